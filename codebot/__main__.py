@@ -1,0 +1,3 @@
+from codebot.cli import main
+
+raise SystemExit(main())

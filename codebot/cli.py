@@ -1,0 +1,92 @@
+"""Command-line entry point: argument parsing and dispatch only.
+
+Everything heavy is imported inside the handler that needs it, so `codebot --help` costs
+little more than starting Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from codebot import __version__
+
+ACTORS = ("human", "model", "agent", "application", "skill", "eval")
+
+
+def _common(p: argparse.ArgumentParser, suppress: bool) -> None:
+    """Global options, accepted before or after the subcommand."""
+    d = argparse.SUPPRESS if suppress else None
+    p.add_argument("--cwd", metavar="DIR", type=Path, default=d, help="work as if started in DIR")
+    p.add_argument("--skills-dir", metavar="DIR", type=Path, action="append", default=d,
+                   help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
+    p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
+    p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="codebot",
+        description="An interactive terminal coding agent whose expertise lives in skills (SKILL.md).",
+        epilog="Run 'codebot COMMAND --help' for a command's options. Environment: CODEBOT_HOME "
+        "(default ~/.codebot), CODEBOT_MODEL, CODEBOT_API_BASE, provider keys such as OPENAI_API_KEY.",
+    )
+    parser.add_argument("--version", action="version", version=f"codebot {__version__}")
+    _common(parser, suppress=False)
+    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
+                        help="run one turn non-interactively and print the answer (PROMPT may be '/skill args')")  # fmt: skip
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                        help="print mode output format")  # fmt: skip
+    parser.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session in this project")
+    parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("--allow", metavar="PATTERN", action="append", default=[], help="allow a tool without asking, e.g. 'Bash(git diff:*)'")
+    parser.add_argument("--deny", metavar="PATTERN", action="append", default=[], help="always deny a tool pattern")
+    parser.add_argument("--plain", action="store_true", help="line mode (prompt-toolkit) instead of the full-screen TUI")
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    skills = sub.add_parser("skills", help="inspect, validate, invoke and route skills")
+    _common(skills, suppress=True)
+    ssub = skills.add_subparsers(dest="skills_command", metavar="SUBCOMMAND", title="subcommands")
+    ssub.required = True
+
+    p = ssub.add_parser("list", help="list skills grouped by source")
+    _common(p, suppress=True)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true", help="include shadowed skills")
+
+    p = ssub.add_parser("show", help="every field, diagnostics, shadowing and body of one skill")
+    _common(p, suppress=True)
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+
+    p = ssub.add_parser("validate", help="check skills against the Agent Skills spec and codebot's rules")
+    _common(p, suppress=True)
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="SKILL.md files or folders (default: the catalog)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "skills":
+            from codebot.commands.skills import run
+
+            return run(args)
+        if args.prompt is not None:
+            print("codebot: print mode is not available yet; try 'codebot skills list'", file=sys.stderr)
+            return 2
+        print("codebot: the interactive terminal is not available yet; try 'codebot skills list'", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,203 @@
+"""`codebot skills ...`: the catalog from the command line, for people and scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from typing import Any
+
+from codebot.config import Settings, load_settings
+from codebot.skills.catalog import Snapshot
+from codebot.skills.spec import Source, Spec
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    settings = load_settings(
+        cwd=getattr(args, "cwd", None),
+        skills_dirs=tuple(getattr(args, "skills_dir", None) or ()),
+        model=getattr(args, "model", None),
+        api_base=getattr(args, "api_base", None),
+    )
+    for w in settings.warnings:
+        print(f"codebot: warning: {w}", file=sys.stderr)
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    handler = HANDLERS[args.skills_command]
+    return handler(args, settings)
+
+
+def _snapshot(settings: Settings) -> Snapshot:
+    from codebot.workspace import open_catalog
+
+    return open_catalog(settings).snapshot
+
+
+def model_invocable(spec: Spec) -> bool:
+    return not spec.disable_model_invocation and spec.allow_implicit_invocation
+
+
+def entry(spec: Spec, snap: Snapshot, active: frozenset[str], shadowed_by: Spec | None = None) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "key": spec.key,
+        "source": spec.source.value,
+        "plugin": spec.plugin,
+        "path": str(spec.path),
+        "description": spec.description,
+        "when_to_use": spec.when_to_use,
+        "argument_hint": spec.argument_hint,
+        "context": spec.context,
+        "user_invocable": spec.user_invocable,
+        "model_invocable": model_invocable(spec),
+        "active": (spec.key in active) if spec.paths else True,
+        "paths": list(spec.paths),
+        "shadowed_by": None if shadowed_by is None else {"name": shadowed_by.name, "source": shadowed_by.source.value,
+                                                         "path": str(shadowed_by.path)},  # fmt: skip
+        "diagnostics": [d.to_json() for d in spec.diagnostics],
+    }
+
+
+def _active(snap: Snapshot, settings: Settings) -> frozenset[str]:
+    from codebot.skills.activation import active_keys
+
+    return active_keys(snap, settings.project_dir)
+
+
+def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    snap = _snapshot(settings)
+    active = _active(snap, settings)
+    rows = [entry(s, snap, active) for s in snap]
+    if args.all:
+        rows += [entry(sh.spec, snap, active, sh.winner) | {"shadow_reason": sh.reason} for sh in snap.shadowed]
+    if args.json:
+        json.dump({"skills": rows, "diagnostics": [d.to_json() for d in snap.diagnostics],
+                   "roots": [{"path": str(r.path), "source": r.source.value, "family": r.family} for r in snap.roots]},
+                  sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
+        sys.stdout.write("\n")
+        return 0
+    width = shutil.get_terminal_size((100, 20)).columns
+    for source in Source:
+        group = [r for r in rows if r["source"] == source.value]
+        if not group:
+            continue
+        print(f"{source.value} ({len(group)})")
+        name_w = min(32, max(len(r["name"]) for r in group))
+        for r in sorted(group, key=lambda r: (r["shadowed_by"] is not None, r["key"])):
+            flags = _flags(r)
+            text = r["description"].replace("\n", " ")
+            if r["shadowed_by"]:
+                text = f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}"
+            line = f"  {r['name']:<{name_w}}  {flags}{text}"
+            print(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
+    errors = [d for d in snap.diagnostics if d.severity.value != "info"]
+    if errors:
+        print(f"\n{len(errors)} problem(s) (run 'codebot skills validate' for details):")
+        for d in errors[:20]:
+            print("  " + d.format())
+    if not rows:
+        print("no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR.")
+    return 0
+
+
+def _flags(r: dict[str, Any]) -> str:
+    flags = []
+    if not r["user_invocable"]:
+        flags.append("model-only")
+    if not r["model_invocable"]:
+        flags.append("user-only")
+    if r["paths"] and not r["active"]:
+        flags.append("inactive")
+    if r["context"] == "fork":
+        flags.append("fork")
+    return f"[{', '.join(flags)}] " if flags else ""
+
+
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.spec import normalize_name
+
+    snap = _snapshot(settings)
+    spec = snap.get(args.name)
+    shadow = None
+    if spec is None:
+        hit = [sh for sh in snap.shadowed if sh.spec.key == normalize_name(args.name)]
+        if hit:
+            spec, shadow = hit[0].spec, hit[0].winner
+    if spec is None:
+        return _unknown(args.name, snap)
+    d = entry(spec, snap, _active(snap, settings), shadow) | {
+        "display_name": spec.display_name,
+        "short_description": spec.short_description,
+        "arguments": [{"name": a.name, "description": a.description, "required": a.required,
+                       "schema": dict(a.schema) if a.schema else None} for a in spec.arguments],  # fmt: skip
+        "agent": spec.agent,
+        "model": spec.model,
+        "effort": spec.effort,
+        "allowed_tools": list(spec.allowed_tools),
+        "disallowed_tools": list(spec.disallowed_tools),
+        "disable_model_invocation": spec.disable_model_invocation,
+        "allow_implicit_invocation": spec.allow_implicit_invocation,
+        "license": spec.license,
+        "compatibility": spec.compatibility,
+        "metadata": dict(spec.metadata),
+        "extra": dict(spec.extra),
+        "root": str(spec.root.path),
+        "real_path": str(spec.real_path),
+        "shadows": [{"name": s.spec.name, "source": s.spec.source.value, "path": str(s.spec.path), "reason": s.reason}
+                    for s in snap.shadows_of(spec)],  # fmt: skip
+        "body_line": spec.body_line,
+        "body": spec.read_body(),
+    }
+    if args.json:
+        json.dump(d, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    body = d.pop("body")
+    for k, v in d.items():
+        if v in (None, [], {}, ""):
+            continue
+        print(f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}")
+    print(f"\n--- body (from line {spec.body_line}) ---\n{body}")
+    return 0
+
+
+def _unknown(name: str, snap: Snapshot) -> int:
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), [s.name for s in snap], n=5, cutoff=0.5)
+    hint = f" Did you mean: {', '.join(close)}?" if close else " Run 'codebot skills list' to see them."
+    print(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
+    return 1
+
+
+def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.validate import validate_paths, validate_specs
+
+    if args.paths:
+        missing = [p for p in args.paths if not p.exists()]
+        if missing:
+            print(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
+            return 2
+        report = validate_paths(args.paths)
+    else:
+        snap = _snapshot(settings)
+        report = validate_specs(snap, snap.diagnostics)
+    failed = report.failed(args.strict)
+    if args.json:
+        json.dump({"ok": not failed, "checked": report.checked, "strict": args.strict,
+                   "diagnostics": [d.to_json() for d in report.diagnostics]}, sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
+        sys.stdout.write("\n")
+    else:
+        for d in report.diagnostics:
+            print(d.format())
+        counts = {s: sum(1 for d in report.diagnostics if d.severity.value == s) for s in ("error", "warning", "info")}
+        print(f"{report.checked} skill(s) checked: {counts['error']} error(s), {counts['warning']} warning(s), "
+              f"{counts['info']} hint(s){' (strict: warnings fail)' if args.strict else ''}")  # fmt: skip
+    return 1 if failed else 0
+
+
+HANDLERS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate}

@@ -1,0 +1,132 @@
+"""Settings: `$CODEBOT_HOME/config.yaml`, then `<project>/.codebot/config.yaml`, then
+environment, then command-line flags (later wins).
+
+A broken config file never stops codebot: it is reported (file and reason) and skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
+
+
+def codebot_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where everything codebot writes lives: `$CODEBOT_HOME`, default `~/.codebot`."""
+    env = os.environ if env is None else env
+    value = env.get("CODEBOT_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".codebot"
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    cwd: Path
+    project_dir: Path
+    skills_dirs: tuple[Path, ...] = ()
+    model: str | None = None
+    api_base: str | None = None
+    overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    listing_budget: int = 4000
+    listing_line: int = 220
+    listing_when: int = 160
+    fork_depth: int = 2
+    shell_timeout: float = 120.0
+    use_index: bool = True
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.yaml"
+
+
+def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"{path}: cannot read config ({exc}); ignoring it")
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark else ""
+        warnings.append(f"{path}{where}: config is not valid YAML ({getattr(exc, 'problem', exc)}); ignoring it")
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(f"{path}: config must be a mapping of settings; ignoring it")
+        return {}
+    return data
+
+
+def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in top.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def load_settings(
+    cwd: Path | None = None,
+    skills_dirs: tuple[Path, ...] = (),
+    model: str | None = None,
+    api_base: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    from codebot.skills.discover import project_root
+
+    env = os.environ if env is None else env
+    home = codebot_home(env)
+    cwd = (cwd or Path.cwd()).resolve()
+    project = project_root(cwd)
+    warnings: list[str] = []
+    raw = _merge(_read_yaml(home / "config.yaml", warnings), _read_yaml(project / ".codebot" / "config.yaml", warnings))
+    skills_cfg = raw.get("skills") if isinstance(raw.get("skills"), dict) else {}
+    overrides: dict[str, str] = {}
+    for name, value in (skills_cfg.get("overrides") or {}).items() if isinstance(skills_cfg.get("overrides"), dict) else ():
+        v = str(value).strip().lower() if not isinstance(value, bool) else ("on" if value else "off")
+        if v in OVERRIDE_VALUES:
+            overrides[str(name)] = v
+        else:
+            warnings.append(f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}")
+    cfg_dirs = tuple(
+        (project / Path(str(d)).expanduser()) for d in (skills_cfg.get("dirs") or []) if isinstance(d, str)
+    )
+    listing = skills_cfg.get("listing") if isinstance(skills_cfg.get("listing"), dict) else {}
+
+    def num(mapping: Mapping[str, Any], key: str, default: float) -> Any:
+        value = mapping.get(key, default)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return type(default)(value)
+        warnings.append(f"config {key}: {value!r} is not a positive number; using {default}")
+        return default
+
+    return Settings(
+        home=home,
+        cwd=cwd,
+        project_dir=project,
+        skills_dirs=tuple(Path(d).expanduser().resolve() for d in skills_dirs) + cfg_dirs,
+        model=model or env.get("CODEBOT_MODEL") or (str(raw["model"]) if raw.get("model") else None),
+        api_base=api_base or env.get("CODEBOT_API_BASE") or (str(raw["api_base"]) if raw.get("api_base") else None),
+        overrides=MappingProxyType(overrides),
+        listing_budget=num(listing, "budget", 4000),
+        listing_line=num(listing, "line", 220),
+        listing_when=num(listing, "when", 160),
+        fork_depth=num(skills_cfg, "fork_depth", 2),
+        shell_timeout=num(skills_cfg, "shell_timeout", 120.0),
+        use_index=bool(skills_cfg.get("index", True)),
+        raw=MappingProxyType(raw),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,270 @@
+"""The catalog: every skill root turned into one deduplicated, explained snapshot.
+
+`Catalog.load()` scans and parses; `reload()` re-stats and re-parses only files whose
+(mtime, size, inode) changed. Each call swaps in a new immutable `Snapshot`, so the
+watcher thread and the UI can read `catalog.snapshot` at any time without locks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from codebot.skills import discover
+from codebot.skills.discover import Candidate
+from codebot.skills.parse import parse_file, stamp_of
+from codebot.skills.spec import Diagnostic, Root, Severity, Source, Spec, Stamp, normalize_name, skeleton
+
+
+@dataclass(frozen=True, slots=True)
+class Shadowed:
+    """A skill that lost a name clash, and to whom."""
+
+    spec: Spec
+    winner: Spec
+    reason: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    skills: Mapping[str, Spec]  # key -> winning spec, in precedence order
+    shadowed: tuple[Shadowed, ...]
+    diagnostics: tuple[Diagnostic, ...]  # rejected files and root problems
+    roots: tuple[Root, ...]
+    generation: int = 0
+    loaded_at: float = field(default_factory=time.time)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def __iter__(self) -> Iterator[Spec]:
+        return iter(self.skills.values())
+
+    def get(self, name: str) -> Spec | None:
+        return self.skills.get(normalize_name(name))
+
+    def shadowed_by(self, spec: Spec) -> Spec | None:
+        for s in self.shadowed:
+            if s.spec is spec:
+                return s.winner
+        return None
+
+    def shadows_of(self, spec: Spec) -> list[Shadowed]:
+        return [s for s in self.shadowed if s.winner is spec]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    ms: float = 0.0
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+@dataclass(slots=True)
+class _Parsed:
+    stamp: Stamp
+    spec: Spec | None
+    diagnostics: list[Diagnostic]
+
+
+class Catalog:
+    """Holds the current snapshot and what is needed to refresh it cheaply."""
+
+    def __init__(self, roots: Sequence[Root], index=None) -> None:  # noqa: ANN001
+        self.roots = tuple(roots)
+        self._index = index  # optional persistent cache (codebot.skills.index.Index)
+        self._lock = threading.Lock()
+        self._parsed: dict[str, _Parsed] = {}  # by file path
+        self._candidates: dict[str, Candidate] = {}
+        self._root_diags: dict[str, list[Diagnostic]] = {}
+        self._snapshot = Snapshot(MappingProxyType({}), (), (), self.roots)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def load(self) -> Snapshot:
+        self.reload()
+        return self._snapshot
+
+    def reload(self, paths: Iterable[Path] | None = None) -> Change:
+        """Bring the snapshot up to date. With `paths` (from a watcher), only look there."""
+        t0 = time.perf_counter()
+        with self._lock:
+            old = self._snapshot
+            if paths is None:
+                self._rescan_all()
+            else:
+                self._rescan_paths([Path(p) for p in paths])
+            new = self._build(old.generation + 1)
+            self._snapshot = new
+            if self._index is not None:
+                self._index.save_if_dirty()
+        change = diff(old, new)
+        return Change(change.added, change.removed, change.changed, (time.perf_counter() - t0) * 1000)
+
+    # -- scanning ------------------------------------------------------------------
+
+    def _rescan_all(self) -> None:
+        self._candidates.clear()
+        self._root_diags.clear()
+        for root in self.roots:
+            res = discover.scan_root(root)
+            self._root_diags[str(root.path)] = res.diagnostics
+            self._add(res.candidates)
+        self._parse_candidates()
+
+    def _rescan_paths(self, paths: list[Path]) -> None:
+        whole: set[Root] = set()
+        anchors: dict[Path, Root] = {}
+        for p in paths:
+            root = self._root_for(p)
+            if root is None:
+                continue
+            anchor = p if p.is_dir() else p.parent
+            while anchor != root.path and not anchor.exists():
+                anchor = anchor.parent  # a deleted folder: look again from its parent
+            if anchor == root.path or not _is_below(anchor, root.path):
+                whole.add(root)
+            else:
+                anchors[anchor] = root
+        for root in whole:
+            for k in [k for k, c in self._candidates.items() if c.root == root]:
+                del self._candidates[k]
+            res = discover.scan_root(root)
+            self._root_diags[str(root.path)] = res.diagnostics
+            self._add(res.candidates)
+        for anchor, root in anchors.items():
+            if root in whole or any(_is_below(anchor, a) for a in anchors):
+                continue  # covered by a wider rescan
+            prefix = str(anchor) + "/"
+            for k in [k for k in self._candidates if k.startswith(prefix)]:
+                del self._candidates[k]
+            self._add(discover.scan_root(root, start=anchor).candidates)
+        self._parse_candidates()
+
+    def _add(self, candidates: list[Candidate]) -> None:
+        for c in candidates:
+            self._candidates[str(c.path)] = c
+
+    def _root_for(self, p: Path) -> Root | None:
+        best: Root | None = None
+        for root in self.roots:
+            if p == root.path or _is_below(p, root.path):
+                if best is None or len(root.path.parts) > len(best.path.parts):
+                    best = root
+        return best
+
+    def _parse_candidates(self) -> None:
+        live = set(self._candidates)
+        for gone in [k for k in self._parsed if k not in live]:
+            del self._parsed[gone]
+        for key, c in self._candidates.items():
+            stamp = stamp_of(c.stat)
+            cached = self._parsed.get(key)
+            if cached is not None and cached.stamp == stamp and (cached.spec is None or cached.spec.root == c.root):
+                continue
+            spec = diags = None
+            if self._index is not None:
+                hit = self._index.get(c, stamp)
+                if hit is not None:
+                    spec, diags = hit
+            if diags is None:
+                spec, diags = parse_file(c.path, c.root, c.stat, c.real_path)
+                if self._index is not None:
+                    self._index.put(c, stamp, spec, diags)
+            self._parsed[key] = _Parsed(stamp, spec, diags)
+
+    # -- deduplication ---------------------------------------------------------------
+
+    def _build(self, generation: int) -> Snapshot:
+        ordered = sorted(self._candidates.values(), key=lambda c: (c.root.rank, c.order))
+        winners: dict[str, Spec] = {}
+        shadowed: list[Shadowed] = []
+        diags: list[Diagnostic] = []
+        by_file: dict[tuple[int, int], Spec] = {}
+        for d in self._root_diags.values():
+            diags.extend(d)
+        for c in ordered:
+            parsed = self._parsed.get(str(c.path))
+            if parsed is None:
+                continue
+            spec = parsed.spec
+            if spec is None:
+                diags.extend(parsed.diagnostics)
+                continue
+            ident = (c.stat.st_dev, c.stat.st_ino)
+            first = by_file.get(ident)
+            if first is not None:
+                diags.append(Diagnostic(str(c.path), 0, "same-file", Severity.INFO,
+                                        f"same file as {first.path} (reached through a link); loaded once"))  # fmt: skip
+                continue
+            by_file[ident] = spec
+            winner = winners.get(spec.key)
+            if winner is None:
+                winners[spec.key] = spec
+            else:
+                shadowed.append(Shadowed(spec, winner, _clash_reason(spec, winner)))
+        _resolve_lookalikes(winners, shadowed)
+        return Snapshot(MappingProxyType(winners), tuple(shadowed), tuple(diags), self.roots, generation)
+
+
+def _clash_reason(loser: Spec, winner: Spec) -> str:
+    if loser.source is not winner.source:
+        return f"{winner.source.value} skills take precedence over {loser.source.value} skills"
+    if loser.root == winner.root:
+        return "same name twice in one folder; the shallower (then alphabetically first) path wins"
+    return f"same name in {winner.root.path}, which takes precedence over {loser.root.path}"
+
+
+def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> None:
+    """A name that only looks like another (Cyrillic е for e) must not sit beside it."""
+    groups: dict[str, list[Spec]] = {}
+    for spec in winners.values():
+        if not spec.key.isascii():
+            groups.setdefault(skeleton(spec.key), [])
+    if not groups:
+        return
+    for spec in winners.values():
+        sk = skeleton(spec.key)
+        if sk in groups:
+            groups[sk].append(spec)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        # The plain-ASCII spelling wins; among the rest, the usual precedence.
+        members.sort(key=lambda s: (not s.key.isascii(), s.root.rank))
+        keep = members[0]
+        for s in members[1:]:
+            del winners[s.key]
+            shadowed.append(Shadowed(s, keep, f"name looks like '{keep.name}' but uses other characters (spoofing?)"))
+
+
+def _is_below(p: Path, parent: Path) -> bool:
+    try:
+        p.relative_to(parent)
+        return p != parent
+    except ValueError:
+        return False
+
+
+def diff(old: Snapshot, new: Snapshot) -> Change:
+    added = tuple(k for k in new.skills if k not in old.skills)
+    removed = tuple(k for k in old.skills if k not in new.skills)
+    changed = tuple(
+        k for k, s in new.skills.items()
+        if k in old.skills and (old.skills[k].stamp != s.stamp or old.skills[k].path != s.path)
+    )  # fmt: skip
+    return Change(added, removed, changed)
+
+
+def source_order(source: Source) -> int:
+    return list(Source).index(source)

@@ -1,0 +1,203 @@
+"""Immutable values that describe a skill and what was wrong with its file.
+
+`Spec` is what the rest of codebot passes around. It never holds the body: only where
+the body starts, so an edited body is read fresh at invocation time.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Source(enum.Enum):
+    """Where a skill came from. The order of members is the precedence for name clashes."""
+
+    PROJECT = "project"
+    USER = "user"
+    BUNDLED = "bundled"
+    PLUGIN = "plugin"
+
+    @property
+    def trusted(self) -> bool:
+        """Plugins are third-party code: they may not run shell or raise privileges."""
+        return self is not Source.PLUGIN
+
+
+class Severity(enum.Enum):
+    ERROR = "error"  # the skill is not loaded
+    WARNING = "warning"  # loaded, but something should be fixed
+    INFO = "info"  # a fact worth knowing (shadowing, a repaired line)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about one file: where, what, and what to do about it."""
+
+    path: str
+    line: int
+    code: str
+    severity: Severity
+    message: str
+    hint: str = ""
+    field: str | None = None
+
+    def format(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        field = f" [{self.field}]" if self.field else ""
+        hint = f" — {self.hint}" if self.hint else ""
+        return f"{where}: {self.severity.value} {self.code}{field}: {self.message}{hint}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "code": self.code,
+            "severity": self.severity.value,
+            "field": self.field,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Diagnostic:
+        return cls(
+            path=d["path"],
+            line=d["line"],
+            code=d["code"],
+            severity=Severity(d["severity"]),
+            message=d["message"],
+            hint=d.get("hint", ""),
+            field=d.get("field"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """A declared argument. `schema` is a JSON Schema for its value, when one was given."""
+
+    name: str
+    description: str = ""
+    required: bool = False
+    schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A folder that holds skills, with everything needed to rank what it holds.
+
+    `rank` orders roots for name clashes: lower wins. It is assigned by discovery from the
+    source, the folder family (codebot > .agents > .claude), the distance from the working
+    directory and the order of `--skills-dir` flags.
+    """
+
+    path: Path
+    source: Source
+    family: str  # "bundled", "codebot", "agents", "claude", "extra", "plugin"
+    rank: tuple[int, ...]
+    plugin: str | None = None
+    explicit: bool = False  # named by the user (--skills-dir): a missing one is reported
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What `reload()` compares to decide whether a file must be parsed again."""
+
+    mtime_ns: int
+    size: int
+    inode: int
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """One parsed skill. Immutable; the catalog swaps whole snapshots of these."""
+
+    name: str  # as written (or the folder/file stem); namespaced `plugin:name` for plugins
+    key: str  # normalized name used for deduplication and lookup
+    description: str
+    path: Path  # the SKILL.md (or single-file .md) as found
+    real_path: Path
+    dir: Path  # the skill's folder (for single-file skills, the root)
+    root: Root
+    body_offset: int  # byte offset of the body in the file
+    body_line: int  # 1-based line number where the body starts
+    stamp: Stamp
+    when_to_use: str | None = None
+    argument_hint: str | None = None
+    arguments: tuple[Argument, ...] = ()
+    context: str = "inline"
+    agent: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    user_invocable: bool = True
+    disable_model_invocation: bool = False
+    # From Codex's agents/openai.yaml beside SKILL.md.
+    allow_implicit_invocation: bool = True
+    display_name: str | None = None
+    short_description: str | None = None
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    frontmatter_keys: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def source(self) -> Source:
+        return self.root.source
+
+    @property
+    def plugin(self) -> str | None:
+        return self.root.plugin
+
+    @property
+    def single_file(self) -> bool:
+        return self.path.name.lower() != "skill.md"
+
+    def read_body(self) -> str:
+        """Read the body from disk now, so an edit takes effect without a reload."""
+        with open(self.path, "rb") as fh:
+            fh.seek(self.body_offset)
+            data = fh.read()
+        return data.decode("utf-8", errors="replace")
+
+
+_SEPARATORS = re.compile(r"[\s_]+")
+
+
+def normalize_name(name: str) -> str:
+    """The identity of a skill name: NFKC, case-folded, runs of `_`/space as `-`.
+
+    `Code_Review`, `code review` and `ｃｏｄｅ-ｒｅｖｉｅｗ` are the same skill.
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold().strip()
+    return _SEPARATORS.sub("-", folded)
+
+
+# Characters from other scripts that render like ASCII letters. NFKC leaves them alone,
+# so `rеview` (Cyrillic е) would otherwise sit next to `review` as a different skill.
+_CONFUSABLES = str.maketrans(
+    {
+        "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+        "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d",
+        "ɡ": "g", "ӏ": "l", "α": "a", "ο": "o", "ρ": "p", "ν": "v", "τ": "t", "ι": "i",
+        "κ": "k", "χ": "x", "υ": "u", "ε": "e", "ł": "l", "ı": "i",
+    }
+)  # fmt: skip
+
+
+def skeleton(key: str) -> str:
+    """A normalized name with look-alike letters mapped to ASCII, to detect spoofing."""
+    decomposed = unicodedata.normalize("NFKD", key.translate(_CONFUSABLES))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))

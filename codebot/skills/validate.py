@@ -1,0 +1,124 @@
+"""`codebot skills validate`: the Agent Skills specification's rules plus codebot's.
+
+Parsing is lenient (a skill with an odd name still loads); validation is strict and
+says, for each finding, the file, the line, the field and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from codebot.skills.activation import glob_error
+from codebot.skills.discover import scan_root
+from codebot.skills.parse import KNOWN_KEYS, _key_lines, parse_file
+from codebot.skills.spec import Diagnostic, Root, Severity, Source, Spec
+
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+NEGATIVE = re.compile(r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b", re.IGNORECASE)
+TOOL_PATTERN = re.compile(r"^[A-Za-z_][\w.*-]*(\(.*\))?$")
+MAX_BODY_LINES = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    diagnostics: tuple[Diagnostic, ...]
+    checked: int
+
+    def failed(self, strict: bool) -> bool:
+        bad = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+        return any(d.severity in bad for d in self.diagnostics)
+
+
+def _frontmatter_lines(spec: Spec) -> dict[str, int]:
+    try:
+        with open(spec.path, "rb") as fh:
+            head = fh.read(spec.body_offset).decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    return _key_lines(head, 1)
+
+
+def check_spec(spec: Spec) -> list[Diagnostic]:
+    lines = _frontmatter_lines(spec)
+    path = str(spec.path)
+    out: list[Diagnostic] = []
+
+    def add(sev: Severity, code: str, field: str | None, msg: str, hint: str) -> None:
+        out.append(Diagnostic(path, lines.get(field or "", 1), code, sev, msg, hint, field))
+
+    name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
+    if not 1 <= len(name) <= 64:
+        add(Severity.ERROR, "name-length", "name", f"name is {len(name)} characters", "use 1 to 64 characters")
+    if not NAME_RE.match(name):
+        add(Severity.ERROR, "name-format", "name", f"name {name!r} is not lowercase letters, digits and single hyphens",
+            f"rename it, e.g. {re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'my-skill'!r}")  # fmt: skip
+    if not spec.single_file and name != spec.dir.name:
+        add(Severity.ERROR, "name-mismatch", "name", f"name {name!r} differs from its folder {spec.dir.name!r}",
+            "rename the folder or the name so they are equal")  # fmt: skip
+    if len(spec.description) > 1024:
+        add(Severity.ERROR, "description-length", "description", f"description is {len(spec.description)} characters",
+            "keep it under 1,024 characters; move detail into the body")  # fmt: skip
+    if spec.compatibility and len(spec.compatibility) > 500:
+        add(Severity.ERROR, "compatibility-length", "compatibility",
+            f"compatibility is {len(spec.compatibility)} characters", "keep it under 500 characters")  # fmt: skip
+    if spec.paths and (err := glob_error(spec.paths)):
+        add(Severity.ERROR, "bad-glob", "paths", err, "fix the pattern (gitignore syntax)")
+    for tool in (*spec.allowed_tools, *spec.disallowed_tools):
+        if not TOOL_PATTERN.match(tool):
+            add(Severity.WARNING, "bad-tool-pattern", "allowed-tools", f"tool pattern {tool!r} is malformed",
+                "write a tool name, optionally with (argument pattern), e.g. Bash(git diff:*)")  # fmt: skip
+    for key in spec.extra:
+        norm = key.lower().replace("_", "-")
+        if norm not in KNOWN_KEYS:
+            add(Severity.INFO, "unknown-key", None, f"frontmatter key {key!r} is not used by codebot",
+                "it is kept and shown by 'skills show', but has no effect")  # fmt: skip
+    if not NEGATIVE.search(spec.description) and not (spec.when_to_use and NEGATIVE.search(spec.when_to_use)):
+        add(Severity.INFO, "no-negative-boundary", "description",
+            "description does not say when NOT to use the skill",
+            "add a sentence like 'Not for X; use Y instead' so it does not trigger on near misses")  # fmt: skip
+    try:
+        body_lines = spec.read_body().count("\n") + 1
+    except OSError:
+        body_lines = 0
+    if body_lines > MAX_BODY_LINES:
+        add(Severity.INFO, "long-body", None, f"body is {body_lines} lines",
+            f"keep SKILL.md under {MAX_BODY_LINES} lines; move detail into references/")  # fmt: skip
+    return out
+
+
+def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = ()) -> Report:
+    diags = [d for d in rejected if d.severity is not Severity.INFO]
+    n = 0
+    for spec in specs:
+        n += 1
+        diags.extend(spec.diagnostics)
+        diags.extend(check_spec(spec))
+    return Report(tuple(diags), n)
+
+
+def validate_paths(paths: Iterable[Path]) -> Report:
+    """Validate files or folders given on the command line, outside any catalog."""
+    specs: list[Spec] = []
+    rejected: list[Diagnostic] = []
+    for i, p in enumerate(paths):
+        p = p.resolve()
+        root = Root(p.parent if p.is_file() else p, Source.PROJECT, "extra", (0, 1, i), explicit=True)
+        if p.is_file():
+            found = [(p, None, None)]
+        else:
+            res = scan_root(root)
+            rejected.extend(res.diagnostics)
+            found = [(c.path, c.stat, c.real_path) for c in res.candidates]
+        for path, st, real in found:
+            spec, diags = parse_file(path, root, st, real)
+            if spec is not None:
+                specs.append(spec)
+            else:
+                rejected.extend(diags)
+        if not found and not rejected:
+            rejected.append(Diagnostic(str(p), 0, "no-skills", Severity.ERROR, "no SKILL.md found here",
+                                       "pass a SKILL.md, a skill folder or a folder of skills"))  # fmt: skip
+    return validate_specs(specs, rejected)
