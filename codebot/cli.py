@@ -66,6 +66,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="SKILL.md files or folders (default: the catalog)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    p = ssub.add_parser("invoke", help="show exactly what invoking a skill would do (policy, prompt, delta)")
+    _common(p, suppress=True)
+    p.add_argument("name")
+    p.add_argument("args", nargs="*", help="arguments for the skill (put them after -- if one starts with -)")
+    p.add_argument("--as", dest="actor", choices=ACTORS, default="human", help="who invokes it (default: human)")
+    p.add_argument("--adapter", choices=("core", "extension"), default="extension",
+                   help="core: codebot config only; extension: also host fields (default)")  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="record no usage or trace")
+    p.add_argument("--run-shell", action="store_true", help="run the skill's !`command` injections (default: list them)")
+    p.add_argument("--json", action="store_true")
+
+    p = ssub.add_parser("listing", help="print exactly the skill listing the model would get now")
+    _common(p, suppress=True)
+    p.add_argument("--budget", type=int, metavar="N", help="character budget (default: config, 4000)")
+    p.add_argument("--json", action="store_true")
+
+    p = ssub.add_parser("stats", help="invocations, denials, failures and durations from the traces")
+    _common(p, suppress=True)
+    p.add_argument("--json", action="store_true")
     return parser
 
 

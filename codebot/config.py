@@ -86,6 +86,7 @@ def load_settings(
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     from codebot.skills.discover import project_root
+    from codebot.skills.spec import normalize_name
 
     env = os.environ if env is None else env
     home = codebot_home(env)
@@ -98,7 +99,7 @@ def load_settings(
     for name, value in (skills_cfg.get("overrides") or {}).items() if isinstance(skills_cfg.get("overrides"), dict) else ():
         v = str(value).strip().lower() if not isinstance(value, bool) else ("on" if value else "off")
         if v in OVERRIDE_VALUES:
-            overrides[str(name)] = v
+            overrides[normalize_name(str(name))] = v
         else:
             warnings.append(f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}")
     cfg_dirs = tuple(

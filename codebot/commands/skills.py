@@ -201,3 +201,77 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 HANDLERS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate}
+
+
+def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
+    import shlex
+    import time
+
+    from codebot.skills.invoke import Request, process_invocation
+    from codebot.skills.policy import Actor, Adapter
+
+    snap = _snapshot(settings)
+    raw = shlex.join(args.args) if args.args else ""
+    req = Request(skill=args.name, args=raw, actor=Actor(args.actor), session_id="cli",
+                  project_dir=settings.project_dir, adapter=Adapter(args.adapter), overrides=settings.overrides,
+                  shell="run" if args.run_shell else "list", shell_timeout=settings.shell_timeout,
+                  max_depth=settings.fork_depth)  # fmt: skip
+    t0 = time.perf_counter()
+    result = process_invocation(req, snap.skills)
+    ms = (time.perf_counter() - t0) * 1000
+    if not args.dry_run:
+        _record(settings, result, req, ms)
+    if not result.ok:
+        out = {"decision": "denied", "error": result.kind, "reasons": [result.message], "skill": result.skill,
+               "suggestions": list(result.suggestions), "adapter": args.adapter,
+               "decided_by": result.decision.decided_by if result.decision else None,
+               "source": result.spec.source.value if result.spec else None, "output": result.output}  # fmt: skip
+        if args.json:
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+        else:
+            print(f"codebot: {result.message}", file=sys.stderr)
+            if result.output:
+                print(result.output, file=sys.stderr)
+        return 1
+    out = {
+        "decision": "allowed", "reasons": [result.decision.reason, *result.notes], "adapter": args.adapter,
+        "decided_by": result.decision.decided_by, "skill": result.spec.name, "source": result.spec.source.value,
+        "mode": result.mode, "delta": result.delta.to_json(), "arguments": list(result.arguments),
+        "shell": [{"command": c.command, "line": c.line, "ran": c.ran} for c in result.shell],
+        "prompt": result.prompt,
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"# {out['skill']} ({out['source']}) · {out['mode']} · decided by {out['decided_by']}")
+        if result.delta:
+            print(f"# delta: {json.dumps(out['delta'])}")
+        for c in result.shell:
+            print(f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})")
+        for n in result.notes:
+            print(f"# note: {n}")
+        print(result.prompt)
+    return 0
+
+
+def _record(settings: Settings, result, req, ms: float) -> None:
+    """Usage and lifecycle trace for a real (not dry-run) CLI invocation."""
+    try:
+        from codebot.skills.trace import Tracer
+        from codebot.skills.usage import UsageTracker
+    except ImportError:
+        return
+    tracer = Tracer(settings.home / "traces" / "cli.jsonl", "cli")
+    name = result.spec.name if result.spec else req.skill
+    source = result.spec.source.value if result.spec else None
+    if result.ok:
+        for event in ("eligible", "selected", "activated"):
+            tracer.emit(event, actor=req.actor.value, skill=name, source=source, mode=result.mode)
+        tracer.emit("completed", actor=req.actor.value, skill=name, source=source, mode=result.mode, duration_ms=ms)
+        UsageTracker(settings.home / "skill-usage.json").record(result.spec.key)
+    else:
+        event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
+        tracer.emit(event, actor=req.actor.value, skill=name, source=source, reason=result.message, duration_ms=ms)
+
+
+HANDLERS["invoke"] = cmd_invoke

@@ -24,14 +24,14 @@ class GlobError(ValueError):
 
 
 @lru_cache(maxsize=4096)
-def compile_globs(patterns: tuple[str, ...]):  # noqa: ANN201 - pathspec type, imported lazily
+def compile_globs(patterns: tuple[str, ...]):
     """Compile a skill's globs; raises GlobError naming the pattern that does not compile."""
     import pathspec
 
     for p in patterns:
         try:
             pathspec.GitIgnoreSpec.from_lines([p])
-        except Exception as exc:  # noqa: BLE001 - pathspec raises several types
+        except Exception as exc:
             raise GlobError(f"glob {p!r} does not compile: {exc}") from None
     return pathspec.GitIgnoreSpec.from_lines(list(patterns))
 

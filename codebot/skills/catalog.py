@@ -17,7 +17,16 @@ from types import MappingProxyType
 from codebot.skills import discover
 from codebot.skills.discover import Candidate
 from codebot.skills.parse import parse_file, stamp_of
-from codebot.skills.spec import Diagnostic, Root, Severity, Source, Spec, Stamp, normalize_name, skeleton
+from codebot.skills.spec import (
+    Diagnostic,
+    Root,
+    Severity,
+    Source,
+    Spec,
+    Stamp,
+    normalize_name,
+    skeleton,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +87,7 @@ class _Parsed:
 class Catalog:
     """Holds the current snapshot and what is needed to refresh it cheaply."""
 
-    def __init__(self, roots: Sequence[Root], index=None) -> None:  # noqa: ANN001
+    def __init__(self, roots: Sequence[Root], index=None) -> None:
         self.roots = tuple(roots)
         self._index = index  # optional persistent cache (codebot.skills.index.Index)
         self._lock = threading.Lock()
@@ -158,9 +167,9 @@ class Catalog:
     def _root_for(self, p: Path) -> Root | None:
         best: Root | None = None
         for root in self.roots:
-            if p == root.path or _is_below(p, root.path):
-                if best is None or len(root.path.parts) > len(best.path.parts):
-                    best = root
+            inside = p == root.path or _is_below(p, root.path)
+            if inside and (best is None or len(root.path.parts) > len(best.path.parts)):
+                best = root
         return best
 
     def _parse_candidates(self) -> None:

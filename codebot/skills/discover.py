@@ -8,6 +8,7 @@ then `--skills-dir` roots in the order given.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -128,7 +129,7 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
     res = ScanResult()
     base = root.path
     try:
-        st = os.stat(base)
+        os.stat(base)
     except FileNotFoundError:
         if root.explicit:
             res.diagnostics.append(_diag(base, "root-missing", Severity.WARNING,
@@ -185,9 +186,9 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
             is_link = e.is_symlink()
             if is_link:
                 try:
-                    target_st = os.stat(p)
+                    os.stat(p)
                 except OSError as exc:
-                    code = "symlink-loop" if exc.errno == 40 else "dangling-symlink"
+                    code = "symlink-loop" if exc.errno == errno.ELOOP else "dangling-symlink"
                     res.diagnostics.append(_diag(p, code, Severity.WARNING,
                                                  f"symbolic link cannot be followed: {exc.strerror or exc}",
                                                  "fix or remove the link"))  # fmt: skip

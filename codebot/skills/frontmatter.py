@@ -143,14 +143,14 @@ def _yaml_error_line(err: yaml.YAMLError, first_line: int) -> int:
 def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
     """Parse the YAML of a split. Returns the mapping and the file lines that were repaired."""
     try:
-        value = yaml.load(sp.yaml_text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        value = yaml.load(sp.yaml_text, Loader=_Loader)
         repaired: list[int] = []
     except yaml.YAMLError as first_err:
         quoted, fixed = _quote_plain_scalars(sp.yaml_text)
         if not fixed:
             raise _yaml_failure(first_err, sp.yaml_first_line) from None
         try:
-            value = yaml.load(quoted, Loader=_Loader)  # noqa: S506
+            value = yaml.load(quoted, Loader=_Loader)
         except yaml.YAMLError:
             raise _yaml_failure(first_err, sp.yaml_first_line) from None
         repaired = [sp.yaml_first_line + i for i in fixed]

@@ -76,7 +76,7 @@ def parse_file(
     except RecursionError:
         return out.error("frontmatter-too-deep", "frontmatter is nested too deeply to read",
                          hint="flatten the frontmatter")  # fmt: skip
-    except Exception as exc:  # noqa: BLE001 - one bad file must never stop the others
+    except Exception as exc:
         return out.error("internal-error", f"could not read this skill: {type(exc).__name__}: {exc}",
                          hint="please report this file to the codebot developers")  # fmt: skip
 
@@ -242,7 +242,7 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
     return spec, out.items
 
 
-def _arguments(value: Any, warn) -> tuple[Argument, ...]:  # noqa: ANN001
+def _arguments(value: Any, warn) -> tuple[Argument, ...]:
     """`arguments` as a list or string of names, or a mapping of name -> JSON Schema."""
     if value is None:
         return ()
@@ -269,7 +269,7 @@ def _arguments(value: Any, warn) -> tuple[Argument, ...]:  # noqa: ANN001
     return tuple(items)
 
 
-def _argument(name: str, v: Any, warn) -> Argument:  # noqa: ANN001
+def _argument(name: str, v: Any, warn) -> Argument:
     if v is None:
         return Argument(name)
     if isinstance(v, str):
@@ -299,7 +299,7 @@ def _read_openai_yaml(path: Path, out: _Collector) -> dict[str, Any]:
                 hint="fix or remove the file")  # fmt: skip
         return {}
     try:
-        doc = frontmatter.yaml.load(text, Loader=frontmatter._Loader)  # noqa: S506
+        doc = frontmatter.yaml.load(text, Loader=frontmatter._Loader)
     except frontmatter.yaml.YAMLError as exc:
         out.add(Severity.WARNING, "openai-yaml", f"agents/openai.yaml is not valid YAML: {exc}".splitlines()[0],
                 hint="fix the YAML; its policy is ignored until then")  # fmt: skip

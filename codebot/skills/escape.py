@@ -1,0 +1,23 @@
+"""Skill text is data: neutralise anything that could open or close codebot's tags.
+
+Bodies, descriptions and arguments are shown to the model inside `<skill>` and
+`<system-reminder>` blocks. A file (or an argument) containing `</system-reminder>` must
+not be able to end that block early and speak with the system's voice.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TAG = re.compile(r"<(\s*/?\s*(?:system-reminder|skill)\b)", re.IGNORECASE)
+
+
+def escape_tags(text: str) -> str:
+    """Replace the `<` of any opening or closing system-reminder/skill tag with `&lt;`."""
+    return _TAG.sub(r"&lt;\1", text)
+
+
+def attr(value: str) -> str:
+    """A value safe inside a double-quoted XML attribute."""
+    return html.escape(value, quote=True).replace("\n", " ")

@@ -1,0 +1,349 @@
+"""A persistent parse cache, so a warm start does not parse unchanged skill files again.
+
+One JSON file (by default `$CODEBOT_HOME/cache/skill-index.json`) maps each skill file,
+as found under one root, to what `parse_file` made of it. An entry is used only when the
+file's `Stamp` (mtime_ns, size, inode) still matches, the beside-it `agents/openai.yaml`
+is unchanged too, and the file was written by the same index format, codebot version
+and parser sources. The index is a cache and nothing more: a corrupt, unreadable or
+unwritable file is ignored, and the worst outcome is a parse that could have been saved.
+
+The catalog calls `get()`, `put()` and `save_if_dirty()` (see `Catalog._parse_candidates`).
+The file is read lazily, on the first `get()`. The first save of a session is written at
+once (so a cold start leaves a warm index behind); later saves, which follow edits picked
+up by `reload()`, are written by a short-lived background thread a moment later, so a
+one-file reload does not pay for rewriting ten thousand entries. Pending writes are
+flushed at exit, and an `Index` reading the same path waits for them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import codebot
+from codebot.skills.discover import Candidate
+from codebot.skills.spec import EMPTY, Argument, Diagnostic, Spec, Stamp
+
+FORMAT = 1
+#: Seconds a background save waits, so a burst of edits is written once.
+SAVE_DELAY = 0.5
+
+# Rebuilt from the candidate on every hit; never stored.
+_FROM_CANDIDATE = frozenset({"root", "path", "real_path", "dir", "stamp"})
+_TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "paths", "frontmatter_keys"})
+
+
+def default_path() -> Path:
+    """`$CODEBOT_HOME/cache/skill-index.json` (CODEBOT_HOME defaults to ~/.codebot)."""
+    home = os.environ.get("CODEBOT_HOME")
+    base = Path(home).expanduser() if home else Path.home() / ".codebot"
+    return base / "cache" / "skill-index.json"
+
+
+def _parser_fingerprint() -> str:
+    """Changes when the code that turns a file into a Spec changes (for development
+    trees, where the version number stays put while the parser does not)."""
+    from codebot.skills import coerce, frontmatter, parse, spec
+
+    h = hashlib.sha1(usedforsecurity=False)
+    for mod in (parse, coerce, frontmatter, spec):
+        try:
+            st = os.stat(mod.__file__ or "")
+            h.update(f"{mod.__name__}:{st.st_size}:{st.st_mtime_ns};".encode())
+        except OSError:
+            h.update(f"{mod.__name__}:?;".encode())
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def _header() -> dict[str, Any]:
+    return {"format": FORMAT, "codebot": codebot.__version__, "parser": _parser_fingerprint()}
+
+
+def _key(c: Candidate) -> str:
+    rank = ",".join(map(str, c.root.rank))
+    plugin = c.root.plugin or ""
+    return f"{c.path}\x00{rank}\x00{plugin}"
+
+
+def _side_file(c: Candidate) -> Path | None:
+    """The other file `parse_file` reads: Codex's agents/openai.yaml beside SKILL.md."""
+    if c.path.name.lower() != "skill.md":
+        return None
+    return c.path.parent / "agents" / "openai.yaml"
+
+
+def _side_stamp(c: Candidate) -> list[int] | None:
+    side = _side_file(c)
+    if side is None:
+        return None
+    try:
+        st = os.stat(side)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
+# -- Spec <-> JSON ------------------------------------------------------------------------
+
+_DEFAULTS: dict[str, Any] = {}
+for _f in fields(Spec):
+    if _f.name in _FROM_CANDIDATE:
+        continue
+    if _f.default is not MISSING:
+        _DEFAULTS[_f.name] = _f.default
+    elif _f.default_factory is not MISSING:
+        _DEFAULTS[_f.name] = _f.default_factory()
+    else:
+        _DEFAULTS[_f.name] = MISSING  # required: always stored
+_STORED = tuple(_DEFAULTS)
+
+
+def _encode_arg(a: Argument) -> list[Any]:
+    return [a.name, a.description, a.required, dict(a.schema) if a.schema is not None else None]
+
+
+def _decode_arg(v: list[Any]) -> Argument:
+    name, description, required, schema = v
+    return Argument(name, description, required, MappingProxyType(schema) if schema is not None else None)
+
+
+def _plain(v: Any) -> Any:
+    """Mapping proxies (possibly nested, as in argument schemas) as plain JSON values."""
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+def encode_spec(spec: Spec) -> dict[str, Any]:
+    """The stored fields of a spec that differ from their defaults."""
+    out: dict[str, Any] = {}
+    for name in _STORED:
+        v = getattr(spec, name)
+        default = _DEFAULTS[name]
+        if default is not MISSING and (v == default if not isinstance(v, Mapping) else not v):
+            continue
+        if name == "arguments":
+            v = [_encode_arg(a) for a in v]
+        elif name == "diagnostics":
+            v = [d.to_json() for d in v]
+        elif isinstance(v, Mapping):
+            v = _plain(v)
+        elif isinstance(v, tuple):
+            v = list(v)
+        out[name] = v
+    return out
+
+
+def decode_spec(d: Mapping[str, Any], c: Candidate, stamp: Stamp,
+                diagnostics: tuple[Diagnostic, ...] | None = None) -> Spec:  # fmt: skip
+    kw: dict[str, Any] = {} if diagnostics is None else {"diagnostics": diagnostics}
+    for name, v in d.items():
+        if name in _TUPLE_FIELDS:
+            v = tuple(v)
+        elif name == "arguments":
+            v = tuple(_decode_arg(a) for a in v)
+        elif name == "diagnostics":
+            v = tuple(Diagnostic.from_json(x) for x in v)
+        elif name == "metadata" or name == "extra":
+            v = MappingProxyType(v) if v else EMPTY
+        kw[name] = v
+    return Spec(path=c.path, real_path=c.real_path, dir=c.path.parent, root=c.root, stamp=stamp, **kw)
+
+
+# -- background writes --------------------------------------------------------------------
+
+# Indexes with a write scheduled, by path: flushed at exit, and before another Index
+# reads the same file.
+_pending: dict[str, Index] = {}
+_pending_lock = threading.Lock()
+
+
+def _flush_pending(path: str | None = None) -> None:
+    with _pending_lock:
+        waiting = [i for p, i in _pending.items() if path is None or p == path]
+    for index in waiting:
+        index.flush()
+
+
+atexit.register(_flush_pending)
+
+
+class Index:
+    """A persistent cache of parsed skills, keyed by file path and root rank."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._lock = threading.Lock()  # guards _entries, _seen, _dirty, _timer
+        self._save_lock = threading.Lock()  # one write at a time
+        self._entries: dict[str, dict[str, Any]] | None = None  # None: not read yet
+        self._seen: set[str] = set()  # keys found or written this session
+        self._dirty = False
+        self._saved_once = False
+        self._pruned = False
+        self._timer: threading.Timer | None = None
+        self.hits = 0
+        self.misses = 0
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _ensure_loaded(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            self._entries = self._read()
+        return self._entries
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        _flush_pending(str(self.path))
+        try:
+            with open(self.path, "rb") as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError, RecursionError):
+            return {}  # missing, unreadable or corrupt: start empty
+        if not isinstance(doc, dict) or doc.get("header") != _header():
+            return {}
+        entries = doc.get("entries")
+        return entries if isinstance(entries, dict) else {}
+
+    def get(self, c: Candidate, stamp: Stamp) -> tuple[Spec | None, list[Diagnostic]] | None:
+        """What parsing `c` gave last time, if the file has not changed since."""
+        entries = self._ensure_loaded()
+        key = _key(c)
+        e = entries.get(key)
+        if e is None:
+            self.misses += 1
+            return None
+        try:
+            s = e["s"]
+            if s[0] != stamp.mtime_ns or s[1] != stamp.size or s[2] != stamp.inode or e.get("o") != _side_stamp(c):
+                self.misses += 1
+                return None
+            diags = [Diagnostic.from_json(x) for x in e["d"]]
+            sd = e["spec"]
+            spec = None
+            if sd is not None:
+                spec = decode_spec(sd, c, stamp, tuple(diags) if e.get("sd") else None)
+        except Exception:
+            self.misses += 1
+            return None
+        self._seen.add(key)
+        self.hits += 1
+        return spec, diags
+
+    # -- writing ----------------------------------------------------------------------
+
+    def put(self, c: Candidate, stamp: Stamp, spec: Spec | None, diagnostics: list[Diagnostic]) -> None:
+        entries = self._ensure_loaded()
+        entry: dict[str, Any] = {
+            "p": str(c.path),
+            "s": [stamp.mtime_ns, stamp.size, stamp.inode],
+            "o": _side_stamp(c),
+            "d": [d.to_json() for d in diagnostics],
+            "spec": None,
+        }
+        if spec is not None:
+            sd = encode_spec(spec)
+            if spec.diagnostics and spec.diagnostics == tuple(diagnostics):
+                del sd["diagnostics"]  # the usual case: store them once
+                entry["sd"] = True
+            entry["spec"] = sd
+        key = _key(c)
+        with self._lock:
+            entries[key] = entry
+            self._seen.add(key)
+            self._dirty = True
+
+    def save_if_dirty(self) -> None:
+        """Write the index if anything changed. Never raises."""
+        if self._entries is None:
+            return  # never read, so nothing can have changed
+        if not self._pruned:
+            # Once a session, after the first full load: drop entries whose file is gone.
+            self._pruned = True
+            unseen = [e for k, e in self._entries.items() if k not in self._seen]
+            if any(not _exists(e) for e in unseen):
+                self._dirty = True
+        if not self._dirty:
+            return
+        if not self._saved_once:
+            self._saved_once = True
+            self.save()  # at once: a cold start leaves a warm index behind
+        else:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                return  # a write is on its way and will carry these changes too
+            t = threading.Timer(SAVE_DELAY, self.flush)
+            t.daemon = True  # exit does not wait for the delay: atexit flushes instead
+            self._timer = t
+        with _pending_lock:
+            _pending[str(self.path)] = self
+        t.start()
+
+    def flush(self) -> None:
+        """Write now whatever a scheduled background save would write later."""
+        with self._lock:
+            t, self._timer = self._timer, None
+        if t is not None and t is not threading.current_thread():
+            t.cancel()
+        with _pending_lock:
+            if _pending.get(str(self.path)) is self:
+                del _pending[str(self.path)]
+        if self._dirty:
+            self.save()
+
+    def save(self) -> None:
+        """Write every live entry atomically (temp file + rename). Never raises."""
+        if self._entries is None:
+            return
+        with self._save_lock:
+            with self._lock:
+                self._dirty = False
+                entries = dict(self._entries)
+                seen = set(self._seen)
+            live = {k: e for k, e in entries.items() if k in seen or _exists(e)}
+            if len(live) != len(entries):
+                with self._lock:
+                    for k in entries.keys() - live.keys():
+                        self._entries.pop(k, None)
+            _write_atomic(self.path, {"header": _header(), "entries": live})
+
+    def __len__(self) -> int:
+        return len(self._ensure_loaded())
+
+
+def _exists(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("p"), str) and os.path.exists(entry["p"])
+
+
+def _write_atomic(path: Path, doc: dict[str, Any]) -> None:
+    tmp = None
+    try:
+        # ASCII escapes: a lone surrogate from a YAML "\ud800" escape must not break the write.
+        data = json.dumps(doc, separators=(",", ":")).encode("ascii")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".skill-index.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        tmp = None
+    except (OSError, ValueError, TypeError):
+        pass  # an unwritable cache location only costs the next start some parsing
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
