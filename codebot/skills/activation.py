@@ -26,14 +26,20 @@ class GlobError(ValueError):
 @lru_cache(maxsize=4096)
 def compile_globs(patterns: tuple[str, ...]):
     """Compile a skill's globs; raises GlobError naming the pattern that does not compile."""
+    import bracex
     import pathspec
 
+    lines: list[str] = []
     for p in patterns:
         try:
-            pathspec.GitIgnoreSpec.from_lines([p])
-        except Exception as exc:
+            # gitignore syntax has no `{a,b}`, but skill authors write it (Claude Code
+            # accepts it), so braces are expanded first.
+            expanded = bracex.expand(p, limit=1000)
+            pathspec.GitIgnoreSpec.from_lines(expanded)
+        except Exception as exc:  # pathspec and bracex raise several types
             raise GlobError(f"glob {p!r} does not compile: {exc}") from None
-    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+        lines.extend(expanded)
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def glob_error(patterns: Iterable[str]) -> str | None:

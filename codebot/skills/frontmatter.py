@@ -24,18 +24,47 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     """
 
 
-def _as_text(loader: yaml.BaseLoader, node: yaml.Node) -> str:
-    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+class Scalar(str):
+    """A number or date as written, remembering what YAML would have made of it.
+
+    Text fields want "1.10"; a JSON Schema in `arguments` wants `minimum: 1` as a number.
+    """
+
+    __slots__ = ("parsed",)
+    parsed: object
+
+
+def _scalar_constructor(tag: str):  # noqa: ANN202
+    standard = yaml.SafeLoader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+
+    def construct(loader: yaml.BaseLoader, node: yaml.Node) -> Scalar:
+        text = Scalar(loader.construct_scalar(node))  # type: ignore[arg-type]
+        text.parsed = standard(loader, node)
+        return text
+
+    return construct
 
 
 for _tag in ("int", "float", "timestamp"):
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _as_text)
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _scalar_constructor(_tag))
+
+
+def unwrap_numbers(value: object) -> object:
+    """Undo `Scalar` recursively: what a plain YAML load would have returned."""
+    if isinstance(value, Scalar):
+        return value.parsed
+    if isinstance(value, dict):
+        return {k: unwrap_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unwrap_numbers(v) for v in value]
+    return value
 
 BOM = b"\xef\xbb\xbf"
 _FENCE = re.compile(rb"^---[ \t]*\r?$")
 # Visiting more nodes than this means aliases are multiplying the document (a "billion
 # laughs" bomb): such frontmatter is refused before anything turns it into text.
 MAX_NODES = 20_000
+MAX_EXPANDED_CHARS = 4 * 1024 * 1024
 MAX_FRONTMATTER_BYTES = 256 * 1024
 
 
@@ -102,6 +131,9 @@ def split(data: bytes) -> Split | None:
 # A top-level `key: value` line whose value is a plain scalar (not quoted, not a block or
 # flow collection, not an anchor/alias/tag).
 _PLAIN_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>[^\s'\"|>\[{&*!%@`#].*?)[ \t]*$")
+# Keys whose value is always text: `argument-hint: [path] [--fix]` or a description that
+# starts with a backtick is not YAML, but the author's meaning is clear.
+_TEXT_LINE = re.compile(r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+(?P<value>[\[{%@`].*?)[ \t]*$", re.IGNORECASE)
 
 
 def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
@@ -110,7 +142,10 @@ def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
     fixed: list[int] = []
     for i, line in enumerate(text.split("\n")):
         m = _PLAIN_LINE.match(line)
-        if m and (": " in m["value"] or " #" in m["value"] or m["value"].endswith(":")):
+        bad_plain = m is not None and (": " in m["value"] or " #" in m["value"] or m["value"].endswith(":"))
+        if not bad_plain:
+            m = _TEXT_LINE.match(line)
+        if m and (bad_plain or _TEXT_LINE.match(line)):
             escaped = m["value"].replace("\\", "\\\\").replace('"', '\\"')
             out.append(f'{m["key"]}: "{escaped}"')
             fixed.append(i)
@@ -121,7 +156,9 @@ def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
 
 def _count_nodes(value: Any, budget: list[int]) -> None:
     budget[0] -= 1
-    if budget[0] < 0:
+    if isinstance(value, str):
+        budget[1] -= len(value)
+    if budget[0] < 0 or budget[1] < 0:
         raise FrontmatterError(
             "frontmatter-bomb", "frontmatter expands into too many values (YAML aliases?)", 1,
             "remove the YAML anchors and aliases (&name / *name) from the frontmatter",
@@ -163,7 +200,7 @@ def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
             sp.yaml_first_line,
             "write 'key: value' lines, e.g. 'name: my-skill' and 'description: ...'",
         )
-    _count_nodes(value, [MAX_NODES])
+    _count_nodes(value, [MAX_NODES, MAX_EXPANDED_CHARS])
     return value, repaired
 
 

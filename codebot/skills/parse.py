@@ -122,7 +122,7 @@ def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | 
     except FrontmatterError as exc:
         return out.error(exc.code, exc.message, exc.line, exc.hint)
     for line in repaired:
-        out.add(Severity.WARNING, "yaml-repaired", "value contains ': ' or ' #' and was read as a quoted string",
+        out.add(Severity.WARNING, "yaml-repaired", "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
                 line, "put the value in double quotes", "frontmatter")  # fmt: skip
     return _build(path, root, st, real_path, raw, sp, out)
 
@@ -164,7 +164,9 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
     if msg and "argument-hint" in lines:
         # `argument-hint: [optional: date]` is YAML for a list holding a mapping; the
         # author meant the text, which is what Claude Code shows too.
-        hint_text, msg = _raw_value(sp.yaml_text, lines["argument-hint"] - sp.yaml_first_line), None
+        raw_hint = _raw_value(sp.yaml_text, lines["argument-hint"] - sp.yaml_first_line)
+        if raw_hint:
+            hint_text, msg = raw_hint, None
     warn("argument-hint", msg)
     arguments = _arguments(fm.get("arguments"), lambda m: warn("arguments", m))
     context, msg = coerce.to_text(fm.get("context"))
@@ -275,7 +277,7 @@ def _argument(name: str, v: Any, warn) -> Argument:
     if isinstance(v, str):
         return Argument(name, description=v)
     if isinstance(v, dict):
-        schema = {str(k): coerce.plain(x) for k, x in v.items()}
+        schema = {str(k): coerce.plain(frontmatter.unwrap_numbers(x)) for k, x in v.items()}
         required, msg = coerce.to_bool(schema.pop("required", False), False)
         if msg:
             warn(f"argument {name!r}: required {msg}")

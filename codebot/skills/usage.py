@@ -80,7 +80,9 @@ class UsageTracker:
         # Uses that could not be written to the file, kept for this session only.
         self._memory: _Totals = {}
         # Why the file is not used for writing (None while it is).
-        self._memory_reason: str | None = None if self.path is not None else "no usage file configured"
+        self._memory_reason: str | None = (
+            None if self.path is not None else "no usage file configured"
+        )
         self._warned_memory = False
         # What the file held last time it was read: (stamp, totals).
         self._cache: tuple[tuple[int, int, int] | None, _Totals] = (None, {})
@@ -118,7 +120,9 @@ class UsageTracker:
                 totals = {}
             for name, (total, at) in self._memory.items():
                 _add(totals, name, total, at, self._half_life_s)
-        return {name: max(FLOOR, self._decay(total, at, now)) for name, (total, at) in totals.items()}
+        return {
+            name: max(FLOOR, self._decay(total, at, now)) for name, (total, at) in totals.items()
+        }
 
     def score(self, name: str, now: float | None = None) -> float:
         """One skill's score; 0.0 for a skill never recorded."""
@@ -198,7 +202,9 @@ class UsageTracker:
         assert self.path is not None
         aside = _aside_name(self.path)
         os.replace(self.path, aside)  # an OSError here sends the caller to memory mode
-        self._warn(f"usage file {self.path} {why}; moved it to {aside.name} and started counting afresh")
+        self._warn(
+            f"usage file {self.path} {why}; moved it to {aside.name} and started counting afresh"
+        )
         self._cache = (None, {})
 
     # -- warnings -------------------------------------------------------------------------
@@ -206,7 +212,9 @@ class UsageTracker:
     def _note_memory(self) -> None:
         if not self._warned_memory:
             self._warned_memory = True
-            self._warn(f"skill usage is counted in memory for this session only: {self._memory_reason}")
+            self._warn(
+                f"skill usage is counted in memory for this session only: {self._memory_reason}"
+            )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -264,7 +272,9 @@ def _finite(v: Any) -> bool:
 def _dump(totals: _Totals) -> bytes:
     doc = {
         "format": FORMAT,
-        "skills": {name: {"total": total, "at": at} for name, (total, at) in sorted(totals.items())},
+        "skills": {
+            name: {"total": total, "at": at} for name, (total, at) in sorted(totals.items())
+        },
     }
     return (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 

@@ -1,0 +1,350 @@
+"""The lifecycle trace of skill invocations, and the summary `codebot skills stats` shows.
+
+Every invocation moves through
+
+    eligible → selected → activated → executing → completed | failed | denied
+
+and each step is one JSON line in `$CODEBOT_HOME/traces/<session>.jsonl`:
+
+    {"time": 1718000000.123, "session": "…", "event": "completed", "actor": "model",
+     "skill": "review", "source": "project", "mode": "inline", "duration_ms": 812.4,
+     "reason": null}
+
+Lines are appended with one `write()` on a file opened in append mode, so several
+writers (the main agent, sub-agents, another window) never interleave inside a line.
+A tracer never raises: an IO error is kept in `tracer.errors` and the event is dropped.
+
+Only skill names, actors, sources, modes, timings and reasons are written; never the
+arguments, the prompt or the skill's output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+EVENTS = ("eligible", "selected", "activated", "executing", "completed", "failed", "denied")
+FIELDS = ("time", "session", "event", "actor", "skill", "source", "mode", "duration_ms", "reason")
+#: Most errors a tracer keeps (the first ones; later ones are only counted).
+MAX_ERRORS = 20
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def traces_dir(home: Path) -> Path:
+    """`<home>/traces`; pass `Settings.home` (that is, `$CODEBOT_HOME`)."""
+    return Path(home) / "traces"
+
+
+def trace_path(home: Path, session: str) -> Path:
+    """`<home>/traces/<session>.jsonl`, with the session id made safe as a file name."""
+    safe = _UNSAFE.sub("_", session).strip("._") or "session"
+    return traces_dir(home) / f"{safe[:120]}.jsonl"
+
+
+def _plain(value: Any) -> Any:
+    """Enums (Actor, Source) as their values; everything else unchanged."""
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _without_reserved(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if k not in FIELDS}
+
+
+class Tracer:
+    """Appends lifecycle events for one session. `Tracer(None, ...)` records nothing."""
+
+    def __init__(self, path: Path | None, session: str) -> None:
+        self.path = Path(path) if path is not None else None
+        self.session = session
+        self.errors: list[str] = []
+        self.dropped = 0  # events that could not be written
+        self._dir_ready = False
+
+    def emit(
+        self,
+        event: str,
+        *,
+        actor: Any,
+        skill: str,
+        source: Any = None,
+        mode: str | None = None,
+        duration_ms: float | None = None,
+        reason: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Append one event; returns the record (also when it could not be written)."""
+        record: dict[str, Any] = {
+            "time": time.time(),
+            "session": self.session,
+            "event": event,
+            "actor": _plain(actor),
+            "skill": skill,
+            "source": _plain(source),
+            "mode": _plain(mode),
+            "duration_ms": None if duration_ms is None else round(float(duration_ms), 3),
+            "reason": reason,
+        }
+        for k, v in extra.items():
+            if k not in record:
+                record[k] = _plain(v)
+        if self.path is not None:
+            self._append(record)
+        return record
+
+    @contextlib.contextmanager
+    def span(self, actor: Any, skill: str, source: Any = None, mode: str | None = None,
+             **extra: Any) -> Iterator[dict[str, Any]]:  # fmt: skip
+        """`executing` on enter; `completed` or `failed` (re-raised) with the duration on exit.
+
+        Yields a dict: keys put in it are added to the closing event (a `reason` put
+        there replaces the exception text of a `failed` event).
+        """
+        base = {"actor": actor, "skill": skill, "source": source, "mode": mode}
+        after: dict[str, Any] = {}
+        self.emit("executing", **base, **_without_reserved(extra))
+        t0 = time.perf_counter()
+        try:
+            yield after
+        except BaseException as exc:
+            ms = (time.perf_counter() - t0) * 1000
+            fields = _without_reserved({**extra, **after})
+            reason = after.get("reason") or str(exc) or type(exc).__name__
+            self.emit("failed", **base, duration_ms=ms, reason=str(reason), **fields)
+            raise
+        ms = (time.perf_counter() - t0) * 1000
+        reason = after.get("reason")
+        fields = _without_reserved({**extra, **after})
+        self.emit("completed", **base, duration_ms=ms, reason=reason, **fields)
+
+    def _append(self, record: dict[str, Any]) -> None:
+        assert self.path is not None
+        try:
+            line = (
+                json.dumps(record, ensure_ascii=False, default=str, allow_nan=False) + "\n"
+            ).encode("utf-8")
+        except (TypeError, ValueError) as exc:  # NaN, circular extras
+            self._error(f"cannot encode trace event {record.get('event')!r}: {exc}")
+            return
+        try:
+            if not self._dir_ready:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._dir_ready = True
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = os.write(fd, line)  # one write: appends never interleave
+            finally:
+                os.close(fd)
+            if written != len(line):
+                self._error(f"short write to {self.path} ({written} of {len(line)} bytes)")
+        except OSError as exc:
+            self._error(f"cannot write trace {self.path}: {exc.strerror or exc}")
+
+    def _error(self, message: str) -> None:
+        self.dropped += 1
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(message)
+
+
+# -- summary ------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile: the smallest value with at least p% of values at or below."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def _new_stats() -> dict[str, Any]:
+    return {"events": {}, "completed": 0, "failures": 0, "denials": 0,
+            "_durations": [], "sources": set(), "actors": set()}  # fmt: skip
+
+
+def _finish(stats: dict[str, Any]) -> dict[str, Any]:
+    events: dict[str, int] = stats["events"]
+    durations: list[float] = stats["_durations"]
+    return {
+        "invocations": events.get("activated", 0) or events.get("executing", 0),
+        "completed": stats["completed"],
+        "failures": stats["failures"],
+        "denials": stats["denials"],
+        "p50_ms": percentile(durations, 50),
+        "p95_ms": percentile(durations, 95),
+        "timed": len(durations),
+        "sources": sorted(stats["sources"]),
+        "actors": sorted(stats["actors"]),
+        "events": dict(sorted(events.items(), key=lambda kv: _event_order(kv[0]))),
+    }
+
+
+def _event_order(event: str) -> tuple[int, str]:
+    return (EVENTS.index(event) if event in EVENTS else len(EVENTS), event)
+
+
+def summarize(traces_dir: Path, since: float | None = None) -> dict[str, Any]:
+    """Read every `*.jsonl` in `traces_dir` and summarize per skill.
+
+    Per skill: `invocations` (activated events, or executing ones when a skill has no
+    activated events), `completed`, `failures`, `denials`, `p50_ms`/`p95_ms`
+    (nearest-rank, over completed and failed events with a duration), `sources`,
+    `actors` and the count of each event. `totals` sums them over all skills.
+    Lines that are not JSON objects with an `event` and a `skill` (a truncated last
+    line, a hand edit) are skipped and counted in `bad_lines`. Never raises for bad
+    content; a missing folder gives an empty summary.
+    """
+    traces_dir = Path(traces_dir)
+    per_skill: dict[str, dict[str, Any]] = {}
+    total = _new_stats()
+    files = events = bad = 0
+    sessions: set[str] = set()
+    unreadable: list[str] = []
+    try:
+        paths = sorted(p for p in traces_dir.glob("*.jsonl") if p.is_file())
+    except OSError:
+        paths = []
+    for path in paths:
+        try:
+            records = _read_lines(path)
+        except OSError as exc:
+            unreadable.append(f"{path.name}: {exc.strerror or exc}")
+            continue
+        files += 1
+        for rec in records:
+            if rec is None:
+                bad += 1
+                continue
+            t = rec.get("time")
+            if since is not None and isinstance(t, int | float) and t < since:
+                continue
+            events += 1
+            if isinstance(rec.get("session"), str):
+                sessions.add(rec["session"])
+            stats = per_skill.setdefault(rec["skill"], _new_stats())
+            for s in (stats, total):
+                _count(s, rec)
+    skills = {name: _finish(s) for name, s in per_skill.items()}
+    ordered = dict(sorted(skills.items(), key=lambda kv: (-kv[1]["invocations"], kv[0])))
+    totals = _finish(total)
+    totals["invocations"] = sum(s["invocations"] for s in skills.values())
+    totals["skills"] = len(skills)
+    return {
+        "dir": str(traces_dir),
+        "files": files,
+        "sessions": len(sessions),
+        "events": events,
+        "bad_lines": bad,
+        "unreadable": unreadable,
+        "skills": ordered,
+        "totals": totals,
+    }
+
+
+def _read_lines(path: Path) -> list[dict[str, Any] | None]:
+    """Each non-blank line as an event record, or None for a line that is not one."""
+    out: list[dict[str, Any] | None] = []
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except (ValueError, RecursionError):
+                out.append(None)
+                continue
+            ok = (
+                isinstance(rec, dict)
+                and isinstance(rec.get("event"), str)
+                and isinstance(rec.get("skill"), str)
+            )
+            out.append(rec if ok else None)
+    return out
+
+
+def _count(stats: dict[str, Any], rec: dict[str, Any]) -> None:
+    event = rec["event"]
+    stats["events"][event] = stats["events"].get(event, 0) + 1
+    if event == "completed":
+        stats["completed"] += 1
+    elif event == "failed":
+        stats["failures"] += 1
+    elif event == "denied":
+        stats["denials"] += 1
+    if event in ("completed", "failed"):
+        d = rec.get("duration_ms")
+        if isinstance(d, int | float) and not isinstance(d, bool) and math.isfinite(d) and d >= 0:
+            stats["_durations"].append(float(d))
+    for key, bucket in (("source", "sources"), ("actor", "actors")):
+        v = rec.get(key)
+        if isinstance(v, str) and v:
+            stats[bucket].add(v)
+
+
+def _ms(v: float | None) -> str:
+    if v is None:
+        return "-"
+    if v >= 10_000:
+        return f"{v / 1000:.1f}s"
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def format_stats(summary: dict[str, Any]) -> str:
+    """A readable table of `summarize()`'s result, one row per skill and a total row."""
+    skills: dict[str, dict[str, Any]] = summary.get("skills", {})
+    where = summary.get("dir", "the traces folder")
+    if not skills:
+        lines = [f"No skill traces yet in {where}."]
+        if summary.get("bad_lines"):
+            lines.append(f"({summary['bad_lines']} unreadable line(s) skipped)")
+        return "\n".join(lines)
+    header = ("skill", "runs", "ok", "failed", "denied", "p50 ms", "p95 ms", "sources", "actors")
+    rows = [header]
+    for name, s in skills.items():
+        rows.append(_row(name, s))
+    totals = summary.get("totals", {})
+    rows.append(_row("total", totals))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    numeric = {1, 2, 3, 4, 5, 6}
+
+    def fmt(r: tuple[str, ...]) -> str:
+        cells = [
+            c.rjust(w) if i in numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        return "  ".join(cells).rstrip()
+
+    out = [fmt(rows[0]), "  ".join("-" * w for w in widths)]
+    out += [fmt(r) for r in rows[1:-1]]
+    out += ["  ".join("-" * w for w in widths), fmt(rows[-1])]
+    foot = (f"{summary.get('events', 0)} events from {summary.get('sessions', 0)} session(s) "
+            f"in {summary.get('files', 0)} file(s), {where}")  # fmt: skip
+    if summary.get("bad_lines"):
+        foot += f"; {summary['bad_lines']} bad line(s) skipped"
+    if summary.get("unreadable"):
+        foot += f"; {len(summary['unreadable'])} unreadable file(s)"
+    out += ["", foot]
+    return "\n".join(out)
+
+
+def _row(name: str, s: dict[str, Any]) -> tuple[str, ...]:
+    return (
+        name,
+        str(s.get("invocations", 0)),
+        str(s.get("completed", 0)),
+        str(s.get("failures", 0)),
+        str(s.get("denials", 0)),
+        _ms(s.get("p50_ms")),
+        _ms(s.get("p95_ms")),
+        ", ".join(s.get("sources", ())) or "-",
+        ", ".join(s.get("actors", ())) or "-",
+    )
