@@ -275,3 +275,42 @@ def _record(settings: Settings, result, req, ms: float) -> None:
 
 
 HANDLERS["invoke"] = cmd_invoke
+
+
+def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.listing import ListingOptions, listing_for
+    from codebot.skills.usage import UsageTracker
+
+    snap = _snapshot(settings)
+    usage = UsageTracker(settings.home / "skill-usage.json").scores()
+    budget = args.budget if args.budget is not None else settings.listing_budget
+    if budget <= 0:
+        print("codebot: --budget must be a positive number of characters", file=sys.stderr)
+        return 2
+    options = ListingOptions(budget, settings.listing_line, settings.listing_when)
+    listing = listing_for(snap, overrides=settings.overrides, active=_active(snap, settings), usage=usage,
+                          options=options)  # fmt: skip
+    if args.json:
+        print(json.dumps({"text": listing.text, "listed": list(listing.listed), "described": list(listing.described),
+                          "cut": list(listing.cut), "omitted": list(listing.omitted), "chars": listing.chars,
+                          "budget": listing.budget}, indent=2, ensure_ascii=False))  # fmt: skip
+    else:
+        print(listing.text)
+        print(f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
+              f"{listing.chars} of {listing.budget} characters", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.trace import format_stats, summarize
+
+    summary = summarize(settings.home / "traces")
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    else:
+        print(format_stats(summary))
+    return 0
+
+
+HANDLERS["listing"] = cmd_listing
+HANDLERS["stats"] = cmd_stats

@@ -10,12 +10,16 @@ from __future__ import annotations
 import html
 import re
 
-_TAG = re.compile(r"<(\s*/?\s*(?:system-reminder|skill)\b)", re.IGNORECASE)
+# `<` that opens or closes a system-reminder/skill tag, with any whitespace around `/`.
+_TAG_OPEN = re.compile(r"<(?=\s*/?\s*(?:system-reminder|skill)\b)", re.IGNORECASE)
 
 
 def escape_tags(text: str) -> str:
-    """Replace the `<` of any opening or closing system-reminder/skill tag with `&lt;`."""
-    return _TAG.sub(r"&lt;\1", text)
+    """The `<` of `<system-reminder`, `</skill`, `< / SKILL` … becomes `&lt;`: still
+    readable, no longer a tag. Other text is left as it is."""
+    if "<" not in text:
+        return text
+    return _TAG_OPEN.sub("&lt;", text)
 
 
 def attr(value: str) -> str:
