@@ -157,7 +157,11 @@ class Catalog:
             prefix = str(anchor) + "/"
             for k in [k for k in self._candidates if k.startswith(prefix)]:
                 del self._candidates[k]
-            self._add(discover.scan_root(root, start=anchor).candidates)
+            res = discover.scan_root(root, start=anchor)
+            self._add(res.candidates)
+            key = str(root.path)
+            kept = [d for d in self._root_diags.get(key, []) if not d.path.startswith(prefix)]
+            self._root_diags[key] = kept + res.diagnostics
         self._parse_candidates()
 
     def _add(self, candidates: list[Candidate]) -> None:

@@ -179,7 +179,7 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
     if "pyvenv.cfg" in names:
         return  # a virtualenv: thousands of folders, no skills
     skill_file = "SKILL.md" if "SKILL.md" in names else ("skill.md" if "skill.md" in names else None)
-    subdirs: list[tuple[Path, Path]] = []
+    subdirs: list[tuple[Path, Path, bool]] = []
     for e in entries:
         p = Path(e.path)
         try:
@@ -200,7 +200,7 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
             if e.name in SKIP_DIRS or depth + 1 > MAX_DEPTH:
                 continue
             real_sub = Path(os.path.realpath(p)) if is_link else real_d / e.name
-            subdirs.append((p, real_sub))
+            subdirs.append((p, real_sub, is_link))
         elif e.name == skill_file or (depth == 0 and _single_file(e.name)):
             try:
                 fst = e.stat()
@@ -210,14 +210,19 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
                 continue
             real = Path(os.path.realpath(p)) if is_link else real_d / e.name
             res.candidates.append(Candidate(p, real, fst, root, (depth, str(p))))
-    for p, real_sub in reversed(subdirs):
+    # Real folders claim their real path before links to them, so a skill is named after
+    # its folder, not after a link that happens to sort later.
+    fresh: list[tuple[Path, Path]] = []
+    for p, real_sub, _link in sorted(subdirs, key=lambda s: s[2]):
         ident = str(real_sub)
         if ident in visited:
             res.diagnostics.append(_diag(p, "folder-seen-twice", Severity.INFO,
                                          "folder reached twice (symlink); scanned once"))  # fmt: skip
             continue
         visited.add(ident)
-        stack.append((p, real_sub, depth + 1))
+        fresh.append((p, real_sub))
+    fresh.sort(key=lambda s: s[0].name)
+    stack.extend((p, real_sub, depth + 1) for p, real_sub in reversed(fresh))
 
 
 def _single_file(name: str) -> bool:

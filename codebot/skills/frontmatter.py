@@ -34,7 +34,7 @@ class Scalar(str):
     parsed: object
 
 
-def _scalar_constructor(tag: str):  # noqa: ANN202
+def _scalar_constructor(tag: str):
     standard = yaml.SafeLoader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
 
     def construct(loader: yaml.BaseLoader, node: yaml.Node) -> Scalar:
@@ -145,13 +145,23 @@ def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
         bad_plain = m is not None and (": " in m["value"] or " #" in m["value"] or m["value"].endswith(":"))
         if not bad_plain:
             m = _TEXT_LINE.match(line)
-        if m and (bad_plain or _TEXT_LINE.match(line)):
+            if m and _parses_alone(line):
+                m = None  # valid YAML as written: leave it alone
+        if m:
             escaped = m["value"].replace("\\", "\\\\").replace('"', '\\"')
             out.append(f'{m["key"]}: "{escaped}"')
             fixed.append(i)
         else:
             out.append(line)
     return "\n".join(out), fixed
+
+
+def _parses_alone(line: str) -> bool:
+    try:
+        yaml.load(line, Loader=_Loader)
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 def _count_nodes(value: Any, budget: list[int]) -> None:

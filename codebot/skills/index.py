@@ -33,7 +33,7 @@ from typing import Any
 
 import codebot
 from codebot.skills.discover import Candidate
-from codebot.skills.spec import EMPTY, Argument, Diagnostic, Spec, Stamp
+from codebot.skills.spec import EMPTY, Argument, Diagnostic, Root, Spec, Stamp
 
 FORMAT = 1
 #: Seconds a background save waits, so a burst of edits is written once.
@@ -41,6 +41,7 @@ SAVE_DELAY = 0.5
 
 # Rebuilt from the candidate on every hit; never stored.
 _FROM_CANDIDATE = frozenset({"root", "path", "real_path", "dir", "stamp"})
+_SIDE = os.path.join("agents", "openai.yaml")
 _TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "paths", "frontmatter_keys"})
 
 
@@ -71,22 +72,24 @@ def _header() -> dict[str, Any]:
     return {"format": FORMAT, "codebot": codebot.__version__, "parser": _parser_fingerprint()}
 
 
+_root_suffix: dict[Root, str] = {}
+
+
 def _key(c: Candidate) -> str:
-    rank = ",".join(map(str, c.root.rank))
-    plugin = c.root.plugin or ""
-    return f"{c.path}\x00{rank}\x00{plugin}"
-
-
-def _side_file(c: Candidate) -> Path | None:
-    """The other file `parse_file` reads: Codex's agents/openai.yaml beside SKILL.md."""
-    if c.path.name.lower() != "skill.md":
-        return None
-    return c.path.parent / "agents" / "openai.yaml"
+    suffix = _root_suffix.get(c.root)
+    if suffix is None:
+        suffix = _root_suffix[c.root] = f"\x00{','.join(map(str, c.root.rank))}\x00{c.root.plugin or ''}"
+    return str(c.path) + suffix
 
 
 def _side_stamp(c: Candidate) -> list[int] | None:
-    side = _side_file(c)
-    if side is None:
+    """The stamp of the other file `parse_file` reads: agents/openai.yaml beside SKILL.md."""
+    p = str(c.path)
+    cut = p.rfind(os.sep) + 1
+    if p[cut:].lower() != "skill.md":
+        return None
+    side = p[:cut] + _SIDE
+    if not os.access(side, os.F_OK):  # the usual case; cheaper than a failing stat
         return None
     try:
         st = os.stat(side)
@@ -148,19 +151,27 @@ def encode_spec(spec: Spec) -> dict[str, Any]:
     return out
 
 
+def _decode_mapping(v: dict[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(v) if v else EMPTY
+
+
+_DECODERS: tuple[tuple[str, Any], ...] = (
+    *((name, tuple) for name in sorted(_TUPLE_FIELDS)),
+    ("arguments", lambda v: tuple(_decode_arg(a) for a in v)),
+    ("diagnostics", lambda v: tuple(Diagnostic.from_json(x) for x in v)),
+    ("metadata", _decode_mapping),
+    ("extra", _decode_mapping),
+)
+
+
 def decode_spec(d: Mapping[str, Any], c: Candidate, stamp: Stamp,
                 diagnostics: tuple[Diagnostic, ...] | None = None) -> Spec:  # fmt: skip
-    kw: dict[str, Any] = {} if diagnostics is None else {"diagnostics": diagnostics}
-    for name, v in d.items():
-        if name in _TUPLE_FIELDS:
-            v = tuple(v)
-        elif name == "arguments":
-            v = tuple(_decode_arg(a) for a in v)
-        elif name == "diagnostics":
-            v = tuple(Diagnostic.from_json(x) for x in v)
-        elif name == "metadata" or name == "extra":
-            v = MappingProxyType(v) if v else EMPTY
-        kw[name] = v
+    kw = dict(d)
+    for name, decode in _DECODERS:
+        if name in kw:
+            kw[name] = decode(kw[name])
+    if diagnostics is not None:
+        kw["diagnostics"] = diagnostics
     return Spec(path=c.path, real_path=c.real_path, dir=c.path.parent, root=c.root, stamp=stamp, **kw)
 
 
