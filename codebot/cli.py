@@ -98,8 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run(args)
         if args.prompt is not None:
-            print("codebot: print mode is not available yet; try 'codebot skills list'", file=sys.stderr)
-            return 2
+            from codebot.commands.skills import settings_from
+            from codebot.ui.print_mode import run_print
+
+            prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+            return run_print(prompt, settings_from(args), output_format=args.output_format, allow=args.allow,
+                             deny=args.deny, continue_latest=args.continue_, resume_id=args.resume)  # fmt: skip
         print("codebot: the interactive terminal is not available yet; try 'codebot skills list'", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

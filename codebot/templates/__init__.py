@@ -10,7 +10,7 @@ HERE = Path(__file__).resolve().parent
 
 
 @lru_cache(maxsize=1)
-def environment():  # noqa: ANN201 - jinja2 is imported lazily
+def environment():
     import jinja2
 
     return jinja2.Environment(

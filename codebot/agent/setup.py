@@ -1,0 +1,108 @@
+"""Assemble a session from settings: the model client, tools, approvals, transcript,
+usage and traces. Shared by print mode, line mode and the TUI.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from codebot.agent.approvals import Approvals
+from codebot.agent.protocol import ModelClient
+from codebot.agent.session import Emit, Session
+from codebot.agent.transcript import (
+    Transcript,
+    find_sessions,
+    load_messages,
+    new_session_id,
+    read_header,
+)
+from codebot.config import Settings
+from codebot.skills.catalog import Catalog
+
+
+class SetupError(Exception):
+    """A problem the person must fix before a session can start (message says how)."""
+
+
+def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> ModelClient:
+    """A real model when one is configured or a provider key is present; else offline."""
+    env = os.environ if env is None else env
+    model = settings.model
+    if model == "offline":
+        from codebot.agent.offline import OfflineModel
+
+        return OfflineModel()
+    if not model and settings.api_base:
+        model = "openai/default"
+    if not model:
+        from codebot.agent.model import default_model_for, provider_key_present
+
+        key = provider_key_present(env)
+        if key is None:
+            from codebot.agent.offline import OfflineModel
+
+            return OfflineModel()
+        model = default_model_for(key)
+    from codebot.agent.model import LiteLLMClient
+
+    return LiteLLMClient(model, api_base=settings.api_base)
+
+
+@dataclass
+class ResumeChoice:
+    continue_latest: bool = False
+    session_id: str | None = None
+
+
+def build_session(
+    settings: Settings,
+    catalog: Catalog,
+    *,
+    client: ModelClient | None = None,
+    emit: Emit | None = None,
+    interactive: bool = False,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    resume: ResumeChoice | None = None,
+) -> Session:
+    from codebot.agent.tools.base import ToolRegistry
+    from codebot.agent.tools.files import builtin_tools
+    from codebot.skills.trace import Tracer
+    from codebot.skills.usage import UsageTracker
+
+    client = client or select_client(settings)
+    sessions_dir = settings.home / "sessions"
+    history = None
+    session_id = None
+    if resume and (resume.continue_latest or resume.session_id):
+        if resume.session_id:
+            path = sessions_dir / f"{resume.session_id}.jsonl"
+            if read_header(path) is None:
+                raise SetupError(f"no session {resume.session_id!r} in {sessions_dir}; "
+                                 "run 'codebot sessions' to list them")  # fmt: skip
+        else:
+            found = find_sessions(sessions_dir, settings.project_dir)
+            if not found:
+                raise SetupError(f"no earlier session for {settings.project_dir} to continue")
+            path = found[0].path
+        session_id = path.stem
+        history = load_messages(path)
+    session_id = session_id or new_session_id()
+    transcript = Transcript(sessions_dir, session_id, settings.project_dir, client.model)
+    cfg_rules = settings.raw.get("permissions") if isinstance(settings.raw.get("permissions"), dict) else {}
+    allow_rules = [*(_strs(cfg_rules.get("allow"))), *allow]
+    deny_rules = [*(_strs(cfg_rules.get("deny"))), *deny]
+    approvals = Approvals(allow=allow_rules, deny=deny_rules)
+    return Session(
+        settings, catalog, client,
+        registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
+        transcript=transcript, session_id=session_id, history=history,
+        usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
+        tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
+    )  # fmt: skip
+
+
+def _strs(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []

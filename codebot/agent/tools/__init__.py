@@ -1,0 +1,1 @@
+"""Tools the model can call. Names and parameters are a contract scripts rely on."""

@@ -1,0 +1,220 @@
+"""The Bash tool, and `run_process`, the subprocess runner it shares with Grep.
+
+`run_process` uses asyncio's low-level `loop.subprocess_exec` with its own protocol rather
+than `asyncio.create_subprocess_exec`: `Process.wait()` waits for the output pipe to close
+as well as for the process to exit, so a backgrounded child (`sleep 30 &`) that inherited
+the pipe would hang the call. Here the run ends when the process exits (plus a short
+grace period for the last output), whatever its children do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+
+__all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "run_process"]
+
+MAX_BASH_TIMEOUT = 600.0
+#: After the process exits, how long to wait for output its children still hold open.
+EXIT_GRACE = 0.25
+
+
+@dataclass(frozen=True)
+class ProcessOutput:
+    exit_code: int | None  # None when killed for a timeout or the output cap
+    output: str  # capped, with a note in the middle when truncated
+    truncated: bool
+    timed_out: bool
+
+
+class _Collector:
+    """Keeps the head and the tail of a byte stream, at most about `cap` characters."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(cap, 200)
+        self.buf = bytearray()
+        self.head: bytes | None = None  # set once the stream is too big to keep whole
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self.buf += data
+        if self.head is None:
+            if len(self.buf) > 4 * self.cap:
+                self.head = bytes(self.buf[: self.cap])
+                del self.buf[: len(self.buf) - self.cap]
+        elif len(self.buf) > 2 * self.cap:
+            del self.buf[: len(self.buf) - self.cap]
+
+    def head_text(self) -> str:
+        """The first `cap` characters, cut at the last complete line."""
+        data = self.head if self.head is not None else bytes(self.buf)
+        text = data.decode("utf-8", "replace")[: self.cap]
+        if self.total > self.cap and "\n" in text:
+            text = text[: text.rfind("\n") + 1]
+        return text
+
+    @property
+    def over(self) -> bool:
+        return self.total > self.cap
+
+    def text(self) -> tuple[str, bool]:
+        cap = self.cap
+        half = cap // 2
+        if self.head is None:
+            text = self.buf.decode("utf-8", "replace")
+            if len(text) <= cap:
+                return text, False
+            omitted = len(text) - 2 * half
+            head, tail = text[:half], text[-half:]
+            unit = "characters"
+        else:
+            head = self.head.decode("utf-8", "replace")[:half]
+            tail = self.buf.decode("utf-8", "replace")[-half:]
+            omitted = self.total - len(head.encode()) - len(tail.encode())
+            unit = "bytes"
+        note = f"\n[... output truncated: {omitted:,} {unit} omitted; the output is capped at {cap:,} characters ...]\n"
+        return head + note + tail, True
+
+
+class _Protocol(asyncio.SubprocessProtocol):
+    def __init__(self, collector: _Collector, stop_when_over: bool) -> None:
+        loop = asyncio.get_running_loop()
+        self.collector = collector
+        self.stop_when_over = stop_when_over
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.eof: asyncio.Future[None] = loop.create_future()
+        self.over: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.collector.add(bytes(data))
+        if self.stop_when_over and self.collector.over and not self.over.done():
+            self.over.set_result(None)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1 and not self.eof.done():
+            self.eof.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str,
+    timeout: float,
+    cap: int,
+    env: Mapping[str, str] | None = None,
+    stop_when_over: bool = False,
+) -> ProcessOutput:
+    """Run `argv` in its own session (process group), stdin from /dev/null, stderr merged.
+
+    On timeout, on cancellation, or (with `stop_when_over`) once the output passes `cap`,
+    the whole process group is killed. Cancellation re-raises CancelledError.
+    """
+    loop = asyncio.get_running_loop()
+    collector = _Collector(cap)
+    transport: Any
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _Protocol(collector, stop_when_over),
+        *argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=str(cwd),
+        env=dict(env) if env is not None else None,
+        start_new_session=True,
+    )
+    pid = transport.get_pid()
+    timed_out = stopped = False
+    try:
+        waiters = {protocol.exited, protocol.over}
+        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not protocol.exited.done():
+            timed_out = not done
+            stopped = bool(done)
+            _kill_group(pid)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(protocol.exited), 5)
+        # The output of the last moments (and of children that still hold the pipe).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(protocol.eof), EXIT_GRACE)
+    except BaseException:  # CancelledError above all: kill everything, then re-raise
+        _kill_group(pid)
+        transport.close()
+        raise
+    code = transport.get_returncode()
+    transport.close()
+    if stopped:
+        return ProcessOutput(None, collector.head_text(), True, False)
+    text, truncated = collector.text()
+    return ProcessOutput(None if timed_out else code, text, truncated, timed_out)
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"exit code {code} (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            return f"exit code {code}"
+    return f"exit code {code}"
+
+
+class BashTool(Tool):
+    name = "Bash"
+    description = (
+        "Run a shell command with /bin/bash -c in the project folder and return its exit code "
+        "and combined stdout/stderr. There is no stdin and no terminal: do not start interactive "
+        "programs or editors. `timeout` is in seconds (default 120, at most 600); on timeout the "
+        "command and everything it started is killed. Long output is truncated in the middle. "
+        "Prefer the Read, Grep, Glob and Edit tools for reading, searching and editing files."
+    )
+    parameters = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "description": "The bash command to run."},
+            "timeout": {"type": "number", "exclusiveMinimum": 0,
+                        "description": "Seconds before the command is killed (default 120, max 600)."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }  # fmt: skip
+    read_only = False
+
+    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
+        command = args.get("command", "")
+        return command.strip() if isinstance(command, str) else ""
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command: str = args["command"]
+        if not command.strip():
+            raise ToolError("command must not be empty")
+        timeout = float(args.get("timeout") or ctx.bash_timeout)
+        timeout = min(max(timeout, 0.001), MAX_BASH_TIMEOUT)
+        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", **ctx.env}
+        cwd = Path(ctx.project_dir)
+        if not cwd.is_dir():
+            raise ToolError(f"the project folder {cwd} does not exist")
+        result = await run_process(["/bin/bash", "-c", command], cwd=cwd, timeout=timeout,
+                                   cap=ctx.output_cap, env=env)  # fmt: skip
+        output = result.output if result.output else "(no output)"
+        if result.timed_out:
+            return ToolResult(f"command timed out after {timeout:g}s and was killed\n{output}", "error")
+        assert result.exit_code is not None
+        return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}")

@@ -1,0 +1,1 @@
+"""Front ends: the Textual TUI (default), line mode (--plain) and print mode (-p)."""
