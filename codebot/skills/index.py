@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -218,11 +219,18 @@ class Index:
 
     def _read(self) -> dict[str, dict[str, Any]]:
         _flush_pending(str(self.path))
+        # JSON makes no reference cycles, and a collection triggered by its ~30 objects per
+        # entry would walk the whole heap (often more than the decoding itself).
+        paused = gc.isenabled()
+        gc.disable()
         try:
             with open(self.path, "rb") as fh:
                 doc = json.load(fh)
         except (OSError, ValueError, RecursionError):
             return {}  # missing, unreadable or corrupt: start empty
+        finally:
+            if paused:
+                gc.enable()
         if not isinstance(doc, dict) or doc.get("header") != _header():
             return {}
         entries = doc.get("entries")

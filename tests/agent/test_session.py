@@ -76,7 +76,7 @@ async def test_listing_arrives_as_reminder_and_system_prompt_is_stable(project: 
 async def test_model_skill_call_gets_wrapped_body(project: Path) -> None:
     session, model, events = make(project, [call("Skill", skill="deploy", args="prod"), "done"])
     rec = await session.run_turn("ship it")
-    tool_msg = [m for m in model.requests[1].messages if m["role"] == "tool"][0]
+    tool_msg = next(m for m in model.requests[1].messages if m["role"] == "tool")
     assert tool_msg["content"].startswith('<skill name="deploy" source="project"')
     assert "Deploy steps for prod." in tool_msg["content"]
     assert rec.skills == [{"name": "deploy", "actor": "model", "mode": "inline"}]
@@ -237,5 +237,5 @@ async def test_invalid_tool_arguments_come_back_as_tool_error(project: Path) -> 
     session, model, _ = make(project, [call("Read", nope=1), "ok"])
     rec = await session.run_turn("x")
     assert rec.tool_calls[0]["status"] == "error"
-    msg = [m for m in model.requests[1].messages if m["role"] == "tool"][0]["content"]
+    msg = next(m for m in model.requests[1].messages if m["role"] == "tool")["content"]
     assert "path" in msg
