@@ -1,0 +1,182 @@
+"""What every interactive front end shares: the catalog, the session, built-in commands.
+
+The TUI and line mode render events and collect keys; this object does the rest, so the
+two behave the same and both stay thin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from codebot.config import OVERRIDE_VALUES, Settings
+from codebot.skills.catalog import Change
+from codebot.ui import commands
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The outcome of a built-in command: text to show, and an action for the front end."""
+
+    text: str = ""
+    action: str | None = None  # "exit" | "skills" | "clear" | None
+
+
+class Controller:
+    def __init__(self, settings: Settings, *, emit: Callable[[Any], None] | None = None, client=None,
+                 interactive: bool = True, allow: Sequence[str] = (), deny: Sequence[str] = (),
+                 resume=None) -> None:  # fmt: skip
+        from codebot.agent.setup import build_session
+        from codebot.workspace import open_catalog
+
+        self.settings = settings
+        self.catalog = open_catalog(settings)
+        self._emit = emit or (lambda _e: None)
+        self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
+                                     interactive=interactive, allow=allow, deny=deny, resume=resume)  # fmt: skip
+
+    def _relay(self, event: Any) -> None:
+        self._emit(event)
+
+    def set_emit(self, emit: Callable[[Any], None]) -> None:
+        self._emit = emit
+
+    # -- facts for the UI ----------------------------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        return self.session.client.model
+
+    @property
+    def offline(self) -> bool:
+        return bool(getattr(self.session.client, "offline", False))
+
+    def skill_count(self) -> int:
+        return len(self.catalog.snapshot)
+
+    def completions(self, prefix: str, limit: int = 50) -> list[commands.Completion]:
+        usage = self.session.usage_tracker.scores() if self.session.usage_tracker else {}
+        return commands.complete(prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit)
+
+    def context_chars(self) -> dict[str, int]:
+        system = len(self.session.system_prompt)
+        listing = len(self.session.last_listing or "")
+        conversation = sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or ""))
+                           for m in self.session.history)  # fmt: skip
+        return {"system": system, "listing": listing, "conversation": conversation}
+
+    def context_fraction(self) -> float | None:
+        window = self.session.client.context_window
+        if not window:
+            return None
+        return min(1.0, sum(self.context_chars().values()) / 4 / window)
+
+    # -- commands --------------------------------------------------------------------------
+
+    def builtin(self, name: str, args: str) -> Reply:
+        handler = getattr(self, f"_cmd_{name}", None)
+        if handler is None:
+            return Reply(f"unknown command /{name}; type /help")
+        return handler(args)
+
+    def _cmd_help(self, _args: str) -> Reply:
+        lines = ["Commands:"]
+        lines += [f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}" for c in commands.BUILTINS]
+        lines += ["", "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself.",
+                  "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
+                  "Ctrl+C cancel turn (twice to quit) · Ctrl+D quit"]  # fmt: skip
+        return Reply("\n".join(lines))
+
+    def _cmd_exit(self, _args: str) -> Reply:
+        return Reply("", "exit")
+
+    def _cmd_skills(self, args: str) -> Reply:
+        return Reply(args, "skills")
+
+    def _cmd_clear(self, _args: str) -> Reply:
+        self.session.clear()
+        return Reply("conversation cleared (the transcript keeps the old one)", "clear")
+
+    def _cmd_reload(self, _args: str) -> Reply:
+        change = self.reload()
+        return Reply(format_change(change, len(self.catalog.snapshot)))
+
+    def _cmd_model(self, args: str) -> Reply:
+        if not args:
+            return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}")
+        from codebot.agent.setup import select_client
+
+        client = select_client(dataclasses.replace(self.settings, model=args.strip()))
+        self.session.client = client
+        return Reply(f"model switched to {client.model}")
+
+    def _cmd_context(self, _args: str) -> Reply:
+        c = self.context_chars()
+        total = sum(c.values()) or 1
+        window = self.session.client.context_window
+        lines = [f"  {k:<13}{v:>9,} chars  ~{v // 4:>7,} tokens  {100 * v / total:5.1f}%" for k, v in c.items()]
+        tail = f"context window: {window:,} tokens" if window else "context window: unknown for this model"
+        return Reply("Context:\n" + "\n".join(lines) + f"\n  {tail}")
+
+    def _cmd_usage(self, _args: str) -> Reply:
+        u = self.session.total_usage
+        cost = f", cost ${u.cost:.4f}" if u.cost is not None else ""
+        return Reply(f"tokens: {u.prompt_tokens:,} in, {u.completion_tokens:,} out{cost}")
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def reload(self) -> Change:
+        return self.catalog.reload()
+
+    async def run_turn(self, text: str):
+        return await self.session.run_turn(text)
+
+    def set_override(self, skill_key: str, value: str) -> None:
+        """Save `skills.overrides.<skill>` to $CODEBOT_HOME/config.yaml (atomically)."""
+        import yaml
+
+        if value not in OVERRIDE_VALUES:
+            raise ValueError(f"override must be one of {', '.join(OVERRIDE_VALUES)}")
+        path = self.settings.config_path
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"{path} cannot be read ({exc}); fix it before changing skills here") from exc
+        data = data if isinstance(data, dict) else {}
+        if not isinstance(data.get("skills"), dict):
+            data["skills"] = {}
+        skills = data["skills"]
+        overrides = skills.get("overrides") if isinstance(skills.get("overrides"), dict) else {}
+        if value == "on":
+            overrides.pop(skill_key, None)
+        else:
+            overrides[skill_key] = value
+        skills["overrides"] = overrides
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".yaml")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True)
+        os.replace(tmp, path)
+        new = dict(self.settings.overrides)
+        if value == "on":
+            new.pop(skill_key, None)
+        else:
+            new[skill_key] = value
+        self.settings = dataclasses.replace(self.settings, overrides=MappingProxyType(new))
+        self.session.settings = self.settings
+
+    def override_of(self, skill_key: str) -> str:
+        return self.settings.overrides.get(skill_key, "on")
+
+    def close(self) -> None:
+        if self.session.transcript is not None:
+            self.session.transcript.close()
+
+
+def format_change(change: Change, total: int) -> str:
+    return f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
