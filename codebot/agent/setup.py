@@ -47,7 +47,11 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
         model = default_model_for(key)
     from codebot.agent.model import LiteLLMClient
 
-    return LiteLLMClient(model, api_base=settings.api_base)
+    api_key = env.get("CODEBOT_API_KEY")
+    if not api_key and settings.api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
+        # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
+        api_key = "sk-no-key-needed"
+    return LiteLLMClient(model, api_base=settings.api_base, api_key=api_key)
 
 
 @dataclass

@@ -1,0 +1,330 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests (stdlib only).
+
+Use it in-process (`FakeOpenAI().start()`, or the `fake_openai` fixture) or as a script:
+
+    python tests/agent/fake_openai.py --port 0 --script replies.json [--log requests.jsonl]
+
+which prints `READY <port>` once it listens and serves until killed.
+
+Each request to POST /v1/chat/completions (or /chat/completions) takes the next scripted
+response from a queue. A response is a dict; the keys that matter:
+
+    {"text": "hello", "chunks": 3}             text, streamed in `chunks` SSE pieces
+    {"tool_calls": [{"name": "Read", "arguments": "{...}" or {...}, "id"?: "call_1"}],
+     "text": "optional prefix", "split": true,  arguments split over several chunks
+     "interleave": false}                       interleave parallel calls' pieces
+    {"status": 401, "body": {...}}              an error response (OpenAI error JSON)
+    {"stall": 5}                                headers and one chunk, then silence
+    {"usage": {"prompt_tokens": 7, ...}}        the usage to report (streamed only when
+                                                the request asks stream_options.include_usage)
+    {"match": "substring", ...}                 only answers a request whose serialized
+                                                messages contain the substring
+    {"drop_after": 2, ...}                      close the connection after 2 chunks
+    {"delay": 0.5, ...}                         wait before answering
+    {"headers": {"retry-after": "0"}, ...}      extra response headers
+    {"finish_reason": "length", ...}, {"model": "..."}
+
+A request picks the first queued response that has no `match` or whose `match` occurs
+in its messages. When nothing fits: a 500 with "fake server: script exhausted".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ERROR_TYPES = {
+    400: ("invalid_request_error", "Bad request"),
+    401: ("invalid_request_error", "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys."),
+    403: ("permission_error", "You are not allowed to use this model"),
+    404: ("invalid_request_error", "The model `test-model` does not exist"),
+    429: ("rate_limit_exceeded", "Rate limit reached for test-model: 3 requests per minute. Please try again in 1s."),
+    500: ("server_error", "The server had an error while processing your request."),
+    503: ("server_error", "The engine is currently overloaded, please try again later."),
+}  # fmt: skip
+ERROR_CODES = {401: "invalid_api_key", 429: "rate_limit_exceeded", 404: "model_not_found"}
+
+
+def error_body(status: int, message: str | None = None) -> dict[str, Any]:
+    kind, default = ERROR_TYPES.get(status, ("server_error", f"HTTP {status}"))
+    return {"error": {"message": message or default, "type": kind, "param": None,
+                      "code": ERROR_CODES.get(status)}}  # fmt: skip
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    """`text` cut into at most `n` non-empty consecutive pieces (at least one)."""
+    if not text:
+        return []
+    n = max(1, min(n, len(text)))
+    size = -(-len(text) // n)
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _arguments(raw: Any) -> str:
+    return raw if isinstance(raw, str) else json.dumps(raw)
+
+
+class FakeOpenAI:
+    """A scripted chat-completions server; `.url` ends in /v1, `.requests` holds bodies."""
+
+    def __init__(self, responses: Iterable[dict[str, Any]] = (), *, port: int = 0,
+                 log_path: str | Path | None = None) -> None:  # fmt: skip
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.log_path = Path(log_path) if log_path else None
+        self._queue: list[dict[str, Any]] = list(responses)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._port = port
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- control -------------------------------------------------------------------
+    def script(self, responses: Iterable[dict[str, Any]]) -> None:
+        """Append responses to the queue."""
+        with self._lock:
+            self._queue.extend(dict(r) for r in responses)
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeOpenAI:
+        server = ThreadingHTTPServer(("127.0.0.1", self._port), _handler_for(self))
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-openai",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the handler -------------------------------------------------------
+    def _take(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        haystack = json.dumps(body.get("messages", []), ensure_ascii=False)
+        with self._lock:
+            for i, response in enumerate(self._queue):
+                match = response.get("match")
+                if match is None or match in haystack:
+                    return self._queue.pop(i)
+        return None
+
+    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append(body)
+            self.request_headers.append(headers)
+            if self.log_path is not None:
+                with self.log_path.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(body) + "\n")
+
+    def _sleep(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
+
+
+def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        server_fake = fake
+
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_fake: FakeOpenAI
+    protocol_version = "HTTP/1.0"  # one response per connection, closed when done
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._json(404, error_body(404, f"fake server: no route GET {self.path}"))
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._json(404, error_body(404, f"fake server: no route POST {self.path}"))
+            return
+        length = int(self.headers.get("content-length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._json(400, error_body(400, "fake server: request body is not JSON"))
+            return
+        fake = self.server_fake
+        fake._record(body, {k.lower(): v for k, v in self.headers.items()})
+        response = fake._take(body)
+        if response is None:
+            self._json(500, error_body(500, "fake server: script exhausted"))
+            return
+        if response.get("delay"):
+            fake._sleep(float(response["delay"]))
+        try:
+            if "status" in response:
+                payload = response.get("body") or error_body(int(response["status"]))
+                self._json(int(response["status"]), payload, response.get("headers"))
+            elif body.get("stream"):
+                self._stream(body, response)
+            else:
+                self._json(200, _completion(body, response), response.get("headers"))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away (cancelled, timed out): nothing to do
+
+    # -- writers -------------------------------------------------------------------
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, body: dict[str, Any], response: dict[str, Any]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        for k, v in (response.get("headers") or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        chunks = list(_chunks(body, response))
+        if "stall" in response:
+            self._send(chunks[0])
+            self.server_fake._sleep(float(response["stall"]))
+            return
+        drop_after = response.get("drop_after")
+        for n, chunk in enumerate(chunks):
+            if drop_after is not None and n >= int(drop_after):
+                return  # connection closes without [DONE]
+            self._send(chunk)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+    def _send(self, chunk: dict[str, Any]) -> None:
+        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+        self.wfile.flush()
+
+
+def _usage(body: dict[str, Any], response: dict[str, Any], text: str) -> dict[str, Any]:
+    if response.get("usage"):
+        usage = dict(response["usage"])
+    else:
+        prompt = sum(len(str(m.get("content") or "").split()) for m in body.get("messages", []))
+        usage = {"prompt_tokens": prompt + 3, "completion_tokens": max(1, len(text.split()))}
+    usage.setdefault(
+        "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+    )
+    return usage
+
+
+def _calls(response: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": c.get("id") or f"call_{i}", "name": c["name"], "arguments": _arguments(c.get("arguments", {}))}
+            for i, c in enumerate(response.get("tool_calls") or [])]  # fmt: skip
+
+
+def _finish(response: dict[str, Any]) -> str:
+    return response.get("finish_reason") or ("tool_calls" if response.get("tool_calls") else "stop")
+
+
+def _completion(body: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
+    text = response.get("text", "")
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    calls = _calls(response)
+    if calls:
+        message["tool_calls"] = [{"id": c["id"], "type": "function",
+                                  "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]  # fmt: skip
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "model": response.get("model") or body.get("model", "fake"),
+            "choices": [{"index": 0, "message": message, "finish_reason": _finish(response)}],
+            "usage": _usage(body, response, text)}  # fmt: skip
+
+
+def _chunks(body: dict[str, Any], response: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    model = response.get("model") or body.get("model", "fake")
+    created = int(time.time())
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}  # fmt: skip
+
+    text = response.get("text", "")
+    yield chunk({"role": "assistant", "content": ""})
+    for piece in _pieces(text, int(response.get("chunks", 3))):
+        yield chunk({"content": piece})
+    calls = _calls(response)
+    split = response.get("split", True)
+    per_call: list[list[dict[str, Any]]] = []
+    for i, c in enumerate(calls):
+        head = {
+            "index": i,
+            "id": c["id"],
+            "type": "function",
+            "function": {"name": c["name"], "arguments": ""},
+        }
+        pieces = _pieces(c["arguments"], 4) if split else [c["arguments"]]
+        per_call.append([head] + [{"index": i, "function": {"arguments": p}} for p in pieces])
+    if response.get("interleave"):
+        longest = max((len(p) for p in per_call), default=0)
+        ordered = [p[k] for k in range(longest) for p in per_call if k < len(p)]
+    else:
+        ordered = [d for p in per_call for d in p]
+    for d in ordered:
+        yield chunk({"tool_calls": [d]})
+    yield chunk({}, _finish(response))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        yield {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
+               "choices": [], "usage": _usage(body, response, text)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", type=Path, help="a JSON file holding the list of responses")
+    parser.add_argument("--log", type=Path, help="append each request body here as a JSON line")
+    args = parser.parse_args(argv)
+    responses = json.loads(args.script.read_text(encoding="utf-8")) if args.script else []
+    fake = FakeOpenAI(responses, port=args.port, log_path=args.log).start()
+    print(f"READY {fake.port}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""`codebot -p` as a real process, through the real litellm path, against a scripted
+OpenAI-compatible server on 127.0.0.1 (and the offline model without any server)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def project(tmp_path: Path, write_skill) -> Path:
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    skills = proj / ".codebot" / "skills"
+    write_skill(skills, "deploy", "description: Deploy the app to production. Not for local runs.\n"
+                "model: openai/big-model", "DEPLOY-BODY for $ARGUMENTS.")  # fmt: skip
+    write_skill(skills, "gitstat", "description: Show git status. Not for commits.\n"
+                "allowed-tools: Bash(echo granted:*)", "GITSTAT-BODY")  # fmt: skip
+    write_skill(skills, "research", "description: Research a question in a fork. Not for edits.\n"
+                "context: fork", "FORK-BODY: find where X is defined.")  # fmt: skip
+    return proj
+
+
+def codebot(project: Path, *args: str, url: str | None = None, timeout: float = 90) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), *args]
+    if url:
+        cmd += ["--api-base", url, "--model", "openai/test-model"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=project)
+
+
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": json.dumps(arguments)}], "split": True}
+
+
+def user_message(body: dict[str, Any]) -> str:
+    return next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"]
+
+
+def test_listing_in_reminder_skill_body_back_and_stable_system_prompt(fake_openai, project: Path) -> None:
+    fake_openai.script([tool_call("Skill", skill="deploy", args="prod"), {"text": "deployed"}, {"text": "hi"}])
+    r1 = codebot(project, "-p", "ship it", "--output-format", "json", url=fake_openai.url)
+    assert r1.returncode == 0, r1.stderr
+    out = json.loads(r1.stdout)
+    assert out["result"] == "deployed" and out["skills"] == [{"name": "deploy", "actor": "model", "mode": "inline"}]
+    r2 = codebot(project, "-p", "thanks", "--continue", url=fake_openai.url)
+    assert r2.returncode == 0, r2.stderr
+    first, second, third = fake_openai.requests
+    assert "<system-reminder>" in user_message(first) and "- deploy" in user_message(first)
+    assert "- deploy" not in first["messages"][0]["content"]
+    assert first["messages"][0] == second["messages"][0] == third["messages"][0]
+    tool_result = next(m for m in second["messages"] if m["role"] == "tool")["content"]
+    assert tool_result.startswith('<skill name="deploy"') and "DEPLOY-BODY for prod." in tool_result
+    # model: switches the model for the rest of that turn only; --continue is back on the session model
+    assert (first["model"], second["model"], third["model"]) == ("test-model", "big-model", "test-model")
+
+
+def test_allowed_tools_grant_bash_in_that_turn_only(fake_openai, project: Path) -> None:
+    fake_openai.script([tool_call("Skill", skill="gitstat"), tool_call("Bash", command="echo granted now"),
+                        {"text": "done"}, tool_call("Bash", command="echo granted now"), {"text": "done again"}])  # fmt: skip
+    r1 = codebot(project, "-p", "status please", "--output-format", "json", url=fake_openai.url)
+    r2 = codebot(project, "-p", "again", "--continue", "--output-format", "json", url=fake_openai.url)
+    assert [c["status"] for c in json.loads(r1.stdout)["tool_calls"]] == ["ok", "ok"]
+    assert [c["status"] for c in json.loads(r2.stdout)["tool_calls"]] == ["denied"]
+    bash_result = [m for m in fake_openai.requests[2]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "granted now" in bash_result
+
+
+def test_fork_skill_runs_as_separate_request_without_parent_conversation(fake_openai, project: Path) -> None:
+    fake_openai.script([
+        {"text": "noted"},
+        tool_call("Skill", skill="research"),
+        {"match": "FORK-BODY", "text": "X is defined in x.py:3"},
+        {"text": "the sub-agent says x.py:3"},
+    ])  # fmt: skip
+    codebot(project, "-p", "remember PARROT", url=fake_openai.url)
+    r = codebot(project, "-p", "research X", "--continue", "--output-format", "json", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    sub = next(b for b in fake_openai.requests if "FORK-BODY" in json.dumps(b["messages"]))
+    assert "PARROT" not in json.dumps(sub["messages"])
+    final = fake_openai.requests[-1]
+    assert [m for m in final["messages"] if m["role"] == "tool"][-1]["content"] == "X is defined in x.py:3"
+    assert "FORK-BODY" not in json.dumps(final["messages"])  # only the answer came back
+
+
+def test_two_server_errors_then_success_recovers(fake_openai, project: Path) -> None:
+    fake_openai.script([{"status": 500}, {"status": 500}, {"text": "recovered"}])
+    r = codebot(project, "-p", "hello", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "recovered"
+    assert len(fake_openai.requests) == 3
+
+
+def test_auth_error_is_clear_and_exits_nonzero(fake_openai, project: Path) -> None:
+    fake_openai.script([{"status": 401}])
+    r = codebot(project, "-p", "hello", "--output-format", "json", url=fake_openai.url)
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["is_error"] is True and out["error"]["kind"] == "auth"
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert len(fake_openai.requests) == 1  # never retried
+
+
+def test_offline_review_calls_skill_without_importing_litellm(tmp_path: Path) -> None:
+    code = ("import sys; from codebot.cli import main; rc = main(['-p', 'please review my recent changes', "
+            "'--output-format', 'json']); print('LITELLM' if 'litellm' in sys.modules else 'NO-LITELLM'); sys.exit(rc)")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[-1] == "NO-LITELLM"
+    out = json.loads(lines[0])
+    assert out["model"] == "offline"
+    assert out["tool_calls"][0]["name"] == "Skill" and out["tool_calls"][0]["arguments"]["skill"] == "review"
+
+
+def test_killed_mid_turn_then_continue_keeps_earlier_messages(fake_openai, project: Path) -> None:
+    fake_openai.script([{"text": "noted PARROT"}, {"stall": 60}, {"text": "still here"}])
+    assert codebot(project, "-p", "remember PARROT", url=fake_openai.url).returncode == 0
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "second message", "--continue",
+           "--api-base", fake_openai.url, "--model", "openai/test-model"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    deadline = time.monotonic() + 60
+    while len(fake_openai.requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(fake_openai.requests) == 2, "the second turn never reached the server"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    r = codebot(project, "-p", "third", "--continue", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    messages = json.dumps(fake_openai.requests[-1]["messages"])
+    assert "remember PARROT" in messages and "noted PARROT" in messages and "second message" in messages
