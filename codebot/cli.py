@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow", metavar="PATTERN", action="append", default=[], help="allow a tool without asking, e.g. 'Bash(git diff:*)'")
     parser.add_argument("--deny", metavar="PATTERN", action="append", default=[], help="always deny a tool pattern")
     parser.add_argument("--plain", action="store_true", help="line mode (prompt-toolkit) instead of the full-screen TUI")
+    parser.add_argument("--add-dir", metavar="DIR", type=Path, action="append", default=[],
+                        help="let tools read and write in DIR as well as the project (repeatable)")  # fmt: skip
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     skills = sub.add_parser("skills", help="inspect, validate, invoke and route skills")
@@ -103,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
             return run_print(prompt, settings_from(args), output_format=args.output_format, allow=args.allow,
-                             deny=args.deny, continue_latest=args.continue_, resume_id=args.resume)  # fmt: skip
+                             deny=args.deny, continue_latest=args.continue_, resume_id=args.resume,
+                             extra_dirs=args.add_dir)  # fmt: skip
         print("codebot: the interactive terminal is not available yet; try 'codebot skills list'", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from codebot.agent.approvals import Approvals
 from codebot.agent.protocol import ModelClient
@@ -70,6 +71,7 @@ def build_session(
     allow: Sequence[str] = (),
     deny: Sequence[str] = (),
     resume: ResumeChoice | None = None,
+    extra_dirs: Sequence[Path] = (),
 ) -> Session:
     from codebot.agent.tools.base import ToolRegistry
     from codebot.agent.tools.files import builtin_tools
@@ -99,13 +101,16 @@ def build_session(
     allow_rules = [*(_strs(cfg_rules.get("allow"))), *allow]
     deny_rules = [*(_strs(cfg_rules.get("deny"))), *deny]
     approvals = Approvals(allow=allow_rules, deny=deny_rules)
-    return Session(
+    session = Session(
         settings, catalog, client,
         registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
         transcript=transcript, session_id=session_id, history=history,
         usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
         tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
     )  # fmt: skip
+    if extra_dirs:
+        session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
+    return session
 
 
 def _strs(value: object) -> list[str]:

@@ -25,7 +25,7 @@ def _event_json(e: Any) -> dict[str, Any]:
 
 
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
-              continue_latest: bool = False, resume_id: str | None = None) -> int:  # fmt: skip
+              continue_latest: bool = False, resume_id: str | None = None, extra_dirs=()) -> int:
     from codebot.agent.setup import ResumeChoice, SetupError, build_session
     from codebot.workspace import open_catalog
 
@@ -48,7 +48,7 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
     catalog = open_catalog(settings)
     try:
         session = build_session(settings, catalog, emit=emit, interactive=False, allow=allow, deny=deny,
-                                resume=ResumeChoice(continue_latest, resume_id))  # fmt: skip
+                                resume=ResumeChoice(continue_latest, resume_id), extra_dirs=extra_dirs)  # fmt: skip
     except SetupError as exc:
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
