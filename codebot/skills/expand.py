@@ -28,14 +28,17 @@ OUTPUT_CAP = 30_000
 VARIABLES = ("SKILL_DIR", "SESSION_ID", "PROJECT_DIR")
 
 _PATTERN = re.compile(
-    r"(?P<block>^```![^\n]*\n(?P<block_cmd>.*?)^```[ \t]*$)"
-    r"|(?P<inline>(?:(?<=\s)|^)!`(?P<inline_cmd>[^`\n]+)`)"
+    # The lookahead lets the engine skip every position that cannot start a placeholder:
+    # without it, expanding a 300-line body took ~0.5 ms instead of a few microseconds.
+    r"(?=[`!\\$])"
+    r"(?:(?P<block>^```![^\n]*\n(?P<block_cmd>.*?)^```[ \t]*$)"
+    r"|(?P<inline>(?<!\S)!`(?P<inline_cmd>[^`\n]+)`)"
     r"|(?P<escape>\\\$)"
     r"|(?P<var>\$\{(?:CODEBOT|CLAUDE)_(?P<var_name>SKILL_DIR|SESSION_ID|PROJECT_DIR)\})"
     r"|(?P<all>\$\{ARGUMENTS\}|\$ARGUMENTS(?!\[)(?!\w))"
     r"|(?P<index>\$ARGUMENTS\[(?P<index_n>\d+)\])"
     r"|(?P<pos>(?<![\w$])\$(?P<pos_n>[1-9])(?![\d]|[,.]\d))"
-    r"|(?P<named>\$\{(?P<named_b>[A-Za-z_]\w*)\}|\$(?P<named_p>[A-Za-z_]\w*))",
+    r"|(?P<named>\$\{(?P<named_b>[A-Za-z_]\w*)\}|\$(?P<named_p>[A-Za-z_]\w*)))",
     re.MULTILINE | re.DOTALL,
 )
 
