@@ -7,6 +7,8 @@ watcher thread and the UI can read `catalog.snapshot` at any time without locks.
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -94,6 +96,8 @@ class Catalog:
         self._parsed: dict[str, _Parsed] = {}  # by file path
         self._candidates: dict[str, Candidate] = {}
         self._root_diags: dict[str, list[Diagnostic]] = {}
+        self._order: list[str] | None = None  # candidate keys in precedence order, while the set holds
+        self._dirty = True  # something the snapshot is built from has changed
         self._snapshot = Snapshot(MappingProxyType({}), (), (), self.roots)
 
     @property
@@ -109,11 +113,23 @@ class Catalog:
         t0 = time.perf_counter()
         with self._lock:
             old = self._snapshot
-            if paths is None:
-                self._rescan_all()
-            else:
-                self._rescan_paths([Path(p) for p in paths])
-            new = self._build(old.generation + 1)
+            # Scanning and parsing make many objects and no reference cycles: a collection
+            # triggered half-way would walk the whole heap for nothing.
+            collect = gc.isenabled()
+            gc.disable()
+            try:
+                if paths is None:
+                    self._rescan_all()
+                else:
+                    self._rescan_paths([Path(p) for p in paths])
+            finally:
+                if collect:
+                    gc.enable()
+            if self._dirty:
+                self._dirty = False
+                new = self._build(old.generation + 1)
+            else:  # nothing changed: the same contents under a new generation, no rebuild
+                new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
             self._snapshot = new
             if self._index is not None:
                 self._index.save_if_dirty()
@@ -123,15 +139,25 @@ class Catalog:
     # -- scanning ------------------------------------------------------------------
 
     def _rescan_all(self) -> None:
+        before = set(self._candidates)
+        old_diags = dict(self._root_diags)
         self._candidates.clear()
         self._root_diags.clear()
         for root in self.roots:
             res = discover.scan_root(root)
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
+        if before != self._candidates.keys():
+            self._order = None
+            self._dirty = True
+        if old_diags != self._root_diags:
+            self._dirty = True
         self._parse_candidates()
 
     def _rescan_paths(self, paths: list[Path]) -> None:
+        before = set(self._candidates)
+        old_diags = {k: list(v) for k, v in self._root_diags.items()}
+        touched: set[str] = set()  # keys that may have appeared, changed or gone
         whole: set[Root] = set()
         anchors: dict[Path, Root] = {}
         for p in paths:
@@ -148,21 +174,30 @@ class Catalog:
         for root in whole:
             for k in [k for k, c in self._candidates.items() if c.root == root]:
                 del self._candidates[k]
+                touched.add(k)
             res = discover.scan_root(root)
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
+            touched.update(str(c.path) for c in res.candidates)
         for anchor, root in anchors.items():
             if root in whole or any(_is_below(anchor, a) for a in anchors):
                 continue  # covered by a wider rescan
             prefix = str(anchor) + "/"
             for k in [k for k in self._candidates if k.startswith(prefix)]:
                 del self._candidates[k]
+                touched.add(k)
             res = discover.scan_root(root, start=anchor)
             self._add(res.candidates)
+            touched.update(str(c.path) for c in res.candidates)
             key = str(root.path)
             kept = [d for d in self._root_diags.get(key, []) if not d.path.startswith(prefix)]
             self._root_diags[key] = kept + res.diagnostics
-        self._parse_candidates()
+        if before != self._candidates.keys():
+            self._order = None
+            self._dirty = True
+        if old_diags != self._root_diags:
+            self._dirty = True
+        self._parse_candidates(touched)
 
     def _add(self, candidates: list[Candidate]) -> None:
         for c in candidates:
@@ -176,11 +211,17 @@ class Catalog:
                 best = root
         return best
 
-    def _parse_candidates(self) -> None:
-        live = set(self._candidates)
-        for gone in [k for k in self._parsed if k not in live]:
+    def _parse_candidates(self, only: set[str] | None = None) -> None:
+        """Parse new and changed candidates: all of them, or those whose keys are in `only`."""
+        keys = self._candidates.keys() if only is None else only
+        for gone in [k for k in (self._parsed if only is None else only)
+                     if k in self._parsed and k not in self._candidates]:  # fmt: skip
             del self._parsed[gone]
-        for key, c in self._candidates.items():
+            self._dirty = True
+        for key in list(keys):
+            c = self._candidates.get(key)
+            if c is None:
+                continue
             stamp = stamp_of(c.stat)
             cached = self._parsed.get(key)
             if cached is not None and cached.stamp == stamp and (cached.spec is None or cached.spec.root == c.root):
@@ -195,25 +236,30 @@ class Catalog:
                 if self._index is not None:
                     self._index.put(c, stamp, spec, diags)
             self._parsed[key] = _Parsed(stamp, spec, diags)
+            self._dirty = True
 
     # -- deduplication ---------------------------------------------------------------
 
     def _build(self, generation: int) -> Snapshot:
-        ordered = sorted(self._candidates.values(), key=lambda c: (c.root.rank, c.order))
+        if self._order is None:
+            ordered = sorted(self._candidates.values(), key=lambda c: (c.root.rank, c.order))
+            self._order = [str(c.path) for c in ordered]
+        candidates, parsed_by_key = self._candidates, self._parsed
         winners: dict[str, Spec] = {}
         shadowed: list[Shadowed] = []
         diags: list[Diagnostic] = []
         by_file: dict[tuple[int, int], Spec] = {}
         for d in self._root_diags.values():
             diags.extend(d)
-        for c in ordered:
-            parsed = self._parsed.get(str(c.path))
+        for k in self._order:
+            parsed = parsed_by_key.get(k)
             if parsed is None:
                 continue
             spec = parsed.spec
             if spec is None:
                 diags.extend(parsed.diagnostics)
                 continue
+            c = candidates[k]
             ident = (c.stat.st_dev, c.stat.st_ino)
             first = by_file.get(ident)
             if first is not None:
@@ -272,9 +318,10 @@ def _is_below(p: Path, parent: Path) -> bool:
 def diff(old: Snapshot, new: Snapshot) -> Change:
     added = tuple(k for k in new.skills if k not in old.skills)
     removed = tuple(k for k in old.skills if k not in new.skills)
+    olds = old.skills
     changed = tuple(
         k for k, s in new.skills.items()
-        if k in old.skills and (old.skills[k].stamp != s.stamp or old.skills[k].path != s.path)
+        if (o := olds.get(k)) is not None and o is not s and (o.stamp != s.stamp or o.path != s.path)
     )  # fmt: skip
     return Change(added, removed, changed)
 

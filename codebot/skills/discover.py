@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from codebot.skills.spec import Diagnostic, Root, Severity, Source
@@ -144,14 +145,15 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
                                      "skills root is a file, not a folder",
                                      "point the skills folder setting at a directory"))  # fmt: skip
         return res
-    real_base = Path(os.path.realpath(base))
-    begin = start or base
-    depth0 = len(begin.relative_to(base).parts) if start else 0
-    real_begin = Path(os.path.realpath(begin)) if start else real_base
+    # Strings, not Paths, from here on: building a Path costs microseconds and a big root
+    # has tens of thousands of entries. Only candidates become Paths.
+    begin = str(start or base)
+    depth0 = len(start.relative_to(base).parts) if start else 0
+    real_begin = os.path.realpath(begin)
     # Loops can only come through symbolic links, whose targets are resolved; so the set
     # of real paths seen is enough to visit every folder once, without an extra stat.
-    visited: set[str] = {str(real_begin)}
-    stack: list[tuple[Path, Path, int]] = [(begin, real_begin, depth0)]
+    visited: set[str] = {real_begin}
+    stack: list[tuple[str, str, int]] = [(begin, real_begin, depth0)]
     dirs_seen = 0
     while stack:
         d, real_d, depth = stack.pop()
@@ -165,11 +167,14 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
     return res
 
 
-def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
-              stack: list[tuple[Path, Path, int]], visited: set[str], res: ScanResult) -> None:  # fmt: skip
+_by_name = attrgetter("name")
+
+
+def _scan_dir(root: Root, d: str, real_d: str, depth: int,
+              stack: list[tuple[str, str, int]], visited: set[str], res: ScanResult) -> None:  # fmt: skip
     try:
         with os.scandir(d) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            entries = sorted(it, key=_by_name)
     except OSError as exc:
         res.diagnostics.append(_diag(d, "folder-unreadable", Severity.WARNING,
                                      f"cannot list folder: {exc.strerror or exc}",
@@ -179,9 +184,9 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
     if "pyvenv.cfg" in names:
         return  # a virtualenv: thousands of folders, no skills
     skill_file = "SKILL.md" if "SKILL.md" in names else ("skill.md" if "skill.md" in names else None)
-    subdirs: list[tuple[Path, Path, bool]] = []
+    subdirs: list[tuple[str, str, bool, str]] = []
     for e in entries:
-        p = Path(e.path)
+        p, name = e.path, e.name
         try:
             is_link = e.is_symlink()
             if is_link:
@@ -197,32 +202,37 @@ def _scan_dir(root: Root, d: Path, real_d: Path, depth: int,
         except OSError:
             continue
         if is_dir:
-            if e.name in SKIP_DIRS or depth + 1 > MAX_DEPTH:
+            if name in SKIP_DIRS or depth + 1 > MAX_DEPTH:
                 continue
-            real_sub = Path(os.path.realpath(p)) if is_link else real_d / e.name
-            subdirs.append((p, real_sub, is_link))
-        elif e.name == skill_file or (depth == 0 and _single_file(e.name)):
+            real_sub = os.path.realpath(p) if is_link else os.path.join(real_d, name)
+            subdirs.append((p, real_sub, is_link, name))
+        elif name == skill_file or (depth == 0 and _single_file(name)):
             try:
                 fst = e.stat()
             except OSError as exc:
                 res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
                                              f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
                 continue
-            real = Path(os.path.realpath(p)) if is_link else real_d / e.name
-            res.candidates.append(Candidate(p, real, fst, root, (depth, str(p))))
+            path = Path(p)
+            real_s = os.path.realpath(p) if is_link else os.path.join(real_d, name)
+            real = path if real_s == p else Path(real_s)  # share the object when no link is involved
+            res.candidates.append(Candidate(path, real, fst, root, (depth, p)))
     # Real folders claim their real path before links to them, so a skill is named after
     # its folder, not after a link that happens to sort later.
-    fresh: list[tuple[Path, Path]] = []
-    for p, real_sub, _link in sorted(subdirs, key=lambda s: s[2]):
-        ident = str(real_sub)
-        if ident in visited:
-            res.diagnostics.append(_diag(p, "folder-seen-twice", Severity.INFO,
+    fresh: list[tuple[str, str, bool, str]] = []
+    for sub in sorted(subdirs, key=_is_link) if any(s[2] for s in subdirs) else subdirs:
+        if sub[1] in visited:
+            res.diagnostics.append(_diag(sub[0], "folder-seen-twice", Severity.INFO,
                                          "folder reached twice (symlink); scanned once"))  # fmt: skip
             continue
-        visited.add(ident)
-        fresh.append((p, real_sub))
-    fresh.sort(key=lambda s: s[0].name)
-    stack.extend((p, real_sub, depth + 1) for p, real_sub in reversed(fresh))
+        visited.add(sub[1])
+        fresh.append(sub)
+    fresh.sort(key=_sub_name)
+    stack.extend((p, real_sub, depth + 1) for p, real_sub, _link, _name in reversed(fresh))
+
+
+_is_link = itemgetter(2)
+_sub_name = itemgetter(3)
 
 
 def _single_file(name: str) -> bool:

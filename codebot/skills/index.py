@@ -37,6 +37,7 @@ from codebot.skills.discover import Candidate
 from codebot.skills.spec import EMPTY, Argument, Diagnostic, Root, Spec, Stamp
 
 FORMAT = 1
+FILENAME = "skill-index.json"
 #: Seconds a background save waits, so a burst of edits is written once.
 SAVE_DELAY = 0.5
 
@@ -46,11 +47,14 @@ _SIDE = os.path.join("agents", "openai.yaml")
 _TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "paths", "frontmatter_keys"})
 
 
-def default_path() -> Path:
-    """`$CODEBOT_HOME/cache/skill-index.json` (CODEBOT_HOME defaults to ~/.codebot)."""
-    home = os.environ.get("CODEBOT_HOME")
-    base = Path(home).expanduser() if home else Path.home() / ".codebot"
-    return base / "cache" / "skill-index.json"
+def default_path(home: Path | None = None) -> Path:
+    """`<home>/cache/skill-index.json`; pass `Settings.home`. Without it, `$CODEBOT_HOME`
+    (default `~/.codebot`) as `codebot.config.codebot_home` reads it."""
+    if home is None:
+        from codebot.config import codebot_home
+
+        home = codebot_home()
+    return Path(home) / "cache" / FILENAME
 
 
 def _parser_fingerprint() -> str:
@@ -79,7 +83,9 @@ _root_suffix: dict[Root, str] = {}
 def _key(c: Candidate) -> str:
     suffix = _root_suffix.get(c.root)
     if suffix is None:
-        suffix = _root_suffix[c.root] = f"\x00{','.join(map(str, c.root.rank))}\x00{c.root.plugin or ''}"
+        suffix = _root_suffix[c.root] = (
+            f"\x00{','.join(map(str, c.root.rank))}\x00{c.root.plugin or ''}"
+        )
     return str(c.path) + suffix
 
 
@@ -120,7 +126,9 @@ def _encode_arg(a: Argument) -> list[Any]:
 
 def _decode_arg(v: list[Any]) -> Argument:
     name, description, required, schema = v
-    return Argument(name, description, required, MappingProxyType(schema) if schema is not None else None)
+    return Argument(
+        name, description, required, MappingProxyType(schema) if schema is not None else None
+    )
 
 
 def _plain(v: Any) -> Any:
@@ -173,7 +181,9 @@ def decode_spec(d: Mapping[str, Any], c: Candidate, stamp: Stamp,
             kw[name] = decode(kw[name])
     if diagnostics is not None:
         kw["diagnostics"] = diagnostics
-    return Spec(path=c.path, real_path=c.real_path, dir=c.path.parent, root=c.root, stamp=stamp, **kw)
+    return Spec(
+        path=c.path, real_path=c.real_path, dir=c.path.parent, root=c.root, stamp=stamp, **kw
+    )
 
 
 # -- background writes --------------------------------------------------------------------
@@ -246,7 +256,12 @@ class Index:
             return None
         try:
             s = e["s"]
-            if s[0] != stamp.mtime_ns or s[1] != stamp.size or s[2] != stamp.inode or e.get("o") != _side_stamp(c):
+            if (
+                s[0] != stamp.mtime_ns
+                or s[1] != stamp.size
+                or s[2] != stamp.inode
+                or e.get("o") != _side_stamp(c)
+            ):
                 self.misses += 1
                 return None
             diags = [Diagnostic.from_json(x) for x in e["d"]]
@@ -263,7 +278,9 @@ class Index:
 
     # -- writing ----------------------------------------------------------------------
 
-    def put(self, c: Candidate, stamp: Stamp, spec: Spec | None, diagnostics: list[Diagnostic]) -> None:
+    def put(
+        self, c: Candidate, stamp: Stamp, spec: Spec | None, diagnostics: list[Diagnostic]
+    ) -> None:
         entries = self._ensure_loaded()
         entry: dict[str, Any] = {
             "p": str(c.path),
@@ -346,7 +363,9 @@ class Index:
 
 
 def _exists(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("p"), str) and os.path.exists(entry["p"])
+    return (
+        isinstance(entry, dict) and isinstance(entry.get("p"), str) and os.path.exists(entry["p"])
+    )
 
 
 def _write_atomic(path: Path, doc: dict[str, Any]) -> None:

@@ -93,14 +93,18 @@ def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | 
                          hint="move long material into references/ files next to SKILL.md")  # fmt: skip
     try:
         with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+            # Ask for the size stat gave (+1 to notice growth): `read(MAX_FILE_BYTES + 1)`
+            # allocates and frees a 1 MiB buffer per file, which costs more than the read.
+            data = fh.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += fh.read(MAX_FILE_BYTES + 1 - len(data))
     except OSError as exc:
         return out.error("unreadable", f"cannot read file: {exc.strerror or exc}",
                          hint="check the file's permissions")  # fmt: skip
     if len(data) > MAX_FILE_BYTES:
         return out.error("file-too-large", f"file is over {MAX_FILE_BYTES:,} bytes",
                          hint="move long material into references/ files next to SKILL.md")  # fmt: skip
-    if not data.strip():
+    if not data or data.isspace():  # no copy of the whole file
         return out.error("empty-file", "file is empty",
                          hint="start it with '---', 'name:', 'description:', '---' and a body")  # fmt: skip
     nul = data.find(b"\x00")
@@ -197,7 +201,7 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
             out.add(Severity.WARNING, "tag-in-text", f"{field} contains a <system-reminder> or <skill> tag",
                     lines.get(field, 1), "it is shown to the model escaped; remove it", field)  # fmt: skip
 
-    codex = _read_openai_yaml(path.parent / "agents" / "openai.yaml", out) if not is_single else {}
+    codex = _read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out) if not is_single else {}
     display_name = codex.get("display_name")
     if root.plugin:
         name = f"{root.plugin}:{name}"
@@ -289,8 +293,10 @@ def _argument(name: str, v: Any, warn) -> Argument:
     return Argument(name)
 
 
-def _read_openai_yaml(path: Path, out: _Collector) -> dict[str, Any]:
+def _read_openai_yaml(path: str, out: _Collector) -> dict[str, Any]:
     """Codex's per-skill metadata. Broken or odd files are a warning, never fatal."""
+    if not os.access(path, os.F_OK):
+        return {}  # the usual case, without the cost of a FileNotFoundError
     try:
         with open(path, "rb") as fh:
             text = fh.read(256 * 1024).decode("utf-8")

@@ -106,7 +106,9 @@ def roots(tmp_path: Path) -> list[Root]:
     _write(a / "single.md", PLAIN)
     _write(b / "warny" / "SKILL.md", WARNY)  # shadowed by a/warny
     for i in range(5):
-        _write(b / f"s{i}" / "SKILL.md", f"---\nname: s{i}\ndescription: skill {i}\n---\nbody {i}\n")
+        _write(
+            b / f"s{i}" / "SKILL.md", f"---\nname: s{i}\ndescription: skill {i}\n---\nbody {i}\n"
+        )
     return [
         Root(a, Source.PROJECT, "extra", (0, 1, 0), explicit=True),
         Root(b, Source.USER, "codebot", (1, 0)),
@@ -148,6 +150,7 @@ def _assert_same_catalog(warm: Catalog, cold: Catalog) -> None:
 
 def test_default_path_is_under_codebot_home(tmp_path: Path) -> None:
     assert default_path() == tmp_path / "codebot-home" / "cache" / "skill-index.json"
+    assert default_path(tmp_path / "h") == tmp_path / "h" / "cache" / "skill-index.json"
 
 
 def test_warm_load_equals_cold_parse(roots: list[Root], tmp_path: Path,
@@ -156,7 +159,13 @@ def test_warm_load_equals_cold_parse(roots: list[Root], tmp_path: Path,
     cold.load()
     assert len(cold.snapshot) == 8  # release-notes, warny, single, s0..s4
     rel = cold.snapshot.get("release-notes")
-    assert rel is not None and rel.arguments and rel.extra and rel.metadata and not rel.allow_implicit_invocation
+    assert (
+        rel is not None
+        and rel.arguments
+        and rel.extra
+        and rel.metadata
+        and not rel.allow_implicit_invocation
+    )
     assert rel.arguments[0].schema["minLength"] == 2 and rel.metadata["version"] == "1.10"
     assert cold.snapshot.get("warny").diagnostics  # warnings survive the round trip
     assert any(d.code == "yaml-syntax" for d in cold.snapshot.diagnostics)
@@ -193,7 +202,9 @@ def test_edited_file_is_parsed_again(roots: list[Root], tmp_path: Path,
     Catalog(roots, index=Index(path)).load()
     target = roots[1].path / "s3" / "SKILL.md"
     st = target.stat()
-    target.write_text("---\nname: s3\ndescription: edited description\n---\nnew body\n", encoding="utf-8")
+    target.write_text(
+        "---\nname: s3\ndescription: edited description\n---\nnew body\n", encoding="utf-8"
+    )
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # coarse mtime clocks
 
     calls = _count_parses(monkeypatch)
@@ -227,7 +238,13 @@ def test_changed_openai_yaml_invalidates_the_entry(roots: list[Root], tmp_path: 
 
 def test_corrupt_index_is_ignored(roots: list[Root], tmp_path: Path) -> None:
     path = tmp_path / "skill-index.json"
-    for junk in (b"{not json", b"\xff\xfe\x00garbage", b"[1, 2, 3]", b'{"header": 1, "entries": []}', b""):
+    for junk in (
+        b"{not json",
+        b"\xff\xfe\x00garbage",
+        b"[1, 2, 3]",
+        b'{"header": 1, "entries": []}',
+        b"",
+    ):
         path.write_bytes(junk)
         index = Index(path)
         cat = Catalog(roots, index=index)
@@ -252,7 +269,9 @@ def test_malformed_entries_are_misses(roots: list[Root], tmp_path: Path) -> None
     _assert_same_catalog(warm, cold)
 
 
-def test_other_version_is_ignored(roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_version_is_ignored(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
     doc = json.loads(path.read_text())
@@ -287,7 +306,9 @@ def test_vanished_files_are_dropped_on_save(roots: list[Root], tmp_path: Path) -
     assert not any("/s0/" in e["p"] or "/s1/" in e["p"] for e in entries.values())
 
 
-def test_reload_after_edit_is_saved(roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reload_after_edit_is_saved(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     index = Index(path)
     cat = Catalog(roots, index=index)
