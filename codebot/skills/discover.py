@@ -19,7 +19,8 @@ from pathlib import Path
 from codebot.skills.spec import Diagnostic, Root, Severity, Source
 
 MAX_DEPTH = 6
-MAX_DIRS = 2000
+MAX_DIRS = 2000  # folders per root that hold no skill
+DIRS_PER_SKILL = 4  # extra folders allowed for every skill found
 FAMILIES = (("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude"))
 # Folders that never hold skills and can be huge. Other hidden folders ARE scanned:
 # openai/skills keeps real skills under `.curated/`, `.system/` and `.experimental/`.
@@ -158,9 +159,12 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
     while stack:
         d, real_d, depth = stack.pop()
         dirs_seen += 1
-        if dirs_seen > MAX_DIRS:
+        # The limit guards against pointing codebot at a huge tree (a home folder). A
+        # root that really holds skills earns room for each one and its scripts/,
+        # references/ and assets/ folders, so 10,000 skills in one root still load.
+        if dirs_seen > MAX_DIRS + DIRS_PER_SKILL * len(res.candidates):
             res.diagnostics.append(_diag(base, "scan-limit", Severity.WARNING,
-                                         f"stopped after {MAX_DIRS} folders; some skills may be missing",
+                                         f"stopped after {dirs_seen - 1} folders; some skills may be missing",
                                          "point codebot at a smaller folder"))  # fmt: skip
             break
         _scan_dir(root, d, real_d, depth, stack, visited, res)

@@ -323,6 +323,7 @@ def test_scan_descends_six_folders_and_no_further(skills_root, write_skill):
 
 def test_scan_stops_after_the_folder_limit_with_a_warning(skills_root, write_skill, monkeypatch):
     monkeypatch.setattr(discover, "MAX_DIRS", 5)
+    monkeypatch.setattr(discover, "DIRS_PER_SKILL", 0)
     for i in range(10):
         write_skill(skills_root, f"s{i}", "description: x")
     res = scan_root(Root(skills_root, Source.PROJECT, "codebot", (0,)))
@@ -333,6 +334,23 @@ def test_scan_stops_after_the_folder_limit_with_a_warning(skills_root, write_ski
         Severity.WARNING,
         str(skills_root),
     )
+
+
+def test_folder_limit_grows_with_the_skills_found(skills_root, write_skill, monkeypatch):
+    monkeypatch.setattr(discover, "MAX_DIRS", 5)
+    for i in range(30):
+        write_skill(skills_root, f"s{i}", "description: x")
+        (skills_root / f"s{i}" / "scripts").mkdir()
+    res = scan_root(Root(skills_root, Source.PROJECT, "codebot", (0,)))
+    assert len(res.candidates) == 30 and res.diagnostics == []
+
+
+def test_a_tree_without_skills_stops_at_the_limit(skills_root, monkeypatch):
+    monkeypatch.setattr(discover, "MAX_DIRS", 5)
+    for i in range(20):
+        (skills_root / f"empty{i}").mkdir(parents=True)
+    res = scan_root(Root(skills_root, Source.PROJECT, "codebot", (0,)))
+    assert [d.code for d in res.diagnostics] == ["scan-limit"]
 
 
 def test_scan_can_start_below_the_root(skills_root, write_skill):
