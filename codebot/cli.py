@@ -107,8 +107,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_print(prompt, settings_from(args), output_format=args.output_format, allow=args.allow,
                              deny=args.deny, continue_latest=args.continue_, resume_id=args.resume,
                              extra_dirs=args.add_dir)  # fmt: skip
-        print("codebot: the interactive terminal is not available yet; try 'codebot skills list'", file=sys.stderr)
-        return 2
+        import os
+
+        from codebot.agent.setup import ResumeChoice
+        from codebot.commands.skills import settings_from
+        from codebot.ui.line import run_line, should_use_line_mode
+
+        settings = settings_from(args)
+        resume = ResumeChoice(args.continue_, args.resume)
+        if args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin):
+            return run_line(settings, allow=args.allow, deny=args.deny, resume=resume)
+        from codebot.ui.tui import run_tui
+
+        return run_tui(settings, allow=args.allow, deny=args.deny, resume=resume)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
