@@ -1,0 +1,77 @@
+"""The full-screen terminal UI (Textual).
+
+`run_tui` is the entry point. textual is imported inside it (and only in this package),
+so importing `codebot.ui.tui` costs nothing and other commands never load textual.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from codebot.config import Settings
+
+EXIT_AFTER_PAINT = "CODEBOT_EXIT_AFTER_PAINT"
+
+
+def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume=None) -> int:
+    """Run the TUI until the person quits; the exit code. `resume` is a ResumeChoice or None.
+
+    The screen is painted before the session is built (its imports and the catalog load
+    happen in a thread right after), unless resuming, which is checked first.
+
+    With CODEBOT_EXIT_AFTER_PAINT=1 it quits once painted and ready, printing
+    `{"first_paint_ms": N, "ready_ms": R, "painted_at": T}` (for bench/startup.py): N and
+    R count from the first import of codebot, T is `time.monotonic()` at the first frame.
+    """
+    _log_to(settings.home / "debug.log")
+
+    def make_controller():
+        from codebot.ui.controller import Controller
+
+        return Controller(settings, interactive=True, allow=allow, deny=deny, resume=resume)
+
+    controller = None
+    if resume is not None and (resume.continue_latest or resume.session_id):
+        # A wrong session id should be a plain error before the screen changes.
+        from codebot.agent.setup import SetupError
+
+        try:
+            controller = make_controller()
+        except SetupError as exc:
+            print(f"codebot: {exc}", file=sys.stderr)
+            return 2
+    from codebot.ui.tui.app import CodebotApp
+
+    exit_after_paint = os.environ.get(EXIT_AFTER_PAINT) == "1"
+    app = CodebotApp(controller, settings=settings, make_controller=make_controller,
+                     exit_after_paint=exit_after_paint)  # fmt: skip
+    try:
+        code = app.run()
+    finally:
+        if app.controller is not None:
+            app.controller.close()
+    if exit_after_paint:
+        print(json.dumps({"first_paint_ms": app.first_paint_ms, "ready_ms": app.ready_ms,
+                          "painted_at": app.painted_at}), flush=True)  # fmt: skip
+    return code if isinstance(code, int) else (app.return_code or 0)
+
+
+def _log_to(path: Path) -> None:
+    """Send codebot's log records to $CODEBOT_HOME/debug.log (never the terminal the UI owns)."""
+    logger = logging.getLogger("codebot")
+    if any(isinstance(h, logging.FileHandler) for h in logger.handlers):
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

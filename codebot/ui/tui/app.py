@@ -1,0 +1,329 @@
+"""The Textual app: lays out the widgets, pumps session events into them, and turns keys
+into Controller calls. No loop logic lives here: a turn is `controller.run_turn` running
+as a worker, and everything it does arrives as typed events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
+
+from codebot.agent import events as ev
+from codebot.agent.protocol import Usage
+from codebot.config import Settings
+from codebot.ui import commands
+from codebot.ui.tui.completer import Completer
+from codebot.ui.tui.conversation import Conversation
+from codebot.ui.tui.history import History
+from codebot.ui.tui.palette import CodebotCommands
+from codebot.ui.tui.prompt import CompletionMenu, PromptArea
+from codebot.ui.tui.startup import StartupMixin
+from codebot.ui.tui.status import Status, StatusBar, context_text
+
+log = logging.getLogger("codebot.tui")
+QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
+NOT_WHILE_BUSY = frozenset({"clear", "model", "reload"})
+
+
+class _TurnDone:
+    """Queued after a turn's last event, so `busy` clears once everything is on screen."""
+
+
+class CodebotApp(StartupMixin, App[int]):
+    """Give it a Controller, or `settings` and `make_controller` to build one in a thread
+    after the first frame (the controller's imports and catalog load then cost no paint time).
+    """
+
+    TITLE = "codebot"
+    COMMANDS = App.COMMANDS | {CodebotCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "interrupt", "cancel the turn / quit", priority=True, show=False),
+        Binding("ctrl+d", "quit_now", "quit", priority=True, show=False),
+    ]
+    CSS = "Screen { layout: vertical; }"
+
+    def __init__(self, controller: Any = None, *, settings: Settings | None = None,
+                 make_controller: Callable[[], Any] | None = None, watch_skills: bool = True,
+                 exit_after_paint: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        if controller is None and (settings is None or make_controller is None):
+            raise TypeError("CodebotApp needs a controller, or settings and make_controller")
+        self.controller = controller
+        self.settings: Settings = settings or controller.settings
+        self._make_controller = make_controller
+        self.watch_skills = watch_skills
+        #: Quit once painted and ready (CODEBOT_EXIT_AFTER_PAINT=1, for bench/startup.py).
+        self.exit_after_paint = exit_after_paint
+        #: Milliseconds from `codebot.STARTED_AT` to the first frame, and to a working session.
+        self.first_paint_ms: int | None = None
+        self.ready_ms: int | None = None
+        #: `time.monotonic()` at the first frame: system-wide on Linux, so a parent process
+        #: can measure from the moment it spawned this one.
+        self.painted_at: float | None = None
+        self.busy = False
+        self._events: asyncio.Queue[Any] = asyncio.Queue()  # remade in on_mount, on the app's loop
+        self._controller_ready = asyncio.Event()
+        self._turn: Worker | None = None
+        self._warm_worker: Worker | None = None
+        self._warm = True
+        self._painted = False
+        self._quit_armed_at = -QUIT_WINDOW
+        self._skill: tuple[str, str] | None = None  # (skill, model) while a skill's model applies
+        self._approval: Any = None
+        self._watcher: Any = None
+        self._ui_thread = threading.get_ident()
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        menu = CompletionMenu(id="menu")
+        yield Conversation(id="conversation")
+        yield menu
+        yield PromptArea(Completer(self._completions, self.settings.project_dir),
+                         History(self.settings.home / "history"), menu, id="prompt")  # fmt: skip
+        yield StatusBar(id="status")
+
+    def _completions(self, prefix: str) -> list[commands.Completion]:
+        return self.controller.completions(prefix) if self.controller is not None else []
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    @property
+    def prompt(self) -> PromptArea:
+        return self.query_one(PromptArea)
+
+    async def on_mount(self) -> None:
+        self._ui_thread = threading.get_ident()
+        self._events = asyncio.Queue()
+        self._controller_ready = asyncio.Event()
+        if self.is_headless:
+            self.prompt.cursor_blink = False  # a blinking cursor makes snapshots flaky
+        self.prompt.focus()
+        self.run_worker(self._pump(), name="events", group="events", exit_on_error=False)
+        self.call_after_refresh(self._first_paint)
+        if self.controller is not None:
+            await self._attach_controller(self.controller)
+        else:
+            self.update_status()
+
+    def on_unmount(self) -> None:
+        self._stop_watcher()
+
+    # -- status -----------------------------------------------------------------------------
+
+    def update_status(self, with_context: bool | None = None) -> None:
+        c = self.controller
+        bar = self.query_one(StatusBar)
+        if c is None:
+            bar.status = Status("starting…", busy=self.busy)
+            return
+        context = bar.status.context
+        if with_context or (with_context is None and self._painted):
+            # The litellm client learns its context window by importing litellm: only once warm.
+            fraction = c.context_fraction() if self._warm else None
+            context = context_text(fraction, sum(c.context_chars().values()))
+        skill, model = self._skill or (None, None)
+        bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy)
+
+    def context_window(self) -> int | None:
+        if self.controller is None or not self._warm:
+            return None
+        return self.controller.session.client.context_window
+
+    # -- events from the session --------------------------------------------------------------
+
+    def _emit(self, event: Any) -> None:
+        """The session's emit: queue the event for the pump (from any thread)."""
+        if threading.get_ident() == self._ui_thread:
+            self._events.put_nowait(event)
+        else:
+            self.call_from_thread(self._events.put_nowait, event)
+
+    async def _pump(self) -> None:
+        while True:
+            event = await self._events.get()
+            try:
+                await self._render_event(event)
+            except Exception as exc:  # a display problem must not end the session
+                log.exception("rendering %r", event)
+                self.notify(f"display error: {exc}", severity="error")
+            finally:
+                self._events.task_done()
+
+    async def _render_event(self, event: Any) -> None:
+        # Loaded with the controller, so off the paint path.
+        from codebot.agent.approvals import ApprovalRequest
+
+        if isinstance(event, ApprovalRequest):
+            self._ask(event)
+            return
+        if isinstance(event, _TurnDone):
+            self.busy = False
+            self._dismiss_approval()
+            self.update_status()
+            return
+        model = (event.delta or {}).get("model") if isinstance(event, ev.SkillActivated) else None
+        if model and event.depth == 0 and event.mode == "inline":
+            self._skill = (event.name, model)
+            self.update_status()
+        if isinstance(event, ev.TurnEnded):
+            self._skill = None
+            self._dismiss_approval()
+        await self.conversation.show(event)
+
+    def _ask(self, request: Any) -> None:
+        from codebot.agent.approvals import ApprovalAnswer
+        from codebot.ui.tui.approval import ApprovalScreen
+
+        def answered(answer: ApprovalAnswer | None) -> None:
+            self._approval = None
+            if request.future is not None and not request.future.done():
+                request.future.set_result(answer or ApprovalAnswer.DENY)
+
+        self._approval = ApprovalScreen(request)
+        self.push_screen(self._approval, answered)
+
+    def _dismiss_approval(self) -> None:
+        if self._approval is not None and self._approval.is_active:
+            self._approval.action_answer("deny")
+        self._approval = None
+
+    async def settled(self) -> None:
+        """Wait until the running turn is over and all its events are on screen (for tests)."""
+        if self._turn is not None:
+            try:
+                await self._turn.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass  # shown in the conversation already
+        await self._events.join()
+
+    # -- input ------------------------------------------------------------------------------
+
+    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
+        if self.controller is None:  # sent in the first instants: the session is being built
+            self.run_worker(self._submit_when_ready(self.prompt.take()), exit_on_error=False)
+            return
+        if commands.parse(message.text).kind != "builtin" and self.busy:
+            self.notify("A turn is running: wait for it, or press Ctrl+C to cancel it.", severity="warning")
+            return
+        await self.submit(self.prompt.take())
+
+    async def _submit_when_ready(self, text: str) -> None:
+        await self._controller_ready.wait()
+        await self.submit(text)
+
+    async def submit(self, text: str) -> None:
+        """Run a built-in, or start a turn with the text (a message or a `/skill`)."""
+        parsed = commands.parse(text)
+        if parsed.kind == "builtin":
+            await self.run_builtin(parsed.name, parsed.args)
+            return
+        await self.conversation.add_user(text)
+        self.start_turn(text)
+
+    def on_option_list_option_selected(self, event: CompletionMenu.OptionSelected) -> None:
+        if isinstance(event.option_list, CompletionMenu):
+            self.prompt.accept(event.option_index)
+            self.prompt.focus()
+
+    def start_turn(self, text: str) -> None:
+        self.busy = True
+        self._quit_armed_at = -QUIT_WINDOW
+        self.update_status()
+        self._turn = self.run_worker(self._run_turn(text), name="turn", group="turn", exit_on_error=False)
+
+    async def _run_turn(self, text: str) -> None:
+        try:
+            if self._warm_worker is not None and not self._warm:
+                self.notify("Loading the model library…")
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):  # the turn will say what is wrong
+                    await self._warm_worker.wait()
+            await self.controller.run_turn(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("turn failed")
+            self._emit(ev.ErrorEvent(f"Something went wrong: {type(exc).__name__}: {exc}", "internal"))
+            self._emit(ev.TurnEnded(Usage(), error=str(exc)))
+        finally:
+            self._emit(_TurnDone())
+
+    async def run_builtin(self, name: str, args: str = "") -> None:
+        if name in NOT_WHILE_BUSY and self.busy:
+            self.notify(f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning")
+            return
+        await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")
+        if name in ("model", "reload"):  # may import a client or rescan folders: off the loop
+            reply = await asyncio.to_thread(self.controller.builtin, name, args)
+        else:
+            reply = self.controller.builtin(name, args)
+        if reply.action == "exit":
+            self.exit(0)
+            return
+        if reply.action == "clear":
+            await self.conversation.clear()
+        if reply.action == "skills":
+            from codebot.ui.tui.skills_screen import SkillsScreen
+
+            await self.push_screen(SkillsScreen(self.controller, reply.text, self.context_window()))
+        elif reply.text:
+            await self.conversation.add_line(reply.text)
+        if name == "reload":
+            self.notify(reply.text, title="skills")
+            self._refresh_skills()
+        if name == "model" and args:
+            self.start_warm_up_if_needed()
+        self.update_status()
+
+    def pick_command(self, completion: commands.Completion) -> None:
+        """From the palette: run a built-in; put a skill in the prompt for its arguments."""
+        if completion.kind == "builtin":
+            self.run_worker(self.run_builtin(completion.name), exit_on_error=False)
+            return
+        self.prompt.load_text(f"/{completion.name} ")
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()
+
+    # -- skills changed ------------------------------------------------------------------
+
+    def _refresh_skills(self) -> None:
+        reload_rows = getattr(self.screen, "reload_rows", None)  # the skills browser is open
+        if reload_rows is not None:
+            reload_rows()
+        if self.prompt.menu.is_open:
+            self.prompt.refresh_menu()
+        self.update_status()
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        if self.busy and self._turn is not None and self._turn.is_running:
+            self._turn.cancel()
+            return
+        if self.prompt.text:  # first clear what was typed; quitting takes two more
+            self.prompt.clear()
+            self.prompt.menu.close()
+            self._quit_armed_at = -QUIT_WINDOW
+            return
+        now = time.monotonic()
+        if now - self._quit_armed_at < QUIT_WINDOW:
+            self.exit(0)
+            return
+        self._quit_armed_at = now
+        self.notify("Press Ctrl+C again to quit (or Ctrl+D).")
+
+    def action_quit_now(self) -> None:
+        if self._turn is not None and self._turn.is_running:
+            self._turn.cancel()
+        self.exit(0)

@@ -1,0 +1,150 @@
+"""The conversation view: renders the session's typed events, nothing more.
+
+One `Markdown` widget per assistant response, written through a `MarkdownStream` so a
+long streamed answer is appended in batches instead of re-rendered per token.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Collapsible, Static
+
+from codebot.agent import events as ev
+from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
+
+if TYPE_CHECKING:  # the Markdown widget (markdown-it) loads after the first paint
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
+RESULT_MAX_CHARS = 20_000  # a huge tool result is cut for display (the model saw it all)
+
+
+class ToolCall(Vertical):
+    """A tool call: its name and arguments, then its result, collapsed."""
+
+    DEFAULT_CSS = """
+    ToolCall { height: auto; margin: 0 0 0 2; }
+    ToolCall > .tool-head { color: $text-muted; }
+    ToolCall Collapsible { border: none; padding: 0; margin: 0 0 0 2; }
+    ToolCall Collapsible > Contents { padding: 0 0 0 2; }
+    ToolCall.-error .tool-head, ToolCall.-denied .tool-head { color: $warning; }
+    """
+
+    def __init__(self, event: ev.ToolStarted) -> None:
+        super().__init__(classes="nested" if event.depth else "")
+        self.event = event
+
+    def compose(self):
+        e = self.event
+        head = Text.assemble(("↳ " if e.depth else "⚙ ", "bold"), (e.name, "bold"), "  ",
+                             tool_args(e.name, e.arguments))  # fmt: skip
+        yield Static(head, classes="tool-head")
+
+    async def finish(self, event: ev.ToolFinished) -> None:
+        self.add_class(f"-{event.status}")
+        content = event.content
+        if len(content) > RESULT_MAX_CHARS:
+            content = content[:RESULT_MAX_CHARS] + f"\n[... {len(event.content) - RESULT_MAX_CHARS} more characters]"
+        short = event.status != "ok" and content.count("\n") < 3
+        body = Static(Text(content or "(no output)"), classes="tool-result")
+        await self.mount(Collapsible(body, title=f"result · {tool_status(event)}", collapsed=not short))
+
+
+class Conversation(VerticalScroll):
+    DEFAULT_CSS = """
+    Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    Conversation > .user { margin: 1 0 0 0; padding: 0 1; background: $boost; color: $text; }
+    Conversation > .notice { color: $text-muted; margin: 1 0 0 0; }
+    Conversation > .warning { color: $warning; margin: 1 0 0 0; }
+    Conversation > .error { color: $error; margin: 1 0 0 0; }
+    Conversation > .skill { color: $accent; margin: 1 0 0 0; }
+    Conversation > .skill.nested { margin: 0 0 0 2; }
+    Conversation > Markdown { margin: 1 0 0 0; padding: 0; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._md: Markdown | None = None
+        self._stream: MarkdownStream | None = None
+        self._tools: dict[str, ToolCall] = {}
+
+    def mount(self, *widgets, **kwargs):
+        self.call_after_refresh(self._follow)
+        return super().mount(*widgets, **kwargs)
+
+    def _follow(self) -> None:
+        # Anchor (stay at the bottom while content grows, until the person scrolls up) only
+        # once the content overflows: an anchored view bottom-aligns short content.
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
+
+    async def show(self, event: Any) -> None:
+        """Render one session event (events from sub-agents show their tools and skills only)."""
+        if isinstance(event, ev.TextDelta):
+            if event.depth == 0:
+                await self.stream(event.text)
+        elif isinstance(event, ev.AssistantText):
+            if event.depth == 0:
+                await self.end_stream(event.text)
+        elif isinstance(event, ev.ToolStarted):
+            await self.end_stream()
+            view = ToolCall(event)
+            self._tools[event.call_id] = view
+            await self.mount(view)
+        elif isinstance(event, ev.ToolFinished):
+            view = self._tools.pop(event.call_id, None)
+            if view is not None:
+                await view.finish(event)
+        elif isinstance(event, ev.SkillActivated):
+            await self.end_stream()
+            await self.add_line(("↳ " if event.depth else "◆ ") + skill_line(event),
+                                "skill nested" if event.depth else "skill")  # fmt: skip
+        elif isinstance(event, ev.Notice):
+            await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
+        elif isinstance(event, ev.ErrorEvent):
+            await self.end_stream()
+            await self.add_line("✗ " + error_line(event), "error")
+        elif isinstance(event, ev.TurnEnded):
+            await self.end_stream()
+            if event.cancelled:
+                await self.add_line("cancelled", "warning")
+
+    async def add_user(self, text: str) -> None:
+        await self.end_stream()
+        await self.mount(Static(Text("› " + text), classes="user"))
+
+    async def add_line(self, text: str, classes: str = "notice") -> None:
+        await self.mount(Static(Text(text), classes=classes))
+
+    async def add_markdown(self, text: str) -> None:
+        from textual.widgets import Markdown
+
+        await self.mount(Markdown(text))
+
+    async def stream(self, text: str) -> None:
+        from textual.widgets import Markdown
+
+        if self._stream is None:
+            self._md = Markdown()
+            await self.mount(self._md)
+            self._stream = Markdown.get_stream(self._md)
+        await self._stream.write(text)
+        if not self.is_anchored:
+            self.call_after_refresh(self._follow)
+
+    async def end_stream(self, full_text: str | None = None) -> None:
+        """Finish the response being streamed; with no stream, show `full_text` whole."""
+        if self._stream is not None:
+            stream, self._stream, self._md = self._stream, None, None
+            await stream.stop()
+        elif full_text:
+            await self.add_markdown(full_text)
+
+    async def clear(self) -> None:
+        await self.end_stream()
+        self._tools.clear()
+        await self.remove_children()
+        self.anchor(False)

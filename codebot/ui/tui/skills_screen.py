@@ -1,0 +1,172 @@
+"""The skills browser: filter, source tags, state, listing cost, shadowing, diagnostics,
+and per-skill overrides saved to config (`o` cycles on → off → user-only → model-only →
+name-only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from codebot.skills.discover import bundled_dir
+from codebot.skills.listing import truncate
+from codebot.ui.tui.rows import Row, current_listing, filter_rows, next_override, skill_rows
+
+STATE_STYLES = {"on": "green", "off": "red", "user-only": "yellow", "model-only": "cyan",
+                "name-only": "magenta", "shadowed": "dim"}  # fmt: skip
+HELP = "type to filter · ↓ to the table · o cycles on/off/user-only/model-only/name-only · Esc closes"
+
+
+class SkillsScreen(Screen[None]):
+    DEFAULT_CSS = """
+    SkillsScreen { layout: vertical; }
+    SkillsScreen > .head { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    SkillsScreen Input { margin: 0 1; }
+    SkillsScreen DataTable { height: 1fr; margin: 0 1; }
+    SkillsScreen #details { height: auto; max-height: 12; padding: 0 1; border-top: solid $panel; }
+    SkillsScreen > .help { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "close"),
+        Binding("ctrl+o", "cycle", "cycle override", priority=True),
+    ]
+
+    def __init__(self, controller, query: str = "", context_window: int | None = None) -> None:
+        super().__init__()
+        self.controller = controller
+        self.query_text = query
+        self.context_window = context_window
+        self.rows: list[Row] = []
+        self.shown: list[Row] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="head", id="head")
+        yield Input(self.query_text, placeholder="filter skills…", id="filter")
+        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="table")
+        table.add_column("Name", key="name")
+        table.add_column("Source", key="source")
+        table.add_column("State", key="state")
+        table.add_column("Listing", key="cost")
+        table.add_column("Description", key="description")
+        yield table
+        with Vertical(id="details"):
+            yield Static("", id="detail-text")
+        yield Static(HELP, classes="help")
+
+    def on_mount(self) -> None:
+        if self.app.is_headless:
+            self.query_one(Input).cursor_blink = False
+        self.reload_rows()
+        self.query_one(Input).focus()
+
+    # -- data ------------------------------------------------------------------------------
+
+    def reload_rows(self) -> None:
+        c = self.controller
+        snapshot = c.catalog.snapshot
+        self.rows = skill_rows(snapshot, c.settings, home=Path.home(), bundled=bundled_dir())
+        self.listing = current_listing(c.session, self.context_window)
+        problems = len(snapshot.diagnostics) + sum(len(r.problems) for r in self.rows)
+        shadowed = sum(1 for r in self.rows if r.shadowed_by)
+        self.query_one("#head", Static).update(
+            f"Skills · {len(snapshot)} loaded · listing {self.listing.chars:,} of {self.listing.budget:,} chars"
+            f" (skills {sum(r.cost for r in self.rows):,}) · {shadowed} shadowed · {problems} problems")
+        self.apply_filter()
+
+    def apply_filter(self, keep: str | None = None) -> None:
+        table = self.query_one(DataTable)
+        keep = keep or self._current_key()
+        self.shown = filter_rows(self.rows, self.query_one(Input).value)
+        table.clear()
+        cut = set(self.listing.cut)
+        used = sum(max((len(getattr(r, f)) for r in self.rows), default=0) for f in ("name", "source", "state"))
+        room = max(20, self.app.size.width - used - 20)  # the description takes what is left
+        for row in self.shown:
+            cost = "—" if not row.cost else f"{row.cost}{' cut' if row.name in cut else ''}"
+            state = Text(row.state, style=STATE_STYLES.get(row.state.split(" ")[0], ""))
+            table.add_row(row.name, row.source, state, cost, truncate(row.description, room), key=row.key)
+        index = next((i for i, r in enumerate(self.shown) if r.key == keep), 0)
+        if self.shown:
+            table.move_cursor(row=index)
+        self.show_details()
+
+    def _current_key(self) -> str | None:
+        row = self.current_row()
+        return row.key if row else None
+
+    def current_row(self) -> Row | None:
+        table = self.query_one(DataTable)
+        if not self.shown or table.cursor_row is None or not 0 <= table.cursor_row < len(self.shown):
+            return None
+        return self.shown[table.cursor_row]
+
+    def show_details(self) -> None:
+        row = self.current_row()
+        text = Text()
+        if row is not None:
+            text.append(f"{row.name}", style="bold")
+            text.append(f"  {row.source} · {row.path}\n")
+            if row.editable:
+                text.append(f"state {row.state} (o to change) · ")
+            text.append(f"listing {row.cost} chars\n" if row.cost else "not in the model's listing\n")
+            if row.line:
+                text.append(row.line + "\n", style="dim")
+            if row.shadowed_by:
+                text.append(f"shadowed by {row.shadowed_by}\n", style="yellow")
+            for s in row.shadows:
+                text.append(f"shadows {s}\n", style="dim")
+            for p in row.problems:
+                text.append(p + "\n", style="red")
+        diags = self.controller.catalog.snapshot.diagnostics
+        if diags:
+            text.append(f"catalog: {len(diags)} problem(s)\n", style="bold red")
+            for d in diags[:5]:
+                text.append("  " + d.format() + "\n", style="red")
+        text.rstrip()
+        self.query_one("#detail-text", Static).update(text)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.apply_filter()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_details()
+
+    def on_key(self, event: events.Key) -> None:
+        table = self.query_one(DataTable)
+        if self.focused is self.query_one(Input) and event.key in ("down", "enter", "tab"):
+            table.focus()
+            event.stop()
+        elif self.focused is table and event.key == "o":
+            self.action_cycle()
+            event.stop()
+        elif self.focused is table and event.is_printable and event.character:
+            box = self.query_one(Input)
+            box.focus()
+            box.insert_text_at_cursor(event.character)
+            event.stop()
+
+    def action_cycle(self) -> None:
+        row = self.current_row()
+        if row is None or not row.editable:
+            self.app.notify("a shadowed skill has no override of its own", severity="warning")
+            return
+        value = next_override(self.controller.override_of(row.spec.key))
+        try:
+            self.controller.set_override(row.spec.key, value)
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        self.reload_rows()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

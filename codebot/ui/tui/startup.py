@@ -1,0 +1,160 @@
+"""Start-up and background services for the app: first paint, the controller (built after
+the first frame when the app is given a factory), litellm warm-up, the skill watcher and
+hot reload. A mixin for `CodebotApp`, split out to keep each file about one thing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.worker import Worker, WorkerState
+
+import codebot
+from codebot.ui.controller import format_change
+
+log = logging.getLogger("codebot.tui")
+
+
+def needs_warm_up(client: Any) -> bool:
+    """Only the litellm client imports litellm (seconds) on first use; offline and scripted
+    clients never do."""
+    return not getattr(client, "offline", False) and type(client).__module__ == "codebot.agent.model"
+
+
+def _warm_up() -> None:
+    from codebot.agent import model
+
+    warm = getattr(model, "warm_up", None)
+    if warm is not None:
+        warm()
+
+
+def _build(factory: Any) -> Any:
+    controller = factory()
+    import textual.widgets._markdown  # noqa: F401  (the first answer will need it: load it now, off the loop)
+
+    return controller
+
+
+class StartupMixin:
+    """Expects the attributes `CodebotApp.__init__` sets."""
+
+    # -- first paint and the controller -----------------------------------------------------
+
+    def _first_paint(self) -> None:
+        if self._painted:
+            return
+        self._painted = True
+        self.painted_at = time.monotonic()
+        self.first_paint_ms = round((time.perf_counter() - codebot.STARTED_AT) * 1000)
+        log.info("started in %d ms (first paint)", self.first_paint_ms)
+        if self.controller is None:
+            self.run_worker(lambda: _build(self._make_controller), name="setup", thread=True, exit_on_error=False)
+        else:
+            self._started()
+
+    async def _attach_controller(self, controller: Any) -> None:
+        """The controller exists: connect it and show what depends on it."""
+        self.controller = controller
+        self._warm = not needs_warm_up(controller.session.client)
+        controller.set_emit(self._emit)
+        self._controller_ready.set()
+        self.update_status()
+        await self._welcome()
+        if self._painted:
+            self._started()
+
+    def _started(self) -> None:
+        """Painted and attached: measure, then start what may take its time."""
+        self.ready_ms = round((time.perf_counter() - codebot.STARTED_AT) * 1000)
+        if self.ready_ms != self.first_paint_ms:
+            log.info("ready in %d ms", self.ready_ms)
+        if self.exit_after_paint:
+            self.exit(0)
+            return
+        self.update_status(with_context=True)
+        if not self._warm:
+            self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
+        if self.watch_skills:
+            self._start_watcher()
+
+    async def _welcome(self) -> None:
+        c = self.controller
+        project = str(c.settings.project_dir).replace(str(Path.home()), "~", 1)
+        await self.conversation.add_line(f"codebot {codebot.__version__} · {project} · "
+                                         f"{c.skill_count()} skills · /help for commands and keys")  # fmt: skip
+        if c.offline:
+            from codebot.agent.offline import HOW_TO
+
+            await self.conversation.add_line("No model is configured, so codebot runs offline. " + HOW_TO, "warning")
+        for warning in (*c.settings.warnings, *c.session.approvals.warnings):
+            await self.conversation.add_line(warning, "warning")
+
+    def start_warm_up_if_needed(self) -> None:
+        """After /model: a litellm client needs litellm loaded before its first turn."""
+        self._warm = self._warm or not needs_warm_up(self.controller.session.client)
+        if not self._warm and self._warm_worker is None:
+            self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
+
+    # -- skill watcher and reload -----------------------------------------------------------
+
+    def _start_watcher(self) -> None:
+        try:
+            from codebot.skills.watch import SkillWatcher
+        except ImportError:
+            return
+        try:
+            self._watcher = SkillWatcher(self.controller.catalog, self._watched)
+        except Exception:
+            log.exception("skill watcher did not start")
+            return
+        self.run_worker(self._watcher.arun(), name="skill-watcher", group="watch", exclusive=True,
+                        exit_on_error=False)  # fmt: skip
+
+    def _stop_watcher(self) -> None:
+        if self._watcher is not None:
+            try:
+                self._watcher.stop(timeout=0)
+            except Exception:
+                log.exception("stopping the skill watcher")
+
+    def _watched(self, change: Any = None, *_: Any) -> None:
+        """The watcher's callback; it may run on the watcher's thread."""
+        if threading.get_ident() == self._ui_thread:
+            self.skills_reloaded(change)
+        else:
+            self.call_from_thread(self.skills_reloaded, change)
+
+    def skills_reloaded(self, change: Any) -> None:
+        if change is not None:
+            self.notify(format_change(change, self.controller.skill_count()), title="skills")
+        self._refresh_skills()
+
+    def reload_skills(self) -> None:
+        """Rescan now (what the watcher does on a change)."""
+        self.skills_reloaded(self.controller.reload())
+
+    # -- workers ------------------------------------------------------------------------------
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker, state = event.worker, event.state
+        if worker.name == "setup" and state == WorkerState.SUCCESS:
+            await self._attach_controller(worker.result)
+        elif worker.name == "setup" and state == WorkerState.ERROR:
+            log.error("start-up failed: %s", worker.error)
+            self.exit(return_code=2, message=f"codebot: {worker.error}")
+        elif worker.name == "warm-up" and state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self._warm = True
+            if state == WorkerState.ERROR:
+                log.error("warm-up failed: %s", worker.error)
+            self.update_status()
+        elif worker.name == "skill-watcher" and state == WorkerState.ERROR:
+            log.error("skill watcher stopped: %s", worker.error)
+            self.notify(f"Skill folders are no longer watched ({worker.error}); /reload rescans.",
+                        severity="warning")  # fmt: skip
+        elif state == WorkerState.ERROR:
+            log.error("worker %s failed: %s", worker.name, worker.error)

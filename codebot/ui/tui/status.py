@@ -1,0 +1,52 @@
+"""The status bar: model (and a skill's temporary model), OFFLINE, context use, skills."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+@dataclass(frozen=True)
+class Status:
+    model: str = ""
+    skill_model: str | None = None  # from a SkillActivated delta, until the turn ends
+    skill: str | None = None
+    offline: bool = False
+    context: str = ""  # "12% context" or "3.1k chars"
+    skills: int = 0
+    busy: bool = False
+
+
+def context_text(fraction: float | None, chars: int) -> str:
+    if fraction is not None:
+        return f"context {fraction:.0%}"
+    return f"context {chars / 1000:.1f}k chars" if chars >= 1000 else f"context {chars} chars"
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { dock: bottom; height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    status: reactive[Status] = reactive(Status, layout=False)
+
+    def render(self) -> Text:
+        s = self.status
+        text = Text()
+        if s.offline:
+            text.append(" OFFLINE ", style="bold reverse red")
+            text.append(" ")
+        text.append(s.model, style="bold")
+        if s.skill_model:
+            text.append(f" → {s.skill_model}", style="bold yellow")
+            text.append(f" (skill {s.skill})" if s.skill else "")
+        if s.busy:
+            text.append("  · working… Ctrl+C cancels", style="italic")
+        right = f"{s.context} · {s.skills} skill{'s' if s.skills != 1 else ''} · Ctrl+P commands"
+        pad = max(2, self.content_size.width - text.cell_len - len(right))
+        text.append(" " * pad)
+        text.append(right)
+        return text

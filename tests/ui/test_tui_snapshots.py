@@ -1,0 +1,107 @@
+"""Snapshots of the TUI's main screen, skills browser and approval dialog.
+
+Stable by construction: a fixed project path (the system prompt and the welcome line
+contain it), a scripted model, no clocks on screen, and no blinking cursor under test.
+Update with `pytest tests/ui/test_tui_snapshots.py --snapshot-update` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import codebot.workspace
+from codebot.agent.scripted import ScriptedModel
+from codebot.config import load_settings
+from codebot.skills.discover import default_roots
+from codebot.ui.controller import Controller
+from codebot.ui.tui.app import CodebotApp
+from codebot.ui.tui.approval import ApprovalScreen
+from codebot.ui.tui.skills_screen import SkillsScreen
+
+SNAP_PROJECT = Path("/tmp/codebot-tui-snapshots/proj")
+SIZE = (100, 30)
+ANSWER = """I looked at the project. Two things stand out:
+
+1. `deploy` has no **dry-run** mode.
+2. The `review` skill shadows the bundled one.
+
+```python
+print("hello")
+```
+"""
+
+
+@pytest.fixture
+def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CODEBOT_MODEL", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    # The bundled skills change as they are improved; these pictures are about the UI.
+    monkeypatch.setattr(codebot.workspace, "default_roots", partial(default_roots, include_bundled=False))
+    shutil.rmtree(SNAP_PROJECT, ignore_errors=True)
+    (SNAP_PROJECT / ".git").mkdir(parents=True)
+    skills = SNAP_PROJECT / ".codebot" / "skills"
+    write_skill(skills, "review", 'description: Review this project\'s code for bugs.\nargument-hint: "[path]"')
+    write_skill(skills, "deploy", "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x")
+    write_skill(skills, "release", "description: Tag, changelog and publish a release.\nargument-hint: <version>")
+    user = Path.home() / ".codebot" / "skills"
+    write_skill(user, "review", "description: My own review checklist, used everywhere.")
+    write_skill(user, "explain", "description: Explain a piece of code in plain words.\ndisable-model-invocation: true")
+    yield SNAP_PROJECT
+    shutil.rmtree(SNAP_PROJECT.parent, ignore_errors=True)
+
+
+def app_for(project: Path, replies: list[Any]) -> CodebotApp:
+    controller = Controller(load_settings(cwd=project), client=ScriptedModel(replies), interactive=True)
+    return CodebotApp(controller, watch_skills=False)
+
+
+async def send(pilot, text: str) -> None:
+    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text], "enter")
+    await pilot.pause()
+
+
+async def until(pilot, predicate) -> None:
+    for _ in range(250):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("timed out waiting for the UI")
+
+
+def test_main_screen(snap_compare, snap_project: Path) -> None:
+    app = app_for(snap_project, [ANSWER])
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "what needs attention in this project?")
+        await pilot.app.settled()
+        await pilot.press(*"/re")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_skills_browser(snap_compare, snap_project: Path) -> None:
+    app = app_for(snap_project, [])
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "/skills")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SkillsScreen))
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_dialog(snap_compare, snap_project: Path) -> None:
+    write = {"text": "I will create the file.",
+             "tool_calls": [{"name": "Write", "arguments": {"path": "notes/todo.md", "content": "# TODO\n\n- ship it\n"}}]}  # fmt: skip
+    app = app_for(snap_project, [write])
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "write a todo list")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
