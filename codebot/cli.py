@@ -88,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = ssub.add_parser("stats", help="invocations, denials, failures and durations from the traces")
     _common(p, suppress=True)
     p.add_argument("--json", action="store_true")
+
+    from codebot.commands.route import add_parsers as add_route_parsers
+
+    add_route_parsers(ssub, _common)
+
+    from codebot.commands import watch as watch_command
+
+    watch_command.add_parser(ssub, _common)
     return parser
 
 

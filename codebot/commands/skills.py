@@ -312,5 +312,26 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_route(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.commands.route import run_route
+
+    return run_route(args, settings)
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.commands.route import run_eval
+
+    return run_eval(args, settings)
+
+
+def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.commands.watch import run
+
+    return run(args, settings)
+
+
+HANDLERS["watch"] = cmd_watch
 HANDLERS["listing"] = cmd_listing
 HANDLERS["stats"] = cmd_stats
+HANDLERS["route"] = cmd_route
+HANDLERS["eval"] = cmd_eval
