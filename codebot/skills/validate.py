@@ -96,6 +96,7 @@ def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = ()) -
         n += 1
         diags.extend(spec.diagnostics)
         diags.extend(check_spec(spec))
+    diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
     return Report(tuple(diags), n)
 
 
@@ -122,3 +123,90 @@ def validate_paths(paths: Iterable[Path]) -> Report:
             rejected.append(Diagnostic(str(p), 0, "no-skills", Severity.ERROR, "no SKILL.md found here",
                                        "pass a SKILL.md, a skill folder or a folder of skills"))  # fmt: skip
     return validate_specs(specs, rejected)
+
+
+# -- description quality: does the description route well? -----------------------------
+
+#: Descriptions shorter than this (in words) rarely say what, when and when not.
+MIN_DESCRIPTION_WORDS = 8
+#: Two descriptions whose word sets overlap this much (Jaccard, after stemming and stop
+#: words) compete for the same requests.
+OVERLAP_JACCARD = 0.6
+_TITLE_FILLER = frozenset({"skill", "the", "a", "an", "and", "for", "of", "powerful", "example", "expert"})
+_TITLE_WORD = re.compile(r"[A-Za-z0-9][\w'+#]*")
+
+
+def _title_only(spec: Spec) -> bool:
+    """'Changelog Generator', 'Incident Commander Skill', '/em -x — Board Meeting Prep'."""
+    text = re.sub(r"(?:^|\s)[/-]\S+", " ", spec.description).strip()
+    words = _TITLE_WORD.findall(text)
+    if not words:
+        return True
+    name_words = {w for w in re.split(r"[-_:\s]+", spec.name.lower()) if w}
+    if all(w.lower() in name_words or w.lower() in _TITLE_FILLER for w in words):
+        return True
+    alpha = [w for w in words if w[0].isalpha()]
+    sentence = re.search(r"[.!?:;](?:\s|$)", text)
+    return bool(alpha) and len(words) <= 10 and not sentence and sum(w[0].isupper() for w in alpha) >= 0.7 * len(alpha)
+
+
+def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
+    """Warnings about descriptions that will route badly: too short, only a title, or
+    nearly the same as another skill's (both are named). The missing "Not for …" boundary
+    is reported by `check_spec` (`no-negative-boundary`)."""
+    from codebot.skills.router import Tokenizer
+
+    specs = list(specs)
+    out: list[Diagnostic] = []
+    lines: dict[str, int] = {}
+
+    def line_of(spec: Spec) -> int:
+        key = str(spec.path)
+        if key not in lines:
+            lines[key] = _frontmatter_lines(spec).get("description", 1)
+        return lines[key]
+
+    for spec in specs:
+        n_words = len(spec.description.split())
+        if _title_only(spec):
+            out.append(Diagnostic(str(spec.path), line_of(spec), "title-only-description", Severity.WARNING,
+                                  f"description {spec.description.strip()!r} is only a title",
+                                  "say what the skill does, when to use it and when not to; the router and "
+                                  "the model choose skills by these words", "description"))  # fmt: skip
+        elif n_words < MIN_DESCRIPTION_WORDS:
+            out.append(Diagnostic(str(spec.path), line_of(spec), "short-description", Severity.WARNING,
+                                  f"description has {n_words} word(s)",
+                                  f"write at least {MIN_DESCRIPTION_WORDS} words: what it does, when to use it, "
+                                  "and 'Not for X (use Y)'", "description"))  # fmt: skip
+    for a, b, jac in _overlapping(specs, Tokenizer("builtin")):
+        out.append(Diagnostic(str(a.path), line_of(a), "overlapping-description", Severity.WARNING,
+                              f"description of {a.name!r} overlaps {jac:.0%} with {b.name!r} ({b.path})",
+                              "make each say what sets it apart from the other, or merge them; "
+                              "requests matching one will match both", "description"))  # fmt: skip
+    return out
+
+
+def _overlapping(specs: list[Spec], tokenize) -> list[tuple[Spec, Spec, float]]:
+    """Pairs with Jaccard >= OVERLAP_JACCARD, found by prefix filtering (exact, not O(n^2))."""
+    import math
+    from collections import Counter
+
+    sets = [frozenset(tokenize(s.description)) for s in specs]
+    df = Counter(t for s in sets for t in s)
+    ordered = [sorted(s, key=lambda t: (df[t], t)) for s in sets]
+    index: dict[str, list[int]] = {}
+    out: list[tuple[Spec, Spec, float]] = []
+    for j, toks in enumerate(ordered):
+        if len(toks) < 3:
+            continue
+        prefix = len(toks) - math.ceil(OVERLAP_JACCARD * len(toks)) + 1
+        cands: set[int] = set()
+        for t in toks[:prefix]:
+            cands.update(index.get(t, ()))
+            index.setdefault(t, []).append(j)
+        for i in sorted(cands):
+            inter = len(sets[i] & sets[j])
+            jac = inter / len(sets[i] | sets[j])
+            if jac >= OVERLAP_JACCARD:
+                out.append((specs[i], specs[j], jac))
+    return out

@@ -1,0 +1,190 @@
+"""`codebot skills route` and `codebot skills eval`: the router from the command line.
+
+    codebot skills route "set up playwright in this repo" [--as model] [--top 5] [--json]
+    codebot skills eval tests/data/routing_dev.jsonl [--json] [--repeat 3] [--min-hit-at-1 0.85]
+
+Kept light at import time: the router (and numpy, bm25s) load inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from codebot.config import Settings
+
+ACTORS = ("human", "model", "agent", "application", "skill", "eval")
+FLOORS = (  # (option, report key, label)
+    ("min_hit_at_1", "hit_at_1", "hit@1 on positives"),
+    ("min_abstain", "abstain_rate_negatives", "abstention on negatives"),
+    ("min_near_miss", "near_miss_accuracy", "near-miss accuracy"),
+    ("min_precision", "precision", "precision"),
+)
+
+
+def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
+    """Add `route` and `eval` to the `codebot skills` subcommands."""
+    p = skills_subparsers.add_parser("route", help="which skill a request would go to, and why")
+    common(p, suppress=True)
+    p.add_argument("request", nargs="+", metavar="REQUEST", help="the request, as a person would type it")
+    p.add_argument("--as", dest="actor", choices=ACTORS, default="model",
+                   help="whose eligibility applies (default: model, as for the Skill tool)")  # fmt: skip
+    p.add_argument("--adapter", choices=("core", "extension"), default="extension",
+                   help="core: codebot config only; extension: also host fields (default)")  # fmt: skip
+    p.add_argument("--top", type=int, default=None, metavar="K", help="candidates to show (default: config, 5)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = skills_subparsers.add_parser("eval", help="run labeled routing cases (JSONL) and report quality and latency")
+    common(p, suppress=True)
+    p.add_argument("cases", type=Path, metavar="CASES.jsonl",
+                   help='one case per line: {"prompt", "expected": name|null, "kind": '
+                        'positive|near_miss|negative, "also": [names]}')  # fmt: skip
+    p.add_argument("--as", dest="actor", choices=ACTORS, default="model", help="whose eligibility applies (default: model)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N", help="route every case N times (stability, latency)")
+    p.add_argument("--only-dirs", action="store_true",
+                   help="use only the --skills-dir folders (no project, user, bundled or plugin skills)")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.add_argument("--min-hit-at-1", type=float, metavar="X", help="exit 1 if hit@1 on positives is below X")
+    p.add_argument("--min-abstain", type=float, metavar="X", help="exit 1 if abstention on negatives is below X")
+    p.add_argument("--min-near-miss", type=float, metavar="X", help="exit 1 if near-miss accuracy is below X")
+    p.add_argument("--min-precision", type=float, metavar="X", help="exit 1 if precision is below X")
+
+
+def _config(settings: Settings):
+    from codebot.skills.router import config_from_settings
+
+    warnings: list[str] = []
+    cfg = config_from_settings(settings, warnings)
+    for w in warnings:
+        print(f"codebot: warning: {w}", file=sys.stderr)
+    return cfg
+
+
+def _snapshot(settings: Settings, only_dirs: bool = False):
+    if only_dirs:
+        from codebot.skills.catalog import Catalog
+        from codebot.skills.spec import Root, Source
+
+        roots = [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(settings.skills_dirs)]
+        return Catalog(roots).load()
+    from codebot.workspace import open_catalog
+
+    return open_catalog(settings).snapshot
+
+
+def run_route(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.activation import active_keys
+    from codebot.skills.policy import Actor, Adapter
+    from codebot.skills.router import Router
+
+    request = " ".join(args.request).strip()
+    if not request:
+        print("codebot: give the request to route, e.g. codebot skills route \"review my diff\"", file=sys.stderr)
+        return 2
+    if args.top is not None and args.top < 1:
+        print("codebot: --top must be at least 1", file=sys.stderr)
+        return 2
+    snap = _snapshot(settings)
+    router = Router(_config(settings))
+    r = router.route(request, snap, Actor(args.actor), settings.overrides, Adapter(args.adapter), top=args.top,
+                     active=active_keys(snap, settings.project_dir))  # fmt: skip
+    out = r.to_json()
+    out["skills"] = len(snap)
+    if args.json:
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    head = {"select": f"select {out['selected']}", "ask": f"ask: {' or '.join(out['options'])}?",
+            "abstain": "abstain (no skill)"}[r.decision]  # fmt: skip
+    print(f"{head} — {r.reason}")
+    if r.shape != "task":
+        print(f"  request shape: {r.shape}")
+    for c in r.candidates:
+        print(f"  {c.score:5.2f}  {c.name}  ({c.why})")
+    for f in r.filtered:
+        print(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
+    print(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after building the index in {r.index_ms:.0f} ms",
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def run_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.skills.policy import Actor
+    from codebot.skills.router import Router, evaluate, parse_cases
+
+    try:
+        lines = args.cases.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        print(f"codebot: {args.cases}: cannot read cases ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+    cases, errors = parse_cases(lines)
+    for e in errors:
+        print(f"codebot: {args.cases}: {e}", file=sys.stderr)
+    if errors or not cases:
+        if not cases and not errors:
+            print(f"codebot: {args.cases}: no cases", file=sys.stderr)
+        return 2
+    if args.repeat < 1:
+        print("codebot: --repeat must be at least 1", file=sys.stderr)
+        return 2
+    if args.only_dirs and not settings.skills_dirs:
+        print("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
+        return 2
+    snap = _snapshot(settings, args.only_dirs)
+    router = Router(_config(settings))
+    actor = Actor(args.actor)
+    report = evaluate(cases, lambda p: router.route(p, snap, actor, settings.overrides), repeat=args.repeat,
+                      known=[s.name for s in snap])  # fmt: skip
+    report["skills"] = len(snap)
+    report["index_build_ms"] = round(router.stats["last_build_ms"], 1)
+    report["config"] = router.config.to_json()
+    missed = []
+    for opt, key, label in FLOORS:
+        floor = getattr(args, opt)
+        if floor is None:
+            continue
+        value = report.get(key)
+        if value is None or value < floor:
+            missed.append(f"{label} {value if value is not None else 'n/a'} < {floor}")
+    report["floors_missed"] = missed
+    if args.json:
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        _print_report(report)
+    for m in missed:
+        print(f"codebot: floor missed: {m}", file=sys.stderr)
+    return 1 if missed else 0
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def _print_report(r: dict[str, Any]) -> None:
+    c = r["counts"]
+    print(f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
+          f"over {r['skills']} skills")  # fmt: skip
+    print(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
+    print(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
+    print(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
+    print(f"  near-miss accuracy        {_fmt(r['near_miss_accuracy'])}")
+    print(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
+    lat = r["latency_ms"]
+    print(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
+    if r["unknown_names"]:
+        print(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
+    if r["confusion"]:
+        print("confusions (expected -> got):")
+        for e in r["confusion"][:15]:
+            print(f"  {e['expected']} -> {e['got']}" + (f" (x{e['count']})" if e["count"] > 1 else ""))
+    misses = [x for x in r["results"] if not x["ok"]]
+    if misses:
+        print("misses:")
+        for x in misses:
+            got = x["selected"] or (" or ".join(x["options"]) if x["options"] else "(abstain)")
+            print(f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}")
