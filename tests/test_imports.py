@@ -1,0 +1,59 @@
+"""Layering: the skill system and the agent import without the UI and without litellm."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("litellm", "textual", "prompt_toolkit")
+
+
+def loaded_after(code: str) -> dict[str, bool]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("code", [
+    "import codebot.skills, codebot.agent",
+    "import codebot.skills.catalog, codebot.skills.invoke, codebot.skills.listing, codebot.skills.router",
+    "import codebot.agent.session, codebot.agent.setup, codebot.agent.model, codebot.agent.offline",
+    "import codebot.cli",
+])  # fmt: skip
+def test_core_modules_do_not_load_heavy_libraries(code: str) -> None:
+    assert loaded_after(code) == dict.fromkeys(HEAVY, False)
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_dependencies_point_one_way() -> None:
+    """ui -> agent -> skills: skills never imports agent or ui; agent never imports ui."""
+    bad = []
+    for path in (ROOT / "codebot").rglob("*.py"):
+        layer = path.relative_to(ROOT / "codebot").parts[0]
+        for name in imports_of(path):
+            if layer == "skills" and name.startswith(("codebot.agent", "codebot.ui")):
+                bad.append(f"{path}: {name}")
+            if layer == "agent" and name.startswith("codebot.ui"):
+                bad.append(f"{path}: {name}")
+    assert bad == []
+
+
+def test_litellm_is_imported_only_by_the_model_client() -> None:
+    users = [p.relative_to(ROOT).as_posix() for p in (ROOT / "codebot").rglob("*.py") if "litellm" in imports_of(p)]
+    assert users == [] or users == ["codebot/agent/model.py"]
