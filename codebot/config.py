@@ -38,6 +38,7 @@ class Settings:
     fork_depth: int = 2
     shell_timeout: float = 120.0
     use_index: bool = True
+    preselect: int = 0  # >0: list only the top-K routed skills each turn (huge catalogs)
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     warnings: tuple[str, ...] = ()
 
@@ -128,6 +129,7 @@ def load_settings(
         fork_depth=num(skills_cfg, "fork_depth", 2),
         shell_timeout=num(skills_cfg, "shell_timeout", 120.0),
         use_index=bool(skills_cfg.get("index", True)),
+        preselect=int(num(skills_cfg, "preselect", 0)) if skills_cfg.get("preselect") else 0,
         raw=MappingProxyType(raw),
         warnings=tuple(warnings),
     )

@@ -158,13 +158,22 @@ class Session:
         self._active_cache = (snap.generation, now, keys)
         return keys
 
-    def reminders(self, turn: TurnState) -> list[str]:
+    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
         from codebot.skills.listing import ListingOptions, build_reminders, listing_for
 
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
                                  self.settings.listing_when, self.client.context_window)  # fmt: skip
-        listing = listing_for(self.catalog.snapshot, overrides=self.settings.overrides, active=self.active_keys(),
+        specs = list(self.catalog.snapshot)
+        k = self.settings.preselect
+        if k > 0 and request:
+            # Opt-in for very large catalogs: list only the top-K routed skills plus the
+            # ten most used, instead of every name.
+            from codebot.skills.router import preselect
+
+            recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
+            specs = preselect(request, specs, k, recent)
+        listing = listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(),
                               usage=usage, options=options)  # fmt: skip
         blocks, sent = build_reminders(now=datetime.now(), listing=listing, last_listing_text=self.last_listing,
                                        path_hints=turn.path_hints)  # fmt: skip
@@ -227,7 +236,7 @@ class Session:
                 self.emit(ev.AssistantText(answer, self.depth))
                 return None
             body = result.prompt
-        reminders = self.reminders(turn)
+        reminders = self.reminders(turn, text)
         return "\n".join([*reminders, body]) if reminders else body
 
     async def _loop(self, turn: TurnState, record: TurnRecord) -> None:

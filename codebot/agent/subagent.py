@@ -67,7 +67,7 @@ async def _run(parent: Session, child: Session, task: str, delta) -> str:
     if delta is not None:
         turn.apply(delta)
     record = TurnRecord()
-    reminders = child.reminders(turn)
+    reminders = child.reminders(turn, task)
     child.add({"role": "user", "content": "\n".join([*reminders, task]) if reminders else task})
     try:
         await child._loop(turn, record)

@@ -239,3 +239,11 @@ async def test_invalid_tool_arguments_come_back_as_tool_error(project: Path) -> 
     assert rec.tool_calls[0]["status"] == "error"
     msg = next(m for m in model.requests[1].messages if m["role"] == "tool")["content"]
     assert "path" in msg
+
+
+async def test_preselect_lists_only_routed_skills(project: Path) -> None:
+    (project / ".codebot" / "config.yaml").write_text("skills:\n  preselect: 1\n")
+    session, model, _ = make(project, ["ok"])
+    await session.run_turn("please deploy the app to production")
+    text = user_text(model.requests[0])
+    assert "- deploy" in text and "- research" not in text and "- gitdiff" not in text
