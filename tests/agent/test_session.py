@@ -247,3 +247,29 @@ async def test_preselect_lists_only_routed_skills(project: Path) -> None:
     await session.run_turn("please deploy the app to production")
     text = user_text(model.requests[0])
     assert "- deploy" in text and "- research" not in text and "- gitdiff" not in text
+
+
+async def test_task_with_custom_agent_from_claude_agents_folder(project: Path) -> None:
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "auditor.md").write_text("---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\n"
+                                       "model: audit-model\n---\nYou are AUDITOR-PROMPT.\n")  # fmt: skip
+    replies = [call("Task", description="audit", prompt="audit the code", agent="auditor"), "audited", "done"]
+    session, model, _ = make(project, replies)
+    await session.run_turn("audit please")
+    sub = model.requests[1]
+    assert "AUDITOR-PROMPT" in sub.messages[0]["content"] and sub.model == "audit-model"
+    assert sorted(t["function"]["name"] for t in sub.tools) == ["Grep", "Read"]
+
+
+async def test_resume_by_id_and_unknown_id(project: Path) -> None:
+    from codebot.agent.setup import SetupError
+
+    first, _, _ = make(project, ["hello back"])
+    await first.run_turn("hello")
+    first.transcript.close()
+    again, model, _ = make(project, ["again"], resume=ResumeChoice(session_id=first.id))
+    await again.run_turn("more")
+    assert "hello back" in json.dumps(model.requests[0].messages)
+    with pytest.raises(SetupError, match="no session 'nope'"):
+        make(project, [], resume=ResumeChoice(session_id="nope"))
