@@ -40,6 +40,9 @@ How it works (DESIGN §5, §9):
   logged to the ``codebot.watch`` logger and watching goes on; a reload that raised is
   followed by a full one; when the OS refuses more watches (the inotify limit), the
   watcher falls back to polling.
+
+What to watch and which changes matter is decided in `watch_plan`; the watchfiles threads
+are in `watch_pump`. This module runs the loop: arm, serve batches, reload, re-arm.
 """
 
 from __future__ import annotations
@@ -47,191 +50,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from codebot.skills.catalog import Catalog, Change
+from codebot.skills.watch_plan import Batch, EventFilter, Plan, make_plan
+from codebot.skills.watch_pump import ERROR, PARENT, RECURSIVE, WAKE, Pump
 
 log = logging.getLogger("codebot.watch")
 
 OnReload = Callable[[Change], None]
-
-_RECURSIVE, _PARENT, _ERROR, _WAKE = "recursive", "parent", "error", "wake"
-_ADDED, _DELETED = 1, 3  # watchfiles.Change values
-
-
-class _ArmFlag:
-    """A stop event for watchfiles that also tells us when the watch is armed.
-
-    Rust calls ``is_set()`` after every ``step``; the first call happens after
-    ``RustNotify`` has registered every path, which is exactly "armed".
-    """
-
-    __slots__ = ("_armed", "_stop")
-
-    def __init__(self, armed: threading.Event, stop: threading.Event) -> None:
-        self._armed = armed
-        self._stop = stop
-
-    def is_set(self) -> bool:
-        if not self._armed.is_set():
-            self._armed.set()
-        return self._stop.is_set()
-
-
-class _Pump:
-    """One ``watchfiles.watch`` loop in its own thread, feeding batches into a queue."""
-
-    def __init__(self, kind: str, paths: tuple[str, ...], out: queue.Queue, debounce_ms: int,
-                 step_ms: int, force_polling: bool | None) -> None:  # fmt: skip
-        self.kind = kind
-        self.paths = paths
-        self.out = out
-        self.debounce_ms = debounce_ms
-        self.step_ms = step_ms
-        self.force_polling = force_polling
-        self.armed = threading.Event()
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"codebot-watch-{kind}", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
-        import watchfiles
-
-        try:
-            for changes in watchfiles.watch(
-                *self.paths,
-                watch_filter=None,  # filtered per root, on root-relative paths (see _relevant)
-                debounce=self.debounce_ms,
-                step=self.step_ms,
-                stop_event=_ArmFlag(self.armed, self.stop_event),
-                rust_timeout=0,
-                recursive=self.kind == _RECURSIVE,
-                raise_interrupt=False,
-                force_polling=self.force_polling,
-                ignore_permission_denied=True,
-            ):
-                self.out.put((self.kind, {(int(c), p) for c, p in changes}))
-        except BaseException as exc:
-            if not self.stop_event.is_set():
-                self.out.put((_ERROR, exc))
-        finally:
-            self.armed.set()
-
-    def stop(self) -> None:
-        self.stop_event.set()
-
-    def join(self, timeout: float) -> None:
-        if self.thread.is_alive() and self.thread is not threading.current_thread():
-            self.thread.join(timeout)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What to watch, and the state of every root when it was decided."""
-
-    recursive: tuple[str, ...]  # resolved folders of existing roots (outermost only)
-    parents: tuple[str, ...]  # watched non-recursively
-    state: tuple[tuple[str, str, int, int], ...]  # (root, resolved or nearest ancestor, dev, ino)
-    relevant: frozenset[str]  # paths whose appearance/disappearance in a parent means "re-arm"
-    prefixes: tuple[tuple[str, Path], ...]  # (watched prefix, root path), longest first
-
-
-def _is_dir(path: str) -> bool:
-    try:
-        return os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
-
-
-def _nearest_existing(path: Path) -> Path | None:
-    for p in (path, *path.parents):
-        if _is_dir(str(p)):
-            return p
-    return None
-
-
-def _within(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix.rstrip(os.sep) + os.sep)
-
-
-def make_plan(roots: Iterable[Path]) -> _Plan:
-    recursive: set[str] = set()
-    parents: set[str] = set()
-    state: list[tuple[str, str, int, int]] = []
-    relevant: set[str] = set()
-    prefixes: set[tuple[str, Path]] = set()
-    for root in dict.fromkeys(Path(r) for r in roots):
-        given = os.path.abspath(root)
-        relevant.add(given)
-        prefixes.add((given, root))
-        if _is_dir(given):
-            real = os.path.realpath(given)
-            try:
-                st = os.stat(real)
-                ident = (st.st_dev, st.st_ino)
-            except OSError:
-                ident = (0, 0)
-            state.append((given, real, *ident))
-            recursive.add(real)
-            relevant.add(real)
-            prefixes.add((real, root))
-            for p in (Path(given).parent, Path(real).parent):
-                if str(p) != given and _is_dir(str(p)):
-                    parents.add(str(p))  # where the root itself can vanish or be replaced
-        else:
-            # A missing root (or a link to a missing folder: then its target's way, too).
-            ways = [Path(given)]
-            if os.path.islink(given):
-                ways.append(Path(os.path.realpath(given)))
-            for way in ways:
-                anchor = _nearest_existing(way.parent)
-                state.append((given, "" if anchor is None else str(anchor), 0, 0))
-                if anchor is None:
-                    continue
-                parents.add(str(anchor))
-                relevant.add(str(way))
-                # every folder between the watched ancestor and the root: its creation matters
-                for p in way.parents:
-                    if p == anchor:
-                        break
-                    relevant.add(str(p))
-    outer = tuple(
-        sorted(r for r in recursive if not any(o != r and _within(r, o) for o in recursive))
-    )
-    return _Plan(
-        recursive=outer,
-        parents=tuple(sorted(parents)),
-        state=tuple(state),
-        relevant=frozenset(relevant),
-        prefixes=tuple(sorted(prefixes, key=lambda x: (-len(x[0]), x[0]))),
-    )
-
-
-@dataclass
-class _Batch:
-    """Relevant changes gathered from one or more pump batches."""
-
-    paths: set[Path] = field(default_factory=set)
-    rearm: bool = False  # a root appeared, vanished or was replaced
-    whole: bool = False  # a root itself was touched: full reload
-    error: BaseException | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.paths or self.rearm or self.whole or self.error is not None)
-
-    def merge(self, other: _Batch) -> None:
-        self.paths |= other.paths
-        self.rearm |= other.rearm
-        self.whole |= other.whole
-        self.error = self.error or other.error
 
 
 class SkillWatcher:
@@ -263,8 +94,6 @@ class SkillWatcher:
         check_interval_ms: int = 1000,
         force_polling: bool | None = None,
     ) -> None:
-        import watchfiles
-
         self.catalog = catalog
         self.on_reload = on_reload
         self.debounce_ms = max(1, int(debounce_ms))
@@ -280,20 +109,19 @@ class SkillWatcher:
         self._last_reload = float("-inf")
         self._last_paths = 0
         self._retry = False  # a reload failed: do a full one soon
-        self._known: tuple[object, frozenset[str]] | None = None
         self.max_coalesce_ms = max_coalesce_ms
         self.full_reload_over = full_reload_over
         self.check_interval_ms = check_interval_ms
         self.force_polling = force_polling
-        self._filter = watchfiles.DefaultFilter()
+        self._events = EventFilter(catalog)  # imports watchfiles: fails early without it
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._queue: queue.Queue = queue.Queue()
-        self._pumps: list[_Pump] = []
+        self._pumps: list[Pump] = []
         self._thread: threading.Thread | None = None
         self._deliver: Callable[[Change], None] = self._call_on_reload
         self._lock = threading.Lock()
-        self.plan: _Plan | None = None
+        self.plan: Plan | None = None
         # counters, for tests, benchmarks and `skills watch`
         self.reloads = 0  # catalog.reload calls made by the watcher
         self.full_reloads = 0
@@ -341,7 +169,7 @@ class SkillWatcher:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching (idempotent). Waits up to ``timeout`` seconds for the thread."""
         self._stop.set()
-        self._queue.put((_WAKE, None))
+        self._queue.put((WAKE, None))
         for pump in list(self._pumps):
             pump.stop()
         t = self._thread
@@ -405,10 +233,10 @@ class SkillWatcher:
             self._queue = queue.Queue()
             self._pumps = []
             if plan.recursive:
-                self._pumps.append(_Pump(_RECURSIVE, plan.recursive, self._queue, self.debounce_ms,
+                self._pumps.append(Pump(RECURSIVE, plan.recursive, self._queue, self.debounce_ms,
                                          self.step_ms, self.force_polling))  # fmt: skip
             if plan.parents:
-                self._pumps.append(_Pump(_PARENT, plan.parents, self._queue, self.debounce_ms,
+                self._pumps.append(Pump(PARENT, plan.parents, self._queue, self.debounce_ms,
                                          self.step_ms, self.force_polling))  # fmt: skip
             for pump in self._pumps:
                 pump.start()
@@ -417,7 +245,7 @@ class SkillWatcher:
                 while not pump.armed.wait(0.05):
                     if self._stop.is_set() or time.monotonic() > deadline:
                         return "stopped" if self._stop.is_set() else "watch did not start in 10 s"
-            errors = [exc for kind, exc in _drain(self._queue) if kind == _ERROR]
+            errors = [exc for kind, exc in _drain(self._queue) if kind == ERROR]
             if errors:
                 if all(isinstance(e, FileNotFoundError) for e in errors):
                     self._disarm()
@@ -455,7 +283,7 @@ class SkillWatcher:
                 if self._retry:
                     self._reload(None)  # the paths of a failed reload are lost: look everywhere
                 continue
-            batch = self._classify(first)
+            batch = self._events.classify(first, self.plan)
             if not batch:
                 continue  # nothing that can change the catalog (a log file, a .py, a parent's file)
             self._coalesce(q, batch)
@@ -475,7 +303,7 @@ class SkillWatcher:
                 self._reload(sorted(batch.paths))
             self._last_paths = len(batch.paths)
 
-    def _coalesce(self, q: queue.Queue, batch: _Batch) -> None:
+    def _coalesce(self, q: queue.Queue, batch: Batch) -> None:
         """Merge the batches that follow closely; only relevant ones keep the wait going."""
         now = time.monotonic()
         deadline = now + self.max_coalesce_ms / 1000
@@ -494,74 +322,10 @@ class SkillWatcher:
                 item = q.get(timeout=wait)
             except queue.Empty:
                 return
-            more = self._classify(item)
+            more = self._events.classify(item, self.plan)
             if more:
                 batch.merge(more)
                 last = time.monotonic()
-
-    def _classify(self, item: tuple) -> _Batch:
-        """Map one pump batch onto root paths, keeping only what can change the catalog."""
-        kind, changes = item
-        batch = _Batch()
-        if kind == _ERROR:
-            batch.error = changes
-            return batch
-        plan = self.plan
-        if kind not in (_RECURSIVE, _PARENT) or plan is None:
-            return batch
-        for change, raw in changes:
-            if kind == _PARENT:
-                # only a root itself, or a folder on the way to a missing one, counts
-                if raw in plan.relevant:
-                    batch.rearm = True
-                continue
-            for prefix, root in plan.prefixes:
-                if not _within(raw, prefix):
-                    continue
-                rel = raw[len(prefix) :].lstrip(os.sep)
-                if not rel:
-                    batch.whole = True
-                    if change in (_ADDED, _DELETED):
-                        batch.rearm = True  # the watch on a deleted root is dead: re-arm
-                    continue
-                if not self._filter(change, rel):
-                    continue  # .git, node_modules, editor swap files, ...
-                path = root / rel
-                if self._matters(change, raw, path):
-                    batch.paths.add(path)
-        return batch
-
-    def _matters(self, change: int, raw: str, path: Path) -> bool:
-        """Could this change add, remove or alter a skill or a diagnostic?
-
-        Markdown files and folders can; so can a link (a dangling one is a diagnostic).
-        Any other file cannot, unless it is gone and the catalog knew something at or
-        below that path (a folder with a dotted name moved away).
-        """
-        if raw.lower().endswith(".md"):
-            return True
-        if change != _DELETED:
-            return os.path.isdir(raw) or os.path.islink(raw)
-        return str(path) in self._known_paths()
-
-    def _known_paths(self) -> frozenset[str]:
-        """Every skill file, diagnosed path and their folders, for the current snapshot."""
-        snap = self.catalog.snapshot
-        if self._known is not None and self._known[0] is snap:
-            return self._known[1]
-        known: set[str] = set()
-        files = [s.path for s in snap] + [sh.spec.path for sh in snap.shadowed]
-        files += [Path(d.path) for d in snap.diagnostics]
-        for f in files:
-            known.add(str(f))
-            for parent in f.parents:
-                key = str(parent)
-                if key in known:
-                    break
-                known.add(key)
-        frozen = frozenset(known)
-        self._known = (snap, frozen)
-        return frozen
 
     def _reload(self, paths: list[Path] | None) -> None:
         before = self.catalog.snapshot

@@ -25,6 +25,8 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "display_path",
+    "is_binary",
+    "path_subject",
     "resolve_path",
     "subject_path",
 ]
@@ -139,6 +141,17 @@ def subject_path(path: str, ctx: ToolContext | None = None) -> str:
         return display_path(ctx, _real(raw))
     norm = posixpath.normpath(os.path.expanduser(path).replace(os.sep, "/"))
     return norm
+
+
+def path_subject(args: Mapping[str, Any], ctx: ToolContext | None, key: str = "path", default: str = "") -> str:
+    """`approval_subject` for a tool whose `key` argument is a path (`default` when absent)."""
+    value = args.get(key) or default
+    return subject_path(value, ctx) if isinstance(value, str) else ""
+
+
+def is_binary(chunk: bytes) -> bool:
+    """Whether the start of a file looks binary: it holds a NUL byte."""
+    return b"\x00" in chunk
 
 
 # --------------------------------------------------------------------------- registry

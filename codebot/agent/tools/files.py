@@ -1,16 +1,15 @@
-"""File tools: Read, Write, Edit, Glob, Grep. Every path goes through `resolve_path`."""
+"""File tools: Read, Write, Edit. Every path goes through `resolve_path`.
+
+Glob and Grep live in `codebot.agent.tools.search`; `builtin_tools()` lists all of them.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-import fnmatch
 import os
-import re
-import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,14 @@ from codebot.agent.tools.base import (
     ToolError,
     ToolResult,
     display_path,
+    is_binary,
+    path_subject,
     resolve_path,
-    subject_path,
 )
-from codebot.agent.tools.shell import BashTool, run_process
+from codebot.agent.tools.search import SKIP_DIRS, GlobTool, GrepTool, glob_regex
+from codebot.agent.tools.shell import BashTool
 
+# SKIP_DIRS, GlobTool, GrepTool and glob_regex moved to `search`; re-exported for callers.
 __all__ = [
     "SKIP_DIRS",
     "EditTool",
@@ -39,29 +41,14 @@ __all__ = [
     "unified_diff",
 ]
 
-#: Folders Glob and Grep never descend into.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})  # fmt: skip
 READ_DEFAULT_LIMIT = 2000
 READ_LINE_CHARS = 2000
 READ_MAX_CHARS = 200_000
-GLOB_MAX_RESULTS = 500
-GREP_LINE_CHARS = 500
 DIFF_MAX_LINES = 120
-_RG_MATCH = re.compile(r"^.+?:\d+:")
 
 # Read the umask once, at import (reading it means setting it, which is not thread-safe).
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
-
-
-def _path_subject(args: Mapping[str, Any], ctx: ToolContext | None, key: str = "path", default: str = "") -> str:
-    value = args.get(key) or default
-    return subject_path(value, ctx) if isinstance(value, str) else ""
-
-
-def _is_binary(chunk: bytes) -> bool:
-    return b"\x00" in chunk
 
 
 # --------------------------------------------------------------------------- Read
@@ -88,7 +75,7 @@ class ReadTool(Tool):
     read_only = True
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return _path_subject(args, ctx)
+        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])
@@ -105,7 +92,7 @@ class ReadTool(Tool):
         if not path.is_file():
             raise ToolError(f"{shown} is not a regular file (a device, socket or pipe)")
         with path.open("rb") as fh:
-            if _is_binary(fh.read(8192)):
+            if is_binary(fh.read(8192)):
                 size = path.stat().st_size
                 raise ToolError(f"{shown} looks like a binary file ({size:,} bytes); Read shows text files only")
         out: list[str] = []
@@ -206,7 +193,7 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
     if not path.is_file():
         raise ToolError(f"{shown} is not a regular file")
     data = path.read_bytes()
-    if _is_binary(data[:8192]):
+    if is_binary(data[:8192]):
         raise ToolError(f"{shown} looks like a binary file; Edit changes text files only")
     try:
         return data.decode("utf-8")
@@ -233,7 +220,7 @@ class WriteTool(Tool):
     read_only = False
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return _path_subject(args, ctx)
+        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])
@@ -267,7 +254,7 @@ class EditTool(Tool):
     read_only = False
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return _path_subject(args, ctx)
+        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])
@@ -280,295 +267,6 @@ class EditTool(Tool):
         atomic_write(path, after.encode("utf-8"))
         what = "1 replacement" if count == 1 else f"{count} replacements"
         return ToolResult(f"edited {shown} ({what})\n{unified_diff(before, after, shown)}")
-
-
-# --------------------------------------------------------------------------- glob matching
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    """`*.{py,pyi}` -> [`*.py`, `*.pyi`] (nested braces work; an unclosed brace is literal)."""
-    depth = 0
-    start = -1
-    for i, ch in enumerate(pattern):
-        if ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                inner = pattern[start + 1 : i]
-                parts, level, cur = [], 0, ""
-                for c in inner:
-                    if c == "," and level == 0:
-                        parts.append(cur)
-                        cur = ""
-                        continue
-                    level += c == "{"
-                    level -= c == "}"
-                    cur += c
-                parts.append(cur)
-                if len(parts) == 1:
-                    return [pattern[: start + 1] + e for e in _expand_braces(pattern[start + 1 :])]
-                head, tail = pattern[:start], pattern[i + 1 :]
-                return [head + p + t for p in parts for t in _expand_braces(tail)]
-    return [pattern]
-
-
-def _translate_one(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if at_start and j < n and pattern[j] == "/":
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-                if at_start and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob (`*`, `?`, `[...]`, `**`, `{a,b}`) as a regex over posix relative paths."""
-    alternatives = [_translate_one(p) for p in _expand_braces(pattern)]
-    return re.compile("(?s:" + "|".join(f"(?:{a})" for a in alternatives) + r")\Z")
-
-
-def _walk_files(root: Path) -> Iterator[Path]:
-    """Files under `root` (sorted, no symlinked folders followed), skipping SKIP_DIRS."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            yield Path(dirpath, name)
-
-
-class GlobTool(Tool):
-    name = "Glob"
-    description = (
-        "Find files by name with a glob pattern such as `**/*.py`, `src/**/test_*.ts` or "
-        "`*.{md,txt}`; `**` matches any number of folders, `*` does not cross `/`. `path` is the "
-        "folder to search (default: the project). Results are paths relative to the project, "
-        "newest first, at most 500. .git and node_modules are skipped."
-    )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to `path`."},
-            "path": {"type": "string", "minLength": 1, "description": "Folder to search (default: the project)."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }  # fmt: skip
-    read_only = True
-
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return _path_subject(args, ctx, default=".")
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern: str = args["pattern"].strip()
-        base = resolve_path(ctx, args.get("path") or ".")
-        if pattern.startswith("/"):
-            raise ToolError("pattern must be relative; put the folder in `path` instead")
-        if pattern.startswith("./"):
-            pattern = pattern[2:]
-        return await asyncio.to_thread(self._glob, ctx, base, pattern)
-
-    def _glob(self, ctx: ToolContext, base: Path, pattern: str) -> ToolResult:
-        shown_base = display_path(ctx, base)
-        if not base.exists():
-            raise ToolError(f"folder not found: {shown_base}")
-        if not base.is_dir():
-            raise ToolError(f"{shown_base} is a file, not a folder")
-        regex = glob_regex(pattern)
-        found: list[tuple[float, str]] = []
-        for file in _walk_files(base):
-            rel = file.relative_to(base).as_posix()
-            if not regex.match(rel):
-                continue
-            try:
-                mtime = file.stat().st_mtime
-            except OSError:
-                continue  # a dangling symlink, or a file that vanished
-            found.append((mtime, display_path(ctx, file)))
-        if not found:
-            return ToolResult(f"no files match {pattern!r} in {shown_base}")
-        found.sort(key=lambda item: (-item[0], item[1]))
-        lines = [p for _, p in found[:GLOB_MAX_RESULTS]]
-        if len(found) > GLOB_MAX_RESULTS:
-            lines.append(f"[{len(found) - GLOB_MAX_RESULTS} more files not shown: {len(found)} match; "
-                         "narrow the pattern or the path]")  # fmt: skip
-        return ToolResult("\n".join(lines))
-
-
-# --------------------------------------------------------------------------- Grep
-
-
-class GrepTool(Tool):
-    name = "Grep"
-    description = (
-        "Search file contents with a regular expression (ripgrep syntax). `path` is a file or "
-        "folder to search (default: the project); `glob` limits the files searched, e.g. `*.py` "
-        "or `src/**/*.{ts,tsx}`. Output lines are `path:line:text`. .git and node_modules are "
-        "skipped, and binary files are ignored."
-    )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for."},
-            "path": {"type": "string", "minLength": 1, "description": "File or folder to search (default: the project)."},
-            "glob": {"type": "string", "minLength": 1, "description": "Only search files matching this glob."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }  # fmt: skip
-    read_only = True
-
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return _path_subject(args, ctx, default=".")
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern: str = args["pattern"]
-        target = resolve_path(ctx, args.get("path") or ".")
-        shown = display_path(ctx, target)
-        if not target.exists():
-            raise ToolError(f"path not found: {shown}")
-        glob = args.get("glob")
-        rg = shutil.which("rg")
-        if rg:
-            return await self._ripgrep(rg, ctx, target, shown, pattern, glob)
-        return await asyncio.to_thread(self._python, ctx, target, shown, pattern, glob)
-
-    async def _ripgrep(self, rg: str, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
-        argv = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename",
-                "--hidden", "--no-messages", "--sort", "path", "--max-columns", str(GREP_LINE_CHARS), "--max-columns-preview"]  # fmt: skip
-        for d in sorted(SKIP_DIRS):
-            argv += ["--glob", f"!{d}"]
-        if glob:
-            argv += ["--glob", glob]
-        argv += ["--regexp", pattern, "--", shown]
-        result = await run_process(argv, cwd=ctx.project_dir, timeout=ctx.bash_timeout, cap=ctx.output_cap,
-                                   env={**os.environ, **ctx.env}, stop_when_over=True)  # fmt: skip
-        if result.timed_out:
-            raise ToolError(f"search timed out after {ctx.bash_timeout:g}s; narrow the path or the glob")
-        lines = [ln[2:] if ln.startswith("./") else ln for ln in result.output.splitlines()]
-        if result.exit_code == 1 and not result.output.strip():
-            return ToolResult(f"no matches for {pattern!r} in {shown}")
-        if result.exit_code == 2 and (not lines or lines[0].startswith("rg:") or not _RG_MATCH.match(lines[0])):
-            raise ToolError(result.output.strip() or "ripgrep failed")
-        text = "\n".join(lines)
-        if result.truncated:
-            text = _cap_note(text, ctx.output_cap)
-        return ToolResult(text)
-
-    def _python(self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
-        try:
-            regex = re.compile(pattern)
-        except re.error as e:
-            raise ToolError(f"invalid regular expression {pattern!r}: {e}") from None
-        if target.is_file():
-            files: Iterator[Path] = iter([target])
-            base = target.parent
-        else:
-            files = _walk_files(target)
-            base = target
-        matcher = _glob_matcher(glob)
-        out: list[str] = []
-        size = 0
-        capped = False
-        for file in files:
-            rel = file.relative_to(base).as_posix()
-            if file != target and (file.is_symlink() or (matcher is not None and not matcher(rel))):
-                continue  # like rg: symlinks are not followed while walking
-            if not file.is_file():
-                continue  # a pipe or a device would block or never end
-            try:
-                with file.open("rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-            if _is_binary(data[:8192]):
-                continue
-            text = data.decode("utf-8", "replace")
-            name = display_path(ctx, file)
-            for n, line in enumerate(text.splitlines(), 1):
-                if regex.search(line):
-                    if len(line) > GREP_LINE_CHARS:
-                        line = line[:GREP_LINE_CHARS] + " [... line cut]"
-                    entry = f"{name}:{n}:{line}"
-                    size += len(entry) + 1
-                    if size > ctx.output_cap:
-                        capped = True
-                        break
-                    out.append(entry)
-            if capped:
-                break
-        if not out:
-            return ToolResult(f"no matches for {pattern!r} in {shown}")
-        text = "\n".join(out)
-        if capped:
-            text = _cap_note(text, ctx.output_cap)
-        return ToolResult(text)
-
-
-def _glob_matcher(glob: str | None):
-    """rg-like `--glob`: without a `/` it matches the file name, else the relative path."""
-    if not glob:
-        return None
-    negate = glob.startswith("!")
-    glob = glob[1:] if negate else glob
-    if "/" in glob.rstrip("/"):
-        regex = glob_regex(glob.lstrip("/"))
-
-        def match(rel: str) -> bool:
-            return bool(regex.match(rel)) != negate
-    else:
-        names = _expand_braces(glob)
-
-        def match(rel: str) -> bool:
-            base = rel.rsplit("/", 1)[-1]
-            return any(fnmatch.fnmatchcase(base, g) for g in names) != negate
-
-    return match
-
-
-def _cap_note(text: str, cap: int) -> str:
-    text = text[:cap]
-    if "\n" in text:
-        text = text[: text.rfind("\n")]
-    return text + f"\n[output capped at {cap:,} characters; narrow the pattern, path or glob]"
 
 
 # --------------------------------------------------------------------------- all of them

@@ -1,0 +1,105 @@
+"""Router configuration: every tunable number of the router, and reading it from config.
+
+`DEFAULTS` is the only place the numbers live; `RouterConfig` carries them and
+`config_from_settings` reads `skills.router: {...}`, reporting (and skipping) values that
+are not valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Defaults for `skills.router` in config. `threshold` and `margin` were calibrated on
+#: tests/data/routing_dev.jsonl over the shared corpus (see docs/routing.md).
+DEFAULTS: Mapping[str, Any] = {
+    "threshold": 0.5,  # normalised score the best skill must reach to be chosen at all
+    "margin": 0.05,  # how far it must lead the runner-up to be chosen without asking
+    "weights": {"name": 2.0, "description": 1.0, "when_to_use": 1.0, "body": 0.15},
+    "field_mix": 0.2,  # a word matched in several fields: best field + this share of the others
+    "negative_penalty": 1.0,  # a word found only in a "Not for …" clause costs this much (x its worth)
+    "question_penalty": 0.3,  # score multiplier for concept questions ("what is …", "why …")
+    "howto_penalty": 0.5,  # score multiplier for how-to questions ("how do I …?")
+    "min_terms": 2,  # request words the chosen skill must match outside its body
+    "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
+    "k1": 1.2,
+    "b": 0.75,
+    "body_chars": 2000,
+    "top": 5,
+    "rrf_k": 60,
+    "stemmer": "auto",  # "auto" (PyStemmer if installed, else built-in), "builtin", "none"
+}
+
+FIELDS = ("name", "description", "when_to_use", "body")
+
+
+@dataclass(frozen=True, slots=True)
+class RouterConfig:
+    threshold: float = DEFAULTS["threshold"]
+    margin: float = DEFAULTS["margin"]
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULTS["weights"]))
+    field_mix: float = DEFAULTS["field_mix"]
+    negative_penalty: float = DEFAULTS["negative_penalty"]
+    question_penalty: float = DEFAULTS["question_penalty"]
+    howto_penalty: float = DEFAULTS["howto_penalty"]
+    min_terms: int = DEFAULTS["min_terms"]
+    oov_weight: float = DEFAULTS["oov_weight"]
+    k1: float = DEFAULTS["k1"]
+    b: float = DEFAULTS["b"]
+    body_chars: int = DEFAULTS["body_chars"]
+    top: int = DEFAULTS["top"]
+    rrf_k: int = DEFAULTS["rrf_k"]
+    stemmer: str = DEFAULTS["stemmer"]
+
+    @property
+    def index_key(self) -> tuple[Any, ...]:
+        """What the index depends on (the decision numbers do not need a rebuild)."""
+        return (tuple(sorted(self.weights.items())), self.k1, self.b, self.body_chars, self.stemmer, self.field_mix)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "margin": self.margin, "weights": dict(self.weights),
+                "field_mix": self.field_mix, "negative_penalty": self.negative_penalty, "question_penalty": self.question_penalty,
+                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms,
+                "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer}  # fmt: skip
+
+
+def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | None = None) -> RouterConfig:
+    """Build a config from `skills.router` (values that are not valid are reported and skipped)."""
+    out: dict[str, Any] = {}
+    warn = warnings if warnings is not None else []
+    for key, value in (raw or {}).items():
+        if key not in DEFAULTS:
+            warn.append(f"config skills.router.{key}: unknown setting; ignoring it")
+            continue
+        default = DEFAULTS[key]
+        if key == "weights":
+            if not isinstance(value, Mapping):
+                warn.append("config skills.router.weights: must be a mapping of field: number")
+                continue
+            weights = dict(default)
+            for f, w in value.items():
+                if f in FIELDS and isinstance(w, int | float) and not isinstance(w, bool) and w >= 0:
+                    weights[f] = float(w)
+                else:
+                    warn.append(f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
+                                "with a non-negative number")  # fmt: skip
+            out[key] = weights
+        elif key == "stemmer":
+            if value in ("auto", "builtin", "none"):
+                out[key] = value
+            else:
+                warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
+        elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            out[key] = type(default)(value)
+        else:
+            warn.append(f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}")
+    return RouterConfig(**out)
+
+
+def config_from_settings(settings: Any, warnings: list[str] | None = None) -> RouterConfig:
+    raw = getattr(settings, "raw", None) or {}
+    skills = raw.get("skills") if isinstance(raw.get("skills"), Mapping) else {}
+    router = skills.get("router") if isinstance(skills.get("router"), Mapping) else {}
+    return config_from_mapping(router, warnings)

@@ -1,0 +1,107 @@
+"""The decision among ranked candidates: select, ask or abstain, and every candidate's `why`.
+
+Also how a request's shape scales its scores: skills are workflows, so a question is
+better answered directly and needs a stronger match to route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from codebot.skills.route_config import FIELDS, RouterConfig
+from codebot.skills.route_result import Candidate
+from codebot.skills.spec import Spec
+
+_SHAPE_FACTOR: Mapping[str, Callable[[RouterConfig], float]] = {
+    "concept": lambda c: c.question_penalty,
+    "howto": lambda c: c.howto_penalty,
+}
+
+
+def shape_factor(shape: str, cfg: RouterConfig) -> float:
+    """What the scores of a request of this shape are multiplied by (1.0 for a task)."""
+    return _SHAPE_FACTOR.get(shape, lambda c: 1.0)(cfg)
+
+
+def _describe(c: Candidate) -> str:
+    parts = []
+    for f in FIELDS:
+        words = c.matched.get(f)
+        if words:
+            parts.append(f"{', '.join(words)} in {f.replace('_', ' ')}")
+    text = "matched " + "; ".join(parts) if parts else "no word matched"
+    if c.penalized:
+        text += f"; its description rules out {', '.join(c.penalized)}"
+    return text
+
+
+_SHAPE_NOTE = {"howto": " (a how-to question: scores scaled by howto_penalty)",
+               "concept": " (a concept question: scores scaled by question_penalty)"}
+
+
+def _strong_words(c: Candidate) -> list[str]:
+    """Request words a candidate matched outside its body (name, description, when_to_use)."""
+    seen: dict[str, None] = {}
+    for f in ("name", "description", "when_to_use"):
+        for w in c.matched.get(f, ()):
+            seen.setdefault(w, None)
+    return list(seen)
+
+
+def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
+           sem_on: bool = False) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
+    """Apply threshold, evidence and margin rules, and write each candidate's `why`."""
+    import dataclasses
+
+    if not cands:
+        return "abstain", None, "no eligible skill matched any word of the request", []
+
+    def conf(c: Candidate) -> float:
+        return max(c.score, c.semantic or 0.0) if sem_on else c.score
+
+    best = cands[0]
+    second = cands[1] if len(cands) > 1 else None
+    b, s = conf(best), conf(second) if second else 0.0
+    note = _SHAPE_NOTE.get(shape, "")
+    # a one-word task ("kubectl") may match on that word; a question needs min_terms
+    need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
+    strong = _strong_words(best)
+    if b < cfg.threshold:
+        decision, selected = "abstain", None
+        reason = f"best match {best.name} scored {b:.2f}, below the threshold {cfg.threshold:.2f}{note}"
+    elif len(strong) < need and not (sem_on and (best.semantic or 0.0) >= cfg.threshold):
+        decision, selected = "abstain", None
+        what = f"only {', '.join(strong)}" if strong else "no word"
+        reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
+                  f"{need} request words must match its name or description (min_terms){note}")  # fmt: skip
+    elif second is not None and b - s < cfg.margin:
+        decision, selected = "ask", None
+        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
+                  f"{cfg.margin:.2f}: ask which one is meant{note}")  # fmt: skip
+    else:
+        decision, selected = "select", best.spec
+        reason = (f"{best.name} scored {b:.2f} (threshold {cfg.threshold:.2f}) and leads "
+                  f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
+    out = []
+    for r, c in enumerate(cands):
+        text = _describe(c)
+        cc = conf(c)
+        if r == 0:
+            if decision == "select":
+                text += "; chosen"
+            elif decision == "ask":
+                text += f"; too close to {second.name if second else '?'} to choose alone"
+            else:
+                text += f"; not chosen: {reason}"
+        else:
+            gap = b - cc
+            if decision == "ask" and r == 1:
+                text += f"; only {gap:.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
+            else:
+                lost = f"{gap:.2f} behind {best.name}"
+                missing = [w for w in best.words() if w not in c.words()]
+                if missing:
+                    lost += f", which also matched {', '.join(missing[:4])}"
+                text += f"; lost: {lost}"
+        out.append(dataclasses.replace(c, why=text))
+    return decision, selected, reason, out

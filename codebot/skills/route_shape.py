@@ -1,0 +1,97 @@
+"""Reading sentences rather than words: what a skill says it is *not* for
+(`split_negative`) and what kind of request a text is (`request_shape`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CLAUSE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|\n+")
+#: Cues that start a negative span running to the end of the clause.
+_NEG_START = re.compile(
+    r"\b(?:not\s+(?:for|to\s+be\s+used|intended|meant|suitable|when|if|a\s+replacement)|"
+    r"do\s+not\s+use|don'?t\s+use|never\s+use|shouldn'?t\s+be\s+used|should\s+not\s+be\s+used|"
+    r"avoid\s+(?:using\s+)?(?:it|this)|except\s+for|doesn'?t\s+(?:cover|handle)|does\s+not\s+(?:cover|handle)|"
+    r"rather\s+than|unlike)\b|\bNOT\b",
+    re.IGNORECASE,
+)
+#: Cues that make the whole clause negative ("for X, use the Y skill instead").
+_NEG_CLAUSE = re.compile(r"\binstead\b|\bis\s+handled\s+by\b|\bbelongs?\s+(?:in|to)\b", re.IGNORECASE)
+
+
+_NEG_KEYS = ("not", "n't", "never", "avoid", "except", "rather", "unlike", "instead", "handled", "belong")
+
+
+def split_negative(text: str) -> tuple[str, str]:
+    """(what the skill is for, what it says it is not for)."""
+    if not text:
+        return "", ""
+    low = text.lower()
+    if not any(k in low for k in _NEG_KEYS) or (not _NEG_START.search(text) and not _NEG_CLAUSE.search(text)):
+        return text, ""
+    pos: list[str] = []
+    neg: list[str] = []
+    for clause in _CLAUSE.split(text):
+        if not clause:
+            continue
+        if _NEG_CLAUSE.search(clause):
+            neg.append(clause)
+            continue
+        m = _NEG_START.search(clause)
+        if m is None or (m.group(0) == "NOT" and not clause[m.end():].strip()):
+            pos.append(clause)
+            continue
+        pos.append(clause[: m.start()])
+        neg.append(clause[m.start():])
+    return " ".join(pos), " ".join(neg)
+
+
+_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|yo|hiya|howdy|good\s+(?:morning|afternoon|evening|night)|thanks|thank\s+you|"
+    r"cheers|bye|goodbye|see\s+you)\b[\s!,.]*(?:there|all|again|so\s+much|a\s+lot|everyone|folks)?[\s!,.]*",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"^\s*(?:how\s+are\s+you|how'?s\s+(?:it|your\s+day|life|everything)\s+going|how\s+is\s+your\s+day|"
+    r"what'?s\s+up|tell\s+me\s+(?:a\s+)?jokes?|that'?s\s+(?:all|it|great|fine)|who\s+are\s+you|"
+    r"are\s+you\s+(?:there|a\s+bot|human))\b",
+    re.IGNORECASE,
+)
+_CONCEPT = re.compile(
+    r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?(?:what(?:'s|s)?|why|who|whom|whose|which|is|are|was|were|does|do\s+you|"
+    r"did|can\s+you\s+explain|explain|meaning\s+of|difference\s+between|when\s+(?:is|was|did|should))\b",
+    re.IGNORECASE,
+)
+_FACT = re.compile(r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:many|much|come|long|old|big)\b", re.IGNORECASE)
+_HOWTO = re.compile(r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:do|does|can|could|should|would|to)\b",
+                    re.IGNORECASE)
+_PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|project|codebase|app|application|"
+                          r"service|site|website|pr|branch|pipeline|cluster)\b", re.IGNORECASE)
+
+SHAPES = ("task", "howto", "concept", "chat")
+
+
+def request_shape(text: str) -> str:
+    """What kind of request this is: `task` (do something), `howto` (how do I …?),
+    `concept` (what is / why …?) or `chat` (greetings, thanks, jokes).
+
+    Skills are workflows. A knowledge or syntax question is better answered directly, so
+    its scores are scaled down (`howto_penalty`, `question_penalty`) and small talk never
+    routes. A question about the person's own project ("how do I set up tests in our
+    repo?") is treated as a task.
+    """
+    rest = text.strip()
+    for _ in range(3):  # "hi there! thanks a lot"
+        stripped = _GREETING.sub("", rest, count=1)
+        if stripped == rest:
+            break
+        rest = stripped
+    if not rest.strip(" !.?,") or _SMALL_TALK.match(rest):
+        return "chat"
+    if _PROJECT_REF.search(rest):
+        return "task"
+    if _CONCEPT.match(rest) or _FACT.match(rest):
+        return "concept"
+    if _HOWTO.match(rest):
+        return "howto"
+    return "task"

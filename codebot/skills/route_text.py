@@ -1,0 +1,178 @@
+"""Words to index terms: case folding, multi-word names, aliases, stop words, stemming.
+
+Skills and requests go through the same `Tokenizer`, so a term matches only when both
+sides reduce to it; identifiers such as `k8s`, `pytest` or `c++` are kept intact.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
+#: Multi-word names folded into one term (matched on tokens, so "end-to-end" works too).
+_PHRASES: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "end": ((("to", "end"), "e2e"),),
+    "machine": ((("learning",), "ml"),),
+    "large": ((("language", "model"), "llm"), (("language", "models"), "llm")),
+    "pull": ((("request",), "pr"), (("requests",), "pr")),
+    "continuous": ((("integration",), "ci"),),
+    "node": ((("js",), "nodejs"),),
+    "next": ((("js",), "nextjs"),),
+}
+_PHRASE_HEADS = frozenset(_PHRASES)
+_MISS = object()
+
+
+#: Spellings of one thing, mapped to one surface form before stemming (both sides).
+ALIASES: Mapping[str, str] = {
+    "k8s": "kubernetes", "kube": "kubernetes", "postgres": "postgresql", "pg": "postgresql",
+    "psql": "postgresql", "js": "javascript", "ts": "typescript", "py": "python",
+    "repo": "repository", "repos": "repository", "db": "database", "dbs": "database",
+    "prs": "pr", "gh": "github", "golang": "go", "tf": "terraform", "yml": "yaml",
+    "env": "environment", "config": "configuration", "configs": "configuration",
+    "auth": "authentication", "authn": "authentication", "docs": "documentation",
+    "gif": "gif", "gifs": "gif", "img": "image", "pic": "image", "pics": "image",
+}  # fmt: skip
+
+#: English function words plus the filler of skill descriptions ("use when the user asks").
+STOP_WORDS = frozenset(
+    (
+        "a", "about", "above", "across", "after", "again", "against", "all", "also", "am", "an",
+        "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below",
+        "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done",
+        "down", "during", "each", "either", "etc", "eg", "ie", "few", "for", "from", "further",
+        "get", "gets", "getting", "got", "had", "has", "have", "having", "he", "her", "here",
+        "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
+        "let", "lets", "like", "me", "more", "most", "much", "must", "my", "myself", "no", "nor",
+        "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out",
+        "over", "own", "per", "please", "same", "she", "should", "so", "some", "such", "than",
+        "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+        "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "via", "was",
+        "we", "were", "what", "whatever", "when", "whenever", "where", "whether", "which", "while",
+        "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "you", "your",
+        "yours", "yourself", "yourselves", "im", "ive", "id", "youre", "dont", "doesnt", "cant",
+        "wont", "isnt", "use", "uses", "used", "using", "ask", "asks", "asked", "asking", "want",
+        "wants", "wanted", "need", "needs", "needed", "help", "helps", "helping", "mention",
+        "mentions", "mentioned", "trigger", "triggers", "triggered", "claude", "codex", "invoke",
+        "invoked", "apply", "applies", "specific", "something", "anything", "thing", "things",
+        "way", "ways", "really", "actually", "maybe", "sure", "okay", "ok", "hey", "hi", "hello",
+        "thanks", "thank", "yes", "yeah"
+    )
+)
+_KEEP_SHORT = frozenset({"c", "r", "go", "ai", "ui", "ux", "qa", "ml", "ci", "cd", "pr", "vm", "os"})
+
+
+def _builtin_stem(w: str) -> str:
+    """A small, predictable suffix stemmer: plurals, -ing, -ed, -ly, -able, -ment, -ation,
+    -ion, final e. Crude next to Porter, but both sides of a match go through it."""
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "xes", "ches", "shes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is", "ys")):
+        w = w[:-1]
+    if w.endswith("ied") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("ing") and len(w) - 3 >= 3:
+        w = _undouble(w[:-3])
+    elif w.endswith("ed") and not w.endswith("eed") and len(w) - 2 >= 3:
+        w = _undouble(w[:-2])
+    elif w.endswith("ly") and len(w) - 2 >= 4:
+        w = w[:-2]
+    for suffix, repl in (("ization", "iz"), ("isation", "is"), ("ation", "at"), ("ator", "at"),
+                         ("ction", "ct"), ("ssion", "ss"), ("able", ""), ("ible", ""), ("ment", "")):  # fmt: skip
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)] + repl
+            break
+    if w.endswith("e") and len(w) >= 4:
+        w = w[:-1]
+    return w
+
+
+def _undouble(w: str) -> str:
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+        return w[:-1]
+    return w
+
+
+@functools.cache
+def _stemmer(kind: str) -> Callable[[str], str]:
+    if kind == "none":
+        return lambda w: w
+    if kind == "auto":
+        try:
+            import Stemmer  # PyStemmer, optional
+
+            stem_word = Stemmer.Stemmer("english").stemWord
+        except Exception:
+            pass
+        else:
+            return lambda w: w if (not w.isalpha() or len(w) <= 3) else stem_word(w)
+    return _builtin_stem
+
+
+class Tokenizer:
+    """Text to stemmed terms. Per-word results are memoised (the vocabulary is small)."""
+
+    def __init__(self, stemmer: str = "auto") -> None:
+        self._stem = _stemmer(stemmer)
+        self._memo: dict[str, str | None] = {}
+
+    def term(self, word: str) -> str | None:
+        got = self._memo.get(word, _MISS)
+        if got is not _MISS:
+            return got  # type: ignore[return-value]
+        w = word.strip("+#") if not word.endswith(("++", "#")) else word
+        w = ALIASES.get(w, w)
+        if w in STOP_WORDS or (len(w) < 2 and w not in _KEEP_SHORT) or (w.isdigit() and len(w) < 3):
+            out = None
+        else:
+            out = self._stem(w)
+            if out in STOP_WORDS:
+                out = None
+        if len(self._memo) < 500_000:
+            self._memo[word] = out
+        return out
+
+    def words(self, text: str) -> list[str]:
+        toks = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+        if not _PHRASE_HEADS.isdisjoint(toks):
+            out: list[str] = []
+            i, n = 0, len(toks)
+            while i < n:
+                t = toks[i]
+                for seq, repl in _PHRASES.get(t, ()):
+                    if tuple(toks[i + 1 : i + 1 + len(seq)]) == seq:
+                        out.append(repl)
+                        i += 1 + len(seq)
+                        break
+                else:
+                    out.append(t)
+                    i += 1
+            return out
+        return toks
+
+    def __call__(self, text: str) -> list[str]:
+        memo, term = self._memo, self.term
+        out = []
+        for word in self.words(text):
+            t = memo.get(word, _MISS)
+            if t is _MISS:
+                t = term(word)
+            if t is not None:
+                out.append(t)
+        return out
+
+    def with_surface(self, text: str) -> list[tuple[str, str]]:
+        """(term, the word as written) for explanations."""
+        out = []
+        for word in self.words(text):
+            t = self.term(word)
+            if t is not None:
+                out.append((t, word))
+        return out
