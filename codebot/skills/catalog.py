@@ -1,8 +1,11 @@
 """The catalog: every skill root turned into one deduplicated, explained snapshot.
 
 `Catalog.load()` scans and parses; `reload()` re-stats and re-parses only files whose
-(mtime, size, inode) changed. Each call swaps in a new immutable `Snapshot`, so the
-watcher thread and the UI can read `catalog.snapshot` at any time without locks.
+(mtime, size, inode) changed. Folders whose listing cannot have changed since the last
+scan are not listed again (`discover.DirCache`; kept in the `Index` across sessions),
+and an edit that leaves every name clash as it was patches the snapshot instead of
+rebuilding it. Each call swaps in a new immutable `Snapshot`, so the watcher thread and
+the UI can read `catalog.snapshot` at any time without locks.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 
 from codebot.skills import discover
-from codebot.skills.discover import Candidate
-from codebot.skills.parse import parse_file, stamp_of
+from codebot.skills.discover import Candidate, DirCache
+from codebot.skills.parse import parse_file
 from codebot.skills.spec import (
     Diagnostic,
     Root,
@@ -26,6 +30,7 @@ from codebot.skills.spec import (
     Source,
     Spec,
     Stamp,
+    new_stamp,
     normalize_name,
     skeleton,
 )
@@ -84,6 +89,12 @@ class _Parsed:
     stamp: Stamp
     spec: Spec | None
     diagnostics: list[Diagnostic]
+    source: Candidate | None = None  # the candidate parsed; the scan reuses unchanged ones
+
+
+# A reload that made more container objects than this moves them straight to the oldest GC
+# generation (see `Catalog.reload`).
+_PROMOTE_OVER = 20_000
 
 
 class Catalog:
@@ -96,8 +107,15 @@ class Catalog:
         self._parsed: dict[str, _Parsed] = {}  # by file path
         self._candidates: dict[str, Candidate] = {}
         self._root_diags: dict[str, list[Diagnostic]] = {}
+        # Folder listings from the last scan (discover.DirCache), taken from the index the
+        # first time: unchanged folders are not listed again.
+        self._dirs: dict[str, object] = {}
+        self._dirs_loaded = False
         self._order: list[str] | None = None  # candidate keys in precedence order, while the set holds
         self._dirty = True  # something the snapshot is built from has changed
+        # Specs re-parsed into the same place (same key, name, root and file): when nothing
+        # else changed, the snapshot is patched instead of rebuilt. key -> (old, new).
+        self._replaced: dict[str, tuple[Spec, Spec]] = {}
         self._snapshot = Snapshot(MappingProxyType({}), (), (), self.roots)
 
     @property
@@ -113,8 +131,8 @@ class Catalog:
         t0 = time.perf_counter()
         with self._lock:
             old = self._snapshot
-            # Scanning and parsing make many objects and no reference cycles: a collection
-            # triggered half-way would walk the whole heap for nothing.
+            # Scanning, parsing and building make many objects and no reference cycles: a
+            # collection triggered half-way would walk them all for nothing.
             collect = gc.isenabled()
             gc.disable()
             try:
@@ -122,32 +140,58 @@ class Catalog:
                     self._rescan_all()
                 else:
                     self._rescan_paths([Path(p) for p in paths])
+                if self._dirty:
+                    self._dirty = False
+                    new = self._build(old.generation + 1)
+                elif self._replaced:  # only edits that leave every clash as it was
+                    new = self._patch(old, old.generation + 1)
+                else:  # nothing changed: the same contents under a new generation, no rebuild
+                    new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
+                self._replaced.clear()
+                self._snapshot = new
+                change = diff(old, new)
             finally:
                 if collect:
+                    # What a big load made lives as long as the catalog. Left in the young
+                    # generations, the next two collections would walk all of it (about a
+                    # tenth of the load's time at 10,000 skills) only to promote it; freeze +
+                    # unfreeze moves every tracked object to the oldest generation at once.
+                    # Skipped when the process uses gc.freeze() itself.
+                    if gc.get_count()[0] > _PROMOTE_OVER and gc.get_freeze_count() == 0:
+                        gc.freeze()
+                        gc.unfreeze()
                     gc.enable()
-            if self._dirty:
-                self._dirty = False
-                new = self._build(old.generation + 1)
-            else:  # nothing changed: the same contents under a new generation, no rebuild
-                new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
-            self._snapshot = new
             if self._index is not None:
                 self._index.save_if_dirty()
-        change = diff(old, new)
         return Change(change.added, change.removed, change.changed, (time.perf_counter() - t0) * 1000)
 
     # -- scanning ------------------------------------------------------------------
 
+    def _dir_cache(self, full: bool, prev: dict[str, Candidate]) -> DirCache:
+        if not self._dirs_loaded:
+            self._dirs_loaded = True
+            if self._index is not None:
+                self._dirs = self._index.dirs()
+        return DirCache(self._dirs, {} if full else None, prev)
+
+    def _keep_dirs(self, cache: DirCache) -> None:
+        changed = cache.changed or (cache.new is not cache.old and cache.new.keys() != cache.old.keys())
+        self._dirs = cache.new
+        if changed and self._index is not None:
+            self._index.put_dirs(dict(cache.new), [str(r.path) for r in self.roots])
+
     def _rescan_all(self) -> None:
-        before = set(self._candidates)
-        old_diags = dict(self._root_diags)
-        self._candidates.clear()
-        self._root_diags.clear()
+        prev = self._candidates
+        old_diags = self._root_diags
+        self._candidates = {}
+        self._root_diags = {}
+        cache = self._dir_cache(True, prev)
         for root in self.roots:
-            res = discover.scan_root(root)
+            res = discover.scan_root(root, cache=cache)
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
-        if before != self._candidates.keys():
+        self._keep_dirs(cache)
+        if prev.keys() != self._candidates.keys():
             self._order = None
             self._dirty = True
         if old_diags != self._root_diags:
@@ -171,27 +215,30 @@ class Catalog:
                 whole.add(root)
             else:
                 anchors[anchor] = root
+        removed: dict[str, Candidate] = {}
+        cache = self._dir_cache(False, removed)
         for root in whole:
             for k in [k for k, c in self._candidates.items() if c.root == root]:
-                del self._candidates[k]
+                removed[k] = self._candidates.pop(k)
                 touched.add(k)
-            res = discover.scan_root(root)
+            res = discover.scan_root(root, cache=cache)
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
-            touched.update(str(c.path) for c in res.candidates)
+            touched.update(c.order[1] for c in res.candidates)
         for anchor, root in anchors.items():
             if root in whole or any(_is_below(anchor, a) for a in anchors):
                 continue  # covered by a wider rescan
             prefix = str(anchor) + "/"
             for k in [k for k in self._candidates if k.startswith(prefix)]:
-                del self._candidates[k]
+                removed[k] = self._candidates.pop(k)
                 touched.add(k)
-            res = discover.scan_root(root, start=anchor)
+            res = discover.scan_root(root, start=anchor, cache=cache)
             self._add(res.candidates)
-            touched.update(str(c.path) for c in res.candidates)
+            touched.update(c.order[1] for c in res.candidates)
             key = str(root.path)
             kept = [d for d in self._root_diags.get(key, []) if not d.path.startswith(prefix)]
             self._root_diags[key] = kept + res.diagnostics
+        self._keep_dirs(cache)
         if before != self._candidates.keys():
             self._order = None
             self._dirty = True
@@ -200,8 +247,9 @@ class Catalog:
         self._parse_candidates(touched)
 
     def _add(self, candidates: list[Candidate]) -> None:
+        cands = self._candidates
         for c in candidates:
-            self._candidates[str(c.path)] = c
+            cands[c.order[1]] = c  # str(c.path), without making it (see discover.Candidate)
 
     def _root_for(self, p: Path) -> Root | None:
         best: Root | None = None
@@ -214,36 +262,76 @@ class Catalog:
     def _parse_candidates(self, only: set[str] | None = None) -> None:
         """Parse new and changed candidates: all of them, or those whose keys are in `only`."""
         keys = self._candidates.keys() if only is None else only
-        for gone in [k for k in (self._parsed if only is None else only)
-                     if k in self._parsed and k not in self._candidates]:  # fmt: skip
-            del self._parsed[gone]
+        parsed_by_key = self._parsed
+        for gone in [k for k in (parsed_by_key if only is None else only)
+                     if k in parsed_by_key and k not in self._candidates]:  # fmt: skip
+            del parsed_by_key[gone]
             self._dirty = True
+        index = self._index
         for key in list(keys):
             c = self._candidates.get(key)
             if c is None:
                 continue
-            stamp = stamp_of(c.stat)
-            cached = self._parsed.get(key)
+            cached = parsed_by_key.get(key)
+            if cached is not None and cached.source is c:
+                continue  # the scan found the file unchanged and kept its candidate
+            st = c.stat
+            stamp = new_stamp(st.st_mtime_ns, st.st_size, st.st_ino)  # parse.stamp_of, inlined
             if cached is not None and cached.stamp == stamp and (cached.spec is None or cached.spec.root == c.root):
+                cached.source = c
                 continue
             spec = diags = None
-            if self._index is not None:
-                hit = self._index.get(c, stamp)
+            if index is not None:
+                hit = index.get(c, stamp)
                 if hit is not None:
                     spec, diags = hit
             if diags is None:
-                spec, diags = parse_file(c.path, c.root, c.stat, c.real_path)
-                if self._index is not None:
-                    self._index.put(c, stamp, spec, diags)
-            self._parsed[key] = _Parsed(stamp, spec, diags)
-            self._dirty = True
+                spec, diags = parse_file(c.path, c.root, c.stat, c.real_path, c.side)
+                if index is not None:
+                    index.put(c, stamp, spec, diags)
+            parsed_by_key[key] = _Parsed(stamp, spec, diags, c)
+            old = cached.spec if cached is not None else None
+            if (
+                old is not None
+                and spec is not None
+                and old.key == spec.key
+                and old.name == spec.name
+                and old.root is spec.root
+                and cached.source is not None
+                and cached.source.stat.st_ino == c.stat.st_ino
+                and cached.source.stat.st_dev == c.stat.st_dev
+            ):
+                first = self._replaced.get(key)
+                self._replaced[key] = (first[0] if first is not None else old, spec)
+            else:
+                self._dirty = True
 
     # -- deduplication ---------------------------------------------------------------
 
+    def _patch(self, old: Snapshot, generation: int) -> Snapshot:
+        """What `_build` would make when the only change is specs in `_replaced`: each
+        decision it takes (who wins a name, who is the same file as whom, why) depends on
+        keys, names, roots, files and the order of candidates, none of which changed; so
+        the new specs simply take the old ones' places."""
+        swap = {id(o): n for o, n in self._replaced.values()}
+        skills = dict(old.skills)
+        for o, n in self._replaced.values():
+            if skills.get(n.key) is o:
+                skills[n.key] = n
+        shadowed = tuple(
+            Shadowed(swap.get(id(s.spec), s.spec), swap.get(id(s.winner), s.winner), s.reason)
+            if id(s.spec) in swap or id(s.winner) in swap
+            else s
+            for s in old.shadowed
+        )
+        return Snapshot(MappingProxyType(skills), shadowed, old.diagnostics, self.roots, generation)
+
     def _build(self, generation: int) -> Snapshot:
         if self._order is None:
-            ordered = sorted(self._candidates.values(), key=lambda c: (c.root.rank, c.order))
-            self._order = [str(c.path) for c in ordered]
+            # By (root rank, order in the root): two stable sorts with C key functions.
+            ordered = sorted(self._candidates.values(), key=_in_root)
+            ordered.sort(key=_root_rank)
+            self._order = [c.order[1] for c in ordered]
         candidates, parsed_by_key = self._candidates, self._parsed
         winners: dict[str, Spec] = {}
         shadowed: list[Shadowed] = []
@@ -251,29 +339,35 @@ class Catalog:
         by_file: dict[tuple[int, int], Spec] = {}
         for d in self._root_diags.values():
             diags.extend(d)
+        get_parsed, get_winner = parsed_by_key.get, winners.get
         for k in self._order:
-            parsed = parsed_by_key.get(k)
+            parsed = get_parsed(k)
             if parsed is None:
                 continue
             spec = parsed.spec
             if spec is None:
                 diags.extend(parsed.diagnostics)
                 continue
-            c = candidates[k]
-            ident = (c.stat.st_dev, c.stat.st_ino)
+            st = candidates[k].stat
+            ident = (st.st_dev, st.st_ino)
             first = by_file.get(ident)
             if first is not None:
-                diags.append(Diagnostic(str(c.path), 0, "same-file", Severity.INFO,
+                diags.append(Diagnostic(str(candidates[k].path), 0, "same-file", Severity.INFO,
                                         f"same file as {first.path} (reached through a link); loaded once"))  # fmt: skip
                 continue
             by_file[ident] = spec
-            winner = winners.get(spec.key)
+            key = spec.key
+            winner = get_winner(key)
             if winner is None:
-                winners[spec.key] = spec
+                winners[key] = spec
             else:
                 shadowed.append(Shadowed(spec, winner, _clash_reason(spec, winner)))
         _resolve_lookalikes(winners, shadowed)
         return Snapshot(MappingProxyType(winners), tuple(shadowed), tuple(diags), self.roots, generation)
+
+
+_in_root = attrgetter("order")
+_root_rank = attrgetter("root.rank")
 
 
 def _clash_reason(loser: Spec, winner: Spec) -> str:
@@ -316,8 +410,13 @@ def _is_below(p: Path, parent: Path) -> bool:
 
 
 def diff(old: Snapshot, new: Snapshot) -> Change:
-    added = tuple(k for k in new.skills if k not in old.skills)
-    removed = tuple(k for k in old.skills if k not in new.skills)
+    if new.skills is old.skills:
+        return Change()
+    if new.skills.keys() == old.skills.keys():
+        added = removed = ()
+    else:
+        added = tuple(k for k in new.skills if k not in old.skills)
+        removed = tuple(k for k in old.skills if k not in new.skills)
     olds = old.skills
     changed = tuple(
         k for k, s in new.skills.items()

@@ -11,12 +11,15 @@ from __future__ import annotations
 import errno
 import json
 import os
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from pathlib import Path
+from stat import S_ISDIR
+from typing import Any
 
-from codebot.skills.spec import Diagnostic, Root, Severity, Source
+from codebot.skills.spec import Diagnostic, Root, Severity, Source, slot_maker
 
 MAX_DEPTH = 6
 MAX_DIRS = 2000  # folders per root that hold no skill
@@ -113,25 +116,120 @@ class Candidate:
     real_path: Path
     stat: os.stat_result
     root: Root
-    order: tuple[int, str]  # (depth, path) inside the root: shallower first, then by name
+    # (depth, path) inside the root: shallower first, then by name. The path is str(path),
+    # which the catalog and the index use as the candidate's key.
+    order: tuple[int, str]
+    # False when the file's folder has no `agents` entry, so there is no agents/openai.yaml
+    # to look for (the parser and the index skip that probe).
+    side: bool = True
+
+
+new_candidate = slot_maker(Candidate)  # Candidate(...), faster (see spec.slot_maker)
 
 
 @dataclass(slots=True)
 class ScanResult:
     candidates: list[Candidate] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    listed: int = 0  # folders listed with scandir
+    reused: int = 0  # folders whose cached listing was used instead
+
+
+# -- the folder cache -------------------------------------------------------------------
+#
+# A folder's listing only changes when an entry is added, removed or renamed, and each of
+# those changes the folder's mtime (and ctime). So a scan keeps, for every folder it lists
+# without symbolic links involved, what it needs from the listing:
+#
+#     (mtime_ns, ctime_ns, st_ino, st_dev, listed_at_ns, flags, dirs, md_files)
+#
+# `flags` is VENV (a pyvenv.cfg is there) | AGENTS (an `agents` entry is there); `dirs` are
+# the names of all subfolders and `md_files` of all other entries ending in `.md`, sorted
+# (lists, as JSON gives them back, and nothing changes them; 0 when empty, which JSON
+# loads without making an object).
+# The next scan `os.stat`s the folder and, when the stamp is the same AND both times are
+# more than RACY_NS older than `listed_at_ns`, uses the kept listing instead of listing the
+# folder again (a change in the same clock tick as the listing could leave the mtime as it
+# was: git's rule for racy entries). Skill files are `os.stat`ed on every scan either way,
+# because editing a file does not touch its folder. Folders reached through a symbolic
+# link, and folders holding one, are always listed: what a link points at can change
+# without any folder on this side noticing. The listing is independent of the root and of
+# the depth, so one cache serves every root; the scan limits are applied on each use.
+
+RACY_NS = 2_000_000_000
+VENV = 1
+AGENTS = 2
+
+
+class DirCache:
+    """Folder listings carried from one scan to the next (see above).
+
+    `old` is looked up; every folder listed or reused is written to `new` (the same dict
+    for a partial rescan; a fresh one for a full rescan, so vanished folders drop out).
+    `prev` holds the candidates of the previous scan by path: an unchanged file keeps its
+    `Candidate` object. `changed` says whether `new` differs from `old` in a way worth
+    persisting.
+    """
+
+    __slots__ = ("changed", "new", "old", "prev")
+
+    def __init__(self, old: dict[str, Any] | None = None, new: dict[str, Any] | None = None,
+                 prev: dict[str, Candidate] | None = None) -> None:  # fmt: skip
+        self.old: dict[str, Any] = {} if old is None else old
+        self.new: dict[str, Any] = self.old if new is None else new
+        self.prev: dict[str, Candidate] = prev or {}
+        self.changed = False
+
+
+def _valid_entry(e: Any) -> tuple[Any, ...] | None:
+    """A cached listing read back from JSON, as a tuple; None when it is malformed."""
+    if type(e) is not list or len(e) != 8:
+        return None
+    a, b, c, d, listed, flags, dirs, files = e
+    if not (type(a) is type(b) is type(c) is type(d) is type(listed) is type(flags) is int):
+        return None
+    for names in (dirs, files):  # a list, or 0 for none
+        if type(names) is not list and (type(names) is not int or names != 0):
+            return None
+    if (dirs and not _valid_names(dirs)) or (files and not _valid_names(files)):
+        return None
+    return (a, b, c, d, listed, flags, dirs, files)
+
+
+_BAD_NAMES = ("", ".", "..")
+
+
+def _valid_names(names: list[Any]) -> bool:
+    """Names of folder entries: strings without a separator or NUL, not empty, . or ..
+    (a name that could lead the scan out of its folder is refused)."""
+    if len(names) == 1:
+        n = names[0]
+        return type(n) is str and n not in _BAD_NAMES and "/" not in n and "\x00" not in n and os.sep not in n
+    try:
+        joined = "/".join(names)  # TypeError unless every name is a string
+    except TypeError:
+        return False
+    return not (
+        joined.count("/") != len(names) - 1
+        or "\x00" in joined
+        or (os.sep != "/" and os.sep in joined)
+        or "" in names or "." in names or ".." in names
+    )  # fmt: skip
 
 
 def _diag(path: Path | str, code: str, sev: Severity, msg: str, hint: str = "") -> Diagnostic:
     return Diagnostic(str(path), 0, code, sev, msg, hint)
 
 
-def scan_root(root: Root, start: Path | None = None) -> ScanResult:
-    """Every skill file below `root.path` (or below `start`, a folder inside it)."""
+def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = None) -> ScanResult:
+    """Every skill file below `root.path` (or below `start`, a folder inside it).
+
+    With a `cache`, folders that have not changed since the last scan are not listed again.
+    """
     res = ScanResult()
     base = root.path
     try:
-        os.stat(base)
+        st = os.stat(base)
     except FileNotFoundError:
         if root.explicit:
             res.diagnostics.append(_diag(base, "root-missing", Severity.WARNING,
@@ -141,7 +239,7 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
         res.diagnostics.append(_diag(base, "root-unreadable", Severity.WARNING,
                                      f"cannot open skills folder: {exc.strerror or exc}"))  # fmt: skip
         return res
-    if not os.path.isdir(base):
+    if not S_ISDIR(st.st_mode):
         res.diagnostics.append(_diag(base, "root-not-a-folder", Severity.WARNING,
                                      "skills root is a file, not a folder",
                                      "point the skills folder setting at a directory"))  # fmt: skip
@@ -151,31 +249,148 @@ def scan_root(root: Root, start: Path | None = None) -> ScanResult:
     begin = str(start or base)
     depth0 = len(start.relative_to(base).parts) if start else 0
     real_begin = os.path.realpath(begin)
+    linked = False
+    if start is not None and cache is not None:
+        # A start folder reached through a link below the root is not cached either.
+        rel = os.path.relpath(begin, str(base))
+        linked = real_begin != os.path.normpath(os.path.join(os.path.realpath(base), rel))
     # Loops can only come through symbolic links, whose targets are resolved; so the set
     # of real paths seen is enough to visit every folder once, without an extra stat.
     visited: set[str] = {real_begin}
-    stack: list[tuple[str, str, int]] = [(begin, real_begin, depth0)]
+    stack: list[tuple[str, str, int, bool]] = [(begin, real_begin, depth0, linked)]
+    now = time.time_ns() if cache is not None else 0
     dirs_seen = 0
+    cands = res.candidates
+    old_get = cache.old.get if cache is not None else None
+    keep = cache.new if cache is not None else {}
+    prev = cache.prev if cache is not None else {}
+    sep = os.sep
     while stack:
-        d, real_d, depth = stack.pop()
+        d, real_d, depth, linked = stack.pop()
         dirs_seen += 1
         # The limit guards against pointing codebot at a huge tree (a home folder). A
         # root that really holds skills earns room for each one and its scripts/,
         # references/ and assets/ folders, so 10,000 skills in one root still load.
-        if dirs_seen > MAX_DIRS + DIRS_PER_SKILL * len(res.candidates):
+        if dirs_seen > MAX_DIRS + DIRS_PER_SKILL * len(cands):
             res.diagnostics.append(_diag(base, "scan-limit", Severity.WARNING,
                                          f"stopped after {dirs_seen - 1} folders; some skills may be missing",
                                          "point codebot at a smaller folder"))  # fmt: skip
             break
-        _scan_dir(root, d, real_d, depth, stack, visited, res)
+        if old_get is None or linked:
+            _scan_dir(root, d, real_d, depth, linked, stack, visited, res, None, cache)
+            continue
+        # With a cache (inlined: this loop runs once per folder of every root).
+        try:
+            st = os.stat(d)
+        except OSError:
+            _forget(cache, d)  # type: ignore[arg-type]
+            _scan_dir(root, d, real_d, depth, False, stack, visited, res, None, cache)
+            continue
+        old = old_get(d)
+        if old is not None and type(old) is not tuple:
+            old = _valid_entry(old)  # read from the index file
+        if old is None or not (
+            old[0] == st.st_mtime_ns and old[1] == st.st_ctime_ns and old[2] == st.st_ino
+            and old[3] == st.st_dev and old[0] < old[4] - RACY_NS and old[1] < old[4] - RACY_NS
+        ):  # fmt: skip
+            _relist(root, d, real_d, depth, st, old, stack, visited, res, cache, now)  # type: ignore[arg-type]
+            continue
+        # The kept listing is good: do what _scan_dir would do with it (no links in it).
+        keep[d] = old
+        res.reused += 1
+        flags, dirs, files = old[5], old[6], old[7]
+        if flags & VENV:
+            continue
+        prefix = d if d[-1:] == sep else d + sep
+        same = real_d == d  # no link on the way: real paths are the paths
+        real_prefix = prefix if same else real_d if real_d[-1:] == sep else real_d + sep
+        if files:
+            skill_file = (
+                "SKILL.md" if "SKILL.md" in files or (dirs and "SKILL.md" in dirs)
+                else "skill.md" if "skill.md" in files or (dirs and "skill.md" in dirs)
+                else None
+            )  # fmt: skip
+            side = bool(flags & AGENTS)
+            for name in files:
+                if name == skill_file or (depth == 0 and _single_file(name)):
+                    p = prefix + name
+                    try:
+                        fst = os.stat(p)
+                    except OSError as exc:
+                        res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
+                                                     f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
+                        continue
+                    real_s = p if same else real_prefix + name
+                    if prev:
+                        cands.append(_candidate(root, p, real_s, fst, depth, side, cache))
+                    else:
+                        path = Path(p)
+                        cands.append(new_candidate(path, path if real_s == p else Path(real_s), fst, root, (depth, p), side))
+        if dirs and depth < MAX_DEPTH:
+            if same:
+                subdirs = [(q, q, False, name) for name in dirs if name not in SKIP_DIRS for q in (prefix + name,)]
+            else:
+                subdirs = [(prefix + name, real_prefix + name, False, name) for name in dirs if name not in SKIP_DIRS]
+            if subdirs:
+                _push(subdirs, depth, False, False, stack, visited, res)
     return res
+
+
+def _relist(root: Root, d: str, real_d: str, depth: int, st: os.stat_result, old: tuple[Any, ...] | None,
+            stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult,
+            cache: DirCache, now: int) -> None:  # fmt: skip
+    """List `d` again and keep the listing, stamped with `st` (taken before listing)."""
+    listing: list[Any] = []
+    if _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache) and listing:
+        mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+        flags, dirs, files = listing
+        new = (mtime, ctime, st.st_ino, st.st_dev, now, flags, dirs, files)
+        cache.new[d] = new
+        # Worth persisting unless only the listing time moved and the folder is still racy.
+        if (old is None or old[:4] != new[:4] or old[5:] != new[5:]
+                or (mtime < now - RACY_NS and ctime < now - RACY_NS)):  # fmt: skip
+            cache.changed = True
+    else:
+        _forget(cache, d)
+
+
+def _forget(cache: DirCache, d: str) -> None:
+    if cache.new.pop(d, None) is not None or d in cache.old:
+        cache.changed = True
 
 
 _by_name = attrgetter("name")
 
 
-def _scan_dir(root: Root, d: str, real_d: str, depth: int,
-              stack: list[tuple[str, str, int]], visited: set[str], res: ScanResult) -> None:  # fmt: skip
+def _candidate(root: Root, p: str, real_s: str, fst: os.stat_result, depth: int, side: bool,
+               cache: DirCache | None) -> Candidate:  # fmt: skip
+    if cache is not None:
+        prev = cache.prev.get(p)
+        if prev is not None:
+            pst = prev.stat
+            if (
+                pst.st_mtime_ns == fst.st_mtime_ns
+                and pst.st_ctime_ns == fst.st_ctime_ns
+                and pst.st_size == fst.st_size
+                and pst.st_ino == fst.st_ino
+                and pst.st_dev == fst.st_dev
+                and prev.root is root
+                and prev.side is side
+                and prev.order[0] == depth
+                and (prev.real_path is prev.path if real_s == p else str(prev.real_path) == real_s)
+            ):
+                return prev  # unchanged: no new Path objects
+    path = Path(p)
+    real = path if real_s == p else Path(real_s)  # share the object when no link is involved
+    return new_candidate(path, real, fst, root, (depth, p), side)
+
+
+def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
+              stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult,
+              listing: list[Any] | None, cache: DirCache | None = None) -> bool:  # fmt: skip
+    """List `d`. With `listing`, also fill it with (flags, dirs, md_files) and return
+    whether the folder can be cached (it was read and holds no symbolic link)."""
+    res.listed += 1
     try:
         with os.scandir(d) as it:
             entries = sorted(it, key=_by_name)
@@ -183,56 +398,86 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int,
         res.diagnostics.append(_diag(d, "folder-unreadable", Severity.WARNING,
                                      f"cannot list folder: {exc.strerror or exc}",
                                      "fix its permissions or remove it"))  # fmt: skip
-        return
+        return False
     names = {e.name for e in entries}
+    side = "agents" in names
+    flags = AGENTS if side else 0
     if "pyvenv.cfg" in names:
-        return  # a virtualenv: thousands of folders, no skills
+        if listing is not None:
+            listing[:] = [flags | VENV, 0, 0]
+        return True  # a virtualenv: thousands of folders, no skills
     skill_file = "SKILL.md" if "SKILL.md" in names else ("skill.md" if "skill.md" in names else None)
+    same = real_d == d  # no link on the way: real paths are the paths
+    real_prefix = real_d if real_d.endswith(os.sep) else real_d + os.sep
+    deeper = depth + 1 <= MAX_DEPTH
     subdirs: list[tuple[str, str, bool, str]] = []
+    dirs: list[str] = []
+    files: list[str] = []
+    cacheable = True
+    any_link = False
     for e in entries:
-        p, name = e.path, e.name
+        name = e.name
         try:
             is_link = e.is_symlink()
             if is_link:
+                cacheable = False
+                any_link = True
                 try:
-                    os.stat(p)
+                    os.stat(e.path)
                 except OSError as exc:
                     code = "symlink-loop" if exc.errno == errno.ELOOP else "dangling-symlink"
-                    res.diagnostics.append(_diag(p, code, Severity.WARNING,
+                    res.diagnostics.append(_diag(e.path, code, Severity.WARNING,
                                                  f"symbolic link cannot be followed: {exc.strerror or exc}",
                                                  "fix or remove the link"))  # fmt: skip
                     continue
             is_dir = e.is_dir()
         except OSError:
+            cacheable = False
             continue
         if is_dir:
-            if name in SKIP_DIRS or depth + 1 > MAX_DEPTH:
-                continue
-            real_sub = os.path.realpath(p) if is_link else os.path.join(real_d, name)
-            subdirs.append((p, real_sub, is_link, name))
-        elif name == skill_file or (depth == 0 and _single_file(name)):
-            try:
-                fst = e.stat()
-            except OSError as exc:
-                res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
-                                             f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
-                continue
-            path = Path(p)
-            real_s = os.path.realpath(p) if is_link else os.path.join(real_d, name)
-            real = path if real_s == p else Path(real_s)  # share the object when no link is involved
-            res.candidates.append(Candidate(path, real, fst, root, (depth, p)))
+            dirs.append(name)
+            if deeper and name not in SKIP_DIRS:
+                p = e.path
+                real_sub = os.path.realpath(p) if is_link else p if same else real_prefix + name
+                subdirs.append((p, real_sub, is_link, name))
+        else:
+            if name[-3:].lower() == ".md":
+                files.append(name)
+            if name == skill_file or (depth == 0 and _single_file(name)):
+                p = e.path
+                try:
+                    fst = e.stat()
+                except OSError as exc:
+                    cacheable = False
+                    res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
+                                                 f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
+                    continue
+                real_s = os.path.realpath(p) if is_link else p if same else real_prefix + name
+                res.candidates.append(_candidate(root, p, real_s, fst, depth, side, cache))
+    if subdirs:
+        _push(subdirs, depth, linked, any_link, stack, visited, res)
+    if listing is not None:
+        listing[:] = [flags, dirs or 0, files or 0]
+    return cacheable
+
+
+def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, any_link: bool,
+          stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult) -> None:  # fmt: skip
+    """Queue the subfolders not seen yet, so they are scanned in name order."""
     # Real folders claim their real path before links to them, so a skill is named after
-    # its folder, not after a link that happens to sort later.
+    # its folder, not after a link that happens to sort later. (`subdirs` is in name order.)
     fresh: list[tuple[str, str, bool, str]] = []
-    for sub in sorted(subdirs, key=_is_link) if any(s[2] for s in subdirs) else subdirs:
+    for sub in sorted(subdirs, key=_is_link) if any_link else subdirs:
         if sub[1] in visited:
             res.diagnostics.append(_diag(sub[0], "folder-seen-twice", Severity.INFO,
                                          "folder reached twice (symlink); scanned once"))  # fmt: skip
             continue
         visited.add(sub[1])
         fresh.append(sub)
-    fresh.sort(key=_sub_name)
-    stack.extend((p, real_sub, depth + 1) for p, real_sub, _link, _name in reversed(fresh))
+    if any_link:
+        fresh.sort(key=_sub_name)
+    depth += 1
+    stack.extend([(p, real_sub, depth, linked or link) for p, real_sub, link, _name in reversed(fresh)])
 
 
 _is_link = itemgetter(2)

@@ -61,6 +61,7 @@ def unwrap_numbers(value: object) -> object:
 
 BOM = b"\xef\xbb\xbf"
 _FENCE = re.compile(rb"^---[ \t]*\r?$")
+_CLOSE = re.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
 # Visiting more nodes than this means aliases are multiplying the document (a "billion
 # laughs" bomb): such frontmatter is refused before anything turns it into text.
 MAX_NODES = 20_000
@@ -99,29 +100,23 @@ def split(data: bytes) -> Split | None:
             "no-closing-fence", "frontmatter opens with '---' but never closes", 1,
             "add a line with just '---' after the last frontmatter key",
         )  # fmt: skip
-    pos = first_end + 1
-    line_no = 2
-    while pos <= len(data):
-        end = data.find(b"\n", pos)
-        line = data[pos : end if end != -1 else len(data)]
-        if _FENCE.match(line) or line.rstrip(b"\r \t") == b"...":
-            yaml_bytes = data[first_end + 1 : pos]
-            if len(yaml_bytes) > MAX_FRONTMATTER_BYTES:
-                raise FrontmatterError(
-                    "frontmatter-too-large", f"frontmatter is {len(yaml_bytes)} bytes", 2,
-                    f"keep frontmatter under {MAX_FRONTMATTER_BYTES // 1024} KiB; move text into the body",
-                )  # fmt: skip
-            body_offset = end + 1 if end != -1 else len(data)
-            return Split(
-                yaml_text=yaml_bytes.decode("utf-8").replace("\r\n", "\n"),
-                yaml_first_line=2,
-                body_offset=body_offset,
-                body_line=line_no + 1,
-            )
-        if end == -1:
-            break
-        pos = end + 1
-        line_no += 1
+    # The first line after the opening one that is `---` or `...` (each may be followed
+    # by spaces, tabs or a CR) closes the frontmatter.
+    m = _CLOSE.search(data, first_end + 1)
+    if m is not None:
+        yaml_bytes = data[first_end + 1 : m.start()]
+        if len(yaml_bytes) > MAX_FRONTMATTER_BYTES:
+            raise FrontmatterError(
+                "frontmatter-too-large", f"frontmatter is {len(yaml_bytes)} bytes", 2,
+                f"keep frontmatter under {MAX_FRONTMATTER_BYTES // 1024} KiB; move text into the body",
+            )  # fmt: skip
+        end = m.end()  # at the line's newline, or at the end of the data
+        return Split(
+            yaml_text=yaml_bytes.decode("utf-8").replace("\r\n", "\n"),
+            yaml_first_line=2,
+            body_offset=end + 1 if end < len(data) else len(data),
+            body_line=data.count(b"\n", first_end + 1, m.start()) + 3,
+        )
     raise FrontmatterError(
         "no-closing-fence", "frontmatter opens with '---' on line 1 but never closes", 1,
         "add a line with just '---' after the last frontmatter key",
@@ -187,20 +182,162 @@ def _yaml_error_line(err: yaml.YAMLError, first_line: int) -> int:
     return first_line + mark.line if mark is not None else first_line
 
 
+# -- a fast path for the simplest frontmatter -------------------------------------------
+#
+# Most frontmatter is a few `key: text` lines, perhaps with one nested `metadata:` block.
+# For exactly that shape, `simple_load` builds the same dict PyYAML (with `_Loader`) would,
+# several times faster; for anything else it returns None and PyYAML reads the text. It is
+# deliberately conservative. It accepts only:
+#   * a text made of printable characters (no tab, CR, NEL, U+2028/9, BOM, controls);
+#   * lines that are blank (spaces only), comments (`#` after optional spaces), or
+#     `key: value` / `key:` (see `_SIMPLE_LINE`) where `key` starts the line (top level),
+#     or, right after a top-level `key:` with nothing written after it, is indented by the
+#     same number of spaces on every line of that block (one level of nesting, no deeper);
+#   * or, in such a block instead of `key: value` lines, `- value` / `-` items of a block
+#     sequence, all with the same indentation (zero included);
+#   * values that are either
+#       - a plain scalar that does not start with a YAML indicator or space, holds no `: `,
+#         no ` #` and does not end with `:`; it is resolved to a tag with the loader's own
+#         implicit resolvers, exactly as PyYAML does, and only `str`, `null` and `bool`
+#         are accepted (numbers and dates, which `_Loader` wraps in `Scalar`, go to PyYAML);
+#       - a single-line "double-quoted" string without `\` or `"` inside, or a
+#         'single-quoted' string without `'` inside, followed by nothing but spaces.
+# Keys are resolved the same way and must resolve to `str`. Everything else (flow or block
+# collections, multi-line scalars, anchors, tags, escapes, numbers, dates, odd indentation)
+# falls back to PyYAML. tests/skills/test_frontmatter_fast.py checks that the fast path
+# returns what `yaml.load(text, Loader=_Loader)` returns, types included, on the shared
+# corpus, on generated skills and on fuzzed texts.
+
+# Printable per YAML 1.1, minus line breaks other than LF and minus the BOM.
+_SIMPLE_CHARS = re.compile(
+    "[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*"
+)
+# Characters that may not start a plain scalar here: YAML indicators, plus `-`, `?` and `:`
+# (which may, when a non-space follows; left to PyYAML) and the space.
+_NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _Loader.yaml_implicit_resolvers
+_STR_TAG = "tag:yaml.org,2002:str"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_BOOL_VALUES: dict[str, bool] = yaml.constructor.SafeConstructor.bool_values
+_UNSUPPORTED = object()
+
+
+def _plain_tag(text: str) -> str:
+    """The tag PyYAML's resolver gives a plain scalar (cf. `BaseResolver.resolve`)."""
+    for tag, regexp in _RESOLVERS.get(text[0] if text else "", ()):
+        if regexp.match(text):
+            return tag
+    return _STR_TAG
+
+
+def _simple_value(value: str) -> Any:
+    """A value after `key: ` or `- ` (stripped of spaces, not empty); `_UNSUPPORTED` for
+    anything but the simple shapes."""
+    first = value[0]
+    if first == '"' or first == "'":
+        end = value.find(first, 1)
+        if end != len(value) - 1:
+            return _UNSUPPORTED  # unclosed, or something after the closing quote
+        inner = value[1:end]
+        if first == '"' and "\\" in inner:
+            return _UNSUPPORTED
+        return inner
+    if first in _NOT_PLAIN_START or ": " in value or " #" in value or value[-1] == ":":
+        return _UNSUPPORTED
+    resolvers = _RESOLVERS.get(first)
+    if resolvers is None:
+        return value  # no implicit type starts with this character: a string
+    tag = _plain_tag(value)
+    if tag == _STR_TAG:
+        return value
+    if tag == _NULL_TAG:
+        return None
+    if tag == _BOOL_TAG:
+        return _BOOL_VALUES[value.lower()]
+    return _UNSUPPORTED
+
+
+# `key:` or `key: value` with any indentation, or `-` / `- value`; the value without the
+# spaces before it (those after it are stripped). Tabs never get here (`_SIMPLE_CHARS`).
+_SIMPLE_LINE = re.compile(r"( *)(?:([A-Za-z_][A-Za-z0-9_-]{0,127}):|(-))(?: +(.*))?")
+_key_ok: dict[str, bool] = {}  # key -> resolves to a string (keys repeat from file to file)
+
+
+def simple_load(text: str) -> dict[str, Any] | None:
+    """What `yaml.load(text, Loader=_Loader)` returns (None read as {}), for the simple
+    shapes described above; None when the text is not one of them."""
+    if None in _RESOLVERS or not _SIMPLE_CHARS.fullmatch(text):
+        return None
+    top: dict[str, Any] = {}
+    opener: str | None = None  # the last top-level key with no value: a block may follow
+    block: dict[str, Any] | list[Any] | None = None  # that block, once it has a line
+    indent = 0  # of the block's lines
+    match = _SIMPLE_LINE.fullmatch
+    for line in text.split("\n"):
+        m = match(line)
+        if m is None:
+            stripped = line.lstrip(" ")
+            if not stripped or stripped[0] == "#":
+                continue  # blank or comment
+            return None
+        lead_s, key, dash, written = m.groups()
+        if written:
+            written = written.rstrip(" ")
+        if written:
+            value = _simple_value(written)
+            if value is _UNSUPPORTED:
+                return None
+        else:
+            value = None  # `key:` / `-` with nothing after it: null
+        lead = len(lead_s)
+        if dash is not None:  # `- item` of a block sequence under `opener`
+            if block is None:
+                if opener is None:
+                    return None
+                block, indent = [], lead
+                top[opener] = block
+            elif lead != indent or type(block) is not list:
+                return None
+            block.append(value)  # type: ignore[union-attr]
+            continue
+        ok = _key_ok.get(key)
+        if ok is None:
+            ok = _plain_tag(key) == _STR_TAG
+            if len(_key_ok) < 1024:
+                _key_ok[key] = ok
+        if not ok:
+            return None
+        if lead == 0:
+            top[key] = value
+            opener = None if written else key  # `key: null` opens no block
+            block = None
+        elif opener is not None and (block is None or (lead == indent and type(block) is dict)):
+            if block is None:
+                block, indent = {}, lead
+                top[opener] = block
+            block[key] = value  # type: ignore[index]
+        else:
+            return None
+    return top
+
+
 def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
     """Parse the YAML of a split. Returns the mapping and the file lines that were repaired."""
-    try:
-        value = yaml.load(sp.yaml_text, Loader=_Loader)
-        repaired: list[int] = []
-    except yaml.YAMLError as first_err:
-        quoted, fixed = _quote_plain_scalars(sp.yaml_text)
-        if not fixed:
-            raise _yaml_failure(first_err, sp.yaml_first_line) from None
+    value: Any = simple_load(sp.yaml_text)  # the usual simple frontmatter, exactly as PyYAML
+    repaired: list[int] = []
+    if value is None:
         try:
-            value = yaml.load(quoted, Loader=_Loader)
-        except yaml.YAMLError:
-            raise _yaml_failure(first_err, sp.yaml_first_line) from None
-        repaired = [sp.yaml_first_line + i for i in fixed]
+            value = yaml.load(sp.yaml_text, Loader=_Loader)
+        except yaml.YAMLError as first_err:
+            quoted, fixed = _quote_plain_scalars(sp.yaml_text)
+            if not fixed:
+                raise _yaml_failure(first_err, sp.yaml_first_line) from None
+            try:
+                value = yaml.load(quoted, Loader=_Loader)
+            except yaml.YAMLError:
+                raise _yaml_failure(first_err, sp.yaml_first_line) from None
+            repaired = [sp.yaml_first_line + i for i in fixed]
     if value is None:
         value = {}
     if not isinstance(value, dict):

@@ -4,8 +4,11 @@ One JSON file (by default `$CODEBOT_HOME/cache/skill-index.json`) maps each skil
 as found under one root, to what `parse_file` made of it. An entry is used only when the
 file's `Stamp` (mtime_ns, size, inode) still matches, the beside-it `agents/openai.yaml`
 is unchanged too, and the file was written by the same index format, codebot version
-and parser sources. The index is a cache and nothing more: a corrupt, unreadable or
-unwritable file is ignored, and the worst outcome is a parse that could have been saved.
+and parser and scanner sources. It also keeps the scanner's folder listings
+(`discover.DirCache`, under "dirs"), so a warm start does not list unchanged folders
+either. The index is a cache and nothing more: a corrupt, unreadable or unwritable file
+(or a malformed entry or listing in it) is ignored, and the worst outcome is a parse or
+a folder listing that could have been saved.
 
 The catalog calls `get()`, `put()` and `save_if_dirty()` (see `Catalog._parse_candidates`).
 The file is read lazily, on the first `get()`. The first save of a session is written at
@@ -24,9 +27,10 @@ import gc
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, fields
 from pathlib import Path
 from types import MappingProxyType
@@ -36,7 +40,7 @@ import codebot
 from codebot.skills.discover import Candidate
 from codebot.skills.spec import EMPTY, Argument, Diagnostic, Root, Spec, Stamp
 
-FORMAT = 1
+FORMAT = 2  # 2: spec rows instead of objects, folder listings
 FILENAME = "skill-index.json"
 #: Seconds a background save waits, so a burst of edits is written once.
 SAVE_DELAY = 0.5
@@ -58,12 +62,13 @@ def default_path(home: Path | None = None) -> Path:
 
 
 def _parser_fingerprint() -> str:
-    """Changes when the code that turns a file into a Spec changes (for development
-    trees, where the version number stays put while the parser does not)."""
-    from codebot.skills import coerce, frontmatter, parse, spec
+    """Changes when the code that turns a file into a Spec (or a folder into a listing,
+    or either into JSON) changes: for development trees, where the version number stays
+    put while the code does not."""
+    from codebot.skills import coerce, discover, frontmatter, parse, spec
 
     h = hashlib.sha1(usedforsecurity=False)
-    for mod in (parse, coerce, frontmatter, spec):
+    for mod in (parse, coerce, frontmatter, spec, discover, sys.modules[__name__]):
         try:
             st = os.stat(mod.__file__ or "")
             h.update(f"{mod.__name__}:{st.st_size}:{st.st_mtime_ns};".encode())
@@ -77,20 +82,23 @@ def _header() -> dict[str, Any]:
     return {"format": FORMAT, "codebot": codebot.__version__, "parser": _parser_fingerprint()}
 
 
-_root_suffix: dict[Root, str] = {}
+_root_suffix: dict[int, tuple[Root, str]] = {}  # by id(root): hashing a Root is slow
 
 
 def _key(c: Candidate) -> str:
-    suffix = _root_suffix.get(c.root)
-    if suffix is None:
-        suffix = _root_suffix[c.root] = (
-            f"\x00{','.join(map(str, c.root.rank))}\x00{c.root.plugin or ''}"
-        )
-    return str(c.path) + suffix
+    root = c.root
+    known = _root_suffix.get(id(root))
+    if known is None or known[0] is not root:
+        if len(_root_suffix) > 256:
+            _root_suffix.clear()
+        known = _root_suffix[id(root)] = (root, f"\x00{','.join(map(str, root.rank))}\x00{root.plugin or ''}")
+    return c.order[1] + known[1]  # the path as a string: str(c.path), without making it
 
 
 def _side_stamp(c: Candidate) -> list[int] | None:
     """The stamp of the other file `parse_file` reads: agents/openai.yaml beside SKILL.md."""
+    if not c.side:
+        return None  # the scan saw no `agents` entry in the folder
     p = str(c.path)
     cut = p.rfind(os.sep) + 1
     if p[cut:].lower() != "skill.md":
@@ -140,50 +148,77 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def encode_spec(spec: Spec) -> dict[str, Any]:
-    """The stored fields of a spec that differ from their defaults."""
-    out: dict[str, Any] = {}
+def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
+    """The stored fields of a spec as a JSON row, in `_STORED` order (a row of values
+    loads faster than an object with a key for each). An empty list or mapping is written
+    as 0, which loads without making an object. `without_diagnostics` leaves them out
+    (1: they are stored once, as the entry's "d")."""
+    row: list[Any] = []
     for name in _STORED:
         v = getattr(spec, name)
-        default = _DEFAULTS[name]
-        if default is not MISSING and (v == default if not isinstance(v, Mapping) else not v):
-            continue
         if name == "arguments":
-            v = [_encode_arg(a) for a in v]
+            v = [_encode_arg(a) for a in v] if v else 0
         elif name == "diagnostics":
-            v = [d.to_json() for d in v]
+            v = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
         elif isinstance(v, Mapping):
-            v = _plain(v)
+            v = _plain(v) if v else 0
         elif isinstance(v, tuple):
-            v = list(v)
-        out[name] = v
-    return out
+            v = list(v) if v else 0
+        row.append(v)
+    return row
 
 
-def _decode_mapping(v: dict[str, Any]) -> Mapping[str, Any]:
-    return MappingProxyType(v) if v else EMPTY
+def _decode_args(v: list[Any]) -> tuple[Argument, ...]:
+    return tuple(_decode_arg(a) for a in v)
 
 
-_DECODERS: tuple[tuple[str, Any], ...] = (
-    *((name, tuple) for name in sorted(_TUPLE_FIELDS)),
-    ("arguments", lambda v: tuple(_decode_arg(a) for a in v)),
-    ("diagnostics", lambda v: tuple(Diagnostic.from_json(x) for x in v)),
-    ("metadata", _decode_mapping),
-    ("extra", _decode_mapping),
-)
+def _decode_diags(v: list[Any]) -> tuple[Diagnostic, ...]:
+    return tuple(Diagnostic.from_json(x) for x in v)
 
 
-def decode_spec(d: Mapping[str, Any], c: Candidate, stamp: Stamp,
+def _row_decoder() -> Any:
+    """`decode_row(row, path, real_path, dir, root, stamp, diagnostics)` -> Spec.
+
+    Straight-line code generated from the Spec fields (like `spec.make_spec`, which it
+    matches): it unpacks the row and sets every slot through its descriptor, so a warm
+    start spends little per spec. A row of the wrong shape raises (a miss)."""
+    names = [f.name for f in fields(Spec)]
+    if set(names) != set(_STORED) | _FROM_CANDIDATE:  # pragma: no cover - a new field
+        raise RuntimeError("every Spec field must be stored or rebuilt from the candidate")
+    body = [
+        "def decode_row(r, path, real_path, dir, root, stamp, _diags):",
+        "    if type(r) is not list:",
+        "        raise ValueError('not a spec row')",
+        f"    ({', '.join(_STORED)},) = r",
+    ]
+    for name in _STORED:
+        if name in _TUPLE_FIELDS:
+            body.append(f"    {name} = _tuple({name}) if {name} else ()")
+        elif name == "arguments":
+            body.append(f"    {name} = _decode_args({name}) if {name} else ()")
+        elif name == "diagnostics":
+            body.append(f"    {name} = _diags if _diags is not None else () if {name} == 0 else _decode_diags({name})")
+        elif name in ("metadata", "extra"):
+            body.append(f"    {name} = _proxy({name}) if {name} else _EMPTY")
+    body.append("    o = _new(_Spec)")
+    body.extend(f"    _set_{name}(o, {name})" for name in names)
+    body.append("    return o")
+    ns: dict[str, Any] = {
+        "_new": object.__new__, "_Spec": Spec, "_tuple": tuple, "_decode_args": _decode_args,
+        "_decode_diags": _decode_diags, "_proxy": MappingProxyType, "_EMPTY": EMPTY,
+        **{f"_set_{name}": Spec.__dict__[name].__set__ for name in names},
+    }  # fmt: skip
+    exec("\n".join(body) + "\n", ns)  # generated from the Spec fields, like make_spec
+    return ns["decode_row"]
+
+
+_decode_row = _row_decoder()
+
+
+def decode_spec(row: list[Any], c: Candidate, stamp: Stamp,
                 diagnostics: tuple[Diagnostic, ...] | None = None) -> Spec:  # fmt: skip
-    kw = dict(d)
-    for name, decode in _DECODERS:
-        if name in kw:
-            kw[name] = decode(kw[name])
-    if diagnostics is not None:
-        kw["diagnostics"] = diagnostics
-    return Spec(
-        path=c.path, real_path=c.real_path, dir=c.path.parent, root=c.root, stamp=stamp, **kw
-    )
+    """The spec a row from `encode_spec` stands for, found again at candidate `c`."""
+    return _decode_row(row, c.path, c.real_path, c.path.parent, c.root, stamp, diagnostics)
 
 
 # -- background writes --------------------------------------------------------------------
@@ -212,6 +247,8 @@ class Index:
         self._lock = threading.Lock()  # guards _entries, _seen, _dirty, _timer
         self._save_lock = threading.Lock()  # one write at a time
         self._entries: dict[str, dict[str, Any]] | None = None  # None: not read yet
+        self._dirs: dict[str, Any] = {}  # folder listings (discover.DirCache), by folder
+        self._dirs_scope: tuple[str, ...] = ()  # roots whose listings this session put
         self._seen: set[str] = set()  # keys found or written this session
         self._dirty = False
         self._saved_once = False
@@ -224,10 +261,10 @@ class Index:
 
     def _ensure_loaded(self) -> dict[str, dict[str, Any]]:
         if self._entries is None:
-            self._entries = self._read()
+            self._entries, self._dirs = self._read()
         return self._entries
 
-    def _read(self) -> dict[str, dict[str, Any]]:
+    def _read(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
         _flush_pending(str(self.path))
         # JSON makes no reference cycles, and a collection triggered by its ~30 objects per
         # entry would walk the whole heap (often more than the decoding itself).
@@ -237,18 +274,41 @@ class Index:
             with open(self.path, "rb") as fh:
                 doc = json.load(fh)
         except (OSError, ValueError, RecursionError):
-            return {}  # missing, unreadable or corrupt: start empty
+            return {}, {}  # missing, unreadable or corrupt: start empty
         finally:
             if paused:
                 gc.enable()
         if not isinstance(doc, dict) or doc.get("header") != _header():
-            return {}
+            return {}, {}
         entries = doc.get("entries")
-        return entries if isinstance(entries, dict) else {}
+        dirs = doc.get("dirs")
+        # Each folder entry is checked when the scanner first uses it (discover._valid_entry).
+        return (entries if isinstance(entries, dict) else {}), (dirs if isinstance(dirs, dict) else {})
+
+    def dirs(self) -> dict[str, Any]:
+        """The scanner's folder listings as last saved (a copy the caller may change)."""
+        self._ensure_loaded()
+        return dict(self._dirs)
+
+    def put_dirs(self, dirs: dict[str, Any], scope: Iterable[str]) -> None:
+        """Replace the folder listings under the roots in `scope` (folder paths) by `dirs`.
+
+        Listings of other folders stay: one index serves every project (each with its own
+        project roots), and a warm start in another project still finds its own. The index
+        keeps `dirs`, so pass a copy."""
+        self._ensure_loaded()
+        roots = tuple(scope)
+        inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+        with self._lock:
+            kept = {k: v for k, v in self._dirs.items() if k not in roots and not k.startswith(inside)}
+            kept.update(dirs)
+            self._dirs = kept
+            self._dirs_scope = tuple(sorted(set(self._dirs_scope) | set(roots)))
+            self._dirty = True
 
     def get(self, c: Candidate, stamp: Stamp) -> tuple[Spec | None, list[Diagnostic]] | None:
         """What parsing `c` gave last time, if the file has not changed since."""
-        entries = self._ensure_loaded()
+        entries = self._entries if self._entries is not None else self._ensure_loaded()
         key = _key(c)
         e = entries.get(key)
         if e is None:
@@ -260,15 +320,18 @@ class Index:
                 s[0] != stamp.mtime_ns
                 or s[1] != stamp.size
                 or s[2] != stamp.inode
-                or e.get("o") != _side_stamp(c)
+                or e.get("o") != (_side_stamp(c) if c.side else None)
             ):
                 self.misses += 1
                 return None
-            diags = [Diagnostic.from_json(x) for x in e["d"]]
+            d = e.get("d")
+            diags = [Diagnostic.from_json(x) for x in d] if d else []
             sd = e["spec"]
             spec = None
             if sd is not None:
-                spec = decode_spec(sd, c, stamp, tuple(diags) if e.get("sd") else None)
+                path = c.path
+                spec = _decode_row(sd, path, c.real_path, path.parent, c.root, stamp,
+                                   tuple(diags) if e.get("sd") else None)  # fmt: skip
         except Exception:
             self.misses += 1
             return None
@@ -282,19 +345,19 @@ class Index:
         self, c: Candidate, stamp: Stamp, spec: Spec | None, diagnostics: list[Diagnostic]
     ) -> None:
         entries = self._ensure_loaded()
-        entry: dict[str, Any] = {
-            "p": str(c.path),
-            "s": [stamp.mtime_ns, stamp.size, stamp.inode],
-            "o": _side_stamp(c),
-            "d": [d.to_json() for d in diagnostics],
-            "spec": None,
-        }
+        entry: dict[str, Any] = {"p": c.order[1], "s": [stamp.mtime_ns, stamp.size, stamp.inode]}
+        side = _side_stamp(c)
+        if side is not None:  # "o" and "d" are left out when empty: smaller, faster to load
+            entry["o"] = side
+        if diagnostics:
+            entry["d"] = [d.to_json() for d in diagnostics]
+        entry["spec"] = None
         if spec is not None:
-            sd = encode_spec(spec)
-            if spec.diagnostics and spec.diagnostics == tuple(diagnostics):
-                del sd["diagnostics"]  # the usual case: store them once
+            # Diagnostics are usually the spec's own: then they are stored once.
+            once = bool(spec.diagnostics) and spec.diagnostics == tuple(diagnostics)
+            entry["spec"] = encode_spec(spec, without_diagnostics=once)
+            if once:
                 entry["sd"] = True
-            entry["spec"] = sd
         key = _key(c)
         with self._lock:
             entries[key] = entry
@@ -351,12 +414,17 @@ class Index:
                 self._dirty = False
                 entries = dict(self._entries)
                 seen = set(self._seen)
+                dirs = self._dirs
+                scope = self._dirs_scope
             live = {k: e for k, e in entries.items() if k in seen or _exists(e)}
             if len(live) != len(entries):
                 with self._lock:
                     for k in entries.keys() - live.keys():
                         self._entries.pop(k, None)
-            _write_atomic(self.path, {"header": _header(), "entries": live})
+            # Listings put this session are current; others are kept while their folder is.
+            inside = tuple(r.rstrip(os.sep) + os.sep for r in scope)
+            dirs = {k: v for k, v in dirs.items() if k in scope or k.startswith(inside) or os.path.isdir(k)}
+            _write_atomic(self.path, {"header": _header(), "entries": live, "dirs": dirs})
 
     def __len__(self) -> int:
         return len(self._ensure_loaded())

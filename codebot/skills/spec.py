@@ -10,7 +10,7 @@ import enum
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -171,6 +171,45 @@ class Spec:
             fh.seek(self.body_offset)
             data = fh.read()
         return data.decode("utf-8", errors="replace")
+
+
+def slot_maker(cls: type, keywords: bool = False) -> Any:
+    """A constructor equivalent to `cls(...)` for a slots dataclass, about twice as fast.
+
+    A frozen dataclass's `__init__` sets each field with a looked-up `object.__setattr__`
+    call; the catalog builds ten thousand specs (and candidates and stamps) in one load.
+    The function made here, generated from `fields(cls)` like the dataclass's own
+    `__init__`, sets the slots through their descriptors instead. Same parameters in the
+    same order (keyword-only with `keywords=True`), same defaults (a default factory is
+    called per object, as in `__init__`); `cls` must have no `__post_init__`.
+    """
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields(cls)):  # pragma: no cover
+        raise TypeError(f"{cls.__name__}: only plain slots dataclasses are supported")
+    ns: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_MISSING": MISSING}
+    params: list[str] = []
+    body: list[str] = []
+    for f in fields(cls):
+        if f.default is not MISSING:
+            ns[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        elif f.default_factory is not MISSING:
+            ns[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"    if {f.name} is _MISSING: {f.name} = _f_{f.name}()")
+        else:
+            params.append(f.name)
+        ns[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+    body.append("    o = _new(_cls)")
+    body.extend(f"    _set_{f.name}(o, {f.name})" for f in fields(cls))
+    star = "*, " if keywords else ""
+    src = f"def make({star}{', '.join(params)}):\n" + "\n".join(body) + "\n    return o\n"
+    exec(src, ns)  # generated from the dataclass fields, as dataclasses does
+    return ns["make"]
+
+
+#: `make_spec(**fields)` is `Spec(**fields)`, faster; `new_stamp(m, s, i)` is `Stamp(m, s, i)`.
+make_spec = slot_maker(Spec, keywords=True)
+new_stamp = slot_maker(Stamp)
 
 
 _SEPARATORS = re.compile(r"[\s_]+")
