@@ -286,7 +286,7 @@ def main() -> None:
             " background thread by Index and is timed separately (index_save_after_edit_ms)",
             "memory: tracemalloc peak during a cold load, in-process (Python allocations only)",
             "warm starts and reloads use the folder cache: a folder whose mtime/ctime are unchanged and"
-            " were more than 2 s old when it was last listed is not listed again (discover.DirCache);"
+            " were more than 2 s old when it was last listed is not listed again (dircache.DirCache);"
             " its skill files are still stat'ed",
         ],
         "targets": TARGETS,

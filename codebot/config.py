@@ -86,7 +86,7 @@ def load_settings(
     api_base: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    from codebot.skills.discover import project_root
+    from codebot.skills.roots import project_root
     from codebot.skills.spec import normalize_name
 
     env = os.environ if env is None else env

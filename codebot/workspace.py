@@ -6,7 +6,7 @@ from pathlib import Path
 
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
-from codebot.skills.discover import default_roots
+from codebot.skills.roots import default_roots
 
 
 def index_path(settings: Settings) -> Path:

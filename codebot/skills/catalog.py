@@ -2,10 +2,10 @@
 
 `Catalog.load()` scans and parses; `reload()` re-stats and re-parses only files whose
 (mtime, size, inode) changed. Folders whose listing cannot have changed since the last
-scan are not listed again (`discover.DirCache`; kept in the `Index` across sessions),
+scan are not listed again (`dircache.DirCache`; kept in the `Index` across sessions),
 and an edit that leaves every name clash as it was patches the snapshot instead of
-rebuilding it. Each call swaps in a new immutable `Snapshot`, so the watcher thread and
-the UI can read `catalog.snapshot` at any time without locks.
+rebuilding it (`snapshot.patch`). Each call swaps in a new immutable `Snapshot`, so the
+watcher thread and the UI can read `catalog.snapshot` at any time without locks.
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ import dataclasses
 import gc
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 
 from codebot.skills import discover
-from codebot.skills.discover import Candidate, DirCache
+from codebot.skills.dircache import DirCache
+from codebot.skills.discover import Candidate
 from codebot.skills.parse import parse_file
+from codebot.skills.snapshot import Change, Shadowed, Snapshot, diff, patch
 from codebot.skills.spec import (
     Diagnostic,
     Root,
@@ -31,57 +33,11 @@ from codebot.skills.spec import (
     Spec,
     Stamp,
     new_stamp,
-    normalize_name,
     skeleton,
 )
 
-
-@dataclass(frozen=True, slots=True)
-class Shadowed:
-    """A skill that lost a name clash, and to whom."""
-
-    spec: Spec
-    winner: Spec
-    reason: str
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    skills: Mapping[str, Spec]  # key -> winning spec, in precedence order
-    shadowed: tuple[Shadowed, ...]
-    diagnostics: tuple[Diagnostic, ...]  # rejected files and root problems
-    roots: tuple[Root, ...]
-    generation: int = 0
-    loaded_at: float = field(default_factory=time.time)
-
-    def __len__(self) -> int:
-        return len(self.skills)
-
-    def __iter__(self) -> Iterator[Spec]:
-        return iter(self.skills.values())
-
-    def get(self, name: str) -> Spec | None:
-        return self.skills.get(normalize_name(name))
-
-    def shadowed_by(self, spec: Spec) -> Spec | None:
-        for s in self.shadowed:
-            if s.spec is spec:
-                return s.winner
-        return None
-
-    def shadows_of(self, spec: Spec) -> list[Shadowed]:
-        return [s for s in self.shadowed if s.winner is spec]
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    ms: float = 0.0
-
-    def __bool__(self) -> bool:
-        return bool(self.added or self.removed or self.changed)
+# The snapshot types live in `snapshot`; other code imports them from here too.
+__all__ = ["Catalog", "Change", "Shadowed", "Snapshot", "diff", "source_order"]
 
 
 @dataclass(slots=True)
@@ -107,7 +63,7 @@ class Catalog:
         self._parsed: dict[str, _Parsed] = {}  # by file path
         self._candidates: dict[str, Candidate] = {}
         self._root_diags: dict[str, list[Diagnostic]] = {}
-        # Folder listings from the last scan (discover.DirCache), taken from the index the
+        # Folder listings from the last scan (dircache.DirCache), taken from the index the
         # first time: unchanged folders are not listed again.
         self._dirs: dict[str, object] = {}
         self._dirs_loaded = False
@@ -144,7 +100,7 @@ class Catalog:
                     self._dirty = False
                     new = self._build(old.generation + 1)
                 elif self._replaced:  # only edits that leave every clash as it was
-                    new = self._patch(old, old.generation + 1)
+                    new = patch(old, self._replaced.values(), self.roots, old.generation + 1)
                 else:  # nothing changed: the same contents under a new generation, no rebuild
                     new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
                 self._replaced.clear()
@@ -308,24 +264,6 @@ class Catalog:
 
     # -- deduplication ---------------------------------------------------------------
 
-    def _patch(self, old: Snapshot, generation: int) -> Snapshot:
-        """What `_build` would make when the only change is specs in `_replaced`: each
-        decision it takes (who wins a name, who is the same file as whom, why) depends on
-        keys, names, roots, files and the order of candidates, none of which changed; so
-        the new specs simply take the old ones' places."""
-        swap = {id(o): n for o, n in self._replaced.values()}
-        skills = dict(old.skills)
-        for o, n in self._replaced.values():
-            if skills.get(n.key) is o:
-                skills[n.key] = n
-        shadowed = tuple(
-            Shadowed(swap.get(id(s.spec), s.spec), swap.get(id(s.winner), s.winner), s.reason)
-            if id(s.spec) in swap or id(s.winner) in swap
-            else s
-            for s in old.shadowed
-        )
-        return Snapshot(MappingProxyType(skills), shadowed, old.diagnostics, self.roots, generation)
-
     def _build(self, generation: int) -> Snapshot:
         if self._order is None:
             # By (root rank, order in the root): two stable sorts with C key functions.
@@ -407,22 +345,6 @@ def _is_below(p: Path, parent: Path) -> bool:
         return p != parent
     except ValueError:
         return False
-
-
-def diff(old: Snapshot, new: Snapshot) -> Change:
-    if new.skills is old.skills:
-        return Change()
-    if new.skills.keys() == old.skills.keys():
-        added = removed = ()
-    else:
-        added = tuple(k for k in new.skills if k not in old.skills)
-        removed = tuple(k for k in old.skills if k not in new.skills)
-    olds = old.skills
-    changed = tuple(
-        k for k, s in new.skills.items()
-        if (o := olds.get(k)) is not None and o is not s and (o.stamp != s.stamp or o.path != s.path)
-    )  # fmt: skip
-    return Change(added, removed, changed)
 
 
 def source_order(source: Source) -> int:

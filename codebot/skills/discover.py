@@ -1,30 +1,37 @@
-"""Where skills live (roots) and what files a root holds (a bounded, loop-safe scan).
+"""What skill files a root holds: a bounded, loop-safe scan.
 
-Roots come from four sources (DESIGN §3.2). Each root gets a `rank` tuple so that the
-catalog can decide name clashes by sorting: project < user < bundled < plugin; inside
-the project, nearer to the working directory first, then codebot > .agents > .claude;
-then `--skills-dir` roots in the order given.
+The roots themselves (where skills live, and their precedence) are in `roots`; the folder
+cache a scan can reuse listings from is `dircache.DirCache`. Both are re-exported here.
 """
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from stat import S_ISDIR
 from typing import Any
 
-from codebot.skills.spec import Diagnostic, Root, Severity, Source, slot_maker
+# Module globals here, so the scan loop reads them as fast as before (and a test can patch
+# discover.RACY_NS for the scan).
+from codebot.skills.dircache import AGENTS, RACY_NS, VENV, DirCache, forget, valid_entry
+from codebot.skills.roots import FAMILIES, bundled_dir, default_roots, plugin_roots, project_root
+from codebot.skills.spec import Diagnostic, Root, Severity, slot_maker
+
+# Other code imports these from here (they lived in this module before it was split).
+__all__ = [
+    "AGENTS", "DIRS_PER_SKILL", "FAMILIES", "MAX_DEPTH", "MAX_DIRS", "NOT_SKILLS", "RACY_NS", "SKIP_DIRS",
+    "VENV", "Candidate", "DirCache", "ScanResult", "bundled_dir", "default_roots", "new_candidate",
+    "plugin_roots", "project_root", "scan_all", "scan_root",
+]  # fmt: skip
 
 MAX_DEPTH = 6
 MAX_DIRS = 2000  # folders per root that hold no skill
 DIRS_PER_SKILL = 4  # extra folders allowed for every skill found
-FAMILIES = (("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude"))
 # Folders that never hold skills and can be huge. Other hidden folders ARE scanned:
 # openai/skills keeps real skills under `.curated/`, `.system/` and `.experimental/`.
 SKIP_DIRS = frozenset({
@@ -35,77 +42,6 @@ SKIP_DIRS = frozenset({
 # Markdown files at the top of a root that are documentation, not single-file skills.
 NOT_SKILLS = frozenset({"readme.md", "license.md", "changelog.md", "contributing.md",
                         "agents.md", "claude.md", "code_of_conduct.md", "security.md"})  # fmt: skip
-
-
-def bundled_dir() -> Path:
-    """Bundled skills: inside the wheel as codebot/_bundled_skills, or the source tree."""
-    here = Path(__file__).resolve().parent.parent
-    packaged = here / "_bundled_skills"
-    return packaged if packaged.is_dir() else here.parent / "skills" / "bundled"
-
-
-def project_root(cwd: Path) -> Path:
-    """The nearest folder at or above cwd with a `.git` entry, else cwd itself."""
-    for d in (cwd, *cwd.parents):
-        if (d / ".git").exists():
-            return d
-    return cwd
-
-
-def plugin_roots(plugins_dir: Path) -> list[tuple[str, Path]]:
-    """`<plugins>/<plugin>/skills`, named by `.claude-plugin/plugin.json` when present."""
-    found: list[tuple[str, Path]] = []
-    try:
-        entries = sorted(p for p in plugins_dir.iterdir() if p.is_dir())
-    except OSError:
-        return found
-    for pdir in entries:
-        name, skills = pdir.name, pdir / "skills"
-        manifest = pdir / ".claude-plugin" / "plugin.json"
-        if manifest.is_file():
-            try:
-                meta = json.loads(manifest.read_text(encoding="utf-8"))
-                if isinstance(meta.get("name"), str) and meta["name"].strip():
-                    name = meta["name"].strip()
-                if isinstance(meta.get("skills"), str):
-                    skills = (pdir / meta["skills"]).resolve()
-            except (OSError, ValueError, AttributeError):
-                pass  # a broken manifest still leaves the conventional skills/ folder
-        found.append((name, skills))
-    return found
-
-
-def default_roots(
-    cwd: Path,
-    home: Path,
-    codebot_home: Path,
-    extra_dirs: Sequence[Path] = (),
-    include_bundled: bool = True,
-    include_user: bool = True,
-    include_plugins: bool = True,
-) -> list[Root]:
-    roots: list[Root] = []
-    top = project_root(cwd)
-    level = cwd
-    distance = 0
-    while True:
-        for f, (family, folder) in enumerate(FAMILIES):
-            roots.append(Root(level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f)))
-        if level == top or level.parent == level:
-            break
-        level, distance = level.parent, distance + 1
-    for i, d in enumerate(extra_dirs):
-        roots.append(Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True))
-    if include_user:
-        user = [codebot_home / "skills", home / ".agents" / "skills", home / ".claude" / "skills"]
-        for f, d in enumerate(user):
-            roots.append(Root(d, Source.USER, FAMILIES[f][0], (1, f)))
-    if include_bundled:
-        roots.append(Root(bundled_dir(), Source.BUNDLED, "bundled", (2,)))
-    if include_plugins:
-        for i, (name, d) in enumerate(plugin_roots(codebot_home / "plugins")):
-            roots.append(Root(d, Source.PLUGIN, "plugin", (3, i), plugin=name))
-    return roots
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,88 +69,6 @@ class ScanResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     listed: int = 0  # folders listed with scandir
     reused: int = 0  # folders whose cached listing was used instead
-
-
-# -- the folder cache -------------------------------------------------------------------
-#
-# A folder's listing only changes when an entry is added, removed or renamed, and each of
-# those changes the folder's mtime (and ctime). So a scan keeps, for every folder it lists
-# without symbolic links involved, what it needs from the listing:
-#
-#     (mtime_ns, ctime_ns, st_ino, st_dev, listed_at_ns, flags, dirs, md_files)
-#
-# `flags` is VENV (a pyvenv.cfg is there) | AGENTS (an `agents` entry is there); `dirs` are
-# the names of all subfolders and `md_files` of all other entries ending in `.md`, sorted
-# (lists, as JSON gives them back, and nothing changes them; 0 when empty, which JSON
-# loads without making an object).
-# The next scan `os.stat`s the folder and, when the stamp is the same AND both times are
-# more than RACY_NS older than `listed_at_ns`, uses the kept listing instead of listing the
-# folder again (a change in the same clock tick as the listing could leave the mtime as it
-# was: git's rule for racy entries). Skill files are `os.stat`ed on every scan either way,
-# because editing a file does not touch its folder. Folders reached through a symbolic
-# link, and folders holding one, are always listed: what a link points at can change
-# without any folder on this side noticing. The listing is independent of the root and of
-# the depth, so one cache serves every root; the scan limits are applied on each use.
-
-RACY_NS = 2_000_000_000
-VENV = 1
-AGENTS = 2
-
-
-class DirCache:
-    """Folder listings carried from one scan to the next (see above).
-
-    `old` is looked up; every folder listed or reused is written to `new` (the same dict
-    for a partial rescan; a fresh one for a full rescan, so vanished folders drop out).
-    `prev` holds the candidates of the previous scan by path: an unchanged file keeps its
-    `Candidate` object. `changed` says whether `new` differs from `old` in a way worth
-    persisting.
-    """
-
-    __slots__ = ("changed", "new", "old", "prev")
-
-    def __init__(self, old: dict[str, Any] | None = None, new: dict[str, Any] | None = None,
-                 prev: dict[str, Candidate] | None = None) -> None:  # fmt: skip
-        self.old: dict[str, Any] = {} if old is None else old
-        self.new: dict[str, Any] = self.old if new is None else new
-        self.prev: dict[str, Candidate] = prev or {}
-        self.changed = False
-
-
-def _valid_entry(e: Any) -> tuple[Any, ...] | None:
-    """A cached listing read back from JSON, as a tuple; None when it is malformed."""
-    if type(e) is not list or len(e) != 8:
-        return None
-    a, b, c, d, listed, flags, dirs, files = e
-    if not (type(a) is type(b) is type(c) is type(d) is type(listed) is type(flags) is int):
-        return None
-    for names in (dirs, files):  # a list, or 0 for none
-        if type(names) is not list and (type(names) is not int or names != 0):
-            return None
-    if (dirs and not _valid_names(dirs)) or (files and not _valid_names(files)):
-        return None
-    return (a, b, c, d, listed, flags, dirs, files)
-
-
-_BAD_NAMES = ("", ".", "..")
-
-
-def _valid_names(names: list[Any]) -> bool:
-    """Names of folder entries: strings without a separator or NUL, not empty, . or ..
-    (a name that could lead the scan out of its folder is refused)."""
-    if len(names) == 1:
-        n = names[0]
-        return type(n) is str and n not in _BAD_NAMES and "/" not in n and "\x00" not in n and os.sep not in n
-    try:
-        joined = "/".join(names)  # TypeError unless every name is a string
-    except TypeError:
-        return False
-    return not (
-        joined.count("/") != len(names) - 1
-        or "\x00" in joined
-        or (os.sep != "/" and os.sep in joined)
-        or "" in names or "." in names or ".." in names
-    )  # fmt: skip
 
 
 def _diag(path: Path | str, code: str, sev: Severity, msg: str, hint: str = "") -> Diagnostic:
@@ -283,12 +137,12 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
         try:
             st = os.stat(d)
         except OSError:
-            _forget(cache, d)  # type: ignore[arg-type]
+            forget(cache, d)  # type: ignore[arg-type]
             _scan_dir(root, d, real_d, depth, False, stack, visited, res, None, cache)
             continue
         old = old_get(d)
         if old is not None and type(old) is not tuple:
-            old = _valid_entry(old)  # read from the index file
+            old = valid_entry(old)  # read from the index file
         if old is None or not (
             old[0] == st.st_mtime_ns and old[1] == st.st_ctime_ns and old[2] == st.st_ino
             and old[3] == st.st_dev and old[0] < old[4] - RACY_NS and old[1] < old[4] - RACY_NS
@@ -351,12 +205,7 @@ def _relist(root: Root, d: str, real_d: str, depth: int, st: os.stat_result, old
                 or (mtime < now - RACY_NS and ctime < now - RACY_NS)):  # fmt: skip
             cache.changed = True
     else:
-        _forget(cache, d)
-
-
-def _forget(cache: DirCache, d: str) -> None:
-    if cache.new.pop(d, None) is not None or d in cache.old:
-        cache.changed = True
+        forget(cache, d)
 
 
 _by_name = attrgetter("name")

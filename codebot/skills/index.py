@@ -5,7 +5,7 @@ as found under one root, to what `parse_file` made of it. An entry is used only 
 file's `Stamp` (mtime_ns, size, inode) still matches, the beside-it `agents/openai.yaml`
 is unchanged too, and the file was written by the same index format, codebot version
 and parser and scanner sources. It also keeps the scanner's folder listings
-(`discover.DirCache`, under "dirs"), so a warm start does not list unchanged folders
+(`dircache.DirCache`, under "dirs"), so a warm start does not list unchanged folders
 either. The index is a cache and nothing more: a corrupt, unreadable or unwritable file
 (or a malformed entry or listing in it) is ignored, and the worst outcome is a parse or
 a folder listing that could have been saved.
@@ -30,25 +30,24 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, fields
+from collections.abc import Iterable
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import codebot
 from codebot.skills.discover import Candidate
-from codebot.skills.spec import EMPTY, Argument, Diagnostic, Root, Spec, Stamp
+from codebot.skills.index_codec import decode_row, decode_spec, encode_spec
+from codebot.skills.spec import Diagnostic, Root, Spec, Stamp
+
+# The row codec lives in index_codec; other code imports it from here too.
+__all__ = ["FILENAME", "FORMAT", "SAVE_DELAY", "Index", "decode_spec", "default_path", "encode_spec"]
 
 FORMAT = 2  # 2: spec rows instead of objects, folder listings
 FILENAME = "skill-index.json"
 #: Seconds a background save waits, so a burst of edits is written once.
 SAVE_DELAY = 0.5
 
-# Rebuilt from the candidate on every hit; never stored.
-_FROM_CANDIDATE = frozenset({"root", "path", "real_path", "dir", "stamp"})
 _SIDE = os.path.join("agents", "openai.yaml")
-_TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "paths", "frontmatter_keys"})
 
 
 def default_path(home: Path | None = None) -> Path:
@@ -65,10 +64,24 @@ def _parser_fingerprint() -> str:
     """Changes when the code that turns a file into a Spec (or a folder into a listing,
     or either into JSON) changes: for development trees, where the version number stays
     put while the code does not."""
-    from codebot.skills import coerce, discover, frontmatter, parse, spec
+    from codebot.skills import (
+        arguments,
+        codex_meta,
+        coerce,
+        dircache,
+        discover,
+        frontmatter,
+        index_codec,
+        parse,
+        roots,
+        spec,
+    )
 
     h = hashlib.sha1(usedforsecurity=False)
-    for mod in (parse, coerce, frontmatter, spec, discover, sys.modules[__name__]):
+    # Every module the parse, the scan or the JSON rows come from (split modules included).
+    modules = (parse, arguments, codex_meta, coerce, frontmatter, spec, discover, dircache, roots,
+               index_codec, sys.modules[__name__])  # fmt: skip
+    for mod in modules:
         try:
             st = os.stat(mod.__file__ or "")
             h.update(f"{mod.__name__}:{st.st_size}:{st.st_mtime_ns};".encode())
@@ -113,114 +126,6 @@ def _side_stamp(c: Candidate) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size, st.st_ino]
 
 
-# -- Spec <-> JSON ------------------------------------------------------------------------
-
-_DEFAULTS: dict[str, Any] = {}
-for _f in fields(Spec):
-    if _f.name in _FROM_CANDIDATE:
-        continue
-    if _f.default is not MISSING:
-        _DEFAULTS[_f.name] = _f.default
-    elif _f.default_factory is not MISSING:
-        _DEFAULTS[_f.name] = _f.default_factory()
-    else:
-        _DEFAULTS[_f.name] = MISSING  # required: always stored
-_STORED = tuple(_DEFAULTS)
-
-
-def _encode_arg(a: Argument) -> list[Any]:
-    return [a.name, a.description, a.required, dict(a.schema) if a.schema is not None else None]
-
-
-def _decode_arg(v: list[Any]) -> Argument:
-    name, description, required, schema = v
-    return Argument(
-        name, description, required, MappingProxyType(schema) if schema is not None else None
-    )
-
-
-def _plain(v: Any) -> Any:
-    """Mapping proxies (possibly nested, as in argument schemas) as plain JSON values."""
-    if isinstance(v, Mapping):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v
-
-
-def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
-    """The stored fields of a spec as a JSON row, in `_STORED` order (a row of values
-    loads faster than an object with a key for each). An empty list or mapping is written
-    as 0, which loads without making an object. `without_diagnostics` leaves them out
-    (1: they are stored once, as the entry's "d")."""
-    row: list[Any] = []
-    for name in _STORED:
-        v = getattr(spec, name)
-        if name == "arguments":
-            v = [_encode_arg(a) for a in v] if v else 0
-        elif name == "diagnostics":
-            v = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
-        elif isinstance(v, Mapping):
-            v = _plain(v) if v else 0
-        elif isinstance(v, tuple):
-            v = list(v) if v else 0
-        row.append(v)
-    return row
-
-
-def _decode_args(v: list[Any]) -> tuple[Argument, ...]:
-    return tuple(_decode_arg(a) for a in v)
-
-
-def _decode_diags(v: list[Any]) -> tuple[Diagnostic, ...]:
-    return tuple(Diagnostic.from_json(x) for x in v)
-
-
-def _row_decoder() -> Any:
-    """`decode_row(row, path, real_path, dir, root, stamp, diagnostics)` -> Spec.
-
-    Straight-line code generated from the Spec fields (like `spec.make_spec`, which it
-    matches): it unpacks the row and sets every slot through its descriptor, so a warm
-    start spends little per spec. A row of the wrong shape raises (a miss)."""
-    names = [f.name for f in fields(Spec)]
-    if set(names) != set(_STORED) | _FROM_CANDIDATE:  # pragma: no cover - a new field
-        raise RuntimeError("every Spec field must be stored or rebuilt from the candidate")
-    body = [
-        "def decode_row(r, path, real_path, dir, root, stamp, _diags):",
-        "    if type(r) is not list:",
-        "        raise ValueError('not a spec row')",
-        f"    ({', '.join(_STORED)},) = r",
-    ]
-    for name in _STORED:
-        if name in _TUPLE_FIELDS:
-            body.append(f"    {name} = _tuple({name}) if {name} else ()")
-        elif name == "arguments":
-            body.append(f"    {name} = _decode_args({name}) if {name} else ()")
-        elif name == "diagnostics":
-            body.append(f"    {name} = _diags if _diags is not None else () if {name} == 0 else _decode_diags({name})")
-        elif name in ("metadata", "extra"):
-            body.append(f"    {name} = _proxy({name}) if {name} else _EMPTY")
-    body.append("    o = _new(_Spec)")
-    body.extend(f"    _set_{name}(o, {name})" for name in names)
-    body.append("    return o")
-    ns: dict[str, Any] = {
-        "_new": object.__new__, "_Spec": Spec, "_tuple": tuple, "_decode_args": _decode_args,
-        "_decode_diags": _decode_diags, "_proxy": MappingProxyType, "_EMPTY": EMPTY,
-        **{f"_set_{name}": Spec.__dict__[name].__set__ for name in names},
-    }  # fmt: skip
-    exec("\n".join(body) + "\n", ns)  # generated from the Spec fields, like make_spec
-    return ns["decode_row"]
-
-
-_decode_row = _row_decoder()
-
-
-def decode_spec(row: list[Any], c: Candidate, stamp: Stamp,
-                diagnostics: tuple[Diagnostic, ...] | None = None) -> Spec:  # fmt: skip
-    """The spec a row from `encode_spec` stands for, found again at candidate `c`."""
-    return _decode_row(row, c.path, c.real_path, c.path.parent, c.root, stamp, diagnostics)
-
-
 # -- background writes --------------------------------------------------------------------
 
 # Indexes with a write scheduled, by path: flushed at exit, and before another Index
@@ -247,7 +152,7 @@ class Index:
         self._lock = threading.Lock()  # guards _entries, _seen, _dirty, _timer
         self._save_lock = threading.Lock()  # one write at a time
         self._entries: dict[str, dict[str, Any]] | None = None  # None: not read yet
-        self._dirs: dict[str, Any] = {}  # folder listings (discover.DirCache), by folder
+        self._dirs: dict[str, Any] = {}  # folder listings (dircache.DirCache), by folder
         self._dirs_scope: tuple[str, ...] = ()  # roots whose listings this session put
         self._seen: set[str] = set()  # keys found or written this session
         self._dirty = False
@@ -282,7 +187,7 @@ class Index:
             return {}, {}
         entries = doc.get("entries")
         dirs = doc.get("dirs")
-        # Each folder entry is checked when the scanner first uses it (discover._valid_entry).
+        # Each folder entry is checked when the scanner first uses it (dircache.valid_entry).
         return (entries if isinstance(entries, dict) else {}), (dirs if isinstance(dirs, dict) else {})
 
     def dirs(self) -> dict[str, Any]:
@@ -330,7 +235,7 @@ class Index:
             spec = None
             if sd is not None:
                 path = c.path
-                spec = _decode_row(sd, path, c.real_path, path.parent, c.root, stamp,
+                spec = decode_row(sd, path, c.real_path, path.parent, c.root, stamp,
                                    tuple(diags) if e.get("sd") else None)  # fmt: skip
         except Exception:
             self.misses += 1

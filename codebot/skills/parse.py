@@ -13,9 +13,10 @@ from types import MappingProxyType
 from typing import Any
 
 from codebot.skills import coerce, frontmatter
+from codebot.skills.arguments import read_arguments
+from codebot.skills.codex_meta import NO_CODEX, read_openai_yaml
 from codebot.skills.frontmatter import FrontmatterError
 from codebot.skills.spec import (
-    Argument,
     Diagnostic,
     Root,
     Severity,
@@ -27,7 +28,6 @@ from codebot.skills.spec import (
 )
 
 MAX_FILE_BYTES = 1024 * 1024
-ARG_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CONTEXTS = ("inline", "fork")
 # Text that could close or forge the tags codebot wraps skill text in. It is escaped
 # when rendered; the warning tells the author (or whoever reviews a plugin) it is there.
@@ -256,7 +256,7 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
                 hint_text, msg = written, None
         warn("argument-hint", msg)
     value = fm.get("arguments")
-    arguments = () if value is None else _arguments(value, lambda m: warn("arguments", m))
+    arguments = () if value is None else read_arguments(value, lambda m: warn("arguments", m))
     context = text("context")
     context = (context or "inline").lower()
     if context not in CONTEXTS:
@@ -287,9 +287,9 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
                 f.lines.get("when-to-use", 1), "it is shown to the model escaped; remove it", "when-to-use")  # fmt: skip
 
     codex = (
-        _read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out)
+        read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out)
         if side and not is_single
-        else _NO_CODEX
+        else NO_CODEX
     )
     if root.plugin:
         name = f"{root.plugin}:{name}"
@@ -334,87 +334,3 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
         diagnostics=tuple(out.items),
     )
     return spec, out.items
-
-
-_NO_CODEX: dict[str, Any] = {}
-
-
-def _arguments(value: Any, warn) -> tuple[Argument, ...]:
-    """`arguments` as a list or string of names, or a mapping of name -> JSON Schema."""
-    if value is None:
-        return ()
-    items: list[Argument] = []
-    if isinstance(value, str):
-        items = [Argument(n) for n in coerce.split_list(value)]
-    elif isinstance(value, dict):
-        for name, v in value.items():
-            items.append(_argument(str(name), v, warn))
-    elif isinstance(value, list):
-        for v in value:
-            if isinstance(v, str):
-                items.append(Argument(v.strip()))
-            elif isinstance(v, dict) and "name" in v:
-                rest = {k: x for k, x in v.items() if k != "name"}
-                items.append(_argument(str(v["name"]), rest, warn))
-            else:
-                warn(f"argument entry {v!r} has no name and was ignored")
-    else:
-        warn(f"expected a list, a string or a mapping, got {type(value).__name__}")
-    for arg in items:
-        if not ARG_NAME.match(arg.name):
-            warn(f"argument name {arg.name!r} is not a valid identifier; $-placeholders cannot refer to it")
-    return tuple(items)
-
-
-def _argument(name: str, v: Any, warn) -> Argument:
-    if v is None:
-        return Argument(name)
-    if isinstance(v, str):
-        return Argument(name, description=v)
-    if isinstance(v, dict):
-        schema = {str(k): coerce.plain(frontmatter.unwrap_numbers(x)) for k, x in v.items()}
-        required, msg = coerce.to_bool(schema.pop("required", False), False)
-        if msg:
-            warn(f"argument {name!r}: required {msg}")
-        description = str(schema.get("description", ""))
-        # Only the keys that constrain a value make this a schema worth validating.
-        constraining = set(schema) - {"description", "title", "examples", "default"}
-        return Argument(name, description, required, MappingProxyType(schema) if constraining else None)
-    warn(f"argument {name!r}: expected a schema mapping or a description, got {type(v).__name__}")
-    return Argument(name)
-
-
-def _read_openai_yaml(path: str, out: _Collector) -> dict[str, Any]:
-    """Codex's per-skill metadata. Broken or odd files are a warning, never fatal."""
-    if not os.access(path, os.F_OK):
-        return {}  # the usual case, without the cost of a FileNotFoundError
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read(256 * 1024).decode("utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        out.add(Severity.WARNING, "openai-yaml", f"cannot read agents/openai.yaml: {exc}",
-                hint="fix or remove the file")  # fmt: skip
-        return {}
-    try:
-        doc = frontmatter.yaml.load(text, Loader=frontmatter._Loader)
-    except frontmatter.yaml.YAMLError as exc:
-        out.add(Severity.WARNING, "openai-yaml", f"agents/openai.yaml is not valid YAML: {exc}".splitlines()[0],
-                hint="fix the YAML; its policy is ignored until then")  # fmt: skip
-        return {}
-    if not isinstance(doc, dict):
-        return {}
-    result: dict[str, Any] = {}
-    policy = doc.get("policy")
-    if isinstance(policy, dict) and "allow_implicit_invocation" in policy:
-        allowed, msg = coerce.to_bool(policy["allow_implicit_invocation"], True)
-        if msg:
-            out.add(Severity.WARNING, "openai-yaml", f"policy.allow_implicit_invocation: {msg}")
-        result["allow_implicit_invocation"] = allowed
-    interface = doc.get("interface")
-    if isinstance(interface, dict):
-        for k in ("display_name", "short_description"):
-            if isinstance(interface.get(k), str):
-                result[k] = interface[k].strip()
-    return result
