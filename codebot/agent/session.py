@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import platform
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from codebot.agent import events as ev
@@ -39,46 +36,14 @@ from codebot.agent.protocol import (
 from codebot.agent.tools.base import ToolContext, ToolRegistry, ToolResult
 from codebot.agent.tools.meta import META_TOOLS, SKILL, SKILL_SEARCH, TASK
 from codebot.agent.transcript import Transcript, repair
+from codebot.agent.turn import TurnRecord, TurnState, render_system
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
-from codebot.skills.invoke import Delta, Invocation, Request, process_invocation
+from codebot.skills.invoke import Invocation, Request, process_invocation
 from codebot.skills.policy import Actor
 
 Emit = Callable[[ev.Event | ApprovalRequest], None]
 MAX_STEPS = 50
-
-
-@dataclass
-class TurnState:
-    """What a skill changed for this turn. A new one per turn: nothing leaks into the next."""
-
-    model: str | None = None
-    effort: str | None = None
-    grants: list[str] = field(default_factory=list)
-    hidden: set[str] = field(default_factory=set)
-    path_hints: list[str] = field(default_factory=list)
-
-    def apply(self, delta: Delta) -> None:
-        if delta.model:
-            self.model = delta.model
-        if delta.effort:
-            self.effort = delta.effort
-        self.grants.extend(delta.allowed_tools)
-        self.hidden.update(t.split("(", 1)[0] for t in delta.disallowed_tools)
-        self.path_hints.extend(delta.paths)
-
-
-@dataclass
-class TurnRecord:
-    """What a turn did, for print mode's JSON and for tests."""
-
-    text: str = ""
-    skills: list[dict[str, str]] = field(default_factory=list)
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    error: str | None = None
-    error_kind: str | None = None
-    cancelled: bool = False
 
 
 class Session:
@@ -401,10 +366,3 @@ class Session:
         from codebot.agent.subagent import run_fork
 
         return await run_fork(self, inv)
-
-
-def render_system(project_dir: Path, tools: list[str], agent_prompt: str = "") -> str:
-    from codebot.templates import render
-
-    return render("system.j2", project_dir=str(project_dir), platform=platform.system(), tools=tools,
-                  agent_prompt=agent_prompt)  # fmt: skip
