@@ -1,4 +1,6 @@
-"""The litellm-backed model client: streaming, tool-call assembly, retries, plain errors.
+"""The litellm-backed model client: streaming, tool-call assembly, retries.
+
+Failures are put into plain words by `model_errors`; provider key tables live in `providers`.
 
 This is the only module that imports litellm, and only inside `_litellm()`: the import
 takes seconds, so front ends call `warm_up()` in a background thread once they paint.
@@ -10,12 +12,12 @@ import asyncio
 import logging
 import os
 import random
-import re
 import threading
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from codebot.agent.model_errors import model_error
 from codebot.agent.protocol import (
     Completion,
     ModelError,
@@ -25,27 +27,22 @@ from codebot.agent.protocol import (
     ToolCall,
     Usage,
 )
+from codebot.agent.providers import (
+    DEFAULT_MODELS,
+    PROVIDER_KEYS,
+    default_model_for,
+    provider_key_present,
+)
 
-#: Provider keys in the order `provider_key_present` looks for them, with the model each
-#: one gets by default.
-DEFAULT_MODELS: dict[str, str] = {
-    "OPENAI_API_KEY": "gpt-4o-mini",
-    "ANTHROPIC_API_KEY": "anthropic/claude-sonnet-4-5",
-    "GEMINI_API_KEY": "gemini/gemini-2.5-flash",
-    "GOOGLE_API_KEY": "gemini/gemini-2.5-flash",
-    "MISTRAL_API_KEY": "mistral/mistral-large-latest",
-    "GROQ_API_KEY": "groq/openai/gpt-oss-120b",
-    "DEEPSEEK_API_KEY": "deepseek/deepseek-chat",
-    "OPENROUTER_API_KEY": "openrouter/openai/gpt-4o-mini",
-    "XAI_API_KEY": "xai/grok-latest",
-}
-#: litellm provider -> the environment variable holding its key.
-PROVIDER_KEYS: dict[str, str] = {
-    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY", "groq": "GROQ_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY", "xai": "XAI_API_KEY", "cohere": "COHERE_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY", "fireworks_ai": "FIREWORKS_API_KEY", "azure": "AZURE_API_KEY",
-}  # fmt: skip
+# The provider tables lived here before the split; setup and tests still import them from here.
+__all__ = [
+    "DEFAULT_MODELS",
+    "PROVIDER_KEYS",
+    "LiteLLMClient",
+    "default_model_for",
+    "provider_key_present",
+    "warm_up",
+]
 
 _lock = threading.Lock()
 _module: Any = None
@@ -76,27 +73,6 @@ def _litellm() -> Any:
 def warm_up() -> None:
     """Import litellm now (call from a background thread after the UI is up)."""
     _litellm()
-
-
-def provider_key_present(env: Mapping[str, str]) -> str | None:
-    """The name of the first provider key set (non-empty) in `env`, else None."""
-    return next((name for name in DEFAULT_MODELS if env.get(name)), None)
-
-
-def default_model_for(key_name: str) -> str:
-    """The model codebot uses when only `key_name` is configured."""
-    return DEFAULT_MODELS.get(key_name, "gpt-4o-mini")
-
-
-def _provider(model: str) -> str:
-    prefix, _, rest = model.partition("/")
-    if rest:
-        return prefix
-    if model.startswith("claude"):
-        return "anthropic"
-    if model.startswith("gemini"):
-        return "gemini"
-    return "openai"
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -130,16 +106,6 @@ class _ToolCallAccumulator:
     def calls(self) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(s["id"] or f"call_{uuid.uuid4().hex[:24]}", s["name"], s["arguments"])
                      for s in self._slots if s["name"])  # fmt: skip
-
-
-_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception)\s*[:\-]\s*)+")
-
-
-def _said(exc: BaseException) -> str:
-    """What the provider said, without litellm's `litellm.XError: OpenAIException - ` prefixes."""
-    text = str(getattr(exc, "message", None) or exc).strip()
-    text = _PREFIX.sub("", text).strip() or type(exc).__name__
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 class LiteLLMClient:
@@ -298,119 +264,11 @@ class LiteLLMClient:
             delay = max(delay, retry_after)
         return delay
 
-    # -- errors ----------------------------------------------------------------------
     def _error(self, exc: BaseException, model: str, timeout: float, *, received: bool,
                retries: int = 0) -> ModelError:  # fmt: skip
-        """`exc` in plain words. Retryable only when nothing has streamed yet."""
-        kind, status = _classify(exc)
-        said = _said(exc)
-        where = self.api_base or _provider(model)
-        if kind == "auth":
-            message = f"Authentication failed for {model}: {self._key_hint(model, status, said)}"
-        elif kind == "rate_limit":
-            message = f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
-        elif kind == "context":
-            message = (f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
-                       "Use /clear to start over, or switch to a model with a larger context window.")  # fmt: skip
-        elif kind == "timeout" and received:
-            message = f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was abandoned."
-        elif kind == "timeout":
-            message = f"{model} did not answer within {timeout:g} seconds."
-        elif received:
-            message = f"The answer from {where} broke off mid-stream: {said}"
-        elif kind == "connection":
-            message = f"Could not reach {where}: {said} Check the network connection and the API base URL."
-        elif kind == "server":
-            message = (
-                f"{where} had a server error ({status or 'no status'}): {said} Try again later."
-            )
-        elif kind == "not_found":
-            message = (
-                f"Model {model} was not found at {where}: {said} Check the model name (/model)."
-            )
-        elif kind == "bad_request":
-            message = f"{where} rejected the request for {model}: {said}"
-        else:
-            message = f"{model} failed: {type(exc).__name__}: {said}"
-        if retries:
-            message += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
-        retryable = kind in ("rate_limit", "server", "connection", "timeout") and not received
-        return ModelError(kind, message, retryable=retryable, status=status)
-
-    def _key_hint(self, model: str, status: int | None, said: str) -> str:
-        """Which key is missing or was refused, and what to do about it."""
-        missing = bool(_MISSING_KEY.search(said))
-        refused = "is not allowed to use this model" if status == 403 else "was rejected"
-        provider = _provider(model)
-        var = PROVIDER_KEYS.get(provider, f"{provider.upper()}_API_KEY")
-        if self.api_base:
-            if missing or not (self.api_key or os.environ.get(var)):
-                return (f"no API key was given for {self.api_base}. Set the key for that server "
-                        f"(api_key in the config, or {var}) and try again.")  # fmt: skip
-            return (f"the key for {self.api_base} {refused} ({said.rstrip('.')}). "
-                    "Check the key for that server and try again.")  # fmt: skip
-        if self.api_key:
-            return f"the configured API key for {provider} {refused} ({said.rstrip('.')}). Check it, or set {var}."
-        if missing or not os.environ.get(var):
-            return f"{var} is not set. Export {var}=<your key>, or pick another model with /model or --model."
-        return (f"{provider} rejected {var} ({said.rstrip('.')}). Check that the key is valid and active, "
-                f"then export it again, or pick another model with /model.")  # fmt: skip
-
-
-_MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set", re.I)
-_NO_CONNECTION = re.compile(
-    r"\bconnection (?:error|refused)\b|name or service not known|all connection attempts failed",
-    re.I,
-)
-
-
-def _classify(exc: BaseException) -> tuple[str, int | None]:
-    """(kind, HTTP status) of a litellm/openai/httpx/asyncio exception, without importing them."""
-    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-        return "timeout", None
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    status = getattr(exc, "status_code", None)
-    status = status if isinstance(status, int) else None
-    if _MISSING_KEY.search(str(exc)):  # litellm reports a missing key as a 500
-        return "auth", None
-    if "ContextWindowExceededError" in names:
-        return "context", status or 400
-    if names & {"AuthenticationError", "PermissionDeniedError"}:
-        return "auth", status
-    if "RateLimitError" in names:
-        return "rate_limit", status or 429
-    if names & {"Timeout", "APITimeoutError", "TimeoutException"}:
-        return "timeout", None
-    if "NotFoundError" in names:
-        return "not_found", 404
-    if "BadRequestError" in names:
-        text = str(exc).lower()
-        if "context length" in text or "context_length" in text or "too many tokens" in text:
-            return "context", status
-        return "bad_request", status
-    if _NO_CONNECTION.search(str(exc)):  # litellm reports a refused connection as a 500 too
-        return "connection", None
-    if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
-        return "server", status
-    if names & {"APIConnectionError", "ConnectError", "TransportError", "ConnectionError"}:
-        return "connection", None
-    return _by_status(status), status
-
-
-def _by_status(status: int | None) -> str:
-    if status is None:
-        return "unknown"
-    if status in (401, 403):
-        return "auth"
-    if status == 429:
-        return "rate_limit"
-    if status == 404:
-        return "not_found"
-    if status >= 500:
-        return "server"
-    if status in (400, 413, 422):
-        return "bad_request"
-    return "unknown"
+        """`exc` in plain words (see `model_errors`). Retryable only when nothing has streamed yet."""
+        return model_error(exc, model, timeout, received=received, retries=retries,
+                           api_base=self.api_base, api_key=self.api_key)  # fmt: skip
 
 
 async def _close(response: Any) -> None:

@@ -1,0 +1,51 @@
+"""Which providers codebot knows: their key variables and the model each key gets by default.
+
+Plain tables and lookups, so setup can pick a model without importing the model client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: Provider keys in the order `provider_key_present` looks for them, with the model each
+#: one gets by default.
+DEFAULT_MODELS: dict[str, str] = {
+    "OPENAI_API_KEY": "gpt-4o-mini",
+    "ANTHROPIC_API_KEY": "anthropic/claude-sonnet-4-5",
+    "GEMINI_API_KEY": "gemini/gemini-2.5-flash",
+    "GOOGLE_API_KEY": "gemini/gemini-2.5-flash",
+    "MISTRAL_API_KEY": "mistral/mistral-large-latest",
+    "GROQ_API_KEY": "groq/openai/gpt-oss-120b",
+    "DEEPSEEK_API_KEY": "deepseek/deepseek-chat",
+    "OPENROUTER_API_KEY": "openrouter/openai/gpt-4o-mini",
+    "XAI_API_KEY": "xai/grok-latest",
+}
+#: litellm provider -> the environment variable holding its key.
+PROVIDER_KEYS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY", "groq": "GROQ_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY", "xai": "XAI_API_KEY", "cohere": "COHERE_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY", "fireworks_ai": "FIREWORKS_API_KEY", "azure": "AZURE_API_KEY",
+}  # fmt: skip
+
+
+def provider_key_present(env: Mapping[str, str]) -> str | None:
+    """The name of the first provider key set (non-empty) in `env`, else None."""
+    return next((name for name in DEFAULT_MODELS if env.get(name)), None)
+
+
+def default_model_for(key_name: str) -> str:
+    """The model codebot uses when only `key_name` is configured."""
+    return DEFAULT_MODELS.get(key_name, "gpt-4o-mini")
+
+
+def provider_of(model: str) -> str:
+    """The litellm provider of `model`: its `provider/` prefix, else guessed from the name."""
+    prefix, _, rest = model.partition("/")
+    if rest:
+        return prefix
+    if model.startswith("claude"):
+        return "anthropic"
+    if model.startswith("gemini"):
+        return "gemini"
+    return "openai"
