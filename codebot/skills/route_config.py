@@ -22,6 +22,10 @@ DEFAULTS: Mapping[str, Any] = {
     "question_penalty": 0.3,  # score multiplier for concept questions ("what is …", "why …")
     "howto_penalty": 0.5,  # score multiplier for how-to questions ("how do I …?")
     "min_terms": 2,  # request words the chosen skill must match outside its body
+    # With this many eligible skills or fewer, one strong word is enough evidence: the
+    # min_terms guard exists for big catalogs full of one-word near misses, and would
+    # otherwise stop "review app.py" from reaching the bundled `review`.
+    "small_catalog": 30,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -44,6 +48,7 @@ class RouterConfig:
     question_penalty: float = DEFAULTS["question_penalty"]
     howto_penalty: float = DEFAULTS["howto_penalty"]
     min_terms: int = DEFAULTS["min_terms"]
+    small_catalog: int = DEFAULTS["small_catalog"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -60,7 +65,7 @@ class RouterConfig:
     def to_json(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "margin": self.margin, "weights": dict(self.weights),
                 "field_mix": self.field_mix, "negative_penalty": self.negative_penalty, "question_penalty": self.question_penalty,
-                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms,
+                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms, "small_catalog": self.small_catalog,
                 "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer}  # fmt: skip
 

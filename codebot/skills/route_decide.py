@@ -49,7 +49,7 @@ def _strong_words(c: Candidate) -> list[str]:
 
 
 def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
-           sem_on: bool = False) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
+           sem_on: bool = False, n_eligible: int | None = None) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
     """Apply threshold, evidence and margin rules, and write each candidate's `why`."""
     import dataclasses
 
@@ -66,6 +66,8 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
     strong = _strong_words(best)
+    if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog:
+        need = 1
     if b < cfg.threshold:
         decision, selected = "abstain", None
         reason = f"best match {best.name} scored {b:.2f}, below the threshold {cfg.threshold:.2f}{note}"

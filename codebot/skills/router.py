@@ -198,7 +198,8 @@ class Router:
                                    sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i)))  # fmt: skip
 
         # 5. decide and explain
-        decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem))
+        decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
+                                                   n_eligible=int(mask.sum()))  # fmt: skip
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
                      (time.perf_counter() - t_index) * 1000, actor, index_ms)  # fmt: skip

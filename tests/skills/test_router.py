@@ -471,3 +471,16 @@ def test_semantic_scorer_can_find_what_no_word_matches(base):
     r = rt.route("zzz qqq", base.snapshot)
     assert r.candidates and r.candidates[0].name == "docker-slim"
     assert r.decision == "select" and r.candidates[0].semantic == pytest.approx(0.9)
+
+
+def test_small_catalog_accepts_one_strong_word_but_large_one_does_not(catalog):
+    catalog.add("review", "Review code changes for bugs and risks. Not for writing new code.")
+    catalog.add("commit", "Write a commit message for staged changes. Not for reviews.")
+    catalog.load()
+    small = fresh().route("please review app.py", catalog.snapshot)
+    assert small.decision == "select" and small.selected.name == "review"
+    for i in range(40):
+        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets and charts. Not for code.")
+    catalog.reload()
+    large = fresh().route("please review app.py", catalog.snapshot)
+    assert large.decision == "abstain" and "min_terms" in large.reason
