@@ -82,6 +82,20 @@ class Tool(abc.ABC):
         return ""
 
 
+class PathTool(Tool):
+    """A tool whose `path` argument is what permission patterns are matched against."""
+
+    path_default = ""  # the subject when `path` is absent (Glob and Grep search the project)
+
+    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
+        return path_subject(args, ctx, default=self.path_default)
+
+
+def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """The JSON Schema every tool uses for its arguments: an object, no unknown keys."""
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
 # --------------------------------------------------------------------------- paths
 
 

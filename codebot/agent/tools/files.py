@@ -9,18 +9,18 @@ import asyncio
 import difflib
 import os
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from codebot.agent.tools.base import (
+    PathTool,
     Tool,
     ToolContext,
     ToolError,
     ToolResult,
     display_path,
     is_binary,
-    path_subject,
+    object_schema,
     resolve_path,
 )
 from codebot.agent.tools.search import SKIP_DIRS, GlobTool, GrepTool, glob_regex
@@ -54,7 +54,7 @@ os.umask(_UMASK)
 # --------------------------------------------------------------------------- Read
 
 
-class ReadTool(Tool):
+class ReadTool(PathTool):
     name = "Read"
     description = (
         "Read a text file. Returns its lines numbered like `cat -n` (1-based). `offset` is the "
@@ -62,20 +62,12 @@ class ReadTool(Tool):
         "page through long files. Lines longer than 2000 characters are cut. Binary files are "
         "refused. Paths are relative to the project folder."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project."},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line number to show (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show (default 2000)."},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project."},
+        "offset": {"type": "integer", "minimum": 1, "description": "First line number to show (1-based)."},
+        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show (default 2000)."},
+    }, required=["path"])  # fmt: skip
     read_only = True
-
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])
@@ -201,26 +193,18 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
         raise ToolError(f"{shown} is not valid UTF-8 ({e.reason} at byte {e.start}); Edit changes UTF-8 text only") from None
 
 
-class WriteTool(Tool):
+class WriteTool(PathTool):
     name = "Write"
     description = (
         "Create a file, or overwrite it entirely, with `content`. Missing parent folders are "
         "created. Prefer Edit for changing part of an existing file. Paths are relative to the "
         "project folder."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "description": "File to write, relative to the project."},
-            "content": {"type": "string", "description": "The complete new content of the file."},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "path": {"type": "string", "minLength": 1, "description": "File to write, relative to the project."},
+        "content": {"type": "string", "description": "The complete new content of the file."},
+    }, required=["path", "content"])  # fmt: skip
     read_only = False
-
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])
@@ -232,7 +216,7 @@ class WriteTool(Tool):
         return ToolResult(f"wrote {len(data)} bytes to {shown}")
 
 
-class EditTool(Tool):
+class EditTool(PathTool):
     name = "Edit"
     description = (
         "Replace exact text in a file: `old` must occur exactly once (include enough surrounding "
@@ -240,21 +224,13 @@ class EditTool(Tool):
         "replaced. `old` must match the file exactly, whitespace and indentation included; Read "
         "the file first. Returns a unified diff of the change."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "description": "File to edit, relative to the project."},
-            "old": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
-            "new": {"type": "string", "description": "The replacement text."},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
-        },
-        "required": ["path", "old", "new"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "path": {"type": "string", "minLength": 1, "description": "File to edit, relative to the project."},
+        "old": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
+        "new": {"type": "string", "description": "The replacement text."},
+        "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+    }, required=["path", "old", "new"])  # fmt: skip
     read_only = False
-
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return path_subject(args, ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_path(ctx, args["path"])

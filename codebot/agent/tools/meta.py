@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from codebot.agent.tools.base import object_schema
+
 SKILL = "Skill"
 SKILL_SEARCH = "SkillSearch"
 TASK = "Task"
 
 
 def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required, "additionalProperties": False}}}  # fmt: skip
+    return {"type": "function",
+            "function": {"name": name, "description": description, "parameters": object_schema(properties, required)}}
 
 
 META_TOOLS: dict[str, dict[str, Any]] = {

@@ -8,19 +8,19 @@ import fnmatch
 import os
 import re
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from codebot.agent.tools.base import (
-    Tool,
+    PathTool,
     ToolContext,
     ToolError,
     ToolResult,
     display_path,
     is_binary,
-    path_subject,
+    object_schema,
     resolve_path,
 )
 from codebot.agent.tools.shell import run_process
@@ -128,7 +128,7 @@ def _walk_files(root: Path) -> Iterator[Path]:
             yield Path(dirpath, name)
 
 
-class GlobTool(Tool):
+class GlobTool(PathTool):
     name = "Glob"
     description = (
         "Find files by name with a glob pattern such as `**/*.py`, `src/**/test_*.ts` or "
@@ -136,19 +136,13 @@ class GlobTool(Tool):
         "folder to search (default: the project). Results are paths relative to the project, "
         "newest first, at most 500. .git and node_modules are skipped."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to `path`."},
-            "path": {"type": "string", "minLength": 1, "description": "Folder to search (default: the project)."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to `path`."},
+        "path": {"type": "string", "minLength": 1, "description": "Folder to search (default: the project)."},
+    }, required=["pattern"])  # fmt: skip
     read_only = True
 
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return path_subject(args, ctx, default=".")
+    path_default = "."
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         pattern: str = args["pattern"].strip()
@@ -189,7 +183,7 @@ class GlobTool(Tool):
 # --------------------------------------------------------------------------- Grep
 
 
-class GrepTool(Tool):
+class GrepTool(PathTool):
     name = "Grep"
     description = (
         "Search file contents with a regular expression (ripgrep syntax). `path` is a file or "
@@ -197,20 +191,14 @@ class GrepTool(Tool):
         "or `src/**/*.{ts,tsx}`. Output lines are `path:line:text`. .git and node_modules are "
         "skipped, and binary files are ignored."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for."},
-            "path": {"type": "string", "minLength": 1, "description": "File or folder to search (default: the project)."},
-            "glob": {"type": "string", "minLength": 1, "description": "Only search files matching this glob."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for."},
+        "path": {"type": "string", "minLength": 1, "description": "File or folder to search (default: the project)."},
+        "glob": {"type": "string", "minLength": 1, "description": "Only search files matching this glob."},
+    }, required=["pattern"])  # fmt: skip
     read_only = True
 
-    def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        return path_subject(args, ctx, default=".")
+    path_default = "."
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         pattern: str = args["pattern"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 
 __all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "run_process"]
 
@@ -185,16 +185,11 @@ class BashTool(Tool):
         "command and everything it started is killed. Long output is truncated in the middle. "
         "Prefer the Read, Grep, Glob and Edit tools for reading, searching and editing files."
     )
-    parameters = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1, "description": "The bash command to run."},
-            "timeout": {"type": "number", "exclusiveMinimum": 0,
-                        "description": "Seconds before the command is killed (default 120, max 600)."},
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }  # fmt: skip
+    parameters = object_schema({
+        "command": {"type": "string", "minLength": 1, "description": "The bash command to run."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0,
+                    "description": "Seconds before the command is killed (default 120, max 600)."},
+    }, required=["command"])  # fmt: skip
     read_only = False
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
