@@ -23,6 +23,7 @@ FLOORS = (  # (option, report key, label)
     ("min_abstain", "abstain_rate_negatives", "abstention on negatives"),
     ("min_near_miss", "near_miss_accuracy", "near-miss accuracy"),
     ("min_precision", "precision", "precision"),
+    ("min_over_baseline", "hit_at_1_over_baseline", "hit@1 over the plain BM25 baseline"),
 )
 
 
@@ -52,6 +53,10 @@ def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
     p.add_argument("--min-abstain", type=float, metavar="X", help="exit 1 if abstention on negatives is below X")
     p.add_argument("--min-near-miss", type=float, metavar="X", help="exit 1 if near-miss accuracy is below X")
     p.add_argument("--min-precision", type=float, metavar="X", help="exit 1 if precision is below X")
+    p.add_argument("--baseline", action="store_true",
+                   help="also run plain BM25 over name + description (top-1, no abstention) on the same cases")
+    p.add_argument("--min-over-baseline", type=float, metavar="X",
+                   help="exit 1 if hit@1 is not at least X above the baseline's (implies --baseline)")
 
 
 def _config(settings: Settings):
@@ -142,6 +147,12 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     report["skills"] = len(snap)
     report["index_build_ms"] = round(router.stats["last_build_ms"], 1)
     report["config"] = router.config.to_json()
+    if args.baseline or args.min_over_baseline is not None:
+        from codebot.skills.route_baseline import Bm25Baseline, baseline_summary
+
+        base = Bm25Baseline(list(snap))
+        report["baseline"] = baseline_summary(evaluate(cases, base.route, known=[s.name for s in snap]))
+        report["hit_at_1_over_baseline"] = round((report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4)
     missed = []
     for opt, key, label in FLOORS:
         floor = getattr(args, opt)
@@ -176,6 +187,11 @@ def _print_report(r: dict[str, Any]) -> None:
     print(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
     lat = r["latency_ms"]
     print(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
+    if "baseline" in r:
+        b = r["baseline"]
+        print(f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
+              f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
+              f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}")  # fmt: skip
     if r["unknown_names"]:
         print(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
     if r["confusion"]:

@@ -14,22 +14,30 @@ from typing import Any
 #: Defaults for `skills.router` in config. `threshold` and `margin` were calibrated on
 #: tests/data/routing_dev.jsonl over the shared corpus (see docs/routing.md).
 DEFAULTS: Mapping[str, Any] = {
-    "threshold": 0.5,  # normalised score the best skill must reach to be chosen at all
+    "threshold": 0.3,  # normalised score the best skill must reach to be chosen at all
     "margin": 0.05,  # how far it must lead the runner-up to be chosen without asking
-    "weights": {"name": 2.0, "description": 1.0, "when_to_use": 1.0, "body": 0.15},
-    "field_mix": 0.2,  # a word matched in several fields: best field + this share of the others
+    # two descriptions this alike (Jaccard of their stemmed words) are one workflow published
+    # twice: a near-tie between them is settled by rank instead of asking
+    "duplicate_similarity": 0.6,
+    "weights": {"name": 2.0, "description": 1.0, "when_to_use": 1.0, "body": 0.4},
+    "field_mix": 0.5,  # a word matched in several fields: best field + this share of the others
     "negative_penalty": 1.0,  # a word found only in a "Not for …" clause costs this much (x its worth)
-    "question_penalty": 0.3,  # score multiplier for concept questions ("what is …", "why …")
-    "howto_penalty": 0.5,  # score multiplier for how-to questions ("how do I …?")
+    "question_penalty": 0.1,  # score multiplier for concept questions ("what is …", "why …")
+    "howto_penalty": 0.2,  # score multiplier for how-to questions ("how do I …?")
     "min_terms": 2,  # request words the chosen skill must match outside its body
-    # With this many eligible skills or fewer, one strong word is enough evidence: the
-    # min_terms guard exists for big catalogs full of one-word near misses, and would
-    # otherwise stop "review app.py" from reaching the bundled `review`.
+    # ... and what those words must be worth together, each counted as its idf over the
+    # rarest word's (0..1): common words ("data", "run", "test") add up slowly
+    "min_evidence": 0.6,
+    # ... or one such word when the body matches this many more request words (0: off)
+    "corroboration": 3,
+    # With this many eligible skills or fewer, one word of a skill's name is enough
+    # evidence: the min_terms guard exists for big catalogs full of one-word near misses,
+    # and would otherwise stop "review app.py" from reaching the bundled `review`.
     "small_catalog": 30,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
-    "body_chars": 2000,
+    "body_chars": 5000,
     "top": 5,
     "rrf_k": 60,
     "stemmer": "auto",  # "auto" (PyStemmer if installed, else built-in), "builtin", "none"
@@ -42,12 +50,15 @@ FIELDS = ("name", "description", "when_to_use", "body")
 class RouterConfig:
     threshold: float = DEFAULTS["threshold"]
     margin: float = DEFAULTS["margin"]
+    duplicate_similarity: float = DEFAULTS["duplicate_similarity"]
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULTS["weights"]))
     field_mix: float = DEFAULTS["field_mix"]
     negative_penalty: float = DEFAULTS["negative_penalty"]
     question_penalty: float = DEFAULTS["question_penalty"]
     howto_penalty: float = DEFAULTS["howto_penalty"]
     min_terms: int = DEFAULTS["min_terms"]
+    min_evidence: float = DEFAULTS["min_evidence"]
+    corroboration: int = DEFAULTS["corroboration"]
     small_catalog: int = DEFAULTS["small_catalog"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
@@ -63,9 +74,11 @@ class RouterConfig:
         return (tuple(sorted(self.weights.items())), self.k1, self.b, self.body_chars, self.stemmer, self.field_mix)
 
     def to_json(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "margin": self.margin, "weights": dict(self.weights),
+        return {"threshold": self.threshold, "margin": self.margin,
+                "duplicate_similarity": self.duplicate_similarity, "weights": dict(self.weights),
                 "field_mix": self.field_mix, "negative_penalty": self.negative_penalty, "question_penalty": self.question_penalty,
-                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms, "small_catalog": self.small_catalog,
+                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms,
+                "min_evidence": self.min_evidence, "corroboration": self.corroboration, "small_catalog": self.small_catalog,
                 "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer}  # fmt: skip
 

@@ -49,8 +49,17 @@ def _strong_words(c: Candidate) -> list[str]:
 
 
 def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
-           sem_on: bool = False, n_eligible: int | None = None) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
-    """Apply threshold, evidence and margin rules, and write each candidate's `why`."""
+           sem_on: bool = False, n_eligible: int | None = None,
+           similarity: Callable[[Spec, Spec], float] | None = None,
+           worth: Callable[[str], float] | None = None) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
+    """Apply threshold, evidence and margin rules, and write each candidate's `why`.
+
+    `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
+    copies of the same skill (the same workflow published in two repositories) be settled
+    by rank instead of asking the user to choose between twins. `worth(word)` (0..1, the
+    word's idf over the rarest word's) weighs the evidence for `min_evidence`: "data" and
+    "engineer" are two words, but together worth less than one "terraform".
+    """
     import dataclasses
 
     if not cands:
@@ -66,16 +75,34 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
     strong = _strong_words(best)
-    if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog:
-        need = 1
+    if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog and best.matched.get("name"):
+        need = 1  # in a handful of skills, a request that names one ("review app.py") means it
+    # words the body alone matched: one strong word backed by several of them is a match
+    # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
+    backing = [w for w in best.matched.get("body", ()) if w not in strong]
+    corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
+    evidence = sum(worth(w) for w in strong) if worth is not None else None
+    vouched = sem_on and (best.semantic or 0.0) >= cfg.threshold  # the semantic scorer's word
     if b < cfg.threshold:
         decision, selected = "abstain", None
         reason = f"best match {best.name} scored {b:.2f}, below the threshold {cfg.threshold:.2f}{note}"
-    elif len(strong) < need and not (sem_on and (best.semantic or 0.0) >= cfg.threshold):
+    elif len(strong) < need and not corroborated and not vouched:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"
         reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
-                  f"{need} request words must match its name or description (min_terms){note}")  # fmt: skip
+                  f"{need} request words must match its name or description (min_terms), or one "
+                  f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}")  # fmt: skip
+    elif need > 1 and not (corroborated or vouched) and evidence is not None and evidence < cfg.min_evidence:
+        decision, selected = "abstain", None
+        reason = (f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
+                  f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
+                  f"(min_evidence {cfg.min_evidence:.2f}){note}")  # fmt: skip
+    elif (second is not None and b - s < cfg.margin and similarity is not None
+          and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity):
+        decision, selected = "select", best.spec
+        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin {cfg.margin:.2f} "
+                  f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
+                  f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one is chosen{note}")  # fmt: skip
     elif second is not None and b - s < cfg.margin:
         decision, selected = "ask", None
         reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
@@ -84,6 +111,9 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         decision, selected = "select", best.spec
         reason = (f"{best.name} scored {b:.2f} (threshold {cfg.threshold:.2f}) and leads "
                   f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
+    if decision == "select" and len(strong) < need and corroborated:
+        reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
+                   f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
     out = []
     for r, c in enumerate(cands):
         text = _describe(c)

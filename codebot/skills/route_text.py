@@ -21,6 +21,7 @@ _PHRASES: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "continuous": ((("integration",), "ci"),),
     "node": ((("js",), "nodejs"),),
     "next": ((("js",), "nextjs"),),
+    "a": ((("b",), "ab"),),  # "A/B test": the split would drop both letters
 }
 _PHRASE_HEADS = frozenset(_PHRASES)
 _MISS = object()
@@ -59,7 +60,10 @@ STOP_WORDS = frozenset(
         "mentions", "mentioned", "trigger", "triggers", "triggered", "claude", "codex", "invoke",
         "invoked", "apply", "applies", "specific", "something", "anything", "thing", "things",
         "way", "ways", "really", "actually", "maybe", "sure", "okay", "ok", "hey", "hi", "hello",
-        "thanks", "thank", "yes", "yeah"
+        "thanks", "thank", "yes", "yeah",
+        # what is left of a contraction once the apostrophe splits it ("don't" -> "don", "t")
+        "don", "didn", "doesn", "isn", "aren", "wasn", "weren", "won", "couldn", "shouldn",
+        "wouldn", "haven", "hasn", "hadn", "ve", "ll", "re"
     )
 )
 _KEEP_SHORT = frozenset({"c", "r", "go", "ai", "ui", "ux", "qa", "ml", "ci", "cd", "pr", "vm", "os"})

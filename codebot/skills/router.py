@@ -199,10 +199,24 @@ class Router:
 
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
-                                                   n_eligible=int(mask.sum()))  # fmt: skip
+                                                   n_eligible=int(mask.sum()), similarity=self._alike,
+                                                   worth=lambda w: self._worth(idx, w))  # fmt: skip
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
                      (time.perf_counter() - t_index) * 1000, actor, index_ms)  # fmt: skip
+
+    def _worth(self, idx: Index, word: str) -> float:
+        """A request word's idf over the rarest word's (0..1): how much its match says."""
+        t = self.tokenizer.term(word)
+        i = idx.lexicon.get(t) if t is not None else None
+        if i is None or i >= idx.n_terms:
+            return 0.0
+        return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
+
+    def _alike(self, a: Spec, b: Spec) -> float:
+        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top two)."""
+        wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
+        return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
 
     def _fuse(self, idx: Index, elig: Any, mask: Any, sem: Mapping[str, float], k: int,
               cfg: RouterConfig) -> tuple[list[int], dict[int, int]]:  # fmt: skip

@@ -104,17 +104,65 @@ def test_request_shapes():
 
 
 def test_ask_when_two_skills_are_too_close(catalog):
-    desc = "Lint Python code with ruff and fix the warnings it reports in the project."
-    catalog.add("alpha-tool", desc)
-    catalog.add("beta-tool", desc)
+    # two different workflows that a request fits equally well
+    catalog.add("alpha-tool", "Lint Python code with ruff and fix the warnings it reports in the project.")
+    catalog.add("beta-tool", "Python lint fixes: ruff warnings cleaned in code, after black formats it.")
     catalog.add("unrelated", "Translate user interface strings into German and French.")
     snap = catalog.load()
     r = fresh().route("lint our python code with ruff and fix the warnings", snap)
-    assert r.decision == "ask"
+    assert r.decision == "ask", r.reason
     assert {s.name for s in r.options} == {"alpha-tool", "beta-tool"}
     assert "closer than the margin" in r.reason
     assert "alpha-tool" in r.reason and "beta-tool" in r.reason
     assert "offered too" in r.candidates[1].why
+
+
+def test_twins_within_the_margin_are_settled_by_rank_not_asked(catalog):
+    # the same workflow published twice (as in the shared corpus): asking which is pointless
+    desc = "Lint Python code with ruff and fix the warnings it reports in the project."
+    catalog.add("alpha-tool", desc)
+    catalog.add("beta-tool", desc + " Also for ruff config.")
+    catalog.add("unrelated", "Translate user interface strings into German and French.")
+    snap = catalog.load()
+    r = fresh().route("lint our python code with ruff and fix the warnings", snap)
+    assert r.decision == "select" and r.selected.name == r.candidates[0].name
+    assert "alike" in r.reason and "duplicate_similarity" in r.reason
+    # with the rule off, the same request asks
+    off = R.Router(R.config_from_mapping({"duplicate_similarity": 1.01})).route(
+        "lint our python code with ruff and fix the warnings", snap)
+    assert off.decision == "ask"
+
+
+def test_common_words_are_not_enough_evidence(catalog):
+    for i in range(40):  # "data" and "engineer" are common words here, as in a real catalog
+        word, who = ("data", "team") if i % 2 == 0 else ("photos", "engineer")
+        catalog.add(f"filler-{i}", f"Clean {word} for the {who} number {i} in spreadsheets.")
+    catalog.add("senior-data-engineer", "Senior data engineer: pipelines, warehouses and streaming jobs.")
+    catalog.add("terraform-modules", "Reusable terraform modules for cloud infrastructure.")
+    snap = catalog.load()
+    rt = R.Router(R.config_from_mapping({"threshold": 0.1}))  # so that min_evidence is what decides
+    r = rt.route("write a cover letter for a data engineer position", snap)
+    assert r.candidates[0].name == "senior-data-engineer"
+    assert r.decision == "abstain" and "min_evidence" in r.reason and "common ones" in r.reason
+    assert rt.route("write reusable terraform modules for our cloud", snap).selected.name == "terraform-modules"
+    loose = R.Router(R.config_from_mapping({"threshold": 0.1, "min_evidence": 0}))
+    assert loose.route("write a cover letter for a data engineer position", snap).decision == "select"
+
+
+def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
+    for i in range(40):
+        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets and charts.")
+    body = "Read git log since the last tag, group entries under added, fixed and breaking, then write them.\n"
+    catalog.add("changelog-writer", "Keeps a CHANGELOG file current.", body=body)
+    snap = catalog.load()
+    req = "changelog entry from the git log: added, fixed, breaking"
+    r = fresh().route(req, snap)
+    assert r.decision == "select" and r.selected.name == "changelog-writer"
+    assert r.candidates[0].matched["description"] == ("changelog",)  # one word outside the body
+    assert len(r.candidates[0].matched["body"]) >= 3
+    assert "backed by" in r.reason and "corroboration 3" in r.reason
+    off = R.Router(R.config_from_mapping({"corroboration": 0})).route(req, snap)
+    assert off.decision == "abstain" and "corroboration" in off.reason
 
 
 def test_min_terms_one_word_is_not_enough(base):
