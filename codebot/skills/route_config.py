@@ -34,6 +34,7 @@ DEFAULTS: Mapping[str, Any] = {
     # evidence: the min_terms guard exists for big catalogs full of one-word near misses,
     # and would otherwise stop "review app.py" from reaching the bundled `review`.
     "small_catalog": 30,
+    "small_catalog_factor": 0.5,  # ... and its threshold is scaled by this
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -60,6 +61,7 @@ class RouterConfig:
     min_evidence: float = DEFAULTS["min_evidence"]
     corroboration: int = DEFAULTS["corroboration"]
     small_catalog: int = DEFAULTS["small_catalog"]
+    small_catalog_factor: float = DEFAULTS["small_catalog_factor"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -79,6 +81,7 @@ class RouterConfig:
                 "field_mix": self.field_mix, "negative_penalty": self.negative_penalty, "question_penalty": self.question_penalty,
                 "howto_penalty": self.howto_penalty, "min_terms": self.min_terms,
                 "min_evidence": self.min_evidence, "corroboration": self.corroboration, "small_catalog": self.small_catalog,
+                "small_catalog_factor": self.small_catalog_factor,
                 "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer}  # fmt: skip
 

@@ -75,17 +75,22 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
     strong = _strong_words(best)
+    threshold = cfg.threshold
     if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog and best.matched.get("name"):
-        need = 1  # in a handful of skills, a request that names one ("review app.py") means it
+        # in a handful of skills, a request that names one ("write tests for utils.py")
+        # means it; and most of its other words are in no skill, which says nothing here
+        need, threshold = 1, threshold * cfg.small_catalog_factor
+        note += (f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
+                 f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})")  # fmt: skip
     # words the body alone matched: one strong word backed by several of them is a match
     # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
     corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
     evidence = sum(worth(w) for w in strong) if worth is not None else None
     vouched = sem_on and (best.semantic or 0.0) >= cfg.threshold  # the semantic scorer's word
-    if b < cfg.threshold:
+    if b < threshold:
         decision, selected = "abstain", None
-        reason = f"best match {best.name} scored {b:.2f}, below the threshold {cfg.threshold:.2f}{note}"
+        reason = f"best match {best.name} scored {b:.2f}, below the threshold {threshold:.2f}{note}"
     elif len(strong) < need and not corroborated and not vouched:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"
@@ -109,7 +114,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
                   f"{cfg.margin:.2f}: ask which one is meant{note}")  # fmt: skip
     else:
         decision, selected = "select", best.spec
-        reason = (f"{best.name} scored {b:.2f} (threshold {cfg.threshold:.2f}) and leads "
+        reason = (f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
                   f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
     if decision == "select" and len(strong) < need and corroborated:
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "

@@ -334,7 +334,8 @@ def test_threshold_from_config_changes_the_decision(base):
     req = "write release notes from the commits"
     assert fresh().route(req, base.snapshot).decision == "select"
     strict = R.Router(R.RouterConfig(threshold=5.0)).route(req, base.snapshot)
-    assert strict.decision == "abstain" and "below the threshold 5.00" in strict.reason
+    assert strict.decision == "abstain" and "below the threshold 2.50" in strict.reason
+    assert "threshold 5.00 x small_catalog_factor 0.50" in strict.reason  # a small catalog, named skill
 
 
 # -- semantic fusion -------------------------------------------------------------------------
@@ -527,6 +528,14 @@ def test_small_catalog_accepts_one_strong_word_but_large_one_does_not(catalog):
     catalog.load()
     small = fresh().route("please review app.py", catalog.snapshot)
     assert small.decision == "select" and small.selected.name == "review"
+    # most words of a request are in none of a few skills: the name carries it
+    req = "review src/billing/invoice_totals.py and src/billing/tax_rules.py before friday"
+    named = fresh().route(req, catalog.snapshot)
+    assert named.decision == "select" and named.selected.name == "review" and "threshold 0.15" in named.reason
+    strict = R.Router(R.config_from_mapping({"small_catalog_factor": 1, "threshold": 0.6})).route(req, catalog.snapshot)
+    assert strict.decision == "abstain" and "below the threshold 0.60" in strict.reason
+    # a word only in a description is not enough, however few the skills
+    assert fresh().route("staged for the school play on friday", catalog.snapshot).decision == "abstain"
     for i in range(40):
         catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets and charts. Not for code.")
     catalog.reload()
