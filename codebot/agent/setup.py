@@ -79,11 +79,13 @@ def build_session(
     from codebot.skills.usage import UsageTracker
 
     client = client or select_client(settings)
+    from codebot.skills import router
+
+    # SkillSearch, preselection and the offline model share one router, set from config
+    # (cheap: its index is built on first use)
+    router.router_from_settings(settings, shared=True)
     if getattr(client, "offline", False) and hasattr(client, "matcher"):
         # The offline model decides like the router does (same index, same thresholds).
-        from codebot.skills import router
-
-        router.default_router(router.config_from_settings(settings))
         client.matcher = router.offline_matcher(lambda: catalog.snapshot)
     sessions_dir = settings.home / "sessions"
     history = None

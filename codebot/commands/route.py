@@ -59,14 +59,19 @@ def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
                    help="exit 1 if hit@1 is not at least X above the baseline's (implies --baseline)")
 
 
-def _config(settings: Settings):
-    from codebot.skills.router import config_from_settings
+def _router(settings: Settings):
+    from codebot.skills.router import router_from_settings
 
     warnings: list[str] = []
-    cfg = config_from_settings(settings, warnings)
+    router = router_from_settings(settings, warnings)
     for w in warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)
-    return cfg
+    return router
+
+
+def _semantic_note(router: Any) -> None:
+    if router.semantic_error:
+        print(f"codebot: warning: semantic scorer switched off: {router.semantic_error}", file=sys.stderr)
 
 
 def _snapshot(settings: Settings, only_dirs: bool = False):
@@ -84,7 +89,6 @@ def _snapshot(settings: Settings, only_dirs: bool = False):
 def run_route(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.activation import active_keys
     from codebot.skills.policy import Actor, Adapter
-    from codebot.skills.router import Router
 
     request = " ".join(args.request).strip()
     if not request:
@@ -94,9 +98,10 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         print("codebot: --top must be at least 1", file=sys.stderr)
         return 2
     snap = _snapshot(settings)
-    router = Router(_config(settings))
+    router = _router(settings)
     r = router.route(request, snap, Actor(args.actor), settings.overrides, Adapter(args.adapter), top=args.top,
                      active=active_keys(snap, settings.project_dir))  # fmt: skip
+    _semantic_note(router)
     out = r.to_json()
     out["skills"] = len(snap)
     if args.json:
@@ -119,7 +124,7 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.policy import Actor
-    from codebot.skills.router import Router, evaluate, parse_cases
+    from codebot.skills.router import evaluate, parse_cases
 
     try:
         lines = args.cases.read_text(encoding="utf-8").splitlines()
@@ -140,11 +145,13 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         print("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
         return 2
     snap = _snapshot(settings, args.only_dirs)
-    router = Router(_config(settings))
+    router = _router(settings)
     actor = Actor(args.actor)
     report = evaluate(cases, lambda p: router.route(p, snap, actor, settings.overrides), repeat=args.repeat,
                       known=[s.name for s in snap])  # fmt: skip
+    _semantic_note(router)
     report["skills"] = len(snap)
+    report["semantic"] = router.config.semantic if router.semantic is not None else None
     report["index_build_ms"] = round(router.stats["last_build_ms"], 1)
     report["config"] = router.config.to_json()
     if args.baseline or args.min_over_baseline is not None:

@@ -42,6 +42,10 @@ DEFAULTS: Mapping[str, Any] = {
     "top": 5,
     "rrf_k": 60,
     "stemmer": "auto",  # "auto" (PyStemmer if installed, else built-in), "builtin", "none"
+    # a local sentence-embedding model fused with the lexical ranking: a folder or a package
+    # that ships one (see route_semantic); "" is off
+    "semantic": "",
+    "semantic_threshold": 0.6,  # a cosine similarity that selects on its own (with `semantic`)
 }
 
 FIELDS = ("name", "description", "when_to_use", "body")
@@ -69,6 +73,8 @@ class RouterConfig:
     top: int = DEFAULTS["top"]
     rrf_k: int = DEFAULTS["rrf_k"]
     stemmer: str = DEFAULTS["stemmer"]
+    semantic: str = DEFAULTS["semantic"]
+    semantic_threshold: float = DEFAULTS["semantic_threshold"]
 
     @property
     def index_key(self) -> tuple[Any, ...]:
@@ -83,7 +89,8 @@ class RouterConfig:
                 "min_evidence": self.min_evidence, "corroboration": self.corroboration, "small_catalog": self.small_catalog,
                 "small_catalog_factor": self.small_catalog_factor,
                 "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
-                "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer}  # fmt: skip
+                "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
+                "semantic_threshold": self.semantic_threshold}  # fmt: skip
 
 
 def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | None = None) -> RouterConfig:
@@ -107,6 +114,11 @@ def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | Non
                     warn.append(f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
                                 "with a non-negative number")  # fmt: skip
             out[key] = weights
+        elif key == "semantic":
+            if isinstance(value, str) or value is None:
+                out[key] = value or ""
+            else:
+                warn.append(f"config skills.router.semantic: {value!r} is not a model folder or package name")
         elif key == "stemmer":
             if value in ("auto", "builtin", "none"):
                 out[key] = value

@@ -87,10 +87,14 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
     corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
     evidence = sum(worth(w) for w in strong) if worth is not None else None
-    vouched = sem_on and (best.semantic or 0.0) >= cfg.threshold  # the semantic scorer's word
-    if b < threshold:
+    # the semantic scorer's word: a similarity this high stands in for the lexical evidence
+    # (cosine similarities are not on the lexical scale, hence a threshold of their own)
+    vouched = sem_on and (best.semantic or 0.0) >= cfg.semantic_threshold
+    if best.score < threshold and not vouched:
         decision, selected = "abstain", None
-        reason = f"best match {best.name} scored {b:.2f}, below the threshold {threshold:.2f}{note}"
+        reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
+        if sem_on:
+            reason += f", and its semantic similarity {best.semantic or 0.0:.2f} is below {cfg.semantic_threshold:.2f}"
     elif len(strong) < need and not corroborated and not vouched:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"

@@ -64,7 +64,7 @@ from codebot.skills.spec import Spec
 __all__ = [
     "ALIASES", "DEFAULTS", "FIELDS", "KINDS", "SHAPES", "STOP_WORDS", "Candidate", "Case", "Filtered", "Index",
     "Route", "Router", "RouterConfig", "SemanticScorer", "Tokenizer", "config_from_mapping", "config_from_settings",
-    "default_router", "evaluate", "offline_matcher", "parse_cases", "preselect", "request_shape", "route", "search",
+    "default_router", "evaluate", "offline_matcher", "parse_cases", "preselect", "request_shape", "route", "router_from_settings", "search",
     "split_negative",
 ]  # fmt: skip
 
@@ -76,6 +76,7 @@ class Router:
     def __init__(self, config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> None:
         self.indexes = IndexCache(config or RouterConfig())
         self.semantic = semantic
+        self.semantic_error: str | None = None  # why the semantic scorer was switched off
 
     @property
     def config(self) -> RouterConfig:
@@ -185,7 +186,10 @@ class Router:
         sem: dict[str, float] = {}
         if self.semantic is not None:
             eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
-            sem = {key: float(v) for key, v in (self.semantic.score(request, eligible_specs) or {}).items()}
+            try:
+                sem = {key: float(v) for key, v in (self.semantic.score(request, eligible_specs) or {}).items()}
+            except Exception as exc:  # a broken optional model must not break routing
+                self.semantic, self.semantic_error = None, str(exc)
             if sem:
                 order, lex_rank = self._fuse(idx, elig, mask, sem, k, cfg)
         cands = []
@@ -255,14 +259,31 @@ _DEFAULT: Router | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_router(config: RouterConfig | None = None) -> Router:
+def default_router(config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> Router:
+    """The shared router; `config` / `semantic`, when given, replace its settings."""
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None:
             _DEFAULT = Router(config)
         elif config is not None:
             _DEFAULT.config = config
+        if semantic is not None:
+            _DEFAULT.semantic = semantic
         return _DEFAULT
+
+
+def router_from_settings(settings: Any, warnings: list[str] | None = None, shared: bool = False) -> Router:
+    """A router with `skills.router` from config, including the optional semantic scorer
+    (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME).
+    `shared`: configure and return the process-wide router instead of a new one."""
+    from pathlib import Path
+
+    from codebot.skills.route_semantic import scorer_from_config
+
+    cfg = config_from_settings(settings, warnings)
+    home = getattr(settings, "home", None)
+    scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings)
+    return default_router(cfg, scorer) if shared else Router(cfg, semantic=scorer)
 
 
 def route(request: str, specs: Any, actor: Actor = Actor.MODEL, overrides: Mapping[str, str] | None = None,

