@@ -6,11 +6,14 @@ better answered directly and needs a stronger match to route.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from codebot.skills.route_config import FIELDS, RouterConfig
 from codebot.skills.route_result import Candidate
 from codebot.skills.spec import Spec
+
+_NAME_SPLIT = re.compile(r"[-_:\s]+")
 
 _SHAPE_FACTOR: Mapping[str, Callable[[RouterConfig], float]] = {
     "concept": lambda c: c.question_penalty,
@@ -66,6 +69,8 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         return "abstain", None, "no eligible skill matched any word of the request", []
 
     def conf(c: Candidate) -> float:
+        if c.fused is not None:  # fusion "sum": the score that ranked it
+            return c.fused
         return max(c.score, c.semantic or 0.0) if sem_on else c.score
 
     best = cands[0]
@@ -87,15 +92,24 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
     corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
     evidence = sum(worth(w) for w in strong) if worth is not None else None
+    # one rare word of the skill's own name, and a clear lead: the request names the tool.
+    # Not a one-word name ("merge", "review"): that word is as often an everyday verb.
+    anchors = [w for w in best.matched.get("name", ()) if worth is not None and worth(w) >= cfg.anchor_worth]
+    if len([p for p in _NAME_SPLIT.split(best.name) if p]) < 2:
+        anchors = []
+    lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
+    anchored = (cfg.anchor_worth > 0 and shape == "task" and bool(anchors)
+                and best.score >= cfg.threshold and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9))  # fmt: skip
     # the semantic scorer's word: a similarity this high stands in for the lexical evidence
     # (cosine similarities are not on the lexical scale, hence a threshold of their own)
-    vouched = sem_on and (best.semantic or 0.0) >= cfg.semantic_threshold
+    # (scaled like the lexical score for questions, which a skill rarely answers)
+    vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= cfg.semantic_threshold
     if best.score < threshold and not vouched:
         decision, selected = "abstain", None
         reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
         if sem_on:
             reason += f", and its semantic similarity {best.semantic or 0.0:.2f} is below {cfg.semantic_threshold:.2f}"
-    elif len(strong) < need and not corroborated and not vouched:
+    elif len(strong) < need and not corroborated and not vouched and not anchored:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"
         reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
@@ -120,6 +134,11 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         decision, selected = "select", best.spec
         reason = (f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
                   f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
+    if decision == "select" and len(strong) < need and anchored and not corroborated:
+        lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
+        reason += (f"; only {', '.join(strong)} matched outside its body, a rare word of its name "
+                   f"(anchor_worth {cfg.anchor_worth:.2f}), and it scores {lead} the runner-up "
+                   f"(anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
     if decision == "select" and len(strong) < need and corroborated:
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
                    f"words in it (corroboration {cfg.corroboration})")  # fmt: skip

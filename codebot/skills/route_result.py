@@ -24,6 +24,7 @@ class Candidate:
     rank_lexical: int | None = None
     why: str = ""
     eligible: bool = True
+    fused: float | None = None  # lexical + semantic_weight x semantic (fusion "sum"), what ranks it
 
     @property
     def name(self) -> str:
@@ -44,6 +45,8 @@ class Candidate:
                              "source": self.spec.source.value}  # fmt: skip
         if self.semantic is not None:
             d["semantic"] = round(self.semantic, 4)
+        if self.fused is not None:
+            d["fused"] = round(self.fused, 4)
         return d
 
 

@@ -36,6 +36,10 @@ ALIASES: Mapping[str, str] = {
     "env": "environment", "config": "configuration", "configs": "configuration",
     "auth": "authentication", "authn": "authentication", "docs": "documentation",
     "gif": "gif", "gifs": "gif", "img": "image", "pic": "image", "pics": "image",
+    "a11y": "accessibility", "i18n": "internationalization", "l10n": "localization",
+    "perf": "performance", "deps": "dependencies", "dep": "dependency", "lib": "library",
+    "libs": "library", "pkg": "package", "pkgs": "package", "infra": "infrastructure",
+    "prod": "production", "msg": "message", "msgs": "message", "regex": "regexp",
 }  # fmt: skip
 
 #: English function words plus the filler of skill descriptions ("use when the user asks").

@@ -184,6 +184,7 @@ class Router:
         order = part[np.lexsort((part, -elig[part]))].tolist()
         lex_rank = {i: r + 1 for r, i in enumerate(order)}
         sem: dict[str, float] = {}
+        fused: dict[int, float] = {}
         if self.semantic is not None:
             eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
             try:
@@ -191,7 +192,7 @@ class Router:
             except Exception as exc:  # a broken optional model must not break routing
                 self.semantic, self.semantic_error = None, str(exc)
             if sem:
-                order, lex_rank = self._fuse(idx, elig, mask, sem, k, cfg)
+                order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
         cands = []
         for i in order[:k]:
             fields = idx.field_matches(i, known)
@@ -199,7 +200,8 @@ class Router:
             ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
             score = float(norm[i]) if mask[i] else 0.0
             cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
-                                   sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i)))  # fmt: skip
+                                   sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
+                                   fused=fused.get(i)))  # fmt: skip
 
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
@@ -223,8 +225,14 @@ class Router:
         return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
 
     def _fuse(self, idx: Index, elig: Any, mask: Any, sem: Mapping[str, float], k: int,
-              cfg: RouterConfig) -> tuple[list[int], dict[int, int]]:  # fmt: skip
-        """Reciprocal rank fusion of the lexical and semantic rankings (eligible skills only)."""
+              cfg: RouterConfig, shape: str = "task") -> tuple[list[int], dict[int, int], dict[int, float]]:  # fmt: skip
+        """The lexical and semantic rankings fused (eligible skills only): the order, each
+        row's lexical rank and, for fusion "sum", each row's fused score.
+
+        "sum" adds `semantic_weight` x cosine to the normalised lexical score, so a strong
+        lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
+        which throws away how far apart the scores are.
+        """
         import numpy as np
 
         depth = max(k * 10, 50)
@@ -233,13 +241,20 @@ class Router:
         lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
         sem_rows = [(v, idx.by_key[kk]) for kk, v in sem.items() if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0]
         sem_rows.sort(key=lambda x: -x[0])
+        if cfg.fusion == "sum":
+            sem_of = {i: v for v, i in sem_rows}
+            rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
+            # a question's similarity is scaled like its lexical score (question penalties)
+            w = cfg.semantic_weight * shape_factor(shape, cfg)
+            total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
+            return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
         sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
         fused: dict[int, float] = {}
         for ranks in (lex_rank, sem_rank):
             for i, r in ranks.items():
                 fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.rrf_k + r)
         order = sorted(fused, key=lambda i: (-fused[i], i))
-        return order, lex_rank
+        return order, lex_rank, {}
 
     def _empty(self, request: str, terms: list[str], shape: str, cfg: RouterConfig, actor: Actor,
                t0: float, why: str, index_ms: float) -> Route:  # fmt: skip

@@ -1,4 +1,5 @@
-"""The optional semantic scorer: embeddings cached by text, loaded offline, fused by rank.
+"""The optional semantic scorer: embeddings cached by text, loaded offline, fused with the
+lexical scores (by weighted sum, or by rank).
 
 Most tests inject a small deterministic encoder (a bag of concepts, so synonyms meet);
 one test loads a real sentence-transformers model when one is installed.
@@ -93,13 +94,66 @@ def test_a_different_model_does_not_reuse_another_models_vectors(snap, tmp_path)
     assert len(enc.texts) == 4 and len(list(tmp_path.glob("embeddings-*.npz"))) == 2
 
 
-def test_router_fuses_it_and_finds_a_paraphrase_no_word_matches(snap, tmp_path):
+@pytest.mark.parametrize("fusion", ["sum", "rrf"])
+def test_router_fuses_it_and_finds_a_paraphrase_no_word_matches(snap, tmp_path, fusion):
     req = "the suite fails randomly"  # no content word of it is in any description
     lexical = R.Router().route(req, snap)
     assert lexical.decision == "abstain"
-    fused = R.Router(semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
+    cfg = R.config_from_mapping({"fusion": fusion})
+    fused = R.Router(cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
     assert fused.candidates[0].name == "stabilise-tests"
     assert fused.candidates[0].semantic is not None and fused.candidates[0].semantic > 0.5
+    assert fused.decision == "select"  # the similarity vouches for it (semantic_threshold)
+
+
+def test_sum_fusion_ranks_by_lexical_plus_weighted_similarity_and_shows_it(snap, tmp_path):
+    req = "write release notes for the photo resize tool"  # lexical and semantic disagree a little
+    for weight in (0.0, 1.0, 5.0):
+        cfg = R.config_from_mapping({"semantic_weight": weight})
+        r = R.Router(cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
+        for c in r.candidates:
+            assert c.fused == pytest.approx(max(c.score, 0.0) + weight * (c.semantic or 0.0), abs=1e-4)
+            assert c.to_json()["fused"] == round(c.fused, 4)
+        assert [c.fused for c in r.candidates] == sorted((c.fused for c in r.candidates), reverse=True)
+        if weight == 0.0:  # the lexical order, untouched (skills only the similarity found come after)
+            lexical = [c.name for c in R.Router().route(req, snap).candidates]
+            assert [c.name for c in r.candidates][: len(lexical)] == lexical
+        if weight == 5.0:  # the similarity dominates: photos are what the fake encoder sees
+            assert r.candidates[0].name == "photo-resizer"
+    rrf = R.Router(R.config_from_mapping({"fusion": "rrf"}),
+                   semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)  # fmt: skip
+    assert all(c.fused is None and "fused" not in c.to_json() for c in rrf.candidates)
+    warnings: list[str] = []
+    assert R.config_from_mapping({"fusion": "max"}, warnings).fusion == "sum"
+    assert "skills.router.fusion" in warnings[0] and "sum or rrf" in warnings[0]
+
+
+def test_a_concept_question_is_not_routed_on_similarity_alone(snap, tmp_path):
+    # the fake encoder finds the suite failing randomly close to stabilise-tests; a question
+    # about it is still answered directly: its similarity is scaled like its lexical score
+    sem = S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())
+    task = R.Router(semantic=sem).route("the suite fails randomly", snap)
+    assert task.decision == "select" and task.selected.name == "stabilise-tests"
+    question = R.Router(semantic=sem).route("why does a suite fail randomly", snap)
+    assert question.shape == "concept" and question.candidates[0].semantic >= 0.6
+    assert question.decision == "abstain" and "question_penalty" in question.reason
+
+
+def test_the_opening_of_the_body_is_embedded_and_read_once_per_file_version(snap, tmp_path, monkeypatch):
+    body = "# Title\n\nMake every photo smaller.\n```sh\nconvert a.png b.png\n```\nThen upload them.\n"
+    assert S.body_lead(body) == "Make every photo smaller. Then upload them."
+    assert len(S.body_lead("word " * 500)) == S.BODY_LEAD
+    from codebot.skills.spec import Spec
+
+    reads: list[str] = []
+    real = Spec.read_body
+    monkeypatch.setattr(Spec, "read_body", lambda self: reads.append(self.name) or real(self))
+    enc = FakeEncoder()
+    scorer = S.EmbeddingScorer("fake", tmp_path, encoder=enc)
+    scorer.score("flaky", list(snap))
+    scorer.score("photos", list(snap))
+    assert sorted(reads) == sorted(s.name for s in snap)  # once each, not once per request
+    assert any("release notes: Write release notes" in t for t in enc.texts)
 
 
 def test_a_broken_model_switches_itself_off_and_routing_goes_on(snap):

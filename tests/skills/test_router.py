@@ -161,8 +161,28 @@ def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
     assert r.candidates[0].matched["description"] == ("changelog",)  # one word outside the body
     assert len(r.candidates[0].matched["body"]) >= 3
     assert "backed by" in r.reason and "corroboration 3" in r.reason
-    off = R.Router(R.config_from_mapping({"corroboration": 0})).route(req, snap)
+    # (anchor_worth off too: changelog is also a rare word of its name)
+    off = R.Router(R.config_from_mapping({"corroboration": 0, "anchor_worth": 0})).route(req, snap)
     assert off.decision == "abstain" and "corroboration" in off.reason
+
+
+def test_one_rare_word_of_the_name_with_a_clear_lead_is_enough(catalog):
+    for i in range(40):  # buttons are everywhere; paypal is one skill's
+        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets, charts and buttons.")
+    catalog.add("paypal-checkout", "PayPal Checkout integration: orders, captures and refunds.")
+    catalog.add("button-styles", "Style buttons and links for a design system.")
+    snap = catalog.load()
+    req = "add a paypal button so people can pay without a card"
+    r = fresh().route(req, snap)
+    assert r.candidates[0].matched["name"] == ("paypal",)
+    assert r.decision == "select" and r.selected.name == "paypal-checkout"
+    assert "a rare word of its name" in r.reason and "anchor_lead 1.5" in r.reason
+    off = R.Router(R.config_from_mapping({"anchor_worth": 0})).route(req, snap)
+    assert off.decision == "abstain" and "min_terms" in off.reason
+    # not for questions, and not without a clear lead over the runner-up
+    assert fresh().route("what is paypal?", snap).decision == "abstain"
+    close = R.Router(R.config_from_mapping({"anchor_lead": 1000})).route(req, snap)  # it leads ~90x
+    assert close.decision == "abstain", close.reason
 
 
 def test_min_terms_one_word_is_not_enough(base):
