@@ -147,7 +147,7 @@ def quality(semantic: str = "") -> dict[str, Any]:
         scorer = EmbeddingScorer(semantic, Path(tempfile.mkdtemp()))
         fused = R.Router(semantic=scorer)
         t0 = time.perf_counter()
-        scorer.vectors(list(snap))
+        scorer.chunk_vectors(list(snap))
         embed_s = time.perf_counter() - t0
         out["semantic"] = {"model": semantic, "embed_catalog_s": round(embed_s, 2),
                            "sets": {n: one_set(p, snap, fused, base) for n, p in SETS.items() if p.is_file()}}  # fmt: skip

@@ -54,6 +54,10 @@ DEFAULTS: Mapping[str, Any] = {
     # "rrf" by reciprocal rank fusion (rrf_k). "sum" was measured better on all three case files
     "fusion": "sum",
     "semantic_weight": 1.0,
+    "semantic_chunks": 4,
+    # with `semantic`: when the best lexical match is also the most similar candidate (and at
+    # least this similar), one strong word is evidence enough (0: off)
+    "semantic_agree": 0.35,  # texts embedded per skill: the description, then pieces of the body
 }
 
 FIELDS = ("name", "description", "when_to_use", "body")
@@ -87,6 +91,8 @@ class RouterConfig:
     semantic_threshold: float = DEFAULTS["semantic_threshold"]
     fusion: str = DEFAULTS["fusion"]
     semantic_weight: float = DEFAULTS["semantic_weight"]
+    semantic_chunks: int = DEFAULTS["semantic_chunks"]
+    semantic_agree: float = DEFAULTS["semantic_agree"]
 
     @property
     def index_key(self) -> tuple[Any, ...]:
@@ -104,7 +110,8 @@ class RouterConfig:
                 "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
-                "semantic_weight": self.semantic_weight}  # fmt: skip
+                "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,
+                "semantic_agree": self.semantic_agree}  # fmt: skip
 
 
 def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | None = None) -> RouterConfig:

