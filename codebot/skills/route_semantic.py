@@ -132,9 +132,11 @@ class EmbeddingScorer:
         self._vectors: dict[str, Any] = {}  # text hash -> vector
         self._hashes: dict[tuple[Any, ...], tuple[str, ...]] = {}  # skill file version -> its texts' hashes
         self.chunks = max(1, chunks)
+        # the matrix of the last list of skills scored (a catalog changes only on reload)
+        self._last: tuple[tuple[int, ...], tuple[Spec, ...], Any, Any] | None = None
         self._loaded_cache = False
         self._lock = threading.Lock()
-        self.stats = {"embedded": 0, "from_cache": 0}
+        self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
 
     def _encode(self, texts: list[str]) -> Any:
         if self._encoder is None:
@@ -171,6 +173,11 @@ class EmbeddingScorer:
         import numpy as np
 
         with self._lock:
+            ids = tuple(map(id, specs))
+            last = self._last
+            if last is not None and last[0] == ids and all(a is b for a, b in zip(last[1], specs, strict=True)):
+                self.stats["reused"] += 1
+                return last[2], last[3]  # the same skills as the last request: nothing to do
             if not self._loaded_cache:
                 self._load_cache()
             hashes: list[str] = []
@@ -198,7 +205,9 @@ class EmbeddingScorer:
                 self._save_cache()
             if not hashes:
                 return np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
-            return np.stack([self._vectors[h] for h in hashes]), np.asarray(owner, dtype=np.int64)
+            mat, rows = np.stack([self._vectors[h] for h in hashes]), np.asarray(owner, dtype=np.int64)
+            self._last = (ids, tuple(specs), mat, rows)
+            return mat, rows
 
     def vectors(self, specs: Sequence[Spec]) -> Any:
         """One unit vector per spec: its first text (name, description, opening of the body)."""

@@ -70,7 +70,10 @@ def test_scores_are_cosine_and_vectors_are_cached_by_text(snap, tmp_path):
     first = len(enc.texts)  # three skills + the query
     scorer.score("compress this picture", list(snap))
     assert len(enc.texts) == first + 1  # only the new query was embedded
-    assert scorer.stats == {"embedded": 3, "from_cache": 3}
+    assert scorer.stats == {"embedded": 3, "from_cache": 0, "reused": 1}  # the same skills: same matrix
+    two = list(snap)[:2]
+    assert set(scorer.score("flaky", two)) == {s.key for s in two}
+    assert scorer.stats == {"embedded": 3, "from_cache": 2, "reused": 1}
 
 
 def test_vectors_survive_a_restart_and_a_damaged_cache_is_rebuilt(snap, tmp_path):
