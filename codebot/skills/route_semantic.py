@@ -249,7 +249,9 @@ class EmbeddingScorer:
         mat, owner = self.chunk_vectors(specs)
         q = np.asarray(self._encode([query]), dtype=np.float32)[0]
         best = np.full(len(specs), -1.0, dtype=np.float32)
-        np.maximum.at(best, owner, mat @ q)
+        # not `mat @ q`: a BLAS call wakes OpenBLAS's thread pool, which then fights torch's
+        # for the cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118)
+        np.maximum.at(best, owner, np.einsum("ij,j->i", mat, q))
         return {s.key: float(max(0.0, min(1.0, v))) for s, v in zip(specs, best.tolist(), strict=True)}
 
 
