@@ -54,10 +54,10 @@ DEFAULTS: Mapping[str, Any] = {
     # "rrf" by reciprocal rank fusion (rrf_k). "sum" was measured better on all three case files
     "fusion": "sum",
     "semantic_weight": 1.0,
-    "semantic_chunks": 4,
+    "semantic_chunks": 4,  # texts embedded per skill: the description, then pieces of the body
     # with `semantic`: when the best lexical match is also the most similar candidate (and at
     # least this similar), one strong word is evidence enough (0: off)
-    "semantic_agree": 0.35,  # texts embedded per skill: the description, then pieces of the body
+    "semantic_agree": 0.35,
 }
 
 FIELDS = ("name", "description", "when_to_use", "body")

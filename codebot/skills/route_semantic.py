@@ -192,7 +192,7 @@ class EmbeddingScorer:
             missing: dict[str, str] = {}
             for h, i in zip(hashes, owner, strict=True):
                 if h not in self._vectors and h not in missing:
-                    if h not in texts:  # hashed earlier, vector since lost: build the texts again
+                    if h not in texts:  # hashed by an earlier call whose embedding failed: read again
                         hs, built = self._text_hashes(specs[i], fresh=True)
                         texts.update(zip(hs, built or [], strict=True))
                     missing[h] = texts[h]
