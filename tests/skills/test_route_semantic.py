@@ -268,3 +268,18 @@ def test_one_strong_word_is_enough_when_the_similarity_agrees(tmp_path, write_sk
     off = R.Router(R.config_from_mapping({**lexical_only, "semantic_agree": 0}),
                    semantic=sem).route(req, snap)  # fmt: skip
     assert off.decision == "abstain" and "min_terms" in off.reason
+
+
+def test_a_failed_embedding_is_retried_on_the_next_request(snap, tmp_path):
+    class FailsOnce(FakeEncoder):
+        def __call__(self, texts):
+            if not self.texts:
+                self.texts.append("<failed>")
+                raise RuntimeError("out of memory")
+            return super().__call__(texts)
+
+    scorer = S.EmbeddingScorer("fake", tmp_path, encoder=FailsOnce())
+    with pytest.raises(RuntimeError):
+        scorer.score("flaky test", list(snap))
+    scores = scorer.score("flaky test", list(snap))  # the texts are read again and embedded
+    assert max(scores, key=scores.get) == "stabilise-tests" and scorer.stats["embedded"] == 3
