@@ -114,7 +114,9 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
     if r.shape != "task":
         print(f"  request shape: {r.shape}")
     for c in r.candidates:
-        print(f"  {c.score:5.2f}  {c.name}  ({c.why})")
+        # with the semantic extra the order is by fused score: show its parts
+        extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""
+        print(f"  {c.score:5.2f}{extra}  {c.name}  ({c.why})")
     for f in r.filtered:
         print(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
     print(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after building the index in {r.index_ms:.0f} ms",

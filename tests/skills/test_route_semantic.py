@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -283,3 +284,27 @@ def test_a_failed_embedding_is_retried_on_the_next_request(snap, tmp_path):
         scorer.score("flaky test", list(snap))
     scores = scorer.score("flaky test", list(snap))  # the texts are read again and embedded
     assert max(scores, key=scores.get) == "stabilise-tests" and scorer.stats["embedded"] == 3
+
+
+def test_skills_route_shows_the_similarity_beside_the_lexical_score(tmp_path, write_skill, monkeypatch, capsys):
+    import argparse
+
+    from codebot.cli import _common
+    from codebot.commands import route as cmd
+    from codebot.config import load_settings
+
+    root = tmp_path / "skills"
+    root.mkdir()
+    write_skill(root, "stabilise-tests", 'name: stabilise-tests\ndescription: "Find why a test fails only sometimes."\n')
+    write_skill(root, "photo-resizer", 'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n')
+    monkeypatch.setattr(cmd, "_router", lambda settings: R.Router(
+        semantic=S.EmbeddingScorer("fake", tmp_path / "cache", encoder=FakeEncoder())))
+    parser = argparse.ArgumentParser()
+    cmd.add_parsers(parser.add_subparsers(dest="skills_command"), _common)
+    settings = load_settings(cwd=tmp_path, skills_dirs=(root,))
+    assert cmd.run_route(parser.parse_args(["route", "the suite fails randomly"]), settings) == 0
+    out = capsys.readouterr().out
+    # (the bundled skills are in the catalog too) every candidate line: lexical + similarity
+    lines = [ln for ln in out.splitlines() if ln.startswith("  ")]
+    assert lines and all(re.match(r"\s+\d+\.\d\d \+ sem \d\.\d\d  \S+  \(", ln) for ln in lines)
+    assert any("stabilise-tests" in ln for ln in lines)
