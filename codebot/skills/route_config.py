@@ -39,6 +39,10 @@ DEFAULTS: Mapping[str, Any] = {
     # and would otherwise stop "review app.py" from reaching the bundled `review`.
     "small_catalog": 30,
     "small_catalog_factor": 0.5,  # ... and its threshold is scaled by this
+    # a request word written as a name (`NVDA`, `VoiceOver`, `Kafka` in mid-sentence) and
+    # rare in the catalog (worth at least name_case_worth, 0..1) counts this many times (1: off)
+    "name_case_weight": 2.0,
+    "name_case_worth": 0.8,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -80,6 +84,8 @@ class RouterConfig:
     anchor_lead: float = DEFAULTS["anchor_lead"]
     small_catalog: int = DEFAULTS["small_catalog"]
     small_catalog_factor: float = DEFAULTS["small_catalog_factor"]
+    name_case_weight: float = DEFAULTS["name_case_weight"]
+    name_case_worth: float = DEFAULTS["name_case_worth"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -107,7 +113,8 @@ class RouterConfig:
                 "min_evidence": self.min_evidence, "corroboration": self.corroboration,
                 "anchor_worth": self.anchor_worth, "anchor_lead": self.anchor_lead, "small_catalog": self.small_catalog,
                 "small_catalog_factor": self.small_catalog_factor,
-                "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "name_case_weight": self.name_case_weight,
+                "name_case_worth": self.name_case_worth, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
                 "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,

@@ -167,14 +167,17 @@ class Index:
             self._eligibility[key] = hit
         return hit
 
-    def scores(self, term_ids: Sequence[int], neg_ids: Sequence[int], penalty: float) -> Any:
+    def scores(self, term_ids: Sequence[int], neg_ids: Sequence[int], penalty: float,
+               weight: Mapping[int, float] | None = None) -> Any:  # fmt: skip
+        """BM25 scores of every skill for these terms (`weight`: term id -> multiplier)."""
         import numpy as np
 
         s = np.zeros(self.n, dtype=np.float32)
         for t in term_ids:
             a, b = self.indptr[t], self.indptr[t + 1]
             if b > a:
-                s[self.indices[a:b]] += self.data[a:b]
+                w = weight.get(t, 1.0) if weight else 1.0
+                s[self.indices[a:b]] += self.data[a:b] if w == 1.0 else self.data[a:b] * w
         if penalty > 0:
             for t in neg_ids:
                 docs = self.neg.get(t)

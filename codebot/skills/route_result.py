@@ -77,6 +77,7 @@ class Route:
     latency_ms: float  # routing only; a (re)build of the index is in index_ms
     actor: Actor = Actor.MODEL
     index_ms: float = 0.0
+    emphasized: tuple[str, ...] = ()  # request words written as names, counted name_case_weight times
 
     @property
     def options(self) -> tuple[Spec, ...]:
@@ -101,6 +102,7 @@ class Route:
             "candidates": [c.to_json() for c in self.candidates],
             "filtered": [f.to_json() for f in self.filtered],
             "terms": list(self.terms),
+            "emphasized": list(self.emphasized),
             "shape": self.shape,
             "actor": self.actor.value,
             "threshold": self.threshold,

@@ -70,6 +70,25 @@ _PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|p
 
 SHAPES = ("task", "howto", "concept", "chat")
 
+_CASED = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
+
+
+def written_as_names(text: str) -> dict[str, str]:
+    """Words the person wrote as names (lowercased -> as written): with two or more capitals (`NVDA`,
+    `VoiceOver`, `PyPI`, `DOIs`) or capitalised in mid-sentence (`Slack`, `Kafka`).
+
+    A name says which tool, format or service is meant; everyday words around it ("form",
+    "team", "support") say less. Lower-case writing is simply not emphasised.
+    """
+    out: dict[str, str] = {}
+    for m in _CASED.finditer(text):
+        w = m.group(0)
+        caps = sum(1 for ch in w if ch.isupper())
+        if caps >= 2 or (caps == 1 and w[0].isupper() and len(w) > 1 and not _SENTENCE_START.search(text[: m.start()])):
+            out.setdefault(w.lower(), w)
+    return out
+
 
 def request_shape(text: str) -> str:
     """What kind of request this is: `task` (do something), `howto` (how do I …?),

@@ -185,6 +185,41 @@ def test_one_rare_word_of_the_name_with_a_clear_lead_is_enough(catalog):
     assert close.decision == "abstain", close.reason
 
 
+def test_written_as_names():
+    from codebot.skills.route_shape import written_as_names
+
+    got = written_as_names("Blind users say the form is silent. Walk it with VoiceOver and NVDA, "
+                           "I think our Kafka setup and 40 DOIs too")  # fmt: skip
+    assert got == {"voiceover": "VoiceOver", "nvda": "NVDA", "kafka": "Kafka", "dois": "DOIs"}
+    assert written_as_names("Kafka is down") == {}  # first word of a sentence: just capitalised
+    assert written_as_names("walk it with voiceover and nvda") == {}
+
+
+def test_a_rare_word_written_as_a_name_counts_double(catalog, tmp_path, capsys):
+    # everyday words point at the signup skill; the two names point at the reader skill
+    for i in range(40):
+        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets, charts and the API.")
+    catalog.add("signup-flow", "Improve signup forms so more users finish the signup flow.")
+    catalog.add("reader-checks", "Check pages with VoiceOver and NVDA.")
+    snap = catalog.load()
+    req = "users say the signup form reads nothing in VoiceOver and NVDA, fix the API call too"
+    r = fresh().route(req, snap)
+    assert r.emphasized == ("VoiceOver", "NVDA")  # API is written as a name but is common here
+    assert r.candidates[0].name == "reader-checks", [(c.name, c.score) for c in r.candidates]
+    assert r.to_json()["emphasized"] == ["VoiceOver", "NVDA"]
+    off = R.Router(R.config_from_mapping({"name_case_weight": 1})).route(req, snap)
+    assert off.emphasized == () and off.candidates[0].name == "signup-flow"
+    # the text view says which words counted more
+    from codebot.commands.route import run_route
+
+    capsys.readouterr()
+    assert run_route(_parser().parse_args(["route", req]), _settings(tmp_path, [catalog.root])) == 0
+    assert "written as names, counted x2: VoiceOver, NVDA" in capsys.readouterr().out
+    # written in lower case, the same words are not emphasised
+    low = fresh().route(req.replace("VoiceOver", "voiceover").replace("NVDA", "nvda"), snap)
+    assert low.emphasized == () and low.candidates[0].name == "signup-flow"
+
+
 def test_min_terms_one_word_is_not_enough(base):
     r = fresh().route("kubectl", base.snapshot)  # one content word: one match is enough
     assert r.candidates[0].name == "k8s-deploy"
