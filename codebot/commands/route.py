@@ -115,6 +115,8 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  request shape: {r.shape}")
     if r.emphasized:
         print(f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}")
+    if r.left_behind:
+        print(f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}")
     for c in r.candidates:
         # with the semantic extra the order is by fused score: show its parts
         extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""

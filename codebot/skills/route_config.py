@@ -43,6 +43,9 @@ DEFAULTS: Mapping[str, Any] = {
     # rare in the catalog (worth at least name_case_worth, 0..1) counts this many times (1: off)
     "name_case_weight": 2.0,
     "name_case_worth": 0.8,
+    # a request word only found in what the request moves away from ("move us off pip onto
+    # uv": pip) counts this much (1: off)
+    "left_behind_weight": 0.5,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -86,6 +89,7 @@ class RouterConfig:
     small_catalog_factor: float = DEFAULTS["small_catalog_factor"]
     name_case_weight: float = DEFAULTS["name_case_weight"]
     name_case_worth: float = DEFAULTS["name_case_worth"]
+    left_behind_weight: float = DEFAULTS["left_behind_weight"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -114,7 +118,8 @@ class RouterConfig:
                 "anchor_worth": self.anchor_worth, "anchor_lead": self.anchor_lead, "small_catalog": self.small_catalog,
                 "small_catalog_factor": self.small_catalog_factor,
                 "name_case_weight": self.name_case_weight,
-                "name_case_worth": self.name_case_worth, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "name_case_worth": self.name_case_worth,
+                "left_behind_weight": self.left_behind_weight, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
                 "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,

@@ -7,7 +7,7 @@ better answered directly and needs a stronger match to route.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from codebot.skills.route_config import FIELDS, RouterConfig
 from codebot.skills.route_result import Candidate
@@ -54,14 +54,16 @@ def _strong_words(c: Candidate) -> list[str]:
 def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
            sem_on: bool = False, n_eligible: int | None = None,
            similarity: Callable[[Spec, Spec], float] | None = None,
-           worth: Callable[[str], float] | None = None) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
+           worth: Callable[[str], float] | None = None,
+           named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
     """Apply threshold, evidence and margin rules, and write each candidate's `why`.
 
     `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
     copies of the same skill (the same workflow published in two repositories) be settled
     by rank instead of asking the user to choose between twins. `worth(word)` (0..1, the
     word's idf over the rarest word's) weighs the evidence for `min_evidence`: "data" and
-    "engineer" are two words, but together worth less than one "terraform".
+    "engineer" are two words, but together worth less than one "terraform". `named`: the
+    request words (lower case) the person wrote as names and that are rare in the catalog.
     """
     import dataclasses
 
@@ -92,11 +94,22 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
     corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
     evidence = sum(worth(w) for w in strong) if worth is not None else None
-    # one rare word of the skill's own name, and a clear lead: the request names the tool.
-    # Not a one-word name ("merge", "review"): that word is as often an everyday verb.
-    anchors = [w for w in best.matched.get("name", ()) if worth is not None and worth(w) >= cfg.anchor_worth]
-    if len([p for p in _NAME_SPLIT.split(best.name) if p]) < 2:
-        anchors = []
+    # One word can name the tool, given a clear lead (anchor_lead) over the runner-up:
+    # - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
+    #   word is as often an everyday verb;
+    # - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
+    # - where the request moves things ("onto uv", "to Playwright"), in its name.
+    anchors: dict[str, str] = {}
+    if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
+        for w in best.matched.get("name", ()):
+            if worth(w) >= cfg.anchor_worth:
+                anchors.setdefault(w, f"is a rare word of its name (anchor_worth {cfg.anchor_worth:.2f})")
+    for w in strong:
+        if w.lower() in named:
+            anchors.setdefault(w, "is a rare word the request writes as a name")
+    for w in best.matched.get("name", ()):
+        if w.lower() in moved_to:
+            anchors.setdefault(w, "is in its name and is where the request moves things")
     lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
     anchored = (cfg.anchor_worth > 0 and shape == "task" and bool(anchors)
                 and best.score >= cfg.threshold and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9))  # fmt: skip
@@ -120,7 +133,8 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
                   f"{need} request words must match its name or description (min_terms), or one "
                   f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}")  # fmt: skip
-    elif need > 1 and not (corroborated or vouched or agreed) and evidence is not None and evidence < cfg.min_evidence:
+    elif (need > 1 and not (corroborated or vouched or agreed or anchored) and evidence is not None
+          and evidence < cfg.min_evidence):
         decision, selected = "abstain", None
         reason = (f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
                   f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
@@ -141,9 +155,9 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
                   f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
     if decision == "select" and len(strong) < need and anchored and not corroborated:
         lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
-        reason += (f"; only {', '.join(strong)} matched outside its body, a rare word of its name "
-                   f"(anchor_worth {cfg.anchor_worth:.2f}), and it scores {lead} the runner-up "
-                   f"(anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
+        w, what = next(iter(anchors.items()))
+        reason += (f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
+                   f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
     if decision == "select" and len(strong) < need and agreed and not (corroborated or anchored):
         reason += (f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
                    f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})")  # fmt: skip

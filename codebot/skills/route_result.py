@@ -78,6 +78,7 @@ class Route:
     actor: Actor = Actor.MODEL
     index_ms: float = 0.0
     emphasized: tuple[str, ...] = ()  # request words written as names, counted name_case_weight times
+    left_behind: tuple[str, ...] = ()  # words of what the request moves away from, counted less
 
     @property
     def options(self) -> tuple[Spec, ...]:
@@ -103,6 +104,7 @@ class Route:
             "filtered": [f.to_json() for f in self.filtered],
             "terms": list(self.terms),
             "emphasized": list(self.emphasized),
+            "left_behind": list(self.left_behind),
             "shape": self.shape,
             "actor": self.actor.value,
             "threshold": self.threshold,

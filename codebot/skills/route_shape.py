@@ -70,6 +70,60 @@ _PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|p
 
 SHAPES = ("task", "howto", "concept", "chat")
 
+_MOVE_VERB = re.compile(r"\b(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
+                        r"convert(?:s|ed|ing)?|transition(?:s|ed|ing)?)\b", re.IGNORECASE)
+#: Where what is being left starts: "off X", "away from X", "from X" (with a moving verb)
+_FROM = re.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|no\s+longer)\s+", re.IGNORECASE)
+#: ... and where it ends: the destination ("onto uv", "to playwright") or the clause
+_SPAN_END = re.compile(r"\b(?:onto|into|to|towards?|for|with|so|but|because|after|while)\b|[.;,!?:](?=\s|$)|[()\n]",
+                       re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+_TO = re.compile(r"\b(?:onto|into|to|over\s+to)\s+", re.IGNORECASE)
+_DEST_END = re.compile(r"\b(?:so|but|because|with|and|for|after|while|instead)\b|[.;,!?:](?=\s|$)|[()\n]",
+                       re.IGNORECASE)
+
+
+def destination(text: str) -> frozenset[str]:
+    """Lower-cased words of where a request moves something: "onto uv", "to Playwright"."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        v = _MOVE_VERB.search(sentence)
+        if not v:
+            continue
+        m = _TO.search(sentence, v.end())
+        if m:
+            end = _DEST_END.search(sentence, m.end())
+            out.update(w.lower() for w in _CASED.findall(sentence[m.end() : end.start() if end else len(sentence)]))
+    return frozenset(out)
+
+
+def left_behind(text: str) -> frozenset[str]:
+    """Lower-cased words of what the request moves away from: "move us off requirements.txt
+    onto uv", "migrate the tests from jest to vitest", "kafka instead of rabbitmq".
+
+    The skill wanted is the one for the destination; the words for what is left behind
+    still count, but less (`left_behind_weight`). A word also used elsewhere in the
+    request is not left behind.
+    """
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        starts = [m.end() for m in _INSTEAD.finditer(sentence)]
+        if _MOVE_VERB.search(sentence):
+            starts += [m.end() for m in _FROM.finditer(sentence)]
+        spans = []
+        for a in starts:
+            end = _SPAN_END.search(sentence, a)
+            spans.append((a, end.start() if end else len(sentence)))
+        for m in _CASED.finditer(sentence):
+            w = m.group(0).lower()
+            (inside if any(a <= m.start() < b for a, b in spans) else outside).add(w)
+    return frozenset(inside - outside)
+
+
 _CASED = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
 

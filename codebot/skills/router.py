@@ -56,7 +56,14 @@ from codebot.skills.route_decide import decide, shape_factor
 from codebot.skills.route_eval import KINDS, Case, evaluate, parse_cases
 from codebot.skills.route_index import Index
 from codebot.skills.route_result import Candidate, Filtered, Route, SemanticScorer
-from codebot.skills.route_shape import SHAPES, request_shape, split_negative, written_as_names
+from codebot.skills.route_shape import (
+    SHAPES,
+    destination,
+    left_behind,
+    request_shape,
+    split_negative,
+    written_as_names,
+)
 from codebot.skills.route_text import ALIASES, STOP_WORDS, Tokenizer
 from codebot.skills.spec import Spec
 
@@ -163,7 +170,7 @@ class Router:
         if not known and self.semantic is None:
             why = "no word of the request appears in any skill" if terms else "the request has no content words"
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
-        weight, emphasized = self._emphasis(idx, request, surface, known, cfg)
+        weight, emphasized, behind = self._term_weights(idx, request, surface, known, cfg)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
         bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
                  + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)
@@ -208,32 +215,46 @@ class Router:
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
                                                    n_eligible=int(mask.sum()), similarity=self._alike,
-                                                   worth=lambda w: self._worth(idx, w))  # fmt: skip
+                                                   worth=lambda w: self._worth(idx, w),
+                                                   named={w.lower() for w in emphasized},
+                                                   moved_to=destination(request))  # fmt: skip
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
-                     (time.perf_counter() - t_index) * 1000, actor, index_ms, emphasized)  # fmt: skip
+                     (time.perf_counter() - t_index) * 1000, actor, index_ms, emphasized, behind)  # fmt: skip
 
     @staticmethod
-    def _emphasis(idx: Index, request: str, surface: Mapping[str, str], known: Sequence[int],
-                  cfg: RouterConfig) -> tuple[dict[int, float], tuple[str, ...]]:  # fmt: skip
-        """Request words that count `name_case_weight` times: written as a name (`NVDA`,
-        `VoiceOver`, `Kafka` in mid-sentence) and rare in the catalog (worth at least
-        `name_case_worth`). Common acronyms (`API`, `CI`, `UI`) are written as names too,
-        but say little about which skill is meant, so rarity is required as well."""
-        if cfg.name_case_weight == 1.0 or not known:
-            return {}, ()
-        names = written_as_names(request)
-        if not names:
-            return {}, ()
-        lex, keep = idx.lexicon, set(known)
+    def _term_weights(idx: Index, request: str, surface: Mapping[str, str], known: Sequence[int],
+                      cfg: RouterConfig) -> tuple[dict[int, float], tuple[str, ...], tuple[str, ...]]:  # fmt: skip
+        """Request words that count more or less than one: (term id -> weight, the words
+        written as names, the words left behind).
+
+        - Written as a name (`NVDA`, `VoiceOver`, `Kafka` in mid-sentence) and rare in the
+          catalog (worth at least `name_case_worth`): `name_case_weight`. Common acronyms
+          (`API`, `CI`) are written as names too but say little, hence the rarity.
+        - Only in what the request moves away from ("off requirements.txt onto uv"):
+          `left_behind_weight`.
+        """
         weight: dict[int, float] = {}
-        words: list[str] = []
-        for t, word in surface.items():
-            i = lex.get(t)
-            if word in names and i in keep and idx.idf[i] >= cfg.name_case_worth * idx.max_idf:
-                weight[i] = cfg.name_case_weight
-                words.append(names[word])
-        return weight, tuple(words)
+        names_used: list[str] = []
+        behind_used: list[str] = []
+        if not known:
+            return weight, (), ()
+        lex, keep = idx.lexicon, set(known)
+        if cfg.left_behind_weight != 1.0:
+            behind = left_behind(request)
+            for t, word in surface.items():
+                i = lex.get(t)
+                if word in behind and i in keep:
+                    weight[i] = cfg.left_behind_weight
+                    behind_used.append(word)
+        if cfg.name_case_weight != 1.0:
+            names = written_as_names(request)
+            for t, word in surface.items():
+                i = lex.get(t)
+                if word in names and i in keep and idx.idf[i] >= cfg.name_case_worth * idx.max_idf:
+                    weight[i] = cfg.name_case_weight
+                    names_used.append(names[word])
+        return weight, tuple(names_used), tuple(w for w in behind_used if w not in {n.lower() for n in names_used})
 
     def _worth(self, idx: Index, word: str) -> float:
         """A request word's idf over the rarest word's (0..1): how much its match says."""

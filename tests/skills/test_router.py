@@ -220,6 +220,59 @@ def test_a_rare_word_written_as_a_name_counts_double(catalog, tmp_path, capsys):
     assert low.emphasized == () and low.candidates[0].name == "signup-flow"
 
 
+def test_left_behind_and_destination():
+    from codebot.skills.route_shape import destination, left_behind
+
+    req = "move us off requirements.txt and our venv shell scripts onto uv, with a lockfile"
+    assert left_behind(req) == {"requirements", "txt", "and", "our", "venv", "shell", "scripts"}
+    assert destination(req) == {"uv"}
+    assert left_behind("migrate the tests from jest to vitest") == {"jest"}
+    assert destination("migrate the tests from jest to vitest") == {"vitest"}
+    assert left_behind("we went with kafka instead of rabbitmq, write it down") == {"rabbitmq"}
+    # "from" and "off" only mark a move in a sentence with a moving verb
+    assert left_behind("pull the numbers from salesforce into a sheet") == frozenset()
+    assert left_behind("review the CRISPR off-target results") == frozenset()
+    # a word used outside the span too is not left behind
+    assert left_behind("port the cypress specs from cypress to playwright") == frozenset()
+    assert destination("write a test for the parser") == frozenset()
+
+
+def test_what_the_request_moves_away_from_counts_less(catalog):
+    for i in range(40):  # uv is in a fifth of the skills (not a rare word), shell scripts in half
+        extra = " with uv" if i % 5 == 0 else " and shell scripts" if i % 2 == 1 else ""
+        catalog.add(f"filler-{i}", f"Topic {i}: python projects{extra}, spreadsheets.")
+    catalog.add("uv-manager", "Manage Python projects with uv: fast installs, workspaces.",
+                body="Replace a venv with a uv lockfile.\n")
+    catalog.add("shell-scripts", "Write and harden shell scripts for Linux servers.")
+    snap = catalog.load()
+    req = "move us off our venv shell scripts onto uv, with a lockfile"
+    r = fresh().route(req, snap)
+    assert r.left_behind == ("venv", "shell", "scripts") and r.to_json()["left_behind"] == list(r.left_behind)
+    assert r.decision == "select" and r.selected.name == "uv-manager", [(c.name, c.score) for c in r.candidates]
+    # uv is not rare here: the move's destination is what anchors it
+    assert "uv is in its name and is where the request moves things" in r.reason
+    # counted in full, the words left behind keep shell-scripts too close for that lead
+    off = R.Router(R.config_from_mapping({"left_behind_weight": 1})).route(req, snap)
+    assert off.left_behind == () and off.decision == "abstain" and "min_terms" in off.reason
+    no_anchor = R.Router(R.config_from_mapping({"anchor_worth": 0})).route(req, snap)
+    assert no_anchor.decision == "abstain" and no_anchor.candidates[0].name == "uv-manager"
+
+
+def test_one_rare_word_written_as_a_name_with_a_clear_lead_is_enough(catalog):
+    for i in range(40):
+        catalog.add(f"filler-{i}", f"Topic {i}: clean up notes, spreadsheets and charts.")
+    catalog.add("citations", "Build bibliographies from DOIs and check that every reference resolves.")
+    snap = catalog.load()
+    r = fresh().route("I have 40 DOIs in my notes, make a bibtex file and flag broken ones", snap)
+    assert r.emphasized == ("DOIs",)
+    assert r.decision == "select" and r.selected.name == "citations", r.reason
+    assert "dois is a rare word the request writes as a name" in r.reason
+    no_anchor = R.Router(R.config_from_mapping({"anchor_worth": 0})).route(r.request, snap)
+    assert no_anchor.decision == "abstain" and "min_terms" in no_anchor.reason
+    low = fresh().route(r.request.replace("DOIs", "dois"), snap)  # not written as a name
+    assert low.emphasized == () and low.decision == "abstain"
+
+
 def test_min_terms_one_word_is_not_enough(base):
     r = fresh().route("kubectl", base.snapshot)  # one content word: one match is enough
     assert r.candidates[0].name == "k8s-deploy"
