@@ -117,6 +117,8 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}")
     if r.left_behind:
         print(f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}")
+    if r.destination:
+        print(f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}")
     for c in r.candidates:
         # with the semantic extra the order is by fused score: show its parts
         extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""

@@ -46,6 +46,8 @@ DEFAULTS: Mapping[str, Any] = {
     # a request word only found in what the request moves away from ("move us off pip onto
     # uv": pip) counts this much (1: off)
     "left_behind_weight": 0.5,
+    # ... and one found where it moves things ("onto uv", "into airflow") this much (1: off)
+    "destination_weight": 1.5,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -90,6 +92,7 @@ class RouterConfig:
     name_case_weight: float = DEFAULTS["name_case_weight"]
     name_case_worth: float = DEFAULTS["name_case_worth"]
     left_behind_weight: float = DEFAULTS["left_behind_weight"]
+    destination_weight: float = DEFAULTS["destination_weight"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -119,7 +122,8 @@ class RouterConfig:
                 "small_catalog_factor": self.small_catalog_factor,
                 "name_case_weight": self.name_case_weight,
                 "name_case_worth": self.name_case_worth,
-                "left_behind_weight": self.left_behind_weight, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "left_behind_weight": self.left_behind_weight, "destination_weight": self.destination_weight,
+                "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
                 "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,

@@ -79,6 +79,7 @@ class Route:
     index_ms: float = 0.0
     emphasized: tuple[str, ...] = ()  # request words written as names, counted name_case_weight times
     left_behind: tuple[str, ...] = ()  # words of what the request moves away from, counted less
+    destination: tuple[str, ...] = ()  # words of where the request moves things, counted more
 
     @property
     def options(self) -> tuple[Spec, ...]:
@@ -105,6 +106,7 @@ class Route:
             "terms": list(self.terms),
             "emphasized": list(self.emphasized),
             "left_behind": list(self.left_behind),
+            "destination": list(self.destination),
             "shape": self.shape,
             "actor": self.actor.value,
             "threshold": self.threshold,

@@ -170,7 +170,8 @@ class Router:
         if not known and self.semantic is None:
             why = "no word of the request appears in any skill" if terms else "the request has no content words"
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
-        weight, emphasized, behind = self._term_weights(idx, request, surface, known, cfg)
+        dest = destination(request)
+        weight, kinds = self._term_weights(idx, request, surface, known, cfg, dest)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
         bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
                  + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)
@@ -216,45 +217,48 @@ class Router:
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
                                                    n_eligible=int(mask.sum()), similarity=self._alike,
                                                    worth=lambda w: self._worth(idx, w),
-                                                   named={w.lower() for w in emphasized},
-                                                   moved_to=destination(request))  # fmt: skip
+                                                   named={w.lower() for w in kinds["emphasized"]},
+                                                   moved_to=dest)  # fmt: skip
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
-                     (time.perf_counter() - t_index) * 1000, actor, index_ms, emphasized, behind)  # fmt: skip
+                     (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],
+                     kinds["destination"])  # fmt: skip
 
     @staticmethod
     def _term_weights(idx: Index, request: str, surface: Mapping[str, str], known: Sequence[int],
-                      cfg: RouterConfig) -> tuple[dict[int, float], tuple[str, ...], tuple[str, ...]]:  # fmt: skip
-        """Request words that count more or less than one: (term id -> weight, the words
-        written as names, the words left behind).
+                      cfg: RouterConfig, dest: frozenset[str]) -> tuple[dict[int, float], dict[str, tuple[str, ...]]]:  # fmt: skip
+        """Request words that count more or less than one: (term id -> weight, and for the
+        explanation the words of each kind: "emphasized", "left_behind", "destination").
 
+        - Only in what the request moves away from ("off requirements.txt onto uv"):
+          `left_behind_weight`.
+        - Where the request moves things (`dest`: "onto uv", "into airflow"): `destination_weight`.
         - Written as a name (`NVDA`, `VoiceOver`, `Kafka` in mid-sentence) and rare in the
           catalog (worth at least `name_case_worth`): `name_case_weight`. Common acronyms
           (`API`, `CI`) are written as names too but say little, hence the rarity.
-        - Only in what the request moves away from ("off requirements.txt onto uv"):
-          `left_behind_weight`.
+
+        A word of several kinds gets the last of these.
         """
         weight: dict[int, float] = {}
-        names_used: list[str] = []
-        behind_used: list[str] = []
-        if not known:
-            return weight, (), ()
-        lex, keep = idx.lexicon, set(known)
-        if cfg.left_behind_weight != 1.0:
-            behind = left_behind(request)
-            for t, word in surface.items():
-                i = lex.get(t)
-                if word in behind and i in keep:
-                    weight[i] = cfg.left_behind_weight
-                    behind_used.append(word)
-        if cfg.name_case_weight != 1.0:
-            names = written_as_names(request)
-            for t, word in surface.items():
-                i = lex.get(t)
-                if word in names and i in keep and idx.idf[i] >= cfg.name_case_worth * idx.max_idf:
-                    weight[i] = cfg.name_case_weight
-                    names_used.append(names[word])
-        return weight, tuple(names_used), tuple(w for w in behind_used if w not in {n.lower() for n in names_used})
+        got: dict[str, tuple[str, str]] = {}  # term -> (kind, the word as written)
+        if known:
+            lex, keep = idx.lexicon, set(known)
+            names = written_as_names(request) if cfg.name_case_weight != 1.0 else {}
+            rules = (
+                ("left_behind", cfg.left_behind_weight, left_behind(request), lambda i: True),
+                ("destination", cfg.destination_weight, dest, lambda i: True),
+                ("emphasized", cfg.name_case_weight, names, lambda i: idx.idf[i] >= cfg.name_case_worth * idx.max_idf),
+            )  # fmt: skip
+            for kind, w, found, rare_enough in rules:
+                if w == 1.0 or not found:
+                    continue
+                for t, word in surface.items():
+                    i = lex.get(t)
+                    if word in found and i in keep and rare_enough(i):
+                        weight[i] = w
+                        got[t] = (kind, names.get(word, word) if kind == "emphasized" else word)
+        kinds = {k: tuple(w for kk, w in got.values() if kk == k) for k in ("emphasized", "left_behind", "destination")}
+        return weight, kinds
 
     def _worth(self, idx: Index, word: str) -> float:
         """A request word's idf over the rarest word's (0..1): how much its match says."""

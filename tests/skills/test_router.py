@@ -237,7 +237,7 @@ def test_left_behind_and_destination():
     assert destination("write a test for the parser") == frozenset()
 
 
-def test_what_the_request_moves_away_from_counts_less(catalog):
+def test_what_the_request_moves_away_from_counts_less(catalog, tmp_path, capsys):
     for i in range(40):  # uv is in a fifth of the skills (not a rare word), shell scripts in half
         extra = " with uv" if i % 5 == 0 else " and shell scripts" if i % 2 == 1 else ""
         catalog.add(f"filler-{i}", f"Topic {i}: python projects{extra}, spreadsheets.")
@@ -251,9 +251,18 @@ def test_what_the_request_moves_away_from_counts_less(catalog):
     assert r.decision == "select" and r.selected.name == "uv-manager", [(c.name, c.score) for c in r.candidates]
     # uv is not rare here: the move's destination is what anchors it
     assert "uv is in its name and is where the request moves things" in r.reason
-    # counted in full, the words left behind keep shell-scripts too close for that lead
-    off = R.Router(R.config_from_mapping({"left_behind_weight": 1})).route(req, snap)
-    assert off.left_behind == () and off.decision == "abstain" and "min_terms" in off.reason
+    assert r.destination == ("uv",) and r.to_json()["destination"] == ["uv"]
+    # with every word counted once, shell-scripts stays too close for that lead
+    off = R.Router(R.config_from_mapping({"left_behind_weight": 1, "destination_weight": 1})).route(req, snap)
+    assert off.left_behind == () == off.destination and off.decision == "abstain" and "min_terms" in off.reason
+    for one in ({"left_behind_weight": 1}, {"destination_weight": 1}):  # either rule alone is enough here
+        assert R.Router(R.config_from_mapping(one)).route(req, snap).selected.name == "uv-manager"
+    from codebot.commands.route import run_route
+
+    capsys.readouterr()
+    assert run_route(_parser().parse_args(["route", req]), _settings(tmp_path, [catalog.root])) == 0
+    out = capsys.readouterr().out
+    assert "moved away from, counted x0.5: venv, shell, scripts" in out and "moved to, counted x1.5: uv" in out
     no_anchor = R.Router(R.config_from_mapping({"anchor_worth": 0})).route(req, snap)
     assert no_anchor.decision == "abstain" and no_anchor.candidates[0].name == "uv-manager"
 
