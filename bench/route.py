@@ -202,6 +202,14 @@ def measure(specs: list[Spec], qs: list[str]) -> dict[str, Any]:
         for q in qs:
             r = router.route(q, specs, Actor.MODEL)
             lat.append(r.latency_ms)
+    # a pasted log of ~100 KB with the ask after it: every per-request pass must stay linear.
+    # Baseline: tokenizing the same text alone, which any router has to do.
+    long = ("Traceback: Moving from Foo.Bar to Baz failed at ModuleX instead of Y.\n" * 1400
+            + "move us off these scripts onto uv, instead of pip")  # fmt: skip
+    t0 = time.perf_counter()
+    router.tokenizer(long)
+    tokenize_ms = (time.perf_counter() - t0) * 1000
+    long_ms = router.route(long, specs, Actor.MODEL).latency_ms
     # reload with one changed skill: tokens of the others are reused, no body is read again
     changed = list(specs)
     changed[0] = dataclasses.replace(changed[0], description=changed[0].description + " Edited.")
@@ -219,6 +227,10 @@ def measure(specs: list[Spec], qs: list[str]) -> dict[str, Any]:
         "p50_ms": round(pct(lat, 0.5), 3),
         "p95_ms": round(pct(lat, 0.95), 3),
         "max_ms": round(max(lat), 3),
+        "long_request_chars": len(long),
+        "long_request_ms": round(long_ms, 2),
+        "long_request_tokenize_only_ms": round(tokenize_ms, 2),
+        "long_request_ratio": round(long_ms / max(tokenize_ms, 1e-6), 2),
         "index_arrays_mb": round(idx.nbytes() / 2**20, 1),
         "rss_before_router_mb": round(rss0, 1),
         "router_retained_mb": round(rss1 - rss0, 1),

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 _CLAUSE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|\n+")
@@ -70,34 +71,69 @@ _PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|p
 
 SHAPES = ("task", "howto", "concept", "chat")
 
+# -- words that count more or less than the others (see Router._term_weights) ---------------
+# Each function is linear in the text's length, and the router gives them only the edges of
+# a long request (`edges`): the ask is written around a pasted log, not inside it.
+
+EDGE_CHARS = 4000
+
+
+def edges(text: str, n: int = EDGE_CHARS) -> str:
+    """The first and last `n` characters of a long text (the whole of a short one)."""
+    return text if len(text) <= 2 * n else text[:n] + "\n" + text[-n:]
+
+
+_WORDS = re.compile(r"[a-z][a-z0-9]*", re.IGNORECASE)
+#: A word with a capital letter in it (the only ones that can be written as names)
+_CAPITALISED = re.compile(r"(?<![A-Za-z0-9])(?=[a-z0-9]*[A-Z])[A-Za-z][A-Za-z0-9]*")
+#: What may stand between a sentence's end and its first word: spaces, quotes, brackets, bullets
+_LEAD_IN = frozenset(" \t\r\"'([{*-#>`")
+
+
+def _starts_sentence(text: str, i: int) -> bool:
+    """Is the word at `i` the first of a sentence, a line or the text?"""
+    k = i
+    while k > 0 and text[k - 1] in _LEAD_IN:
+        k -= 1
+    if k == 0 or text[k - 1] == "\n":
+        return True
+    return text[k - 1] in ".!?:" and k < i and text[k] in " \t\r"
+
+
+def written_as_names(text: str) -> dict[str, str]:
+    """Words the person wrote as names (lower case -> as written): with two or more capitals
+    (`NVDA`, `VoiceOver`, `PyPI`, `DOIs`) or capitalised in mid-sentence (`Slack`, `Kafka`).
+
+    A name says which tool, format or service is meant; the everyday words around it
+    ("form", "team", "support") say less. Lower-case writing is simply not emphasised.
+    """
+    out: dict[str, str] = {}
+    seen: set[str] = set()  # as written: a sentence's capitalised first word may come back
+    for m in _CAPITALISED.finditer(text):
+        w = m.group(0)
+        if w in seen or len(w) < 2:
+            continue
+        if sum(1 for ch in w if ch.isupper()) >= 2 or (w[0].isupper() and not _starts_sentence(text, m.start())):
+            seen.add(w)
+            out.setdefault(w.lower(), w)
+    return out
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _MOVE_VERB = re.compile(r"\b(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
                         r"convert(?:s|ed|ing)?|transition(?:s|ed|ing)?)\b", re.IGNORECASE)
-#: Where what is being left starts: "off X", "away from X", "from X" (with a moving verb)
-_FROM = re.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
+#: Where what is left behind starts: "instead of X", "rather than X", "no longer X" always;
+#: "off X", "away from X", "from X" in a sentence with a moving verb
 _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|no\s+longer)\s+", re.IGNORECASE)
+_FROM = re.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
 #: ... and where it ends: the destination ("onto uv", "to playwright") or the clause
 _SPAN_END = re.compile(r"\b(?:onto|into|to|towards?|for|with|so|but|because|after|while)\b|[.;,!?:](?=\s|$)|[()\n]",
                        re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-
-
+#: Where things are moved to, after the moving verb ...
 _TO = re.compile(r"\b(?:onto|into|to|over\s+to)\s+", re.IGNORECASE)
+#: ... up to the end of that clause
 _DEST_END = re.compile(r"\b(?:so|but|because|with|and|for|after|while|instead)\b|[.;,!?:](?=\s|$)|[()\n]",
                        re.IGNORECASE)
-
-
-def destination(text: str) -> frozenset[str]:
-    """Lower-cased words of where a request moves something: "onto uv", "to Playwright"."""
-    out: set[str] = set()
-    for sentence in _SENTENCE.split(text):
-        v = _MOVE_VERB.search(sentence)
-        if not v:
-            continue
-        m = _TO.search(sentence, v.end())
-        if m:
-            end = _DEST_END.search(sentence, m.end())
-            out.update(w.lower() for w in _CASED.findall(sentence[m.end() : end.start() if end else len(sentence)]))
-    return frozenset(out)
 
 
 def left_behind(text: str) -> frozenset[str]:
@@ -108,40 +144,43 @@ def left_behind(text: str) -> frozenset[str]:
     still count, but less (`left_behind_weight`). A word also used elsewhere in the
     request is not left behind.
     """
+    moving = _MOVE_VERB.search(text) is not None
+    if not _INSTEAD.search(text) and not (moving and _FROM.search(text)):
+        return frozenset()
+    low = text.lower()
     inside: set[str] = set()
     outside: set[str] = set()
-    for sentence in _SENTENCE.split(text):
+    for sentence in _SENTENCE.split(low):
         starts = [m.end() for m in _INSTEAD.finditer(sentence)]
-        if _MOVE_VERB.search(sentence):
+        if moving and _MOVE_VERB.search(sentence):
             starts += [m.end() for m in _FROM.finditer(sentence)]
-        spans = []
-        for a in starts:
-            end = _SPAN_END.search(sentence, a)
-            spans.append((a, end.start() if end else len(sentence)))
-        for m in _CASED.finditer(sentence):
-            w = m.group(0).lower()
-            (inside if any(a <= m.start() < b for a, b in spans) else outside).add(w)
+        if not starts:
+            outside.update(_WORDS.findall(sentence))
+            continue
+        ends = [m.start() for m in _SPAN_END.finditer(sentence)] + [len(sentence)]
+        prev = 0
+        for a in sorted(starts):
+            if a < prev:  # inside the previous span
+                continue
+            b = ends[bisect.bisect_left(ends, a)]
+            outside.update(_WORDS.findall(sentence, prev, a))
+            inside.update(_WORDS.findall(sentence, a, b))
+            prev = b
+        outside.update(_WORDS.findall(sentence, prev))
     return frozenset(inside - outside)
 
 
-_CASED = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
-
-
-def written_as_names(text: str) -> dict[str, str]:
-    """Words the person wrote as names (lowercased -> as written): with two or more capitals (`NVDA`,
-    `VoiceOver`, `PyPI`, `DOIs`) or capitalised in mid-sentence (`Slack`, `Kafka`).
-
-    A name says which tool, format or service is meant; everyday words around it ("form",
-    "team", "support") say less. Lower-case writing is simply not emphasised.
-    """
-    out: dict[str, str] = {}
-    for m in _CASED.finditer(text):
-        w = m.group(0)
-        caps = sum(1 for ch in w if ch.isupper())
-        if caps >= 2 or (caps == 1 and w[0].isupper() and len(w) > 1 and not _SENTENCE_START.search(text[: m.start()])):
-            out.setdefault(w.lower(), w)
-    return out
+def destination(text: str) -> frozenset[str]:
+    """Lower-cased words of where a request moves something: "onto uv", "to Playwright",
+    "into airflow" (in a sentence with a moving verb, after it)."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        v = _MOVE_VERB.search(sentence)
+        m = _TO.search(sentence, v.end()) if v else None
+        if m:
+            end = _DEST_END.search(sentence, m.end())
+            out.update(w.lower() for w in _WORDS.findall(sentence, m.end(), end.start() if end else len(sentence)))
+    return frozenset(out)
 
 
 def request_shape(text: str) -> str:

@@ -59,6 +59,7 @@ from codebot.skills.route_result import Candidate, Filtered, Route, SemanticScor
 from codebot.skills.route_shape import (
     SHAPES,
     destination,
+    edges,
     left_behind,
     request_shape,
     split_negative,
@@ -170,8 +171,9 @@ class Router:
         if not known and self.semantic is None:
             why = "no word of the request appears in any skill" if terms else "the request has no content words"
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
-        dest = destination(request)
-        weight, kinds = self._term_weights(idx, request, surface, known, cfg, dest)
+        ask = edges(request)  # where the person's own words are, in a long paste
+        dest = destination(ask)
+        weight, kinds = self._term_weights(idx, ask, surface, known, cfg, dest)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
         bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
                  + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)

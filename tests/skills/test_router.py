@@ -193,6 +193,25 @@ def test_written_as_names():
     assert got == {"voiceover": "VoiceOver", "nvda": "NVDA", "kafka": "Kafka", "dois": "DOIs"}
     assert written_as_names("Kafka is down") == {}  # first word of a sentence: just capitalised
     assert written_as_names("walk it with voiceover and nvda") == {}
+    # first words of lines, list items and quotes are not names either; a file name is no
+    # sentence end
+    assert written_as_names('steps:\n- Install it\n  "Then run it"') == {}
+    assert written_as_names("fix config.Yaml loading") == {"yaml": "Yaml"}
+
+
+def test_only_the_edges_of_a_long_request_are_read_for_word_weights(catalog):
+    from codebot.skills.route_shape import EDGE_CHARS, edges
+
+    assert edges("short") == "short"
+    long = "a" * EDGE_CHARS + "MIDDLE" + "b" * EDGE_CHARS
+    assert "MIDDLE" not in edges(long) and edges(long).startswith("a") and edges(long).endswith("b")
+    catalog.add("uv-manager", "Manage Python projects with uv.")
+    catalog.add("bar-charts", "Draw bar charts.")
+    snap = catalog.load()
+    filler = "log line\n" * (EDGE_CHARS // 8)
+    req = filler + "moving rows to bar\n" + filler + "move us off pip onto uv"
+    assert fresh().route(req, snap).destination == ("uv",)  # the middle of the paste is not read
+    assert fresh().route("moving rows to bar\n" + req, snap).destination == ("bar", "uv")  # its start is
 
 
 def test_a_rare_word_written_as_a_name_counts_double(catalog, tmp_path, capsys):
