@@ -63,7 +63,8 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     by rank instead of asking the user to choose between twins. `worth(word)` (0..1, the
     word's idf over the rarest word's) weighs the evidence for `min_evidence`: "data" and
     "engineer" are two words, but together worth less than one "terraform". `named`: the
-    request words (lower case) the person wrote as names and that are rare in the catalog.
+    request words (lower case) the person wrote as names and that are rare in the catalog;
+    `moved_to`: the words of where the request moves things. Either can anchor a choice.
     """
     import dataclasses
 
