@@ -54,6 +54,13 @@ def base(catalog):
     return catalog
 
 
+def fillers(catalog, text: str, n: int = 40) -> None:
+    """n unrelated skills ("filler-0" …) whose description is `text` with {i} filled in:
+    they give the catalog's words a realistic spread of how common they are."""
+    for i in range(n):
+        catalog.add(f"filler-{i}", text.format(i=i))
+
+
 def fresh() -> R.Router:
     return R.Router()
 
@@ -150,8 +157,7 @@ def test_common_words_are_not_enough_evidence(catalog):
 
 
 def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
-    for i in range(40):
-        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets and charts.")
+    fillers(catalog, "Handle topic number {i} in spreadsheets and charts.")
     body = "Read git log since the last tag, group entries under added, fixed and breaking, then write them.\n"
     catalog.add("changelog-writer", "Keeps a CHANGELOG file current.", body=body)
     snap = catalog.load()
@@ -167,8 +173,8 @@ def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
 
 
 def test_one_rare_word_of_the_name_with_a_clear_lead_is_enough(catalog):
-    for i in range(40):  # buttons are everywhere; paypal is one skill's
-        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets, charts and buttons.")
+    # buttons are everywhere; paypal is one skill's
+    fillers(catalog, "Handle topic number {i} in spreadsheets, charts and buttons.")
     catalog.add("paypal-checkout", "PayPal Checkout integration: orders, captures and refunds.")
     catalog.add("button-styles", "Style buttons and links for a design system.")
     snap = catalog.load()
@@ -216,8 +222,7 @@ def test_only_the_edges_of_a_long_request_are_read_for_word_weights(catalog):
 
 def test_a_rare_word_written_as_a_name_counts_double(catalog, tmp_path, capsys):
     # everyday words point at the signup skill; the two names point at the reader skill
-    for i in range(40):
-        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets, charts and the API.")
+    fillers(catalog, "Handle topic number {i} in spreadsheets, charts and the API.")
     catalog.add("signup-flow", "Improve signup forms so more users finish the signup flow.")
     catalog.add("reader-checks", "Check pages with VoiceOver and NVDA.")
     snap = catalog.load()
@@ -287,8 +292,7 @@ def test_what_the_request_moves_away_from_counts_less(catalog, tmp_path, capsys)
 
 
 def test_one_rare_word_written_as_a_name_with_a_clear_lead_is_enough(catalog):
-    for i in range(40):
-        catalog.add(f"filler-{i}", f"Topic {i}: clean up notes, spreadsheets and charts.")
+    fillers(catalog, "Topic {i}: clean up notes, spreadsheets and charts.")
     catalog.add("citations", "Build bibliographies from DOIs and check that every reference resolves.")
     snap = catalog.load()
     r = fresh().route("I have 40 DOIs in my notes, make a bibtex file and flag broken ones", snap)
@@ -672,8 +676,7 @@ def test_small_catalog_accepts_one_strong_word_but_large_one_does_not(catalog):
     assert strict.decision == "abstain" and "below the threshold 0.60" in strict.reason
     # a word only in a description is not enough, however few the skills
     assert fresh().route("staged for the school play on friday", catalog.snapshot).decision == "abstain"
-    for i in range(40):
-        catalog.add(f"filler-{i}", f"Handle topic number {i} in spreadsheets and charts. Not for code.")
+    fillers(catalog, "Handle topic number {i} in spreadsheets and charts. Not for code.")
     catalog.reload()
     large = fresh().route("please review app.py", catalog.snapshot)
     assert large.decision == "abstain" and "min_terms" in large.reason
