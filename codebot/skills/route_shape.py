@@ -71,7 +71,7 @@ _PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|p
 
 SHAPES = ("task", "howto", "concept", "chat")
 
-# -- words that count more or less than the others (see Router._term_weights) ---------------
+# -- words that count more or less than the others (see route_weights) -----------------------
 # Each function is linear in the text's length, and the router gives them only the edges of
 # a long request (`edges`): the ask is written around a pasted log, not inside it.
 

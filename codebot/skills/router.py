@@ -56,16 +56,9 @@ from codebot.skills.route_decide import decide, shape_factor
 from codebot.skills.route_eval import KINDS, Case, evaluate, parse_cases
 from codebot.skills.route_index import Index
 from codebot.skills.route_result import Candidate, Filtered, Route, SemanticScorer
-from codebot.skills.route_shape import (
-    SHAPES,
-    destination,
-    edges,
-    left_behind,
-    request_shape,
-    split_negative,
-    written_as_names,
-)
+from codebot.skills.route_shape import SHAPES, destination, edges, request_shape, split_negative
 from codebot.skills.route_text import ALIASES, STOP_WORDS, Tokenizer
+from codebot.skills.route_weights import term_weights
 from codebot.skills.spec import Spec
 
 # Other code imports these from here; the router's pieces may move between modules.
@@ -173,7 +166,7 @@ class Router:
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
-        weight, kinds = self._term_weights(idx, ask, surface, known, cfg, dest)
+        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
         bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
                  + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)
@@ -225,42 +218,6 @@ class Router:
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
                      (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],
                      kinds["destination"])  # fmt: skip
-
-    @staticmethod
-    def _term_weights(idx: Index, request: str, surface: Mapping[str, str], known: Sequence[int],
-                      cfg: RouterConfig, dest: frozenset[str]) -> tuple[dict[int, float], dict[str, tuple[str, ...]]]:  # fmt: skip
-        """Request words that count more or less than one: (term id -> weight, and for the
-        explanation the words of each kind: "emphasized", "left_behind", "destination").
-
-        - Only in what the request moves away from ("off requirements.txt onto uv"):
-          `left_behind_weight`.
-        - Where the request moves things (`dest`: "onto uv", "into airflow"): `destination_weight`.
-        - Written as a name (`NVDA`, `VoiceOver`, `Kafka` in mid-sentence) and rare in the
-          catalog (worth at least `name_case_worth`): `name_case_weight`. Common acronyms
-          (`API`, `CI`) are written as names too but say little, hence the rarity.
-
-        A word of several kinds gets the last of these.
-        """
-        weight: dict[int, float] = {}
-        got: dict[str, tuple[str, str]] = {}  # term -> (kind, the word as written)
-        if known:
-            lex, keep = idx.lexicon, set(known)
-            names = written_as_names(request) if cfg.name_case_weight != 1.0 else {}
-            rules = (
-                ("left_behind", cfg.left_behind_weight, left_behind(request), lambda i: True),
-                ("destination", cfg.destination_weight, dest, lambda i: True),
-                ("emphasized", cfg.name_case_weight, names, lambda i: idx.idf[i] >= cfg.name_case_worth * idx.max_idf),
-            )  # fmt: skip
-            for kind, w, found, rare_enough in rules:
-                if w == 1.0 or not found:
-                    continue
-                for t, word in surface.items():
-                    i = lex.get(t)
-                    if word in found and i in keep and rare_enough(i):
-                        weight[i] = w
-                        got[t] = (kind, names.get(word, word) if kind == "emphasized" else word)
-        kinds = {k: tuple(w for kk, w in got.values() if kk == k) for k in ("emphasized", "left_behind", "destination")}
-        return weight, kinds
 
     def _worth(self, idx: Index, word: str) -> float:
         """A request word's idf over the rarest word's (0..1): how much its match says."""
