@@ -31,10 +31,12 @@ sys.path.insert(0, str(HERE))
 
 from gen_skills import generate  # noqa: E402
 
-from codebot.skills import discover  # noqa: E402
-from codebot.skills.catalog import Catalog  # noqa: E402
-from codebot.skills.index import Index  # noqa: E402
-from codebot.skills.spec import Root, Source  # noqa: E402
+from codebot.skills.catalog import (  # noqa: E402
+    Catalog,
+    Index,
+    discover,
+)
+from codebot.skills.files import Root, Source  # noqa: E402
 
 CORPUS = Path("/work/shared/corpus/skills")
 TARGETS = {
@@ -286,7 +288,7 @@ def main() -> None:
             " background thread by Index and is timed separately (index_save_after_edit_ms)",
             "memory: tracemalloc peak during a cold load, in-process (Python allocations only)",
             "warm starts and reloads use the folder cache: a folder whose mtime/ctime are unchanged and"
-            " were more than 2 s old when it was last listed is not listed again (dircache.DirCache);"
+            " were more than 2 s old when it was last listed is not listed again (folder_cache.DirCache);"
             " its skill files are still stat'ed",
         ],
         "targets": TARGETS,

@@ -19,9 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gen_skills import generate
 from codebot.skills.catalog import Catalog
-from codebot.skills.invoke import Request, process_invocation
-from codebot.skills.policy import Actor
-from codebot.skills.spec import Root, Source
+from codebot.skills.files import Root, Source
+from codebot.skills.invoke import Actor, Request, process_invocation
 
 
 def timed(fn, repeats: int) -> list[float]:

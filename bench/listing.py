@@ -20,9 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codebot.skills.listing import ListingOptions, order_for_prompt, render_listing
-from codebot.skills.parse import parse_file
-from codebot.skills.spec import Root, Source, Spec, normalize_name
+from codebot.skills.files import Root, Source, Spec, normalize_name, parse_file
+from codebot.skills.prompt import ListingOptions, order_for_prompt, render_listing
 
 SIZES = (100, 1_000, 10_000)
 TARGETS_MS = {1_000: 2.0, 10_000: 20.0}

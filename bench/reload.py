@@ -1,4 +1,4 @@
-"""Benchmark hot reload (codebot.skills.watch). Prints ONE JSON object on stdout.
+"""Benchmark hot reload (codebot.skills.watch.watcher). Prints ONE JSON object on stdout.
 
     .venv/bin/python bench/reload.py                  # about 30-60 s
     .venv/bin/python bench/reload.py --edits 10 --burst 100
@@ -43,7 +43,7 @@ import watchfiles  # noqa: E402
 from gen_skills import generate  # noqa: E402
 
 from codebot.skills.catalog import Catalog, Change  # noqa: E402
-from codebot.skills.spec import Root, Source  # noqa: E402
+from codebot.skills.files import Root, Source  # noqa: E402
 from codebot.skills.watch import SkillWatcher  # noqa: E402
 
 TARGETS = {"p50_ms_max": 150, "p95_ms_max": 300, "burst_reloads_max": 5}

@@ -7,7 +7,7 @@
 
 Quality: three case files over the shared corpus (each repository folder of
 ../shared/corpus/skills is one root), the router side by side with a plain BM25 baseline in
-the same run (codebot.skills.route_baseline: `bm25s` over name + description, default
+the same run (codebot.skills.route.baseline: `bm25s` over name + description, default
 tokenizer with English stop words, top-1, never abstains):
   dev         tests/data/routing_dev.jsonl: the calibration set; the targets apply here
   holdout     tests/data/routing_holdout.jsonl: written blind, never tuned on
@@ -49,11 +49,11 @@ sys.path.insert(0, str(HERE))
 
 from gen_skills import DOMAINS, generate  # noqa: E402
 
-from codebot.skills import router as R  # noqa: E402
 from codebot.skills.catalog import Catalog  # noqa: E402
-from codebot.skills.policy import Actor  # noqa: E402
-from codebot.skills.route_baseline import Bm25Baseline, baseline_summary  # noqa: E402
-from codebot.skills.spec import Root, Source, Spec, normalize_name  # noqa: E402
+from codebot.skills.files import Root, Source, Spec, normalize_name  # noqa: E402
+from codebot.skills.invoke import Actor  # noqa: E402
+from codebot.skills.route import Bm25Baseline, baseline_summary  # noqa: E402
+from codebot.skills.route import router as R  # noqa: E402
 
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "skills"
 DATA = HERE.parent / "tests" / "data"
@@ -142,7 +142,7 @@ def quality(semantic: str = "") -> dict[str, Any]:
     log(f"corpus: {len(snap)} skills; sets: {', '.join(sets)}")
     out = {"skills": len(snap), "index_build_s": round(build, 3), "sets": sets, "config": router.config.to_json()}
     if semantic:  # the same sets with the optional embedding scorer fused in (a cold cache each run)
-        from codebot.skills.route_semantic import EmbeddingScorer
+        from codebot.skills.route import EmbeddingScorer
 
         scorer = EmbeddingScorer(semantic, Path(tempfile.mkdtemp()))
         fused = R.Router(semantic=scorer)

@@ -44,7 +44,7 @@ PAINT_TARGET_MS = 600
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
                  "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "CODEBOT_MODEL",
                  "CODEBOT_API_BASE", "OPENAI_BASE_URL", "OPENAI_API_BASE")  # fmt: skip
-SHIM = ("import sys; from codebot.cli import build_parser; from codebot.commands.skills import settings_from; "
+SHIM = ("import sys; from codebot.cli import build_parser; from codebot.commands.args import settings_from; "
         "from codebot.ui.tui import run_tui; a = build_parser().parse_args([]); "
         "sys.exit(run_tui(settings_from(a), allow=a.allow, deny=a.deny))")  # fmt: skip
 RESULT = re.compile(rb'\{"first_paint_ms": [^}]*\}')

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gen_skills import generate
-from codebot.agent.protocol import Completion, ModelRequest, TextDelta
+from codebot.agent.model import Completion, ModelRequest, TextDelta
 
 
 class InstantModel:
@@ -39,7 +39,7 @@ class InstantModel:
 
 
 def measure_turns(n_skills: int, turns: int) -> dict:
-    from codebot.agent.setup import build_session
+    from codebot.agent.session import build_session
     from codebot.config import load_settings
     from codebot.workspace import open_catalog
 

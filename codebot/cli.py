@@ -12,18 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codebot import __version__
+from codebot.commands.args import common_options
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
-
-
-def _common(p: argparse.ArgumentParser, suppress: bool) -> None:
-    """Global options, accepted before or after the subcommand."""
-    d = argparse.SUPPRESS if suppress else None
-    p.add_argument("--cwd", metavar="DIR", type=Path, default=d, help="work as if started in DIR")
-    p.add_argument("--skills-dir", metavar="DIR", type=Path, action="append", default=d,
-                   help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
-    p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
-    p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default ~/.codebot), CODEBOT_MODEL, CODEBOT_API_BASE, provider keys such as OPENAI_API_KEY.",
     )
     parser.add_argument("--version", action="version", version=f"codebot {__version__}")
-    _common(parser, suppress=False)
+    common_options(parser, suppress=False)
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one turn non-interactively and print the answer (PROMPT may be '/skill args')")  # fmt: skip
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
@@ -49,28 +40,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     skills = sub.add_parser("skills", help="inspect, validate, invoke and route skills")
-    _common(skills, suppress=True)
+    common_options(skills, suppress=True)
     ssub = skills.add_subparsers(dest="skills_command", metavar="SUBCOMMAND", title="subcommands")
     ssub.required = True
 
     p = ssub.add_parser("list", help="list skills grouped by source")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--all", action="store_true", help="include shadowed skills")
 
     p = ssub.add_parser("show", help="every field, diagnostics, shadowing and body of one skill")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
 
     p = ssub.add_parser("validate", help="check skills against the Agent Skills spec and codebot's rules")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="SKILL.md files or folders (default: the catalog)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     p = ssub.add_parser("invoke", help="show exactly what invoking a skill would do (policy, prompt, delta)")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("name")
     p.add_argument("args", nargs="*", help="arguments for the skill (put them after -- if one starts with -)")
     p.add_argument("--as", dest="actor", choices=ACTORS, default="human", help="who invokes it (default: human)")
@@ -81,21 +72,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = ssub.add_parser("listing", help="print exactly the skill listing the model would get now")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("--budget", type=int, metavar="N", help="character budget (default: config, 4000)")
     p.add_argument("--json", action="store_true")
 
     p = ssub.add_parser("stats", help="invocations, denials, failures and durations from the traces")
-    _common(p, suppress=True)
+    common_options(p, suppress=True)
     p.add_argument("--json", action="store_true")
 
     from codebot.commands.route import add_parsers as add_route_parsers
 
-    add_route_parsers(ssub, _common)
+    add_route_parsers(ssub, common_options)
 
     from codebot.commands import watch as watch_command
 
-    watch_command.add_parser(ssub, _common)
+    watch_command.add_parser(ssub, common_options)
     return parser
 
 
@@ -108,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run(args)
         if args.prompt is not None:
-            from codebot.commands.skills import settings_from
+            from codebot.commands.args import settings_from
             from codebot.ui.print_mode import run_print
 
             prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -117,9 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              extra_dirs=args.add_dir)  # fmt: skip
         import os
 
-        from codebot.agent.setup import ResumeChoice
-        from codebot.commands.skills import settings_from
-        from codebot.ui.line import run_line, should_use_line_mode
+        from codebot.agent.session import ResumeChoice
+        from codebot.commands.args import settings_from
+        from codebot.ui.line.repl import run_line, should_use_line_mode
 
         settings = settings_from(args)
         resume = ResumeChoice(args.continue_, args.resume)

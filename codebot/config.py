@@ -13,14 +13,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from codebot.home import codebot_home
+
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
-
-
-def codebot_home(env: Mapping[str, str] | None = None) -> Path:
-    """Where everything codebot writes lives: `$CODEBOT_HOME`, default `~/.codebot`."""
-    env = os.environ if env is None else env
-    value = env.get("CODEBOT_HOME")
-    return Path(value).expanduser() if value else Path.home() / ".codebot"
 
 
 @dataclass(frozen=True)
@@ -86,8 +81,8 @@ def load_settings(
     api_base: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    from codebot.skills.roots import project_root
-    from codebot.skills.spec import normalize_name
+    from codebot.skills.catalog import project_root
+    from codebot.skills.files import normalize_name
 
     env = os.environ if env is None else env
     home = codebot_home(env)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codebot.config import Settings
-from codebot.skills.catalog import Catalog
-from codebot.skills.roots import default_roots
+from codebot.skills.catalog import Catalog, default_roots
 
 
 def index_path(settings: Settings) -> Path:
@@ -23,7 +22,7 @@ def open_catalog(settings: Settings, load: bool = True) -> Catalog:
     index = None
     if settings.use_index:
         try:
-            from codebot.skills.index import Index
+            from codebot.skills.catalog import Index
         except ImportError:  # the index is an optimisation, never a requirement
             index = None
         else:

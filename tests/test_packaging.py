@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codebot.cli import main
-from codebot.skills.discover import bundled_dir
+from codebot.skills.catalog import bundled_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ("commit", "debug", "refactor", "review", "test")

@@ -60,7 +60,7 @@ def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
 
 
 def _router(settings: Settings):
-    from codebot.skills.router import router_from_settings
+    from codebot.skills.route import router_from_settings
 
     warnings: list[str] = []
     router = router_from_settings(settings, warnings)
@@ -77,7 +77,7 @@ def _semantic_note(router: Any) -> None:
 def _snapshot(settings: Settings, only_dirs: bool = False):
     if only_dirs:
         from codebot.skills.catalog import Catalog
-        from codebot.skills.spec import Root, Source
+        from codebot.skills.files import Root, Source
 
         roots = [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(settings.skills_dirs)]
         return Catalog(roots).load()
@@ -87,8 +87,8 @@ def _snapshot(settings: Settings, only_dirs: bool = False):
 
 
 def run_route(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.activation import active_keys
-    from codebot.skills.policy import Actor, Adapter
+    from codebot.skills.catalog import active_keys
+    from codebot.skills.invoke import Actor, Adapter
 
     request = " ".join(args.request).strip()
     if not request:
@@ -131,8 +131,8 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.policy import Actor
-    from codebot.skills.router import evaluate, parse_cases
+    from codebot.skills.invoke import Actor
+    from codebot.skills.route import evaluate, parse_cases
 
     try:
         lines = args.cases.read_text(encoding="utf-8").splitlines()
@@ -163,7 +163,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     report["index_build_ms"] = round(router.stats["last_build_ms"], 1)
     report["config"] = router.config.to_json()
     if args.baseline or args.min_over_baseline is not None:
-        from codebot.skills.route_baseline import Bm25Baseline, baseline_summary
+        from codebot.skills.route import Bm25Baseline, baseline_summary
 
         base = Bm25Baseline(list(snap))
         report["baseline"] = baseline_summary(evaluate(cases, base.route, known=[s.name for s in snap]))

@@ -8,21 +8,10 @@ import shutil
 import sys
 from typing import Any
 
-from codebot.config import Settings, load_settings
+from codebot.commands.args import settings_from
+from codebot.config import Settings
 from codebot.skills.catalog import Snapshot
-from codebot.skills.spec import Source, Spec
-
-
-def settings_from(args: argparse.Namespace) -> Settings:
-    settings = load_settings(
-        cwd=getattr(args, "cwd", None),
-        skills_dirs=tuple(getattr(args, "skills_dir", None) or ()),
-        model=getattr(args, "model", None),
-        api_base=getattr(args, "api_base", None),
-    )
-    for w in settings.warnings:
-        print(f"codebot: warning: {w}", file=sys.stderr)
-    return settings
+from codebot.skills.files import Source, Spec
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +52,7 @@ def entry(spec: Spec, snap: Snapshot, active: frozenset[str], shadowed_by: Spec 
 
 
 def _active(snap: Snapshot, settings: Settings) -> frozenset[str]:
-    from codebot.skills.activation import active_keys
+    from codebot.skills.catalog import active_keys
 
     return active_keys(snap, settings.project_dir)
 
@@ -118,7 +107,7 @@ def _flags(r: dict[str, Any]) -> str:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.spec import normalize_name
+    from codebot.skills.files import normalize_name
 
     snap = _snapshot(settings)
     spec = snap.get(args.name)
@@ -207,8 +196,7 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
     import shlex
     import time
 
-    from codebot.skills.invoke import Request, process_invocation
-    from codebot.skills.policy import Actor, Adapter
+    from codebot.skills.invoke import Actor, Adapter, Request, process_invocation
 
     snap = _snapshot(settings)
     raw = shlex.join(args.args) if args.args else ""
@@ -257,8 +245,8 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
 def _record(settings: Settings, result, req, ms: float) -> None:
     """Usage and lifecycle trace for a real (not dry-run) CLI invocation."""
     try:
+        from codebot.skills.prompt import UsageTracker
         from codebot.skills.trace import Tracer
-        from codebot.skills.usage import UsageTracker
     except ImportError:
         return
     tracer = Tracer(settings.home / "traces" / "cli.jsonl", "cli")
@@ -278,8 +266,7 @@ HANDLERS["invoke"] = cmd_invoke
 
 
 def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.listing import ListingOptions, listing_for
-    from codebot.skills.usage import UsageTracker
+    from codebot.skills.prompt import ListingOptions, UsageTracker, listing_for
 
     snap = _snapshot(settings)
     usage = UsageTracker(settings.home / "skill-usage.json").scores()

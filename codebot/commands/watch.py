@@ -38,7 +38,7 @@ def _emit(line: str) -> None:
 
 
 def run(args: argparse.Namespace, settings: Any) -> int:
-    from codebot.skills.spec import Severity
+    from codebot.skills.files import Severity
     from codebot.skills.watch import SkillWatcher
     from codebot.workspace import open_catalog
 
@@ -121,11 +121,10 @@ def _on_sigterm(handler: Callable[[], None]) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m codebot.commands.watch [--json] [--skills-dir DIR]`, without cli.py wiring."""
-    from codebot.cli import _common
-    from codebot.commands.skills import settings_from
+    from codebot.commands.args import common_options, settings_from
 
     parser = argparse.ArgumentParser(prog="codebot skills watch", description=HELP)
-    _common(parser, suppress=False)
+    common_options(parser, suppress=False)
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     args = parser.parse_args(argv)
     return run(args, settings_from(args))

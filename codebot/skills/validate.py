@@ -11,10 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codebot.skills.activation import glob_error
-from codebot.skills.discover import scan_root
-from codebot.skills.parse import KNOWN_KEYS, _key_lines, parse_file
-from codebot.skills.spec import Diagnostic, Root, Severity, Source, Spec
+from codebot.skills.catalog import glob_error, scan_root
+from codebot.skills.files import Diagnostic, Root, Severity, Source, Spec
+from codebot.skills.files.parse import KNOWN_KEYS, _key_lines, parse_file
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 NEGATIVE = re.compile(r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b", re.IGNORECASE)
@@ -154,7 +153,7 @@ def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
     """Warnings about descriptions that will route badly: too short, only a title, or
     nearly the same as another skill's (both are named). The missing "Not for …" boundary
     is reported by `check_spec` (`no-negative-boundary`)."""
-    from codebot.skills.router import Tokenizer
+    from codebot.skills.route import Tokenizer
 
     specs = list(specs)
     out: list[Diagnostic] = []

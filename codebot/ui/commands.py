@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from codebot.skills.policy import Actor, eligible
-from codebot.skills.spec import Spec, normalize_name
+from codebot.skills.files import Spec, normalize_name
+from codebot.skills.invoke import Actor, eligible
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ class Controller:
     def __init__(self, settings: Settings, *, emit: Callable[[Any], None] | None = None, client=None,
                  interactive: bool = True, allow: Sequence[str] = (), deny: Sequence[str] = (),
                  resume=None) -> None:  # fmt: skip
-        from codebot.agent.setup import build_session
+        from codebot.agent.session import build_session
         from codebot.workspace import open_catalog
 
         self.settings = settings
@@ -109,7 +109,7 @@ class Controller:
     def _cmd_model(self, args: str) -> Reply:
         if not args:
             return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}")
-        from codebot.agent.setup import select_client
+        from codebot.agent.session import select_client
 
         client = select_client(dataclasses.replace(self.settings, model=args.strip()))
         self.session.client = client

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from codebot.agent import events as ev
+from codebot.agent.session import events as ev
 from codebot.config import Settings
 
 
@@ -26,7 +26,7 @@ def _event_json(e: Any) -> dict[str, Any]:
 
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
               continue_latest: bool = False, resume_id: str | None = None, extra_dirs=()) -> int:
-    from codebot.agent.setup import ResumeChoice, SetupError, build_session
+    from codebot.agent.session import ResumeChoice, SetupError, build_session
     from codebot.workspace import open_catalog
 
     streamed: list[str] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codebot.skills.catalog import Catalog, Snapshot
-from codebot.skills.spec import Diagnostic, Root, Severity, Source
+from codebot.skills.files import Diagnostic, Root, Severity, Source
 
 GOOD_SKILL = "name: good-skill\ndescription: A skill that always loads."
 

@@ -11,10 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from codebot.skills import discover
-from codebot.skills.catalog import Snapshot
-from codebot.skills.parse import MAX_FILE_BYTES, parse_file
-from codebot.skills.spec import Diagnostic, Root, Severity, Source, normalize_name
+from codebot.skills.catalog import Snapshot, discover
+from codebot.skills.files import (
+    MAX_FILE_BYTES,
+    Diagnostic,
+    Root,
+    Severity,
+    Source,
+    normalize_name,
+    parse_file,
+)
 
 pytestmark = pytest.mark.usefixtures("with_good_skill")
 
@@ -178,7 +184,7 @@ def test_50_mb_file_is_rejected_without_being_read(skills_root, load, monkeypatc
     def counting_open(path, mode="r", *args, **kwargs):
         return CountingFile(real_open(path, mode, *args, **kwargs))
 
-    monkeypatch.setattr("codebot.skills.parse.open", counting_open, raising=False)
+    monkeypatch.setattr("codebot.skills.files.parse.open", counting_open, raising=False)
     t0 = time.perf_counter()
     snapshot = load(skills_root)
     assert time.perf_counter() - t0 < 2

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from codebot.skills.catalog import Catalog, Snapshot
-from codebot.skills.spec import Root, Severity, Source, normalize_name
+from codebot.skills.files import Root, Severity, Source, normalize_name
 
 pytestmark = pytest.mark.corpus
 

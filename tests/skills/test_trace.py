@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from codebot.skills.policy import Actor
-from codebot.skills.spec import Source
+from codebot.skills.files import Source
+from codebot.skills.invoke import Actor
 from codebot.skills.trace import (
     EVENTS,
     FIELDS,

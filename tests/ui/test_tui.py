@@ -17,8 +17,7 @@ from textual.command import CommandPalette
 from textual.filter import Monochrome
 from textual.widgets import Collapsible, DataTable, Input, Markdown, Static
 
-from codebot.agent.protocol import ModelError
-from codebot.agent.scripted import ScriptedModel
+from codebot.agent.model import ModelError, ScriptedModel
 from codebot.config import load_settings
 from codebot.ui.controller import Controller
 from codebot.ui.tui.app import CodebotApp
@@ -531,7 +530,7 @@ async def test_the_session_can_be_built_after_the_first_paint(project: Path) -> 
 
 
 async def test_a_session_that_cannot_start_ends_the_app_with_the_reason(project: Path) -> None:
-    from codebot.agent.setup import SetupError
+    from codebot.agent.session import SetupError
 
     def make() -> Controller:
         raise SetupError("no session 'nope' in ~/.codebot/sessions")

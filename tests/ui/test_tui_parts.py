@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codebot.agent import events as ev
+from codebot.agent.session import events as ev
 from codebot.ui.commands import Completion
 from codebot.ui.tui.completer import Completer
 from codebot.ui.tui.describe import skill_line, tool_args

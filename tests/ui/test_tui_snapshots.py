@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import codebot.workspace
-from codebot.agent.scripted import ScriptedModel
+from codebot.agent.model import ScriptedModel
 from codebot.config import load_settings
-from codebot.skills.discover import default_roots
+from codebot.skills.catalog import default_roots
 from codebot.ui.controller import Controller
 from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.approval import ApprovalScreen

@@ -74,7 +74,7 @@ class Tool(abc.ABC):
                 "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}  # fmt: skip
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
-        """What a permission pattern is matched against (see `codebot.agent.approvals`).
+        """What a permission pattern is matched against (see `codebot.agent.permissions.approvals`).
 
         Path tools return the project-relative path; pass `ctx` so that `..` and symlinks
         are resolved (without it the path is only normalised lexically).

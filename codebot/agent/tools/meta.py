@@ -63,8 +63,8 @@ def validate_meta(name: str, args: dict[str, Any]) -> str | None:
 
 def skill_search(session: Any, query: str, limit: int = 5) -> str:
     """Cards for the skills that best match `query`, among those the model may invoke."""
-    from codebot.skills.policy import Actor, eligible
-    from codebot.skills.search import search_cards
+    from codebot.skills.invoke import Actor, eligible
+    from codebot.skills.prompt import search_cards
 
     snap = session.catalog.snapshot
     allowed = [s for s, _ in eligible(snap, Actor.MODEL, session.settings.overrides)]

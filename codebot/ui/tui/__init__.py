@@ -38,7 +38,7 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     controller = None
     if resume is not None and (resume.continue_latest or resume.session_id):
         # A wrong session id should be a plain error before the screen changes.
-        from codebot.agent.setup import SetupError
+        from codebot.agent.session import SetupError
 
         try:
             controller = make_controller()

@@ -17,8 +17,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from codebot.agent import events as ev
-from codebot.agent.protocol import Usage
+from codebot.agent.model import Usage
+from codebot.agent.session import events as ev
 from codebot.config import Settings
 from codebot.ui import commands
 from codebot.ui.tui.completer import Completer
@@ -163,7 +163,7 @@ class CodebotApp(StartupMixin, App[int]):
 
     async def _render_event(self, event: Any) -> None:
         # Loaded with the controller, so off the paint path.
-        from codebot.agent.approvals import ApprovalRequest
+        from codebot.agent.permissions import ApprovalRequest
 
         if isinstance(event, ApprovalRequest):
             self._ask(event)
@@ -183,7 +183,7 @@ class CodebotApp(StartupMixin, App[int]):
         await self.conversation.show(event)
 
     def _ask(self, request: Any) -> None:
-        from codebot.agent.approvals import ApprovalAnswer
+        from codebot.agent.permissions import ApprovalAnswer
         from codebot.ui.tui.approval import ApprovalScreen
 
         def answered(answer: ApprovalAnswer | None) -> None:

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from codebot.agent.approvals import ApprovalAnswer, ApprovalRequest
+from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
 
 TITLES = {"Bash": "Run this command?", "Write": "Write this file?", "Edit": "Make this edit?"}
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from codebot.agent import events as ev
+from codebot.agent.session import events as ev
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
 
 if TYPE_CHECKING:  # the Markdown widget (markdown-it) loads after the first paint

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codebot.agent import events as ev
-from codebot.skills.listing import one_line, truncate
+from codebot.agent.session import events as ev
+from codebot.skills.prompt import one_line, truncate
 
 BULKY = frozenset({"content", "old", "new", "prompt"})  # shown as a size, not inline
 MAIN = ("command", "path", "pattern", "skill", "query", "description", "file")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from codebot.skills.discover import SKIP_DIRS
+from codebot.skills.catalog import SKIP_DIRS
 from codebot.ui.commands import fuzzy_score
 
 MAX_FILES = 5000

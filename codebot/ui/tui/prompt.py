@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from codebot.skills.listing import truncate
+from codebot.skills.prompt import truncate
 from codebot.ui.tui.completer import Completer, Item, Suggestions
 from codebot.ui.tui.history import History
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codebot.config import OVERRIDE_VALUES, Settings
-from codebot.skills import listing as lst
 from codebot.skills.catalog import Snapshot
-from codebot.skills.policy import Actor, decide
-from codebot.skills.spec import Spec
+from codebot.skills.files import Spec
+from codebot.skills.invoke import Actor, decide
+from codebot.skills.prompt import listing as lst
 from codebot.ui.commands import shadowed_by_builtin
 
 

@@ -16,8 +16,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from codebot.skills.listing import truncate
-from codebot.skills.roots import bundled_dir
+from codebot.skills.catalog import bundled_dir
+from codebot.skills.prompt import truncate
 from codebot.ui.tui.rows import Row, current_listing, filter_rows, next_override, skill_rows
 
 STATE_STYLES = {"on": "green", "off": "red", "user-only": "yellow", "model-only": "cyan",

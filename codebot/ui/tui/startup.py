@@ -22,11 +22,11 @@ log = logging.getLogger("codebot.tui")
 def needs_warm_up(client: Any) -> bool:
     """Only the litellm client imports litellm (seconds) on first use; offline and scripted
     clients never do."""
-    return not getattr(client, "offline", False) and type(client).__module__ == "codebot.agent.model"
+    return not getattr(client, "offline", False) and type(client).__module__ == "codebot.agent.model.litellm_client"
 
 
 def _warm_up() -> None:
-    from codebot.agent import model
+    from codebot.agent.model import litellm_client as model
 
     warm = getattr(model, "warm_up", None)
     if warm is not None:
@@ -88,7 +88,7 @@ class StartupMixin:
         await self.conversation.add_line(f"codebot {codebot.__version__} · {project} · "
                                          f"{c.skill_count()} skills · /help for commands and keys")  # fmt: skip
         if c.offline:
-            from codebot.agent.offline import HOW_TO
+            from codebot.agent.model import HOW_TO
 
             await self.conversation.add_line("No model is configured, so codebot runs offline. " + HOW_TO, "warning")
         for warning in (*c.settings.warnings, *c.session.approvals.warnings):

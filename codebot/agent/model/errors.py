@@ -1,0 +1,138 @@
+"""Model failures in plain words: what kind of failure an exception is, and what to tell the person.
+
+Classification looks only at class names, status codes and messages, so it never has to
+import litellm, openai or httpx (`model` stays the only module that imports litellm).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+
+from codebot.agent.model.protocol import ModelError
+from codebot.agent.model.providers import PROVIDER_KEYS, provider_of
+
+_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception)\s*[:\-]\s*)+")
+
+
+def _said(exc: BaseException) -> str:
+    """What the provider said, without litellm's `litellm.XError: OpenAIException - ` prefixes."""
+    text = str(getattr(exc, "message", None) or exc).strip()
+    text = _PREFIX.sub("", text).strip() or type(exc).__name__
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def model_error(exc: BaseException, model: str, timeout: float, *, received: bool, retries: int = 0,
+                api_base: str | None = None, api_key: str | None = None) -> ModelError:  # fmt: skip
+    """`exc` in plain words. Retryable only when nothing has streamed yet."""
+    kind, status = _classify(exc)
+    said = _said(exc)
+    where = api_base or provider_of(model)
+    if kind == "auth":
+        message = f"Authentication failed for {model}: {_key_hint(model, status, said, api_base, api_key)}"
+    elif kind == "rate_limit":
+        message = f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
+    elif kind == "context":
+        message = (f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
+                   "Use /clear to start over, or switch to a model with a larger context window.")  # fmt: skip
+    elif kind == "timeout" and received:
+        message = f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was abandoned."
+    elif kind == "timeout":
+        message = f"{model} did not answer within {timeout:g} seconds."
+    elif received:
+        message = f"The answer from {where} broke off mid-stream: {said}"
+    elif kind == "connection":
+        message = f"Could not reach {where}: {said} Check the network connection and the API base URL."
+    elif kind == "server":
+        message = (
+            f"{where} had a server error ({status or 'no status'}): {said} Try again later."
+        )
+    elif kind == "not_found":
+        message = (
+            f"Model {model} was not found at {where}: {said} Check the model name (/model)."
+        )
+    elif kind == "bad_request":
+        message = f"{where} rejected the request for {model}: {said}"
+    else:
+        message = f"{model} failed: {type(exc).__name__}: {said}"
+    if retries:
+        message += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
+    retryable = kind in ("rate_limit", "server", "connection", "timeout") and not received
+    return ModelError(kind, message, retryable=retryable, status=status)
+
+
+def _key_hint(model: str, status: int | None, said: str, api_base: str | None, api_key: str | None) -> str:
+    """Which key is missing or was refused, and what to do about it."""
+    missing = bool(_MISSING_KEY.search(said))
+    refused = "is not allowed to use this model" if status == 403 else "was rejected"
+    provider = provider_of(model)
+    var = PROVIDER_KEYS.get(provider, f"{provider.upper()}_API_KEY")
+    if api_base:
+        if missing or not (api_key or os.environ.get(var)):
+            return (f"no API key was given for {api_base}. Set the key for that server "
+                    f"(api_key in the config, or {var}) and try again.")  # fmt: skip
+        return (f"the key for {api_base} {refused} ({said.rstrip('.')}). "
+                "Check the key for that server and try again.")  # fmt: skip
+    if api_key:
+        return f"the configured API key for {provider} {refused} ({said.rstrip('.')}). Check it, or set {var}."
+    if missing or not os.environ.get(var):
+        return f"{var} is not set. Export {var}=<your key>, or pick another model with /model or --model."
+    return (f"{provider} rejected {var} ({said.rstrip('.')}). Check that the key is valid and active, "
+            f"then export it again, or pick another model with /model.")  # fmt: skip
+
+
+_MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set", re.I)
+_NO_CONNECTION = re.compile(
+    r"\bconnection (?:error|refused)\b|name or service not known|all connection attempts failed",
+    re.I,
+)
+
+
+def _classify(exc: BaseException) -> tuple[str, int | None]:
+    """(kind, HTTP status) of a litellm/openai/httpx/asyncio exception, without importing them."""
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return "timeout", None
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    if _MISSING_KEY.search(str(exc)):  # litellm reports a missing key as a 500
+        return "auth", None
+    if "ContextWindowExceededError" in names:
+        return "context", status or 400
+    if names & {"AuthenticationError", "PermissionDeniedError"}:
+        return "auth", status
+    if "RateLimitError" in names:
+        return "rate_limit", status or 429
+    if names & {"Timeout", "APITimeoutError", "TimeoutException"}:
+        return "timeout", None
+    if "NotFoundError" in names:
+        return "not_found", 404
+    if "BadRequestError" in names:
+        text = str(exc).lower()
+        if "context length" in text or "context_length" in text or "too many tokens" in text:
+            return "context", status
+        return "bad_request", status
+    if _NO_CONNECTION.search(str(exc)):  # litellm reports a refused connection as a 500 too
+        return "connection", None
+    if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
+        return "server", status
+    if names & {"APIConnectionError", "ConnectError", "TransportError", "ConnectionError"}:
+        return "connection", None
+    return _by_status(status), status
+
+
+def _by_status(status: int | None) -> str:
+    if status is None:
+        return "unknown"
+    if status in (401, 403):
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if status == 404:
+        return "not_found"
+    if status >= 500:
+        return "server"
+    if status in (400, 413, 422):
+        return "bad_request"
+    return "unknown"

@@ -1,0 +1,281 @@
+"""The litellm-backed model client: streaming, tool-call assembly, retries.
+
+Failures are put into plain words by `model_errors`; provider key tables live in `providers`.
+
+This is the only module that imports litellm, and only inside `_litellm()`: the import
+takes seconds, so front ends call `warm_up()` in a background thread once they paint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import threading
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from codebot.agent.model.errors import model_error
+from codebot.agent.model.protocol import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    StreamItem,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
+from codebot.agent.model.providers import (
+    DEFAULT_MODELS,
+    PROVIDER_KEYS,
+    default_model_for,
+    provider_key_present,
+)
+
+# The provider tables lived here before the split; setup and tests still import them from here.
+__all__ = [
+    "DEFAULT_MODELS",
+    "PROVIDER_KEYS",
+    "LiteLLMClient",
+    "default_model_for",
+    "provider_key_present",
+    "warm_up",
+]
+
+_lock = threading.Lock()
+_module: Any = None
+
+
+def _litellm() -> Any:
+    """Import and configure litellm once: no `.env` loading, no network, no chatter."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            # Without these, importing litellm loads ./.env into os.environ and fetches a price map.
+            os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.telemetry = False
+            litellm.suppress_debug_info = True
+            litellm.drop_params = True
+            if not os.environ.get("LITELLM_LOG"):  # the person asked for litellm's logs
+                for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL)
+            _module = litellm
+    return _module
+
+
+def warm_up() -> None:
+    """Import litellm now (call from a background thread after the UI is up)."""
+    _litellm()
+
+
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+class _ToolCallAccumulator:
+    """Tool-call deltas keyed by their index: id and name from the first, arguments joined."""
+
+    def __init__(self) -> None:
+        self._slots: list[dict[str, str]] = []
+        self._by_index: dict[Any, int] = {}
+
+    def add(self, delta: Any) -> None:
+        index = _get(delta, "index")
+        fn = _get(delta, "function")
+        call_id, name = _get(delta, "id"), _get(fn, "name")
+        slot = self._by_index.get(index)
+        # Some providers give every parallel call index 0; a new id with a name is a new call.
+        if slot is None or (call_id and name and self._slots[slot]["id"] not in ("", call_id)):
+            slot = len(self._slots)
+            self._by_index[index] = slot
+            self._slots.append({"id": "", "name": "", "arguments": ""})
+        entry = self._slots[slot]
+        if call_id and not entry["id"]:
+            entry["id"] = call_id
+        if name and not entry["name"]:
+            entry["name"] = name
+        entry["arguments"] += _get(fn, "arguments") or ""
+
+    def calls(self) -> tuple[ToolCall, ...]:
+        return tuple(ToolCall(s["id"] or f"call_{uuid.uuid4().hex[:24]}", s["name"], s["arguments"])
+                     for s in self._slots if s["name"])  # fmt: skip
+
+
+class LiteLLMClient:
+    """A `ModelClient` for any provider litellm speaks to."""
+
+    offline = False
+
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
+                 max_retries: int = 3, backoff: float = 0.5, timeout: float = 600.0,
+                 completion_kwargs: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+        self.model = model
+        self.api_base = api_base
+        self.api_key = api_key
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.timeout = timeout
+        #: Extra arguments for `litellm.acompletion` (e.g. `mock_response` in tests).
+        self.completion_kwargs = dict(completion_kwargs or {})
+        self._context_window: int | None = None
+        self._context_known = False
+
+    @property
+    def context_window(self) -> int | None:
+        """Max input tokens from litellm's model map, looked up (and litellm imported) on first use."""
+        if not self._context_known:
+            try:
+                info = _litellm().get_model_info(self.model)
+                self._context_window = info.get("max_input_tokens") or info.get("max_tokens")
+            except Exception:
+                self._context_window = None
+            self._context_known = True
+        return self._context_window
+
+    @context_window.setter
+    def context_window(self, value: int | None) -> None:
+        """An explicit window (e.g. from the config) wins over litellm's map."""
+        self._context_window, self._context_known = value, True
+
+    # -- the request ---------------------------------------------------------------
+    def _kwargs(self, litellm: Any, request: ModelRequest, model: str) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": model, "messages": list(request.messages), "tools": list(request.tools) or None,
+            "stream": True, "timeout": min(request.timeout, self.timeout), "num_retries": 0,
+        }  # fmt: skip
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        try:
+            params = litellm.get_supported_openai_params(model=model) or ()
+        except Exception:
+            params = ("stream_options",)  # unknown model: drop_params removes it if unwanted
+        if "stream_options" in params:
+            kwargs["stream_options"] = {"include_usage": True}
+        if request.effort:
+            try:
+                if litellm.supports_reasoning(model):
+                    kwargs["reasoning_effort"] = request.effort
+            except Exception:
+                pass
+        kwargs.update(self.completion_kwargs)
+        return kwargs
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        litellm = _module or await asyncio.to_thread(_litellm)
+        model = request.model or self.model
+        kwargs = self._kwargs(litellm, request, model)
+        timeout = min(request.timeout, self.timeout)  # the stricter of request and client
+        attempt = 0
+        while True:
+            response: Any = None
+            try:
+                try:
+                    response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout)
+                    iterator = response.__aiter__()
+                    chunk = await asyncio.wait_for(iterator.__anext__(), timeout)
+                except StopAsyncIteration:
+                    chunk = None
+                except Exception as exc:
+                    error = self._error(exc, model, timeout, received=False, retries=attempt)
+                    if not error.retryable or attempt >= self.max_retries:
+                        raise error from exc
+                    if response is not None:
+                        await _close(response)
+                        response = None
+                    await asyncio.sleep(self._delay(attempt, exc))
+                    attempt += 1
+                    continue
+                text: list[str] = []
+                calls = _ToolCallAccumulator()
+                usage = Usage()
+                finish: str | None = None
+                while chunk is not None:
+                    piece, finish_now, usage_now = self._absorb(chunk, calls)
+                    finish = finish_now or finish
+                    if usage_now is not None:
+                        usage = usage_now
+                    if piece:
+                        text.append(piece)
+                        yield TextDelta(piece)
+                    try:
+                        chunk = await asyncio.wait_for(iterator.__anext__(), timeout)
+                    except StopAsyncIteration:
+                        chunk = None
+                    except Exception as exc:
+                        raise self._error(exc, model, timeout, received=True) from exc
+                yield Completion(
+                    "".join(text), calls.calls(), self._cost(litellm, model, usage), model, finish
+                )
+                return
+            finally:
+                if response is not None:
+                    await _close(response)
+
+    @staticmethod
+    def _absorb(chunk: Any, calls: _ToolCallAccumulator) -> tuple[str, str | None, Usage | None]:
+        """Feed one chunk: returns its text, its finish reason and its usage (if any)."""
+        raw_usage = _get(chunk, "usage")
+        usage = None
+        if raw_usage is not None:
+            usage = Usage(
+                int(_get(raw_usage, "prompt_tokens") or 0),
+                int(_get(raw_usage, "completion_tokens") or 0),
+            )
+        choices = _get(chunk, "choices") or []
+        if not choices:
+            return "", None, usage
+        choice = choices[0]
+        delta = _get(choice, "delta")
+        for call in (_get(delta, "tool_calls") or []) if delta is not None else []:
+            calls.add(call)
+        text = (_get(delta, "content") or "") if delta is not None else ""
+        return text, _get(choice, "finish_reason"), usage
+
+    @staticmethod
+    def _cost(litellm: Any, model: str, usage: Usage) -> Usage:
+        if not (usage.prompt_tokens or usage.completion_tokens):
+            return usage
+        try:
+            prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=usage.prompt_tokens,
+                                                        completion_tokens=usage.completion_tokens)  # fmt: skip
+            return Usage(
+                usage.prompt_tokens, usage.completion_tokens, float(prompt) + float(completion)
+            )
+        except Exception:
+            return usage
+
+    def _delay(self, attempt: int, exc: BaseException) -> float:
+        delay = self.backoff * 2**attempt * random.uniform(0.5, 1.5)
+        headers = _get(getattr(exc, "response", None), "headers")
+        try:
+            retry_after = float(headers.get("retry-after")) if headers else None
+        except (TypeError, ValueError):
+            retry_after = None
+        if retry_after is not None and 0 <= retry_after <= 60:
+            delay = max(delay, retry_after)
+        return delay
+
+    def _error(self, exc: BaseException, model: str, timeout: float, *, received: bool,
+               retries: int = 0) -> ModelError:  # fmt: skip
+        """`exc` in plain words (see `model_errors`). Retryable only when nothing has streamed yet."""
+        return model_error(exc, model, timeout, received=received, retries=retries,
+                           api_base=self.api_base, api_key=self.api_key)  # fmt: skip
+
+
+async def _close(response: Any) -> None:
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:
+        pass

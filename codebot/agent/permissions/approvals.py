@@ -1,0 +1,207 @@
+"""Approval decisions and requests: which calls run, which are refused, which ask first.
+
+The rules themselves (their syntax and how a call matches one) live in `permissions`.
+Order: deny rules win; read-only tools are allowed; then session grants, --allow/config
+rules and the turn's grants (a skill's allowed-tools) allow; anything else asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from codebot.agent.permissions.rules import (
+    BASH_METACHARS,
+    PATH_TOOLS,
+    READ_ONLY_TOOLS,
+    Pattern,
+    has_shell_metachars,
+    parse_pattern,
+)
+from codebot.agent.tools import ToolContext, ToolError, display_path, resolve_path
+
+# The permission names lived here before the split; other code still imports them from here.
+__all__ = [
+    "BASH_METACHARS",
+    "PATH_TOOLS",
+    "READ_ONLY_TOOLS",
+    "ApprovalAnswer",
+    "ApprovalRequest",
+    "Approvals",
+    "Pattern",
+    "Verdict",
+    "has_shell_metachars",
+    "parse_pattern",
+    "preview_for",
+    "session_pattern_for",
+]
+
+
+def session_pattern_for(tool: str, subject: str) -> Pattern:
+    """What "allow for the session" should grant: exactly this command, or exactly this path.
+
+    Built directly (never parsed), so a command ending in `:*` or a path containing glob
+    characters grants nothing more than what the person saw.
+    """
+    return Pattern.exact(tool, subject)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: Literal["allow", "deny", "ask"]
+    rule: str | None
+    reason: str
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome == "allow"
+
+
+class Approvals:
+    def __init__(
+        self,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        read_only_tools: Collection[str] = READ_ONLY_TOOLS,
+    ) -> None:
+        self.warnings: list[str] = []
+        self.allow_rules: list[Pattern] = self._parse_all(allow, "allow")
+        self.deny_rules: list[Pattern] = self._parse_all(deny, "deny")
+        self.read_only_tools = frozenset(read_only_tools)
+        self.session_rules: list[Pattern] = []
+
+    def _parse_all(self, texts: Iterable[str], what: str) -> list[Pattern]:
+        rules = []
+        for text in texts:
+            try:
+                rules.append(parse_pattern(text))
+            except ValueError as e:
+                self.warnings.append(f"ignored {what} pattern {text!r}: {e}")
+        return rules
+
+    def grant_session(self, pattern: str | Pattern) -> Pattern | None:
+        """Allow calls matching `pattern` for the rest of the session (never raises)."""
+        if isinstance(pattern, Pattern):
+            rule = pattern
+        else:
+            try:
+                rule = parse_pattern(pattern)
+            except ValueError as e:
+                self.warnings.append(f"ignored session grant {pattern!r}: {e}")
+                return None
+        if rule not in self.session_rules:
+            self.session_rules.append(rule)
+        return rule
+
+    def add_allow(self, pattern: str) -> bool:
+        rules = self._parse_all([pattern], "allow")
+        self.allow_rules.extend(rules)
+        return bool(rules)
+
+    def add_deny(self, pattern: str) -> bool:
+        rules = self._parse_all([pattern], "deny")
+        self.deny_rules.extend(rules)
+        return bool(rules)
+
+    def check(self, tool: str, subject: str, turn_grants: Sequence[str | Pattern] = ()) -> Verdict:
+        subject = subject or ""
+        for rule in self.deny_rules:
+            if rule.matches_for_deny(tool, subject):
+                return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
+        if tool in self.read_only_tools:
+            return Verdict("allow", None, f"{tool} is read-only")
+        for rule in self.session_rules:
+            if rule.matches(tool, subject):
+                return Verdict("allow", rule.text, f"allowed for this session by {rule.text}")
+        for rule in self.allow_rules:
+            if rule.matches(tool, subject):
+                return Verdict("allow", rule.text, f"allowed by the rule {rule.text}")
+        for grant in turn_grants:
+            rule = grant if isinstance(grant, Pattern) else _try_parse(grant)
+            if rule is not None and rule.matches(tool, subject):
+                return Verdict("allow", rule.text, f"allowed for this turn by {rule.text} (the active skill's allowed-tools)")
+        why = "needs approval"
+        if tool == "Bash" and has_shell_metachars(subject):
+            why = "needs approval (the command chains, pipes or redirects, so prefix rules do not apply)"
+        return Verdict("ask", None, why)
+
+
+def _try_parse(text: str) -> Pattern | None:
+    try:
+        return parse_pattern(text)
+    except (ValueError, TypeError):
+        return None
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class ApprovalAnswer(enum.Enum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_SESSION = "allow_session"
+    DENY = "deny"
+
+
+@dataclass
+class ApprovalRequest:
+    tool: str
+    arguments: dict[str, Any]
+    subject: str
+    preview: str
+    future: asyncio.Future[ApprovalAnswer] | None = None
+
+
+PREVIEW_MAX_LINES = 2000
+NEW_FILE_HEAD_LINES = 40
+
+
+def preview_for(tool: str, args: Mapping[str, Any], ctx: ToolContext) -> str:
+    """What the person sees before approving: the command, or the diff the call would make.
+
+    Never raises: a call that would fail shows why instead.
+    """
+    try:
+        return _preview(tool, args, ctx)
+    except ToolError as e:
+        return f"({e})"
+    except Exception as e:
+        return f"(no preview: {type(e).__name__}: {e})"
+
+
+def _preview(tool: str, args: Mapping[str, Any], ctx: ToolContext) -> str:
+    from codebot.agent.tools import apply_edit, unified_diff
+
+    if tool == "Bash":
+        return str(args.get("command", ""))
+    if tool in ("Edit", "Write") and isinstance(args.get("path"), str):
+        path = resolve_path(ctx, args["path"])
+        shown = display_path(ctx, path)
+        if tool == "Edit":
+            if not path.is_file():
+                return f"(file not found: {shown}; the edit will fail)"
+            before = path.read_text(encoding="utf-8", errors="replace")
+            after, _ = apply_edit(before, str(args.get("old", "")), str(args.get("new", "")),
+                                  bool(args.get("replace_all")), shown)  # fmt: skip
+            return unified_diff(before, after, shown, max_lines=PREVIEW_MAX_LINES)
+        content = str(args.get("content", ""))
+        if path.is_file():
+            before = path.read_text(encoding="utf-8", errors="replace")
+            if before == content:
+                return f"(no change: {shown} already has this content)"
+            return unified_diff(before, content, shown, max_lines=PREVIEW_MAX_LINES)
+        lines = content.splitlines()
+        head = "\n".join(lines[:NEW_FILE_HEAD_LINES])
+        more = f"\n[... {len(lines) - NEW_FILE_HEAD_LINES} more lines]" if len(lines) > NEW_FILE_HEAD_LINES else ""
+        size = len(content.encode("utf-8"))
+        return f"new file {shown} ({size} bytes, {len(lines)} lines)\n{head}{more}"
+    if tool in PATH_TOOLS and isinstance(args.get("path"), str):
+        return display_path(ctx, resolve_path(ctx, args["path"]))
+    text = json.dumps(dict(args), indent=2, ensure_ascii=False, default=str)
+    return text if len(text) <= 4000 else text[:4000] + "\n[...]"

@@ -1,0 +1,375 @@
+"""The turn loop: user message → model → tools → model … → answer.
+
+One `Session` holds one conversation. `run_turn` sends the user's text (or runs a `/skill`
+they typed), streams the model's answer, runs the tools it asks for, applies a skill's
+delta for the rest of the turn only, and records everything in the transcript as it
+happens. Front ends receive typed events through `emit`; approvals are events carrying a
+future the front end resolves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from codebot.agent.model import (
+    Completion,
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
+from codebot.agent.permissions import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approvals,
+    preview_for,
+    session_pattern_for,
+)
+from codebot.agent.session import events as ev
+from codebot.agent.session.transcript import Transcript, repair
+from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
+from codebot.agent.tools import (
+    META_TOOLS,
+    SKILL,
+    SKILL_SEARCH,
+    TASK,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+)
+from codebot.config import Settings
+from codebot.skills.catalog import Catalog
+from codebot.skills.invoke import Actor, Invocation, Request, process_invocation
+
+Emit = Callable[[ev.Event | ApprovalRequest], None]
+MAX_STEPS = 50
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        catalog: Catalog,
+        client: ModelClient,
+        *,
+        registry: ToolRegistry,
+        approvals: Approvals,
+        emit: Emit | None = None,
+        interactive: bool = False,
+        transcript: Transcript | None = None,
+        session_id: str = "",
+        history: list[dict[str, Any]] | None = None,
+        usage_tracker=None,
+        tracer=None,
+        depth: int = 0,
+        chain: tuple[str, ...] = (),
+        system_prompt: str | None = None,
+        tool_filter: Callable[[str], bool] | None = None,
+        base_model: str | None = None,
+        max_steps: int = MAX_STEPS,
+        subagents: SubAgents = NO_SUBAGENTS,
+    ) -> None:
+        self.settings = settings
+        self.catalog = catalog
+        self.client = client
+        self.registry = registry
+        self.approvals = approvals
+        self.emit: Emit = emit or (lambda _e: None)
+        self.interactive = interactive
+        self.transcript = transcript
+        self.id = session_id or (transcript.id if transcript else "")
+        self.history: list[dict[str, Any]] = list(history or [])
+        self.usage_tracker = usage_tracker
+        self.tracer = tracer
+        self.depth = depth
+        self.chain = chain
+        self.tool_filter = tool_filter or (lambda _n: True)
+        self.base_model = base_model
+        self.max_steps = max_steps
+        # How forks and Task calls run (`subagent`, passed in by `setup`): the sub-agent
+        # module builds Sessions, so this module must not import it.
+        self.subagents = subagents
+        self.total_usage = Usage()
+        self.last_listing: str | None = None
+        self.context = ToolContext(project_dir=settings.project_dir)
+        self._system = system_prompt
+        self._active_cache: tuple[int, float, frozenset[str]] | None = None
+
+    # -- prompts ----------------------------------------------------------------------
+
+    @property
+    def system_prompt(self) -> str:
+        if self._system is None:
+            self._system = render_system(self.settings.project_dir, self._tool_names(set()))
+        return self._system
+
+    def _tool_names(self, hidden: set[str]) -> list[str]:
+        names = [*self.registry.names(), *META_TOOLS]
+        return [n for n in names if n not in hidden and self.tool_filter(n)]
+
+    def tool_schemas(self, turn: TurnState) -> list[dict[str, Any]]:
+        hidden = {n for n in (*self.registry.names(), *META_TOOLS) if n in turn.hidden or not self.tool_filter(n)}
+        schemas = self.registry.schemas(hidden=hidden)
+        schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
+        return schemas
+
+    def active_keys(self) -> frozenset[str]:
+        """`paths:` activation, cached for a few seconds per catalog generation."""
+        from codebot.skills.catalog import active_keys
+
+        snap = self.catalog.snapshot
+        now = time.monotonic()
+        c = self._active_cache
+        if c is not None and c[0] == snap.generation and now - c[1] < 10:
+            return c[2]
+        keys = active_keys(snap, self.settings.project_dir)
+        self._active_cache = (snap.generation, now, keys)
+        return keys
+
+    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
+        from codebot.skills.prompt import ListingOptions, build_reminders, listing_for
+
+        usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
+        options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
+                                 self.settings.listing_when, self.client.context_window)  # fmt: skip
+        specs = list(self.catalog.snapshot)
+        k = self.settings.preselect
+        if k > 0 and request:
+            # Opt-in for very large catalogs: list only the top-K routed skills plus the
+            # ten most used, instead of every name.
+            from codebot.skills.route import preselect
+
+            recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
+            specs = preselect(request, specs, k, recent)
+        listing = listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(),
+                              usage=usage, options=options)  # fmt: skip
+        blocks, sent = build_reminders(now=datetime.now(), listing=listing, last_listing_text=self.last_listing,
+                                       path_hints=turn.path_hints)  # fmt: skip
+        self.last_listing = sent
+        return blocks
+
+    # -- history ----------------------------------------------------------------------
+
+    def add(self, message: dict[str, Any]) -> None:
+        self.history.append(message)
+        if self.transcript is not None:
+            self.transcript.append(message)
+
+    def clear(self) -> None:
+        self.history.clear()
+        self.last_listing = None
+        if self.transcript is not None:
+            self.transcript.mark("clear")
+
+    # -- the turn -----------------------------------------------------------------------
+
+    async def run_turn(self, text: str) -> TurnRecord:
+        turn = TurnState()
+        record = TurnRecord()
+        try:
+            content = await self._user_content(text, turn, record)
+            if content is not None:
+                self.add({"role": "user", "content": content})
+                await self._loop(turn, record)
+        except asyncio.CancelledError:
+            record.cancelled = True
+            self.history[:] = repair(self.history)
+            self.emit(ev.TurnEnded(record.usage, cancelled=True, text=record.text))
+            raise
+        except ModelError as exc:
+            record.error, record.error_kind = exc.message, exc.kind
+            self.emit(ev.ErrorEvent(exc.message, exc.kind))
+        finally:
+            if self.transcript is not None:
+                self.transcript.sync()
+        if not record.cancelled:
+            self.emit(ev.TurnEnded(record.usage, error=record.error, text=record.text))
+        return record
+
+    async def _user_content(self, text: str, turn: TurnState, record: TurnRecord) -> str | None:
+        """The user message to send, or None when a `/skill` was handled without the model."""
+        body = text
+        if text.startswith("/") and len(text) > 1 and not text.startswith("//"):
+            name, _, args = text[1:].partition(" ")
+            result = await self.invoke_skill(name, args, Actor.HUMAN, turn, record)
+            if not result.ok:
+                record.error, record.error_kind = result.message, "skill"
+                self.emit(ev.ErrorEvent(result.message, "skill"))
+                return None
+            if result.mode == "fork":
+                answer = await self.fork(result, record)
+                self.add({"role": "user", "content": text})
+                self.add({"role": "assistant", "content": answer})
+                record.text = answer
+                self.emit(ev.AssistantText(answer, self.depth))
+                return None
+            body = result.prompt
+        reminders = self.reminders(turn, text)
+        return "\n".join([*reminders, body]) if reminders else body
+
+    async def _loop(self, turn: TurnState, record: TurnRecord) -> None:
+        for _ in range(self.max_steps):
+            request = ModelRequest(
+                messages=[{"role": "system", "content": self.system_prompt}, *self.history],
+                tools=self.tool_schemas(turn),
+                model=turn.model or self.base_model,
+                effort=turn.effort,
+            )
+            completion = await self._complete(request)
+            record.usage = record.usage + completion.usage
+            self.total_usage = self.total_usage + completion.usage
+            message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
+            if completion.tool_calls:
+                message["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in completion.tool_calls
+                ]
+            self.add(message)
+            if completion.text:
+                record.text = completion.text
+                self.emit(ev.AssistantText(completion.text, self.depth))
+            if not completion.tool_calls:
+                return
+            for call in completion.tool_calls:
+                result = await self._run_tool(call, turn, record)
+                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
+
+    async def _complete(self, request: ModelRequest) -> Completion:
+        completion: Completion | None = None
+        async for item in self.client.stream(request):
+            if isinstance(item, TextDelta):
+                self.emit(ev.TextDelta(item.text, self.depth))
+            else:
+                completion = item
+        if completion is None:
+            raise ModelError("unknown", "the model's stream ended without a result")
+        return completion
+
+    # -- tools --------------------------------------------------------------------------
+
+    async def _run_tool(self, call: ToolCall, turn: TurnState, record: TurnRecord) -> ToolResult:
+        try:
+            args = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError:
+            args = None
+        shown = args if isinstance(args, dict) else {"_raw": call.arguments}
+        self.emit(ev.ToolStarted(call.id, call.name, shown, self.depth))
+        t0 = time.perf_counter()
+        if call.name in turn.hidden or not self.tool_filter(call.name):
+            result = ToolResult(f"tool {call.name} is not available in this turn", "error")
+        elif not isinstance(args, dict):
+            result = ToolResult(f"{call.name}: the arguments were not a valid JSON object; send a JSON object", "error")
+        elif call.name in META_TOOLS:
+            result = await self._run_meta(call.name, args, turn, record)
+        else:
+            result = await self._run_builtin(call.name, args, turn)
+        record.tool_calls.append({"name": call.name, "arguments": shown, "status": result.status})
+        self.emit(ev.ToolFinished(call.id, call.name, result.status, result.content,
+                                  (time.perf_counter() - t0) * 1000, self.depth))  # fmt: skip
+        return result
+
+    async def _run_builtin(self, name: str, args: dict[str, Any], turn: TurnState) -> ToolResult:
+        tool = self.registry.get(name)
+        if tool is None:
+            return await self.registry.call(name, args, self.context)  # the registry explains
+        problem = self.registry.invalid(name, args)
+        if problem:
+            return ToolResult(problem, "error")
+        # Read-only tools are checked too: a deny rule such as `Read(.env)` must hold.
+        subject = tool.approval_subject(args, self.context)
+        verdict = self.approvals.check(name, subject, turn.grants)
+        if verdict.outcome == "deny":
+            return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
+        if verdict.outcome == "ask" and not await self._ask(name, args, subject):
+            how = "" if self.interactive else f" (non-interactive: allow it with --allow '{name}(...)')"
+            return ToolResult(f"the person did not approve this {name} call{how}. {verdict.reason}", "denied")
+        return await self.registry.call(name, args, self.context)
+
+    async def _ask(self, tool: str, args: dict[str, Any], subject: str) -> bool:
+        if not self.interactive:
+            return False
+        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+        request = ApprovalRequest(tool, args, subject, preview_for(tool, args, self.context), future)
+        self.emit(request)
+        answer = await future
+        if answer is ApprovalAnswer.ALLOW_SESSION:
+            self.approvals.grant_session(session_pattern_for(tool, subject))
+        return answer in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
+
+    async def _run_meta(self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord) -> ToolResult:
+        from codebot.agent.tools import validate_meta
+
+        problem = validate_meta(name, args)
+        if problem:
+            return ToolResult(problem, "error")
+        if name == SKILL:
+            actor = Actor.MODEL if self.depth == 0 else (Actor.SKILL if self.chain else Actor.AGENT)
+            result = await self.invoke_skill(str(args["skill"]), str(args.get("args") or ""), actor, turn, record)
+            if not result.ok:
+                return ToolResult(result.message, "error")
+            if result.mode == "fork":
+                return ToolResult(await self.fork(result, record))
+            return ToolResult(result.prompt)
+        if name == SKILL_SEARCH:
+            from codebot.agent.tools import skill_search
+
+            return ToolResult(skill_search(self, str(args["query"]), int(args.get("limit") or 5)))
+        if name == TASK:
+            task = self.subagents.run_task(self, str(args["prompt"]), str(args.get("agent") or "general"),
+                                           description=str(args.get("description", "")))  # fmt: skip
+            return ToolResult(await task)
+        return ToolResult(f"unknown tool {name}", "error")
+
+    # -- skills ---------------------------------------------------------------------------
+
+    async def invoke_skill(self, name: str, args: str, actor: Actor, turn: TurnState,
+                           record: TurnRecord) -> Invocation | Any:  # fmt: skip
+        req = Request(
+            skill=name, args=args, actor=actor, session_id=self.id, project_dir=self.settings.project_dir,
+            chain=self.chain, overrides=self.settings.overrides, shell="run",
+            shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        # Shell injections block; run them off the event loop so the UI stays live.
+        result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
+        ms = (time.perf_counter() - t0) * 1000
+        self._trace(result, actor, name, ms)
+        if result.ok:
+            if self.usage_tracker is not None:
+                await asyncio.to_thread(self.usage_tracker.record, result.spec.key)
+            if result.mode == "inline":
+                turn.apply(result.delta)
+            record.skills.append({"name": result.spec.name, "actor": actor.value, "mode": result.mode})
+            self.emit(ev.SkillActivated(result.spec.name, actor.value, result.mode, result.spec.source.value,
+                                        result.delta.to_json() if result.delta else {}, self.depth))  # fmt: skip
+            for note in result.notes:
+                self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
+        return result
+
+    def _trace(self, result: Any, actor: Actor, name: str, ms: float) -> None:
+        if self.tracer is None:
+            return
+        spec = getattr(result, "spec", None)
+        source = spec.source.value if spec is not None else None
+        skill = spec.name if spec is not None else name
+        if result.ok:
+            for e in ("eligible", "selected", "activated"):
+                self.tracer.emit(e, actor=actor.value, skill=skill, source=source, mode=result.mode)
+            self.tracer.emit("executing", actor=actor.value, skill=skill, source=source, mode=result.mode)
+            self.tracer.emit("completed", actor=actor.value, skill=skill, source=source, mode=result.mode,
+                             duration_ms=ms)  # fmt: skip
+        else:
+            event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
+            self.tracer.emit(event, actor=actor.value, skill=skill, source=source, reason=result.message,
+                             duration_ms=ms)  # fmt: skip
+
+    async def fork(self, inv: Invocation, record: TurnRecord) -> str:
+        return await self.subagents.run_fork(self, inv)

@@ -1,0 +1,126 @@
+"""Assemble a session from settings: the model client, tools, approvals, transcript,
+usage and traces. Shared by print mode, line mode and the TUI.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codebot.agent.model import ModelClient
+from codebot.agent.permissions import Approvals
+from codebot.agent.session import subagent
+from codebot.agent.session.loop import Emit, Session
+from codebot.agent.session.transcript import (
+    Transcript,
+    find_sessions,
+    load_messages,
+    new_session_id,
+    read_header,
+)
+from codebot.config import Settings
+from codebot.skills.catalog import Catalog
+
+
+class SetupError(Exception):
+    """A problem the person must fix before a session can start (message says how)."""
+
+
+def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> ModelClient:
+    """A real model when one is configured or a provider key is present; else offline."""
+    env = os.environ if env is None else env
+    model = settings.model
+    if model == "offline":
+        from codebot.agent.model import OfflineModel
+
+        return OfflineModel()
+    if not model and settings.api_base:
+        model = "openai/default"
+    if not model:
+        from codebot.agent.model import default_model_for, provider_key_present
+
+        key = provider_key_present(env)
+        if key is None:
+            from codebot.agent.model import OfflineModel
+
+            return OfflineModel()
+        model = default_model_for(key)
+    from codebot.agent.model import LiteLLMClient
+
+    api_key = env.get("CODEBOT_API_KEY")
+    if not api_key and settings.api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
+        # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
+        api_key = "sk-no-key-needed"
+    return LiteLLMClient(model, api_base=settings.api_base, api_key=api_key)
+
+
+@dataclass
+class ResumeChoice:
+    continue_latest: bool = False
+    session_id: str | None = None
+
+
+def build_session(
+    settings: Settings,
+    catalog: Catalog,
+    *,
+    client: ModelClient | None = None,
+    emit: Emit | None = None,
+    interactive: bool = False,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    resume: ResumeChoice | None = None,
+    extra_dirs: Sequence[Path] = (),
+) -> Session:
+    from codebot.agent.tools import ToolRegistry, builtin_tools
+    from codebot.skills.prompt import UsageTracker
+    from codebot.skills.trace import Tracer
+
+    client = client or select_client(settings)
+    from codebot.skills.route import router
+
+    # SkillSearch, preselection and the offline model share one router, set from config
+    # (cheap: its index is built on first use)
+    router.router_from_settings(settings, shared=True)
+    if getattr(client, "offline", False) and hasattr(client, "matcher"):
+        # The offline model decides like the router does (same index, same thresholds).
+        client.matcher = router.offline_matcher(lambda: catalog.snapshot)
+    sessions_dir = settings.home / "sessions"
+    history = None
+    session_id = None
+    if resume and (resume.continue_latest or resume.session_id):
+        if resume.session_id:
+            path = sessions_dir / f"{resume.session_id}.jsonl"
+            if read_header(path) is None:
+                raise SetupError(f"no session {resume.session_id!r} in {sessions_dir}; "
+                                 "run 'codebot sessions' to list them")  # fmt: skip
+        else:
+            found = find_sessions(sessions_dir, settings.project_dir)
+            if not found:
+                raise SetupError(f"no earlier session for {settings.project_dir} to continue")
+            path = found[0].path
+        session_id = path.stem
+        history = load_messages(path)
+    session_id = session_id or new_session_id()
+    transcript = Transcript(sessions_dir, session_id, settings.project_dir, client.model)
+    cfg_rules = settings.raw.get("permissions") if isinstance(settings.raw.get("permissions"), dict) else {}
+    allow_rules = [*(_strs(cfg_rules.get("allow"))), *allow]
+    deny_rules = [*(_strs(cfg_rules.get("deny"))), *deny]
+    approvals = Approvals(allow=allow_rules, deny=deny_rules)
+    session = Session(
+        settings, catalog, client,
+        registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
+        transcript=transcript, session_id=session_id, history=history,
+        usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
+        tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
+        subagents=subagent,
+    )  # fmt: skip
+    if extra_dirs:
+        session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
+    return session
+
+
+def _strs(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []

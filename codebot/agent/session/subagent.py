@@ -1,0 +1,76 @@
+"""Sub-agents: a fork skill or a Task call runs a nested session with its own history.
+
+The parent conversation is not included; the agent type sets the instructions and the
+tools; a fork skill's model and tool grants apply to the sub-agent only. Only the
+sub-agent's final answer returns to the caller.
+
+The module itself is the session's `SubAgents` (`turn.SubAgents`): `setup` passes it in,
+so the session loop never imports the module that builds sessions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from codebot.agent.session.agents import AgentDef, find_agent
+from codebot.agent.session.loop import Session
+from codebot.agent.session.turn import TurnRecord, TurnState, render_system
+from codebot.agent.tools import TASK
+
+if TYPE_CHECKING:
+    from codebot.skills.invoke import Invocation
+
+SUBAGENT_STEPS = 25
+
+
+def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str | None) -> Session:
+    allowed = set(agent.tools) if agent.tools is not None else None
+
+    def tool_filter(name: str) -> bool:
+        if allowed is not None and name not in allowed:
+            return False
+        # A sub-agent may start another only while the fork depth allows it.
+        return not (name == TASK and parent.depth + 1 >= parent.settings.fork_depth)
+
+    child = Session(
+        parent.settings, parent.catalog, parent.client,
+        registry=parent.registry, approvals=parent.approvals, emit=parent.emit,
+        interactive=parent.interactive, session_id=parent.id, usage_tracker=parent.usage_tracker,
+        tracer=parent.tracer, depth=parent.depth + 1, chain=chain, tool_filter=tool_filter,
+        base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
+    )  # fmt: skip
+    child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
+    return child
+
+
+async def run_fork(parent: Session, inv: Invocation) -> str:
+    """Run a `context: fork` skill: its wrapped body is the sub-agent's whole task."""
+    agent = find_agent(inv.spec.agent or "general", parent.catalog.roots)
+    if agent is None:
+        return f"skill {inv.spec.name!r} asks for agent {inv.spec.agent!r}, which does not exist; no sub-agent ran"
+    child = _child(parent, agent, (*parent.chain, inv.spec.key), inv.delta.model or agent.model)
+    return await _run(parent, child, inv.prompt, inv.delta)
+
+
+async def run_task(parent: Session, prompt: str, agent_name: str, description: str = "") -> str:
+    if parent.depth + 1 > parent.settings.fork_depth:
+        return f"sub-agents may nest at most {parent.settings.fork_depth} deep; do this task yourself"
+    agent = find_agent(agent_name, parent.catalog.roots)
+    if agent is None:
+        return f"no agent named {agent_name!r}; use 'general', 'explore' or a custom agent from agents/<name>.md"
+    child = _child(parent, agent, parent.chain, agent.model)
+    return await _run(parent, child, prompt, None)
+
+
+async def _run(parent: Session, child: Session, task: str, delta) -> str:
+    turn = TurnState()
+    if delta is not None:
+        turn.apply(delta)
+    record = TurnRecord()
+    reminders = child.reminders(turn, task)
+    child.add({"role": "user", "content": "\n".join([*reminders, task]) if reminders else task})
+    try:
+        await child._loop(turn, record)
+    finally:
+        parent.total_usage = parent.total_usage + record.usage
+    return record.text or "(the sub-agent finished without an answer)"

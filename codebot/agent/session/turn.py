@@ -1,0 +1,78 @@
+"""What one turn carries: the skill delta in force (TurnState), what the turn did
+(TurnRecord), and the session's stable system prompt."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from codebot.agent.model import Usage
+from codebot.skills.invoke import Delta
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from codebot.skills.invoke import Invocation
+
+
+class SubAgents(Protocol):
+    """How a session runs a fork skill or a Task call (the `subagent` module is one)."""
+
+    def run_fork(self, parent: Any, inv: Invocation) -> Awaitable[str]: ...
+
+    def run_task(self, parent: Any, prompt: str, agent_name: str, description: str = "") -> Awaitable[str]: ...
+
+
+class _NoSubAgents:
+    """For a session built without `setup`: forks and tasks say they cannot run."""
+
+    async def run_fork(self, parent: Any, inv: Invocation) -> str:
+        return "sub-agents are not available in this session; no sub-agent ran"
+
+    async def run_task(self, parent: Any, prompt: str, agent_name: str, description: str = "") -> str:
+        return "sub-agents are not available in this session; do this task yourself"
+
+
+NO_SUBAGENTS: SubAgents = _NoSubAgents()
+
+
+@dataclass
+class TurnState:
+    """What a skill changed for this turn. A new one per turn: nothing leaks into the next."""
+
+    model: str | None = None
+    effort: str | None = None
+    grants: list[str] = field(default_factory=list)
+    hidden: set[str] = field(default_factory=set)
+    path_hints: list[str] = field(default_factory=list)
+
+    def apply(self, delta: Delta) -> None:
+        if delta.model:
+            self.model = delta.model
+        if delta.effort:
+            self.effort = delta.effort
+        self.grants.extend(delta.allowed_tools)
+        self.hidden.update(t.split("(", 1)[0] for t in delta.disallowed_tools)
+        self.path_hints.extend(delta.paths)
+
+
+@dataclass
+class TurnRecord:
+    """What a turn did, for print mode's JSON and for tests."""
+
+    text: str = ""
+    skills: list[dict[str, str]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    error_kind: str | None = None
+    cancelled: bool = False
+
+
+def render_system(project_dir: Path, tools: list[str], agent_prompt: str = "") -> str:
+    from codebot.templates import render
+
+    return render("system.j2", project_dir=str(project_dir), platform=platform.system(), tools=tools,
+                  agent_prompt=agent_prompt)  # fmt: skip

@@ -1,0 +1,34 @@
+"""What every command shares: the global options and the Settings they lead to.
+
+Its own module so that command handlers never import `cli.py` (which imports them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from codebot.config import Settings, load_settings
+
+
+def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
+    """Global options, accepted before or after the subcommand."""
+    d = argparse.SUPPRESS if suppress else None
+    p.add_argument("--cwd", metavar="DIR", type=Path, default=d, help="work as if started in DIR")
+    p.add_argument("--skills-dir", metavar="DIR", type=Path, action="append", default=d,
+                   help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
+    p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
+    p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    settings = load_settings(
+        cwd=getattr(args, "cwd", None),
+        skills_dirs=tuple(getattr(args, "skills_dir", None) or ()),
+        model=getattr(args, "model", None),
+        api_base=getattr(args, "api_base", None),
+    )
+    for w in settings.warnings:
+        print(f"codebot: warning: {w}", file=sys.stderr)
+    return settings

@@ -1,0 +1,98 @@
+"""What a catalog load produces: the immutable `Snapshot`, its `Shadowed` losers, and the
+`Change` between two snapshots (`diff`); plus `patch`, the cheap path for edits that leave
+every name clash as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from codebot.skills.files import Diagnostic, Root, Spec, normalize_name
+
+
+@dataclass(frozen=True, slots=True)
+class Shadowed:
+    """A skill that lost a name clash, and to whom."""
+
+    spec: Spec
+    winner: Spec
+    reason: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    skills: Mapping[str, Spec]  # key -> winning spec, in precedence order
+    shadowed: tuple[Shadowed, ...]
+    diagnostics: tuple[Diagnostic, ...]  # rejected files and root problems
+    roots: tuple[Root, ...]
+    generation: int = 0
+    loaded_at: float = field(default_factory=time.time)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def __iter__(self) -> Iterator[Spec]:
+        return iter(self.skills.values())
+
+    def get(self, name: str) -> Spec | None:
+        return self.skills.get(normalize_name(name))
+
+    def shadowed_by(self, spec: Spec) -> Spec | None:
+        for s in self.shadowed:
+            if s.spec is spec:
+                return s.winner
+        return None
+
+    def shadows_of(self, spec: Spec) -> list[Shadowed]:
+        return [s for s in self.shadowed if s.winner is spec]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    ms: float = 0.0
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+def patch(old: Snapshot, replaced: Iterable[tuple[Spec, Spec]], roots: tuple[Root, ...],
+          generation: int) -> Snapshot:  # fmt: skip
+    """What `Catalog._build` would make when the only change is specs re-parsed into the
+    same place ((old, new) pairs): each decision it takes (who wins a name, who is the same
+    file as whom, why) depends on keys, names, roots, files and the order of candidates,
+    none of which changed; so the new specs simply take the old ones' places."""
+    pairs = list(replaced)
+    swap = {id(o): n for o, n in pairs}
+    skills = dict(old.skills)
+    for o, n in pairs:
+        if skills.get(n.key) is o:
+            skills[n.key] = n
+    shadowed = tuple(
+        Shadowed(swap.get(id(s.spec), s.spec), swap.get(id(s.winner), s.winner), s.reason)
+        if id(s.spec) in swap or id(s.winner) in swap
+        else s
+        for s in old.shadowed
+    )
+    return Snapshot(MappingProxyType(skills), shadowed, old.diagnostics, roots, generation)
+
+
+def diff(old: Snapshot, new: Snapshot) -> Change:
+    if new.skills is old.skills:
+        return Change()
+    if new.skills.keys() == old.skills.keys():
+        added = removed = ()
+    else:
+        added = tuple(k for k in new.skills if k not in old.skills)
+        removed = tuple(k for k in old.skills if k not in new.skills)
+    olds = old.skills
+    changed = tuple(
+        k for k, s in new.skills.items()
+        if (o := olds.get(k)) is not None and o is not s and (o.stamp != s.stamp or o.path != s.path)
+    )  # fmt: skip
+    return Change(added, removed, changed)

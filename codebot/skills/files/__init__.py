@@ -1,0 +1,29 @@
+"""Stage 1 of the skill flow: one file on disk becomes a `Spec` or diagnostics.
+
+Owns the vocabulary every later stage uses (`Spec`, `Root`, `Source`, `Diagnostic`,
+name normalization), frontmatter splitting and safe YAML, lenient coercion of values,
+the `arguments` field, and Codex's `agents/openai.yaml`.
+May import: nothing else in codebot but `codebot.home`.
+"""
+
+from codebot._exports import lazy_exports
+
+_EXPORTS = {
+    "Argument": "spec",
+    "Diagnostic": "spec",
+    "EMPTY": "spec",
+    "MAX_FILE_BYTES": "parse",
+    "Root": "spec",
+    "Severity": "spec",
+    "Source": "spec",
+    "Spec": "spec",
+    "Stamp": "spec",
+    "new_stamp": "spec",
+    "normalize_name": "spec",
+    "parse_file": "parse",
+    "simple_load": "frontmatter",
+    "skeleton": "spec",
+    "slot_maker": "spec",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

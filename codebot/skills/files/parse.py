@@ -1,0 +1,323 @@
+"""Parse one skill file into a `Spec`, or explain why it cannot be loaded.
+
+`parse_file` never raises for anything a file contains: every problem becomes a
+`Diagnostic`, and an ERROR means the skill stays out of the catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from codebot.skills.files import coerce, frontmatter
+from codebot.skills.files.arguments import read_arguments
+from codebot.skills.files.codex_meta import NO_CODEX, read_openai_yaml
+from codebot.skills.files.collector import Collector
+from codebot.skills.files.frontmatter import FrontmatterError
+from codebot.skills.files.spec import (
+    Diagnostic,
+    Root,
+    Severity,
+    Spec,
+    Stamp,
+    make_spec,
+    new_stamp,
+    normalize_name,
+)
+
+MAX_FILE_BYTES = 1024 * 1024
+CONTEXTS = ("inline", "fork")
+# Text that could close or forge the tags codebot wraps skill text in. It is escaped
+# when rendered; the warning tells the author (or whoever reviews a plugin) it is there.
+TAG_LIKE = re.compile(r"</?\s*(system-reminder|skill)\b", re.IGNORECASE)
+
+# Frontmatter keys with behaviour, after folding case and `_` to `-`.
+KNOWN_KEYS = {
+    "name", "description", "when-to-use", "argument-hint", "arguments", "context", "agent",
+    "model", "effort", "allowed-tools", "disallowed-tools", "paths", "user-invocable",
+    "disable-model-invocation", "license", "compatibility", "metadata",
+}  # fmt: skip
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return Stamp(st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+
+
+def _key_lines(yaml_text: str, first_line: int) -> dict[str, int]:
+    """Line of each top-level key, so a diagnostic can point at the field."""
+    lines: dict[str, int] = {}
+    match = _KEY_LINE.match
+    for i, line in enumerate(yaml_text.split("\n")):
+        m = match(line)
+        if m:
+            lines.setdefault(m.group(1).lower().replace("_", "-"), first_line + i)
+    return lines
+
+
+def _raw_value(yaml_text: str, index: int) -> str:
+    line = yaml_text.split("\n")[index]
+    return line.split(":", 1)[1].strip()
+
+
+def parse_file(
+    path: Path,
+    root: Root,
+    st: os.stat_result | None = None,
+    real_path: Path | None = None,
+    side: bool = True,
+) -> tuple[Spec | None, list[Diagnostic]]:
+    """Parse one skill file. `side=False` says the folder has no `agents` entry (the scan
+    saw its listing), so agents/openai.yaml is not looked for."""
+    out = Collector(path)
+    try:
+        return _parse(path, root, st, real_path, out, side)
+    except RecursionError:
+        return out.error("frontmatter-too-deep", "frontmatter is nested too deeply to read",
+                         hint="flatten the frontmatter")  # fmt: skip
+    except Exception as exc:
+        return out.error("internal-error", f"could not read this skill: {type(exc).__name__}: {exc}",
+                         hint="please report this file to the codebot developers")  # fmt: skip
+
+
+_O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_upto(fd: int, n: int) -> bytes:
+    """Up to `n` bytes from `fd`: less only at the end of the file."""
+    data = os.read(fd, n)
+    while len(data) < n:
+        more = os.read(fd, n - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | None,
+           out: Collector, side: bool = True) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
+    try:
+        st = st or path.stat()
+    except OSError as exc:
+        return out.error("unreadable", f"cannot stat file: {exc.strerror or exc}",
+                         hint="check that the file exists and is readable")  # fmt: skip
+    if st.st_size > MAX_FILE_BYTES:
+        return out.error("file-too-large", f"file is {st.st_size:,} bytes (limit {MAX_FILE_BYTES:,})",
+                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
+    try:
+        # os.open/os.read rather than open(): no file object, no buffer, same bytes. Ask for
+        # the size stat gave (+1 to notice growth), not MAX_FILE_BYTES + 1 at once, which
+        # would allocate and free a 1 MiB buffer per file.
+        fd = os.open(path, _O_READ)
+        try:
+            data = _read_upto(fd, st.st_size + 1)
+            if len(data) > st.st_size:
+                data += _read_upto(fd, MAX_FILE_BYTES + 1 - len(data))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return out.error("unreadable", f"cannot read file: {exc.strerror or exc}",
+                         hint="check the file's permissions")  # fmt: skip
+    if len(data) > MAX_FILE_BYTES:
+        return out.error("file-too-large", f"file is over {MAX_FILE_BYTES:,} bytes",
+                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
+    if not data or data.isspace():  # no copy of the whole file
+        return out.error("empty-file", "file is empty",
+                         hint="start it with '---', 'name:', 'description:', '---' and a body")  # fmt: skip
+    nul = data.find(b"\x00")
+    if nul != -1:
+        return out.error("binary-file", "file contains NUL bytes (is it binary?)",
+                         data.count(b"\n", 0, nul) + 1, "save the skill as plain UTF-8 text")  # fmt: skip
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return out.error("invalid-utf8", f"file is not valid UTF-8 (byte {exc.start})",
+                         data.count(b"\n", 0, exc.start) + 1,
+                         "re-save the file as UTF-8")  # fmt: skip
+    try:
+        sp = frontmatter.split(data)
+        if sp is None:
+            return out.error("no-frontmatter", "file does not start with a '---' frontmatter block",
+                             hint="add '---', 'description: ...', '---' at the top")  # fmt: skip
+        raw, repaired = frontmatter.load(sp)
+    except FrontmatterError as exc:
+        return out.error(exc.code, exc.message, exc.line, exc.hint)
+    for line in repaired:
+        out.add(Severity.WARNING, "yaml-repaired", "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
+                line, "put the value in double quotes", "frontmatter")  # fmt: skip
+    return _build(path, root, st, real_path, raw, sp, out, side)
+
+
+class _Fields:
+    """The known frontmatter fields of one file, typed one by one, with warnings that
+    point at the field's line (worked out only when a warning needs it)."""
+
+    __slots__ = ("_lines", "fm", "out", "sp")
+
+    def __init__(self, fm: dict[str, Any], out: Collector, sp: frontmatter.Split) -> None:
+        self.fm = fm
+        self.out = out
+        self.sp = sp
+        self._lines: dict[str, int] | None = None
+
+    @property
+    def lines(self) -> dict[str, int]:
+        if self._lines is None:
+            self._lines = _key_lines(self.sp.yaml_text, self.sp.yaml_first_line)
+        return self._lines
+
+    def warn(self, field: str, msg: str | None, hint: str = "") -> None:
+        if msg:
+            self.out.add(Severity.WARNING, "bad-field", msg, self.lines.get(field, 1), hint, field)
+
+    def text(self, field: str) -> str | None:
+        # coerce.to_text, without its calls for the usual absent or plain-text value
+        v = self.fm.get(field)
+        if v is None:
+            return None
+        if type(v) is str:
+            return v.strip()
+        t, msg = coerce.to_text(v)
+        self.warn(field, msg)
+        return t
+
+    def str_list(self, field: str) -> tuple[str, ...]:
+        v = self.fm.get(field)
+        if v is None:
+            return ()
+        items, msg = coerce.to_str_list(v)
+        self.warn(field, msg)
+        return items
+
+    def flag(self, field: str, default: bool) -> bool:
+        v = self.fm.get(field)
+        if v is None:
+            return default
+        value, msg = coerce.to_bool(v, default)
+        self.warn(field, msg)
+        return value
+
+
+def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
+           raw: dict[str, Any], sp: frontmatter.Split, out: Collector,
+           side: bool = True) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
+    fm: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for k, v in raw.items():
+        norm = str(k).strip().lower().replace("_", "-")
+        if norm in KNOWN_KEYS:
+            fm[norm] = v
+        else:
+            extra[str(k)] = coerce.plain(v)
+    f = _Fields(fm, out, sp)
+    text, warn = f.text, f.warn
+    is_single = path.name.lower() != "skill.md"
+    parent = path.parent
+    name = text("name")
+    if not name:
+        name = path.stem if is_single else parent.name
+    description = text("description")
+    if not description:
+        return out.error(
+            "missing-description",
+            "frontmatter has no description" if "description" not in fm else "description is empty",
+            f.lines.get("description", 1),
+            "add 'description: <what it does and when to use it>': models choose skills by it",
+        )
+    when = text("when-to-use")
+    raw_hint = fm.get("argument-hint")
+    if raw_hint is None or type(raw_hint) is str:
+        hint_text = text("argument-hint")
+    else:
+        hint_text, msg = coerce.to_text(raw_hint)
+        if msg and "argument-hint" in f.lines:
+            # `argument-hint: [optional: date]` is YAML for a list holding a mapping; the
+            # author meant the text, which is what Claude Code shows too.
+            written = _raw_value(sp.yaml_text, f.lines["argument-hint"] - sp.yaml_first_line)
+            if written:
+                hint_text, msg = written, None
+        warn("argument-hint", msg)
+    value = fm.get("arguments")
+    arguments = () if value is None else read_arguments(value, lambda m: warn("arguments", m))
+    context = text("context")
+    context = (context or "inline").lower()
+    if context not in CONTEXTS:
+        warn("context", f"unknown context {context!r}; running inline", "use 'inline' or 'fork'")
+        context = "inline"
+    allowed = f.str_list("allowed-tools")
+    disallowed = f.str_list("disallowed-tools")
+    paths = f.str_list("paths")
+    user_invocable = f.flag("user-invocable", True)
+    no_model = f.flag("disable-model-invocation", False)
+    value = fm.get("metadata")
+    if value is None:
+        metadata: dict[str, str] = {}
+    else:
+        metadata, msg = coerce.to_str_map(value)
+        warn("metadata", msg)
+    agent = text("agent")
+    model = text("model")
+    effort = text("effort")
+    license_ = text("license")
+    compatibility = text("compatibility")
+
+    if "<" in description and TAG_LIKE.search(description):
+        out.add(Severity.WARNING, "tag-in-text", "description contains a <system-reminder> or <skill> tag",
+                f.lines.get("description", 1), "it is shown to the model escaped; remove it", "description")  # fmt: skip
+    if when and "<" in when and TAG_LIKE.search(when):
+        out.add(Severity.WARNING, "tag-in-text", "when-to-use contains a <system-reminder> or <skill> tag",
+                f.lines.get("when-to-use", 1), "it is shown to the model escaped; remove it", "when-to-use")  # fmt: skip
+
+    codex = (
+        read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out)
+        if side and not is_single
+        else NO_CODEX
+    )
+    if root.plugin:
+        name = f"{root.plugin}:{name}"
+        key = f"{normalize_name(root.plugin)}:{normalize_name(name.split(':', 1)[1])}"
+    else:
+        key = normalize_name(name)
+    if not key:
+        return out.error("bad-name", "name is empty after normalization", f.lines.get("name", 1),
+                         "use a name of letters, digits and hyphens")  # fmt: skip
+
+    spec = make_spec(
+        name=name,
+        key=key,
+        description=description,
+        path=path,
+        real_path=real_path or path,
+        dir=parent,
+        root=root,
+        body_offset=sp.body_offset,
+        body_line=sp.body_line,
+        stamp=new_stamp(st.st_mtime_ns, st.st_size, st.st_ino),
+        when_to_use=when or None,
+        argument_hint=hint_text or None,
+        arguments=arguments,
+        context=context,
+        agent=agent or None,
+        model=model or None,
+        effort=effort or None,
+        allowed_tools=allowed,
+        disallowed_tools=disallowed,
+        paths=paths,
+        user_invocable=user_invocable,
+        disable_model_invocation=no_model,
+        allow_implicit_invocation=codex.get("allow_implicit_invocation", True),
+        display_name=codex.get("display_name"),
+        short_description=codex.get("short_description"),
+        license=license_ or None,
+        compatibility=compatibility or None,
+        metadata=MappingProxyType(metadata),
+        extra=MappingProxyType(extra),
+        frontmatter_keys=tuple(map(str, raw)),
+        diagnostics=tuple(out.items),
+    )
+    return spec, out.items

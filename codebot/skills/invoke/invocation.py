@@ -1,0 +1,191 @@
+"""`process_invocation`: from "run skill X with these arguments, as this actor" to the
+text that enters the conversation, or a typed error that says what to do instead.
+
+Steps (DESIGN §3.4): find → policy → composition limits → arguments → expand (shell,
+variables, arguments in one pass) → wrap → mode → delta. Side effects are limited to
+reading the body and, for trusted skills, running their `!` commands (both injectable).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codebot.skills.files import Spec, normalize_name
+from codebot.skills.invoke.escape import attr, escape_tags
+from codebot.skills.invoke.expand import (
+    Runner,
+    ShellCall,
+    ShellError,
+    ShellPolicy,
+    expand,
+    run_shell,
+    split_arguments,
+)
+from codebot.skills.invoke.policy import Actor, Adapter, Decision, decide
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """What a skill changes for the rest of the turn (inline) or for its sub-agent (fork)."""
+
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+    effort: str | None = None
+    paths: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.allowed_tools or self.disallowed_tools or self.model or self.effort or self.paths)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allowed_tools": list(self.allowed_tools), "disallowed_tools": list(self.disallowed_tools),
+                "model": self.model, "effort": self.effort, "paths": list(self.paths)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    skill: str
+    args: str = ""
+    actor: Actor = Actor.HUMAN
+    session_id: str = ""
+    project_dir: Path = Path(".")
+    chain: tuple[str, ...] = ()  # keys of the skills above this one (composition)
+    adapter: Adapter = Adapter.EXTENSION
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    shell: str = "run"  # "run" or "list" (dry run); plugins are always "refuse"
+    shell_timeout: float = 120.0
+    max_depth: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    spec: Spec
+    mode: str  # "inline" | "fork"
+    prompt: str  # the wrapped text: <skill ...>...</skill>
+    delta: Delta
+    decision: Decision
+    arguments: tuple[str, ...]
+    shell: tuple[ShellCall, ...] = ()
+    notes: tuple[str, ...] = ()
+    ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class InvocationError:
+    kind: str  # unknown | denied | cycle | depth | arguments | shell | unreadable
+    skill: str
+    message: str
+    suggestions: tuple[str, ...] = ()
+    decision: Decision | None = None
+    spec: Spec | None = None
+    output: str = ""
+    ok: bool = False
+
+
+Result = Invocation | InvocationError
+
+
+def closest(name: str, specs: Sequence[Spec], n: int = 5) -> tuple[str, ...]:
+    by_key = {s.key: s.name for s in specs}
+    keys = difflib.get_close_matches(normalize_name(name), list(by_key), n=n, cutoff=0.5)
+    if not keys:  # prefix/substring matches catch `rev` -> `review`
+        needle = normalize_name(name)
+        keys = [k for k in by_key if needle and (k.startswith(needle) or needle in k)][:n]
+    return tuple(by_key[k] for k in keys)
+
+
+def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner = run_shell) -> Result:
+    """`specs` maps normalized keys to winning specs (a catalog snapshot's `skills`)."""
+    key = normalize_name(req.skill.lstrip("/"))
+    spec = specs.get(key)
+    if spec is None:
+        pool = [s for s in specs.values() if decide(s, req.actor, req.overrides, req.adapter).allowed]
+        sugg = closest(req.skill, pool)
+        hint = f" Did you mean: {', '.join(sugg)}?" if sugg else ""
+        return InvocationError("unknown", req.skill, f"no skill named {req.skill!r}.{hint}", sugg)
+    decision = decide(spec, req.actor, req.overrides, req.adapter)
+    if not decision.allowed:
+        return InvocationError("denied", spec.name, f"{req.actor.value} may not run skill {spec.name!r}: "
+                               f"{decision.reason}", decision=decision, spec=spec)  # fmt: skip
+    if spec.key in req.chain:
+        path = " → ".join([*req.chain, spec.key])
+        return InvocationError("cycle", spec.name, f"skill {spec.name!r} is already running above this call "
+                               f"({path}); a skill cannot invoke itself through others", decision=decision, spec=spec)  # fmt: skip
+    if len(req.chain) >= req.max_depth:
+        return InvocationError("depth", spec.name, f"skill nesting is limited to {req.max_depth} levels "
+                               f"({' → '.join(req.chain)} → {spec.key}); finish the current skill instead",
+                               decision=decision, spec=spec)  # fmt: skip
+
+    args, split_note = split_arguments(req.args)
+    problem = check_arguments(spec, args)
+    if problem:
+        return InvocationError("arguments", spec.name, problem, decision=decision, spec=spec)
+    try:
+        body = spec.read_body()
+    except OSError as exc:
+        return InvocationError("unreadable", spec.name, f"cannot read {spec.path}: {exc.strerror or exc}; "
+                               "was it deleted? run /reload", decision=decision, spec=spec)  # fmt: skip
+
+    variables = {"SKILL_DIR": str(spec.dir), "SESSION_ID": req.session_id, "PROJECT_DIR": str(req.project_dir)}
+    env = {f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")}
+    mode = req.shell if spec.source.trusted else "refuse"
+    policy = ShellPolicy(mode, req.project_dir, req.shell_timeout, env)
+    try:
+        exp = expand(
+            body, args=args, raw_args=req.args.strip(), declared=[a.name for a in spec.arguments],
+            positional_live=bool(spec.arguments or spec.argument_hint), variables=variables,
+            shell=policy, runner=runner,
+        )  # fmt: skip
+    except ShellError as exc:
+        return InvocationError("shell", spec.name, f"skill {spec.name!r}: command `{exc.command}` {exc.reason}; "
+                               "the skill was not run", decision=decision, spec=spec, output=exc.output)  # fmt: skip
+    text = exp.text.strip("\n")
+    if args and not exp.had_placeholder:
+        text += f"\n\nARGUMENTS: {req.args.strip()}"
+    notes = [n for n in (split_note, *exp.notes) if n]
+    prompt = (f'<skill name="{attr(spec.name)}" source="{spec.source.value}" dir="{attr(str(spec.dir))}">\n'
+              f"{escape_tags(text)}\n</skill>")  # fmt: skip
+    delta = Delta() if not spec.source.trusted else Delta(
+        spec.allowed_tools, spec.disallowed_tools, spec.model, spec.effort, spec.paths)  # fmt: skip
+    if not spec.source.trusted and (spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths):
+        notes.append("plugin skills may not change tools, model or effort; those fields were ignored")
+    return Invocation(spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes))
+
+
+def check_arguments(spec: Spec, args: Sequence[str]) -> str | None:
+    """Required arguments present, and values valid against their JSON Schemas."""
+    hint = f" (usage: /{spec.name} {spec.argument_hint})" if spec.argument_hint else ""
+    for i, arg in enumerate(spec.arguments):
+        if i >= len(args):
+            if arg.required:
+                return f"missing required argument {arg.name!r}{hint}"
+            continue
+        if arg.schema is None:
+            continue
+        import jsonschema  # only skills with schemas pay for it
+
+        value = _typed(args[i], arg.schema)
+        try:
+            jsonschema.validate(value, dict(arg.schema))
+        except jsonschema.ValidationError as exc:
+            return f"argument {arg.name!r} = {args[i]!r} is invalid: {exc.message}{hint}"
+        except jsonschema.SchemaError as exc:
+            return f"skill {spec.name!r} declares a broken schema for {arg.name!r}: {exc.message}"
+    return None
+
+
+def _typed(value: str, schema: Mapping[str, Any]) -> Any:
+    """Arguments arrive as text; read them as JSON when the schema wants a non-string."""
+    t = schema.get("type")
+    types = set(t) if isinstance(t, list) else {t}
+    if types & {"integer", "number", "boolean", "array", "object", "null"} and "string" not in types:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

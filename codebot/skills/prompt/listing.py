@@ -1,0 +1,391 @@
+"""What the model is told about skills each turn: the ordered, budgeted listing and the
+`<system-reminder>` blocks that carry it (DESIGN §3.3).
+
+- `order_for_prompt` puts active `paths` skills first, then the most used, then by source
+  (project, user, bundled, plugin) and name.
+- `render_listing` writes one `- name [argument-hint]: description` line per skill, with
+  an optional `  when: …` line, within a character budget. Over budget, every name stays;
+  the skills at the end of the order lose their `when:` line first, then their
+  description, and the listing points the model at the SkillSearch tool.
+- `build_reminders` wraps the per-turn facts (date, listing, path hints) in
+  `<system-reminder>` blocks and does not repeat an unchanged listing.
+
+Skill text is data: everything taken from a skill file goes through `escape_tags`, so it
+can neither close a `<system-reminder>` nor forge a `<skill>` tag.
+
+jinja2 is imported lazily (the first render), so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from operator import attrgetter, itemgetter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codebot.skills.files import Source, Spec
+from codebot.skills.invoke import Actor, Adapter, eligible, escape_tags
+
+if TYPE_CHECKING:
+    from jinja2 import Environment, Template
+
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+
+# Names are never dropped, unless the bare-name list alone is larger than this many
+# times the budget AND larger than NAMES_FLOOR characters (see `render_listing`).
+NAMES_FACTOR = 4
+NAMES_FLOOR = 100_000  # ~25k tokens: a few thousand skills are always all named
+ELLIPSIS = "…"
+UNCHANGED = "Skills unchanged since the last listing."
+
+_BY_KEY = attrgetter("key")
+_BY_KEY_NAME = attrgetter("key", "name")
+# By identity: `Enum.__hash__` is Python code and this runs once per skill per turn.
+_SOURCE_INDEX = {id(source): i for i, source in enumerate(Source)}
+_BY_SCORE = itemgetter(0)
+# A name with whitespace or `<` needs `_field`; almost none do.
+_NEEDS_WORK = re.compile(r"[\s<]")
+
+
+# -- text hygiene ----------------------------------------------------------------------
+
+
+def one_line(text: str) -> str:
+    """Collapse newlines and runs of whitespace (including Unicode line separators)."""
+    return " ".join(text.split())
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, ending in `…` when cut (at a word if near)."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return ELLIPSIS if limit == 1 else ""
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit * 3 // 4:
+        head = head[:space]
+    return head.rstrip() + ELLIPSIS
+
+
+def _field(text: str | None) -> str:
+    """A one-line field from a skill file, made safe to show the model."""
+    if not text:
+        return ""
+    return escape_tags(one_line(text))
+
+
+# -- ordering ----------------------------------------------------------------------------
+
+
+def order_for_prompt(specs: Iterable[Spec], active: Collection[str],
+                     usage: Mapping[str, float]) -> list[Spec]:  # fmt: skip
+    """Order skills for the listing: active `paths` skills (key in `active`) first, then
+    higher usage score (`usage` by `Spec.key`; missing = 0), then source (project, user,
+    bundled, plugin: the order of `Source`), then name. Pure: the inputs are not modified.
+    """
+    # One C-level string sort plus linear partitions: several times cheaper than a
+    # tuple key. Keys are unique within a snapshot; the name only breaks rare ties.
+    specs = list(specs)
+    specs.sort(key=_BY_KEY)
+    if len({spec.key for spec in specs}) < len(specs):
+        specs.sort(key=_BY_KEY_NAME)
+    buckets: list[list[Spec]] = [[] for _ in _SOURCE_INDEX]
+    index = _SOURCE_INDEX
+    for spec in specs:
+        buckets[index[id(spec.root.source)]].append(spec)
+    out = [spec for bucket in buckets for spec in bucket]
+    if usage:
+        get = usage.get
+        high: list[tuple[float, Spec]] = []
+        low: list[tuple[float, Spec]] = []
+        rest: list[Spec] = []
+        for spec in out:
+            score = get(spec.key)
+            if not score:
+                rest.append(spec)
+            elif score > 0:
+                high.append((score, spec))
+            else:
+                low.append((score, spec))
+        if high or low:
+            high.sort(key=_BY_SCORE, reverse=True)  # stable, also with reverse=True
+            low.sort(key=_BY_SCORE, reverse=True)
+            out = [spec for _, spec in high] + rest + [spec for _, spec in low]
+    if active:
+        first = [spec for spec in out if spec.key in active]
+        if first:
+            out = first + [spec for spec in out if spec.key not in active]
+    return out
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListingOptions:
+    """Budgets in characters. `budget` is the whole listing, `line_max` one skill line
+    (`- name [hint]: description`), `when_max` one `  when: …` line. With the model's
+    `context_window` (tokens) known, the total is at least 1% of it (4 characters a token).
+    """
+
+    budget: int = 4000
+    line_max: int = 220
+    when_max: int = 160
+    context_window: int | None = None
+
+    @property
+    def total_budget(self) -> int:
+        if self.context_window:
+            return max(self.budget, self.context_window * 4 // 100)
+        return self.budget
+
+
+@dataclass(frozen=True)
+class Listing:
+    text: str
+    listed: tuple[str, ...]  # skill names, in order
+    described: tuple[str, ...]  # names shown with their description
+    cut: tuple[str, ...]  # names that lost their description or `when:` line to the budget
+    omitted: tuple[str, ...]  # names that did not fit at all (normally empty)
+    chars: int
+    budget: int
+    searchable: bool  # the text points the model at SkillSearch for what was cut
+
+
+@cache
+def _env() -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    return Environment(loader=FileSystemLoader(str(TEMPLATES_DIR)), undefined=StrictUndefined,
+                       autoescape=False, keep_trailing_newline=True)  # fmt: skip
+
+
+def _template(name: str) -> Template:
+    return _env().get_template(name)
+
+
+def _frame(lines: str, count: int, cut: bool, omitted: int) -> str:
+    return _template("listing.j2").render(lines=lines, count=count, cut=cut, omitted=omitted)
+
+
+def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | None = None,
+                   describe: Callable[[Spec], bool] | None = None) -> Listing:  # fmt: skip
+    """Render the listing of `specs_in_order` (already ordered, see `order_for_prompt`).
+
+    The caller passes only skills the model may invoke: policy filtering happens
+    upstream (`listing_for` does it), so nothing here decides eligibility.
+    `describe(spec)` False lists the skill by name (and argument hint) only — the
+    `name-only` override; that is policy, not a cut.
+
+    Budget (`options.total_budget` characters for the whole text): when everything does
+    not fit, skills from the end of the order lose their `when:` line, then (still from
+    the end) their description and argument hint, until it fits; those are `cut`, and the
+    text then points the model at the SkillSearch tool. Names always stay, even when the
+    bare names alone overflow the budget — except that the bare-name list is capped at
+    max(4 × budget, 100,000) characters (NAMES_FACTOR, NAMES_FLOOR): past that, the tail
+    of the order is left out and reported in `omitted`, and the text says how many
+    skills SkillSearch can still find. The floor keeps the §3.3 promise that every
+    eligible name appears for catalogs of a few thousand skills.
+    """
+    options = options or ListingOptions()
+    budget = options.total_budget
+    line_max, when_max = options.line_max, options.when_max
+    n = len(specs_in_order)
+    names = tuple([spec.name for spec in specs_in_order])
+    if _NEEDS_WORK.search("".join(names)):
+        bare = ["- " + _field(name) for name in names]
+    else:  # the usual case: one scan instead of one per name
+        bare = ["- " + name for name in names]
+    if describe is None:
+        described_ok = [True] * n
+        base = bare
+    else:
+        described_ok = [bool(describe(spec)) for spec in specs_in_order]
+        # `name-only` skills keep their argument hint: it is not the description.
+        base = [b if ok else _head(spec, b, line_max)
+                for spec, b, ok in zip(specs_in_order, bare, described_ok, strict=True)]  # fmt: skip
+    base_total = sum(map(len, base)) + max(n - 1, 0)
+    room_plain = budget - len(_frame("", n, False, 0))
+    room_cut = budget - len(_frame("", n, True, 0))
+
+    # Describe skills from the front while the untouched listing could still fit. Only
+    # what can be shown is rendered: at 10,000 skills that is a few dozen lines.
+    short: list[str] = []  # `- name [hint]: description`, for a prefix of the order
+    has_desc: list[bool] = []
+    size = base_total
+    for spec, b, ok in zip(specs_in_order, base, described_ok, strict=True):
+        if not ok:
+            short.append(b)
+            has_desc.append(False)
+            continue
+        line, desc = _short(spec, b, line_max)
+        size += len(line) - len(b)
+        if size > room_plain:
+            break
+        short.append(line)
+        has_desc.append(desc)
+
+    if len(short) == n:
+        full = [line + _when(spec, when_max) if desc else line
+                for spec, line, desc in zip(specs_in_order, short, has_desc, strict=True)]  # fmt: skip
+        if size + sum(map(len, full)) - sum(map(len, short)) <= room_plain:
+            text = _frame("\n".join(full), n, False, 0)
+            described = tuple(nm for nm, d in zip(names, has_desc, strict=True) if d)
+            return Listing(text, names, described, (), (), len(text), budget, False)
+        chosen = _fit(full, short, base, has_desc, room_cut)
+    else:
+        # Even without `when:` lines it is over budget: all of those go, and the longest
+        # prefix of the order that fits keeps its descriptions (what the backward trim
+        # of `_fit` would keep, without rendering the tail).
+        size = base_total
+        chosen = list(base)
+        kept_desc = 0
+        for i, line in enumerate(short):
+            size += len(line) - len(base[i])
+            if size > room_cut:
+                break
+            chosen[i] = line
+            kept_desc = i + 1
+        has_desc = has_desc[:kept_desc] + [False] * (n - kept_desc)
+        full = None
+
+    kept = n
+    if sum(map(len, chosen)) + max(n - 1, 0) > room_cut:
+        cap = max(NAMES_FACTOR * budget, NAMES_FLOOR)
+        used = -1
+        for i, line in enumerate(chosen):
+            used += len(line) + 1
+            if used > cap:
+                kept = i
+                break
+    text = _frame("\n".join(chosen[:kept]), kept, True, n - kept)
+    listed = names[:kept]
+    if full is not None:
+        cut = tuple(nm for nm, c, f in zip(listed, chosen, full, strict=False) if c != f)
+    else:  # the tail was never rendered: it lost whatever text it has
+        tail = zip(names[kept_desc:kept], specs_in_order[kept_desc:kept],
+                   described_ok[kept_desc:kept], strict=True)  # fmt: skip
+        cut = tuple([nm for nm, spec, ok in tail
+                     if ok and (spec.description or spec.when_to_use or spec.argument_hint)])  # fmt: skip
+    return Listing(
+        text=text,
+        listed=listed,
+        described=tuple(nm for nm, d in zip(listed, has_desc, strict=False) if d),
+        cut=cut,
+        omitted=names[kept:],
+        chars=len(text),
+        budget=budget,
+        searchable=True,
+    )
+
+
+def _fit(full: list[str], short: list[str], base: list[str], has_desc: list[bool],
+         room: int) -> list[str]:  # fmt: skip
+    """Trim from the end of the order until the lines fit in `room`: `when:` lines first,
+    then descriptions. Updates `has_desc` for skills that lost their description."""
+    n = len(full)
+    chosen = list(full)
+    size = sum(map(len, full)) + max(n - 1, 0)
+    i = n - 1
+    while size > room and i >= 0:
+        size -= len(full[i]) - len(short[i])
+        chosen[i] = short[i]
+        i -= 1
+    i = n - 1
+    while size > room and i >= 0:
+        if chosen[i] != base[i]:
+            size -= len(chosen[i]) - len(base[i])
+            chosen[i] = base[i]
+            has_desc[i] = False
+        i -= 1
+    return chosen
+
+
+def _head(spec: Spec, bare: str, line_max: int) -> str:
+    """`- name [argument-hint]` (the hint only when there is one; a hint written in
+    brackets already, like `[version] [--dry-run]`, is shown as written)."""
+    hint = _field(spec.argument_hint)
+    if not hint:
+        return bare
+    hint = truncate(hint, max(line_max // 3, 8))
+    return f"{bare} {hint}" if hint[0] == "[" and hint[-1] == "]" else f"{bare} [{hint}]"
+
+
+def _short(spec: Spec, bare: str, line_max: int) -> tuple[str, bool]:
+    """`- name [hint]: description`, at most `line_max` characters; and whether the
+    description made it in."""
+    head = _head(spec, bare, line_max)
+    room = line_max - len(head) - 2
+    desc = truncate(_field(spec.description), room) if room > 1 else ""
+    return (f"{head}: {desc}", True) if desc else (head, False)
+
+
+def _when(spec: Spec, when_max: int) -> str:
+    """A newline and `  when: …` (the whole line at most `when_max` characters), or ""."""
+    when = truncate(_field(spec.when_to_use), when_max - 8)
+    return f"\n  when: {when}" if when else ""
+
+
+def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] | None = None,
+                active: Collection[str] = frozenset(), usage: Mapping[str, float] | None = None,
+                options: ListingOptions | None = None,
+                adapter: Adapter = Adapter.EXTENSION) -> Listing:  # fmt: skip
+    """The listing the main model sees: the skills it may invoke (policy for
+    `Actor.MODEL`, decided before anything is ordered), minus `paths` skills that are not
+    active (DESIGN §3.2), ordered by `order_for_prompt` and rendered; `name-only`
+    overrides are listed without description.
+
+    `overrides` must be normalized (as `Settings.overrides` is); `active` holds the keys
+    of active `paths` skills; `usage` maps `Spec.key` to a usage score
+    (`UsageTracker.scores(now)`).
+    """
+    allowed = eligible(snapshot_specs, Actor.MODEL, overrides, adapter)
+    specs = [spec for spec, _ in allowed if not spec.paths or spec.key in active]
+    name_only = {id(spec) for spec, decision in allowed if not decision.describe}
+    ordered = order_for_prompt(specs, active, usage or {})
+    describe = (lambda spec: id(spec) not in name_only) if name_only else None
+    return render_listing(ordered, options, describe)
+
+
+# -- reminders -------------------------------------------------------------------------------
+
+
+def reminder(body: str) -> str:
+    """One `<system-reminder>` block; the body is escaped so it cannot close the tag."""
+    return _template("reminder.j2").render(body=escape_tags(body))
+
+
+def path_hint(spec: Spec) -> str:
+    """The hint shown while an inline skill with `paths` globs is active."""
+    globs = ", ".join(_field(p) for p in spec.paths)
+    return f"The active skill {_field(spec.name)} applies to files matching: {globs}"
+
+
+def build_reminders(*, now: datetime, listing: Listing | None, last_listing_text: str | None,
+                    path_hints: Sequence[str] = (),
+                    extra: Sequence[str] = ()) -> tuple[list[str], str | None]:  # fmt: skip
+    """The `<system-reminder>` blocks for one turn, and the listing text now sent.
+
+    Blocks, in order: the date; the listing (or a one-line "unchanged" note when it is
+    identical to `last_listing_text`; nothing when `listing` is None); the path hints of
+    active skills (one block); each of `extra`. The second value is what to pass as
+    `last_listing_text` next turn.
+    """
+    blocks = [reminder(f"Today's date is {now.date().isoformat()}.")]
+    sent = last_listing_text
+    if listing is not None:
+        if listing.text == last_listing_text:
+            blocks.append(reminder(UNCHANGED))
+        else:
+            blocks.append(reminder(listing.text))
+            sent = listing.text
+    hints = [one_line(h) for h in path_hints if h and h.strip()]
+    if hints:
+        blocks.append(reminder("\n".join(hints)))
+    blocks.extend(reminder(e) for e in extra if e and e.strip())
+    return blocks, sent

@@ -1,0 +1,25 @@
+"""Stage 5: the router (`skills route`, `SkillSearch`, the offline model), its BM25
+index and caches, the optional semantic scorer, and the evaluation harness.
+
+May import: `skills.files` through `skills.invoke`.
+"""
+
+from codebot._exports import lazy_exports
+
+_EXPORTS = {
+    "Bm25Baseline": "baseline",
+    "EDGE_CHARS": "shape",
+    "EmbeddingScorer": "semantic",
+    "Tokenizer": "text",
+    "baseline_summary": "baseline",
+    "destination": "shape",
+    "edges": "shape",
+    "evaluate": "router",
+    "left_behind": "shape",
+    "parse_cases": "router",
+    "preselect": "router",
+    "router_from_settings": "router",
+    "written_as_names": "shape",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,190 @@
+"""The decision among ranked candidates: select, ask or abstain, and every candidate's `why`.
+
+Also how a request's shape scales its scores: skills are workflows, so a question is
+better answered directly and needs a stronger match to route.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+
+from codebot.skills.files import Spec
+from codebot.skills.route.config import FIELDS, RouterConfig
+from codebot.skills.route.result import Candidate
+
+_NAME_SPLIT = re.compile(r"[-_:\s]+")
+
+_SHAPE_FACTOR: Mapping[str, Callable[[RouterConfig], float]] = {
+    "concept": lambda c: c.question_penalty,
+    "howto": lambda c: c.howto_penalty,
+}
+
+
+def shape_factor(shape: str, cfg: RouterConfig) -> float:
+    """What the scores of a request of this shape are multiplied by (1.0 for a task)."""
+    return _SHAPE_FACTOR.get(shape, lambda c: 1.0)(cfg)
+
+
+def _describe(c: Candidate) -> str:
+    parts = []
+    for f in FIELDS:
+        words = c.matched.get(f)
+        if words:
+            parts.append(f"{', '.join(words)} in {f.replace('_', ' ')}")
+    text = "matched " + "; ".join(parts) if parts else "no word matched"
+    if c.penalized:
+        text += f"; its description rules out {', '.join(c.penalized)}"
+    return text
+
+
+_SHAPE_NOTE = {"howto": " (a how-to question: scores scaled by howto_penalty)",
+               "concept": " (a concept question: scores scaled by question_penalty)"}
+
+
+def _strong_words(c: Candidate) -> list[str]:
+    """Request words a candidate matched outside its body (name, description, when_to_use)."""
+    seen: dict[str, None] = {}
+    for f in ("name", "description", "when_to_use"):
+        for w in c.matched.get(f, ()):
+            seen.setdefault(w, None)
+    return list(seen)
+
+
+def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
+           sem_on: bool = False, n_eligible: int | None = None,
+           similarity: Callable[[Spec, Spec], float] | None = None,
+           worth: Callable[[str], float] | None = None,
+           named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
+    """Apply threshold, evidence and margin rules, and write each candidate's `why`.
+
+    `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
+    copies of the same skill (the same workflow published in two repositories) be settled
+    by rank instead of asking the user to choose between twins. `worth(word)` (0..1, the
+    word's idf over the rarest word's) weighs the evidence for `min_evidence`: "data" and
+    "engineer" are two words, but together worth less than one "terraform". `named`: the
+    request words (lower case) the person wrote as names and that are rare in the catalog;
+    `moved_to`: the words of where the request moves things. Either can anchor a choice.
+    """
+    import dataclasses
+
+    if not cands:
+        return "abstain", None, "no eligible skill matched any word of the request", []
+
+    def conf(c: Candidate) -> float:
+        if c.fused is not None:  # fusion "sum": the score that ranked it
+            return c.fused
+        return max(c.score, c.semantic or 0.0) if sem_on else c.score
+
+    best = cands[0]
+    second = cands[1] if len(cands) > 1 else None
+    b, s = conf(best), conf(second) if second else 0.0
+    note = _SHAPE_NOTE.get(shape, "")
+    # a one-word task ("kubectl") may match on that word; a question needs min_terms
+    need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
+    strong = _strong_words(best)
+    threshold = cfg.threshold
+    if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog and best.matched.get("name"):
+        # in a handful of skills, a request that names one ("write tests for utils.py")
+        # means it; and most of its other words are in no skill, which says nothing here
+        need, threshold = 1, threshold * cfg.small_catalog_factor
+        note += (f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
+                 f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})")  # fmt: skip
+    # words the body alone matched: one strong word backed by several of them is a match
+    # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
+    backing = [w for w in best.matched.get("body", ()) if w not in strong]
+    corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
+    evidence = sum(worth(w) for w in strong) if worth is not None else None
+    # One word can name the tool, given a clear lead (anchor_lead) over the runner-up:
+    # - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
+    #   word is as often an everyday verb;
+    # - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
+    # - where the request moves things ("onto uv", "to Playwright"), in its name.
+    anchors: dict[str, str] = {}
+    if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
+        for w in best.matched.get("name", ()):
+            if worth(w) >= cfg.anchor_worth:
+                anchors.setdefault(w, f"is a rare word of its name (anchor_worth {cfg.anchor_worth:.2f})")
+    for w in strong:
+        if w.lower() in named:
+            anchors.setdefault(w, "is a rare word the request writes as a name")
+    for w in best.matched.get("name", ()):
+        if w.lower() in moved_to:
+            anchors.setdefault(w, "is in its name and is where the request moves things")
+    lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
+    anchored = (cfg.anchor_worth > 0 and shape == "task" and bool(anchors)
+                and best.score >= cfg.threshold and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9))  # fmt: skip
+    # the semantic scorer's word: a similarity this high stands in for the lexical evidence
+    # (cosine similarities are not on the lexical scale, hence a threshold of their own)
+    # (scaled like the lexical score for questions, which a skill rarely answers)
+    vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= cfg.semantic_threshold
+    # both scorers agree: the lexical match is also the most similar skill of the candidates,
+    # which one strong word alone cannot arrange by accident
+    agreed = (sem_on and cfg.semantic_agree > 0 and shape == "task" and best.score >= threshold
+              and (best.semantic or 0.0) >= cfg.semantic_agree
+              and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:]))  # fmt: skip
+    if best.score < threshold and not vouched:
+        decision, selected = "abstain", None
+        reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
+        if sem_on:
+            reason += f", and its semantic similarity {best.semantic or 0.0:.2f} is below {cfg.semantic_threshold:.2f}"
+    elif len(strong) < need and not corroborated and not vouched and not anchored and not agreed:
+        decision, selected = "abstain", None
+        what = f"only {', '.join(strong)}" if strong else "no word"
+        reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
+                  f"{need} request words must match its name or description (min_terms), or one "
+                  f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}")  # fmt: skip
+    elif (need > 1 and not (corroborated or vouched or agreed or anchored) and evidence is not None
+          and evidence < cfg.min_evidence):
+        decision, selected = "abstain", None
+        reason = (f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
+                  f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
+                  f"(min_evidence {cfg.min_evidence:.2f}){note}")  # fmt: skip
+    elif (second is not None and b - s < cfg.margin and similarity is not None
+          and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity):
+        decision, selected = "select", best.spec
+        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin {cfg.margin:.2f} "
+                  f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
+                  f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one is chosen{note}")  # fmt: skip
+    elif second is not None and b - s < cfg.margin:
+        decision, selected = "ask", None
+        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
+                  f"{cfg.margin:.2f}: ask which one is meant{note}")  # fmt: skip
+    else:
+        decision, selected = "select", best.spec
+        reason = (f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
+                  f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
+    if decision == "select" and len(strong) < need and anchored and not corroborated:
+        lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
+        w, what = next(iter(anchors.items()))
+        reason += (f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
+                   f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
+    if decision == "select" and len(strong) < need and agreed and not (corroborated or anchored):
+        reason += (f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
+                   f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})")  # fmt: skip
+    if decision == "select" and len(strong) < need and corroborated:
+        reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
+                   f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
+    out = []
+    for r, c in enumerate(cands):
+        text = _describe(c)
+        cc = conf(c)
+        if r == 0:
+            if decision == "select":
+                text += "; chosen"
+            elif decision == "ask":
+                text += f"; too close to {second.name if second else '?'} to choose alone"
+            else:
+                text += f"; not chosen: {reason}"
+        else:
+            gap = b - cc
+            if decision == "ask" and r == 1:
+                text += f"; only {gap:.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
+            else:
+                lost = f"{gap:.2f} behind {best.name}"
+                missing = [w for w in best.words() if w not in c.words()]
+                if missing:
+                    lost += f", which also matched {', '.join(missing[:4])}"
+                text += f"; lost: {lost}"
+        out.append(dataclasses.replace(c, why=text))
+    return decision, selected, reason, out

@@ -1,0 +1,161 @@
+"""Evaluating the router on labelled requests (`codebot skills eval`, bench/route.py):
+JSONL cases and the report (hit@1, precision, recall, abstention, near misses, latency).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.skills.route.result import Route
+
+KINDS = ("positive", "near_miss", "negative")
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    prompt: str
+    expected: str | None
+    kind: str
+    also: tuple[str, ...] = ()
+    line: int = 0
+
+    def acceptable(self) -> frozenset[str]:
+        from codebot.skills.files import normalize_name
+
+        names = [self.expected, *self.also] if self.expected else []
+        return frozenset(normalize_name(n) for n in names)
+
+
+def parse_cases(lines: Iterable[str]) -> tuple[list[Case], list[str]]:
+    """JSONL cases -> (cases, errors with line numbers)."""
+    import json
+
+    cases: list[Case] = []
+    errors: list[str] = []
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {n}: not JSON ({exc.msg})")
+            continue
+        if not isinstance(d, dict) or not isinstance(d.get("prompt"), str) or not d["prompt"].strip():
+            errors.append(f"line {n}: needs a non-empty string 'prompt'")
+            continue
+        expected = d.get("expected")
+        kind = d.get("kind") or ("negative" if expected is None else "positive")
+        also = d.get("also") or []
+        if expected is not None and not isinstance(expected, str):
+            errors.append(f"line {n}: 'expected' must be a skill name or null")
+            continue
+        if kind not in KINDS:
+            errors.append(f"line {n}: 'kind' must be one of {', '.join(KINDS)}")
+            continue
+        if kind == "positive" and expected is None:
+            errors.append(f"line {n}: a positive case needs an 'expected' skill")
+            continue
+        if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
+            errors.append(f"line {n}: 'also' must be a list of skill names")
+            continue
+        cases.append(Case(d["prompt"], expected, kind, tuple(also), n))
+    return cases, errors
+
+
+def _pct(values: Sequence[float], p: float) -> float:
+    if not values:
+        return 0.0
+    v = sorted(values)
+    k = (len(v) - 1) * p
+    lo, hi = math.floor(k), math.ceil(k)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: int = 1,
+             known: Collection[str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run every case `repeat` times and compute the report (see docs/routing.md).
+
+    - hit_at_1: positives whose top-ranked eligible skill is acceptable and the router did
+      not abstain (a `select`, or an `ask` that offers it first).
+    - precision: of all `select` decisions, the share that chose an acceptable skill.
+    - recall: positives for which an acceptable skill was selected outright.
+    - abstain_rate_negatives: negatives that got `abstain`.
+    - near_miss_accuracy: near misses routed right: to an acceptable skill (first choice of
+      a select/ask) when one is expected, to `abstain` when none is.
+    """
+    from codebot.skills.files import normalize_name
+
+    results: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    unstable = 0
+    confusion: Counter[tuple[str, str]] = Counter()
+    counts = {k: 0 for k in KINDS}
+    hits = {k: 0 for k in KINDS}
+    selects = correct_selects = recall_hits = abstain_neg = 0
+    by_decision = {k: Counter() for k in KINDS}
+    unknown_names: set[str] = set()
+    known_keys = {normalize_name(k) for k in known} if known is not None else None
+    for case in cases:
+        runs = [route_fn(case.prompt) for _ in range(max(1, repeat))]
+        latencies.extend(r.latency_ms for r in runs)
+        sigs = {(r.decision, r.selected.key if r.selected else None, r.top.spec.key if r.top else None) for r in runs}
+        if len(sigs) > 1:
+            unstable += 1
+        r = runs[0]
+        ok_names = case.acceptable()
+        if known_keys is not None:
+            unknown_names.update(n for n in ok_names if n not in known_keys)
+        top = r.top.spec.key if r.top else None
+        sel = r.selected.key if r.selected else None
+        counts[case.kind] += 1
+        by_decision[case.kind][r.decision] += 1
+        if ok_names:
+            hit = r.decision != "abstain" and top in ok_names
+        else:
+            hit = r.decision == "abstain"
+        if hit:
+            hits[case.kind] += 1
+        if r.decision == "select":
+            selects += 1
+            if sel in ok_names:
+                correct_selects += 1
+        if case.kind == "positive" and r.decision == "select" and sel in ok_names:
+            recall_hits += 1
+        if case.kind == "negative" and r.decision == "abstain":
+            abstain_neg += 1
+        if not hit:
+            got = sel or (top if r.decision == "ask" else None) or "(abstain)"
+            confusion[(case.expected or "(none)", got)] += 1
+        results.append({
+            "line": case.line, "prompt": case.prompt, "kind": case.kind, "expected": case.expected,
+            "decision": r.decision, "selected": r.selected.name if r.selected else None,
+            "top": r.top.name if r.top else None, "score": round(r.top.score, 4) if r.top else 0.0,
+            "options": [s.name for s in r.options], "ok": hit,
+        })  # fmt: skip
+
+    def rate(a: int, b: int) -> float | None:
+        return round(a / b, 4) if b else None
+
+    return {
+        "cases": len(cases),
+        "counts": counts,
+        "hit_at_1": rate(hits["positive"], counts["positive"]),
+        "precision": rate(correct_selects, selects),
+        "recall": rate(recall_hits, counts["positive"]),
+        "abstain_rate_negatives": rate(abstain_neg, counts["negative"]),
+        "near_miss_accuracy": rate(hits["near_miss"], counts["near_miss"]),
+        "decisions": {k: dict(v) for k, v in by_decision.items()},
+        "confusion": [{"expected": e, "got": g, "count": c} for (e, g), c in confusion.most_common()],
+        "repeat": max(1, repeat),
+        "stability": rate(len(cases) - unstable, len(cases)),
+        "latency_ms": {"p50": round(_pct(latencies, 0.5), 3), "p95": round(_pct(latencies, 0.95), 3),
+                       "max": round(max(latencies, default=0.0), 3)},  # fmt: skip
+        "unknown_names": sorted(unknown_names),
+        "results": results,
+    }

@@ -1,0 +1,361 @@
+"""The skill router: which skill (if any) a request is for, and why.
+
+One router serves `codebot skills route`, `codebot skills eval`, the `SkillSearch` tool,
+the offline model's matcher and the optional per-turn preselection:
+
+1. **Eligibility first.** Only skills the actor may invoke (`policy.decide`) are ranked;
+   the others are reported under `filtered` with the rule that removed them, so a blocked
+   skill can never hide an eligible one.
+2. **Lexical scores** from `bm25s` over four fields weighted separately: the name (split on
+   `-`, `_`, `:`), the description, `when_to_use` and a body excerpt. Text is case-folded,
+   stop words are dropped, words are stemmed (PyStemmer when installed, else a small suffix
+   stemmer) and identifiers such as `k8s`, `pytest` or `c++` are kept intact.
+3. **Negative boundaries count against a match.** A clause such as "Not for X (use Y)" or
+   "do not use for X" is indexed apart: a request word that a skill mentions *only* there
+   lowers that skill's score.
+4. **Optional semantic scores** (`SemanticScorer`, off by default, never downloaded at
+   run time) are fused with the lexical ranking by reciprocal rank fusion.
+5. **Decision.** A skill's score is divided by what the request's words are worth (each
+   word counts as much as a match in an average description, by its idf; words no skill
+   uses count `oov_weight` of the rarest), so one threshold serves short and long
+   requests. Questions are scaled down (`question_penalty` for "what is…/why…",
+   `howto_penalty` for "how do I…") and small talk never routes, because skills are
+   workflows, not answers. `select` when the best clears `threshold`, matches at least
+   `min_terms` request words outside its body, and beats the runner-up by `margin`;
+   `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
+   `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
+
+The index is built once per catalog snapshot and cached; on a reload only edited skills
+are read and tokenized again (`cache`).
+
+This module holds the `Router` and the module-level API, and re-exports the public names
+of its pieces: `config` (every number), `text` (words to terms), `shape`
+(negative clauses, request shapes), `index` (BM25 postings), `cache` (one
+index per snapshot), `result` (what a route returns), `decide` (select, ask or
+abstain) and `eval` (`skills eval`). Importing it is cheap: numpy and bm25s are
+imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+from codebot.skills.files import Spec
+from codebot.skills.invoke import Actor, Adapter, normalize_overrides
+from codebot.skills.route.cache import IndexCache
+from codebot.skills.route.config import (
+    DEFAULTS,
+    FIELDS,
+    RouterConfig,
+    config_from_mapping,
+    config_from_settings,
+)
+from codebot.skills.route.decide import decide, shape_factor
+from codebot.skills.route.eval import KINDS, Case, evaluate, parse_cases
+from codebot.skills.route.index import Index
+from codebot.skills.route.result import Candidate, Filtered, Route, SemanticScorer
+from codebot.skills.route.shape import SHAPES, destination, edges, request_shape, split_negative
+from codebot.skills.route.text import ALIASES, STOP_WORDS, Tokenizer
+from codebot.skills.route.weights import term_weights
+
+# Other code imports these from here; the router's pieces may move between modules.
+__all__ = [
+    "ALIASES", "DEFAULTS", "FIELDS", "KINDS", "SHAPES", "STOP_WORDS", "Candidate", "Case", "Filtered", "Index",
+    "Route", "Router", "RouterConfig", "SemanticScorer", "Tokenizer", "config_from_mapping", "config_from_settings",
+    "default_router", "evaluate", "offline_matcher", "parse_cases", "preselect", "request_shape", "route", "router_from_settings", "search",
+    "split_negative",
+]  # fmt: skip
+
+
+class Router:
+    """Routes requests among skills. `indexes` keeps the index of the current snapshot and
+    the token caches that make rebuilds incremental; the router adds the decision."""
+
+    def __init__(self, config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> None:
+        self.indexes = IndexCache(config or RouterConfig())
+        self.semantic = semantic
+        self.semantic_error: str | None = None  # why the semantic scorer was switched off
+
+    @property
+    def config(self) -> RouterConfig:
+        return self.indexes.config
+
+    @config.setter
+    def config(self, config: RouterConfig) -> None:
+        self.indexes.config = config
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """Index builds, bodies read and the last build's time (see `IndexCache`)."""
+        return self.indexes.stats
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self.indexes.tokenizer
+
+    def index(self, specs: Any) -> tuple[Index, Any]:
+        """The index for `specs` and a row mask or None (see `IndexCache.index`)."""
+        return self.indexes.index(specs)
+
+    # -- routing --------------------------------------------------------------------
+
+    def route(self, request: str, specs: Any, actor: Actor = Actor.MODEL,
+              overrides: Mapping[str, str] | None = None, adapter: Adapter = Adapter.EXTENSION,
+              top: int | None = None, active: Collection[str] | None = None,
+              restrict: Collection[str] | None = None, config: RouterConfig | None = None) -> Route:  # fmt: skip
+        """Route one request among `specs` (a Snapshot or a sequence of Spec).
+
+        `active`: keys of conditional skills (`paths:`) whose paths matched; the others are
+        filtered out (None: do not filter on paths). `restrict`: only these keys may be
+        chosen (e.g. the names listed to the model); the others are filtered out.
+        """
+        import numpy as np
+
+        t0 = time.perf_counter()
+        cfg = config or self.config
+        top = cfg.top if top is None else top
+        if config is not None and config.index_key != self.config.index_key:
+            self.config = config  # the index depends on these numbers: rebuild on demand
+        builds = self.stats["builds"]
+        idx, subset = self.index(specs)
+        # latency_ms counts everything but a (re)build of the index, which index_ms reports
+        index_ms = self.stats["last_build_ms"] if self.stats["builds"] != builds else 0.0
+        t_index = t0 + index_ms / 1000
+
+        # 1. eligibility, before anything is ranked
+        mask, denied = idx.eligibility(actor, normalize_overrides(overrides) if overrides else {}, adapter)
+        other: dict[int, tuple[str, str]] = {}  # row -> (reason, decided_by) for non-policy filters
+        if subset is not None or active is not None or restrict is not None:
+            mask = mask.copy()
+            if subset is not None:
+                for i in np.nonzero(mask & ~subset)[0].tolist():
+                    other[i] = ("not among the skills given to the router", "subset")
+                mask &= subset
+            if active is not None:
+                act = set(active)
+                for i in idx.conditional.tolist():
+                    if mask[i] and idx.specs[i].key not in act:
+                        mask[i] = False
+                        other[i] = ("conditional skill: none of its paths matched a file in this session", "paths")
+            if restrict is not None:
+                allowed = set(restrict)
+                for i in np.nonzero(mask)[0].tolist():
+                    if idx.specs[i].key not in allowed:
+                        mask[i] = False
+                        other[i] = ("not listed for this request", "restrict")
+
+        # 2. lexical scores, normalised by what the request's words are worth
+        surface: dict[str, str] = {}
+        for t, word in self.tokenizer.with_surface(request):
+            surface.setdefault(t, word)
+        terms = list(surface)
+        lex = idx.lexicon
+        ids = [lex[t] for t in terms if t in lex and lex[t] < idx.n_terms]
+        known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
+        neg_ids = [i for i in ids if i in idx.neg]
+        counted = sorted(set(known) | set(neg_ids))
+        n_oov = len(terms) - len(counted)
+        shape = request_shape(request)
+        if shape == "chat":
+            return self._empty(request, terms, shape, cfg, actor, t_index, "small talk: no skill is needed", index_ms)
+        if not known and self.semantic is None:
+            why = "no word of the request appears in any skill" if terms else "the request has no content words"
+            return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
+        ask = edges(request)  # where the person's own words are, in a long paste
+        dest = destination(ask)
+        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
+        raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
+        bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
+                 + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)
+        norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
+
+        # 3. who was filtered out (only those that would have ranked)
+        filtered: list[Filtered] = []
+        blocked = np.nonzero(~mask & (norm > 0))[0]
+        if len(blocked):
+            for i in blocked[np.argsort(-norm[blocked], kind="stable")][: max(top, 5)].tolist():
+                d = denied.get(i)
+                reason, by = (d.reason, d.decided_by) if d is not None else other.get(i, ("filtered", "?"))
+                filtered.append(Filtered(idx.specs[i], reason, by, float(norm[i])))
+
+        # 4. rank the eligible ones (optionally fused with semantic scores)
+        elig = np.where(mask, norm, -np.inf)
+        k = min(max(top, 2), idx.n)
+        positive = np.nonzero(elig > 0)[0]
+        part = positive[np.argpartition(-elig[positive], k - 1)[:k]] if len(positive) > k else positive
+        order = part[np.lexsort((part, -elig[part]))].tolist()
+        lex_rank = {i: r + 1 for r, i in enumerate(order)}
+        sem: dict[str, float] = {}
+        fused: dict[int, float] = {}
+        if self.semantic is not None:
+            eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
+            try:
+                sem = {key: float(v) for key, v in (self.semantic.score(request, eligible_specs) or {}).items()}
+            except Exception as exc:  # a broken optional model must not break routing
+                self.semantic, self.semantic_error = None, str(exc)
+            if sem:
+                order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
+        cands = []
+        for i in order[:k]:
+            fields = idx.field_matches(i, known)
+            matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
+            ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
+            score = float(norm[i]) if mask[i] else 0.0
+            cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
+                                   sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
+                                   fused=fused.get(i)))  # fmt: skip
+
+        # 5. decide and explain
+        decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
+                                                   n_eligible=int(mask.sum()), similarity=self._alike,
+                                                   worth=lambda w: self._worth(idx, w),
+                                                   named={w.lower() for w in kinds["emphasized"]},
+                                                   moved_to=dest)  # fmt: skip
+        return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
+                     reason, tuple(terms), shape, cfg.threshold, cfg.margin,
+                     (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],
+                     kinds["destination"])  # fmt: skip
+
+    def _worth(self, idx: Index, word: str) -> float:
+        """A request word's idf over the rarest word's (0..1): how much its match says."""
+        t = self.tokenizer.term(word)
+        i = idx.lexicon.get(t) if t is not None else None
+        if i is None or i >= idx.n_terms:
+            return 0.0
+        return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
+
+    def _alike(self, a: Spec, b: Spec) -> float:
+        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top two)."""
+        wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
+        return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+    def _fuse(self, idx: Index, elig: Any, mask: Any, sem: Mapping[str, float], k: int,
+              cfg: RouterConfig, shape: str = "task") -> tuple[list[int], dict[int, int], dict[int, float]]:  # fmt: skip
+        """The lexical and semantic rankings fused (eligible skills only): the order, each
+        row's lexical rank and, for fusion "sum", each row's fused score.
+
+        "sum" adds `semantic_weight` x cosine to the normalised lexical score, so a strong
+        lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
+        which throws away how far apart the scores are.
+        """
+        import numpy as np
+
+        depth = max(k * 10, 50)
+        positive = np.nonzero(elig > 0)[0]
+        lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
+        lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
+        sem_rows = [(v, idx.by_key[kk]) for kk, v in sem.items() if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0]
+        sem_rows.sort(key=lambda x: -x[0])
+        if cfg.fusion == "sum":
+            sem_of = {i: v for v, i in sem_rows}
+            rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
+            # a question's similarity is scaled like its lexical score (question penalties)
+            w = cfg.semantic_weight * shape_factor(shape, cfg)
+            total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
+            return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
+        sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
+        fused: dict[int, float] = {}
+        for ranks in (lex_rank, sem_rank):
+            for i, r in ranks.items():
+                fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.rrf_k + r)
+        order = sorted(fused, key=lambda i: (-fused[i], i))
+        return order, lex_rank, {}
+
+    def _empty(self, request: str, terms: list[str], shape: str, cfg: RouterConfig, actor: Actor,
+               t0: float, why: str, index_ms: float) -> Route:  # fmt: skip
+        return Route(request, "abstain", None, (), (), why, tuple(terms), shape, cfg.threshold, cfg.margin,
+                     (time.perf_counter() - t0) * 1000, actor, index_ms)  # fmt: skip
+
+
+def _member(arr: Any) -> Any:
+    return () if arr is None else set(arr.tolist())  # small: docs that rule one word out
+
+
+# --------------------------------------------------------------------------------------
+# Module-level API (one shared router, so caches survive between calls)
+# --------------------------------------------------------------------------------------
+
+_DEFAULT: Router | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_router(config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> Router:
+    """The shared router; `config` / `semantic`, when given, replace its settings."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = Router(config)
+        elif config is not None:
+            _DEFAULT.config = config
+        if semantic is not None:
+            _DEFAULT.semantic = semantic
+        return _DEFAULT
+
+
+def router_from_settings(settings: Any, warnings: list[str] | None = None, shared: bool = False) -> Router:
+    """A router with `skills.router` from config, including the optional semantic scorer
+    (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME).
+    `shared`: configure and return the process-wide router instead of a new one."""
+    from pathlib import Path
+
+    from codebot.skills.route.semantic import scorer_from_config
+
+    cfg = config_from_settings(settings, warnings)
+    home = getattr(settings, "home", None)
+    scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings,
+                                chunks=max(1, cfg.semantic_chunks))  # fmt: skip
+    return default_router(cfg, scorer) if shared else Router(cfg, semantic=scorer)
+
+
+def route(request: str, specs: Any, actor: Actor = Actor.MODEL, overrides: Mapping[str, str] | None = None,
+          adapter: Adapter = Adapter.EXTENSION, top: int | None = None, active: Collection[str] | None = None,
+          restrict: Collection[str] | None = None, config: RouterConfig | None = None) -> Route:  # fmt: skip
+    """Route with the shared router (its index cache survives between calls)."""
+    return default_router().route(request, specs, actor, overrides, adapter, top, active, restrict, config)
+
+
+def search(query: str, specs: Sequence[Spec], limit: int = 5) -> list[Spec]:
+    """SkillSearch: the best `limit` matches among `specs` (already filtered for the model).
+
+    Ranks without the select/ask/abstain decision (the model reads the cards and decides),
+    but drops skills that scored nothing or only matched words they rule out.
+    """
+    if not specs or limit <= 0:
+        return []
+    r = default_router().route(query, list(specs), Actor.EVAL, top=limit)
+    return [c.spec for c in r.candidates if c.raw > 0 or (c.semantic or 0.0) > 0][:limit]
+
+
+def offline_matcher(snapshot_getter: Callable[[], Any]) -> Callable[[str, Sequence[tuple[str, str]]], str | None]:
+    """A `Matcher` for the offline model: route among the listed names; act only on `select`.
+
+    `snapshot_getter()` returns the current catalog snapshot (or None). The index is the
+    snapshot's (cached); skills that are not listed are filtered out, not re-indexed.
+    """
+
+    def match(request: str, listed: Sequence[tuple[str, str]]) -> str | None:
+        snap = snapshot_getter()
+        if snap is None or not listed:
+            return None
+        from codebot.skills.files import normalize_name
+
+        wanted = {normalize_name(n) for n, _ in listed}
+        r = default_router().route(request, snap, Actor.MODEL, restrict=wanted)
+        return r.selected.name if r.decision == "select" and r.selected is not None else None
+
+    return match
+
+
+def preselect(request: str, specs: Sequence[Spec], k: int, recent: Collection[str] = ()) -> list[Spec]:
+    """`skills.preselect: K`: the top-K routed skills plus recently used ones, in input order."""
+    if k <= 0 or len(specs) <= k:
+        return list(specs)
+    from codebot.skills.files import normalize_name
+
+    r = default_router().route(request, list(specs), Actor.EVAL, top=k)
+    keep = {id(c.spec) for c in r.candidates[:k]}
+    recent_keys = {normalize_name(n) for n in recent}
+    return [s for s in specs if id(s) in keep or s.key in recent_keys]

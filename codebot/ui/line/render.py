@@ -1,0 +1,301 @@
+"""Line mode as text: session events, tool calls and the skills table as plain lines.
+
+No prompt-toolkit here (and no terminal): a `Sink` takes text, `Renderer` turns events
+into it. Kept apart from `line.py` so it can be tested and reused without a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+from typing import Any, TextIO
+
+from codebot.agent.session import events as ev
+from codebot.ui import commands
+
+QUESTION = "Allow? [y]es once / [a]lways this session / [n]o: "
+OVERRIDE_HELP = "/skills off NAME · /skills on NAME · /skills user-only|model-only|name-only NAME"
+
+
+def width() -> int:
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def first_line(text: str) -> str:
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) collapsed to single spaces."""
+    return " ".join(str(text).split())
+
+
+class Sink:
+    """Where line mode writes. `stream=None` means `sys.stdout` looked up at each write, so
+    prompt-toolkit's `patch_stdout` (which swaps `sys.stdout`) puts the text above the prompt.
+    Thread-safe: the skill watcher writes from its own thread."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+        self._lock = threading.RLock()
+        self.at_line_start = True
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        with self._lock:
+            self._put(text)
+            self.at_line_start = text.endswith("\n")
+
+    def _put(self, text: str) -> None:
+        stream = self._stream if self._stream is not None else sys.stdout
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:
+            enc = getattr(stream, "encoding", None) or "ascii"
+            stream.write(text.encode(enc, errors="replace").decode(enc, errors="replace"))
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def line(self, text: str = "") -> None:
+        """`text` on a line of its own (ending whatever partial line is on screen)."""
+        with self._lock:
+            self.write(("" if self.at_line_start else "\n") + text + "\n")
+
+    def end_line(self) -> None:
+        with self._lock:
+            if not self.at_line_start:
+                self.write("\n")
+
+
+# -- single lines ---------------------------------------------------------------------------
+
+_SUBJECT_KEYS = {
+    "Bash": ("command",),
+    "Read": ("path",),
+    "Write": ("path",),
+    "Edit": ("path",),
+    "Glob": ("pattern", "path"),
+    "Grep": ("pattern", "path"),
+    "Skill": ("skill", "args"),
+    "SkillSearch": ("query",),
+    "Task": ("description", "agent"),
+}
+
+
+def tool_summary(name: str, args: dict[str, Any]) -> str:
+    """`Bash git status`, `Edit src/a.py`, `Skill review src/`: the call in a few words."""
+    if "_raw" in args:
+        return f"{name} {one_line(args['_raw'])}"
+    keys = _SUBJECT_KEYS.get(name)
+    if keys:
+        parts = [one_line(args[k]) for k in keys if isinstance(args.get(k), str | int | float) and str(args[k]).strip()]
+        if name == "Task" and not parts and isinstance(args.get("prompt"), str):
+            parts = [one_line(args["prompt"])]
+        return " ".join([name, *parts])
+    if not args:
+        return name
+    return f"{name} {one_line(json.dumps(args, ensure_ascii=False, default=str))}"
+
+
+def tool_result(status: str, name: str, content: str) -> str:
+    mark = "✓" if status == "ok" else "✗"
+    text = first_line(content)
+    if status == "ok" and name == "Skill" and text.startswith("<skill "):
+        text = "skill instructions loaded"
+    if status == "denied" and not text:
+        text = "denied"
+    return f"{mark} {text}".rstrip()
+
+
+def skill_line(e: ev.SkillActivated) -> str:
+    """`skill review · inline · model X for this turn`."""
+    parts = [f"skill {e.name}", e.mode]
+    if e.actor != "human":
+        parts.append(f"chosen by the {e.actor}")
+    d = e.delta or {}
+    changes = []
+    if d.get("model"):
+        changes.append(f"model {d['model']}")
+    if d.get("effort"):
+        changes.append(f"effort {d['effort']}")
+    if d.get("allowed_tools"):
+        changes.append("allows " + ", ".join(d["allowed_tools"]))
+    if d.get("disallowed_tools"):
+        changes.append("no " + ", ".join(d["disallowed_tools"]))
+    if changes:
+        parts.append(", ".join(changes) + (" for this turn" if e.mode == "inline" else " in the fork"))
+    return " · ".join(parts)
+
+
+def error_line(e: ev.ErrorEvent) -> str:
+    if e.kind in ("error", "skill", "tool", "unknown"):
+        return f"error: {e.message}"
+    return f"error ({e.kind}): {e.message}"
+
+
+# -- events ---------------------------------------------------------------------------------
+
+
+class Renderer:
+    """Turns session events into lines on a `Sink`. Approval requests are not handled here."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self._streamed = False
+
+    def begin_turn(self) -> None:
+        self._streamed = False
+
+    def end_turn(self) -> None:
+        self.sink.end_line()
+        self.sink.write("\n")
+
+    def render(self, e: Any) -> None:
+        sink = self.sink
+        indent = "  " * getattr(e, "depth", 0)
+        if isinstance(e, ev.TextDelta):
+            if e.depth == 0:
+                self._streamed = True
+                sink.write(e.text)
+        elif isinstance(e, ev.AssistantText):
+            if e.depth == 0:
+                if not self._streamed and e.text:
+                    sink.write(e.text)  # not streamed (e.g. a forked skill's answer)
+                sink.end_line()
+                self._streamed = False
+        elif isinstance(e, ev.ToolStarted):
+            sink.line(clip(f"{indent}→ {tool_summary(e.name, e.arguments)}", width() - 1))
+        elif isinstance(e, ev.ToolFinished):
+            sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
+        elif isinstance(e, ev.SkillActivated):
+            sink.line(f"{indent}{skill_line(e)}")
+        elif isinstance(e, ev.Notice):
+            sink.line(("warning: " if e.level == "warning" else "note: ") + e.text)
+        elif isinstance(e, ev.ErrorEvent):
+            sink.line(error_line(e))
+        elif isinstance(e, ev.TurnEnded) and e.cancelled:
+            sink.line("(turn cancelled)")
+
+
+def approval_text(request: Any) -> str:
+    """The question's lead-in: what wants to run, and the preview indented below it."""
+    head = f"? {request.tool} needs approval: {clip(one_line(request.subject), 200)}".rstrip(": ")
+    preview = str(request.preview or "").rstrip("\n")
+    body = "\n".join("  " + line for line in preview.splitlines()) if preview and preview != request.subject else ""
+    return head + ("\n" + body if body else "")
+
+
+# -- /skills --------------------------------------------------------------------------------
+
+
+def skill_state(spec: Any, controller: Any, active: frozenset[str]) -> str:
+    override = controller.override_of(spec.key)
+    if override != "on":
+        return override
+    flags = []
+    if not spec.user_invocable:
+        flags.append("model-only")
+    if spec.disable_model_invocation or not spec.allow_implicit_invocation:
+        flags.append("user-only")
+    if spec.paths and spec.key not in active:
+        flags.append("inactive")
+    if spec.context == "fork":
+        flags.append("fork")
+    return ", ".join(flags) or "on"
+
+
+def skills_table(controller: Any, query: str = "") -> str:
+    """Every skill with its source and state; shadowed ones say by what. `query` filters."""
+    snap = controller.catalog.snapshot
+    try:
+        active = controller.session.active_keys()
+    except Exception:
+        active = frozenset()
+    q = query.strip().lower()
+    rows: list[tuple[str, str, str, str]] = []
+    for spec in snap:
+        if commands.shadowed_by_builtin(spec):
+            state = f"shadowed by /{spec.key}"
+        else:
+            state = skill_state(spec, controller, active)
+        rows.append((spec.name, spec.source.value, state, one_line(spec.description)))
+    for sh in snap.shadowed:
+        rows.append((sh.spec.name, sh.spec.source.value, f"shadowed by {sh.winner.source.value}",
+                     one_line(sh.spec.description)))  # fmt: skip
+    shown = [r for r in rows if not q or q in r[0].lower() or q == r[1]]
+    if q and not shown:  # no name matches: look in the descriptions
+        shown = [r for r in rows if q in r[3].lower()]
+    if not rows:
+        return "no skills found. Put skills in .codebot/skills/<name>/SKILL.md (or use --skills-dir DIR)."
+    if not shown:
+        return f"no skill matches {query.strip()!r} ({len(rows)} in all)"
+    nw = min(28, max(len("name"), *(len(r[0]) for r in shown)))
+    sw = max(len("source"), *(len(r[1]) for r in shown))
+    tw = min(24, max(len("state"), *(len(r[2]) for r in shown)))
+    w = width() - 1
+    lines = [f"{'name':<{nw}}  {'source':<{sw}}  {'state':<{tw}}  description"]
+    for name, source, state, desc in shown:
+        lines.append(clip(f"{clip(name, nw):<{nw}}  {source:<{sw}}  {clip(state, tw):<{tw}}  {desc}", w))
+    count = f"{len(shown)} of {len(rows)} skills" if len(shown) != len(rows) else f"{len(rows)} skills"
+    lines.append(f"{count} · change: {OVERRIDE_HELP}")
+    problems = [d for d in snap.diagnostics if d.severity.value != "info"]
+    if problems:
+        lines.append(f"{len(problems)} problem(s) in skill files; run 'codebot skills validate' for details")
+    return "\n".join(lines)
+
+
+def skills_command(controller: Any, args: str) -> str:
+    """`/skills [filter]` prints the table; `/skills off NAME` (or on, user-only, ...) saves
+    `skills.overrides.NAME` in $CODEBOT_HOME/config.yaml."""
+    from codebot.config import OVERRIDE_VALUES
+
+    word, _, rest = args.strip().partition(" ")
+    value, name = word.lower(), rest.strip()
+    if value in OVERRIDE_VALUES and name:
+        spec = controller.catalog.snapshot.get(name)
+        if spec is None:
+            return f"no skill named {name!r}; /skills lists them"
+        try:
+            controller.set_override(spec.key, value)
+        except ValueError as exc:
+            return f"error: {exc}"
+        return f"{spec.name}: {value} (saved in {controller.settings.config_path})"
+    return skills_table(controller, args)
+
+
+def start_watcher(controller: Any, sink: Sink) -> Any:
+    """Hot reload in a thread when `codebot.skills.watch.watcher` is there; each reload is one line
+    (`skills: +1 ~0 −0 (12 loaded)`). None when there is no watcher or it cannot start."""
+    from codebot.ui.controller import format_change
+
+    try:
+        from codebot.skills.watch import SkillWatcher
+    except ImportError:
+        return None
+
+    def on_reload(change: Any = None, *_: Any) -> None:
+        if change is not None and hasattr(change, "added"):
+            extra = "" if change else " · skill file problems changed; /skills for details"
+            sink.line(format_change(change, controller.skill_count()) + extra)
+        else:
+            sink.line(f"skills reloaded ({controller.skill_count()} loaded)")
+
+    try:
+        watcher = SkillWatcher(controller.catalog, on_reload)
+        watcher.run_in_thread()
+    except Exception as exc:
+        sink.line(f"warning: skills will not reload by themselves ({exc}); use /reload")
+        return None
+    return watcher

@@ -1,0 +1,318 @@
+"""Line mode (`codebot --plain`): the same commands and skills in a plain scrolling terminal.
+
+prompt-toolkit draws one prompt line with history and `/` completion; everything else is
+plain text printed above it (`patch_stdout`), so it works in any terminal, over ssh, in
+`TERM=dumb` and in logs. When stdin is not a terminal each line read is one message.
+
+Entry points for the CLI: `should_use_line_mode(stdout, env)` and `run_line(settings, ...)`.
+prompt-toolkit is imported only in `codebot/ui/line*.py`, and only when a prompt is drawn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+from codebot.config import Settings
+from codebot.ui import commands
+from codebot.ui.controller import Controller
+from codebot.ui.line.render import (
+    QUESTION,
+    Renderer,
+    Sink,
+    approval_text,
+    skills_command,
+    start_watcher,
+)
+
+__all__ = ["LineApp", "parse_answer", "run_line", "should_use_line_mode"]
+
+ANSWERS = {
+    "y": ApprovalAnswer.ALLOW_ONCE, "yes": ApprovalAnswer.ALLOW_ONCE, "once": ApprovalAnswer.ALLOW_ONCE,
+    "a": ApprovalAnswer.ALLOW_SESSION, "always": ApprovalAnswer.ALLOW_SESSION,
+    "n": ApprovalAnswer.DENY, "no": ApprovalAnswer.DENY,
+}  # fmt: skip
+LINE_KEYS = ("Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
+             "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit")  # fmt: skip
+PLAIN_KEYS = "Input: one message per line; end of input quits."
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _is_pt(obj: Any) -> bool:
+    """A prompt-toolkit Input/Output object (checked without importing prompt-toolkit)."""
+    return type(obj).__module__.startswith("prompt_toolkit")
+
+
+def should_use_line_mode(stdout: Any, env: Mapping[str, str], stdin: Any = None) -> bool:
+    """Line mode instead of the full-screen TUI: stdout (or stdin, when given) is not a
+    terminal, or the terminal is dumb."""
+    if env.get("TERM", "") == "dumb":
+        return True
+    if stdin is not None and not _isatty(stdin):
+        return True
+    return not _isatty(stdout)
+
+
+def parse_answer(text: str) -> ApprovalAnswer | None:
+    return ANSWERS.get(text.strip().lower())
+
+
+class LineApp:
+    """One interactive line-mode session over a `Controller`.
+
+    `input`: None (stdin), a prompt-toolkit Input (e.g. `create_pipe_input()`), or a text
+    stream; a stream that is not a terminal is read plainly, one message per line.
+    `output`: None (stdout), a prompt-toolkit Output, or a text stream that receives the
+    conversation (the prompt itself is then drawn nowhere unless the stream is a terminal).
+    """
+
+    def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True) -> None:
+        self.controller = controller
+        self.watch = watch
+        self._input = sys.stdin if input is None else input
+        self._output = output
+        text_stream = output is not None and not _is_pt(output)
+        self.sink = Sink(output if text_stream else None)
+        self.renderer = Renderer(self.sink)
+        self.plain = not _is_pt(self._input) and not _isatty(self._input)
+        self.reader: Any = None
+        self._turn: asyncio.Future[Any] | None = None
+        self._approvals: set[asyncio.Future[Any]] = set()
+        self._ask_lock: asyncio.Lock | None = None
+        self._interrupts = 0
+        controller.set_emit(self._on_event)
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self) -> int:
+        return asyncio.run(self.run_async())
+
+    async def run_async(self) -> int:
+        self._ask_lock = asyncio.Lock()
+        with self._terminal():
+            if not self.plain and self._pt[2]:
+                from codebot.ui.line.input import TerminalSink
+
+                self.sink = self.renderer.sink = TerminalSink(self._pt[1])
+            self.reader = self._make_reader()
+            return await self._loop()
+
+    @contextlib.contextmanager
+    def _terminal(self) -> Iterator[None]:
+        if self.plain:
+            yield
+            return
+        from prompt_toolkit.application import create_app_session
+        from prompt_toolkit.input import create_input
+        from prompt_toolkit.output import DummyOutput, create_output
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        pt_in = self._input if _is_pt(self._input) else create_input(self._input)
+        out = self._output
+        if out is None:  # the prompt on a terminal even when stdout is redirected
+            pt_out, patch = create_output(always_prefer_tty=True), _isatty(sys.stdout)
+        elif _is_pt(out):
+            pt_out, patch = out, True
+        elif _isatty(out):
+            pt_out, patch = create_output(stdout=out), True
+        else:  # a plain text stream gets the conversation; the prompt is drawn nowhere
+            pt_out, patch = DummyOutput(), False
+        # patch: the conversation shares the prompt's terminal (stray prints go above it too)
+        self._pt = (pt_in, pt_out, patch)
+        with create_app_session(input=pt_in, output=pt_out):
+            if patch:
+                with patch_stdout():
+                    yield
+            else:
+                yield
+
+    def _make_reader(self) -> Any:
+        from codebot.ui.line.input import PlainReader
+
+        if self.plain:
+            return PlainReader(self._input, self.sink)
+        from codebot.ui.line.input import PromptReader, SlashCompleter, open_history
+
+        pt_in, pt_out, patch = self._pt
+        echo = None if patch else self.sink  # record what was typed where the conversation goes
+        history = open_history(self.controller.settings.home / "line-history")
+        return PromptReader(SlashCompleter(self.controller.completions), history, input=pt_in, output=pt_out, echo=echo)
+
+    async def _loop(self) -> int:
+        self._banner()
+        watcher = start_watcher(self.controller, self.sink) if self.watch else None
+        try:
+            while True:
+                try:
+                    text = await self.reader.read_line()
+                except KeyboardInterrupt:
+                    if self._interrupts:
+                        break
+                    self._interrupts = 1
+                    self.sink.line("(press Ctrl+C again or Ctrl+D to quit)")
+                    continue
+                except EOFError:
+                    break
+                self._interrupts = 0
+                if text.strip() and await self.handle(text) == "exit":
+                    break
+        finally:
+            if watcher is not None:
+                with contextlib.suppress(Exception):
+                    watcher.stop()
+        return 0
+
+    def _banner(self) -> None:
+        from codebot import __version__
+
+        c = self.controller
+        model = f"{c.model_name} (offline: set a provider key or --model for a real one)" if c.offline else c.model_name
+        how = "one message per line" if self.plain else "/help for commands, Tab completes, Ctrl+D quits"
+        self.sink.line(f"codebot {__version__} · model {model} · {c.skill_count()} skills · {how}")
+        for w in getattr(c.session.approvals, "warnings", ()):
+            self.sink.line(f"warning: {w}")
+        self.sink.write("\n")
+
+    # -- one input -----------------------------------------------------------------------
+
+    async def handle(self, text: str) -> str | None:
+        """Run one thing the person typed; "exit" when the session should end."""
+        parsed = commands.parse(text)
+        if text.strip() == "/":
+            parsed = commands.Parsed("builtin", "help")
+        if parsed.kind == "builtin":
+            return self.builtin(parsed.name, parsed.args)
+        await self.turn(text.strip() if parsed.kind == "skill" else text)
+        return None
+
+    def builtin(self, name: str, args: str) -> str | None:
+        try:
+            reply = self.controller.builtin(name, args)
+        except Exception as exc:  # a failing command must not end the session
+            self.sink.line(f"error: /{name} failed: {type(exc).__name__}: {exc}")
+            self.sink.write("\n")
+            return None
+        if reply.action == "exit":
+            return "exit"
+        text = reply.text
+        if reply.action == "skills":
+            text = skills_command(self.controller, reply.text)
+        elif name == "help":
+            lines = [ln for ln in text.splitlines() if not ln.startswith("Keys:")]
+            text = "\n".join([*lines, PLAIN_KEYS if self.plain else LINE_KEYS])
+        if text:
+            self.sink.line(text)
+        self.sink.write("\n")
+        return None
+
+    async def turn(self, text: str) -> None:
+        """One model turn as a task: Ctrl+C cancels it, not the session."""
+        self.renderer.begin_turn()
+        task = asyncio.ensure_future(self.controller.run_turn(text))
+        self._turn = task
+        try:
+            with self._sigint_cancels_turn():
+                await asyncio.wait([task])
+        finally:
+            self._turn = None
+            if not task.done():
+                task.cancel()
+            pending = list(self._approvals)
+            for t in pending:
+                t.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            self.sink.line(f"error: {type(exc).__name__}: {exc}")
+        self.renderer.end_turn()
+
+    def cancel_turn(self) -> bool:
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+            return True
+        return False
+
+    @contextlib.contextmanager
+    def _sigint_cancels_turn(self) -> Iterator[None]:
+        # A Python-level handler (not loop.add_signal_handler): prompt-toolkit saves and
+        # restores it around an approval prompt, so it keeps working after one.
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        loop = asyncio.get_running_loop()
+        previous = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(self.cancel_turn))
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_event(self, e: Any) -> None:
+        if isinstance(e, ApprovalRequest):
+            task = asyncio.ensure_future(self._approve(e))
+            self._approvals.add(task)
+            task.add_done_callback(self._approvals.discard)
+            return
+        self.renderer.render(e)
+
+    async def _approve(self, request: ApprovalRequest) -> None:
+        assert self._ask_lock is not None
+        future = request.future
+        async with self._ask_lock:
+            if future is None or future.done():
+                return
+            self.sink.line(approval_text(request))
+            answer, cancel = None, False
+            try:
+                while answer is None:
+                    answer = parse_answer(await self.reader.ask(QUESTION))
+                    if answer is None:
+                        self.sink.line("please answer y (once), a (always this session) or n (no)")
+            except EOFError:
+                answer = ApprovalAnswer.DENY
+                self.sink.line("(no answer: denied)")
+            except KeyboardInterrupt:
+                answer, cancel = ApprovalAnswer.DENY, True
+            if not future.done():
+                future.set_result(answer)
+            if cancel:
+                self.cancel_turn()
+
+
+def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume: Any = None,
+             input: Any = None, output: Any = None, client: Any = None, watch: bool = True) -> int:  # fmt: skip
+    """Run line mode until /exit or end of input; the exit code (0, 2 for a setup problem).
+
+    `resume`: None, a session id, or a `ResumeChoice(continue_latest, session_id)`.
+    `client`: a ModelClient to use instead of the configured one (tests).
+    """
+    from codebot.agent.session import ResumeChoice, SetupError
+
+    if isinstance(resume, str):
+        resume = ResumeChoice(False, resume)
+    try:
+        controller = Controller(settings, client=client, interactive=True, allow=allow, deny=deny, resume=resume)
+    except SetupError as exc:
+        print(f"codebot: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return LineApp(controller, input=input, output=output, watch=watch).run()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        controller.close()
