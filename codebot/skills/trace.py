@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from codebot.home import private_dir, private_fd
+
 EVENTS = ("eligible", "selected", "activated", "executing", "completed", "failed", "denied")
 FIELDS = ("time", "session", "event", "actor", "skill", "source", "mode", "duration_ms", "reason")
 #: Most errors a tracer keeps (the first ones; later ones are only counted).
@@ -136,9 +138,10 @@ class Tracer:
             return
         try:
             if not self._dir_ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(self.path.parent)
                 self._dir_ready = True
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            # 0600 from creation: reasons and skill names can quote what the person asked.
+            fd = private_fd(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 written = os.write(fd, line)  # one write: appends never interleave
             finally:

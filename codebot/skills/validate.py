@@ -6,6 +6,7 @@ says, for each finding, the file, the line, the field and the fix.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 NEGATIVE = re.compile(r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b", re.IGNORECASE)
 TOOL_PATTERN = re.compile(r"^[A-Za-z_][\w.*-]*(\(.*\))?$")
 MAX_BODY_LINES = 500
+#: Parse warnings that validation reports as errors: the skill loads (with its grants
+#: dropped) so a session keeps working, but a file like that must not pass review.
+ERROR_CODES = frozenset({"duplicate-grant"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,8 @@ def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = ()) -
     n = 0
     for spec in specs:
         n += 1
-        diags.extend(spec.diagnostics)
+        diags.extend(dataclasses.replace(d, severity=Severity.ERROR) if d.code in ERROR_CODES else d
+                     for d in spec.diagnostics)  # fmt: skip
         diags.extend(check_spec(spec))
     diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
     return Report(tuple(diags), n)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codebot.home import private_dir, private_open
+
 FORMAT = 1
 
 
@@ -44,9 +46,10 @@ class Transcript:
     def _open(self):
         if self._fh is None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Private (0700 folder, 0600 file): a transcript holds every file the model read.
+                private_dir(self.path.parent)
                 new = not self.path.exists()
-                self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held for the session
+                self._fh = private_open(self.path, "a", encoding="utf-8")
                 if new:
                     self._write({"type": "session", "format": FORMAT, "id": self.id, "project": str(self.project),
                                  "created": time.time(), "model": self.model})  # fmt: skip

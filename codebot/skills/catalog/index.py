@@ -28,13 +28,13 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import codebot
+from codebot.home import codebot_home, private_dir, private_temp
 from codebot.skills.catalog.discover import Candidate
 from codebot.skills.catalog.index_codec import decode_row, decode_spec, encode_spec
 from codebot.skills.files import Diagnostic, Root, Spec, Stamp
@@ -54,8 +54,6 @@ def default_path(home: Path | None = None) -> Path:
     """`<home>/cache/skill-index.json`; pass `Settings.home`. Without it, `$CODEBOT_HOME`
     (default `~/.codebot`) as `codebot.home.codebot_home` reads it."""
     if home is None:
-        from codebot.home import codebot_home
-
         home = codebot_home()
     return Path(home) / "cache" / FILENAME
 
@@ -344,8 +342,9 @@ def _write_atomic(path: Path, doc: dict[str, Any]) -> None:
     try:
         # ASCII escapes: a lone surrogate from a YAML "\ud800" escape must not break the write.
         data = json.dumps(doc, separators=(",", ":")).encode("ascii")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".skill-index.", suffix=".tmp")
+        # Private: the index holds every skill's parsed text, project skills included.
+        private_dir(path.parent)
+        fd, tmp = private_temp(path.parent, prefix=".skill-index.", suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)

@@ -264,9 +264,10 @@ _SIMPLE_LINE = re.compile(r"( *)(?:([A-Za-z_][A-Za-z0-9_-]{0,127}):|(-))(?: +(.*
 _key_ok: dict[str, bool] = {}  # key -> resolves to a string (keys repeat from file to file)
 
 
-def simple_load(text: str) -> dict[str, Any] | None:
+def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[str, Any] | None:
     """What `yaml.load(text, Loader=_Loader)` returns (None read as {}), for the simple
-    shapes described above; None when the text is not one of them."""
+    shapes described above; None when the text is not one of them. `keys` receives each
+    top-level key as written with its 0-based line, repeats included (see `load_keys`)."""
     if None in _RESOLVERS or not _SIMPLE_CHARS.fullmatch(text):
         return None
     top: dict[str, Any] = {}
@@ -274,7 +275,7 @@ def simple_load(text: str) -> dict[str, Any] | None:
     block: dict[str, Any] | list[Any] | None = None  # that block, once it has a line
     indent = 0  # of the block's lines
     match = _SIMPLE_LINE.fullmatch
-    for line in text.split("\n"):
+    for i, line in enumerate(text.split("\n")):
         m = match(line)
         if m is None:
             stripped = line.lstrip(" ")
@@ -310,6 +311,8 @@ def simple_load(text: str) -> dict[str, Any] | None:
             return None
         if lead == 0:
             top[key] = value
+            if keys is not None:
+                keys.append((key, i))
             opener = None if written else key  # `key: null` opens no block
             block = None
         elif opener is not None and (block is None or (lead == indent and type(block) is dict)):
@@ -324,17 +327,47 @@ def simple_load(text: str) -> dict[str, Any] | None:
 
 def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
     """Parse the YAML of a split. Returns the mapping and the file lines that were repaired."""
-    value: Any = simple_load(sp.yaml_text)  # the usual simple frontmatter, exactly as PyYAML
+    value, repaired, _ = load_keys(sp)
+    return value, repaired
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _yaml_load(text: str, keys: list[tuple[str, int]]) -> Any:
+    """`yaml.load(text, Loader=_Loader)`, step by step (what `get_single_data` does) so
+    the top-level keys can be read off the node tree: the mapping YAML builds keeps only
+    the last of two equal keys, and construction folds `<<` merges into the node."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if isinstance(node, yaml.MappingNode):
+            keys.extend((str(k.value), k.start_mark.line) for k, _ in node.value
+                        if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE_TAG)  # fmt: skip
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def load_keys(sp: Split) -> tuple[dict[str, Any], list[int], list[tuple[str, int]]]:
+    """`load`, plus every top-level key as written and its file line, in order and with
+    repeats (both paths report the same list), for the duplicate-key check of `parse`."""
+    keys: list[tuple[str, int]] = []
+    value: Any = simple_load(sp.yaml_text, keys)  # the usual simple frontmatter, exactly as PyYAML
     repaired: list[int] = []
     if value is None:
+        keys.clear()
         try:
-            value = yaml.load(sp.yaml_text, Loader=_Loader)
+            value = _yaml_load(sp.yaml_text, keys)
         except yaml.YAMLError as first_err:
             quoted, fixed = _quote_plain_scalars(sp.yaml_text)
             if not fixed:
                 raise _yaml_failure(first_err, sp.yaml_first_line) from None
+            keys.clear()
             try:
-                value = yaml.load(quoted, Loader=_Loader)
+                value = _yaml_load(quoted, keys)  # same lines: the repair quotes in place
             except yaml.YAMLError:
                 raise _yaml_failure(first_err, sp.yaml_first_line) from None
             repaired = [sp.yaml_first_line + i for i in fixed]
@@ -349,7 +382,7 @@ def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
         )
     if "*" in sp.yaml_text:  # without aliases, MAX_FRONTMATTER_BYTES already bounds the size
         _count_nodes(value, [MAX_NODES, MAX_EXPANDED_CHARS])
-    return value, repaired
+    return value, repaired, [(k, sp.yaml_first_line + line) for k, line in keys]
 
 
 def _yaml_failure(err: yaml.YAMLError, first_line: int) -> FrontmatterError:

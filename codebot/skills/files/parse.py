@@ -40,6 +40,11 @@ KNOWN_KEYS = {
     "model", "effort", "allowed-tools", "disallowed-tools", "paths", "user-invocable",
     "disable-model-invocation", "license", "compatibility", "metadata",
 }  # fmt: skip
+# The fields that grant something (pre-approved tools, a model, an effort, a sub-agent
+# and its type). YAML keeps the last of two equal keys without a word, so a second
+# `allowed-tools:` appended below the one a reviewer read would win; when any of these is
+# written twice, the author's intent is unknowable and none of them is granted.
+GRANT_KEYS = ("allowed-tools", "model", "effort", "context", "agent")
 
 
 def stamp_of(st: os.stat_result) -> Stamp:
@@ -144,13 +149,39 @@ def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | 
         if sp is None:
             return out.error("no-frontmatter", "file does not start with a '---' frontmatter block",
                              hint="add '---', 'description: ...', '---' at the top")  # fmt: skip
-        raw, repaired = frontmatter.load(sp)
+        raw, repaired, keys = frontmatter.load_keys(sp)
     except FrontmatterError as exc:
         return out.error(exc.code, exc.message, exc.line, exc.hint)
     for line in repaired:
         out.add(Severity.WARNING, "yaml-repaired", "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
                 line, "put the value in double quotes", "frontmatter")  # fmt: skip
-    return _build(path, root, st, real_path, raw, sp, out, side)
+    return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+
+
+def _duplicates(keys: list[tuple[str, int]], out: Collector) -> bool:
+    """Warn about each top-level key written more than once (after folding case and `_`
+    to `-`, as the fields are read); True when one of them is a grant field."""
+    norms = [key.strip().lower().replace("_", "-") for key, _ in keys]
+    if len(set(norms)) == len(norms):
+        return False  # the usual case, decided without building anything else
+    lines: dict[str, list[tuple[str, int]]] = {}
+    for norm, (key, line) in zip(norms, keys, strict=True):
+        lines.setdefault(norm, []).append((key, line))
+    grant = False
+    for norm, seen in lines.items():
+        if len(seen) < 2:
+            continue
+        where = ", ".join(f"{k!r} on line {n}" for k, n in seen)
+        if norm in GRANT_KEYS:
+            grant = True
+            out.add(Severity.WARNING, "duplicate-grant",
+                    f"{norm!r} is written {len(seen)} times ({where}); this skill's allowed-tools, model "
+                    "and effort are ignored and it runs inline", seen[-1][1],
+                    f"keep one {norm!r} line: with two, which one was meant cannot be known", norm)  # fmt: skip
+        else:
+            out.add(Severity.WARNING, "duplicate-key", f"{norm!r} is written {len(seen)} times ({where}); "
+                    "the last one is used", seen[-1][1], f"keep one {norm!r} line", norm)  # fmt: skip
+    return grant
 
 
 class _Fields:
@@ -205,7 +236,7 @@ class _Fields:
 
 def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
            raw: dict[str, Any], sp: frontmatter.Split, out: Collector,
-           side: bool = True) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
+           side: bool = True, no_grants: bool = False) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for k, v in raw.items():
@@ -214,6 +245,9 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
             fm[norm] = v
         else:
             extra[str(k)] = coerce.plain(v)
+    if no_grants:  # a grant field written twice (`_duplicates` warned): grant nothing
+        for k in GRANT_KEYS:
+            fm.pop(k, None)
     f = _Fields(fm, out, sp)
     text, warn = f.text, f.warn
     is_single = path.name.lower() != "skill.md"

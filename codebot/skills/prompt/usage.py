@@ -32,13 +32,14 @@ import json
 import logging
 import math
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import filelock
+
+from codebot.home import FILE_MODE, private_dir, private_temp
 
 FORMAT = 1
 FILENAME = "skill-usage.json"
@@ -143,8 +144,8 @@ class UsageTracker:
 
     def _record_in_file(self, name: str, now: float) -> None:
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with filelock.FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT):
+        private_dir(self.path.parent)
+        with _lock(self.path):
             totals = self._load_locked()
             _add(totals, name, 1.0, now, self._half_life_s)
             _write_atomic(self.path, _dump(totals))
@@ -188,7 +189,7 @@ class UsageTracker:
             if self._memory_reason is None:
                 # Move it aside now, under the lock, unless a writer fixed it meanwhile.
                 try:
-                    with filelock.FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT):
+                    with _lock(self.path):
                         totals = self._load_locked()
                         stamp = _stamp(self.path)
                 except (OSError, filelock.Timeout) as exc2:
@@ -279,8 +280,14 @@ def _dump(totals: _Totals) -> bytes:
     return (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def _lock(path: Path) -> filelock.FileLock:
+    # The lock file beside the usage file is owner-only too (filelock's default is 0644).
+    return filelock.FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT, mode=FILE_MODE)
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # private_temp: 0600 before the first byte; os.replace keeps it for the usage file.
+    fd, tmp = private_temp(path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

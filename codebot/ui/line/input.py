@@ -23,6 +23,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
+from codebot.home import private_dir, private_fd
 from codebot.ui import commands
 from codebot.ui.line.render import Sink, clip, one_line
 
@@ -83,8 +84,10 @@ def key_bindings() -> KeyBindings:
 
 def open_history(path: Path) -> History:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
+        # Create (or tighten) the file 0600 before FileHistory appends to it: prompt-toolkit
+        # would create it with the umask's mode, and prompts hold secrets.
+        private_dir(path.parent)
+        os.close(private_fd(path))
     except OSError:
         return InMemoryHistory()
     return FileHistory(str(path))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codebot.config import Settings
+from codebot.home import private_dir, private_fd
 
 EXIT_AFTER_PAINT = "CODEBOT_EXIT_AFTER_PAINT"
 
@@ -67,7 +68,9 @@ def _log_to(path: Path) -> None:
     if any(isinstance(h, logging.FileHandler) for h in logger.handlers):
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Made 0600 first (FileHandler would use the umask): log records can quote prompts.
+        private_dir(path.parent)
+        os.close(private_fd(path))
         handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         return

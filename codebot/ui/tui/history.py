@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from codebot.home import private_dir, private_open
+
 LIMIT = 1000
 
 
@@ -29,8 +31,9 @@ class History:
         del self.entries[: -self.limit]
         self._index = len(self.entries)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
+            # Owner-only: people paste secrets into prompts.
+            private_dir(self.path.parent)
+            with private_open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(text, ensure_ascii=False) + "\n")
         except OSError:
             pass  # history is a convenience: a read-only home must not stop a turn

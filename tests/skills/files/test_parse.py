@@ -518,3 +518,123 @@ def test_body_line_is_the_line_after_the_closing_fence(skills_root, write_skill)
 def test_file_with_frontmatter_and_no_body_has_an_empty_body(skills_root):
     spec = parse(_write_bytes(skills_root / "nobody" / "SKILL.md", b"---\ndescription: x\n---"))
     assert spec.read_body() == ""
+
+
+# -- duplicate top-level keys -----------------------------------------------------------
+# YAML keeps the last of two equal keys silently; a grant field written twice grants
+# nothing (the skill still loads, with a `duplicate-grant` warning), other keys only warn.
+
+GRANTING = "description: Ship it.\nmodel: big-model\neffort: high\ncontext: fork\nagent: explore\n"
+
+
+def dupes(spec: Spec, code: str = "duplicate-grant") -> list:
+    return [d for d in spec.diagnostics if d.code == code]
+
+
+def assert_no_grants(spec: Spec) -> None:
+    assert spec.allowed_tools == ()
+    assert (spec.model, spec.effort, spec.context, spec.agent) == (None, None, "inline", None)
+
+
+def test_duplicated_allowed_tools_grants_nothing(skills_root, write_skill):
+    path = write_skill(skills_root, "ship", GRANTING + "allowed-tools: Read\nallowed-tools: Bash\n")
+    spec = parse(path)
+    assert_no_grants(spec)  # model, effort, context and agent go too, not only the tools
+    (d,) = dupes(spec)
+    assert d.severity is Severity.WARNING and d.field == "allowed-tools"
+    assert "line 7" in d.message and "line 8" in d.message and d.line == 8
+    assert "keep one" in d.hint
+    assert spec.disallowed_tools == () and spec.description == "Ship it."
+
+
+def test_duplicated_model_grants_nothing(skills_root, write_skill):
+    path = write_skill(skills_root, "ship", "description: Ship.\nmodel: small\nallowed-tools: Read\nmodel: big\n")
+    spec = parse(path)
+    assert_no_grants(spec)
+    (d,) = dupes(spec)
+    assert d.field == "model" and "line 3" in d.message and "line 5" in d.message
+
+
+@pytest.mark.parametrize("first, second", [("allowed_tools", "allowed-tools"), ("Model", "model"),
+                                           ("EFFORT", "effort"), ("Context", "context"), ("agent", "Agent")])
+def test_spellings_that_fold_together_are_duplicates(skills_root, write_skill, first, second):
+    path = write_skill(skills_root, "ship", f"description: Ship.\n{first}: fork\nallowed-tools: Read\n{second}: fork\n")
+    spec = parse(path)
+    assert_no_grants(spec)
+    (d,) = dupes(spec)
+    assert repr(first) in d.message and repr(second) in d.message
+
+
+def test_a_key_three_times_names_every_line(skills_root, write_skill):
+    path = write_skill(skills_root, "ship", "description: Ship.\neffort: low\neffort: high\neffort: max\n")
+    (d,) = dupes(parse(path))
+    assert all(f"line {n}" in d.message for n in (3, 4, 5)) and "3 times" in d.message
+
+
+def test_duplicate_under_metadata_is_not_top_level(skills_root, write_skill):
+    text = ("description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  model: x\n"
+            "  model: y\n")  # fmt: skip
+    spec = parse(write_skill(skills_root, "ship", text))
+    assert spec.allowed_tools == ("Read",)
+    assert [d.code for d in spec.diagnostics if d.code.startswith("duplicate")] == []
+
+
+def test_duplicate_non_grant_key_warns_and_keeps_the_last(skills_root, write_skill):
+    path = write_skill(skills_root, "ship", "description: First.\nallowed-tools: Read\ndescription: Second.\n")
+    spec = parse(path)
+    assert spec.description == "Second." and spec.allowed_tools == ("Read",)
+    assert dupes(spec) == []
+    (d,) = dupes(spec, "duplicate-key")
+    assert d.severity is Severity.WARNING and d.field == "description"
+
+
+def test_quoted_key_is_a_duplicate_too(skills_root, write_skill):
+    # Quoted keys are read by PyYAML (the fast path refuses them).
+    path = write_skill(skills_root, "ship", 'description: Ship.\nallowed-tools: Read\n"allowed-tools": Bash\n')
+    spec = parse(path)
+    assert spec.allowed_tools == ()
+    assert [d.field for d in dupes(spec)] == ["allowed-tools"]
+
+
+def test_a_merge_key_is_not_a_duplicate(skills_root, write_skill):
+    text = "description: Ship.\nmetadata: &m\n  owner: me\n<<: *m\nallowed-tools: Read\n"
+    spec = parse(write_skill(skills_root, "ship", text))
+    assert spec.allowed_tools == ("Read",)
+    assert [d.code for d in spec.diagnostics if d.code.startswith("duplicate")] == []
+
+
+DUPLICATE_TEXTS = [
+    "description: Ship.\nallowed-tools: Read\nallowed-tools: Bash\n",
+    "description: Ship.\nmodel: a\nModel: b\neffort: high\n",
+    "description: Ship.\nallowed_tools: Read\nallowed-tools: Bash\ncontext: fork\n",
+    "description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  allowed-tools: Edit\n",
+    "description: One.\ndescription: Two.\nmodel: m\n",
+    "description: Ship.\nallowed-tools:\n  - Read\nallowed-tools:\n  - Bash\n",
+]
+
+
+@pytest.mark.parametrize("text", DUPLICATE_TEXTS)
+def test_fast_path_and_pyyaml_agree_on_duplicates(skills_root, write_skill, monkeypatch, text):
+    from codebot.skills.files import frontmatter
+
+    assert frontmatter.simple_load(text) is not None  # the fast path does take these texts
+    path = write_skill(skills_root, "ship", text)
+    fast = parse(path)
+    monkeypatch.setattr(frontmatter, "simple_load", lambda *a, **k: None)  # PyYAML only
+    slow = parse(path)
+    fields = ("allowed_tools", "model", "effort", "context", "agent", "description", "metadata")
+    assert [getattr(fast, f) for f in fields] == [getattr(slow, f) for f in fields]
+    assert fast.diagnostics == slow.diagnostics
+
+
+def test_load_keys_reports_the_same_keys_on_both_paths(monkeypatch):
+    from codebot.skills.files import frontmatter
+
+    text = "a: 1x\nb:\n  a: x\nA: y\na: z\n"
+    sp = frontmatter.split(f"---\n{text}---\nbody\n".encode())
+    assert sp is not None
+    fast = frontmatter.load_keys(sp)
+    assert fast[2] == [("a", 2), ("b", 3), ("A", 5), ("a", 6)]
+    monkeypatch.setattr(frontmatter, "simple_load", lambda *a, **k: None)
+    assert frontmatter.load_keys(sp) == fast
+    assert frontmatter.load(sp) == fast[:2]
