@@ -87,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import watch as watch_command
 
     watch_command.add_parser(ssub, common_options)
+
+    from codebot.commands import trust as trust_command
+
+    trust_command.add_parser(sub, common_options)
     return parser
 
 
@@ -98,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.skills import run
 
             return run(args)
+        if args.command == "trust":
+            from codebot.commands.trust import run as run_trust_command
+
+            return run_trust_command(args)
         if args.prompt is not None:
             from codebot.commands.args import settings_from
             from codebot.ui.print_mode import run_print
@@ -114,7 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings = settings_from(args)
         resume = ResumeChoice(args.continue_, args.resume)
-        if args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin):
+        line = args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin)
+        if not settings.trusted and sys.stdin.isatty() and sys.stdout.isatty():
+            settings = ask_trust(settings, args, tui=not line)
+            if settings is None:
+                return 0
+        if line:
             return run_line(settings, allow=args.allow, deny=args.deny, resume=resume)
         from codebot.ui.tui import run_tui
 
@@ -123,6 +136,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def ask_trust(settings, args: argparse.Namespace, *, tui: bool):
+    """Ask once at an interactive start in an untrusted project: the settings to go on
+    with (reloaded when the person trusts the folder), or None to quit."""
+    from codebot.commands.args import settings_from
+    from codebot.ui.trust_prompt import ask_line, remember
+
+    if tui:
+        from codebot.ui.tui.trust_screen import ask_tui
+
+        choice = ask_tui(settings.project_dir)
+    else:
+        choice = ask_line(settings.project_dir, input, sys.stdout)
+    if choice == "q":
+        return None
+    if choice == "t":
+        problem = remember(settings.home, settings.project_dir)
+        if problem:
+            print(f"codebot: could not trust {settings.project_dir}: {problem}; continuing untrusted", file=sys.stderr)
+            return settings
+        return settings_from(args)
+    return settings
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Settings: `$CODEBOT_HOME/config.yaml`, then `<project>/.codebot/config.yaml`, then
 environment, then command-line flags (later wins).
 
+The project layer is filtered by trust (`project_config`): an untrusted project may set
+only harmless keys. Deny rules of every layer are combined, never replaced.
 A broken config file never stops codebot: it is reported (file and reason) and skipped.
 """
 
@@ -36,6 +38,11 @@ class Settings:
     preselect: int = 0  # >0: list only the top-K routed skills each turn (huge catalogs)
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     warnings: tuple[str, ...] = ()
+    # Whether the person trusted the project folder (or passed --trust for this run).
+    trusted: bool = False
+    # Permission rules from the config layers as (pattern, where it was written).
+    allow_rules: tuple[tuple[str, str], ...] = ()
+    deny_rules: tuple[tuple[str, str], ...] = ()
 
     @property
     def config_path(self) -> Path:
@@ -80,7 +87,11 @@ def load_settings(
     model: str | None = None,
     api_base: str | None = None,
     env: Mapping[str, str] | None = None,
+    trust: bool = False,
 ) -> Settings:
+    """`trust=True` trusts the project for this run only (`--trust`)."""
+    from codebot import trust as trust_store
+    from codebot.project_config import filter_untrusted, rule_list
     from codebot.skills.catalog import project_root
     from codebot.skills.files import normalize_name
 
@@ -89,7 +100,23 @@ def load_settings(
     cwd = (cwd or Path.cwd()).resolve()
     project = project_root(cwd)
     warnings: list[str] = []
-    raw = _merge(_read_yaml(home / "config.yaml", warnings), _read_yaml(project / ".codebot" / "config.yaml", warnings))
+    trusted = trust or trust_store.is_trusted(home, project)
+    user_path, project_path = home / "config.yaml", project / ".codebot" / "config.yaml"
+    user_cfg = _read_yaml(user_path, warnings)
+    project_cfg = _read_yaml(project_path, warnings)
+    if project_cfg and not trusted:
+        project_cfg, dropped = filter_untrusted(project_cfg, project)
+        if dropped:
+            warnings.append(f"{project_path}: this project is not trusted, so these settings were ignored: "
+                            f"{', '.join(dropped)} (run `codebot trust` to use them)")  # fmt: skip
+    allow_rules = rule_list(user_cfg, "allow", str(user_path), warnings)
+    if trusted:
+        allow_rules += rule_list(project_cfg, "allow", str(project_path), warnings)
+    deny_rules = rule_list(user_cfg, "deny", str(user_path), warnings) + rule_list(
+        project_cfg, "deny", str(project_path), warnings)  # fmt: skip
+    raw = _merge(user_cfg, project_cfg)
+    # The merged view says what is in force: every layer's denies, never one layer's list.
+    raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
     skills_cfg = raw.get("skills") if isinstance(raw.get("skills"), dict) else {}
     overrides: dict[str, str] = {}
     for name, value in (skills_cfg.get("overrides") or {}).items() if isinstance(skills_cfg.get("overrides"), dict) else ():
@@ -127,4 +154,7 @@ def load_settings(
         preselect=int(num(skills_cfg, "preselect", 0)) if skills_cfg.get("preselect") else 0,
         raw=MappingProxyType(raw),
         warnings=tuple(warnings),
+        trusted=trusted,
+        allow_rules=tuple(allow_rules),
+        deny_rules=tuple(deny_rules),
     )

@@ -27,7 +27,7 @@ def home_config(text: str) -> None:
 def test_project_config_beats_home_config_and_flags_beat_both(project: Path, monkeypatch) -> None:
     home_config("model: home-model\nskills:\n  listing:\n    budget: 5000\n")
     (project / ".codebot" / "config.yaml").write_text("model: project-model\n")
-    s = load_settings(cwd=project)
+    s = load_settings(cwd=project, trust=True)  # an untrusted project may not set the model
     assert s.model == "project-model" and s.listing_budget == 5000
     monkeypatch.setenv("CODEBOT_MODEL", "env-model")
     assert load_settings(cwd=project).model == "env-model"

@@ -21,7 +21,7 @@ PKG = ROOT / "codebot"
 LAYERS = [
     ("codebot", "codebot._exports", "codebot.home", "codebot.templates", "codebot.display"),
     ("codebot.skills",),
-    ("codebot.trust",),
+    ("codebot.trust", "codebot.project_config"),
     ("codebot.config",),
     ("codebot.workspace",),
     ("codebot.agent",),

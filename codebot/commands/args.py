@@ -20,6 +20,8 @@ def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
                    help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
     p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
     p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
+    p.add_argument("--trust", action="store_true", default=d,
+                   help="trust this project for this run only (its config, skill commands and agents apply)")  # fmt: skip
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -28,6 +30,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         skills_dirs=tuple(getattr(args, "skills_dir", None) or ()),
         model=getattr(args, "model", None),
         api_base=getattr(args, "api_base", None),
+        trust=bool(getattr(args, "trust", False)),
     )
     for w in settings.warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)

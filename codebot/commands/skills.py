@@ -203,7 +203,7 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
     req = Request(skill=args.name, args=raw, actor=Actor(args.actor), session_id="cli",
                   project_dir=settings.project_dir, adapter=Adapter(args.adapter), overrides=settings.overrides,
                   shell="run" if args.run_shell else "list", shell_timeout=settings.shell_timeout,
-                  max_depth=settings.fork_depth)  # fmt: skip
+                  max_depth=settings.fork_depth, trusted_project=settings.trusted)  # fmt: skip
     t0 = time.perf_counter()
     result = process_invocation(req, snap.skills)
     ms = (time.perf_counter() - t0) * 1000
@@ -226,7 +226,8 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
         "decided_by": result.decision.decided_by, "skill": result.spec.name, "source": result.spec.source.value,
         "mode": result.mode, "delta": result.delta.to_json(), "arguments": list(result.arguments),
         "shell": [{"command": c.command, "line": c.line, "ran": c.ran} for c in result.shell],
-        "prompt": result.prompt,
+        "prompt": result.prompt, "project_trusted": settings.trusted,
+        "dropped": [f for f in ("allowed-tools", "model", "effort") if _dropped(result, f)],
     }  # fmt: skip
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
@@ -322,3 +323,11 @@ HANDLERS["listing"] = cmd_listing
 HANDLERS["stats"] = cmd_stats
 HANDLERS["route"] = cmd_route
 HANDLERS["eval"] = cmd_eval
+
+
+def _dropped(result: Any, field: str) -> bool:
+    """A field the skill set that did not reach the delta (plugin or untrusted project)."""
+    spec, delta = result.spec, result.delta
+    wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[field]
+    got = {"allowed-tools": delta.allowed_tools, "model": delta.model, "effort": delta.effort}[field]
+    return bool(wanted) and not got

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from codebot.config import OVERRIDE_VALUES, Settings
+from codebot.home import private_dir, private_temp
 from codebot.skills.catalog import Change
 from codebot.ui import commands
 
@@ -121,7 +121,10 @@ class Controller:
         window = self.session.client.context_window
         lines = [f"  {k:<13}{v:>9,} chars  ~{v // 4:>7,} tokens  {100 * v / total:5.1f}%" for k, v in c.items()]
         tail = f"context window: {window:,} tokens" if window else "context window: unknown for this model"
-        return Reply("Context:\n" + "\n".join(lines) + f"\n  {tail}")
+        trust = "" if self.settings.trusted else (
+            f"\n  untrusted: {self.settings.project_dir} (project config limited, project skills run no "
+            "commands; `codebot trust` to change)")  # fmt: skip
+        return Reply("Context:\n" + "\n".join(lines) + f"\n  {tail}{trust}")
 
     def _cmd_usage(self, _args: str) -> Reply:
         u = self.session.total_usage
@@ -157,8 +160,10 @@ class Controller:
         else:
             overrides[skill_key] = value
         skills["overrides"] = overrides
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".yaml")
+        # 0600 like everything in $CODEBOT_HOME (permission rules, endpoints, overrides);
+        # os.replace gives config.yaml the temp file's mode.
+        private_dir(path.parent)
+        fd, tmp = private_temp(path.parent, prefix=".config.", suffix=".yaml")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True)
         os.replace(tmp, path)

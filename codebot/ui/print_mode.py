@@ -52,6 +52,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
     except SetupError as exc:
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
+    for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
+        print(f"codebot: warning: {warning}", file=sys.stderr)
     try:
         record = asyncio.run(session.run_turn(prompt))
     except KeyboardInterrupt:

@@ -32,7 +32,7 @@ def project(tmp_path: Path, write_skill) -> Path:
 
 
 def codebot(project: Path, *args: str, url: str | None = None, timeout: float = 90) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), *args]
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--trust", *args]
     if url:
         cmd += ["--api-base", url, "--model", "openai/test-model"]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=project)

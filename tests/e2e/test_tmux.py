@@ -55,7 +55,7 @@ def tmux(tmp_path: Path, isolated_home: Path):
     env.update(TERM="xterm-256color", COLORTERM="truecolor")
     socket = f"codebot-test-{uuid.uuid4().hex[:8]}"
     t = Tmux(socket, env)
-    cmd = f"cd {project} && exec {sys.executable} -m codebot"
+    cmd = f"cd {project} && exec {sys.executable} -m codebot --trust"
     t.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40", cmd)
     try:
         yield t, project
@@ -88,3 +88,74 @@ def test_real_terminal_completion_skill_run_and_hot_reload(tmux) -> None:
     while time.monotonic() < deadline and "codebot" in t.run("list-sessions"):
         time.sleep(0.2)
     assert "codebot" not in t.run("list-sessions")
+
+
+def _start_untrusted(tmp_path: Path) -> tuple[Tmux, Path]:
+    project = tmp_path / "cloned"
+    skill = project / ".claude" / "skills" / "review"
+    skill.mkdir(parents=True)
+    (project / ".git").mkdir()
+    (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review changes. Not for commits.\n---\n"
+                                    "!`touch MARK`\nReview.\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS and not k.startswith("TMUX")}
+    env.update(TERM="xterm-256color", COLORTERM="truecolor")
+    t = Tmux(f"codebot-test-{uuid.uuid4().hex[:8]}", env)
+    t.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40",
+          f"cd {project} && exec {sys.executable} -m codebot")  # fmt: skip
+    return t, project
+
+
+@pytest.mark.usefixtures("isolated_home")
+def test_trust_screen_trust_this_folder(tmp_path: Path) -> None:
+    from codebot.home import codebot_home
+
+    t, project = _start_untrusted(tmp_path)
+    try:
+        screen = t.wait_for("[q] quit", timeout=30)
+        assert "has not been told to trust" in screen and "[t] trust this folder" in screen and "[u] continue untrusted" in screen and "[q] quit" in screen
+        t.keys("t")
+        t.wait_for("OFFLINE", timeout=30)
+        assert "untrusted" not in t.screen()
+        assert str(project.resolve()) in (codebot_home() / "trust.json").read_text()
+        t.keys("/review", "Enter")
+        t.wait_for("skill review", timeout=20)
+        deadline = time.monotonic() + 10
+        while not (project / "MARK").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (project / "MARK").exists()  # trusted now: the person's own /review runs its command
+    finally:
+        t.run("kill-server")
+
+
+@pytest.mark.usefixtures("isolated_home")
+def test_trust_screen_continue_untrusted_with_arrows_and_enter(tmp_path: Path) -> None:
+    from codebot.home import codebot_home
+
+    t, project = _start_untrusted(tmp_path)
+    try:
+        t.wait_for("[q] quit", timeout=30)
+        t.keys("Down")
+        t.keys("Enter")
+        screen = t.wait_for("OFFLINE", timeout=30)
+        assert "untrusted" in screen
+        t.keys("/review", "Enter")
+        t.wait_for("skill review", timeout=20)
+        time.sleep(1.0)
+        assert not (project / "MARK").exists()
+        assert not (codebot_home() / "trust.json").exists()
+    finally:
+        t.run("kill-server")
+
+
+@pytest.mark.usefixtures("isolated_home")
+def test_trust_screen_quit(tmp_path: Path) -> None:
+    t, _ = _start_untrusted(tmp_path)
+    try:
+        t.wait_for("has not been told to trust", timeout=30)
+        t.keys("q")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "codebot" in t.run("list-sessions"):
+            time.sleep(0.1)
+        assert "codebot" not in t.run("list-sessions")
+    finally:
+        t.run("kill-server")

@@ -61,7 +61,7 @@ MakeApp = Callable[..., CodebotApp]
 @pytest.fixture
 def make_app(project: Path) -> MakeApp:
     def make(replies: list[Any] | None = None, **kwargs: Any) -> CodebotApp:
-        controller = Controller(load_settings(cwd=project), client=ScriptedModel(replies or []), interactive=True)
+        controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies or []), interactive=True)
         return CodebotApp(controller, watch_skills=False, **kwargs)
 
     return make
@@ -506,7 +506,7 @@ async def test_first_paint_is_measured_and_can_exit_right_after(make_app: MakeAp
 
 
 async def test_the_session_can_be_built_after_the_first_paint(project: Path) -> None:
-    settings = load_settings(cwd=project)
+    settings = load_settings(cwd=project, trust=True)
     built: list[Controller] = []
     gate = threading.Event()
 
@@ -535,7 +535,7 @@ async def test_a_session_that_cannot_start_ends_the_app_with_the_reason(project:
     def make() -> Controller:
         raise SetupError("no session 'nope' in ~/.codebot/sessions")
 
-    app = CodebotApp(settings=load_settings(cwd=project), make_controller=make, watch_skills=False)
+    app = CodebotApp(settings=load_settings(cwd=project, trust=True), make_controller=make, watch_skills=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
     assert app.return_code == 2

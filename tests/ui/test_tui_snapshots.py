@@ -56,7 +56,7 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def app_for(project: Path, replies: list[Any]) -> CodebotApp:
-    controller = Controller(load_settings(cwd=project), client=ScriptedModel(replies), interactive=True)
+    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True)
     return CodebotApp(controller, watch_skills=False)
 
 

@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 from codebot.agent.permissions.rules import (
     BASH_METACHARS,
+    EVERY_TOOL,
     PATH_TOOLS,
     READ_ONLY_TOOLS,
     Pattern,
+    fail_closed,
     has_shell_metachars,
     parse_pattern,
 )
@@ -67,23 +69,34 @@ class Verdict:
 class Approvals:
     def __init__(
         self,
-        allow: Sequence[str] = (),
-        deny: Sequence[str] = (),
+        allow: Sequence[str | tuple[str, str]] = (),
+        deny: Sequence[str | tuple[str, str]] = (),
         read_only_tools: Collection[str] = READ_ONLY_TOOLS,
     ) -> None:
+        """Rules are pattern texts, or (pattern, where it was written) for the warnings."""
         self.warnings: list[str] = []
         self.allow_rules: list[Pattern] = self._parse_all(allow, "allow")
         self.deny_rules: list[Pattern] = self._parse_all(deny, "deny")
         self.read_only_tools = frozenset(read_only_tools)
         self.session_rules: list[Pattern] = []
 
-    def _parse_all(self, texts: Iterable[str], what: str) -> list[Pattern]:
+    def _parse_all(self, items: Iterable[str | tuple[str, str]], what: str) -> list[Pattern]:
         rules = []
-        for text in texts:
+        for item in items:
+            text, origin = (item, "") if isinstance(item, str) else item
+            where = f"{origin}: " if origin else ""
             try:
                 rules.append(parse_pattern(text))
             except ValueError as e:
-                self.warnings.append(f"ignored {what} pattern {text!r}: {e}")
+                if what != "deny":
+                    self.warnings.append(f"{where}ignored {what} pattern {text!r}: {e}")
+                    continue
+                # A deny rule the person meant must not vanish because of a typo.
+                rule = fail_closed(text)
+                scope = "every tool" if rule.tool == EVERY_TOOL else f"every {rule.tool} call"
+                if text != EVERY_TOOL:
+                    self.warnings.append(f"{where}malformed deny pattern {text!r} ({e}); {scope} is denied until it is fixed")
+                rules.append(rule)
         return rules
 
     def grant_session(self, pattern: str | Pattern) -> Pattern | None:
@@ -109,6 +122,15 @@ class Approvals:
         rules = self._parse_all([pattern], "deny")
         self.deny_rules.extend(rules)
         return bool(rules)
+
+    def denied(self, tool: str, subjects: Iterable[str]) -> Verdict | None:
+        """The deny verdict when any of a call's subjects (a skill's name as asked for and
+        as resolved, say) matches a deny rule; None otherwise."""
+        for rule in self.deny_rules:
+            for subject in subjects:
+                if rule.matches_for_deny(tool, subject or ""):
+                    return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
+        return None
 
     def check(self, tool: str, subject: str, turn_grants: Sequence[str | Pattern] = ()) -> Verdict:
         subject = subject or ""

@@ -91,7 +91,7 @@ class Pattern:
 
     def matches(self, tool_name: str, subject: str) -> bool:
         """Whether this rule grants (or, in a deny list, refuses) a call."""
-        if tool_name != self.tool:
+        if tool_name != self.tool and self.tool != EVERY_TOOL:
             return False
         if self.kind == "any":
             return True
@@ -192,6 +192,18 @@ def _balanced(text: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+
+
+#: The tool of a rule that matches every tool (what a deny entry naming no tool becomes).
+EVERY_TOOL = "*"
+
+
+def fail_closed(text: object) -> Pattern:
+    """What a malformed deny entry denies until it is fixed: the whole tool it names
+    (`Bash(rm:*` denies every Bash call), or every tool when it names none."""
+    name = text.partition("(")[0].strip() if isinstance(text, str) else ""
+    tool = name if _NAME_RE.match(name) else EVERY_TOOL
+    return Pattern(tool, "any", None, str(text))
 
 
 @lru_cache(maxsize=1024)

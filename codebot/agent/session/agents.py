@@ -8,11 +8,12 @@ body is the agent's instructions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codebot.skills.files import Root, coerce, frontmatter, normalize_name
+from codebot.skills.files import Root, Source, coerce, frontmatter, normalize_name
 
 READ_ONLY = ("Read", "Glob", "Grep", "Skill", "SkillSearch")
 
@@ -38,12 +39,15 @@ BUILTIN = {
 
 
 def agent_dirs(roots: Iterable[Root]) -> list[Path]:
-    seen: list[Path] = []
+    return [d for d, _ in agent_dirs_with_roots(roots)]
+
+
+def agent_dirs_with_roots(roots: Iterable[Root]) -> list[tuple[Path, Root]]:
+    """The `agents` sibling of every skills root, with the root it belongs to (first wins)."""
+    seen: dict[Path, Root] = {}
     for r in roots:
-        d = r.path.parent / "agents"
-        if d not in seen:
-            seen.append(d)
-    return seen
+        seen.setdefault(r.path.parent / "agents", r)
+    return list(seen.items())
 
 
 def load_agent(path: Path) -> AgentDef | None:
@@ -65,14 +69,42 @@ def load_agent(path: Path) -> AgentDef | None:
     return AgentDef(name or path.stem, desc or "", tools or None, model, prompt, path)
 
 
-def find_agent(name: str, roots: Iterable[Root]) -> AgentDef | None:
+#: Agent names are plain names: `../../tmp/x` must not turn into a path on disk.
+AGENT_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class AgentNameError(ValueError):
+    pass
+
+
+def check_agent_name(name: str) -> str:
+    if not AGENT_NAME.fullmatch(name):
+        raise AgentNameError(f"agent names are plain names (letters, digits, '-' and '_'); {name!r} is not one")
+    return name
+
+
+def find_agent(name: str, roots: Iterable[Root], trusted_project: bool = False) -> AgentDef | None:
+    """The agent called `name`, or None. Raises AgentNameError for a name that is not plain.
+
+    A plugin's agents, and a project's agents while the folder is untrusted, cannot set
+    the model: their `model:` is dropped, as for plugin skills.
+    """
+    check_agent_name(name)
     key = normalize_name(name)
     if key in BUILTIN:
         return BUILTIN[key]
-    for d in agent_dirs(roots):
+    for d, root in agent_dirs_with_roots(roots):
         for cand in (d / f"{name}.md", d / f"{key}.md"):
             if cand.is_file():
                 agent = load_agent(cand)
                 if agent is not None:
+                    if agent.model and not _may_set_model(root, trusted_project):
+                        agent = replace(agent, model=None)
                     return agent
     return None
+
+
+def _may_set_model(root: Root, trusted_project: bool) -> bool:
+    if root.source is Source.PLUGIN:
+        return False
+    return trusted_project if root.source is Source.PROJECT else True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -33,6 +34,7 @@ from codebot.agent.permissions import (
     session_pattern_for,
 )
 from codebot.agent.session import events as ev
+from codebot.agent.session.skill_calls import meta_subjects, trace_invocation
 from codebot.agent.session.transcript import Transcript, repair
 from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
 from codebot.agent.tools import (
@@ -43,12 +45,15 @@ from codebot.agent.tools import (
     ToolContext,
     ToolRegistry,
     ToolResult,
+    resolve_path,
 )
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
 from codebot.skills.invoke import Actor, Invocation, Request, process_invocation
 
 Emit = Callable[[ev.Event | ApprovalRequest], None]
+APPROVAL_WAIT_S = 3600.0  # a skill's command waits this long for the person's answer
+WRITING_TOOLS = frozenset({"Write", "Edit"})
 MAX_STEPS = 50
 
 
@@ -96,6 +101,7 @@ class Session:
         # How forks and Task calls run (`subagent`, passed in by `setup`): the sub-agent
         # module builds Sessions, so this module must not import it.
         self.subagents = subagents
+        self.written: set[str] = set()  # real paths Write/Edit changed in this session
         self.total_usage = Usage()
         self.last_listing: str | None = None
         self.context = ToolContext(project_dir=settings.project_dir)
@@ -291,7 +297,11 @@ class Session:
         if verdict.outcome == "ask" and not await self._ask(name, args, subject):
             how = "" if self.interactive else f" (non-interactive: allow it with --allow '{name}(...)')"
             return ToolResult(f"the person did not approve this {name} call{how}. {verdict.reason}", "denied")
-        return await self.registry.call(name, args, self.context)
+        result = await self.registry.call(name, args, self.context)
+        if name in WRITING_TOOLS and result.status == "ok" and isinstance(args.get("path"), str):
+            # Remembered so that a skill file written now cannot run commands unasked.
+            self.written.add(os.path.realpath(resolve_path(self.context, args["path"])))
+        return result
 
     async def _ask(self, tool: str, args: dict[str, Any], subject: str) -> bool:
         if not self.interactive:
@@ -310,6 +320,12 @@ class Session:
         problem = validate_meta(name, args)
         if problem:
             return ToolResult(problem, "error")
+        # Deny rules hold for the meta tools too: `Skill`, `Skill(name-glob)`, `Task`,
+        # `Task(agent)`, `SkillSearch`. A skill is checked under the name the model asked
+        # for and under the name it resolves to, so `Review` or `/REVIEW` cannot slip by.
+        verdict = self.approvals.denied(name, meta_subjects(self.catalog.snapshot.skills, name, args))
+        if verdict is not None:
+            return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
         if name == SKILL:
             actor = Actor.MODEL if self.depth == 0 else (Actor.SKILL if self.chain else Actor.AGENT)
             result = await self.invoke_skill(str(args["skill"]), str(args.get("args") or ""), actor, turn, record)
@@ -332,16 +348,29 @@ class Session:
 
     async def invoke_skill(self, name: str, args: str, actor: Actor, turn: TurnState,
                            record: TurnRecord) -> Invocation | Any:  # fmt: skip
+        loop = asyncio.get_running_loop()
+
+        def approve(command: str) -> str | None:
+            # Called from the worker thread the invocation runs in: ask on the event loop.
+            future = asyncio.run_coroutine_threadsafe(self._approve_injection(command, turn), loop)
+            try:
+                return future.result(timeout=APPROVAL_WAIT_S)
+            except Exception as exc:  # timed out or cancelled: the command does not run
+                future.cancel()
+                return f"no answer ({type(exc).__name__})"
+
         req = Request(
             skill=name, args=args, actor=actor, session_id=self.id, project_dir=self.settings.project_dir,
             chain=self.chain, overrides=self.settings.overrides, shell="run",
             shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
+            trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
         )  # fmt: skip
         t0 = time.perf_counter()
         # Shell injections block; run them off the event loop so the UI stays live.
         result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
         ms = (time.perf_counter() - t0) * 1000
-        self._trace(result, actor, name, ms)
+        if self.tracer is not None:
+            trace_invocation(self.tracer, result, actor, name, ms)
         if result.ok:
             if self.usage_tracker is not None:
                 await asyncio.to_thread(self.usage_tracker.record, result.spec.key)
@@ -354,22 +383,14 @@ class Session:
                 self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
         return result
 
-    def _trace(self, result: Any, actor: Actor, name: str, ms: float) -> None:
-        if self.tracer is None:
-            return
-        spec = getattr(result, "spec", None)
-        source = spec.source.value if spec is not None else None
-        skill = spec.name if spec is not None else name
-        if result.ok:
-            for e in ("eligible", "selected", "activated"):
-                self.tracer.emit(e, actor=actor.value, skill=skill, source=source, mode=result.mode)
-            self.tracer.emit("executing", actor=actor.value, skill=skill, source=source, mode=result.mode)
-            self.tracer.emit("completed", actor=actor.value, skill=skill, source=source, mode=result.mode,
-                             duration_ms=ms)  # fmt: skip
-        else:
-            event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
-            self.tracer.emit(event, actor=actor.value, skill=skill, source=source, reason=result.message,
-                             duration_ms=ms)  # fmt: skip
+    async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
+        """A skill's `!` command is a command: the same engine as a Bash call decides."""
+        verdict = self.approvals.check("Bash", command, turn.grants)
+        if verdict.outcome == "deny":
+            return f"denied by rule {verdict.rule}"
+        if verdict.outcome == "ask" and not await self._ask("Bash", {"command": command}, command):
+            return "not approved" if self.interactive else "not approved (print mode denies; allow it with --allow 'Bash(...)')"
+        return None
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
         return await self.subagents.run_fork(self, inv)

@@ -105,10 +105,10 @@ def build_session(
         history = load_messages(path)
     session_id = session_id or new_session_id()
     transcript = Transcript(sessions_dir, session_id, settings.project_dir, client.model)
-    cfg_rules = settings.raw.get("permissions") if isinstance(settings.raw.get("permissions"), dict) else {}
-    allow_rules = [*(_strs(cfg_rules.get("allow"))), *allow]
-    deny_rules = [*(_strs(cfg_rules.get("deny"))), *deny]
-    approvals = Approvals(allow=allow_rules, deny=deny_rules)
+    approvals = Approvals(
+        allow=[*settings.allow_rules, *((r, "--allow") for r in allow)],
+        deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
+    )
     session = Session(
         settings, catalog, client,
         registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
@@ -120,7 +120,3 @@ def build_session(
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
     return session
-
-
-def _strs(value: object) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codebot.agent.session.agents import AgentDef, find_agent
+from codebot.agent.session.agents import AgentDef, AgentNameError, find_agent
 from codebot.agent.session.loop import Session
 from codebot.agent.session.turn import TurnRecord, TurnState, render_system
 from codebot.agent.tools import TASK
@@ -39,13 +39,17 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         tracer=parent.tracer, depth=parent.depth + 1, chain=chain, tool_filter=tool_filter,
         base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
     )  # fmt: skip
+    child.written = parent.written  # one session: what a sub-agent wrote counts too
     child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
     return child
 
 
 async def run_fork(parent: Session, inv: Invocation) -> str:
     """Run a `context: fork` skill: its wrapped body is the sub-agent's whole task."""
-    agent = find_agent(inv.spec.agent or "general", parent.catalog.roots)
+    try:
+        agent = find_agent(inv.spec.agent or "general", parent.catalog.roots, parent.settings.trusted)
+    except AgentNameError as exc:
+        return f"skill {inv.spec.name!r}: {exc}; no sub-agent ran"
     if agent is None:
         return f"skill {inv.spec.name!r} asks for agent {inv.spec.agent!r}, which does not exist; no sub-agent ran"
     child = _child(parent, agent, (*parent.chain, inv.spec.key), inv.delta.model or agent.model)
@@ -55,7 +59,10 @@ async def run_fork(parent: Session, inv: Invocation) -> str:
 async def run_task(parent: Session, prompt: str, agent_name: str, description: str = "") -> str:
     if parent.depth + 1 > parent.settings.fork_depth:
         return f"sub-agents may nest at most {parent.settings.fork_depth} deep; do this task yourself"
-    agent = find_agent(agent_name, parent.catalog.roots)
+    try:
+        agent = find_agent(agent_name, parent.catalog.roots, parent.settings.trusted)
+    except AgentNameError as exc:
+        return f"{exc}; use 'general', 'explore' or a custom agent from agents/<name>.md"
     if agent is None:
         return f"no agent named {agent_name!r}; use 'general', 'explore' or a custom agent from agents/<name>.md"
     child = _child(parent, agent, parent.chain, agent.model)

@@ -43,6 +43,15 @@ _PATTERN = re.compile(
 )
 
 
+class ShellRefused(Exception):
+    """Raised by a runner when a command may not run (denied, not approved): the body
+    then carries a `[command not run: …]` marker and the invocation goes on."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class ShellError(Exception):
     def __init__(self, command: str, output: str, code: int | None, reason: str) -> None:
         super().__init__(reason)
@@ -76,9 +85,15 @@ class ShellPolicy:
     cwd: Path = Path(".")
     timeout: float = 120.0
     env: Mapping[str, str] = field(default_factory=dict)
+    refuse_reason: str = "this skill may not run shell commands"  # for mode "refuse"
 
 
 Runner = Callable[[str, ShellPolicy], str]
+
+
+def not_run(command: str, reason: str) -> str:
+    """The marker that stands in the body where a command that did not run was."""
+    return f"[command not run: {reason}: `{command}`]"
 
 
 def split_arguments(raw: str) -> tuple[list[str], str | None]:
@@ -145,12 +160,18 @@ def expand(
             cmd = (m.group("block_cmd") if m.group("block") is not None else m.group("inline_cmd")).strip()
             line = body.count("\n", 0, m.start()) + 1
             if shell.mode == "run":
-                out = runner(cmd, shell)
+                try:
+                    out = runner(cmd, shell)
+                except ShellRefused as refused:
+                    calls.append(ShellCall(cmd, line, False))
+                    notes.append(f"line {line}: command `{cmd}` not run: {refused.reason}")
+                    return not_run(cmd, refused.reason)
                 calls.append(ShellCall(cmd, line, True, out))
                 return out
             calls.append(ShellCall(cmd, line, False))
             if shell.mode == "refuse":
-                notes.append(f"line {line}: shell command not run (plugin skills may not run shell)")
+                notes.append(f"line {line}: command `{cmd}` not run: {shell.refuse_reason}")
+                return not_run(cmd, shell.refuse_reason)
             return m.group(0)
         if m.group("escape") is not None:
             return "$"

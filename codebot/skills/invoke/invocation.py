@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codebot.skills.files import Spec, normalize_name
+from codebot.skills.files import Source, Spec, normalize_name
 from codebot.skills.invoke.escape import attr, escape_tags
 from codebot.skills.invoke.expand import (
     Runner,
     ShellCall,
     ShellError,
     ShellPolicy,
+    ShellRefused,
     expand,
     run_shell,
     split_arguments,
 )
 from codebot.skills.invoke.policy import Actor, Adapter, Decision, decide
+
+#: Asked before each `!` command of a skill the person did not invoke themselves:
+#: returns None to run it, or the reason it may not run.
+Approver = Callable[[str], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,14 @@ class Request:
     shell: str = "run"  # "run" or "list" (dry run); plugins are always "refuse"
     shell_timeout: float = 120.0
     max_depth: int = 2
+    # Whether the person trusted the project folder: an untrusted project's skills run no
+    # commands and change no tools, model or effort.
+    trusted_project: bool = False
+    # Consent for the commands of a skill the model, a sub-agent or another skill invoked
+    # (or one written during this session): without it they do not run.
+    approve: Approver | None = None
+    # Real paths of files written by tools during this session.
+    written: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +146,8 @@ def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner =
 
     variables = {"SKILL_DIR": str(spec.dir), "SESSION_ID": req.session_id, "PROJECT_DIR": str(req.project_dir)}
     env = {f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")}
-    mode = req.shell if spec.source.trusted else "refuse"
-    policy = ShellPolicy(mode, req.project_dir, req.shell_timeout, env)
+    grants_ok = may_grant(spec, req.trusted_project)
+    policy, runner = shell_policy(spec, req, env, runner)
     try:
         exp = expand(
             body, args=args, raw_args=req.args.strip(), declared=[a.name for a in spec.arguments],
@@ -150,11 +163,51 @@ def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner =
     notes = [n for n in (split_note, *exp.notes) if n]
     prompt = (f'<skill name="{attr(spec.name)}" source="{spec.source.value}" dir="{attr(str(spec.dir))}">\n'
               f"{escape_tags(text)}\n</skill>")  # fmt: skip
-    delta = Delta() if not spec.source.trusted else Delta(
+    delta = Delta() if not grants_ok else Delta(
         spec.allowed_tools, spec.disallowed_tools, spec.model, spec.effort, spec.paths)  # fmt: skip
-    if not spec.source.trusted and (spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths):
-        notes.append("plugin skills may not change tools, model or effort; those fields were ignored")
+    if not grants_ok and (spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths):
+        who = "plugin skills" if spec.source is Source.PLUGIN else "skills of an untrusted project"
+        notes.append(f"{who} may not change tools, model or effort; those fields were ignored")
     return Invocation(spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes))
+
+
+def may_grant(spec: Spec, trusted_project: bool) -> bool:
+    """Whether a skill's own fields may run commands or change tools, model and effort:
+    bundled and user skills yes, project skills only in a trusted folder, plugins never."""
+    if spec.source is Source.PROJECT:
+        return trusted_project
+    return spec.source.trusted
+
+
+def shell_policy(spec: Spec, req: Request, env: Mapping[str, str], runner: Runner) -> tuple[ShellPolicy, Runner]:
+    """How this invocation treats the skill's `!` commands, and the runner that runs them.
+
+    Who runs them follows who invoked the skill: the person's own `/name` runs them; for
+    the model, a sub-agent or another skill (and for a skill file written during this
+    session) each command must pass `req.approve` first.
+    """
+    if spec.source is Source.PLUGIN:
+        return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
+                           "plugin skills may not run shell commands"), runner  # fmt: skip
+    if not may_grant(spec, req.trusted_project):
+        return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
+                           "this project is not trusted (run `codebot trust` to allow its skills' commands)"), runner  # fmt: skip
+    policy = ShellPolicy(req.shell, req.project_dir, req.shell_timeout, env)
+    written = str(spec.path) in req.written or str(spec.real_path) in req.written
+    if req.actor is Actor.HUMAN and not written:
+        return policy, runner
+    approve = req.approve
+    why = "written during this session" if written else f"invoked by the {req.actor.value}"
+
+    def gated(command: str, pol: ShellPolicy) -> str:
+        if approve is None:
+            raise ShellRefused(f"the skill was {why} and nobody can approve its commands here")
+        reason = approve(command)
+        if reason is not None:
+            raise ShellRefused(reason)
+        return runner(command, pol)
+
+    return policy, gated
 
 
 def check_arguments(spec: Spec, args: Sequence[str]) -> str | None:

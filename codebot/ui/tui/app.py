@@ -134,7 +134,8 @@ class CodebotApp(StartupMixin, App[int]):
             fraction = c.context_fraction() if self._warm else None
             context = context_text(fraction, sum(c.context_chars().values()))
         skill, model = self._skill or (None, None)
-        bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy)
+        bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy,
+                            untrusted=not c.settings.trusted)  # fmt: skip
 
     def context_window(self) -> int | None:
         if self.controller is None or not self._warm:

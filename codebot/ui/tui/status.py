@@ -18,6 +18,7 @@ class Status:
     context: str = ""  # "12% context" or "3.1k chars"
     skills: int = 0
     busy: bool = False
+    untrusted: bool = False
 
 
 def context_text(fraction: float | None, chars: int) -> str:
@@ -39,6 +40,9 @@ class StatusBar(Static):
         if s.offline:
             text.append(" OFFLINE ", style="bold reverse red")
             text.append(" ")
+        if s.untrusted:
+            text.append("untrusted", style="bold yellow")
+            text.append(" · ")
         text.append(s.model, style="bold")
         if s.skill_model:
             text.append(f" → {s.skill_model}", style="bold yellow")

@@ -267,13 +267,29 @@ def test_session_pattern_for_grants_exactly_what_was_seen() -> None:
     assert a.check("Write", "docs/other.md").outcome == "ask"
 
 
-def test_invalid_patterns_become_warnings() -> None:
-    a = Approvals(allow=["Bash(", "Edit", "*"], deny=["Read(!x)", ""])
-    assert len(a.warnings) == 4
+def test_invalid_allow_patterns_become_warnings() -> None:
+    a = Approvals(allow=["Bash(", "Edit", "*"])
+    assert len(a.warnings) == 2
     assert all(w.startswith("ignored") for w in a.warnings)
     assert [r.text for r in a.allow_rules] == ["Edit"]
-    assert a.deny_rules == []
     assert a.check("Edit", "x").outcome == "allow"
+    assert a.check("Bash", "ls").outcome == "ask"
+
+
+def test_a_malformed_deny_pattern_denies_the_whole_tool_it_names() -> None:
+    a = Approvals(allow=["Bash"], deny=[("Bash(rm:*", "config.yaml: permissions.deny[0]")])
+    assert a.check("Bash", "ls").outcome == "deny"
+    assert a.check("Edit", "x.py").outcome == "ask"
+    assert a.warnings == ["config.yaml: permissions.deny[0]: malformed deny pattern 'Bash(rm:*' "
+                          "('Bash(rm:*': unbalanced parentheses (the pattern must end with ')')); every Bash call is "
+                          "denied until it is fixed"]  # fmt: skip
+
+
+def test_a_deny_pattern_naming_no_tool_denies_every_tool() -> None:
+    a = Approvals(allow=["Edit"], deny=["(((", "Read(!x)"])
+    assert a.check("Edit", "x.py").outcome == "deny"
+    assert a.check("Read", "x.py").outcome == "deny"
+    assert len(a.warnings) == 2 and "every tool is denied" in a.warnings[0]
 
 
 # --------------------------------------------------------------------------- previews

@@ -36,7 +36,7 @@ def project(tmp_path: Path, write_skill) -> Path:
 
 def make(project: Path, replies: list[Any], events: list | None = None, interactive: bool = False,
          answer: ApprovalAnswer | None = None, **kw: Any):  # fmt: skip
-    settings = load_settings(cwd=project)
+    settings = load_settings(cwd=project, trust=True)
     catalog = open_catalog(settings)
     model = ScriptedModel(replies)
     sink = events if events is not None else []

@@ -43,6 +43,7 @@ def skills(tmp_path: Path, write_skill) -> dict:
 
 
 def run(specs: dict, name: str, args: str = "", **kw) -> object:
+    kw.setdefault("trusted_project", True)  # the project trust gate has tests of its own
     return process_invocation(Request(skill=name, args=args, session_id="S1", project_dir=Path.cwd(), **kw), specs)
 
 
@@ -205,7 +206,7 @@ def test_cli_invoke_json_contract(tmp_path: Path, write_skill, capsys: pytest.Ca
     root = tmp_path / "cli"
     write_skill(root, "deploy", "description: Deploy. Not for X.\ndisable-model-invocation: true\nmodel: m2",
                 "Deploy $ARGUMENTS !`echo hi`")  # fmt: skip
-    assert main(["skills", "invoke", "deploy", "prod", "--skills-dir", str(root), "--json", "--dry-run"]) == 0
+    assert main(["skills", "invoke", "deploy", "prod", "--skills-dir", str(root), "--json", "--dry-run", "--trust"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["decision"] == "allowed" and out["mode"] == "inline" and out["delta"]["model"] == "m2"
     assert out["shell"][0]["ran"] is False and out["prompt"].startswith('<skill name="deploy"')

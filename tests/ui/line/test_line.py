@@ -53,7 +53,7 @@ def project(tmp_path: Path, write_skill) -> Path:
 
 
 def controller(project: Path, replies: list[Any] | None = None) -> Controller:
-    return Controller(load_settings(cwd=project), client=ScriptedModel(replies or []), interactive=True)
+    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies or []), interactive=True)
 
 
 class Recorder(io.StringIO):
@@ -171,7 +171,7 @@ def test_skills_prints_a_table_and_can_switch_one_off(project: Path) -> None:
 
 def test_a_typed_skill_shows_its_activation_line(project: Path) -> None:
     model = ScriptedModel(["Reviewed."])
-    ctrl = Controller(load_settings(cwd=project), client=model, interactive=True)
+    ctrl = Controller(load_settings(cwd=project, trust=True), client=model, interactive=True)
     code, out = run_keys(ctrl, "/review x\r" + EOF)
     assert code == 0
     assert "skill review · inline" in out
@@ -271,7 +271,7 @@ class Hanging:
 
 async def test_cancelling_a_turn_keeps_the_session(project: Path) -> None:
     out = io.StringIO()
-    ctrl = Controller(load_settings(cwd=project), client=Hanging(), interactive=True)
+    ctrl = Controller(load_settings(cwd=project, trust=True), client=Hanging(), interactive=True)
     app = LineApp(ctrl, input=io.StringIO(""), output=out, watch=False)
     task = asyncio.ensure_future(app.turn("wait forever"))
     await asyncio.sleep(0.05)
@@ -284,7 +284,7 @@ async def test_cancelling_a_turn_keeps_the_session(project: Path) -> None:
 
 async def test_sigint_during_a_turn_cancels_only_the_turn(project: Path) -> None:
     out = io.StringIO()
-    ctrl = Controller(load_settings(cwd=project), client=Hanging(), interactive=True)
+    ctrl = Controller(load_settings(cwd=project, trust=True), client=Hanging(), interactive=True)
     app = LineApp(ctrl, input=io.StringIO(""), output=out, watch=False)
     before = signal.getsignal(signal.SIGINT)
     task = asyncio.ensure_future(app.turn("wait forever"))
@@ -302,13 +302,13 @@ async def test_sigint_during_a_turn_cancels_only_the_turn(project: Path) -> None
 def test_piped_lines_are_turns_and_eof_exits_zero(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
     out = io.StringIO()
-    code = run_line(load_settings(cwd=project), input=io.StringIO("hello\n/exit\nnot reached\n"), output=out, watch=False)
+    code = run_line(load_settings(cwd=project, trust=True), input=io.StringIO("hello\n/exit\nnot reached\n"), output=out, watch=False)
     assert code == 0
     text = out.getvalue()
     assert "> hello" in text and "offline model" in text
     assert "not reached" not in text
     out = io.StringIO()
-    assert run_line(load_settings(cwd=project), input=io.StringIO("hello\n"), output=out, watch=False) == 0
+    assert run_line(load_settings(cwd=project, trust=True), input=io.StringIO("hello\n"), output=out, watch=False) == 0
 
 
 def test_piped_approval_reads_the_next_line(project: Path) -> None:
@@ -327,7 +327,7 @@ def test_piped_approval_reads_the_next_line(project: Path) -> None:
 
 
 def test_a_bad_resume_id_is_a_setup_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_line(load_settings(cwd=project), resume="nope", input=io.StringIO(""), output=io.StringIO())
+    code = run_line(load_settings(cwd=project, trust=True), resume="nope", input=io.StringIO(""), output=io.StringIO())
     assert code == 2
     assert "no session 'nope'" in capsys.readouterr().err
 

@@ -1,0 +1,179 @@
+r"""Display-safe text: what the person reads must be exactly what runs.
+
+Text from skill files, tool output or a model can carry characters that a terminal does
+not show as themselves: a backspace or carriage return moves the cursor back so later
+text overwrites earlier text, an escape sequence clears the line or writes the
+clipboard (OSC 52), a right-to-left override reorders what follows, a zero-width space
+makes two different names look alike. So:
+
+- `visible(text)` shows every such character as an escape (`\x08`, `\x1b`, `\u202e`,
+  `\U000e0041`) and keeps everything else, newlines included, exactly as it is. It
+  never clips. Use it for commands and paths the person is asked to approve.
+- `strip_escapes(text)` removes whole terminal escape sequences (CSI, OSC, DCS, SOS,
+  PM, APC, two-character ESC sequences, 8-bit C1 introducers), then escapes what is left
+  like `visible()`, keeping tabs. Use it for names and descriptions from skill files.
+- `has_hidden(text)` says whether `visible()` would change anything: the cue to tell
+  the person that the text holds escaped characters.
+- `segments(text)` gives the same output as `visible()` in pieces, each marked as
+  plain text or escape, so a UI can style escapes (reverse video) apart from text.
+
+Escaped: C0 controls (TAB as `\t`, CR as `\r`, the rest as `\xNN`; LF stays a real
+newline), DEL, C1 controls, format characters (Unicode category Cf: zero-width
+space/joiners, soft hyphen, bidi embeddings, overrides, isolates and marks, BOM, tag
+characters), line and paragraph separators (Zl, Zp), spaces other than U+0020 (Zs,
+because the shell splits words only on ASCII blanks: a no-break space makes one word
+look like two), unassigned code points and noncharacters (Cn: a newer terminal may draw
+them as nothing), lone surrogates (Cs, from `surrogateescape`), and the remaining
+Default_Ignorable_Code_Point characters that are not Cf (variation selectors, which can
+smuggle invisible data after any character, Hangul fillers, the combining grapheme
+joiner) plus U+2800 BRAILLE PATTERN BLANK.
+
+Backslashes are NOT doubled: the person must be able to read and copy the real command,
+and `printf '\x1b[0m'` must look like what it is. So a literal `\x08` and an escaped
+backspace look the same in plain text; `has_hidden()` tells the caller to say "this
+text contains hidden characters, shown as escapes", and `segments()` lets a UI draw the
+escapes differently. Every function is linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Default_Ignorable_Code_Point (Unicode DerivedCoreProperties) ranges that are not
+# already Cc/Cf/Cn, plus U+2800 which most fonts draw as blank.
+_IGNORABLE = (
+    (0x034F, 0x034F),  # COMBINING GRAPHEME JOINER
+    (0x115F, 0x1160),  # HANGUL CHOSEONG / JUNGSEONG FILLER
+    (0x17B4, 0x17B5),  # KHMER VOWEL INHERENT AQ / AA
+    (0x180B, 0x180F),  # MONGOLIAN FREE VARIATION SELECTORS
+    (0x2800, 0x2800),  # BRAILLE PATTERN BLANK
+    (0x3164, 0x3164),  # HANGUL FILLER
+    (0xFE00, 0xFE0F),  # VARIATION SELECTORS 1-16
+    (0xFFA0, 0xFFA0),  # HALFWIDTH HANGUL FILLER
+    (0x1BCA0, 0x1BCA3),  # SHORTHAND FORMAT CONTROLS
+    (0x1D173, 0x1D17A),  # MUSICAL SYMBOL BEGIN/END BEAM ...
+    (0xE0000, 0xE0FFF),  # TAGS and VARIATION SELECTORS 17-256
+)
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp", "Zs"})
+_SHORT = {"\t": "\\t", "\r": "\\r"}
+
+# Candidates only: anything but LF, printable ASCII and a few large blocks that are all
+# visible (Latin-1 letters and signs, CJK ideographs, Hangul syllables; checked by a
+# test). A run of candidates is translated in one C-level call; one class under one `+`
+# cannot backtrack, so matching is linear whatever the input.
+_SAFE = r"\x20-\x7e\xa1-\xac\xae-\xff\u4e00-\u9fff\uac00-\ud7a3"
+_CANDIDATE = re.compile(rf"[^\n{_SAFE}]")
+_RUN = re.compile(rf"[^\n{_SAFE}]+")
+_RUN_KEEP_TAB = re.compile(rf"[^\n\t{_SAFE}]+")
+
+
+@lru_cache(maxsize=4096)
+def _escape_char(ch: str) -> str | None:
+    """The escape for one character, or None when it is shown as itself."""
+    if ch in _SHORT:
+        return _SHORT[ch]
+    cp = ord(ch)
+    hidden = unicodedata.category(ch) in _HIDDEN_CATEGORIES and ch != " "
+    if not hidden:
+        hidden = any(lo <= cp <= hi for lo, hi in _IGNORABLE)
+    if not hidden:
+        return None
+    if cp <= 0xFF:
+        return f"\\x{cp:02x}"
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    return f"\\U{cp:08x}"
+
+
+class _Table(dict[int, "str | int"]):
+    """A `str.translate` table filled on demand: code point -> escape (or itself)."""
+
+    def __init__(self, keep_tab: bool) -> None:
+        super().__init__()
+        if keep_tab:
+            self[ord("\t")] = ord("\t")
+
+    def __missing__(self, cp: int) -> str | int:
+        esc = _escape_char(chr(cp))
+        value: str | int = cp if esc is None else esc
+        if len(self) < 65536:  # hostile text with every code point must not grow it forever
+            self[cp] = value
+        return value
+
+
+_TABLE = _Table(keep_tab=False)
+_TABLE_KEEP_TAB = _Table(keep_tab=True)
+
+
+def _run(match: re.Match[str]) -> str:
+    return match.group().translate(_TABLE)
+
+
+def _run_keep_tab(match: re.Match[str]) -> str:
+    return match.group().translate(_TABLE_KEEP_TAB)
+
+
+def visible(text: str) -> str:
+    r"""`text` with every control, invisible or direction-changing character escaped.
+
+    `"rm -rf ~ #\b\becho hi"` -> `"rm -rf ~ #\x08\x08echo hi"`. LF stays a newline,
+    TAB becomes `\t`. Idempotent: `visible(visible(t)) == visible(t)`.
+    """
+    return _RUN.sub(_run, text)
+
+
+def has_hidden(text: str) -> bool:
+    """True when `visible(text)` differs from `text` (it holds escaped characters)."""
+    return any(_run(m) != m.group() for m in _RUN.finditer(text))
+
+
+def segments(text: str) -> list[tuple[str, bool]]:
+    """`visible(text)` as (piece, is_escape) pairs, for a UI that styles escapes."""
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in _CANDIDATE.finditer(text):
+        esc = _escape_char(m.group())
+        if esc is None:
+            continue
+        if m.start() > pos:
+            out.append((text[pos : m.start()], False))
+        out.append((esc, True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out
+
+
+# -- terminal escape sequences ------------------------------------------------------------
+
+# One pass, no nested repetition: every `*` runs over a class that excludes ESC and the
+# C1 introducers, and what follows it is disjoint from that class, so runs after two
+# different introducers never overlap and a failed attempt backtracks only over its own
+# run. Total work stays linear even for `"\x1b[" * 500_000` or `"\x9d" * 1_000_000`.
+_SEQUENCE = re.compile(
+    # CSI (7-bit ESC [ or 8-bit U+009B): parameter/intermediate bytes, then a final byte;
+    # a control character cuts it short, as in a terminal (the control is kept).
+    r"(?:\x1b\[|\x9b)[\x20-\x3f]*(?:[\x40-\x7e]|(?=[^\x20-\x3f]))"
+    # OSC, DCS, SOS, PM, APC (ESC ] P X ^ _ or U+009D/90/98/9E/9F): a string ended by
+    # BEL, ST (ESC \ or U+009C), cancelled by CAN/SUB, or cut short by another ESC.
+    # A string with a C1 character inside or no end is not removed: its introducer is
+    # then escaped visibly and the rest shown, rather than hiding everything after it.
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x18\x1a\x1b\x80-\x9f]*"
+    r"(?:[\x07\x9c\x18\x1a]|\x1b\\|(?=\x1b))"
+    # Other ESC sequences: intermediates 0x20-0x2F then a final byte (ESC ( B, ESC 7,
+    # ESC c ...). Without intermediates the introducers above are excluded, so an
+    # unterminated `ESC [` or `ESC ]` is escaped visibly instead of vanishing.
+    r"|\x1b(?:[\x20-\x2f]+[\x30-\x7e]|[\x30-\x4f\x51-\x57\x59\x5a\x5c\x60-\x7e])"
+)
+
+
+def strip_escapes(text: str) -> str:
+    r"""`text` without terminal escape sequences, other controls escaped, tabs kept.
+
+    `"\x1b[2Kname\x1b]52;c;ZWNobw==\x07"` -> `"name"`; `"a\bb"` -> `"a\x08b"`.
+    Every ESC and C1 character left over becomes visible text, so removing a sequence
+    can never join two halves into a live one. Idempotent.
+    """
+    return _RUN_KEEP_TAB.sub(_run_keep_tab, _SEQUENCE.sub("", text))

@@ -1,0 +1,112 @@
+"""What a project's own `.codebot/config.yaml` may set, and how permission rules combine.
+
+A cloned repository is somebody else's text. Until the person trusts the folder
+(`codebot trust`), its config may only tune harmless things: listing budgets, skill
+overrides, router numbers, limits, and *more* deny rules. Everything that reaches
+outside or loosens safety (the model and its endpoint, keys or environment, allow rules,
+skill folders outside the project, shell timeouts, the sandbox) is dropped, with one
+warning that names each key and `codebot trust`. The rule is an allow-list, so a key
+added later is refused until someone decides it is harmless.
+
+Deny rules of every layer are combined: a later or less trusted layer can add a deny,
+never remove one. Pure functions; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+#: `skills.*` keys an untrusted project may set (`dirs` only inside the project).
+SAFE_SKILLS_KEYS = frozenset({"listing", "overrides", "router", "preselect", "fork_depth", "index", "dirs"})
+#: `skills.router.*` keys that are not numbers: the semantic scorer imports a package.
+UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
+
+
+def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, Any], list[str]]:
+    """The part of an untrusted project's config that may apply, and the dotted keys dropped."""
+    kept: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in data.items():
+        key = str(key)
+        if key == "skills" and isinstance(value, Mapping):
+            skills: dict[str, Any] = {}
+            for sub, v in value.items():
+                sub = str(sub)
+                if sub not in SAFE_SKILLS_KEYS:
+                    dropped.append(f"skills.{sub}")
+                elif sub == "dirs":
+                    inside, outside = _dirs_inside(v, project)
+                    skills["dirs"] = inside
+                    dropped.extend(f"skills.dirs ({d})" for d in outside)
+                elif sub == "router" and isinstance(v, Mapping):
+                    skills["router"] = {k: x for k, x in v.items() if str(k) not in UNSAFE_ROUTER_KEYS}
+                    dropped.extend(f"skills.router.{k}" for k in v if str(k) in UNSAFE_ROUTER_KEYS)
+                else:
+                    skills[sub] = v
+            kept["skills"] = skills
+        elif key == "permissions" and isinstance(value, Mapping):
+            kept["permissions"] = {"deny": value["deny"]} if "deny" in value else {}
+            dropped.extend(f"permissions.{k}" for k in value if str(k) != "deny")
+        else:
+            dropped.append(key)
+    return kept, dropped
+
+
+def _dirs_inside(value: Any, project: Path) -> tuple[list[str], list[str]]:
+    if not isinstance(value, list):
+        return [], [repr(value)]
+    inside, outside = [], []
+    root = project.resolve()
+    for d in value:
+        if not isinstance(d, str):
+            outside.append(repr(d))
+            continue
+        target = (project / Path(d)).resolve()  # `~` is not expanded: it stays a folder name
+        (inside if target == root or target.is_relative_to(root) else outside).append(d)
+    return inside, outside
+
+
+def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[str]) -> list[tuple[str, str]]:
+    """`permissions.<kind>` of one config layer as (pattern, origin) pairs.
+
+    A single string where a list is expected is reported; as a deny it still counts (fail
+    closed), as an allow it is ignored. Entries that are not text are reported; a deny
+    entry that is not text denies every tool until it is fixed.
+    """
+    perms = layer.get("permissions")
+    if perms is None:
+        return []
+    if not isinstance(perms, Mapping):
+        warnings.append(f"{where}: permissions must be a mapping with allow/deny lists; ignoring it"
+                        + ("" if kind == "allow" else " (no deny rules could be read from it)"))
+        return []
+    value = perms.get(kind)
+    if value is None:
+        return []
+    origin = f"{where}: permissions.{kind}"
+    if isinstance(value, str):
+        if kind == "allow":
+            warnings.append(f"{origin} must be a list of patterns, not a string; the allow rule {value!r} is ignored")
+            return []
+        warnings.append(f"{origin} must be a list of patterns, not a string; it is read as one deny rule")
+        return [(value, origin)]
+    if not isinstance(value, list):
+        warnings.append(f"{origin} must be a list of patterns, not {type(value).__name__}"
+                        + ("; ignoring it" if kind == "allow" else "; every tool is denied until it is fixed"))
+        return [] if kind == "allow" else [(DENY_EVERYTHING, origin)]
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            out.append((item, f"{origin}[{i}]"))
+        elif kind == "allow":
+            warnings.append(f"{origin}[{i}]: {item!r} is not a pattern; ignoring it")
+        else:
+            warnings.append(f"{origin}[{i}]: {item!r} is not a pattern; every tool is denied until it is fixed")
+            out.append((DENY_EVERYTHING, f"{origin}[{i}]"))
+    return out
+
+
+#: What a deny entry that names no tool becomes: a rule that denies every tool.
+DENY_EVERYTHING = "*"

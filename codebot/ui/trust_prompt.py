@@ -1,0 +1,57 @@
+"""The question asked once at an interactive start in an untrusted project, and what it
+says trust grants. The TUI shows it as a screen (`tui/trust_screen.py`); line mode asks
+here, on a plain terminal. Print mode never asks: it is untrusted unless trusted before
+or given `--trust`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from codebot.display import visible
+
+CHOICES = (("t", "trust this folder"), ("u", "continue untrusted"), ("q", "quit"))
+
+
+def explanation(project: Path) -> list[str]:
+    """What the person reads before choosing (the same words in every front end)."""
+    return [
+        f"codebot has not been told to trust {visible(str(project))}",
+        "",
+        "Trusting a folder lets what the repository ships act on this machine:",
+        "  • its .codebot/config.yaml may set the model, the endpoint, keys and allow rules",
+        "  • shell commands in its skills (!`cmd` lines) run when a skill is invoked",
+        "  • its agents (agents/<name>.md) may choose their model",
+        "",
+        "Untrusted, its skills still load and can be read and invoked, but run no commands",
+        "and change no tools or model; its config may only tune listing and routing.",
+        "Trust is remembered for this folder and its subfolders (`codebot trust --revoke`).",
+    ]
+
+
+def ask_line(project: Path, read: Callable[[str], str], out: TextIO) -> str:
+    """Ask on a plain terminal; returns "t", "u" or "q". End of input counts as quit."""
+    for line in explanation(project):
+        print(line, file=out)
+    prompt = "  " + " / ".join(f"[{k}] {label}" for k, label in CHOICES) + ": "
+    while True:
+        try:
+            answer = read(prompt).strip().lower()
+        except EOFError:
+            return "q"
+        if answer[:1] in ("t", "u", "q") and answer in ("t", "u", "q", "trust", "untrusted", "quit"):
+            return answer[:1]
+        print("  please answer t, u or q", file=out)
+
+
+def remember(home: Path, project: Path) -> str | None:
+    """Store the person's trust; None, or the reason it could not be stored."""
+    from codebot import trust
+
+    try:
+        trust.add(home, project)
+    except trust.TrustError as exc:
+        return str(exc)
+    return None
