@@ -1,0 +1,277 @@
+"""The dangerous-options table: options that make a command write files, run other programs
+or change configuration, as data the docs render, and the check of one command against it.
+
+This module owns `DANGEROUS_OPTIONS` and `DANGEROUS_VARIABLES` (rows of command, options,
+why) and `findings(command)`, which says which rows one `SimpleCommand` triggers and at which
+word. A row's options are matched on parsed words: `--output` also matches `--output=x`, a
+short `-o` also matches `-ofile` and a cluster such as `-sSo`; `kind` says when a row applies
+(an option, a subcommand, any use, or a check of a script such as sed's `w` command).
+The script checks (sed, awk) and the value checks (curl `@file`) live in `shell_scripts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from codebot.agent.permissions.shell_parse import SimpleCommand
+from codebot.agent.permissions.shell_scripts import awk_danger, curl_uploads, sed_danger
+
+__all__ = ["DANGEROUS_OPTIONS", "DANGEROUS_VARIABLES", "Danger", "Finding", "findings"]
+
+Kind = Literal["option", "global", "subcommand", "any", "prefix", "check"]
+
+
+@dataclass(frozen=True)
+class Danger:
+    """One row: `commands` with any of `options` (see `kind`) do what `why` says."""
+
+    commands: tuple[str, ...]
+    options: tuple[str, ...]
+    why: str
+    kind: Kind = "option"
+    scope: tuple[str, ...] = ()  # only after these subcommands (git format-patch -o)
+    read_only: tuple[str, ...] = ()  # for kind="subcommand" with options ("*",): the safe ones
+
+
+def _d(commands: str, options: str, why: str, kind: Kind = "option", scope: str = "",
+       read_only: str = "") -> Danger:  # fmt: skip
+    return Danger(tuple(commands.split()), tuple(options.split()), why, kind,
+                  tuple(scope.split()), tuple(read_only.split()))  # fmt: skip
+
+
+_NPM_RO = "ls list ll la view v info show outdated why explain help search prefix root whoami ping doctor"
+_DOCKER_RO = ("ps images inspect logs version info stats top port history search diff events "
+              "image:ls image:list image:inspect image:history container:ls container:list "
+              "container:inspect container:logs container:top container:port container:diff "
+              "volume:ls volume:list volume:inspect network:ls network:list network:inspect "
+              "compose:ps compose:logs compose:config compose:ls compose:version compose:images "
+              "compose:top system:df system:info context:ls context:show context:inspect "
+              "buildx:ls buildx:version buildx:inspect")  # fmt: skip
+
+#: Options that write files, run other programs or change configuration, per command.
+DANGEROUS_OPTIONS: tuple[Danger, ...] = (
+    _d("git", "-c --config-env", "sets configuration, and settings such as core.pager, core.sshCommand or alias.* run programs", "global"),
+    _d("git", "-C --git-dir --work-tree", "points git at another repository, whose configuration (core.fsmonitor, core.pager, hooks) can run programs", "global"),
+    _d("git", "--exec-path", "changes where git finds its subcommands, so it can run any program", "global"),
+    _d("git", "--output", "writes its output to a file"),
+    _d("git", "-o --output-directory", "writes files", scope="format-patch archive"),
+    _d("git", "--ext-diff", "runs the external diff program from diff.external or GIT_EXTERNAL_DIFF"),
+    _d("git", "--upload-pack --receive-pack --exec", "runs the program it names"),
+    _d("git", "-u", "runs the program it names as upload-pack", scope="clone"),
+    _d("git", "-x --exec", "runs a shell command after each commit", scope="rebase"),
+    _d("git", "-O --open-files-in-pager", "opens the matching files with the program it names", scope="grep"),
+    _d("git", "-x --extcmd", "runs the diff program it names", scope="difftool"),
+    _d("git", "--template", "installs hooks from a template folder, and hooks run programs", scope="clone init"),
+    _d("git", "-c --config", "sets configuration in the new repository", scope="clone"),
+    _d("git", "foreach", "runs a shell command in each submodule", scope="submodule"),
+    _d("git", "run", "runs a command at each bisection step", scope="bisect"),
+    _d("git", "filter-branch", "runs shell commands as filters", "subcommand"),
+    _d("find", "-exec -execdir -ok -okdir", "runs a program for each file"),
+    _d("find", "-delete", "deletes files"),
+    _d("find", "-fprint -fprint0 -fprintf -fls", "writes the list of files to a file"),
+    _d("sed", "-i --in-place", "edits files in place"),
+    _d("sed", "-f --file", "reads its script from a file, and a script can write files (w) or run commands (e)"),
+    _d("sed", "w W e", "writes files (w, W) or runs commands (e, s///e) from its script", "check"),
+    _d("awk gawk mawk nawk", "-f --file -i --include -l --load -E --exec", "loads a program or a library from a file"),
+    _d("awk gawk mawk nawk", "system() |getline print> print|", "runs commands or writes files from its program", "check"),
+    _d("xargs", "*", "runs the program in its arguments, with more arguments read from its input", "any"),
+    _d("env", "-S --split-string", "splits a string into a command line and runs it"),
+    _d("env", "-P", "looks the command up in another PATH"),
+    _d("tar", "--to-command --checkpoint-action --use-compress-program -I --info-script -F --new-volume-script --rsh-command --rmt-command",
+       "runs the program it names"),
+    _d("tar", "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete",
+       "writes or deletes files (an archive being extracted can name any path)"),
+    _d("rsync", "*", "copies files, overwriting the destination, and can delete files (--delete, --remove-source-files)", "any"),
+    _d("rsync", "-e --rsh --rsync-path", "runs the program it names, here or on the remote host"),
+    _d("curl", "-o -O --output --remote-name --remote-name-all --output-dir -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl --etag-save --hsts --alt-svc",
+       "writes files"),
+    _d("curl", "-K --config", "reads more options from a file"),
+    _d("curl", "-T --upload-file", "uploads a local file"),
+    _d("curl", "-d@ --data@ -F@ --form@ --json@", "uploads a local file (`@file` or `<file` in a value)", "check"),
+    _d("wget", "*", "downloads into files", "any"),
+    _d("wget", "-O --output-document -o --output-file -a --append-output -P --directory-prefix", "writes files where it names"),
+    _d("wget", "--post-file --body-file", "uploads a local file"),
+    _d("wget", "-i --input-file -e --execute --config --use-askpass", "reads commands or URLs from a file, or runs a program"),
+    _d("npm pnpm bun", "*", "runs package scripts, installs packages (whose install scripts run) or changes configuration",
+       "subcommand", read_only=_NPM_RO),
+    _d("yarn", "*", "runs package scripts (`yarn build` runs the script `build`) or installs packages; bare `yarn` installs",
+       "subcommand", read_only="list info why outdated help"),
+    _d("npx pnpx bunx uvx pipx", "*", "downloads and runs a package", "any"),
+    _d("pip pip3", "*", "installs or removes packages (building one runs its setup code) or changes configuration",
+       "subcommand", read_only="list show freeze check help search index inspect debug hash"),
+    _d("uv", "*", "runs code (uv run), installs packages or changes the environment", "subcommand",
+       read_only="version tree help pip:list pip:show pip:freeze pip:check pip:tree python:list python:find cache:dir"),
+    _d("docker podman", "*", "runs containers (which can mount and change host files) or changes images, volumes and networks",
+       "subcommand", read_only=_DOCKER_RO),
+    _d("docker podman", "-v --volume --mount --privileged --pid --network --net --cap-add --device --security-opt --userns --volumes-from",
+       "gives the container access to host files, devices, processes or privileges", scope="run create exec"),
+    _d("sort", "-o --output", "writes its output to a file"),
+    _d("sort", "--compress-program", "runs the program it names"),
+    _d("tee", "*", "writes its input to the files it names", "any"),
+    _d("dd", "of=", "writes to a file or device", "prefix"),
+    _d("less more most", "+", "runs pager commands at start, and `!` in them runs shell commands", "prefix"),
+    _d("man", "-P --pager -H --html", "runs the pager or browser program it names"),
+    _d("vim vi nvim view vimdiff ex", "*", "edits files and runs editor commands", "any"),
+    _d("vim vi nvim view vimdiff ex", "-c --cmd -S -s -u", "runs editor commands, which can write files or run shell commands"),
+    _d("vim vi nvim view vimdiff ex", "+", "runs an editor command at start", "prefix"),
+    _d("emacs", "--eval -l --load -f --funcall --script -x", "runs Lisp code"),
+    _d("ssh scp sftp", "-o -F", "sets options such as ProxyCommand or LocalCommand, which run local programs"),
+    _d("scp sftp", "-S", "runs the program it names instead of ssh"),
+    _d("rg", "--pre --hostname-bin", "runs the program it names"),
+    _d("fd fdfind", "-x --exec -X --exec-batch", "runs a program for each match"),
+    _d("go", "-exec -toolexec", "runs the program it names"),
+    _d("go", "generate", "runs the commands in //go:generate comments", "subcommand"),
+    _d("eval", "*", "runs its arguments as shell code", "any"),
+    _d("sudo doas su pkexec run0", "*", "runs a command as another user", "any"),
+)  # fmt: skip
+
+#: Variables whose value makes an ordinary command run other code (NAME, or PREFIX*).
+DANGEROUS_VARIABLES: tuple[tuple[str, str], ...] = (
+    ("PATH", "chooses which program each command name runs"),
+    ("LD_* DYLD_*", "loads libraries into every program"),
+    ("BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS", "makes the shell run code or split words differently"),
+    ("HOME XDG_CONFIG_HOME", "moves the configuration files programs read (e.g. ~/.gitconfig)"),
+    ("GIT_*", "sets git configuration, paths and helper programs (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*)"),
+    ("PAGER *_PAGER MANPAGER LESSOPEN LESSCLOSE EDITOR VISUAL *_EDITOR SSH_ASKPASS *_ASKPASS",
+     "names a program that other programs run"),
+    ("PYTHONSTARTUP PYTHONPATH PYTHONHOME NODE_OPTIONS PERL5OPT PERL5LIB RUBYOPT RUBYLIB",
+     "makes an interpreter load other code"),
+    ("npm_config_* NPM_CONFIG_* PIP_* UV_* WGETRC CURL_HOME", "sets a package manager's or downloader's options"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One row a command triggers: at word `index` (-1 when no word of a rule can grant it)."""
+
+    index: int
+    label: str  # "option --output", "subcommand install", "xargs", "PATH=..."
+    why: str
+    row: Danger | None = None  # None for variables and words that may become options
+
+    def describe(self, command: SimpleCommand) -> str:
+        text = command.text
+        text = text if len(text) <= 60 else text[:59] + "…"
+        return f"`{text}`: {self.label} {self.why}"
+
+
+_BY_COMMAND: dict[str, list[Danger]] = {}
+for _row in DANGEROUS_OPTIONS:
+    for _name in _row.commands:
+        _BY_COMMAND.setdefault(_name, []).append(_row)
+_GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                         "--super-prefix", "--list-cmds", "--attr-source"})  # fmt: skip
+
+
+def _option_hits(option: str, word: str) -> bool:
+    """Whether a parsed word is (or contains, in a short cluster) this option."""
+    if option.startswith("--") or (option.startswith("-") and len(option) > 2):
+        return word == option or word.startswith(option + "=")
+    if option.startswith("-") and len(option) == 2:
+        return word.startswith("-") and not word.startswith("--") and option[1] in word[1:]
+    return word == option
+
+
+def _positionals(name: str, words: Sequence[str]) -> list[int]:
+    """Indices of the words that are not options (git skips its global options' values)."""
+    out: list[int] = []
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if w.startswith("-") and w != "-":
+            i += 2 if name == "git" and w in _GIT_VALUED and not out else 1
+            continue
+        out.append(i)
+        i += 1
+    return out
+
+
+def _subcommand_hit(row: Danger, words: Sequence[str], pos: list[int]) -> int | None:
+    if row.options != ("*",):
+        return pos[0] if pos and words[pos[0]] in row.options else None
+    if not pos:
+        return 0 if row.commands == ("yarn",) and len(words) >= 1 else None  # bare yarn installs
+    first = words[pos[0]]
+    second = words[pos[1]] if len(pos) > 1 else ""
+    for safe in row.read_only:
+        head, _, tail = safe.partition(":")
+        if first == head and (not tail or second == tail):
+            return None
+    return pos[0]
+
+
+def findings(cmd: SimpleCommand) -> list[Finding]:
+    """The rows of the table (and the variables) that one command triggers."""
+    out: list[Finding] = [Finding(-1, f"{v}=...", why) for v in cmd.assignments if (why := variable_danger(v))]
+    name = cmd.name
+    if name is None:
+        return out
+    rows = _BY_COMMAND.get(name) or _BY_COMMAND.get(name.lower()) or []
+    words = cmd.words
+    if name == "tar" and len(words) > 1 and not words[1].startswith("-"):
+        words = (words[0], "-" + words[1], *words[2:])  # `tar xzf a.tgz`: old-style options
+    pos = _positionals(name, words)
+    first_pos = pos[0] if pos else len(words)
+    sub = words[first_pos] if pos else None
+    for row in rows:
+        if row.scope and sub not in row.scope:
+            continue
+        if row.kind == "any":
+            out.append(Finding(0, f"`{name}`", row.why, row))
+        elif row.kind == "subcommand":
+            hit = _subcommand_hit(row, words, pos)
+            if hit is not None:
+                label = f"subcommand `{words[hit]}`" if hit else f"`{name}`"
+                out.append(Finding(hit, label, row.why, row))
+        elif row.kind == "check":
+            out.extend(_check(name, words, row))
+        else:
+            end = first_pos if row.kind == "global" else len(words)
+            for i in range(1, end):
+                w = words[i]
+                hit = next((o for o in row.options if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w))), None)
+                if hit is not None:
+                    out.append(Finding(i, f"option `{hit}`", row.why, row))
+                    break
+    if rows:
+        out.extend(_unknown_words(cmd, name))
+    return out
+
+
+def _check(name: str, words: Sequence[str], row: Danger) -> list[Finding]:
+    if name == "sed":
+        hit = sed_danger(words)
+    elif name == "curl":
+        hit = curl_uploads(words)
+    else:
+        hit = awk_danger(words)
+    if hit is None:
+        return []
+    index, what = hit
+    return [Finding(index, what, row.why, row)]
+
+
+def _unknown_words(cmd: SimpleCommand, name: str) -> list[Finding]:
+    """Words of a table command that could turn into any option at run time."""
+    out: list[Finding] = []
+    for part in cmd.parts[1:]:
+        if part.glob and part.value[:1] in ("*", "?", "[", "-"):
+            out.append(Finding(-1, f"the glob `{part.source}`", f"can expand to a file name starting with `-`, read as an option of {name}"))
+        elif not part.literal and not part.glob:
+            out.append(Finding(-1, f"`{part.source}`", f"can expand to any option of {name}"))
+    if cmd.via and cmd.via[-1] == "xargs":
+        out.append(Finding(-1, "xargs", f"appends arguments read from its input, which can be any option of {name}"))
+    return out
+
+
+def variable_danger(name: str) -> str | None:
+    """Why assigning this variable is dangerous, or None."""
+    for names, why in DANGEROUS_VARIABLES:
+        for pattern in names.split():
+            if pattern == name or (pattern.endswith("*") and name.startswith(pattern[:-1])) or (
+                pattern.startswith("*") and name.endswith(pattern[1:])
+            ):
+                return why
+    return None

@@ -1,0 +1,237 @@
+"""Bash allow and deny rules matched on parsed commands, and the decision that combines them.
+
+This module owns what `Bash(git diff:*)` (prefix) and `Bash(npm test)` (exact) mean for a
+command once `shell_parse.analyze` has taken it apart, and `decide`, the one verdict for a
+Bash call. The dangerous-options table it consults is `shell_danger.DANGEROUS_OPTIONS`,
+re-exported here.
+
+Allow is strict. A rule allows only a plain command (see `shell_parse`), every simple command
+of which, including those run through a wrapper (`timeout 5 pytest` runs `pytest`) or a
+`bash -c` script, is covered: its words start with the rule's words (prefix) or equal them
+(exact), or the rule's words already named it (`Bash(xargs grep:*)` names the `grep` that
+xargs runs). No covered command may use a dangerous option the rule did not name itself
+(`Bash(sed -i:*)` grants `-i`, `Bash(sed:*)` does not); a prefix rule never allows a command
+with unresolved parts. An exact rule of several commands (`Bash(make && make test)`, as a
+session grant may be) allows that plain command word for word and operator for operator.
+Deny is conservative: a deny rule hits when any command anywhere (nested, wrapped,
+`/bin/rm`, `\\rm`, `'rm'`) has the rule's name, compared case-insensitively, and the rule's
+other words appear in order among its words (a word that is not a literal could be any). With deny rules in place, a command that cannot be checked fully
+(unresolved names, dangerous options, dangerous variables) is asked, never allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from codebot.agent.permissions.shell_danger import (
+    DANGEROUS_OPTIONS,
+    DANGEROUS_VARIABLES,
+    Danger,
+    findings,
+    variable_danger,
+)
+from codebot.agent.permissions.shell_parse import Analysis, SimpleCommand, analyze
+
+__all__ = [
+    "DANGEROUS_OPTIONS",
+    "DANGEROUS_VARIABLES",
+    "Danger",
+    "Decision",
+    "Match",
+    "RuleKind",
+    "allow_match",
+    "decide",
+    "deny_match",
+    "needs_asking_under_deny",
+    "rule_words",
+]
+
+RuleKind = Literal["exact", "prefix"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Whether a rule matches, and a sentence saying why (or why not), naming the part."""
+
+    ok: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Literal["allow", "deny", "ask"]
+    reason: str
+
+
+def _label(spec: str, kind: RuleKind) -> str:
+    return f"Bash({spec}:*)" if kind == "prefix" else f"Bash({spec})"
+
+
+def _shown(cmd: SimpleCommand) -> str:
+    text = cmd.text if len(cmd.text) <= 60 else cmd.text[:59] + "…"
+    via = f" (run via {' → '.join(cmd.via)})" if cmd.via else ""
+    return f"`{text}`{via}"
+
+
+def _shape(a: Analysis) -> tuple[tuple[str, ...] | str, ...]:
+    """A plain command's words and operators: (("make",), "&&", ("make", "test"))."""
+    src = a.command.encode("utf-8", "surrogatepass")
+    out: list[tuple[str, ...] | str] = []
+    prev_end = None
+    for c in a.chain:
+        if prev_end is not None:
+            between = src[prev_end : c.parts[0].offset].decode("utf-8", "replace").strip(" \t\\")
+            out.append(between.strip() or ";")  # a newline separates like `;`
+        out.append(c.words)
+        last = c.parts[-1]
+        prev_end = last.offset + len(last.source.encode("utf-8", "surrogatepass"))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def _rule_chain(spec: str) -> tuple[tuple[str, ...] | str, ...] | None:
+    a = analyze(spec)
+    return _shape(a) if a.plain else None
+
+
+@lru_cache(maxsize=1024)
+def rule_words(spec: str) -> tuple[str, ...] | None:
+    """A rule's words, split and unquoted by the same parser; None unless one plain command."""
+    chain = _rule_chain(spec)
+    if chain is None or len(chain) != 1 or isinstance(chain[0], str):
+        return None
+    return chain[0]
+
+
+def _covers(cmd: SimpleCommand, words: tuple[str, ...], kind: RuleKind) -> bool:
+    if kind == "exact":
+        return cmd.words == words
+    return cmd.words[: len(words)] == words
+
+
+_Rule = tuple[RuleKind, tuple[str, ...], str]  # kind, words, label
+
+
+def _allow(analysis: Analysis, rules: Sequence[_Rule], what: str) -> Match:
+    """Every command covered by some rule, with no dangerous option the rule did not name."""
+    if not analysis.plain:
+        return Match(False, analysis.reason or "not plain")
+    if not rules:
+        return Match(False, "no Bash rule allows it")
+    # named[i]: how many of command i's words the covering rule spelled out (inf: all of them)
+    named: list[float] = []
+    labels: list[str] = []
+    for cmd in analysis.commands:
+        best, label = -1.0, ""
+        for kind, words, rule in rules:
+            if _covers(cmd, words, kind):
+                n = math.inf if kind == "exact" else len(words)
+                if n > best:
+                    best, label = n, rule
+        if cmd.parent >= 0 and named[cmd.parent] > cmd.at:
+            inherited = math.inf if cmd.in_script else named[cmd.parent] - cmd.at
+            if inherited > best:
+                best, label = inherited, labels[cmd.parent]
+        if best < 0:
+            return Match(False, f"{_shown(cmd)} is not covered by {what}")
+        for f in findings(cmd):
+            if f.index < 0 or f.index >= best:
+                return Match(False, f.describe(cmd))
+        named.append(best)
+        labels.append(label)
+    if analysis.unresolved and not all(n == math.inf for n in named):
+        return Match(False, f"{analysis.unresolved[0]}, so a prefix rule cannot vouch for it")
+    used = ", ".join(dict.fromkeys(labels))
+    return Match(True, f"every command is covered by {used}")
+
+
+def allow_match(analysis: Analysis, spec: str, kind: RuleKind) -> Match:
+    """Whether the rule `Bash(spec)` (exact) or `Bash(spec:*)` (prefix) allows the command."""
+    words = rule_words(spec)
+    label = _label(spec, kind)
+    if words is None:
+        return Match(False, f"{label} is not a single plain command, so it allows nothing")
+    return _allow(analysis, [(kind, words, label)], label)
+
+
+def _deny_words(spec: str) -> tuple[str, ...]:
+    words = rule_words(spec)
+    return words if words else tuple(spec.split())
+
+
+def _consistent(cmd: SimpleCommand, rest: tuple[str, ...]) -> bool:
+    """The rule's words after the name appear in order; a non-literal word may be any."""
+    i = 0
+    for part in cmd.parts[1:]:
+        if i >= len(rest):
+            break
+        if not part.literal or part.value == rest[i]:
+            i += 1
+    return i >= len(rest)
+
+
+def deny_match(analysis: Analysis, spec: str, kind: RuleKind) -> Match:
+    """Whether any command anywhere in it is one the rule denies (see the module docstring)."""
+    words = _deny_words(spec)
+    label = _label(spec, kind)
+    if not words:
+        return Match(False, f"{label} names no command")
+    name = words[0].rsplit("/", 1)[-1].casefold()
+    for cmd in analysis.commands:
+        if cmd.name is not None and cmd.name.casefold() == name and _consistent(cmd, words[1:]):
+            return Match(True, f"{_shown(cmd)} is denied by {label}")
+    return Match(False, f"no command is denied by {label}")
+
+
+def needs_asking_under_deny(analysis: Analysis) -> str | None:
+    """Why, with deny rules in place, this command must be asked rather than allowed."""
+    if analysis.unresolved:
+        return f"cannot be checked against the deny rules: {analysis.unresolved[0]}"
+    for cmd in analysis.commands:
+        found = findings(cmd)
+        if found:
+            return f"{found[0].describe(cmd)}, so it is asked while deny rules are in place"
+    for name in analysis.assignments:
+        why = variable_danger(name)
+        if why:
+            return f"it sets {name}, which {why}, so it is asked while deny rules are in place"
+    return None
+
+
+def decide(
+    command: str,
+    allow: Sequence[tuple[RuleKind, str]],
+    deny: Sequence[tuple[RuleKind, str]],
+    allow_any: bool,
+) -> Decision:
+    """The verdict for one Bash command.
+
+    A deny rule that hits denies; with deny rules, a command that cannot be fully checked is
+    asked; a bare `Bash` allow rule (`allow_any`) allows; allow rules that together cover the
+    command allow; anything else asks.
+    """
+    analysis = analyze(command)
+    for kind, spec in deny:
+        m = deny_match(analysis, spec, kind)
+        if m.ok:
+            return Decision("deny", m.reason)
+    if deny:
+        why = needs_asking_under_deny(analysis)
+        if why:
+            return Decision("ask", why)
+    if allow_any:
+        return Decision("allow", "a bare Bash rule allows every command")
+    rules: list[_Rule] = []
+    for kind, spec in allow:
+        # A rule of several commands allows nothing: every part of a chain must be allowed
+        # on its own (`Bash(make && rm -rf x)` is not a way to pre-approve `rm -rf x`).
+        words = rule_words(spec)
+        if words is not None:
+            rules.append((kind, words, _label(spec, kind)))
+    what = ", ".join(r[2] for r in rules) or "any allow rule"
+    m = _allow(analysis, rules, what)
+    return Decision("allow" if m.ok else "ask", m.reason)

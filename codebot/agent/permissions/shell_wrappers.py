@@ -1,0 +1,392 @@
+"""Commands that run other commands: where, inside their words, the wrapped command is.
+
+This module owns the option grammar of the wrappers (`env`, `sudo`, `timeout`, `xargs`,
+`find -exec`, ...), the shells and builtins whose argument is itself a script (`bash -c`,
+`eval`, `trap`, `watch`, `ssh`), and the builtins whose effect cannot be seen statically
+(`source`, `alias`, `enable`, ...). `unwrap` looks at one command's words and says which
+slices are commands, which strings are scripts to parse, and what cannot be resolved;
+`shell_parse` builds the nested commands and parses the scripts.
+
+Unknown options of a modelled wrapper make the wrapped command unresolved instead of guessed
+at: an option taking a value we do not know about would shift the command name by one word.
+Rarer wrappers (`fakeroot`, `firejail`, `faketime`, ...) are not modelled: each of their first
+words that is not an option is taken as a possible command, which suits deny rules (they hit)
+and costs allow rules nothing (those bogus commands are never covered, so such a command asks).
+A wrapper missing from these lists hides its command from deny rules: the lists are the limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["SHELLS", "WRAPPERS", "Inner", "Script", "Unwrap", "unwrap"]
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_SYNTAX = frozenset({"!", "time", "coproc"})  # reserved words, read by the shell's parser
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Option grammar of a wrapper: `cmd [options] [positionals] command args...`."""
+
+    flags: str = ""  # short options without a value
+    valued: str = ""  # short options taking a value (attached or the next word)
+    long_flags: frozenset[str] = frozenset()
+    long_valued: frozenset[str] = frozenset()
+    positionals: int = 0  # words before the command (timeout's duration, chrt's priority)
+    assignments: bool = False  # NAME=value words may come before the command (env, sudo)
+    no_command: str = ""  # short options after which the words are not a command (ionice -p)
+    script: str = ""  # short options whose value is a shell script (flock -c, env -S)
+    optional: str = ""  # short options whose value, if any, is attached (xargs -i{})
+    numeric_flags: bool = False  # `-10` is an option (nice)
+
+
+def _s(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+#: Wrappers whose remaining words are the command they run.
+WRAPPERS: dict[str, Spec] = {
+    "env": Spec("i0v", "uCSP", _s("ignore-environment", "null", "debug", "list-signal-handling",
+                "block-signal", "default-signal", "ignore-signal"), _s("unset", "chdir", "split-string"),
+                assignments=True, script="S"),
+    # reserved words tree-sitter reads as command names; bash allows assignments after them
+    "!": Spec(assignments=True),  # the second `!` of `! ! rm x`
+    "coproc": Spec(assignments=True),
+    "command": Spec("pvV"),
+    "builtin": Spec(),
+    "exec": Spec("cl", "a"),
+    "nice": Spec("", "n", long_valued=_s("adjustment"), numeric_flags=True),
+    "nohup": Spec(),
+    "timeout": Spec("v", "sk", _s("preserve-status", "foreground", "verbose"),
+                    _s("signal", "kill-after"), positionals=1),
+    "sudo": Spec("AbEeHiKklnPSsVv", "CDghpRrtTUu",
+                 _s("askpass", "background", "preserve-env", "edit", "set-home", "login",
+                    "remove-timestamp", "reset-timestamp", "list", "non-interactive",
+                    "preserve-groups", "stdin", "shell", "version", "validate"),
+                 _s("close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type",
+                    "command-timeout", "other-user", "user"), assignments=True),
+    "doas": Spec("nsL", "uC"),
+    "time": Spec("pvaq", "of", _s("portability", "verbose", "append", "quiet"), _s("output", "format"),
+                 assignments=True),
+    "stdbuf": Spec("", "ioe", long_valued=_s("input", "output", "error")),
+    "ionice": Spec("t", "cnpPu", _s("ignore"), _s("class", "classdata", "pid", "pgid", "uid"),
+                   no_command="pPu"),
+    "chrt": Spec("abdefiormRv", "TPD", _s("all-tasks", "batch", "deadline", "fifo", "idle", "other",
+                 "rr", "reset-on-fork", "verbose", "ext"), _s("sched-runtime", "sched-period",
+                 "sched-deadline"), positionals=1, no_command="pm"),
+    "setsid": Spec("cfw", long_flags=_s("ctty", "fork", "wait")),
+    "taskset": Spec("ac", "", _s("all-tasks", "cpu-list"), positionals=1, no_command="p"),
+    "xargs": Spec("0oprtx", "adEILnPs", _s("null", "open-tty", "interactive", "no-run-if-empty",
+                  "verbose", "exit", "show-limits", "eof", "replace", "max-lines"),
+                  _s("arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"),
+                  optional="eil"),
+    "busybox": Spec(),
+    "chroot": Spec("", "", long_valued=_s("userspec", "groups", "skip-chdir"), positionals=1),
+    "flock": Spec("sxunoFh", "wEc", _s("shared", "exclusive", "unlock", "nonblock", "close",
+                  "no-fork"), _s("wait", "timeout", "conflict-exit-code", "command"),
+                  positionals=1, script="c"),
+    "strace": Spec("cCdfFhiqrtTvVwxyzZk", "abeEIoOpPsSuUX"),
+    "ltrace": Spec("bcCdfhiLrStTV", "aAeEnoOpsux"),
+}  # fmt: skip
+
+#: Shells whose `-c` argument is a script; without `-c` they run a file or their input.
+SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})
+#: Builtins whose arguments, joined with spaces, are a script run in the current shell.
+_EVAL = frozenset({"eval"})
+#: Builtins and programs that run code the command text does not show.
+_HIDDEN = {
+    "source": "runs the commands in a file",
+    ".": "runs the commands in a file",
+    "alias": "defines an alias, which can rename any command",
+    "enable": "can load a builtin from a shared library or disable builtins",
+    "fc": "re-runs commands from the history",
+    "bind": "can bind keys to shell commands",
+}
+_SHELL_VALUED = frozenset({"o", "O"})
+_SHELL_LONG_VALUED = frozenset({"--rcfile", "--init-file"})
+
+
+@dataclass(frozen=True)
+class Inner:
+    """Words [start, end) of the wrapper are a command it runs."""
+
+    start: int
+    end: int
+    via: str
+    assignments: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Script:
+    """Word `index` (or words joined, when `joined`) is a shell script the command runs."""
+
+    index: int
+    text: str | None  # None when not a literal
+    via: str
+
+
+@dataclass(frozen=True)
+class Unwrap:
+    inners: tuple[Inner, ...] = ()
+    scripts: tuple[Script, ...] = ()
+    unresolved: tuple[str, ...] = ()
+
+
+_NOTHING = Unwrap()
+
+
+def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool],
+             sources: Sequence[str]) -> Unwrap:  # fmt: skip
+    """Skip a wrapper's options, positionals and assignments; the rest is the command."""
+    i, n = 1, len(words)
+    unresolved: list[str] = []
+    assigned: list[str] = []
+    scripts: list[Script] = []
+    no_command = False
+    positionals = spec.positionals
+
+    def value_at(k: int) -> str | None:
+        return words[k] if k < n and literal[k] else None
+
+    while i < n:
+        w = words[i]
+        if not literal[i]:
+            return Unwrap(unresolved=(f"`{w}` among the options of {name} is not a literal",))
+        if w == "--":
+            i += 1
+            break
+        if spec.numeric_flags and re.fullmatch(r"--?\d+", w):
+            i += 1
+            continue
+        if w.startswith("--") and len(w) > 2:
+            opt, eq, attached = w[2:].partition("=")
+            takes_value = opt in spec.long_valued and not eq
+            if opt not in spec.long_flags and opt not in spec.long_valued:
+                unresolved.append(f"unknown option `{w}` of {name}")
+            if opt in ("command", "split-string"):
+                scripts.append(Script(i, attached, f"{name} --{opt}") if eq
+                               else Script(i + 1, value_at(i + 1), f"{name} --{opt}"))
+                no_command = True
+            i += 2 if takes_value else 1
+            continue
+        if w.startswith("-") and len(w) > 1:
+            skip = 1
+            for j in range(1, len(w)):
+                ch = w[j]
+                no_command = no_command or ch in spec.no_command
+                if ch in spec.optional:
+                    break  # the rest of the word is the option's value (xargs -i{})
+                if ch in spec.valued:
+                    attached = w[j + 1 :]
+                    if ch in spec.script:
+                        scripts.append(Script(i, attached, f"{name} -{ch}") if attached
+                                       else Script(i + 1, value_at(i + 1), f"{name} -{ch}"))
+                        no_command = True
+                    skip = 1 if attached else 2
+                    break
+                if ch not in spec.flags:
+                    unresolved.append(f"unknown option `-{ch}` of {name}")
+            i += skip
+            continue
+        if name == "env" and w == "-":
+            i += 1
+            continue
+        # after a reserved word bash decides on the source (`'a'=b` is a command); env and
+        # sudo see the word after quote removal
+        if spec.assignments and _ASSIGNMENT.match(w) and (name not in _SYNTAX or _ASSIGNMENT.match(sources[i])):
+            assigned.append(w.split("=", 1)[0])
+            i += 1
+            continue
+        if positionals:
+            positionals -= 1
+            i += 1
+            continue
+        break
+    if no_command or i >= n:
+        return Unwrap((), tuple(scripts), tuple(unresolved))
+    return Unwrap((Inner(i, n, name, tuple(assigned)),), tuple(scripts), tuple(unresolved))
+
+
+def _find(words: Sequence[str]) -> Unwrap:
+    """`find ... -exec cmd args ;` (or `+`), and -execdir, -ok, -okdir: each clause a command."""
+    inners: list[Inner] = []
+    i, n = 1, len(words)
+    while i < n:
+        action = words[i]
+        if action in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < n and words[j] not in (";", "+"):
+                j += 1
+            if j > i + 1:
+                inners.append(Inner(i + 1, j, f"find {action}"))
+            i = j
+        i += 1
+    return Unwrap(tuple(inners))
+
+
+def _shell(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """`bash [options] -c script [name args...]`; without -c a shell runs a file or its input."""
+    i, n = 1, len(words)
+    has_c = False
+    while i < n:
+        w = words[i]
+        if not literal[i]:
+            break
+        if w == "--" or w == "-":
+            i += 1
+            break
+        if w in ("--version", "--help"):
+            return _NOTHING
+        if w in _SHELL_LONG_VALUED:
+            i += 2
+            continue
+        if w.startswith("--"):
+            i += 1
+            continue
+        if len(w) > 1 and w[0] in "-+":
+            has_c = has_c or (w[0] == "-" and "c" in w[1:])
+            i += 2 if any(ch in _SHELL_VALUED for ch in w[1:]) else 1
+            continue
+        break
+    if has_c:
+        if i >= n:
+            return _NOTHING
+        text = words[i] if literal[i] else None
+        return Unwrap(scripts=(Script(i, text, f"{name} -c"),))
+    if i < n:
+        return Unwrap(unresolved=(f"`{name} {words[i]}` runs a script file, whose commands cannot be seen",))
+    return Unwrap(unresolved=(f"`{name}` without -c runs the commands it reads from its input",))
+
+
+def _joined(name: str, start: int, words: Sequence[str], literal: Sequence[bool], via: str) -> Unwrap:
+    """The words from `start` on, joined with spaces, are a script (eval, watch, ssh)."""
+    if start >= len(words):
+        return _NOTHING
+    if not all(literal[start:]):
+        return Unwrap(scripts=(Script(start, None, via),))
+    return Unwrap(scripts=(Script(start, " ".join(words[start:]), via),))
+
+
+def _builtin_script(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """Builtins with a callback or evaluation: trap, mapfile -C, complete/compgen -C/-F, hash -p."""
+    if name == "trap":
+        args = [w for w in words[1:] if w != "--"]
+        if not args or args[0] in ("-p", "-l", "-P", "-"):
+            return _NOTHING
+        index = words.index(args[0], 1)
+        return Unwrap(scripts=(Script(index, args[0] if literal[index] else None, "trap"),))
+    flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
+    if name in ("mapfile", "readarray") and "C" in flags:
+        return Unwrap(unresolved=(f"`{name} -C` runs a callback command",))
+    if name in ("complete", "compgen") and ("C" in flags or "F" in flags):
+        return Unwrap(unresolved=(f"`{name} -C/-F` runs a command or function",))
+    if name == "hash" and "p" in flags:
+        return Unwrap(unresolved=("`hash -p` makes a command name run another program",))
+    return _NOTHING
+
+
+def unwrap(name: str | None, words: Sequence[str], literal: Sequence[bool],
+           sources: Sequence[str] | None = None) -> Unwrap:  # fmt: skip
+    """What command `words` (whose resolved name is `name`) runs, besides itself.
+
+    `literal` says which words are literals; `sources` is the words as written (the
+    default, the words themselves, suits words that needed no quoting).
+    """
+    if name is None or len(words) == 0:
+        return _NOTHING
+    if name in _HIDDEN:
+        return Unwrap(unresolved=(f"`{name}` {_HIDDEN[name]}",))
+    if name in WRAPPERS:
+        return _options(name, WRAPPERS[name], words, literal, sources or words)
+    if name == "find":
+        return _find(words)
+    if name in SHELLS:
+        return _shell(name, words, literal)
+    if name in _EVAL:
+        return _joined(name, 1, words, literal, "eval")
+    if name == "watch":
+        return _watch(words, literal)
+    if name == "ssh":
+        return _ssh(words, literal)
+    if name in _DASH_C:
+        for i, w in enumerate(words[1:], 1):
+            short_c = w.startswith("-") and not w.startswith("--") and "c" in w
+            if (w == "--command" or (short_c and w.endswith("c"))) and i + 1 < len(words):
+                return Unwrap(scripts=(Script(i + 1, words[i + 1] if literal[i + 1] else None, f"{name} -c"),))
+            if w.startswith("--command=") or short_c:  # `--command=x`, `-qcx`
+                return Unwrap(scripts=(Script(i, w.split("=", 1)[1] if "=" in w else w.split("c", 1)[1],
+                                              f"{name} -c"),))  # fmt: skip
+        return _generic(name, words, literal) if name == "runuser" else _NOTHING
+    if name in _GENERIC:
+        return _generic(name, words, literal)
+    if name in _STDIN_RUNNERS:
+        return Unwrap(unresolved=(f"`{name}` runs commands read from its input or a file",))
+    return _builtin_script(name, words, literal)
+
+
+#: Run `-c script` (su, runuser, script), like a shell.
+_DASH_C = frozenset({"su", "runuser", "script"})
+#: Less common wrappers whose options we do not model: the first word that is not an option,
+#: and the one after it (in case an option took a value), are both taken as the command.
+_GENERIC = frozenset({"fakeroot", "unbuffer", "firejail", "valgrind", "nsenter", "unshare", "numactl",
+                      "cgexec", "pkexec", "run0", "systemd-run", "catchsegv", "proot", "faketime",
+                      "tsp", "perf", "gdb", "caffeinate", "dbus-run-session", "xvfb-run", "prlimit",
+                      "systemd-inhibit", "torsocks", "proxychains", "proxychains4", "parallel",
+                      "entr", "sem", "runuser"})  # fmt: skip
+#: Run commands they read from their input (`echo rm x | at now`).
+_STDIN_RUNNERS = frozenset({"at", "batch"})
+
+
+def _generic(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """Every one of the first words that is not an option may be the command (for deny)."""
+    starts: list[int] = []
+    for k in range(1, min(len(words), 9)):
+        if not literal[k]:
+            return Unwrap(tuple(Inner(j, len(words), name) for j in starts),
+                          unresolved=(f"`{words[k]}` after {name} is not a literal",))  # fmt: skip
+        if not words[k].startswith("-") or words[k - 1] == "--":
+            starts.append(k)
+    return Unwrap(tuple(Inner(k, len(words), name) for k in starts))
+
+
+def _watch(words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """`watch [-n s] cmd...` runs `sh -c "cmd..."`, or the words themselves with -x."""
+    i, n, direct = 1, len(words), False
+    while i < n and literal[i] and words[i].startswith("-") and words[i] != "--":
+        w = words[i]
+        direct = direct or w in ("-x", "--exec")
+        i += 2 if w in ("-n", "-q", "--interval", "--equexit") else 1
+    if i < n and words[i] == "--":
+        i += 1
+    if direct:
+        return Unwrap((Inner(i, n, "watch -x"),)) if i < n else _NOTHING
+    return _joined("watch", i, words, literal, "watch")
+
+
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+
+
+def _ssh(words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """`ssh [options] host command...`: the command runs on the host, through its shell."""
+    i, n, host = 1, len(words), False
+    while i < n:
+        w = words[i]
+        if not literal[i]:
+            return Unwrap(unresolved=(f"`{w}` among the options of ssh is not a literal",))
+        if w.startswith("-") and len(w) > 1 and not host:
+            skip = 1
+            for j in range(1, len(w)):
+                if w[j] in _SSH_VALUED:
+                    skip = 1 if j + 1 < len(w) else 2
+                    break
+            i += skip
+            continue
+        if not host:
+            host = True
+            i += 1
+            continue
+        break
+    return _joined("ssh", i, words, literal, "ssh")
