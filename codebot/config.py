@@ -43,6 +43,9 @@ class Settings:
     # Permission rules from the config layers as (pattern, where it was written).
     allow_rules: tuple[tuple[str, str], ...] = ()
     deny_rules: tuple[tuple[str, str], ...] = ()
+    # The Bash sandbox (bubblewrap): "auto" (on where bwrap works), "on" (required) or "off".
+    sandbox: str = "auto"
+    sandbox_network: bool = False
 
     @property
     def config_path(self) -> Path:
@@ -137,6 +140,7 @@ def load_settings(
         warnings.append(f"config {key}: {value!r} is not a positive number; using {default}")
         return default
 
+    sandbox_mode = _sandbox_mode(raw, warnings)
     return Settings(
         home=home,
         cwd=cwd,
@@ -155,6 +159,26 @@ def load_settings(
         raw=MappingProxyType(raw),
         warnings=tuple(warnings),
         trusted=trusted,
+        sandbox=sandbox_mode,
+        sandbox_network=bool(raw.get("sandbox", {}).get("network") is True) if isinstance(raw.get("sandbox"), dict) else False,
         allow_rules=tuple(allow_rules),
         deny_rules=tuple(deny_rules),
     )
+
+
+SANDBOX_MODES = ("auto", "on", "off")
+
+
+def _sandbox_mode(raw: Mapping[str, Any], warnings: list[str]) -> str:
+    cfg = raw.get("sandbox")
+    if cfg is None:
+        return "auto"
+    mode = cfg.get("mode", "auto") if isinstance(cfg, dict) else cfg
+    if mode is True:
+        return "on"
+    if mode is False:
+        return "off"
+    if mode not in SANDBOX_MODES:
+        warnings.append(f"config sandbox.mode: {mode!r} is not one of auto, on, off; using on")
+        return "on"  # a typo in a safety setting must not turn it off
+    return str(mode)

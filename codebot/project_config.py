@@ -46,6 +46,12 @@ def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, 
                 else:
                     skills[sub] = v
             kept["skills"] = skills
+        elif key == "sandbox" and isinstance(value, Mapping):
+            # Only what tightens: requiring the sandbox, keeping the network off.
+            # (YAML reads a bare `on` as true.)
+            tight = {k: v for k, v in value.items() if (k, v) in (("mode", "on"), ("mode", True), ("network", False))}
+            kept["sandbox"] = tight
+            dropped.extend(f"sandbox.{k}" for k in value if k not in tight)
         elif key == "permissions" and isinstance(value, Mapping):
             kept["permissions"] = {"deny": value["deny"]} if "deny" in value else {}
             dropped.extend(f"permissions.{k}" for k in value if str(k) != "deny")

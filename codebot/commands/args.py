@@ -20,6 +20,10 @@ def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
                    help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
     p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
     p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
+    p.add_argument("--sandbox", dest="sandbox", action="store_const", const="on", default=d,
+                   help="require the bubblewrap sandbox for Bash (fail rather than run bare)")
+    p.add_argument("--no-sandbox", dest="sandbox", action="store_const", const="off", default=d,
+                   help="run Bash commands without the sandbox")
     p.add_argument("--trust", action="store_true", default=d,
                    help="trust this project for this run only (its config, skill commands and agents apply)")  # fmt: skip
 
@@ -32,6 +36,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
         api_base=getattr(args, "api_base", None),
         trust=bool(getattr(args, "trust", False)),
     )
+    if getattr(args, "sandbox", None):
+        import dataclasses
+
+        settings = dataclasses.replace(settings, sandbox=args.sandbox)
     for w in settings.warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)
     return settings

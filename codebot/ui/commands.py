@@ -30,6 +30,7 @@ BUILTINS: tuple[Command, ...] = (
     Command("context", "", "how the context is spent: system, listing, conversation"),
     Command("usage", "", "tokens and cost so far"),
     Command("exit", "", "quit codebot"),
+    Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox"),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTINS)
 

@@ -126,6 +126,9 @@ class Controller:
             "commands; `codebot trust` to change)")  # fmt: skip
         return Reply("Context:\n" + "\n".join(lines) + f"\n  {tail}{trust}")
 
+    def _cmd_sandbox(self, _args: str) -> Reply:
+        return Reply(f"sandbox: {self.session.sandbox_state}")
+
     def _cmd_usage(self, _args: str) -> Reply:
         u = self.session.total_usage
         cost = f", cost ${u.cost:.4f}" if u.cost is not None else ""

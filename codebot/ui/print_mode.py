@@ -54,6 +54,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         return 2
     for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
         print(f"codebot: warning: {warning}", file=sys.stderr)
+    if session.sandbox_notice:
+        print(f"codebot: {session.sandbox_notice}", file=sys.stderr)
     try:
         record = asyncio.run(session.run_turn(prompt))
     except KeyboardInterrupt:

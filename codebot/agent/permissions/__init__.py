@@ -11,7 +11,7 @@ _EXPORTS = {
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
     "Pattern": "approvals",
-    "Verdict": "approvals",
+    "Verdict": "verdict",
     "parse_pattern": "approvals",
     "preview_for": "approvals",
     "session_pattern_for": "approvals",

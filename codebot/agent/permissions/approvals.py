@@ -12,23 +12,21 @@ import enum
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from codebot.agent.permissions.rules import (
-    BASH_METACHARS,
     EVERY_TOOL,
     PATH_TOOLS,
     READ_ONLY_TOOLS,
     Pattern,
     fail_closed,
-    has_shell_metachars,
     parse_pattern,
 )
+from codebot.agent.permissions.verdict import Verdict
 from codebot.agent.tools import ToolContext, ToolError, display_path, resolve_path
 
 # The permission names lived here before the split; other code still imports them from here.
 __all__ = [
-    "BASH_METACHARS",
     "PATH_TOOLS",
     "READ_ONLY_TOOLS",
     "ApprovalAnswer",
@@ -36,7 +34,6 @@ __all__ = [
     "Approvals",
     "Pattern",
     "Verdict",
-    "has_shell_metachars",
     "parse_pattern",
     "preview_for",
     "session_pattern_for",
@@ -55,15 +52,6 @@ def session_pattern_for(tool: str, subject: str) -> Pattern:
 # --------------------------------------------------------------------------- verdicts
 
 
-@dataclass(frozen=True)
-class Verdict:
-    outcome: Literal["allow", "deny", "ask"]
-    rule: str | None
-    reason: str
-
-    @property
-    def allowed(self) -> bool:
-        return self.outcome == "allow"
 
 
 class Approvals:
@@ -132,10 +120,29 @@ class Approvals:
                     return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
         return None
 
+    def path_denied(self, subject: str, writing: bool = False) -> str | None:
+        """The deny rule that refuses reading (or writing) this path, or None. `subject` is
+        project-relative, or absolute outside the project, as path tools give it."""
+        for rule in self.deny_rules:
+            tools = ("Read", "Edit") if writing else ("Read",)
+            if rule.tool in (*tools, EVERY_TOOL) and rule.kind != "any" and rule.matches_for_deny(rule.tool, subject):
+                return rule.text
+        return None
+
     def check(self, tool: str, subject: str, turn_grants: Sequence[str | Pattern] = ()) -> Verdict:
         subject = subject or ""
+        if tool == "Bash":
+            from codebot.agent.permissions.bash_check import check_bash
+
+            grants = [g if isinstance(g, Pattern) else _try_parse(g) for g in turn_grants]
+            allow = [*((r, "session") for r in self.session_rules), *((r, "rule") for r in self.allow_rules),
+                     *((g, "turn") for g in grants if g is not None)]  # fmt: skip
+            return check_bash(subject, self.deny_rules, allow, self.path_denied)
         for rule in self.deny_rules:
-            if rule.matches_for_deny(tool, subject):
+            # A path rule means the path, whichever tool touches it: Read(...) holds for
+            # Grep, Glob and Edit too, Edit(...) for Write.
+            covered = COVERS.get(rule.tool, ())
+            if rule.matches_for_deny(tool, subject) or (tool in covered and rule.matches_for_deny(rule.tool, subject)):
                 return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
         if tool in self.read_only_tools:
             return Verdict("allow", None, f"{tool} is read-only")
@@ -149,10 +156,11 @@ class Approvals:
             rule = grant if isinstance(grant, Pattern) else _try_parse(grant)
             if rule is not None and rule.matches(tool, subject):
                 return Verdict("allow", rule.text, f"allowed for this turn by {rule.text} (the active skill's allowed-tools)")
-        why = "needs approval"
-        if tool == "Bash" and has_shell_metachars(subject):
-            why = "needs approval (the command chains, pipes or redirects, so prefix rules do not apply)"
-        return Verdict("ask", None, why)
+        return Verdict("ask", None, "needs approval")
+
+
+#: Which tools a path rule on a tool also covers.
+COVERS = {"Read": ("Grep", "Glob", "Edit"), "Edit": ("Write",)}
 
 
 def _try_parse(text: str) -> Pattern | None:
@@ -178,6 +186,11 @@ class ApprovalRequest:
     subject: str
     preview: str
     future: asyncio.Future[ApprovalAnswer] | None = None
+    # Why it is asked, in words ("not plain: contains a parameter expansion ...").
+    reason: str = ""
+    # Why this is asked again: the command failed inside the sandbox, and "allow" runs it
+    # once outside (never granted for the session).
+    outside_sandbox: str | None = None
 
 
 PREVIEW_MAX_LINES = 2000

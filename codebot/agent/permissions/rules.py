@@ -8,11 +8,10 @@ Rules look like Claude Code's:
     Read(src/**)         a gitignore-style glob on the project-relative path
     Skill(pdf-*)         other tools: an fnmatch glob on the subject
 
-A Bash exact or prefix rule never grants a command that chains, pipes, substitutes or
-redirects (`;`, `&&`, `||`, `|`, `&`, newline, backticks, `$(`, `>`, `<`): those always
-fall back to asking, unless a bare `Bash` rule allows every command. Deny rules are
-matched conservatively instead: each chained part of a command is checked on its own,
-so `Bash(rm:*)` in --deny also catches `make && rm -rf build`.
+Bash exact and prefix rules are matched on the parsed command (`shell_parse`,
+`shell_rules`), never on its text: they allow only a plain command, word by word, every
+part of a chain on its own; deny rules hit any command anywhere in it, through wrappers.
+The whole Bash decision, with every source of rules, is `bash_check.check_bash`.
 """
 
 from __future__ import annotations
@@ -25,26 +24,18 @@ from functools import lru_cache
 from typing import Any, Literal
 
 __all__ = [
-    "BASH_METACHARS",
     "PATH_TOOLS",
     "READ_ONLY_TOOLS",
     "Pattern",
-    "has_shell_metachars",
     "parse_pattern",
 ]
 
 #: Tools whose subject is a path, matched with gitignore-style globs.
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "SkillSearch", "Skill", "Task"})
-#: Any of these in a command and Bash exact/prefix rules do not match it.
-BASH_METACHARS = (";", "&", "|", "\n", "\r", "`", "$(", ">", "<")
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 Kind = Literal["any", "exact", "prefix", "path", "literal_path", "glob"]
-
-
-def has_shell_metachars(command: str) -> bool:
-    return any(m in command for m in BASH_METACHARS)
 
 
 def _norm_rel(subject: str) -> str | None:
@@ -97,10 +88,11 @@ class Pattern:
             return True
         subject = subject or ""
         if self.kind in ("exact", "prefix") and self.tool == "Bash":
-            command = subject.strip()
-            if has_shell_metachars(command):
-                return False
-            return self._bash_match(command)
+            # One parser for every Bash decision: the words the shell will run, not the text.
+            from codebot.agent.permissions.shell_parse import analyze
+            from codebot.agent.permissions.shell_rules import allow_match
+
+            return allow_match(analyze(subject), self.spec or "", self.kind).ok  # type: ignore[arg-type]
         if self.kind == "exact":
             return subject == self.spec
         if self.kind == "literal_path":
@@ -113,18 +105,14 @@ class Pattern:
         return False
 
     def matches_for_deny(self, tool_name: str, subject: str) -> bool:
-        """Like `matches`, but a chained Bash command matches when any of its parts does."""
-        if self.matches(tool_name, subject):
-            return True
+        """Like `matches`, but a Bash rule hits when any command anywhere in the line has its
+        name (through wrappers, `bash -c`, `find -exec`, `/bin/rm`, `\\rm`, `'rm'`)."""
         if tool_name != self.tool or self.tool != "Bash" or self.kind not in ("exact", "prefix"):
-            return False
-        return any(self._bash_match(part) for part in _bash_parts(subject or ""))
+            return self.matches(tool_name, subject)
+        from codebot.agent.permissions.shell_parse import analyze
+        from codebot.agent.permissions.shell_rules import deny_match
 
-    def _bash_match(self, command: str) -> bool:
-        spec = self.spec or ""
-        if self.kind == "exact":
-            return command == spec
-        return command == spec or (command.startswith(spec) and command[len(spec)] in " \t")
+        return deny_match(analyze(subject or ""), self.spec or "", self.kind).ok  # type: ignore[arg-type]
 
     def _path_match(self, subject: str) -> bool:
         spec = self.spec or ""
@@ -139,32 +127,6 @@ class Pattern:
         if rel == ".":
             return spec in ("**", "*", ".", "./")
         return bool(self._matcher.match_file(rel))
-
-
-_SPLIT_RE = re.compile(r"\|\||&&|[;&|\n\r`()<>{}]|\$\(")
-_WRAPPERS = frozenset({"sudo", "env", "command", "exec", "nohup", "time", "nice", "builtin", "!",
-                       "then", "do", "else", "elif", "if", "while", "until", "xargs"})  # fmt: skip
-_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-
-
-def _bash_parts(command: str) -> list[str]:
-    """The simple commands a chained command line is made of (approximately), for deny rules."""
-    parts = []
-    for raw in _SPLIT_RE.split(command):
-        part = raw.strip()
-        changed = True
-        while part and changed:
-            changed = False
-            m = _ASSIGN_RE.match(part)
-            if m:
-                part, changed = part[m.end():].lstrip(), True  # fmt: skip
-                continue
-            word, _, rest = part.partition(" ")
-            if word in _WRAPPERS:
-                part, changed = rest.lstrip(), True
-        if part:
-            parts.append(part)
-    return parts
 
 
 def _balanced(text: str) -> bool:

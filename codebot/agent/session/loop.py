@@ -10,6 +10,7 @@ future the front end resolves.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import time
@@ -27,13 +28,11 @@ from codebot.agent.model import (
     Usage,
 )
 from codebot.agent.permissions import (
-    ApprovalAnswer,
     ApprovalRequest,
     Approvals,
-    preview_for,
-    session_pattern_for,
 )
 from codebot.agent.session import events as ev
+from codebot.agent.session.asking import Asking
 from codebot.agent.session.skill_calls import meta_subjects, trace_invocation
 from codebot.agent.session.transcript import Transcript, repair
 from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
@@ -57,7 +56,7 @@ WRITING_TOOLS = frozenset({"Write", "Edit"})
 MAX_STEPS = 50
 
 
-class Session:
+class Session(Asking):
     def __init__(
         self,
         settings: Settings,
@@ -101,6 +100,8 @@ class Session:
         # How forks and Task calls run (`subagent`, passed in by `setup`): the sub-agent
         # module builds Sessions, so this module must not import it.
         self.subagents = subagents
+        self.sandbox_state = "off"  # set by setup.apply_sandbox
+        self.sandbox_notice = ""  # said once at start when the sandbox is wanted and cannot run
         self.written: set[str] = set()  # real paths Write/Edit changed in this session
         self.total_usage = Usage()
         self.last_listing: str | None = None
@@ -277,7 +278,10 @@ class Session:
             result = await self._run_meta(call.name, args, turn, record)
         else:
             result = await self._run_builtin(call.name, args, turn)
-        record.tool_calls.append({"name": call.name, "arguments": shown, "status": result.status})
+        entry = {"name": call.name, "arguments": shown, "status": result.status}
+        if result.status == "denied":
+            entry["reason"] = result.content  # why, for `-p --output-format json`
+        record.tool_calls.append(entry)
         self.emit(ev.ToolFinished(call.id, call.name, result.status, result.content,
                                   (time.perf_counter() - t0) * 1000, self.depth))  # fmt: skip
         return result
@@ -294,25 +298,17 @@ class Session:
         verdict = self.approvals.check(name, subject, turn.grants)
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
-        if verdict.outcome == "ask" and not await self._ask(name, args, subject):
+        if verdict.outcome == "ask" and not await self._ask(name, args, subject, verdict.reason):
             how = "" if self.interactive else f" (non-interactive: allow it with --allow '{name}(...)')"
             return ToolResult(f"the person did not approve this {name} call{how}. {verdict.reason}", "denied")
         result = await self.registry.call(name, args, self.context)
+        if result.sandbox_failure and self.interactive and await self._ask_outside(args, subject, result.sandbox_failure):
+            bare = dataclasses.replace(self.context, sandbox=None)
+            result = await self.registry.call(name, args, bare)
         if name in WRITING_TOOLS and result.status == "ok" and isinstance(args.get("path"), str):
             # Remembered so that a skill file written now cannot run commands unasked.
             self.written.add(os.path.realpath(resolve_path(self.context, args["path"])))
         return result
-
-    async def _ask(self, tool: str, args: dict[str, Any], subject: str) -> bool:
-        if not self.interactive:
-            return False
-        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        request = ApprovalRequest(tool, args, subject, preview_for(tool, args, self.context), future)
-        self.emit(request)
-        answer = await future
-        if answer is ApprovalAnswer.ALLOW_SESSION:
-            self.approvals.grant_session(session_pattern_for(tool, subject))
-        return answer in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
 
     async def _run_meta(self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord) -> ToolResult:
         from codebot.agent.tools import validate_meta
@@ -364,6 +360,7 @@ class Session:
             chain=self.chain, overrides=self.settings.overrides, shell="run",
             shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
             trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
+            wrap=self._sandbox_wrapper(),
         )  # fmt: skip
         t0 = time.perf_counter()
         # Shell injections block; run them off the event loop so the UI stays live.
@@ -383,14 +380,20 @@ class Session:
                 self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
         return result
 
-    async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
-        """A skill's `!` command is a command: the same engine as a Bash call decides."""
-        verdict = self.approvals.check("Bash", command, turn.grants)
-        if verdict.outcome == "deny":
-            return f"denied by rule {verdict.rule}"
-        if verdict.outcome == "ask" and not await self._ask("Bash", {"command": command}, command):
-            return "not approved" if self.interactive else "not approved (print mode denies; allow it with --allow 'Bash(...)')"
-        return None
+    def _sandbox_wrapper(self):
+        """Skill commands run in the same sandbox as Bash calls, when there is one."""
+        policy = self.context.sandbox
+        if policy is None:
+            return None
+        if isinstance(policy, str):  # required but unavailable: refuse to run bare
+
+            def refuse(argv: list[str]) -> list[str]:
+                return ["/bin/sh", "-c", "echo 'the sandbox is required but cannot run here' >&2; exit 126"]
+
+            return refuse
+        from codebot.agent.tools.shell import sandboxed
+
+        return lambda argv: sandboxed(argv, self.context, self.settings.project_dir)[0]
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
         return await self.subagents.run_fork(self, inv)

@@ -119,4 +119,37 @@ def build_session(
     )  # fmt: skip
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
+    # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it.
+    session.context.path_denied = approvals.path_denied
+    session.sandbox_state = apply_sandbox(session, settings)
     return session
+
+
+def apply_sandbox(session: Session, settings: Settings) -> str:
+    """Put the session's Bash calls inside bubblewrap as `settings.sandbox` says; the state
+    in words (for `/sandbox` and the start-up notice)."""
+    import sys
+
+    from codebot.agent.tools.sandbox import SandboxPolicy, probe
+
+    if settings.sandbox == "off":
+        return "off: commands run without a sandbox (sandbox.mode: off or --no-sandbox)"
+    found = probe() if sys.platform.startswith("linux") else None
+    if found is None or not found.ok:
+        why = found.reason if found is not None else f"not Linux ({sys.platform}): commands are not sandboxed"
+        if settings.sandbox == "on":
+            session.context.sandbox = UNAVAILABLE
+            session.sandbox_notice = f"sandbox required but unavailable ({why}): Bash calls will fail"
+            return f"required but unavailable: {why}; Bash calls fail until it works or --no-sandbox is given"
+        session.sandbox_notice = f"commands are not sandboxed: {why}"
+        return f"unavailable: {why}"
+    session.context.sandbox = SandboxPolicy(
+        project=settings.project_dir, extra_writable=session.context.extra_roots,
+        network=settings.sandbox_network, codebot_home=settings.home,
+    )  # fmt: skip
+    net = "network on" if settings.sandbox_network else "no network"
+    return f"on: bubblewrap, project writable, {net}, denied paths masked"
+
+
+#: `context.sandbox` when the sandbox is required and cannot run: Bash refuses to run bare.
+UNAVAILABLE = "unavailable"

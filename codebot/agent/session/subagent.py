@@ -40,6 +40,7 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
     )  # fmt: skip
     child.written = parent.written  # one session: what a sub-agent wrote counts too
+    child.context = parent.context  # the same folders, sandbox and path denies
     child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
     return child
 

@@ -36,6 +36,8 @@ __all__ = [
 class ToolResult:
     content: str
     status: str = "ok"  # "ok" | "error" | "denied"
+    # Set by Bash when the sandbox explains a failure: the person may run it outside once.
+    sandbox_failure: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,10 @@ class ToolContext:
     bash_timeout: float = 120.0
     output_cap: int = 30_000
     env: dict[str, str] = field(default_factory=dict)
+    # Bash runs inside this bubblewrap policy (tools/sandbox.py) when set; None runs it bare.
+    sandbox: Any = None
+    # A deny-rule check on project-relative paths (Read/Edit denies), for the sandbox's masks.
+    path_denied: Any = None
 
 
 class ToolError(Exception):

@@ -161,9 +161,13 @@ class GlobTool(PathTool):
             raise ToolError(f"{shown_base} is a file, not a folder")
         regex = glob_regex(pattern)
         found: list[tuple[float, str]] = []
+        skipped = 0
         for file in _walk_files(base):
             rel = file.relative_to(base).as_posix()
             if not regex.match(rel):
+                continue
+            if _denied(ctx, file):
+                skipped += 1
                 continue
             try:
                 mtime = file.stat().st_mtime
@@ -171,13 +175,13 @@ class GlobTool(PathTool):
                 continue  # a dangling symlink, or a file that vanished
             found.append((mtime, display_path(ctx, file)))
         if not found:
-            return ToolResult(f"no files match {pattern!r} in {shown_base}")
+            return ToolResult(f"no files match {pattern!r} in {shown_base}{_skipped_note(skipped)}")
         found.sort(key=lambda item: (-item[0], item[1]))
         lines = [p for _, p in found[:GLOB_MAX_RESULTS]]
         if len(found) > GLOB_MAX_RESULTS:
             lines.append(f"[{len(found) - GLOB_MAX_RESULTS} more files not shown: {len(found)} match; "
                          "narrow the pattern or the path]")  # fmt: skip
-        return ToolResult("\n".join(lines))
+        return ToolResult("\n".join(lines) + _skipped_note(skipped))
 
 
 # --------------------------------------------------------------------------- Grep
@@ -219,20 +223,30 @@ class GrepTool(PathTool):
             argv += ["--glob", f"!{d}"]
         if glob:
             argv += ["--glob", glob]
-        argv += ["--regexp", pattern, "--", shown]
+        argv += ["--null", "--regexp", pattern, "--", shown]
         result = await run_process(argv, cwd=ctx.project_dir, timeout=ctx.bash_timeout, cap=ctx.output_cap,
                                    env={**os.environ, **ctx.env}, stop_when_over=True)  # fmt: skip
         if result.timed_out:
             raise ToolError(f"search timed out after {ctx.bash_timeout:g}s; narrow the path or the glob")
-        lines = [ln[2:] if ln.startswith("./") else ln for ln in result.output.splitlines()]
+        # `--null` ends each path with NUL, so a file name holding ':' cannot be misread.
+        lines, denied_files = [], set()
+        for ln in result.output.splitlines():
+            path, nul, rest = ln.partition("\0")
+            path = path[2:] if path.startswith("./") else path
+            if nul and _denied(ctx, Path(ctx.project_dir) / path):
+                denied_files.add(path)
+                continue
+            lines.append(f"{path}:{rest}" if nul else ln)
         if result.exit_code == 1 and not result.output.strip():
             return ToolResult(f"no matches for {pattern!r} in {shown}")
+        if not lines and denied_files:
+            return ToolResult(f"no matches for {pattern!r} in {shown}{_skipped_note(len(denied_files))}")
         if result.exit_code == 2 and (not lines or lines[0].startswith("rg:") or not _RG_MATCH.match(lines[0])):
             raise ToolError(result.output.strip() or "ripgrep failed")
         text = "\n".join(lines)
         if result.truncated:
             text = _cap_note(text, ctx.output_cap)
-        return ToolResult(text)
+        return ToolResult(text + _skipped_note(len(denied_files)))
 
     def _python(self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
         try:
@@ -249,10 +263,14 @@ class GrepTool(PathTool):
         out: list[str] = []
         size = 0
         capped = False
+        skipped = 0
         for file in files:
             rel = file.relative_to(base).as_posix()
             if file != target and (file.is_symlink() or (matcher is not None and not matcher(rel))):
                 continue  # like rg: symlinks are not followed while walking
+            if _denied(ctx, file):
+                skipped += 1
+                continue
             if not file.is_file():
                 continue  # a pipe or a device would block or never end
             try:
@@ -277,11 +295,11 @@ class GrepTool(PathTool):
             if capped:
                 break
         if not out:
-            return ToolResult(f"no matches for {pattern!r} in {shown}")
+            return ToolResult(f"no matches for {pattern!r} in {shown}{_skipped_note(skipped)}")
         text = "\n".join(out)
         if capped:
             text = _cap_note(text, ctx.output_cap)
-        return ToolResult(text)
+        return ToolResult(text + _skipped_note(skipped))
 
 
 def _glob_matcher(glob: str | None):
@@ -303,6 +321,15 @@ def _glob_matcher(glob: str | None):
             return any(fnmatch.fnmatchcase(base, g) for g in names) != negate
 
     return match
+
+
+def _denied(ctx: ToolContext, file: Path) -> bool:
+    """Whether a Read(...) deny rule refuses this file (ToolContext.path_denied)."""
+    return ctx.path_denied is not None and bool(ctx.path_denied(display_path(ctx, file)))
+
+
+def _skipped_note(n: int) -> str:
+    return f"\n[{n} file{'s' if n != 1 else ''} skipped: denied by a Read rule]" if n else ""
 
 
 def _cap_note(text: str, cap: int) -> str:

@@ -167,6 +167,20 @@ async def run_process(
     return ProcessOutput(None if timed_out else code, text, truncated, timed_out)
 
 
+def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path) -> tuple[list[str], Any]:
+    """The bwrap argv for this command: denied paths found now (bounded walk) are masked."""
+    import dataclasses
+
+    from codebot.agent.tools.sandbox import wrap
+    from codebot.agent.tools.sandbox_scan import masked_paths
+
+    policy = ctx.sandbox
+    if ctx.path_denied is not None:
+        found = masked_paths(Path(ctx.project_dir), lambda rel: bool(ctx.path_denied(rel)))
+        policy = dataclasses.replace(policy, masked=(*policy.masked, *found.paths))
+    return wrap(argv, policy, cwd=cwd), policy
+
+
 def _describe_exit(code: int) -> str:
     if code < 0:
         try:
@@ -206,10 +220,20 @@ class BashTool(Tool):
         cwd = Path(ctx.project_dir)
         if not cwd.is_dir():
             raise ToolError(f"the project folder {cwd} does not exist")
-        result = await run_process(["/bin/bash", "-c", command], cwd=cwd, timeout=timeout,
-                                   cap=ctx.output_cap, env=env)  # fmt: skip
+        argv, policy = ["/bin/bash", "-c", command], None
+        if isinstance(ctx.sandbox, str):  # required (sandbox.mode: on) but bwrap cannot run here
+            raise ToolError("the sandbox is required (sandbox.mode: on) but cannot run here; see /sandbox")
+        if ctx.sandbox is not None:
+            argv, policy = await asyncio.to_thread(sandboxed, argv, ctx, cwd)
+        result = await run_process(argv, cwd=cwd, timeout=timeout, cap=ctx.output_cap, env=env)
         output = result.output if result.output else "(no output)"
         if result.timed_out:
             return ToolResult(f"command timed out after {timeout:g}s and was killed\n{output}", "error")
         assert result.exit_code is not None
+        if policy is not None:
+            from codebot.agent.tools.sandbox import explain_failure
+
+            why = explain_failure(result.exit_code, result.output, policy)
+            if why:
+                return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}\n[sandbox: {why}]", sandbox_failure=why)
         return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}")

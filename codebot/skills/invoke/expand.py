@@ -86,6 +86,8 @@ class ShellPolicy:
     timeout: float = 120.0
     env: Mapping[str, str] = field(default_factory=dict)
     refuse_reason: str = "this skill may not run shell commands"  # for mode "refuse"
+    # Turns ["/bin/bash", "-c", cmd] into the argv that runs it (the agent's sandbox), or None.
+    wrap: Callable[[list[str]], list[str]] | None = None
 
 
 Runner = Callable[[str, ShellPolicy], str]
@@ -109,8 +111,11 @@ def split_arguments(raw: str) -> tuple[list[str], str | None]:
 def run_shell(command: str, policy: ShellPolicy) -> str:
     """Run one injection in the project folder; raise ShellError on failure or timeout."""
     env = {**os.environ, **policy.env}
+    argv = ["/bin/bash", "-c", command]
+    if policy.wrap is not None:
+        argv = policy.wrap(argv)
     proc = subprocess.Popen(
-        command, shell=True, cwd=policy.cwd, env=env, stdin=subprocess.DEVNULL,
+        argv, cwd=policy.cwd, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     try:

@@ -73,6 +73,8 @@ class Request:
     approve: Approver | None = None
     # Real paths of files written by tools during this session.
     written: frozenset[str] = frozenset()
+    # How a command is wrapped to run (the agent's sandbox); None runs it as it is.
+    wrap: Callable[[list[str]], list[str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +194,7 @@ def shell_policy(spec: Spec, req: Request, env: Mapping[str, str], runner: Runne
     if not may_grant(spec, req.trusted_project):
         return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
                            "this project is not trusted (run `codebot trust` to allow its skills' commands)"), runner  # fmt: skip
-    policy = ShellPolicy(req.shell, req.project_dir, req.shell_timeout, env)
+    policy = ShellPolicy(req.shell, req.project_dir, req.shell_timeout, env, wrap=req.wrap)
     written = str(spec.path) in req.written or str(spec.real_path) in req.written
     if req.actor is Actor.HUMAN and not written:
         return policy, runner

@@ -13,7 +13,9 @@ import threading
 from typing import Any, TextIO
 
 from codebot.agent.session import events as ev
+from codebot.display import has_hidden, visible
 from codebot.ui import commands
+from codebot.ui.approval_reason import why_asked
 
 QUESTION = "Allow? [y]es once / [a]lways this session / [n]o: "
 OVERRIDE_HELP = "/skills off NAME · /skills on NAME · /skills user-only|model-only|name-only NAME"
@@ -190,11 +192,21 @@ class Renderer:
 
 
 def approval_text(request: Any) -> str:
-    """The question's lead-in: what wants to run, and the preview indented below it."""
-    head = f"? {request.tool} needs approval: {clip(one_line(request.subject), 200)}".rstrip(": ")
+    """The question: what wants to run, whole and never clipped, with every control,
+    invisible or bidirectional character shown as a visible escape (newlines stay
+    newlines), why it is asked, and the preview below it."""
+    subject = str(request.subject or "")
+    shown = visible(subject)
+    lines = [f"? {request.tool} needs approval:", *("  " + ln for ln in shown.split("\n"))]
+    if has_hidden(subject):
+        lines.append("  [it contains hidden or control characters, shown above as \\x.. / \\u.... escapes]")
+    why = why_asked(getattr(request, "reason", ""))
+    if why:
+        lines.append(f"  why: {visible(why)}")
     preview = str(request.preview or "").rstrip("\n")
-    body = "\n".join("  " + line for line in preview.splitlines()) if preview and preview != request.subject else ""
-    return head + ("\n" + body if body else "")
+    if preview and preview != subject:
+        lines.extend("  " + ln for ln in visible(preview).split("\n"))
+    return "\n".join(lines)
 
 
 # -- /skills --------------------------------------------------------------------------------

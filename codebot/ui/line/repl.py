@@ -183,6 +183,8 @@ class LineApp:
         self.sink.line(f"codebot {__version__} · model {model} · {c.skill_count()} skills · {how}")
         for w in getattr(c.session.approvals, "warnings", ()):
             self.sink.line(f"warning: {w}")
+        if c.session.sandbox_notice:
+            self.sink.line(f"warning: {c.session.sandbox_notice}")
         self.sink.write("\n")
 
     # -- one input -----------------------------------------------------------------------

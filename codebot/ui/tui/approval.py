@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+from codebot.display import has_hidden, visible
+from codebot.ui.approval_reason import why_asked
 
 TITLES = {"Bash": "Run this command?", "Write": "Write this file?", "Edit": "Make this edit?"}
 
@@ -63,7 +65,18 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
 
 def _preview(r: ApprovalRequest):
-    text = r.preview or r.subject or "(nothing to show)"
+    # The whole text, with control, invisible and bidirectional characters as visible
+    # escapes: what the person approves must be exactly what runs.
+    raw = r.preview or r.subject or "(nothing to show)"
+    text = visible(raw)
+    notes = []
+    if has_hidden(raw):
+        notes.append("[it contains hidden or control characters, shown as \\x.. / \\u.... escapes]")
+    why = why_asked(r.reason)
+    if why:
+        notes.append(f"why: {visible(why)}")
+    if notes:
+        text = text + "\n\n" + "\n".join(notes)
     if r.tool == "Bash":
         return Syntax(text, "bash", word_wrap=True, theme="ansi_dark", background_color="default")
     if text.startswith(("---", "@@", "diff")):

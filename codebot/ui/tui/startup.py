@@ -91,7 +91,7 @@ class StartupMixin:
             from codebot.agent.model import HOW_TO
 
             await self.conversation.add_line("No model is configured, so codebot runs offline. " + HOW_TO, "warning")
-        for warning in (*c.settings.warnings, *c.session.approvals.warnings):
+        for warning in (*c.settings.warnings, *c.session.approvals.warnings, *filter(None, [c.session.sandbox_notice])):
             await self.conversation.add_line(warning, "warning")
 
     def start_warm_up_if_needed(self) -> None:
