@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,9 @@ class Approvals:
         self.deny_rules: list[Pattern] = self._parse_all(deny, "deny")
         self.read_only_tools = frozenset(read_only_tools)
         self.session_rules: list[Pattern] = []
+        # Set by setup: lets `path_denied` read a path as the project's tools would (a word
+        # such as `/abs/proj/.env`, `sub/../.env` or a symlink to it is `.env`).
+        self.project_dir: str | None = None
 
     def _parse_all(self, items: Iterable[str | tuple[str, str]], what: str) -> list[Pattern]:
         rules = []
@@ -123,9 +127,14 @@ class Approvals:
     def path_denied(self, subject: str, writing: bool = False) -> str | None:
         """The deny rule that refuses reading (or writing) this path, or None. `subject` is
         project-relative, or absolute outside the project, as path tools give it."""
-        for rule in self.deny_rules:
-            tools = ("Read", "Edit") if writing else ("Read",)
-            if rule.tool in (*tools, EVERY_TOOL) and rule.kind != "any" and rule.matches_for_deny(rule.tool, subject):
+        tools = ("Read", "Edit", EVERY_TOOL) if writing else ("Read", EVERY_TOOL)
+        rules = [r for r in self.deny_rules if r.tool in tools and r.kind != "any"]
+        if not rules:  # the common case: Grep and Glob pay nothing per file
+            return None
+        if self.project_dir is not None:
+            subject = _as_tools_see_it(subject, self.project_dir)
+        for rule in rules:
+            if rule.matches_for_deny(rule.tool, subject):
                 return rule.text
         return None
 
@@ -157,6 +166,12 @@ class Approvals:
             if rule is not None and rule.matches(tool, subject):
                 return Verdict("allow", rule.text, f"allowed for this turn by {rule.text} (the active skill's allowed-tools)")
         return Verdict("ask", None, "needs approval")
+
+
+def _as_tools_see_it(subject: str, project: str) -> str:
+    real = os.path.realpath(os.path.join(project, os.path.expanduser(subject)))
+    rel = os.path.relpath(real, project)
+    return subject if rel == ".." or rel.startswith("../") else rel.replace(os.sep, "/")
 
 
 #: Which tools a path rule on a tool also covers.

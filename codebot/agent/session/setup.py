@@ -120,6 +120,7 @@ def build_session(
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
     # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it.
+    approvals.project_dir = os.path.realpath(settings.project_dir)
     session.context.path_denied = approvals.path_denied
     session.sandbox_state = apply_sandbox(session, settings)
     return session

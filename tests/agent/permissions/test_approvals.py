@@ -345,3 +345,15 @@ async def test_approval_request_and_answers() -> None:
     assert await fut is ApprovalAnswer.ALLOW_SESSION
     assert {a.name for a in ApprovalAnswer} == {"ALLOW_ONCE", "ALLOW_SESSION", "DENY"}
     assert ApprovalRequest("Edit", {}, "a.py", "").future is None
+
+
+def test_a_plain_command_naming_a_denied_path_is_asked_however_it_is_spelled(tmp_path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".env").write_text("x")
+    (tmp_path / "link").symlink_to(tmp_path / ".env")
+    a = Approvals(allow=["Bash(cat:*)"], deny=["Read(.env)"])
+    a.project_dir = str(tmp_path)
+    for word in (".env", "./.env", "src/../.env", str(tmp_path / ".env"), "link", "--file=.env"):
+        v = a.check("Bash", f"cat {word}")
+        assert v.outcome == "ask" and "Read(.env)" in v.reason, word
+    assert a.check("Bash", "cat src/app.py").outcome == "allow"  # the control
