@@ -86,8 +86,19 @@ def run_in_pty(argv: list[str], env: dict[str, str], cwd: Path, timeout: float =
         os.close(master)
 
 
+#: Every run's throwaway project lives here; the folder is trusted once in the throwaway
+#: CODEBOT_HOME, so the TUI starts without the trust question (measured is the app itself).
+PROJECTS = Path(tempfile.mkdtemp(prefix="codebot-bench-projects-"))
+
+
+def trust_projects(env: dict[str, str]) -> None:
+    """`codebot trust` on the projects folder (a tree without the command ignores it)."""
+    subprocess.run([sys.executable, "-m", "codebot", "trust", str(PROJECTS)], env=env,
+                   capture_output=True, timeout=60, check=False)  # fmt: skip
+
+
 def first_paint(argv: list[str], env: dict[str, str], home: Path) -> dict[str, float] | None:
-    project = Path(tempfile.mkdtemp(prefix="codebot-bench-proj-"))
+    project = Path(tempfile.mkdtemp(prefix="proj-", dir=PROJECTS))
     (project / ".git").mkdir()
     try:
         out, spawned, wall = run_in_pty(argv, env, project)
@@ -122,6 +133,7 @@ def main() -> int:
                PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))  # fmt: skip
     env.pop("NO_COLOR", None)
     try:
+        trust_projects({k: v for k, v in env.items() if k != "CODEBOT_EXIT_AFTER_PAINT"})
         entry, argv = "python -m codebot", [sys.executable, "-m", "codebot"]
         log("warming up (first run writes the skill index)…")
         if first_paint(argv, env, home) is None:
@@ -143,6 +155,7 @@ def main() -> int:
         helps = [wall([sys.executable, "-m", "codebot", "--help"], plain_env) for _ in range(opts.runs)]
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(PROJECTS, ignore_errors=True)
     spawn = summary([p["from_spawn_ms"] for p in paints])
     base, help_best = min(baseline), min(helps)
     budget = 3 * base + 120
