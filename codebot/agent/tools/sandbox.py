@@ -109,6 +109,21 @@ def _private(path: Path) -> bool:
     return any(_under(path, p) for p in _private_dirs())
 
 
+def _tool_dirs() -> list[Path]:
+    """Folders of programs that must stay runnable although they live in the private /tmp
+    or /run: this Python's installation (a virtualenv in a checkout under /tmp, as CI
+    makes) and every folder on PATH there. Read-only, like the rest of the system."""
+    found: list[Path] = []
+    candidates = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)]
+    candidates += [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    for c in candidates:
+        real = _real(c)
+        # /tmp itself on PATH must not turn the private /tmp back into the real one.
+        if real.is_dir() and _private(real) and real not in _private_dirs() and not any(_under(real, f) for f in found):
+            found = [f for f in found if not _under(f, real)] + [real]
+    return found
+
+
 def _masks(policy: SandboxPolicy, roots: list[Path]) -> list[tuple[Path, bool]]:
     """The (real path, is a folder) pairs to mask: existing, visible, not nested, not `/`."""
     home = policy.user_home if policy.user_home is not None else Path.home()
@@ -177,6 +192,8 @@ def wrap(
     resolv = _real("/etc/resolv.conf")  # often a link into /run (systemd-resolved)
     if _private(resolv) and resolv.is_file():
         args += ["--ro-bind", str(resolv), str(resolv)]
+    for tool_dir in _tool_dirs():
+        args += ["--ro-bind", str(tool_dir), str(tool_dir)]
 
     masks = _masks(policy, roots)
     # A mask that holds a writable folder (a project inside codebot's home, say) goes

@@ -502,3 +502,23 @@ def test_masked_paths_stops_at_the_limit_and_the_time_budget(tmp_path):
     assert time.monotonic() - start < 0.7
     assert not by_time.complete and 0 < by_time.scanned < 30000
     assert masked_paths(p, deny("*.env")).scanned == 20000  # the defaults are bounded too
+
+
+def test_programs_under_tmp_on_path_stay_runnable(tmp_path, monkeypatch) -> None:
+    """CI clones into /tmp and makes its virtualenv there: the private /tmp must not hide
+    the Python running codebot, or the folders on PATH (read-only, not writable)."""
+    if not probe().ok:
+        pytest.skip(probe().reason)
+    tools = tmp_path / "tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "hello-tool").write_text("#!/bin/sh\necho tool ran\n")
+    (tools / "hello-tool").chmod(0o755)
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}/tmp{os.pathsep}{os.environ['PATH']}")
+    argv = wrap(["/bin/sh", "-c", "hello-tool; touch \"$0/x\" 2>&1; ls /tmp | wc -l", str(tools)],
+                SandboxPolicy(project=project))  # fmt: skip
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=20, env=os.environ.copy())
+    assert "tool ran" in out.stdout
+    assert not (tools / "x").exists()  # read-only
+    assert str(tools) in argv and argv.count("/tmp") == 1  # only "--tmpfs /tmp": /tmp itself stays private
