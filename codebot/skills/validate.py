@@ -36,9 +36,10 @@ class Report:
 
 
 def _frontmatter_lines(spec: Spec) -> dict[str, int]:
-    try:
-        with open(spec.path, "rb") as fh:
-            head = fh.read(spec.body_offset).decode("utf-8", errors="replace")
+    from codebot.skills.files import MAX_FILE_BYTES, read_regular
+
+    try:  # never open() a file that may have become a FIFO since it was loaded
+        head = read_regular(spec.path, MAX_FILE_BYTES)[: spec.body_offset].decode("utf-8", errors="replace")
     except OSError:
         return {}
     return _key_lines(head, 1)

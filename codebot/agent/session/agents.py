@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codebot.skills.files import Root, Source, coerce, frontmatter, normalize_name
+from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
 
 READ_ONLY = ("Read", "Glob", "Grep", "Skill", "SkillSearch")
 
@@ -51,8 +52,13 @@ def agent_dirs_with_roots(roots: Iterable[Root]) -> list[tuple[Path, Root]]:
 
 
 def load_agent(path: Path) -> AgentDef | None:
+    """The agent defined by `path`, or None when it cannot be read or parsed.
+
+    Read with `read_regular`: a FIFO or a link to /dev/tty named `agents/<name>.md` (a
+    checkout can hold one) would otherwise block the session forever.
+    """
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)
         sp = frontmatter.split(data)
         if sp is None:
             return None

@@ -1,4 +1,4 @@
-"""What skill files a root holds: a bounded, loop-safe scan.
+"""What skill files a root holds: a bounded, loop-safe, breadth-first scan.
 
 The roots themselves (where skills live, and their precedence) are in `roots`; the folder
 cache a scan can reuse listings from is `folder_cache.DirCache`. Both are re-exported here.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
@@ -37,7 +38,7 @@ __all__ = [
 ]  # fmt: skip
 
 MAX_DEPTH = 6
-MAX_DIRS = 2000  # folders per root that hold no skill
+MAX_DIRS = 2000  # folders that hold no skill, per root and per folder at its top
 DIRS_PER_SKILL = 4  # extra folders allowed for every skill found
 # Folders that never hold skills and can be huge. Other hidden folders ARE scanned:
 # openai/skills keeps real skills under `.curated/`, `.system/` and `.experimental/`.
@@ -99,34 +100,66 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
     # Loops can only come through symbolic links, whose targets are resolved; so the set
     # of real paths seen is enough to visit every folder once, without an extra stat.
     visited: set[str] = {real_begin}
-    stack: list[tuple[str, str, int, bool]] = [(begin, real_begin, depth0, linked)]
+    # Breadth first, so the skills near the top of a root are found before any deep tree
+    # is walked. Each entry is (path, real path, depth, reached through a link, top): `top`
+    # is the folder at the top of the root the entry is inside (None for the root itself).
+    top0 = None if depth0 == 0 else os.path.join(str(base), start.relative_to(base).parts[0])  # type: ignore[union-attr]
+    stack: deque[tuple[str, str, int, bool, str | None]] = deque([(begin, real_begin, depth0, linked, top0)])
+    pop = stack.popleft
     now = time.time_ns() if cache is not None else 0
     dirs_seen = 0
     cands = res.candidates
+    # Folders and skills per top folder: each has its own budget, so a skill holding
+    # thousands of asset folders hides only what is inside it.
+    per_top: dict[str, list[int]] = {}
+    full: set[str] = set()
+    last: list[int] | None = None
+    last_n = 0
     old_get = cache.old.get if cache is not None else None
     keep = cache.new if cache is not None else {}
     prev = cache.prev if cache is not None else {}
     sep = os.sep
     while stack:
-        d, real_d, depth, linked = stack.pop()
+        d, real_d, depth, linked, top = pop()
+        if last is not None:  # credit the skills the previous folder held to its top folder
+            last[1] += len(cands) - last_n
+            last = None
+        if top is not None:
+            last = per_top.get(top)
+            if last is None:
+                last = per_top[top] = [0, 0]
+            if last[0] >= MAX_DIRS + DIRS_PER_SKILL * last[1]:
+                if top not in full:
+                    full.add(top)
+                    res.diagnostics.append(_diag(top, "scan-limit", Severity.WARNING,
+                                                 f"stopped scanning {os.path.basename(top)!r} after {last[0]} folders; "
+                                                 "skills inside it may be missing",
+                                                 "move bulky assets or caches out of the skills folder"))  # fmt: skip
+                last = None
+                continue
+            last[0] += 1
+            last_n = len(cands)
         dirs_seen += 1
         # The limit guards against pointing codebot at a huge tree (a home folder). A
         # root that really holds skills earns room for each one and its scripts/,
         # references/ and assets/ folders, so 10,000 skills in one root still load.
         if dirs_seen > MAX_DIRS + DIRS_PER_SKILL * len(cands):
+            left = sorted({os.path.basename(e[4] or d) for e in stack} | {os.path.basename(top or d)})
+            more = f" and {len(left) - 3} more" if len(left) > 3 else ""
             res.diagnostics.append(_diag(base, "scan-limit", Severity.WARNING,
-                                         f"stopped after {dirs_seen - 1} folders; some skills may be missing",
+                                         f"stopped after {dirs_seen - 1} folders; skills may be missing in "
+                                         f"{', '.join(map(repr, left[:3]))}{more}",
                                          "point codebot at a smaller folder"))  # fmt: skip
             break
         if old_get is None or linked:
-            _scan_dir(root, d, real_d, depth, linked, stack, visited, res, None, cache)
+            _scan_dir(root, d, real_d, depth, linked, stack, visited, res, None, cache, top)
             continue
         # With a cache (inlined: this loop runs once per folder of every root).
         try:
             st = os.stat(d)
         except OSError:
             forget(cache, d)  # type: ignore[arg-type]
-            _scan_dir(root, d, real_d, depth, False, stack, visited, res, None, cache)
+            _scan_dir(root, d, real_d, depth, False, stack, visited, res, None, cache, top)
             continue
         old = old_get(d)
         if old is not None and type(old) is not tuple:
@@ -135,7 +168,7 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
             old[0] == st.st_mtime_ns and old[1] == st.st_ctime_ns and old[2] == st.st_ino
             and old[3] == st.st_dev and old[0] < old[4] - RACY_NS and old[1] < old[4] - RACY_NS
         ):  # fmt: skip
-            _relist(root, d, real_d, depth, st, old, stack, visited, res, cache, now)  # type: ignore[arg-type]
+            _relist(root, d, real_d, depth, st, old, stack, visited, res, cache, now, top)  # type: ignore[arg-type]
             continue
         # The kept listing is good: do what _scan_dir would do with it (no links in it).
         keep[d] = old
@@ -168,22 +201,24 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
                     else:
                         path = Path(p)
                         cands.append(new_candidate(path, path if real_s == p else Path(real_s), fst, root, (depth, p), side))
+        if dirs and ("SKILL.md" in dirs or "skill.md" in dirs):
+            _folder_named_skill(prefix, dirs, files, res)
         if dirs and depth < MAX_DEPTH:
             if same:
                 subdirs = [(q, q, False, name) for name in dirs if name not in SKIP_DIRS for q in (prefix + name,)]
             else:
                 subdirs = [(prefix + name, real_prefix + name, False, name) for name in dirs if name not in SKIP_DIRS]
             if subdirs:
-                _push(subdirs, depth, False, False, stack, visited, res)
+                _push(subdirs, depth, False, False, stack, visited, res, top)
     return res
 
 
 def _relist(root: Root, d: str, real_d: str, depth: int, st: os.stat_result, old: tuple[Any, ...] | None,
-            stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult,
-            cache: DirCache, now: int) -> None:  # fmt: skip
+            stack: deque[Any], visited: set[str], res: ScanResult,
+            cache: DirCache, now: int, top: str | None = None) -> None:  # fmt: skip
     """List `d` again and keep the listing, stamped with `st` (taken before listing)."""
     listing: list[Any] = []
-    if _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache) and listing:
+    if _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache, top) and listing:
         mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
         flags, dirs, files = listing
         new = (mtime, ctime, st.st_ino, st.st_dev, now, flags, dirs, files)
@@ -223,8 +258,8 @@ def _candidate(root: Root, p: str, real_s: str, fst: os.stat_result, depth: int,
 
 
 def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
-              stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult,
-              listing: list[Any] | None, cache: DirCache | None = None) -> bool:  # fmt: skip
+              stack: deque[Any], visited: set[str], res: ScanResult,
+              listing: list[Any] | None, cache: DirCache | None = None, top: str | None = None) -> bool:  # fmt: skip
     """List `d`. With `listing`, also fill it with (flags, dirs, md_files) and return
     whether the folder can be cached (it was read and holds no symbolic link)."""
     res.listed += 1
@@ -291,16 +326,19 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
                     continue
                 real_s = os.path.realpath(p) if is_link else p if same else real_prefix + name
                 res.candidates.append(_candidate(root, p, real_s, fst, depth, side, cache))
+    if dirs and ("SKILL.md" in dirs or "skill.md" in dirs):
+        _folder_named_skill(d if d.endswith(os.sep) else d + os.sep, dirs, files, res)
     if subdirs:
-        _push(subdirs, depth, linked, any_link, stack, visited, res)
+        _push(subdirs, depth, linked, any_link, stack, visited, res, top)
     if listing is not None:
         listing[:] = [flags, dirs or 0, files or 0]
     return cacheable
 
 
 def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, any_link: bool,
-          stack: list[tuple[str, str, int, bool]], visited: set[str], res: ScanResult) -> None:  # fmt: skip
-    """Queue the subfolders not seen yet, so they are scanned in name order."""
+          stack: deque[Any], visited: set[str], res: ScanResult, top: str | None) -> None:  # fmt: skip
+    """Queue the subfolders not seen yet, so they are scanned in name order. Below the
+    root each keeps the top folder it is in; at the root each is a top folder."""
     # Real folders claim their real path before links to them, so a skill is named after
     # its folder, not after a link that happens to sort later. (`subdirs` is in name order.)
     fresh: list[tuple[str, str, bool, str]] = []
@@ -314,11 +352,27 @@ def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, a
     if any_link:
         fresh.sort(key=_sub_name)
     depth += 1
-    stack.extend([(p, real_sub, depth, linked or link) for p, real_sub, link, _name in reversed(fresh)])
+    if top is None:
+        stack.extend([(p, real_sub, depth, linked or link, p) for p, real_sub, link, _name in fresh])
+    else:
+        stack.extend([(p, real_sub, depth, linked or link, top) for p, real_sub, link, _name in fresh])
 
 
 _is_link = itemgetter(2)
 _sub_name = itemgetter(3)
+
+
+def _folder_named_skill(prefix: str, dirs: list[str], files: list[str] | int, res: ScanResult) -> None:
+    """A folder called SKILL.md is no skill; say so rather than leave the skill missing.
+    (The same from a fresh listing and a cached one: both give `dirs` and `files`.)"""
+    for name in ("SKILL.md", "skill.md"):
+        if name in dirs:
+            if name == "skill.md" and files and "SKILL.md" in files:
+                return  # SKILL.md is the file that counts, and it is a file
+            res.diagnostics.append(_diag(prefix + name, "not-a-file", Severity.ERROR,
+                                         f"{name} is a directory, not a regular file; it is not read",
+                                         "replace it with a plain text file, or remove it"))  # fmt: skip
+            return
 
 
 def _single_file(name: str) -> bool:

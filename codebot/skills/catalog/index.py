@@ -70,12 +70,13 @@ def _parser_fingerprint() -> str:
         collector,
         frontmatter,
         parse,
+        safe_read,
         spec,
     )
 
     h = hashlib.sha1(usedforsecurity=False)
     # Every module the parse, the scan or the JSON rows come from (split modules included).
-    modules = (parse, arguments, codex_meta, coerce, frontmatter, spec, discover, folder_cache, roots, candidate, collector,
+    modules = (parse, arguments, codex_meta, coerce, frontmatter, spec, safe_read, discover, folder_cache, roots, candidate, collector,
                index_codec, sys.modules[__name__])  # fmt: skip
     for mod in modules:
         try:

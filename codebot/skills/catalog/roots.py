@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codebot.skills.files import Root, Source
+from codebot.skills.files.safe_read import read_regular
+
+MAX_MANIFEST_BYTES = 1024 * 1024
 
 FAMILIES = (("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude"))
 
@@ -44,7 +47,8 @@ def plugin_roots(plugins_dir: Path) -> list[tuple[str, Path]]:
         manifest = pdir / ".claude-plugin" / "plugin.json"
         if manifest.is_file():
             try:
-                meta = json.loads(manifest.read_text(encoding="utf-8"))
+                # read_regular: a FIFO swapped in after is_file() would block the load
+                meta = json.loads(read_regular(manifest, MAX_MANIFEST_BYTES).decode("utf-8"))
                 if isinstance(meta.get("name"), str) and meta["name"].strip():
                     name = meta["name"].strip()
                 if isinstance(meta.get("skills"), str):

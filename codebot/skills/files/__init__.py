@@ -2,7 +2,8 @@
 
 Owns the vocabulary every later stage uses (`Spec`, `Root`, `Source`, `Diagnostic`,
 name normalization), frontmatter splitting and safe YAML, lenient coercion of values,
-the `arguments` field, and Codex's `agents/openai.yaml`.
+the `arguments` field, Codex's `agents/openai.yaml`, and the one way a file from a skill
+root is read (`read_regular`: regular files only, size-limited, never blocks).
 May import: nothing else in codebot but `codebot.home`.
 """
 
@@ -12,17 +13,19 @@ _EXPORTS = {
     "Argument": "spec",
     "Diagnostic": "spec",
     "EMPTY": "spec",
-    "MAX_FILE_BYTES": "parse",
+    "MAX_FILE_BYTES": "safe_read",
+    "NotRegularFile": "safe_read",
     "Root": "spec",
     "Severity": "spec",
     "Source": "spec",
     "Spec": "spec",
     "Stamp": "spec",
+    "TooLarge": "safe_read",
     "new_stamp": "spec",
     "normalize_name": "spec",
     "parse_file": "parse",
+    "read_regular": "safe_read",
     "simple_load": "frontmatter",
-    "skeleton": "spec",
     "slot_maker": "spec",
 }
 __all__ = sorted(_EXPORTS)

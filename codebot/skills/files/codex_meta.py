@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import coerce, frontmatter
+from codebot.skills.files.safe_read import NotRegularFile, kind_of, read_regular
 from codebot.skills.files.spec import Severity
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 # What a skill without the file gets (shared, never changed).
 NO_CODEX: dict[str, Any] = {}
+MAX_OPENAI_YAML = 256 * 1024  # a few lines in practice
 
 
 def read_openai_yaml(path: str, out: Collector) -> dict[str, Any]:
@@ -24,9 +26,12 @@ def read_openai_yaml(path: str, out: Collector) -> dict[str, Any]:
     if not os.access(path, os.F_OK):
         return {}  # the usual case, without the cost of a FileNotFoundError
     try:
-        with open(path, "rb") as fh:
-            text = fh.read(256 * 1024).decode("utf-8")
+        text = read_regular(path, MAX_OPENAI_YAML).decode("utf-8")
     except FileNotFoundError:
+        return {}
+    except NotRegularFile as exc:  # a FIFO here would block the whole catalog load
+        out.add(Severity.WARNING, "openai-yaml", f"agents/openai.yaml is {kind_of(exc.mode)}, "
+                "not a regular file; it is not read", hint="replace it with a YAML file, or remove it")  # fmt: skip
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         out.add(Severity.WARNING, "openai-yaml", f"cannot read agents/openai.yaml: {exc}",

@@ -39,7 +39,11 @@ def _scalar_constructor(tag: str):
 
     def construct(loader: yaml.BaseLoader, node: yaml.Node) -> Scalar:
         text = Scalar(loader.construct_scalar(node))  # type: ignore[arg-type]
-        text.parsed = standard(loader, node)
+        try:
+            text.parsed = standard(loader, node)
+        except (ValueError, OverflowError):
+            # `2024-02-30`, an int of over 4,300 digits: the pattern matched, no value exists
+            text.parsed = str(text)
         return text
 
     return construct

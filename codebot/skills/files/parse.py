@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from stat import S_ISREG
 from types import MappingProxyType
 from typing import Any
 
@@ -17,6 +18,13 @@ from codebot.skills.files.arguments import read_arguments
 from codebot.skills.files.codex_meta import NO_CODEX, read_openai_yaml
 from codebot.skills.files.collector import Collector
 from codebot.skills.files.frontmatter import FrontmatterError
+from codebot.skills.files.safe_read import (
+    MAX_FILE_BYTES,
+    NotRegularFile,
+    TooLarge,
+    kind_of,
+    read_regular,
+)
 from codebot.skills.files.spec import (
     Diagnostic,
     Root,
@@ -28,7 +36,6 @@ from codebot.skills.files.spec import (
     normalize_name,
 )
 
-MAX_FILE_BYTES = 1024 * 1024
 CONTEXTS = ("inline", "fork")
 # Text that could close or forge the tags codebot wraps skill text in. It is escaped
 # when rendered; the warning tells the author (or whoever reviews a plugin) it is there.
@@ -90,20 +97,6 @@ def parse_file(
                          hint="please report this file to the codebot developers")  # fmt: skip
 
 
-_O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-
-
-def _read_upto(fd: int, n: int) -> bytes:
-    """Up to `n` bytes from `fd`: less only at the end of the file."""
-    data = os.read(fd, n)
-    while len(data) < n:
-        more = os.read(fd, n - len(data))
-        if not more:
-            break
-        data += more
-    return data
-
-
 def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | None,
            out: Collector, side: bool = True) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
     try:
@@ -111,26 +104,24 @@ def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | 
     except OSError as exc:
         return out.error("unreadable", f"cannot stat file: {exc.strerror or exc}",
                          hint="check that the file exists and is readable")  # fmt: skip
+    # A FIFO, a device or a folder is refused before it is opened (opening some devices
+    # does something); read_regular checks the opened descriptor again, for a file
+    # swapped in between.
+    if not S_ISREG(st.st_mode):
+        return _not_regular(path, st.st_mode, out)
     if st.st_size > MAX_FILE_BYTES:
         return out.error("file-too-large", f"file is {st.st_size:,} bytes (limit {MAX_FILE_BYTES:,})",
                          hint="move long material into references/ files next to SKILL.md")  # fmt: skip
     try:
-        # os.open/os.read rather than open(): no file object, no buffer, same bytes. Ask for
-        # the size stat gave (+1 to notice growth), not MAX_FILE_BYTES + 1 at once, which
-        # would allocate and free a 1 MiB buffer per file.
-        fd = os.open(path, _O_READ)
-        try:
-            data = _read_upto(fd, st.st_size + 1)
-            if len(data) > st.st_size:
-                data += _read_upto(fd, MAX_FILE_BYTES + 1 - len(data))
-        finally:
-            os.close(fd)
+        data = read_regular(path, MAX_FILE_BYTES, size_hint=st.st_size)
+    except NotRegularFile as exc:
+        return _not_regular(path, exc.mode, out)
+    except TooLarge:  # it grew past the limit since the scan's stat
+        return out.error("file-too-large", f"file is over {MAX_FILE_BYTES:,} bytes",
+                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
     except OSError as exc:
         return out.error("unreadable", f"cannot read file: {exc.strerror or exc}",
                          hint="check the file's permissions")  # fmt: skip
-    if len(data) > MAX_FILE_BYTES:
-        return out.error("file-too-large", f"file is over {MAX_FILE_BYTES:,} bytes",
-                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
     if not data or data.isspace():  # no copy of the whole file
         return out.error("empty-file", "file is empty",
                          hint="start it with '---', 'name:', 'description:', '---' and a body")  # fmt: skip
@@ -156,6 +147,11 @@ def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | 
         out.add(Severity.WARNING, "yaml-repaired", "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
                 line, "put the value in double quotes", "frontmatter")  # fmt: skip
     return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+
+
+def _not_regular(path: Path, mode: int, out: Collector) -> tuple[None, list[Diagnostic]]:
+    return out.error("not-a-file", f"{path.name} is {kind_of(mode)}, not a regular file; it is not read",
+                     hint="replace it with a plain text file, or remove it")  # fmt: skip
 
 
 def _duplicates(keys: list[tuple[str, int]], out: Collector) -> bool:

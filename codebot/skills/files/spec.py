@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
+
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -166,10 +168,13 @@ class Spec:
         return self.path.name.lower() != "skill.md"
 
     def read_body(self) -> str:
-        """Read the body from disk now, so an edit takes effect without a reload."""
-        with open(self.path, "rb") as fh:
-            fh.seek(self.body_offset)
-            data = fh.read()
+        """Read the body from disk now, so an edit takes effect without a reload.
+
+        Raises OSError (safe_read.NotRegularFile, TooLarge, ...) when the file is gone, is
+        no longer a regular file (a FIFO swapped in would block the session) or has grown
+        past the size limit.
+        """
+        data = read_regular(self.path, MAX_FILE_BYTES, offset=self.body_offset)
         return data.decode("utf-8", errors="replace")
 
 
@@ -222,21 +227,3 @@ def normalize_name(name: str) -> str:
     """
     folded = unicodedata.normalize("NFKC", name).casefold().strip()
     return _SEPARATORS.sub("-", folded)
-
-
-# Characters from other scripts that render like ASCII letters. NFKC leaves them alone,
-# so `rеview` (Cyrillic е) would otherwise sit next to `review` as a different skill.
-_CONFUSABLES = str.maketrans(
-    {
-        "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
-        "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d",
-        "ɡ": "g", "ӏ": "l", "α": "a", "ο": "o", "ρ": "p", "ν": "v", "τ": "t", "ι": "i",
-        "κ": "k", "χ": "x", "υ": "u", "ε": "e", "ł": "l", "ı": "i",
-    }
-)  # fmt: skip
-
-
-def skeleton(key: str) -> str:
-    """A normalized name with look-alike letters mapped to ASCII, to detect spoofing."""
-    decomposed = unicodedata.normalize("NFKD", key.translate(_CONFUSABLES))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))

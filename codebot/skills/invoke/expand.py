@@ -189,7 +189,10 @@ def expand(
             if not positional_live:
                 return m.group(0)
             placeholder = True
-            n = int(m.group("index_n"))
+            digits = m.group("index_n")
+            # An index longer than any argument list could be is empty (and int() of a
+            # 5,000-digit number would raise).
+            n = int(digits) if len(digits) <= 9 else len(args)
             return args[n] if n < len(args) else ""
         if m.group("pos") is not None:
             if not positional_live:
