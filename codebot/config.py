@@ -8,6 +8,7 @@ A broken config file never stops codebot: it is reported (file and reason) and s
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,14 @@ from typing import Any
 from codebot.home import codebot_home
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
+#: The largest config file read; a bigger one is reported and skipped, not loaded.
+MAX_CONFIG_BYTES = 1024 * 1024
+#: Upper bounds of the numeric settings. A huge value (`.inf`, 1e308) would otherwise
+#: overflow later (`int(inf)`) or make a wait effectively endless.
+NUMBER_CAPS: Mapping[str, float] = MappingProxyType({
+    "budget": 1_000_000, "line": 10_000, "when": 10_000, "fork_depth": 10,
+    "shell_timeout": 600.0, "preselect": 10_000,
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -53,9 +62,17 @@ class Settings:
 
 
 def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
+    # `read_regular` opens with O_NONBLOCK and checks the descriptor: a FIFO or a link to
+    # /dev/tty at `.codebot/config.yaml` (a cloned repository can hold one) would make a
+    # plain read wait forever.
+    from codebot.skills.files.safe_read import NotRegularFile, read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
+        return {}
+    except NotRegularFile as exc:
+        warnings.append(f"config {exc}; ignoring it")
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         warnings.append(f"{path}: cannot read config ({exc}); ignoring it")
@@ -133,12 +150,22 @@ def load_settings(
     )
     listing = skills_cfg.get("listing") if isinstance(skills_cfg.get("listing"), dict) else {}
 
-    def num(mapping: Mapping[str, Any], key: str, default: float) -> Any:
+    def num(mapping: Mapping[str, Any], key: str, default: float, where: str = "skills") -> Any:
         value = mapping.get(key, default)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-            return type(default)(value)
-        warnings.append(f"config {key}: {value!r} is not a positive number; using {default}")
-        return default
+        cap = NUMBER_CAPS[key]
+        name = f"{where}.{key}"
+        # NaN compares false with everything and inf overflows int(): both are refused here.
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+            warnings.append(f"config {name}: {value!r} is not a finite positive number; using the default {default}")
+            return default
+        if value > cap:
+            warnings.append(f"config {name}: {value!r} is more than the largest allowed ({cap:g}); "
+                            f"using the default {default}")  # fmt: skip
+            return default
+        if isinstance(default, int) and value < 1:
+            warnings.append(f"config {name}: {value!r} is less than 1; using the default {default}")
+            return default
+        return type(default)(value)
 
     sandbox_mode = _sandbox_mode(raw, warnings)
     return Settings(
@@ -149,9 +176,9 @@ def load_settings(
         model=model or env.get("CODEBOT_MODEL") or (str(raw["model"]) if raw.get("model") else None),
         api_base=api_base or env.get("CODEBOT_API_BASE") or (str(raw["api_base"]) if raw.get("api_base") else None),
         overrides=MappingProxyType(overrides),
-        listing_budget=num(listing, "budget", 4000),
-        listing_line=num(listing, "line", 220),
-        listing_when=num(listing, "when", 160),
+        listing_budget=num(listing, "budget", 4000, "skills.listing"),
+        listing_line=num(listing, "line", 220, "skills.listing"),
+        listing_when=num(listing, "when", 160, "skills.listing"),
         fork_depth=num(skills_cfg, "fork_depth", 2),
         shell_timeout=num(skills_cfg, "shell_timeout", 120.0),
         use_index=bool(skills_cfg.get("index", True)),

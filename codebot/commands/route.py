@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from codebot.config import Settings
+from codebot.display import strip_escapes
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 FLOORS = (  # (option, report key, label)
@@ -25,6 +26,14 @@ FLOORS = (  # (option, report key, label)
     ("min_precision", "precision", "precision"),
     ("min_over_baseline", "hit_at_1_over_baseline", "hit@1 over the plain BM25 baseline"),
 )
+
+def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
+    """`print` for text output: names, descriptions, bodies and reasons come from skill
+    files, so terminal escape sequences in them are removed and other controls shown
+    escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
+    the clipboard. JSON output is printed with `print`/`json.dump`, exactly."""
+    print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
+
 
 
 def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
@@ -65,13 +74,13 @@ def _router(settings: Settings):
     warnings: list[str] = []
     router = router_from_settings(settings, warnings)
     for w in warnings:
-        print(f"codebot: warning: {w}", file=sys.stderr)
+        _say(f"codebot: warning: {w}", file=sys.stderr)
     return router
 
 
 def _semantic_note(router: Any) -> None:
     if router.semantic_error:
-        print(f"codebot: warning: semantic scorer switched off: {router.semantic_error}", file=sys.stderr)
+        _say(f"codebot: warning: semantic scorer switched off: {router.semantic_error}", file=sys.stderr)
 
 
 def _snapshot(settings: Settings, only_dirs: bool = False):
@@ -92,10 +101,10 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 
     request = " ".join(args.request).strip()
     if not request:
-        print("codebot: give the request to route, e.g. codebot skills route \"review my diff\"", file=sys.stderr)
+        _say("codebot: give the request to route, e.g. codebot skills route \"review my diff\"", file=sys.stderr)
         return 2
     if args.top is not None and args.top < 1:
-        print("codebot: --top must be at least 1", file=sys.stderr)
+        _say("codebot: --top must be at least 1", file=sys.stderr)
         return 2
     snap = _snapshot(settings)
     router = _router(settings)
@@ -110,22 +119,22 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     head = {"select": f"select {out['selected']}", "ask": f"ask: {' or '.join(out['options'])}?",
             "abstain": "abstain (no skill)"}[r.decision]  # fmt: skip
-    print(f"{head} — {r.reason}")
+    _say(f"{head} — {r.reason}")
     if r.shape != "task":
-        print(f"  request shape: {r.shape}")
+        _say(f"  request shape: {r.shape}")
     if r.emphasized:
-        print(f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}")
+        _say(f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}")
     if r.left_behind:
-        print(f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}")
+        _say(f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}")
     if r.destination:
-        print(f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}")
+        _say(f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}")
     for c in r.candidates:
         # with the semantic extra the order is by fused score: show its parts
         extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""
-        print(f"  {c.score:5.2f}{extra}  {c.name}  ({c.why})")
+        _say(f"  {c.score:5.2f}{extra}  {c.name}  ({c.why})")
     for f in r.filtered:
-        print(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
-    print(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after building the index in {r.index_ms:.0f} ms",
+        _say(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
+    _say(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after building the index in {r.index_ms:.0f} ms",
           file=sys.stderr)  # fmt: skip
     return 0
 
@@ -137,20 +146,20 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     try:
         lines = args.cases.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        print(f"codebot: {args.cases}: cannot read cases ({exc.strerror or exc})", file=sys.stderr)
+        _say(f"codebot: {args.cases}: cannot read cases ({exc.strerror or exc})", file=sys.stderr)
         return 2
     cases, errors = parse_cases(lines)
     for e in errors:
-        print(f"codebot: {args.cases}: {e}", file=sys.stderr)
+        _say(f"codebot: {args.cases}: {e}", file=sys.stderr)
     if errors or not cases:
         if not cases and not errors:
-            print(f"codebot: {args.cases}: no cases", file=sys.stderr)
+            _say(f"codebot: {args.cases}: no cases", file=sys.stderr)
         return 2
     if args.repeat < 1:
-        print("codebot: --repeat must be at least 1", file=sys.stderr)
+        _say("codebot: --repeat must be at least 1", file=sys.stderr)
         return 2
     if args.only_dirs and not settings.skills_dirs:
-        print("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
+        _say("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
         return 2
     snap = _snapshot(settings, args.only_dirs)
     router = _router(settings)
@@ -183,7 +192,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     else:
         _print_report(report)
     for m in missed:
-        print(f"codebot: floor missed: {m}", file=sys.stderr)
+        _say(f"codebot: floor missed: {m}", file=sys.stderr)
     return 1 if missed else 0
 
 
@@ -193,29 +202,29 @@ def _fmt(v: float | None) -> str:
 
 def _print_report(r: dict[str, Any]) -> None:
     c = r["counts"]
-    print(f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
+    _say(f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
           f"over {r['skills']} skills")  # fmt: skip
-    print(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
-    print(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
-    print(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
-    print(f"  near-miss accuracy        {_fmt(r['near_miss_accuracy'])}")
-    print(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
+    _say(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
+    _say(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
+    _say(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
+    _say(f"  near-miss accuracy        {_fmt(r['near_miss_accuracy'])}")
+    _say(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
     lat = r["latency_ms"]
-    print(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
+    _say(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
     if "baseline" in r:
         b = r["baseline"]
-        print(f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
+        _say(f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
               f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
               f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}")  # fmt: skip
     if r["unknown_names"]:
-        print(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
+        _say(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
     if r["confusion"]:
-        print("confusions (expected -> got):")
+        _say("confusions (expected -> got):")
         for e in r["confusion"][:15]:
-            print(f"  {e['expected']} -> {e['got']}" + (f" (x{e['count']})" if e["count"] > 1 else ""))
+            _say(f"  {e['expected']} -> {e['got']}" + (f" (x{e['count']})" if e["count"] > 1 else ""))
     misses = [x for x in r["results"] if not x["ok"]]
     if misses:
-        print("misses:")
+        _say("misses:")
         for x in misses:
             got = x["selected"] or (" or ".join(x["options"]) if x["options"] else "(abstain)")
-            print(f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}")
+            _say(f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}")

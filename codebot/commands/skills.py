@@ -10,8 +10,18 @@ from typing import Any
 
 from codebot.commands.args import settings_from
 from codebot.config import Settings
+from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
 from codebot.skills.files import Source, Spec
+
+
+def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
+    """`print` for text output: names, descriptions, bodies and reasons come from skill
+    files, so terminal escape sequences in them are removed and other controls shown
+    escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
+    the clipboard. JSON output is printed with `print`/`json.dump`, exactly."""
+    print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
+
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,22 +84,23 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         group = [r for r in rows if r["source"] == source.value]
         if not group:
             continue
-        print(f"{source.value} ({len(group)})")
-        name_w = min(32, max(len(r["name"]) for r in group))
+        _say(f"{source.value} ({len(group)})")
+        # Cleaned before padding and cutting, so widths count what the terminal shows.
+        name_w = min(32, max(len(strip_escapes(r["name"])) for r in group))
         for r in sorted(group, key=lambda r: (r["shadowed_by"] is not None, r["key"])):
             flags = _flags(r)
-            text = r["description"].replace("\n", " ")
+            text = strip_escapes(r["description"].replace("\n", " "))
             if r["shadowed_by"]:
-                text = f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}"
-            line = f"  {r['name']:<{name_w}}  {flags}{text}"
-            print(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
+                text = strip_escapes(f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}")
+            line = f"  {strip_escapes(r['name']):<{name_w}}  {flags}{text}"
+            _say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
     errors = [d for d in snap.diagnostics if d.severity.value != "info"]
     if errors:
-        print(f"\n{len(errors)} problem(s) (run 'codebot skills validate' for details):")
+        _say(f"\n{len(errors)} problem(s) (run 'codebot skills validate' for details):")
         for d in errors[:20]:
-            print("  " + d.format())
+            _say("  " + d.format())
     if not rows:
-        print("no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR.")
+        _say("no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR.")
     return 0
 
 
@@ -139,7 +150,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         "shadows": [{"name": s.spec.name, "source": s.spec.source.value, "path": str(s.spec.path), "reason": s.reason}
                     for s in snap.shadows_of(spec)],  # fmt: skip
         "body_line": spec.body_line,
-        "body": spec.read_body(),
+        "body": _body_or_why(spec),
     }
     if args.json:
         json.dump(d, sys.stdout, indent=2, ensure_ascii=False)
@@ -149,8 +160,8 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     for k, v in d.items():
         if v in (None, [], {}, ""):
             continue
-        print(f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}")
-    print(f"\n--- body (from line {spec.body_line}) ---\n{body}")
+        _say(f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}")
+    _say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
     return 0
 
 
@@ -159,7 +170,7 @@ def _unknown(name: str, snap: Snapshot) -> int:
 
     close = difflib.get_close_matches(name.lower(), [s.name for s in snap], n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else " Run 'codebot skills list' to see them."
-    print(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
+    _say(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
     return 1
 
 
@@ -169,7 +180,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     if args.paths:
         missing = [p for p in args.paths if not p.exists()]
         if missing:
-            print(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
+            _say(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
             return 2
         report = validate_paths(args.paths)
     else:
@@ -182,9 +193,9 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write("\n")
     else:
         for d in report.diagnostics:
-            print(d.format())
+            _say(d.format())
         counts = {s: sum(1 for d in report.diagnostics if d.severity.value == s) for s in ("error", "warning", "info")}
-        print(f"{report.checked} skill(s) checked: {counts['error']} error(s), {counts['warning']} warning(s), "
+        _say(f"{report.checked} skill(s) checked: {counts['error']} error(s), {counts['warning']} warning(s), "
               f"{counts['info']} hint(s){' (strict: warnings fail)' if args.strict else ''}")  # fmt: skip
     return 1 if failed else 0
 
@@ -217,9 +228,9 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps(out, indent=2, ensure_ascii=False))
         else:
-            print(f"codebot: {result.message}", file=sys.stderr)
+            _say(f"codebot: {result.message}", file=sys.stderr)
             if result.output:
-                print(result.output, file=sys.stderr)
+                _say(result.output, file=sys.stderr)
         return 1
     out = {
         "decision": "allowed", "reasons": [result.decision.reason, *result.notes], "adapter": args.adapter,
@@ -232,14 +243,14 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        print(f"# {out['skill']} ({out['source']}) · {out['mode']} · decided by {out['decided_by']}")
+        _say(f"# {out['skill']} ({out['source']}) · {out['mode']} · decided by {out['decided_by']}")
         if result.delta:
-            print(f"# delta: {json.dumps(out['delta'])}")
+            _say(f"# delta: {json.dumps(out['delta'])}")
         for c in result.shell:
-            print(f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})")
+            _say(f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})")
         for n in result.notes:
-            print(f"# note: {n}")
-        print(result.prompt)
+            _say(f"# note: {n}")
+        _say(result.prompt)
     return 0
 
 
@@ -273,7 +284,7 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
     usage = UsageTracker(settings.home / "skill-usage.json").scores()
     budget = args.budget if args.budget is not None else settings.listing_budget
     if budget <= 0:
-        print("codebot: --budget must be a positive number of characters", file=sys.stderr)
+        _say("codebot: --budget must be a positive number of characters", file=sys.stderr)
         return 2
     options = ListingOptions(budget, settings.listing_line, settings.listing_when)
     listing = listing_for(snap, overrides=settings.overrides, active=_active(snap, settings), usage=usage,
@@ -283,8 +294,8 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
                           "cut": list(listing.cut), "omitted": list(listing.omitted), "chars": listing.chars,
                           "budget": listing.budget}, indent=2, ensure_ascii=False))  # fmt: skip
     else:
-        print(listing.text)
-        print(f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
+        _say(listing.text)
+        _say(f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
               f"{listing.chars} of {listing.budget} characters", file=sys.stderr)  # fmt: skip
     return 0
 
@@ -296,7 +307,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     else:
-        print(format_stats(summary))
+        _say(format_stats(summary))
     return 0
 
 
@@ -331,3 +342,11 @@ def _dropped(result: Any, field: str) -> bool:
     wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[field]
     got = {"allowed-tools": delta.allowed_tools, "model": delta.model, "effort": delta.effort}[field]
     return bool(wanted) and not got
+
+
+def _body_or_why(spec: Spec) -> str:
+    """The body, or why it cannot be read now (deleted, or no longer a regular file)."""
+    try:
+        return spec.read_body()
+    except OSError as exc:
+        return f"(cannot read the body of {spec.path}: {exc}; run /reload or `codebot skills list`)"

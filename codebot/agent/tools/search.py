@@ -1,15 +1,15 @@
 """Search tools: Glob (files by name) and Grep (file contents, through ripgrep when it is
-installed), with the glob syntax both accept and the walk that skips SKIP_DIRS."""
+installed), and the walk that skips SKIP_DIRS. The glob syntax both accept is matched in
+`glob_match` (bounded time, no regex backtracking); its names are re-exported here."""
 
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,10 @@ from codebot.agent.tools.base import (
     object_schema,
     resolve_path,
 )
+from codebot.agent.tools.glob_match import GlobError, GlobPattern, glob_pattern, glob_regex
 from codebot.agent.tools.shell import run_process
 
-__all__ = ["SKIP_DIRS", "GlobTool", "GrepTool", "glob_regex"]
+__all__ = ["SKIP_DIRS", "GlobError", "GlobPattern", "GlobTool", "GrepTool", "glob_pattern", "glob_regex"]
 
 #: Folders Glob and Grep never descend into.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv",
@@ -35,89 +36,7 @@ GREP_LINE_CHARS = 500
 _RG_MATCH = re.compile(r"^.+?:\d+:")
 
 
-# --------------------------------------------------------------------------- glob matching
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    """`*.{py,pyi}` -> [`*.py`, `*.pyi`] (nested braces work; an unclosed brace is literal)."""
-    depth = 0
-    start = -1
-    for i, ch in enumerate(pattern):
-        if ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                inner = pattern[start + 1 : i]
-                parts, level, cur = [], 0, ""
-                for c in inner:
-                    if c == "," and level == 0:
-                        parts.append(cur)
-                        cur = ""
-                        continue
-                    level += c == "{"
-                    level -= c == "}"
-                    cur += c
-                parts.append(cur)
-                if len(parts) == 1:
-                    return [pattern[: start + 1] + e for e in _expand_braces(pattern[start + 1 :])]
-                head, tail = pattern[:start], pattern[i + 1 :]
-                return [head + p + t for p in parts for t in _expand_braces(tail)]
-    return [pattern]
-
-
-def _translate_one(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if at_start and j < n and pattern[j] == "/":
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-                if at_start and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob (`*`, `?`, `[...]`, `**`, `{a,b}`) as a regex over posix relative paths."""
-    alternatives = [_translate_one(p) for p in _expand_braces(pattern)]
-    return re.compile("(?s:" + "|".join(f"(?:{a})" for a in alternatives) + r")\Z")
+# --------------------------------------------------------------------------- Glob
 
 
 def _walk_files(root: Path) -> Iterator[Path]:
@@ -159,7 +78,10 @@ class GlobTool(PathTool):
             raise ToolError(f"folder not found: {shown_base}")
         if not base.is_dir():
             raise ToolError(f"{shown_base} is a file, not a folder")
-        regex = glob_regex(pattern)
+        try:
+            regex = glob_pattern(pattern)
+        except GlobError as e:
+            raise ToolError(f"{e}; use fewer alternatives") from None
         found: list[tuple[float, str]] = []
         skipped = 0
         for file in _walk_files(base):
@@ -249,10 +171,17 @@ class GrepTool(PathTool):
         return ToolResult(text + _skipped_note(len(denied_files)))
 
     def _python(self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
+        # The `regex` package (re-compatible syntax) because its matching can be stopped:
+        # `(a+)+$` on a long line backtracks exponentially, and `re` cannot be interrupted.
+        # One deadline for the whole search, like the rg path's process timeout.
+        import regex as regex_mod
+
         try:
-            regex = re.compile(pattern)
-        except re.error as e:
+            regex = regex_mod.compile(pattern)
+        except (regex_mod.error, ValueError, OverflowError) as e:
             raise ToolError(f"invalid regular expression {pattern!r}: {e}") from None
+        limit = ctx.bash_timeout
+        deadline = time.monotonic() + limit
         if target.is_file():
             files: Iterator[Path] = iter([target])
             base = target.parent
@@ -283,7 +212,13 @@ class GrepTool(PathTool):
             text = data.decode("utf-8", "replace")
             name = display_path(ctx, file)
             for n, line in enumerate(text.splitlines(), 1):
-                if regex.search(line):
+                try:
+                    hit = regex.search(line, timeout=max(deadline - time.monotonic(), 0.001))
+                except TimeoutError:
+                    raise ToolError(f"search stopped after {limit:g}s: matching {pattern!r} takes too long "
+                                    f"(nested repetition such as `(a+)+` backtracks); simplify the "
+                                    f"pattern or narrow the path") from None  # fmt: skip
+                if hit:
                     if len(line) > GREP_LINE_CHARS:
                         line = line[:GREP_LINE_CHARS] + " [... line cut]"
                     entry = f"{name}:{n}:{line}"
@@ -308,17 +243,18 @@ def _glob_matcher(glob: str | None):
         return None
     negate = glob.startswith("!")
     glob = glob[1:] if negate else glob
+    try:
+        compiled = glob_pattern(glob.lstrip("/") if "/" in glob.rstrip("/") else glob)
+    except GlobError as e:
+        raise ToolError(f"{e}; use fewer alternatives") from None
     if "/" in glob.rstrip("/"):
-        regex = glob_regex(glob.lstrip("/"))
 
         def match(rel: str) -> bool:
-            return bool(regex.match(rel)) != negate
+            return compiled.match(rel) != negate
     else:
-        names = _expand_braces(glob)
 
         def match(rel: str) -> bool:
-            base = rel.rsplit("/", 1)[-1]
-            return any(fnmatch.fnmatchcase(base, g) for g in names) != negate
+            return compiled.match(rel.rsplit("/", 1)[-1]) != negate
 
     return match
 

@@ -5,15 +5,26 @@ than `asyncio.create_subprocess_exec`: `Process.wait()` waits for the output pip
 as well as for the process to exit, so a backgrounded child (`sleep 30 &`) that inherited
 the pipe would hang the call. Here the run ends when the process exits (plus a short
 grace period for the last output), whatever its children do.
+
+Every command runs in its own process group, and every live group is in `_LIVE` until it
+is gone. Cancellation, a timeout and the output cap end a group with SIGTERM and, after
+`KILL_GRACE`, SIGKILL. `kill_all()` does the same for every live group; it runs at exit
+(atexit) and from a SIGTERM/SIGHUP handler installed when the first command starts (only
+where the handler is still the default), so `kill <codebot>` does not leave `sleep 300`
+running with PID 1 as its parent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import math
 import os
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +32,13 @@ from typing import Any
 
 from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 
-__all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "run_process"]
+__all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "kill_all", "live_groups", "run_process"]
 
 MAX_BASH_TIMEOUT = 600.0
 #: After the process exits, how long to wait for output its children still hold open.
 EXIT_GRACE = 0.25
+#: Between SIGTERM and SIGKILL: time for a command to clean up (remove its temp files).
+KILL_GRACE = 0.5
 
 
 @dataclass(frozen=True)
@@ -109,9 +122,102 @@ class _Protocol(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pid, signal.SIGKILL)
+# Process groups started by run_process and not yet known to be gone (pgid == leader pid).
+_LIVE: set[int] = set()
+# Reentrant: the SIGTERM handler runs kill_all in the main thread, possibly while that
+# thread is inside one of the short `with _LIVE_LOCK` blocks below.
+_LIVE_LOCK = threading.RLock()
+_handlers_installed = False
+
+
+def live_groups() -> frozenset[int]:
+    """The process groups of commands that are still running (for tests and diagnostics)."""
+    with _LIVE_LOCK:
+        return frozenset(_LIVE)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to the group; False when no process of it is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: the pgid was reused by someone else's process; leave it alone
+        return False
+    return True
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL for what is left of the group, and forget it."""
+    _signal_group(pgid, signal.SIGKILL)
+    with _LIVE_LOCK:
+        _LIVE.discard(pgid)
+
+
+def kill_all(grace: float = KILL_GRACE) -> None:
+    """End every live command group: SIGTERM, up to `grace` seconds, then SIGKILL.
+
+    Synchronous and safe to call from a signal handler or atexit; safe to call twice.
+    """
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    alive = [g for g in groups if _signal_group(g, signal.SIGTERM)]
+    deadline = time.monotonic() + grace
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+        alive = [g for g in alive if _signal_group(g, 0) and not _only_zombies(g)]
+    for g in groups:
+        _kill_group(g)
+
+
+def _only_zombies(pgid: int) -> bool:
+    """Whether the group's leader has exited but is not yet reaped (then killpg(0) still
+    succeeds; waiting the whole grace for it would only slow the exit down)."""
+    try:
+        with open(f"/proc/{pgid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    kill_all()
+    # Then die of the same signal, as if no handler had been there (exit status 143 ...).
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_handlers() -> None:
+    """atexit + SIGTERM/SIGHUP handlers, once. A handler someone else installed (a UI that
+    shuts down on its own) is kept; atexit still ends the groups when that exit is clean."""
+    global _handlers_installed
+    if _handlers_installed:
+        return
+    _handlers_installed = True
+    atexit.register(kill_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, _on_signal)
+
+
+def _forget_finished() -> None:
+    """Drop groups with no process left, so _LIVE does not grow with every command."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    gone = [g for g in groups if not _signal_group(g, 0)]
+    with _LIVE_LOCK:
+        _LIVE.difference_update(gone)
+
+
+async def _end_group(pgid: int, exited: asyncio.Future[None]) -> None:
+    """SIGTERM, wait up to KILL_GRACE for the leader, then SIGKILL the rest of the group."""
+    _signal_group(pgid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE)
+    _kill_group(pgid)
 
 
 async def run_process(
@@ -129,6 +235,8 @@ async def run_process(
     the whole process group is killed. Cancellation re-raises CancelledError.
     """
     loop = asyncio.get_running_loop()
+    _install_handlers()
+    _forget_finished()
     collector = _Collector(cap)
     transport: Any
     transport, protocol = await loop.subprocess_exec(
@@ -142,6 +250,8 @@ async def run_process(
         start_new_session=True,
     )
     pid = transport.get_pid()
+    with _LIVE_LOCK:
+        _LIVE.add(pid)
     timed_out = stopped = False
     try:
         waiters = {protocol.exited, protocol.over}
@@ -149,16 +259,26 @@ async def run_process(
         if not protocol.exited.done():
             timed_out = not done
             stopped = bool(done)
-            _kill_group(pid)
+            await _end_group(pid, protocol.exited)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(protocol.exited), 5)
         # The output of the last moments (and of children that still hold the pipe).
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(protocol.eof), EXIT_GRACE)
-    except BaseException:  # CancelledError above all: kill everything, then re-raise
-        _kill_group(pid)
+    except BaseException:  # CancelledError above all: end the group, then re-raise
+        # No awaiting here (a second cancellation would cut it short): SIGTERM now, SIGKILL
+        # after the grace from the loop; the group stays in _LIVE, so kill_all at exit
+        # still catches it if the loop closes first.
+        _signal_group(pid, signal.SIGTERM)
+        with contextlib.suppress(RuntimeError):
+            loop.call_later(KILL_GRACE, _kill_group, pid)
         transport.close()
         raise
+    # A background child (`server &`) may outlive the command on purpose; its group stays
+    # in _LIVE only while something of it is left, so kill_all at exit still ends it.
+    if not timed_out and not stopped and not _signal_group(pid, 0):
+        with _LIVE_LOCK:
+            _LIVE.discard(pid)
     code = transport.get_returncode()
     transport.close()
     if stopped:
@@ -190,6 +310,20 @@ def _describe_exit(code: int) -> str:
     return f"exit code {code}"
 
 
+def bash_timeout(value: Any, default: float) -> float:
+    """The timeout a Bash call asked for: a finite number of seconds above 0, at most
+    MAX_BASH_TIMEOUT. NaN would disable the deadline (every comparison with it is false)
+    and inf would never end, so both are refused with an error the model can act on."""
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolError(f"timeout must be a number of seconds, not {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ToolError(f"timeout must be a finite number of seconds above 0 (at most {MAX_BASH_TIMEOUT:g}), "
+                        f"not {value!r}")  # fmt: skip
+    return min(float(value), MAX_BASH_TIMEOUT)
+
+
 class BashTool(Tool):
     name = "Bash"
     description = (
@@ -214,8 +348,7 @@ class BashTool(Tool):
         command: str = args["command"]
         if not command.strip():
             raise ToolError("command must not be empty")
-        timeout = float(args.get("timeout") or ctx.bash_timeout)
-        timeout = min(max(timeout, 0.001), MAX_BASH_TIMEOUT)
+        timeout = bash_timeout(args.get("timeout"), ctx.bash_timeout)
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", **ctx.env}
         cwd = Path(ctx.project_dir)
         if not cwd.is_dir():

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from codebot.skills.catalog import discover
 from codebot.skills.catalog.discover import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
+from codebot.skills.catalog.lookalike import skeleton
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
 from codebot.skills.files import (
     Diagnostic,
@@ -33,7 +34,6 @@ from codebot.skills.files import (
     Stamp,
     new_stamp,
     parse_file,
-    skeleton,
 )
 
 # The snapshot types live in `snapshot`; other code imports them from here too.
@@ -317,7 +317,8 @@ def _clash_reason(loser: Spec, winner: Spec) -> str:
 
 
 def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> None:
-    """A name that only looks like another (Cyrillic е for e) must not sit beside it."""
+    """A name that only looks like another (Cyrillic е for e, a zero-width space, U+2010
+    for `-`) must not sit beside it: same UTS #39 skeleton (`lookalike.skeleton`)."""
     groups: dict[str, list[Spec]] = {}
     for spec in winners.values():
         if not spec.key.isascii():
@@ -331,10 +332,14 @@ def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> N
     for members in groups.values():
         if len(members) < 2:
             continue
-        # The plain-ASCII spelling wins; among the rest, the usual precedence.
+        # The plain-ASCII spelling wins; among the rest, the usual precedence. Only
+        # non-ASCII names are shadowed: `rn` and `m` share a skeleton, but two ASCII names
+        # are both exactly what they look like.
         members.sort(key=lambda s: (not s.key.isascii(), s.root.rank))
         keep = members[0]
         for s in members[1:]:
+            if s.key.isascii():
+                continue
             del winners[s.key]
             shadowed.append(Shadowed(s, keep, f"name looks like '{keep.name}' but uses other characters (spoofing?)"))
 

