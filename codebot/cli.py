@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codebot import __version__
-from codebot.commands.args import common_options
+from codebot.commands.args import Parser, UsageError, check_cwd, common_options
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="codebot",
         description="An interactive terminal coding agent whose expertise lives in skills (SKILL.md).",
         epilog="Run 'codebot COMMAND --help' for a command's options. Environment: CODEBOT_HOME "
@@ -91,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import trust as trust_command
 
     trust_command.add_parser(sub, common_options)
+
+    from codebot.commands import sessions as sessions_command
+
+    sessions_command.add_parser(sub, common_options)
     return parser
 
 
@@ -98,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        check_cwd(args)
         if args.command == "skills":
             from codebot.commands.skills import run
 
@@ -106,11 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.trust import run as run_trust_command
 
             return run_trust_command(args)
+        if args.command == "sessions":
+            from codebot.commands.sessions import run as run_sessions_command
+
+            return run_sessions_command(args)
         if args.prompt is not None:
             from codebot.commands.args import settings_from
             from codebot.ui.print_mode import run_print
 
-            prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+            prompt = read_stdin() if args.prompt == "-" else args.prompt
+            if not prompt.strip():
+                raise UsageError("-p needs a prompt; it was empty" + (" (nothing on stdin)" if args.prompt == "-" else ""))
             return run_print(prompt, settings_from(args), output_format=args.output_format, allow=args.allow,
                              deny=args.deny, continue_latest=args.continue_, resume_id=args.resume,
                              extra_dirs=args.add_dir)  # fmt: skip
@@ -128,14 +139,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             if settings is None:
                 return 0
         if line:
-            return run_line(settings, allow=args.allow, deny=args.deny, resume=resume)
+            return run_line(settings, allow=args.allow, deny=args.deny, resume=resume, extra_dirs=args.add_dir)
         from codebot.ui.tui import run_tui
 
-        return run_tui(settings, allow=args.allow, deny=args.deny, resume=resume)
+        return run_tui(settings, allow=args.allow, deny=args.deny, resume=resume, extra_dirs=args.add_dir)
+    except UsageError as exc:
+        print(f"codebot: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def read_stdin() -> str:
+    """`-p -`: stdin as text. Read as bytes and decoded here, whatever the locale: an
+    undecodable byte (binary piped in) becomes U+FFFD, so the prompt is always valid text."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a replaced sys.stdin (tests) is text already
+        return sys.stdin.read()
+    return stream.read().decode("utf-8", errors="replace")
 
 
 def ask_trust(settings, args: argparse.Namespace, *, tui: bool):

@@ -12,6 +12,18 @@ from pathlib import Path
 from codebot.config import Settings, load_settings
 
 
+class UsageError(Exception):
+    """A mistake in the command line: `cli.main` prints it on one line and exits 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (argparse prints the whole usage block first, which
+    buries the one line that matters)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
     """Global options, accepted before or after the subcommand."""
     d = argparse.SUPPRESS if suppress else None
@@ -28,7 +40,17 @@ def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
                    help="trust this project for this run only (its config, skill commands and agents apply)")  # fmt: skip
 
 
+def check_cwd(args: argparse.Namespace) -> None:
+    """`--cwd` must name a folder: working "as if started in" a missing one would quietly
+    run somewhere else, or find nothing."""
+    cwd = getattr(args, "cwd", None)
+    if cwd is not None and not Path(cwd).expanduser().is_dir():
+        why = "does not exist" if not Path(cwd).expanduser().exists() else "is not a folder"
+        raise UsageError(f"--cwd {cwd} {why}")
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
+    check_cwd(args)
     settings = load_settings(
         cwd=getattr(args, "cwd", None),
         skills_dirs=tuple(getattr(args, "skills_dir", None) or ()),

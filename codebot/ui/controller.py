@@ -30,7 +30,7 @@ class Reply:
 class Controller:
     def __init__(self, settings: Settings, *, emit: Callable[[Any], None] | None = None, client=None,
                  interactive: bool = True, allow: Sequence[str] = (), deny: Sequence[str] = (),
-                 resume=None) -> None:  # fmt: skip
+                 resume=None, extra_dirs: Sequence[Any] = ()) -> None:  # fmt: skip
         from codebot.agent.session import build_session
         from codebot.workspace import open_catalog
 
@@ -38,7 +38,11 @@ class Controller:
         self.catalog = open_catalog(settings)
         self._emit = emit or (lambda _e: None)
         self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
-                                     interactive=interactive, allow=allow, deny=deny, resume=resume)  # fmt: skip
+                                     interactive=interactive, allow=allow, deny=deny, resume=resume,
+                                     extra_dirs=extra_dirs)  # fmt: skip
+        transcript = self.session.transcript
+        # Said once at start by each front end (a session in use, a damaged file skipped).
+        self._notices = list(transcript.notices) if transcript is not None else []
 
     def _relay(self, event: Any) -> None:
         self._emit(event)
@@ -51,6 +55,17 @@ class Controller:
     @property
     def model_name(self) -> str:
         return self.session.client.model
+
+    def take_notices(self) -> list[str]:
+        """The start-up notices not shown yet (each front end shows them once)."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    @property
+    def transcript_error(self) -> str | None:
+        """Why the transcript is not being written, once a write failed."""
+        transcript = self.session.transcript
+        return transcript.error if transcript is not None else None
 
     @property
     def offline(self) -> bool:

@@ -5,12 +5,14 @@ so a tool call that no rule grants is denied and the model is told so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import sys
 from typing import Any
 
 from codebot.agent.session import events as ev
+from codebot.agent.session.transcript import clean
 from codebot.config import Settings
 
 
@@ -21,7 +23,7 @@ def _event_json(e: Any) -> dict[str, Any]:
         if f.name == "future":
             continue
         d[f.name] = v.to_json() if hasattr(v, "to_json") else v
-    return d
+    return clean(d)  # stdout stays valid UTF-8 JSON whatever bytes a file name had
 
 
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
@@ -30,6 +32,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
     from codebot.workspace import open_catalog
 
     streamed: list[str] = []
+    with contextlib.suppress(AttributeError, ValueError):  # no write to stdout may end on a codec error
+        sys.stdout.reconfigure(errors="replace")
 
     def emit(e: Any) -> None:
         if output_format == "stream-json":
@@ -44,6 +48,10 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
                 print(f"[skill {e.name} · {e.mode} · {e.actor}]", file=sys.stderr)
             elif isinstance(e, ev.Notice):
                 print(f"codebot: {e.text}", file=sys.stderr)
+        if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":
+            # A warning (a transcript that cannot be written) reaches the person in every
+            # format; stdout keeps only the result.
+            print(f"codebot: warning: {e.text}", file=sys.stderr)
 
     catalog = open_catalog(settings)
     try:
@@ -56,6 +64,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         print(f"codebot: warning: {warning}", file=sys.stderr)
     if session.sandbox_notice:
         print(f"codebot: {session.sandbox_notice}", file=sys.stderr)
+    for notice in session.transcript.notices if session.transcript is not None else ():
+        print(f"codebot: warning: {notice}", file=sys.stderr)
     try:
         record = asyncio.run(session.run_turn(prompt))
     except KeyboardInterrupt:
@@ -76,7 +86,7 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         }
         if record.error:
             out["error"] = {"kind": record.error_kind, "message": record.error}
-        print(json.dumps(out, ensure_ascii=False, default=str))
+        print(json.dumps(clean(out), ensure_ascii=False, default=str))
     elif output_format == "text":
         if record.text and not streamed:
             sys.stdout.write(record.text)

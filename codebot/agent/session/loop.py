@@ -27,14 +27,11 @@ from codebot.agent.model import (
     ToolCall,
     Usage,
 )
-from codebot.agent.permissions import (
-    ApprovalRequest,
-    Approvals,
-)
+from codebot.agent.permissions import ApprovalRequest, Approvals
 from codebot.agent.session import events as ev
 from codebot.agent.session.asking import Asking
 from codebot.agent.session.skill_calls import meta_subjects, trace_invocation
-from codebot.agent.session.transcript import Transcript, repair
+from codebot.agent.session.transcript import Transcript, clean, clean_text, repair
 from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
 from codebot.agent.tools import (
     META_TOOLS,
@@ -165,6 +162,7 @@ class Session(Asking):
     # -- history ----------------------------------------------------------------------
 
     def add(self, message: dict[str, Any]) -> None:
+        message = clean(message)  # valid UTF-8 for the transcript and the provider (file names, tool output)
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.append(message)
@@ -178,8 +176,9 @@ class Session(Asking):
     # -- the turn -----------------------------------------------------------------------
 
     async def run_turn(self, text: str) -> TurnRecord:
-        turn = TurnState()
-        record = TurnRecord()
+        turn, record, text = TurnState(), TurnRecord(), clean_text(text)  # argv/stdin bytes arrive as surrogates
+        if self.transcript is not None:
+            self.transcript.mark("turn", text=text)  # what was typed, for `codebot sessions`
         try:
             content = await self._user_content(text, turn, record)
             if content is not None:
@@ -203,8 +202,9 @@ class Session(Asking):
     async def _user_content(self, text: str, turn: TurnState, record: TurnRecord) -> str | None:
         """The user message to send, or None when a `/skill` was handled without the model."""
         body = text
-        if text.startswith("/") and len(text) > 1 and not text.startswith("//"):
-            name, _, args = text[1:].partition(" ")
+        name, _, args = text[1:].partition(" ")
+        path_like = "/" in name and self.catalog.snapshot.get(name) is None  # `/tmp/app.py crashes` is a prompt
+        if text.startswith("/") and name and not text.startswith("//") and not path_like:
             result = await self.invoke_skill(name, args, Actor.HUMAN, turn, record)
             if not result.ok:
                 record.error, record.error_kind = result.message, "skill"
@@ -282,7 +282,7 @@ class Session(Asking):
         if result.status == "denied":
             entry["reason"] = result.content  # why, for `-p --output-format json`
         record.tool_calls.append(entry)
-        self.emit(ev.ToolFinished(call.id, call.name, result.status, result.content,
+        self.emit(ev.ToolFinished(call.id, call.name, result.status, clean_text(result.content),
                                   (time.perf_counter() - t0) * 1000, self.depth))  # fmt: skip
         return result
 

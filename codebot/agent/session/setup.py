@@ -11,9 +11,11 @@ from pathlib import Path
 
 from codebot.agent.model import ModelClient
 from codebot.agent.permissions import Approvals
+from codebot.agent.session import events as ev
 from codebot.agent.session import subagent
 from codebot.agent.session.loop import Emit, Session
 from codebot.agent.session.transcript import (
+    DamagedSession,
     Transcript,
     find_sessions,
     load_messages,
@@ -88,23 +90,9 @@ def build_session(
         # The offline model decides like the router does (same index, same thresholds).
         client.matcher = router.offline_matcher(lambda: catalog.snapshot)
     sessions_dir = settings.home / "sessions"
-    history = None
-    session_id = None
-    if resume and (resume.continue_latest or resume.session_id):
-        if resume.session_id:
-            path = sessions_dir / f"{resume.session_id}.jsonl"
-            if read_header(path) is None:
-                raise SetupError(f"no session {resume.session_id!r} in {sessions_dir}; "
-                                 "run 'codebot sessions' to list them")  # fmt: skip
-        else:
-            found = find_sessions(sessions_dir, settings.project_dir)
-            if not found:
-                raise SetupError(f"no earlier session for {settings.project_dir} to continue")
-            path = found[0].path
-        session_id = path.stem
-        history = load_messages(path)
-    session_id = session_id or new_session_id()
-    transcript = Transcript(sessions_dir, session_id, settings.project_dir, client.model)
+    notices: list[str] = []
+    transcript, history = _resume(settings, sessions_dir, resume, client.model, notices)
+    session_id = transcript.id
     approvals = Approvals(
         allow=[*settings.allow_rules, *((r, "--allow") for r in allow)],
         deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
@@ -117,6 +105,9 @@ def build_session(
         tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
         subagents=subagent,
     )  # fmt: skip
+    transcript.notices = notices
+    # Said once, as it happens, in every front end (a Notice); the turn goes on.
+    transcript.on_error = lambda text: session.emit(ev.Notice(text, "warning"))
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
     # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it.
@@ -124,6 +115,62 @@ def build_session(
     session.context.path_denied = approvals.path_denied
     session.sandbox_state = apply_sandbox(session, settings)
     return session
+
+
+def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None, model: str,
+            notices: list[str]) -> tuple[Transcript, list | None]:  # fmt: skip
+    """The transcript to write (locked when resumed) and the history to start from.
+
+    One process writes a session at a time. `--continue` onto a session another codebot
+    has open starts a new session instead (and says so): the person wanted to go on
+    working, and a second writer would corrupt the first one's history. `--resume ID` of
+    a session in use is an error: an explicit id means that session or nothing.
+    `--continue` skips damaged files with a warning; `--resume` of one is an error.
+    """
+    def fresh() -> Transcript:
+        return Transcript(sessions_dir, new_session_id(), settings.project_dir, model)
+
+    if not resume or not (resume.continue_latest or resume.session_id):
+        return fresh(), None
+    if resume.session_id:
+        path = sessions_dir / f"{resume.session_id}.jsonl"
+        try:
+            header = read_header(path)
+            if header is None:
+                raise SetupError(f"no session {resume.session_id!r} in {sessions_dir}; "
+                                 "run 'codebot sessions' to list this project's sessions")  # fmt: skip
+            transcript = Transcript(sessions_dir, path.stem, settings.project_dir, model)
+            if not transcript.claim():
+                raise SetupError(f"session {path.stem} is in use by another codebot process; "
+                                 "wait for it to end, or use --continue to start a new one")  # fmt: skip
+            try:
+                return transcript, load_messages(path)
+            except BaseException:
+                transcript.close()
+                raise
+        except (DamagedSession, OSError) as exc:
+            raise SetupError(f"session {resume.session_id} cannot be resumed: {exc}") from exc
+    damaged: list[tuple[Path, str]] = []
+    found = find_sessions(sessions_dir, settings.project_dir, damaged)
+    for path, why in damaged:
+        notices.append(f"skipped damaged session file {path.name}: {why}")
+    for info in found:
+        transcript = Transcript(sessions_dir, info.path.stem, settings.project_dir, model)
+        if not transcript.claim():
+            new = fresh()
+            notices.append(f"session {info.path.stem} is in use by another codebot process; "
+                           f"started a new session {new.id} instead")  # fmt: skip
+            return new, None
+        try:
+            return transcript, load_messages(info.path)
+        except (DamagedSession, OSError) as exc:
+            transcript.close()
+            notices.append(f"skipped damaged session file {info.path.name}: {exc}")
+    skipped = "".join(f"; {n}" for n in notices)  # an error ends the start: say what was skipped in it
+    if not found:
+        raise SetupError(f"no earlier session for {settings.project_dir} to continue{skipped}; "
+                         "'codebot sessions --all' lists every project's sessions")  # fmt: skip
+    raise SetupError(f"no session for {settings.project_dir} can be continued{skipped}")
 
 
 def apply_sandbox(session: Session, settings: Settings) -> str:

@@ -185,6 +185,8 @@ class LineApp:
             self.sink.line(f"warning: {w}")
         if c.session.sandbox_notice:
             self.sink.line(f"warning: {c.session.sandbox_notice}")
+        for notice in c.take_notices():
+            self.sink.line(f"warning: {notice}")
         self.sink.write("\n")
 
     # -- one input -----------------------------------------------------------------------
@@ -297,18 +299,21 @@ class LineApp:
 
 
 def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume: Any = None,
-             input: Any = None, output: Any = None, client: Any = None, watch: bool = True) -> int:  # fmt: skip
+             input: Any = None, output: Any = None, client: Any = None, watch: bool = True,
+             extra_dirs: Sequence[Any] = ()) -> int:  # fmt: skip
     """Run line mode until /exit or end of input; the exit code (0, 2 for a setup problem).
 
     `resume`: None, a session id, or a `ResumeChoice(continue_latest, session_id)`.
     `client`: a ModelClient to use instead of the configured one (tests).
+    `extra_dirs`: `--add-dir` folders the tools may use as well as the project.
     """
     from codebot.agent.session import ResumeChoice, SetupError
 
     if isinstance(resume, str):
         resume = ResumeChoice(False, resume)
     try:
-        controller = Controller(settings, client=client, interactive=True, allow=allow, deny=deny, resume=resume)
+        controller = Controller(settings, client=client, interactive=True, allow=allow, deny=deny, resume=resume,
+                                extra_dirs=extra_dirs)  # fmt: skip
     except SetupError as exc:
         print(f"codebot: {exc}", file=sys.stderr)
         return 2

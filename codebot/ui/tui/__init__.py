@@ -19,8 +19,10 @@ from codebot.home import private_dir, private_fd
 EXIT_AFTER_PAINT = "CODEBOT_EXIT_AFTER_PAINT"
 
 
-def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume=None) -> int:
-    """Run the TUI until the person quits; the exit code. `resume` is a ResumeChoice or None.
+def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume=None,
+            extra_dirs: Sequence[Path] = ()) -> int:  # fmt: skip
+    """Run the TUI until the person quits; the exit code. `resume` is a ResumeChoice or None;
+    `extra_dirs` are the `--add-dir` folders.
 
     The screen is painted before the session is built (its imports and the catalog load
     happen in a thread right after), unless resuming, which is checked first.
@@ -34,7 +36,7 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     def make_controller():
         from codebot.ui.controller import Controller
 
-        return Controller(settings, interactive=True, allow=allow, deny=deny, resume=resume)
+        return Controller(settings, interactive=True, allow=allow, deny=deny, resume=resume, extra_dirs=extra_dirs)
 
     controller = None
     if resume is not None and (resume.continue_latest or resume.session_id):

@@ -32,6 +32,7 @@ from codebot.ui.tui.status import Status, StatusBar, context_text
 log = logging.getLogger("codebot.tui")
 QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
 NOT_WHILE_BUSY = frozenset({"clear", "model", "reload"})
+NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
 class _TurnDone:
@@ -133,6 +134,11 @@ class CodebotApp(StartupMixin, App[int]):
             # The litellm client learns its context window by importing litellm: only once warm.
             fraction = c.context_fraction() if self._warm else None
             context = context_text(fraction, sum(c.context_chars().values()))
+        for notice in c.take_notices():  # at start: a session in use, a damaged file skipped
+            self._events.put_nowait(ev.Notice(notice, "warning"))
+        if c.transcript_error and not context.startswith(NOT_SAVED):
+            # The conversation said why once (a Notice); the status keeps saying it.
+            context = NOT_SAVED + context
         skill, model = self._skill or (None, None)
         bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy,
                             untrusted=not c.settings.trusted)  # fmt: skip
