@@ -163,10 +163,13 @@ def read_stdin() -> str:
 
 def ask_trust(settings, args: argparse.Namespace, *, tui: bool):
     """Ask once at an interactive start in an untrusted project: the settings to go on
-    with (reloaded when the person trusts the folder), or None to quit."""
+    with (reloaded when the person trusts the folder), or None to quit. A folder the
+    person chose to keep untrusted is not asked about again (`codebot trust` changes it)."""
     from codebot.commands.args import settings_from
-    from codebot.ui.trust_prompt import ask_line, remember
+    from codebot.ui.trust_prompt import ask_line, declined, remember, remember_declined
 
+    if declined(settings.home, settings.project_dir):
+        return settings
     if tui:
         from codebot.ui.tui.trust_screen import ask_tui
 
@@ -181,6 +184,7 @@ def ask_trust(settings, args: argparse.Namespace, *, tui: bool):
             print(f"codebot: could not trust {settings.project_dir}: {problem}; continuing untrusted", file=sys.stderr)
             return settings
         return settings_from(args)
+    remember_declined(settings.home, settings.project_dir)
     return settings
 
 

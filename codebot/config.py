@@ -120,7 +120,9 @@ def load_settings(
     cwd = (cwd or Path.cwd()).resolve()
     project = project_root(cwd)
     warnings: list[str] = []
-    trusted = trust or trust_store.is_trusted(home, project)
+    entries, trust_warnings = trust_store.load(home)
+    warnings.extend(trust_warnings)  # a damaged trust store is said, and trusts nothing
+    trusted = trust or (bool(entries) and trust_store.is_trusted(home, project))
     user_path, project_path = home / "config.yaml", project / ".codebot" / "config.yaml"
     user_cfg = _read_yaml(user_path, warnings)
     project_cfg = _read_yaml(project_path, warnings)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from codebot.display import strip_escapes
 from codebot.skills.files import Spec, normalize_name
 from codebot.skills.invoke import Actor, eligible
 
@@ -98,7 +99,9 @@ def complete(prefix: str, specs: Sequence[Spec], usage: Mapping[str, float],
         if s is None:
             continue
         items.append((s, usage.get(spec.key, 0.0), 1000, spec.name,
-                      Completion(spec.name, spec.argument_hint or "", spec.description, "skill", spec.source.value)))  # fmt: skip
+                      # hint and description come from a skill file: no escape sequences on screen
+                      Completion(spec.name, strip_escapes(spec.argument_hint or ""), strip_escapes(spec.description),
+                                 "skill", spec.source.value)))  # fmt: skip
     items.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
     return [t[4] for t in items[:limit]]
 

@@ -72,6 +72,9 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         print("codebot: cancelled", file=sys.stderr)
         return 130
     finally:
+        from codebot.agent.tools.shell import kill_all
+
+        kill_all()  # no command outlives the turn it ran in
         if session.transcript is not None:
             session.transcript.close()
     if output_format == "json":

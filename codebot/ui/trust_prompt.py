@@ -55,3 +55,51 @@ def remember(home: Path, project: Path) -> str | None:
     except trust.TrustError as exc:
         return str(exc)
     return None
+
+
+# "Continue untrusted" is remembered too, so the question is asked once per folder, not at
+# every start. Kept apart from the trust store: a decline grants nothing, and losing this
+# file only means being asked again.
+DECLINED = "untrusted.json"
+
+
+def declined(home: Path, project: Path) -> bool:
+    """Whether the person already chose to keep this folder untrusted."""
+    import json
+    import os
+
+    from codebot.skills.files import read_regular
+
+    try:
+        data = json.loads(read_regular(home / DECLINED, 1 << 20))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, list) and os.path.realpath(project) in data
+
+
+def remember_declined(home: Path, project: Path) -> None:
+    """Add the folder to the declined list (atomic, 0600); never raises."""
+    import json
+    import os
+
+    from codebot.home import private_dir, private_temp
+    from codebot.skills.files import read_regular
+
+    path = home / DECLINED
+    try:
+        current = json.loads(read_regular(path, 1 << 20))
+    except (OSError, ValueError):
+        current = []
+    if not isinstance(current, list):
+        current = []
+    real = os.path.realpath(project)
+    if real in current:
+        return
+    try:
+        private_dir(home)
+        fd, tmp = private_temp(home, ".untrusted-", ".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump([*[p for p in current if isinstance(p, str)], real], fh)
+        os.replace(tmp, path)
+    except OSError:
+        return

@@ -159,3 +159,22 @@ def test_trust_screen_quit(tmp_path: Path) -> None:
         assert "codebot" not in t.run("list-sessions")
     finally:
         t.run("kill-server")
+
+
+@pytest.mark.usefixtures("isolated_home")
+def test_continue_untrusted_is_asked_once(tmp_path: Path) -> None:
+    t, project = _start_untrusted(tmp_path)
+    try:
+        t.wait_for("[q] quit", timeout=30)
+        t.keys("u")
+        t.wait_for("OFFLINE", timeout=30)
+    finally:
+        t.run("kill-server")
+    t2 = Tmux(f"codebot-test-{uuid.uuid4().hex[:8]}", t.env)
+    t2.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40",
+           f"cd {project} && exec {sys.executable} -m codebot")  # fmt: skip
+    try:
+        screen = t2.wait_for("OFFLINE", timeout=30)
+        assert "has not been told to trust" not in screen and "untrusted" in screen
+    finally:
+        t2.run("kill-server")

@@ -42,3 +42,17 @@ def test_a_hostile_folder_name_is_shown_escaped(tmp_path: Path) -> None:
     evil = tmp_path / "x\x1b[2Jy\u202e"
     text = "\n".join(explanation(evil))
     assert "\x1b" not in text and "\u202e" not in text and "\\x1b" in text
+
+
+def test_continue_untrusted_is_remembered_per_folder(tmp_path: Path) -> None:
+    from codebot.ui.trust_prompt import declined, remember_declined
+
+    home, a, b = tmp_path / "home", tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    assert not declined(home, a)
+    remember_declined(home, a)
+    remember_declined(home, a)
+    assert declined(home, a) and not declined(home, b)
+    (home / "untrusted.json").write_text("{not json")
+    assert not declined(home, a)  # a damaged file only means being asked again

@@ -58,6 +58,9 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     finally:
         if app.controller is not None:
             app.controller.close()
+        from codebot.agent.tools.shell import kill_all
+
+        kill_all()  # Textual may own the signal handlers: end what Bash started, here too
     if exit_after_paint:
         print(json.dumps({"first_paint_ms": app.first_paint_ms, "ready_ms": app.ready_ms,
                           "painted_at": app.painted_at}), flush=True)  # fmt: skip
