@@ -95,6 +95,10 @@ def _row_decoder() -> Any:
         "    if type(r) is not list:",
         "        raise ValueError('not a spec row')",
         f"    ({', '.join(_STORED)},) = r",
+        # The index file is data on disk like any other: a damaged row (a null name, say)
+        # is a miss, and the file is parsed again, never a crash at every start.
+        "    if type(name) is not str or type(key) is not str or type(description) is not str or not key:",
+        "        raise ValueError('damaged spec row')",
     ]
     for name in _STORED:
         if name in _TUPLE_FIELDS:

@@ -361,3 +361,22 @@ def test_corpus_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     warm.load()
     assert calls == []
     _assert_same_catalog(warm, cold)
+
+
+def test_a_damaged_index_row_is_a_miss_not_a_crash(roots: list[Root], tmp_path: Path) -> None:
+    """A cache entry with a null name used to crash every start (AttributeError)."""
+    import json
+
+    path = tmp_path / "skill-index.json"
+    cold = Catalog(roots, index=Index(path))
+    cold.load()
+    data = json.loads(path.read_text())
+    for entry in data["entries"].values():
+        if entry.get("spec"):
+            entry["spec"][0] = entry["spec"][1] = None  # name and key
+    path.write_text(json.dumps(data))
+    index = Index(path)
+    warm = Catalog(roots, index=index)
+    warm.load()
+    assert index.misses >= 8  # every damaged row was parsed again
+    assert sorted(s.key for s in warm.snapshot) == sorted(s.key for s in cold.snapshot)
