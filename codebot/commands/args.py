@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codebot.config import Settings, load_settings
+if TYPE_CHECKING:  # `codebot --help` must not pay for the config (dataclasses, inspect)
+    from codebot.config import Settings
 
 
 class UsageError(Exception):
@@ -50,6 +52,8 @@ def check_cwd(args: argparse.Namespace) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
+    from codebot.config import load_settings
+
     check_cwd(args)
     settings = load_settings(
         cwd=getattr(args, "cwd", None),

@@ -13,10 +13,10 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from codebot.config import Settings
-from codebot.display import strip_escapes
+if TYPE_CHECKING:  # cli builds its parser from this module: keep --help light
+    from codebot.config import Settings
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 FLOORS = (  # (option, report key, label)
@@ -32,6 +32,8 @@ def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> N
     files, so terminal escape sequences in them are removed and other controls shown
     escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
     the clipboard. JSON output is printed with `print`/`json.dump`, exactly."""
+    from codebot.display import strip_escapes
+
     print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
 
 
