@@ -115,3 +115,32 @@ def _tighten_dir(d: Path) -> None:
         mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
         if stat.S_ISDIR(st.st_mode) and mine and mode & 0o077:
             os.chmod(d, mode & DIR_MODE)
+
+
+def write_private(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically, 0600 from the first byte.
+
+    A temporary file in the same folder, fsynced, then `os.replace`: a reader sees the old
+    file or the new one, never half of one, and a symlink at `path` is replaced, its target
+    untouched. `durable` also fsyncs the folder so the rename survives a crash (best
+    effort). Raises OSError; the temporary file never stays behind.
+    """
+    target = Path(path)
+    fd, tmp = private_temp(target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        with contextlib.suppress(OSError, AttributeError):
+            dfd = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)

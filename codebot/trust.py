@@ -30,7 +30,6 @@ import errno
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -360,26 +359,9 @@ def _encode(entries: list[TrustEntry]) -> bytes:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    # mkstemp creates the file 0600 in the same folder, so os.replace is a same-filesystem
-    # rename: a reader sees the old file or the new one, never half of one.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if hasattr(os, "fchmod"):  # mkstemp already uses 0600; say so explicitly anyway
-                os.fchmod(fh.fileno(), 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        # Replaces the name: a trust.json that was a symlink is replaced, its target untouched.
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    # Make the rename itself durable (best effort; not every platform allows it).
-    with contextlib.suppress(OSError, AttributeError):
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    # Same folder, 0600, fsynced, os.replace: a reader sees the old file or the new one,
+    # and a trust.json that was a symlink is replaced, its target untouched.
+    from codebot.home import write_private
+
+    write_private(path, data)
+

@@ -27,7 +27,6 @@ Only skill names and times are stored; never arguments, prompts or file contents
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -39,7 +38,7 @@ from typing import Any
 
 import filelock
 
-from codebot.home import FILE_MODE, private_dir, private_temp
+from codebot.home import FILE_MODE, private_dir, write_private
 
 FORMAT = 1
 FILENAME = "skill-usage.json"
@@ -286,25 +285,7 @@ def _lock(path: Path) -> filelock.FileLock:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    # private_temp: 0600 before the first byte; os.replace keeps it for the usage file.
-    fd, tmp = private_temp(path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    # Make the rename itself durable (best effort; not every platform allows it).
-    with contextlib.suppress(OSError, AttributeError):
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    write_private(path, data)  # 0600 before the first byte, atomic, durable
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
