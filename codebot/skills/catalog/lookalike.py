@@ -46,6 +46,22 @@ def _table() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _ascii_map() -> tuple[dict[int, str], frozenset[str]]:
+    """The table restricted to ASCII characters whose prototype is plain printable ASCII
+    without a dash (for them the slow path's NFD and folds change nothing), and the ASCII
+    characters that need the slow path (`%` maps to `º/₀`)."""
+    fast: dict[int, str] = {}
+    slow: set[str] = set()
+    for cp, proto in _table().items():
+        if cp < 128:
+            if proto.isascii() and proto.isprintable() and "-" not in proto:
+                fast[cp] = proto
+            else:
+                slow.add(chr(cp))
+    return fast, frozenset(slow)
+
+
 def _fold_char(ch: str) -> str:
     cat = unicodedata.category(ch)
     if cat == "Cf":
@@ -60,6 +76,10 @@ def skeleton(key: str) -> str:
     """The confusable skeleton of a (normalized) skill name. Plain ASCII letters, digits
     and `-` map to themselves except the few UTS #39 folds among them (`rn` and `m` share
     a skeleton; the catalog never shadows one ASCII name by another)."""
+    if key.isascii():
+        ascii_map, slow = _ascii_map()
+        if not slow.intersection(key):  # the catalog asks this for every name: keep it cheap
+            return key.translate(ascii_map).casefold()
     folded = "".join(_fold_char(c) for c in key) if not key.isascii() else key
     table = _table()
     nfd = unicodedata.normalize("NFD", folded)

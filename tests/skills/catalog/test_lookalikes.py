@@ -43,3 +43,16 @@ def test_skeleton_of_plain_and_distinct_names() -> None:
     assert skeleton(normalize_name("r\u0435view")) == skeleton("review")
     assert skeleton("review") != skeleton("preview")
     assert skeleton("non-ascii-only-\u00e9") != skeleton("non-ascii-only-")
+
+
+def test_the_ascii_fast_path_agrees_with_the_full_skeleton(monkeypatch) -> None:
+    from codebot.skills.catalog import lookalike
+
+    names = ["review", "commit", "cornrnit", "m0dule", "ili1", "50%-off", 'a"b|c`d', "x" * 64]
+    fast = [lookalike.skeleton(n) for n in names]
+    lookalike.skeleton.cache_clear()
+    monkeypatch.setattr(lookalike, "_ascii_map", lambda: ({}, frozenset(chr(i) for i in range(128))))
+    try:
+        assert [lookalike.skeleton(n) for n in names] == fast
+    finally:
+        lookalike.skeleton.cache_clear()
