@@ -97,12 +97,17 @@ def _start_untrusted(tmp_path: Path) -> tuple[Tmux, Path]:
     (project / ".git").mkdir()
     (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review changes. Not for commits.\n---\n"
                                     "!`touch MARK`\nReview.\n")  # fmt: skip
+    return _codebot_in(project), project
+
+
+def _codebot_in(project: Path) -> Tmux:
+    """`codebot` (no --trust) in a fresh tmux server, started in `project`."""
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS and not k.startswith("TMUX")}
     env.update(TERM="xterm-256color", COLORTERM="truecolor")
     t = Tmux(f"codebot-test-{uuid.uuid4().hex[:8]}", env)
     t.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40",
           f"cd {project} && exec {sys.executable} -m codebot")  # fmt: skip
-    return t, project
+    return t
 
 
 @pytest.mark.usefixtures("isolated_home")
@@ -170,9 +175,7 @@ def test_continue_untrusted_is_asked_once(tmp_path: Path) -> None:
         t.wait_for("OFFLINE", timeout=30)
     finally:
         t.run("kill-server")
-    t2 = Tmux(f"codebot-test-{uuid.uuid4().hex[:8]}", t.env)
-    t2.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40",
-           f"cd {project} && exec {sys.executable} -m codebot")  # fmt: skip
+    t2 = _codebot_in(project)
     try:
         screen = t2.wait_for("OFFLINE", timeout=30)
         assert "has not been told to trust" not in screen and "untrusted" in screen
