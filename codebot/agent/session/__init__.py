@@ -8,8 +8,8 @@ May import: `codebot.skills`, `codebot.config`, every earlier agent stage.
 from codebot._exports import lazy_exports
 
 _EXPORTS = {
-    "ResumeChoice": "setup",
-    "SetupError": "setup",
+    "ResumeChoice": "resume",
+    "SetupError": "resume",
     "build_session": "setup",
     "load_messages": "transcript",
     "select_client": "setup",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from codebot.agent.model import ModelClient
@@ -14,6 +13,7 @@ from codebot.agent.permissions import Approvals
 from codebot.agent.session import events as ev
 from codebot.agent.session import subagent
 from codebot.agent.session.loop import Emit, Session
+from codebot.agent.session.resume import ResumeChoice, SetupError
 from codebot.agent.session.transcript import (
     DamagedSession,
     Transcript,
@@ -24,10 +24,6 @@ from codebot.agent.session.transcript import (
 )
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
-
-
-class SetupError(Exception):
-    """A problem the person must fix before a session can start (message says how)."""
 
 
 def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> ModelClient:
@@ -56,12 +52,6 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
         api_key = "sk-no-key-needed"
     return LiteLLMClient(model, api_base=settings.api_base, api_key=api_key)
-
-
-@dataclass
-class ResumeChoice:
-    continue_latest: bool = False
-    session_id: str | None = None
 
 
 def build_session(
