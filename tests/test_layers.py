@@ -200,3 +200,21 @@ def test_stage_exports_name_real_objects() -> None:
             if src is None or name not in src.read_text(encoding="utf-8"):
                 missing.append(f"{package}.{name} -> {inner}")
     assert missing == []
+
+
+def test_stage_exports_point_at_the_defining_module() -> None:
+    """A lazy export must load the module that defines the name, not one that re-exports it:
+    `Change` through `catalog.py` pulled the parser and PyYAML in before the TUI's first paint."""
+    wrong = []
+    for package in MODULES:
+        for name, inner in exports_of(package).items():
+            src = MODULES.get(f"{package}.{inner}")
+            if src is None:
+                continue
+            tree = ast.parse(src.read_text(encoding="utf-8"))
+            defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+            defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+            defined |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+            if name not in defined:
+                wrong.append(f"{package}.{name} -> {inner}")
+    assert wrong == []

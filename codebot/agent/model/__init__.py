@@ -19,8 +19,8 @@ _EXPORTS = {
     "TextDelta": "protocol",
     "ToolCall": "protocol",
     "Usage": "protocol",
-    "default_model_for": "litellm_client",
-    "provider_key_present": "litellm_client",
+    "default_model_for": "providers",
+    "provider_key_present": "providers",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

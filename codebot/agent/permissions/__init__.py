@@ -10,9 +10,9 @@ _EXPORTS = {
     "ApprovalAnswer": "approvals",
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
-    "Pattern": "approvals",
+    "Pattern": "rules",
     "Verdict": "verdict",
-    "parse_pattern": "approvals",
+    "parse_pattern": "rules",
     "preview_for": "approvals",
     "session_pattern_for": "approvals",
 }

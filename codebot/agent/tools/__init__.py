@@ -21,7 +21,7 @@ _EXPORTS = {
     "apply_edit": "files",
     "builtin_tools": "files",
     "display_path": "base",
-    "glob_regex": "files",
+    "glob_regex": "glob_match",
     "resolve_path": "base",
     "skill_search": "meta",
     "subject_path": "base",

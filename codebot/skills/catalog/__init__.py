@@ -10,11 +10,11 @@ from codebot._exports import lazy_exports
 
 _EXPORTS = {
     "Catalog": "catalog",
-    "Change": "catalog",
-    "DirCache": "discover",
+    "Change": "snapshot",
+    "DirCache": "folder_cache",
     "Index": "index",
     "SKIP_DIRS": "discover",
-    "Snapshot": "catalog",
+    "Snapshot": "snapshot",
     "active_keys": "activation",
     "bundled_dir": "roots",
     "default_path": "index",

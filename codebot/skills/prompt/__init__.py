@@ -15,7 +15,6 @@ _EXPORTS = {
     "UsageTracker": "usage",
     "build_reminders": "listing",
     "default_path": "usage",
-    "escape_tags": "listing",
     "listing_for": "listing",
     "one_line": "listing",
     "order_for_prompt": "listing",

@@ -8,7 +8,7 @@ from codebot._exports import lazy_exports
 
 _EXPORTS = {
     "SkillWatcher": "watcher",
-    "make_plan": "watcher",
+    "make_plan": "plan",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -15,12 +15,12 @@ import pytest
 
 import codebot.skills.prompt.listing as listing_mod
 from codebot.skills.files import Root, Source, Spec, normalize_name, parse_file
+from codebot.skills.invoke import escape_tags
 from codebot.skills.prompt import (
     UNCHANGED,
     Listing,
     ListingOptions,
     build_reminders,
-    escape_tags,
     listing_for,
     order_for_prompt,
     path_hint,
