@@ -15,6 +15,7 @@ _EXPORTS = {
     "parse_pattern": "rules",
     "preview_for": "approvals",
     "session_pattern_for": "approvals",
+    "session_patterns_for": "approvals",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -38,7 +38,24 @@ __all__ = [
     "parse_pattern",
     "preview_for",
     "session_pattern_for",
+    "session_patterns_for",
 ]
+
+
+def session_patterns_for(tool: str, subject: str) -> list[Pattern]:
+    """"Allow for the session" on a plain Bash chain grants each of its commands exactly
+    (a rule of several commands allows nothing: every part must be allowed on its own), so
+    `make && make test` asked once runs unasked again, and so do `make` and `make test`,
+    but nothing else. Anything else: exactly what was seen (`session_pattern_for`)."""
+    if tool == "Bash":
+        import shlex
+
+        from codebot.agent.permissions.shell_parse import analyze
+
+        analysis = analyze(subject)
+        if analysis.plain and analysis.chain:
+            return [Pattern.exact("Bash", shlex.join(cmd.words)) for cmd in analysis.chain]
+    return [session_pattern_for(tool, subject)]
 
 
 def session_pattern_for(tool: str, subject: str) -> Pattern:

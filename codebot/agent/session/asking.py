@@ -11,7 +11,7 @@ from codebot.agent.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     preview_for,
-    session_pattern_for,
+    session_patterns_for,
 )
 from codebot.agent.session.turn import TurnState
 
@@ -30,7 +30,8 @@ class Asking:
         self.emit(request)
         answer = await future
         if answer is ApprovalAnswer.ALLOW_SESSION:
-            self.approvals.grant_session(session_pattern_for(tool, subject))
+            for pattern in session_patterns_for(tool, subject):
+                self.approvals.grant_session(pattern)
         return answer in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
 
     async def _ask_outside(self, args: dict[str, Any], command: str, why: str) -> bool:

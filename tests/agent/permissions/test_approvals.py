@@ -357,3 +357,25 @@ def test_a_plain_command_naming_a_denied_path_is_asked_however_it_is_spelled(tmp
         v = a.check("Bash", f"cat {word}")
         assert v.outcome == "ask" and "Read(.env)" in v.reason, word
     assert a.check("Bash", "cat src/app.py").outcome == "allow"  # the control
+
+
+def test_allow_for_the_session_on_a_chain_grants_each_part_exactly() -> None:
+    from codebot.agent.permissions import session_patterns_for
+
+    a = Approvals()
+    for p in session_patterns_for("Bash", "make && make test"):
+        a.grant_session(p)
+    for command in ("make && make test", "make", "make test", "make test && make", "'make' test"):
+        assert a.check("Bash", command).outcome == "allow", command
+    for command in ("make && rm -rf x", "make test --watch", "make; make install", "make $(rm x)"):
+        assert a.check("Bash", command).outcome == "ask", command
+
+
+def test_allow_for_the_session_on_a_non_plain_command_grants_nothing_reusable() -> None:
+    from codebot.agent.permissions import session_patterns_for
+
+    a = Approvals()
+    for p in session_patterns_for("Bash", "echo $(date)"):
+        a.grant_session(p)
+    assert a.check("Bash", "echo $(date)").outcome == "ask"
+    assert a.check("Bash", "echo $(rm x)").outcome == "ask"
