@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codebot import __version__
-from codebot.commands.args import Parser, UsageError, check_cwd, common_options
+from codebot.commands.args import Parser, UsageError, check_cwd, common_options, split_prompt
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 
@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print mode output format")  # fmt: skip
     parser.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session in this project")
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("--compact", metavar="FOCUS", nargs="?", const="", default=None,
+                        help="with -p: compact the resumed conversation first (optionally keeping FOCUS in view)")
     parser.add_argument("--allow", metavar="PATTERN", action="append", default=[], help="allow a tool without asking, e.g. 'Bash(git diff:*)'")
     parser.add_argument("--deny", metavar="PATTERN", action="append", default=[], help="always deny a tool pattern")
     parser.add_argument("--plain", action="store_true", help="line mode (prompt-toolkit) instead of the full-screen TUI")
@@ -100,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        argv, initial_prompt = split_prompt(parser, sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(argv)
         check_cwd(args)
         if args.command == "skills":
             from codebot.commands.skills import run
@@ -115,34 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.sessions import run as run_sessions_command
 
             return run_sessions_command(args)
+        if args.prompt is not None and initial_prompt is not None:
+            raise UsageError(f"give the prompt once: either -p PROMPT or a bare prompt, not both ({initial_prompt!r})")
         if args.prompt is not None:
-            from codebot.commands.args import settings_from
-            from codebot.ui.print_mode import run_print
-
-            prompt = read_stdin() if args.prompt == "-" else args.prompt
-            if not prompt.strip():
-                raise UsageError("-p needs a prompt; it was empty" + (" (nothing on stdin)" if args.prompt == "-" else ""))
-            return run_print(prompt, settings_from(args), output_format=args.output_format, allow=args.allow,
-                             deny=args.deny, continue_latest=args.continue_, resume_id=args.resume,
-                             extra_dirs=args.add_dir)  # fmt: skip
-        import os
-
-        from codebot.agent.session import ResumeChoice
-        from codebot.commands.args import settings_from
-        from codebot.ui.line.repl import run_line, should_use_line_mode
-
-        settings = settings_from(args)
-        resume = ResumeChoice(args.continue_, args.resume)
-        line = args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin)
-        if not settings.trusted and sys.stdin.isatty() and sys.stdout.isatty():
-            settings = ask_trust(settings, args, tui=not line)
-            if settings is None:
-                return 0
-        if line:
-            return run_line(settings, allow=args.allow, deny=args.deny, resume=resume, extra_dirs=args.add_dir)
-        from codebot.ui.tui import run_tui
-
-        return run_tui(settings, allow=args.allow, deny=args.deny, resume=resume, extra_dirs=args.add_dir)
+            return run_print_mode(args)
+        return run_interactive(args, initial_prompt)
     except UsageError as exc:
         print(f"codebot: error: {exc}", file=sys.stderr)
         return 2
@@ -150,6 +130,62 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def run_print_mode(args: argparse.Namespace) -> int:
+    from codebot.commands.args import settings_from
+    from codebot.ui.print_mode import run_print
+
+    prompt = read_stdin() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        raise UsageError("-p needs a prompt; it was empty" + (" (nothing on stdin)" if args.prompt == "-" else ""))
+    settings = settings_from(args)
+    check_model_key(args, settings)
+    return run_print(prompt, settings, output_format=args.output_format, allow=args.allow, deny=args.deny,
+                     continue_latest=args.continue_, resume_id=args.resume, extra_dirs=args.add_dir,
+                     compact=args.compact)  # fmt: skip
+
+
+def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int:
+    """The TUI, or line mode for --plain and terminals that cannot take it; a bare prompt
+    (`codebot "fix the bug"`) is sent as the first message."""
+    import os
+
+    from codebot.agent.session import ResumeChoice
+    from codebot.commands.args import settings_from
+    from codebot.ui.line.repl import run_line, should_use_line_mode
+
+    settings = settings_from(args)
+    check_model_key(args, settings)
+    resume = ResumeChoice(args.continue_, args.resume)
+    line = args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin)
+    if not settings.trusted and sys.stdin.isatty() and sys.stdout.isatty():
+        settings = ask_trust(settings, args, tui=not line)
+        if settings is None:
+            return 0
+    options = {"allow": args.allow, "deny": args.deny, "resume": resume, "extra_dirs": args.add_dir,
+               "initial_prompt": initial_prompt}  # fmt: skip
+    if line:
+        return run_line(settings, **options)
+    from codebot.ui.tui import run_tui
+
+    return run_tui(settings, **options)
+
+
+def check_model_key(args: argparse.Namespace, settings) -> None:
+    """A `--model` whose provider key is not set stops here, before a session is built and
+    litellm imported: otherwise the first message would fail seconds later with the same
+    news. Models from config or CODEBOT_MODEL are left to the first request's error."""
+    import os
+
+    from codebot.agent.model.providers import key_problem
+
+    if not getattr(args, "model", None):
+        return
+    problem = key_problem(settings.model or args.model, os.environ, api_base=settings.api_base)
+    if problem:
+        raise UsageError(f"--model {args.model}: {problem}, pass --api-base URL for a local "
+                         "OpenAI-compatible server, or leave out --model to use the offline model")  # fmt: skip
 
 
 def read_stdin() -> str:

@@ -46,7 +46,8 @@ def one_line_error(err: str) -> bool:
     ["--cwd", "/etc/hostname", "-p", "hi"],
     ["-p", ""],
     ["-p", "   "],
-    ["frobnicate"],
+    ["skils"],
+    ["--modle", "x"],
     ["skills", "frobnicate"],
     ["sessions", "--frob"],
 ])  # fmt: skip

@@ -6,7 +6,10 @@ Its own module so that command handlers never import `cli.py` (which imports the
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,10 +23,117 @@ class UsageError(Exception):
 
 class Parser(argparse.ArgumentParser):
     """argparse with a one-line error (argparse prints the whole usage block first, which
-    buries the one line that matters)."""
+    buries the one line that matters), and a "did you mean" for a mistyped option."""
 
     def error(self, message: str):  # type: ignore[override]
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        if unknown:  # options after a subcommand end here, checked by argparse itself
+            option = next((w for w in unknown.group(1).split() if w.startswith("-")), None)
+            if option is not None:
+                message = unknown_option(option, all_options(self))
+        choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:  # `codebot skills lst`
+            close = difflib.get_close_matches(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), n=1)
+            if close:
+                message = f"unknown command {choice.group(1)!r}; did you mean {close[0]!r}?"
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def unknown_option(option: str, known: Iterable[str]) -> str:
+    """The error for a mistyped option, with the nearest known spelling: "unknown option
+    --modle; did you mean --model?"."""
+    name = option.partition("=")[0]
+    close = difflib.get_close_matches(name, [o for o in known if o.startswith("--") == name.startswith("--")], n=1)
+    return f"unknown option {name}" + (f"; did you mean {close[0]}?" if close else "")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's subcommands by name (argparse keeps them in its subparsers action)."""
+    for action in parser._actions:  # argparse has no public way to list them
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def all_options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of `parser` and of its subcommands, for suggestions."""
+    found = set(parser._option_string_actions)
+    for sub in _subparsers(parser).values():
+        found |= all_options(sub)
+    return found
+
+
+def split_prompt(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """`codebot [options] PROMPT...`: the arguments without the bare prompt, and the prompt.
+
+    A first positional word that names no subcommand starts a bare prompt (as in
+    `claude "fix the bug"`); every later positional word joins it, and everything after
+    `--` is prompt. argparse cannot do this itself: its subcommand positional would reject
+    the prompt as an "invalid choice". An unknown option before the prompt or a
+    subcommand is reported here, because only here is it known to be one.
+    """
+    commands = _subparsers(parser)
+    rest: list[str] = []
+    words: list[str] = []
+    double_dash = False
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            words, double_dash = [*words, *argv[i + 1 :]], True
+            break
+        if token.startswith("-") and token != "-" and not _NUMBER.fullmatch(token):
+            taken = _option_width(parser, token)
+            rest.extend(argv[i : i + taken])
+            i += taken
+            continue
+        if not words and token in commands:
+            return list(argv), None  # a subcommand: argparse reads the rest
+        words.append(token)
+        i += 1
+    if not words and not double_dash:
+        return rest, None
+    _check_prompt_words(words, commands, double_dash)
+    return rest, " ".join(words)
+
+
+_NUMBER = re.compile(r"-\d+(?:\.\d*)?")  # a positional to argparse, not an option
+
+
+def _option_width(parser: argparse.ArgumentParser, token: str) -> int:
+    """How many arguments the option `token` takes up (itself and its value, if any)."""
+    name, eq, _ = token.partition("=")
+    known = parser._option_string_actions
+    action = known.get(name)
+    if action is None and not name.startswith("--") and name[:2] in known:
+        name, eq = name[:2], "attached"  # `-pPROMPT`: a short option with its value attached
+        action = known[name]
+    if action is None and name.startswith("--"):
+        matches = {known[o] for o in known if o.startswith(name)}  # argparse accepts unique prefixes
+        if len(matches) > 1:
+            return 1  # ambiguous: argparse says so, naming the candidates
+        action = next(iter(matches), None)
+    if action is None:
+        raise UsageError(unknown_option(token, known))
+    return 1 if action.nargs == 0 or eq else 2
+
+
+def _check_prompt_words(words: list[str], commands: dict[str, argparse.ArgumentParser], double_dash: bool) -> None:
+    """A bare prompt that is really a mistyped command is an error, not a message to the model."""
+    prompt = " ".join(words)
+    if not prompt.strip():
+        raise UsageError("the prompt is empty; run 'codebot' alone to start without one")
+    if double_dash or len(words) != 1 or " " in prompt:
+        return
+    word = prompt.lower()
+    close = difflib.get_close_matches(word, list(commands), n=1, cutoff=0.75)
+    if close:
+        raise UsageError(f"unknown command {prompt!r}; did you mean {close[0]!r}? "
+                         f"(to send it as a prompt: codebot -- {prompt})")  # fmt: skip
+    for name, sub in commands.items():
+        if word in _subparsers(sub):
+            raise UsageError(f"{prompt!r} is a subcommand of {name}: did you mean 'codebot {name} {word}'? "
+                             f"(to send it as a prompt: codebot -- {prompt})")  # fmt: skip
 
 
 def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:

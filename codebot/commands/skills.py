@@ -13,6 +13,7 @@ from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
 from codebot.skills.files import Source, Spec
+from codebot.skills.validate import catalog_problems, count_of, problem_count
 
 
 def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
@@ -75,6 +76,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         rows += [entry(sh.spec, snap, active, sh.winner) | {"shadow_reason": sh.reason} for sh in snap.shadowed]
     if args.json:
         json.dump({"skills": rows, "diagnostics": [d.to_json() for d in snap.diagnostics],
+                   "problem_count": problem_count(snap),
                    "roots": [{"path": str(r.path), "source": r.source.value, "family": r.family} for r in snap.roots]},
                   sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
         sys.stdout.write("\n")
@@ -94,11 +96,13 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
                 text = strip_escapes(f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}")
             line = f"  {strip_escapes(r['name']):<{name_w}}  {flags}{text}"
             _say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
-    errors = [d for d in snap.diagnostics if d.severity.value != "info"]
-    if errors:
-        _say(f"\n{len(errors)} problem(s) (run 'codebot skills validate' for details):")
-        for d in errors[:20]:
+    problems = catalog_problems(snap)
+    if problems:
+        _say(f"\n{count_of(len(problems), 'problem')} (run 'codebot skills validate' for details):")
+        for d in problems[:20]:
             _say("  " + d.format())
+        if len(problems) > 20:
+            _say(f"  … and {len(problems) - 20:,} more")
     if not rows:
         _say("no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR.")
     return 0
@@ -128,7 +132,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         if hit:
             spec, shadow = hit[0].spec, hit[0].winner
     if spec is None:
-        return _unknown(args.name, snap)
+        return _not_loaded(args, snap) or _unknown(args.name, snap)
     d = entry(spec, snap, _active(snap, settings), shadow) | {
         "display_name": spec.display_name,
         "short_description": spec.short_description,
@@ -165,6 +169,36 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _not_loaded(args: argparse.Namespace, snap: Snapshot) -> int:
+    """`skills show broken` for a skill whose file did not load: its problems, each with
+    file, line and fix, instead of "no skill named 'broken'" (which hides it). 0 if none."""
+    from codebot.skills.files import normalize_name
+
+    wanted = normalize_name(args.name)
+    found = [d for d in snap.diagnostics if _folder_name(d.path) == wanted]
+    if not found:
+        return 0
+    if args.json:
+        print(json.dumps({"name": args.name, "loaded": False, "diagnostics": [d.to_json() for d in found]},
+                         indent=2, ensure_ascii=False))  # fmt: skip
+        return 1
+    _say(f"codebot: skill {args.name!r} did not load: {count_of(len(found), 'problem')} in its file:", file=sys.stderr)
+    for d in found:
+        _say("  " + d.format(), file=sys.stderr)
+    _say(f"Fix it, then check with: codebot skills validate {found[0].path}", file=sys.stderr)
+    return 1
+
+
+def _folder_name(path: str) -> str:
+    """The skill name a file would have had: its folder (`x/SKILL.md`) or its stem (`x.md`)."""
+    from pathlib import Path
+
+    from codebot.skills.files import normalize_name
+
+    p = Path(path)
+    return normalize_name(p.parent.name if p.name.lower() == "skill.md" else p.stem)
+
+
 def _unknown(name: str, snap: Snapshot) -> int:
     import difflib
 
@@ -189,15 +223,23 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     failed = report.failed(args.strict)
     if args.json:
         json.dump({"ok": not failed, "checked": report.checked, "strict": args.strict,
+                   "problem_count": len(report.problems),
                    "diagnostics": [d.to_json() for d in report.diagnostics]}, sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
         sys.stdout.write("\n")
     else:
         for d in report.diagnostics:
             _say(d.format())
-        counts = {s: sum(1 for d in report.diagnostics if d.severity.value == s) for s in ("error", "warning", "info")}
-        _say(f"{report.checked} skill(s) checked: {counts['error']} error(s), {counts['warning']} warning(s), "
-              f"{counts['info']} hint(s){' (strict: warnings fail)' if args.strict else ''}")  # fmt: skip
+        _say(_validate_summary(report, args.strict))
     return 1 if failed else 0
+
+
+def _validate_summary(report: Any, strict: bool) -> str:
+    """`3 skills checked: 2 problems (1 error, 1 warning), 4 hints`: the problem count is
+    the one `skills list` and /skills show (`Report.problems`, as `catalog_problems`)."""
+    counts = {s: sum(1 for d in report.diagnostics if d.severity.value == s) for s in ("error", "warning", "info")}
+    return (f"{count_of(report.checked, 'skill')} checked: {count_of(len(report.problems), 'problem')} "
+            f"({count_of(counts['error'], 'error')}, {count_of(counts['warning'], 'warning')}), "
+            f"{count_of(counts['info'], 'hint')}{' (strict: warnings fail)' if strict else ''}")  # fmt: skip
 
 
 HANDLERS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate}
@@ -283,7 +325,7 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
     snap = _snapshot(settings)
     usage = UsageTracker(settings.home / "skill-usage.json").scores()
     budget = args.budget if args.budget is not None else settings.listing_budget
-    if budget <= 0:
+    if budget is not None and budget <= 0:  # None: the listing's own default (a share of the window)
         _say("codebot: --budget must be a positive number of characters", file=sys.stderr)
         return 2
     options = ListingOptions(budget, settings.listing_line, settings.listing_when)
@@ -301,14 +343,9 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.trace import format_stats, summarize
+    from codebot.commands.stats import run_stats
 
-    summary = summarize(settings.home / "traces")
-    if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
-    else:
-        _say(format_stats(summary))
-    return 0
+    return run_stats(args, settings, _snapshot(settings))
 
 
 def cmd_route(args: argparse.Namespace, settings: Settings) -> int:

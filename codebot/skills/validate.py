@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codebot.skills.catalog import glob_error, scan_root
+from codebot.skills.catalog import Snapshot, glob_error, scan_root
 from codebot.skills.files import Diagnostic, Root, Severity, Source, Spec
 from codebot.skills.files.parse import KNOWN_KEYS, _key_lines, parse_file
 
@@ -34,6 +35,40 @@ class Report:
         bad = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
         return any(d.severity in bad for d in self.diagnostics)
 
+    @property
+    def problems(self) -> tuple[Diagnostic, ...]:
+        """Errors and warnings: what every "N problems" counts (hints are advice)."""
+        return tuple(d for d in self.diagnostics if d.severity is not Severity.INFO)
+
+
+def count_of(n: int, noun: str) -> str:
+    """`1 problem`, `2 problems`: never "1 problems" nor "problem(s)"."""
+    return f"{n:,} {noun if n == 1 else noun + 's'}"
+
+
+_last: tuple[weakref.ref[Snapshot], tuple[Diagnostic, ...]] | None = None
+
+
+def catalog_problems(snapshot: Snapshot) -> tuple[Diagnostic, ...]:
+    """The loaded catalog's problems: rejected files, root problems and every loaded
+    skill's errors and warnings, as `codebot skills validate` reports them.
+
+    The ONE source of every problem count (`skills list`, `skills validate`, `/skills` in
+    the TUI and line mode), so they cannot disagree. Hints are skipped (they read every
+    body); the result is kept for the last snapshot asked about, which never changes.
+    """
+    global _last
+    if _last is not None and _last[0]() is snapshot:
+        return _last[1]
+    problems = validate_specs(snapshot, snapshot.diagnostics, hints=False).problems
+    _last = (weakref.ref(snapshot), problems)
+    return problems
+
+
+def problem_count(snapshot: Snapshot) -> int:
+    """How many problems the catalog has (`catalog_problems`)."""
+    return len(catalog_problems(snapshot))
+
 
 def _frontmatter_lines(spec: Spec) -> dict[str, int]:
     from codebot.skills.files import MAX_FILE_BYTES, read_regular
@@ -45,12 +80,17 @@ def _frontmatter_lines(spec: Spec) -> dict[str, int]:
     return _key_lines(head, 1)
 
 
-def check_spec(spec: Spec) -> list[Diagnostic]:
-    lines = _frontmatter_lines(spec)
+def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
+    """The spec's and codebot's rules for one skill; `hints=False` skips the INFO ones."""
+    lines: dict[str, int] | None = None  # read from the file only when there is a finding
     path = str(spec.path)
     out: list[Diagnostic] = []
 
     def add(sev: Severity, code: str, field: str | None, msg: str, hint: str) -> None:
+        nonlocal lines
+        if sev is Severity.INFO and not hints:
+            return
+        lines = _frontmatter_lines(spec) if lines is None else lines
         out.append(Diagnostic(path, lines.get(field or "", 1), code, sev, msg, hint, field))
 
     name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
@@ -79,6 +119,8 @@ def check_spec(spec: Spec) -> list[Diagnostic]:
         if norm not in KNOWN_KEYS:
             add(Severity.INFO, "unknown-key", None, f"frontmatter key {key!r} is not used by codebot",
                 "it is kept and shown by 'skills show', but has no effect")  # fmt: skip
+    if not hints:
+        return out
     if not NEGATIVE.search(spec.description) and not (spec.when_to_use and NEGATIVE.search(spec.when_to_use)):
         add(Severity.INFO, "no-negative-boundary", "description",
             "description does not say when NOT to use the skill",
@@ -93,14 +135,16 @@ def check_spec(spec: Spec) -> list[Diagnostic]:
     return out
 
 
-def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = ()) -> Report:
+def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = (), *, hints: bool = True) -> Report:
+    """Every finding for `specs` and the files that did not load; `hints=False` leaves out
+    the INFO findings (and the reads they need), never an error or a warning."""
     diags = [d for d in rejected if d.severity is not Severity.INFO]
     n = 0
     for spec in specs:
         n += 1
         diags.extend(dataclasses.replace(d, severity=Severity.ERROR) if d.code in ERROR_CODES else d
-                     for d in spec.diagnostics)  # fmt: skip
-        diags.extend(check_spec(spec))
+                     for d in spec.diagnostics if hints or d.severity is not Severity.INFO)  # fmt: skip
+        diags.extend(check_spec(spec, hints))
     diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
     return Report(tuple(diags), n)
 
@@ -180,7 +224,7 @@ def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
                                   "the model choose skills by these words", "description"))  # fmt: skip
         elif n_words < MIN_DESCRIPTION_WORDS:
             out.append(Diagnostic(str(spec.path), line_of(spec), "short-description", Severity.WARNING,
-                                  f"description has {n_words} word(s)",
+                                  f"description has {count_of(n_words, 'word')}",
                                   f"write at least {MIN_DESCRIPTION_WORDS} words: what it does, when to use it, "
                                   "and 'Not for X (use Y)'", "description"))  # fmt: skip
     for a, b, jac in _overlapping(specs, Tokenizer("builtin")):
@@ -192,26 +236,35 @@ def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
 
 
 def _overlapping(specs: list[Spec], tokenize) -> list[tuple[Spec, Spec, float]]:
-    """Pairs with Jaccard >= OVERLAP_JACCARD, found by prefix filtering (exact, not O(n^2))."""
+    """Pairs with Jaccard >= OVERLAP_JACCARD, found by prefix filtering (exact, not O(n^2)).
+
+    Sets are visited smallest first, so a set indexed earlier is never larger, and one
+    smaller than OVERLAP_JACCARD times the current size cannot reach the threshold (the
+    length filter): `skills list` pays for this on every catalog, so it must stay cheap.
+    Pairs come out in the input order: (earlier, later), by the later one.
+    """
     import math
     from collections import Counter
 
     sets = [frozenset(tokenize(s.description)) for s in specs]
     df = Counter(t for s in sets for t in s)
-    ordered = [sorted(s, key=lambda t: (df[t], t)) for s in sets]
     index: dict[str, list[int]] = {}
-    out: list[tuple[Spec, Spec, float]] = []
-    for j, toks in enumerate(ordered):
+    found: list[tuple[int, int, float]] = []
+    for j in sorted(range(len(sets)), key=lambda k: (len(sets[k]), k)):
+        toks = sorted(sets[j], key=lambda t: (df[t], t))
         if len(toks) < 3:
             continue
         prefix = len(toks) - math.ceil(OVERLAP_JACCARD * len(toks)) + 1
+        min_size = OVERLAP_JACCARD * len(toks)
         cands: set[int] = set()
         for t in toks[:prefix]:
-            cands.update(index.get(t, ()))
-            index.setdefault(t, []).append(j)
-        for i in sorted(cands):
+            posting = index.setdefault(t, [])
+            cands.update(i for i in posting if len(sets[i]) >= min_size)
+            posting.append(j)
+        for i in cands:
             inter = len(sets[i] & sets[j])
-            jac = inter / len(sets[i] | sets[j])
+            jac = inter / (len(sets[i]) + len(sets[j]) - inter)
             if jac >= OVERLAP_JACCARD:
-                out.append((specs[i], specs[j], jac))
-    return out
+                found.append((min(i, j), max(i, j), jac))
+    found.sort(key=lambda f: (f[1], f[0]))
+    return [(specs[i], specs[j], jac) for i, j, jac in found]

@@ -8,12 +8,16 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
+import re
+import shlex
 import sys
 from typing import Any
 
 from codebot.agent.session import events as ev
 from codebot.agent.session.transcript import clean
 from codebot.config import Settings
+from codebot.display import strip_escapes
 
 
 def _event_json(e: Any) -> dict[str, Any]:
@@ -26,12 +30,42 @@ def _event_json(e: Any) -> dict[str, Any]:
     return clean(d)  # stdout stays valid UTF-8 JSON whatever bytes a file name had
 
 
+def _say(text: str) -> None:
+    """One line for the person on stderr. Skill names, notices, commands and provider
+    errors can carry terminal escapes; none reaches the terminal (`strip_escapes`)."""
+    print(strip_escapes(text), file=sys.stderr)
+
+
+class _Answer:
+    """The streamed answer on stdout. With NO_COLOR set it is cleaned of terminal escapes
+    a line at a time, so a sequence split across two deltas is still caught whole."""
+
+    def __init__(self) -> None:
+        self.clean = bool(os.environ.get("NO_COLOR"))  # no-color.org: set and not empty
+        self.pending = ""
+        self.streamed = False
+
+    def write(self, text: str) -> None:
+        self.streamed = self.streamed or bool(text)
+        if self.clean:
+            done, newline, self.pending = (self.pending + text).rpartition("\n")
+            text = strip_escapes(done + newline)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    def end(self) -> None:
+        if self.pending:
+            sys.stdout.write(strip_escapes(self.pending))
+            self.pending = ""
+
+
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
-              continue_latest: bool = False, resume_id: str | None = None, extra_dirs=()) -> int:
+              continue_latest: bool = False, resume_id: str | None = None, extra_dirs=(),
+              compact: str | None = None) -> int:
     from codebot.agent.session import ResumeChoice, SetupError, build_session
     from codebot.workspace import open_catalog
 
-    streamed: list[str] = []
+    answer = _Answer()
     with contextlib.suppress(AttributeError, ValueError):  # no write to stdout may end on a codec error
         sys.stdout.reconfigure(errors="replace")
 
@@ -41,35 +75,38 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             sys.stdout.flush()
         elif output_format == "text":
             if isinstance(e, ev.TextDelta) and e.depth == 0:
-                sys.stdout.write(e.text)
-                sys.stdout.flush()
-                streamed.append(e.text)
+                answer.write(e.text)
             elif isinstance(e, ev.SkillActivated):
-                print(f"[skill {e.name} · {e.mode} · {e.actor}]", file=sys.stderr)
+                _say(f"[skill {e.name} · {e.mode} · {e.actor}]")
             elif isinstance(e, ev.Notice):
-                print(f"codebot: {e.text}", file=sys.stderr)
+                _say(f"codebot: {e.text}")
         if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":
             # A warning (a transcript that cannot be written) reaches the person in every
             # format; stdout keeps only the result.
-            print(f"codebot: warning: {e.text}", file=sys.stderr)
+            _say(f"codebot: warning: {e.text}")
 
     catalog = open_catalog(settings)
     try:
         session = build_session(settings, catalog, emit=emit, interactive=False, allow=allow, deny=deny,
                                 resume=ResumeChoice(continue_latest, resume_id), extra_dirs=extra_dirs)  # fmt: skip
     except SetupError as exc:
-        print(f"codebot: {exc}", file=sys.stderr)
+        _say(f"codebot: {exc}")
         return 2
     for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
-        print(f"codebot: warning: {warning}", file=sys.stderr)
+        _say(f"codebot: warning: {warning}")
     if session.sandbox_notice:
-        print(f"codebot: {session.sandbox_notice}", file=sys.stderr)
+        _say(f"codebot: {session.sandbox_notice}")
     for notice in session.transcript.notices if session.transcript is not None else ():
-        print(f"codebot: warning: {notice}", file=sys.stderr)
+        _say(f"codebot: warning: {notice}")
+    from codebot.ui import commands
+
+    parsed = commands.parse(prompt)
+    if parsed.kind == "builtin" and parsed.name == "compact":  # `-p "/compact focus"`: only that
+        return _compact_only(session, parsed.args, output_format)
     try:
-        record = asyncio.run(session.run_turn(prompt))
+        record = asyncio.run(_turn(session, prompt, compact))
     except KeyboardInterrupt:
-        print("codebot: cancelled", file=sys.stderr)
+        _say("codebot: cancelled")
         return 130
     finally:
         from codebot.agent.tools.shell import kill_all
@@ -91,11 +128,147 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             out["error"] = {"kind": record.error_kind, "message": record.error}
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
     elif output_format == "text":
-        if record.text and not streamed:
-            sys.stdout.write(record.text)
-        if record.text or streamed:
+        if record.text and not answer.streamed:
+            answer.write(record.text)
+        answer.end()
+        if record.text or answer.streamed:
             sys.stdout.write("\n")
+    for hint in denial_hints(record.tool_calls, session):
+        _say(f"codebot: {hint}")
     if record.error:
-        print(f"codebot: {record.error.splitlines()[0] if record.error else ''}", file=sys.stderr)
+        _say(f"codebot: {record.error.splitlines()[0] if record.error else ''}")
         return 1
     return 0
+
+
+async def _turn(session: Any, prompt: str, compact: str | None) -> Any:
+    """`--compact [FOCUS]`: compact the resumed conversation, then run the turn."""
+    if compact is not None:
+        from codebot.agent.model import ModelError
+
+        try:
+            await session.compact(compact)
+        except ModelError as exc:  # the turn still runs; its own request may say more
+            _say(f"codebot: cannot compact: {exc.message}")
+    return await session.run_turn(prompt)
+
+
+def _compact_only(session: Any, focus: str, output_format: str) -> int:
+    from codebot.agent.model import ModelError
+
+    error = None
+    try:
+        record = asyncio.run(session.compact(focus))
+    except ModelError as exc:
+        record, error = None, exc.message
+    finally:
+        if session.transcript is not None:
+            session.transcript.close()
+    text = error or (record.describe() if record is not None else "nothing to compact yet")
+    if output_format == "json":
+        out = {"result": text, "session_id": session.id, "model": session.client.model,
+               "compaction": record.to_json() if record is not None else None, "is_error": error is not None}  # fmt: skip
+        print(json.dumps(clean(out), ensure_ascii=False, default=str))
+    elif output_format == "text":
+        print(text)
+    return 1 if error else 0
+
+
+# -- denied calls: print mode cannot ask, so it says which rule would have allowed them -------
+
+
+def denial_hints(tool_calls: list[dict[str, Any]], session: Any) -> list[str]:
+    """One line per distinct denied call (`TurnRecord.tool_calls`, status "denied")."""
+    hints: list[str] = []
+    for call in tool_calls:
+        if call.get("status") == "denied":
+            hint = denial_hint(call, session)
+            if hint not in hints:
+                hints.append(hint)
+    return hints
+
+
+_BY_RULE = re.compile(r"denied by rule (.+?): ")  # the loop's wording for a deny rule's verdict
+
+
+def denial_hint(call: dict[str, Any], session: Any) -> str:
+    name, args = str(call.get("name")), call.get("arguments") or {}
+    what = _call_text(name, args)
+    by_rule = _BY_RULE.match(str(call.get("reason") or ""))
+    if by_rule and by_rule.group(1) != "None":
+        return (f"{what} was denied by the rule {by_rule.group(1)}; a deny rule wins over --allow, so remove it "
+                "(--deny, or permissions.deny in the config) to let such calls run")  # fmt: skip
+    subject = _subject(session, name, args)
+    rules, why = allow_rules_for(name, subject, session.approvals)
+    if not rules:
+        return (f"{what} was denied: print mode cannot ask, and no --allow rule can allow it ({why}); "
+                "run it where you can approve it: codebot, or codebot --plain")  # fmt: skip
+    hint = f"{what} was denied: print mode cannot ask. To allow it, add {_flags(rules[0])}"
+    return hint + (f" (or exactly this call: {_flags(rules[1])})" if len(rules) > 1 else "")
+
+
+def _flags(rules: list[str]) -> str:
+    return " ".join(f"--allow {shlex.quote(rule)}" for rule in rules)
+
+
+def _call_text(name: str, args: dict[str, Any]) -> str:
+    """The call as the person should recognise it: Bash and its command, Write and its path."""
+    from codebot.skills.prompt import one_line, truncate
+
+    shown = args.get("command") if name == "Bash" else args.get("path")
+    return f"{name} `{truncate(one_line(str(shown)), 120)}`" if shown else name
+
+
+def _subject(session: Any, name: str, args: dict[str, Any]) -> str:
+    """What the permission rules matched, computed as the session did (`approval_subject`)."""
+    tool = session.registry.get(name)
+    try:
+        return tool.approval_subject(args, session.context) if tool is not None else ""
+    except Exception:  # arguments the tool cannot read: a rule on the bare name is all there is
+        return ""
+
+
+def allow_rules_for(tool: str, subject: str, approvals: Any) -> tuple[list[list[str]], str]:
+    """Rule sets that would allow this call under the session's deny rules, each checked
+    by the permission engine itself: for Bash a prefix per command, then each command
+    exactly; for other tools the exact path or subject, else the bare tool name. None
+    found: the reason the engine gives."""
+    from codebot.agent.permissions import Approvals, session_patterns_for
+
+    if tool == "Bash":
+        exact = [p.text for p in session_patterns_for("Bash", subject)]
+        candidates = [_bash_prefixes(exact), exact]
+    elif subject:
+        candidates = [[f"{tool}({subject})"], [tool]]
+    else:
+        candidates = [[tool]]
+    found: list[list[str]] = []
+    why = "needs approval"
+    for rules in candidates:
+        probe = Approvals(allow=rules, deny=[r.text for r in approvals.deny_rules])
+        probe.project_dir = approvals.project_dir
+        verdict = probe.check(tool, subject)
+        if verdict.outcome == "allow" and rules not in found:
+            found.append(rules)
+            if tool != "Bash":
+                break  # the bare tool name is offered only when the exact rule cannot do it
+        why = verdict.reason if verdict.outcome != "allow" else why
+    return found, why
+
+
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")  # `git push`, `npm test`: the second word names the action
+
+
+def _bash_prefixes(exact: list[str]) -> list[str]:
+    """`Bash(git push:*)` for `Bash(git push origin main)`: the program and its subcommand."""
+    out: list[str] = []
+    for text in exact:
+        try:
+            words = shlex.split(text[len("Bash(") : -1])
+        except ValueError:
+            return []
+        keep = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
+        rule = f"Bash({shlex.join(keep)}:*)"
+        if keep and rule not in out:
+            out.append(rule)
+    return out

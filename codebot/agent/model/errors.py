@@ -29,7 +29,9 @@ def model_error(exc: BaseException, model: str, timeout: float, *, received: boo
     kind, status = _classify(exc)
     said = _said(exc)
     where = api_base or provider_of(model)
-    if kind == "auth":
+    if kind == "unknown_model":
+        kind, message = "not_found", _unknown_model(model, api_base)
+    elif kind == "auth":
         message = f"Authentication failed for {model}: {_key_hint(model, status, said, api_base, api_key)}"
     elif kind == "rate_limit":
         message = f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
@@ -82,6 +84,19 @@ def _key_hint(model: str, status: int | None, said: str, api_base: str | None, a
             f"then export it again, or pick another model with /model.")  # fmt: skip
 
 
+def _unknown_model(model: str, api_base: str | None) -> str:
+    """litellm could not tell which provider serves `model` ("LLM Provider NOT provided"):
+    nothing was sent anywhere, so no provider rejected anything; say how to write one."""
+    prefix, _, rest = model.partition("/")
+    why = f"{prefix!r} is not a provider litellm knows" if rest else "it names no provider"
+    local = (f"for the server at {api_base}, write --model openai/{rest or model}" if api_base
+             else "for a local OpenAI-compatible server, pass --api-base URL with --model openai/NAME")  # fmt: skip
+    return (f"{model!r} is not a model litellm knows ({why}). Write it as provider/model, e.g. "
+            f"openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 or gemini/gemini-2.5-flash "
+            f"(https://docs.litellm.ai/docs/providers); {local}. Change it with /model or --model.")  # fmt: skip
+
+
+_UNKNOWN_MODEL = re.compile(r"LLM Provider NOT provided", re.I)
 _MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set", re.I)
 _NO_CONNECTION = re.compile(
     r"\bconnection (?:error|refused)\b|name or service not known|all connection attempts failed",
@@ -98,6 +113,8 @@ def _classify(exc: BaseException) -> tuple[str, int | None]:
     status = status if isinstance(status, int) else None
     if _MISSING_KEY.search(str(exc)):  # litellm reports a missing key as a 500
         return "auth", None
+    if _UNKNOWN_MODEL.search(str(exc)):  # raised by litellm itself, before any request
+        return "unknown_model", None
     if "ContextWindowExceededError" in names:
         return "context", status or 400
     if names & {"AuthenticationError", "PermissionDeniedError"}:

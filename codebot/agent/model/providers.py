@@ -49,3 +49,47 @@ def provider_of(model: str) -> str:
     if model.startswith("gemini"):
         return "gemini"
     return "openai"
+
+
+#: litellm provider -> every environment variable litellm reads its key from (the first
+#: is the one to suggest). Only providers whose key is a single variable: for the others
+#: (azure, bedrock, vertex_ai, local servers) a missing variable proves nothing.
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",), "openrouter": ("OPENROUTER_API_KEY",), "xai": ("XAI_API_KEY",),
+    "cohere": ("COHERE_API_KEY",), "together_ai": ("TOGETHERAI_API_KEY",),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"), "perplexity": ("PERPLEXITYAI_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",), "deepinfra": ("DEEPINFRA_API_KEY",),
+}  # fmt: skip
+#: Bare model names (no `provider/`) whose provider the name alone tells.
+_BARE_PREFIXES = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"), ("o3", "openai"),
+                  ("o4-", "openai"), ("claude-", "anthropic"))  # fmt: skip
+
+
+def _known_provider(model: str) -> str | None:
+    """The provider of `model` when the string alone tells it, else None (litellm would
+    have to be asked, and importing it costs seconds)."""
+    prefix, _, rest = model.partition("/")
+    if rest:
+        return prefix if prefix in KEY_VARIABLES else None
+    return next((provider for start, provider in _BARE_PREFIXES if model.startswith(start)), None)
+
+
+def key_problem(model: str, env: Mapping[str, str], *, api_base: str | None = None) -> str | None:
+    """Why `model` cannot work as configured because its provider's key is not set, with
+    the variable to set; None when the key is there or it cannot be told without litellm.
+
+    Pure: reads `env` only, sends nothing, imports nothing. A local server (`api_base`)
+    decides about keys itself, and CODEBOT_API_KEY is sent to any provider.
+    """
+    provider = _known_provider(model)
+    if model == "offline" or api_base or env.get("CODEBOT_API_KEY") or provider is None:
+        return None
+    names = KEY_VARIABLES[provider]
+    if any(env.get(name) for name in names):
+        return None
+    which = (
+        f"{names[0]}, which is not set" if len(names) == 1 else f"{' or '.join(names)}; none is set"
+    )
+    return f"{model} (provider {provider}) needs {which}: export {names[0]}=<your key>"

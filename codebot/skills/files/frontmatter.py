@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from codebot.skills.files.yaml_hints import yaml_hint
+
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -368,12 +370,12 @@ def load_keys(sp: Split) -> tuple[dict[str, Any], list[int], list[tuple[str, int
         except yaml.YAMLError as first_err:
             quoted, fixed = _quote_plain_scalars(sp.yaml_text)
             if not fixed:
-                raise _yaml_failure(first_err, sp.yaml_first_line) from None
+                raise _yaml_failure(first_err, sp.yaml_first_line, sp.yaml_text) from None
             keys.clear()
             try:
                 value = _yaml_load(quoted, keys)  # same lines: the repair quotes in place
             except yaml.YAMLError:
-                raise _yaml_failure(first_err, sp.yaml_first_line) from None
+                raise _yaml_failure(first_err, sp.yaml_first_line, sp.yaml_text) from None
             repaired = [sp.yaml_first_line + i for i in fixed]
     if value is None:
         value = {}
@@ -389,11 +391,7 @@ def load_keys(sp: Split) -> tuple[dict[str, Any], list[int], list[tuple[str, int
     return value, repaired, [(k, sp.yaml_first_line + line) for k, line in keys]
 
 
-def _yaml_failure(err: yaml.YAMLError, first_line: int) -> FrontmatterError:
+def _yaml_failure(err: yaml.YAMLError, first_line: int, text: str) -> FrontmatterError:
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    return FrontmatterError(
-        "yaml-syntax",
-        f"frontmatter is not valid YAML: {problem}",
-        _yaml_error_line(err, first_line),
-        "quote values that contain ': ' or start with a special character, e.g. description: \"...\"",
-    )
+    return FrontmatterError("yaml-syntax", f"frontmatter is not valid YAML: {problem}",
+                            _yaml_error_line(err, first_line), yaml_hint(err, text))  # fmt: skip

@@ -20,9 +20,10 @@ EXIT_AFTER_PAINT = "CODEBOT_EXIT_AFTER_PAINT"
 
 
 def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume=None,
-            extra_dirs: Sequence[Path] = ()) -> int:  # fmt: skip
+            extra_dirs: Sequence[Path] = (), initial_prompt: str | None = None) -> int:  # fmt: skip
     """Run the TUI until the person quits; the exit code. `resume` is a ResumeChoice or None;
-    `extra_dirs` are the `--add-dir` folders.
+    `extra_dirs` are the `--add-dir` folders; `initial_prompt` is sent as the first message
+    once the session is ready (`codebot "fix the bug"`).
 
     The screen is painted before the session is built (its imports and the catalog load
     happen in a thread right after), unless resuming, which is checked first.
@@ -52,7 +53,7 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
 
     exit_after_paint = os.environ.get(EXIT_AFTER_PAINT) == "1"
     app = CodebotApp(controller, settings=settings, make_controller=make_controller,
-                     exit_after_paint=exit_after_paint)  # fmt: skip
+                     exit_after_paint=exit_after_paint, initial_prompt=initial_prompt)  # fmt: skip
     try:
         code = app.run()
     finally:

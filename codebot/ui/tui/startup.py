@@ -81,6 +81,8 @@ class StartupMixin:
             self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
         if self.watch_skills:
             self._start_watcher()
+        if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
+            self.run_worker(self.submit(self.initial_prompt), exit_on_error=False)
 
     async def _welcome(self) -> None:
         c = self.controller
