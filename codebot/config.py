@@ -25,8 +25,19 @@ MAX_CONFIG_BYTES = 1024 * 1024
 #: overflow later (`int(inf)`) or make a wait effectively endless.
 NUMBER_CAPS: Mapping[str, float] = MappingProxyType({
     "budget": 1_000_000, "line": 10_000, "when": 10_000, "fork_depth": 10,
-    "shell_timeout": 600.0, "preselect": 10_000,
+    "shell_timeout": 600.0, "preselect": 10_000, "skill_tokens": 1_000_000, "skills_tokens": 1_000_000,
+    "model_context_window": 100_000_000,
 })  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    """`compaction:` in the config (docs/sessions.md). Budgets are in tokens."""
+
+    auto: bool = True
+    threshold: float = 0.85  # of the context window, before a request is sent
+    skill_tokens: int = 5000  # one skill re-attached after compaction
+    skills_tokens: int = 25000  # all re-attached skills together
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,7 @@ class Settings:
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    listing_budget: int = 4000
+    listing_budget: int | None = None  # characters; None: 1% of the window, at least 8,000
     listing_line: int = 220
     listing_when: int = 160
     fork_depth: int = 2
@@ -55,6 +66,11 @@ class Settings:
     # The Bash sandbox (bubblewrap): "auto" (on where bwrap works), "on" (required) or "off".
     sandbox: str = "auto"
     sandbox_network: bool = False
+    # The model's context window when the config names it (`model_context_window`): per
+    # model name, and one number for any model litellm does not know.
+    context_windows: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    context_window: int | None = None
+    compaction: CompactionSettings = field(default_factory=lambda: CompactionSettings())
 
     @property
     def config_path(self) -> Path:
@@ -170,6 +186,18 @@ def load_settings(
         return type(default)(value)
 
     sandbox_mode = _sandbox_mode(raw, warnings)
+    windows, window = _context_windows(raw.get("model_context_window"), warnings)
+    comp = raw.get("compaction") if isinstance(raw.get("compaction"), dict) else {}
+    threshold = comp.get("threshold", 0.85)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.1 <= threshold <= 0.99:
+        warnings.append(f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
+                        "(0.85 means 85% of the context window); using 0.85")  # fmt: skip
+        threshold = 0.85
+    compaction = CompactionSettings(
+        auto=comp.get("auto", True) is not False, threshold=float(threshold),
+        skill_tokens=num(comp, "skill_tokens", 5000, "compaction"),
+        skills_tokens=num(comp, "skills_tokens", 25000, "compaction"),
+    )  # fmt: skip
     return Settings(
         home=home,
         cwd=cwd,
@@ -178,7 +206,7 @@ def load_settings(
         model=model or env.get("CODEBOT_MODEL") or (str(raw["model"]) if raw.get("model") else None),
         api_base=api_base or env.get("CODEBOT_API_BASE") or (str(raw["api_base"]) if raw.get("api_base") else None),
         overrides=MappingProxyType(overrides),
-        listing_budget=num(listing, "budget", 4000, "skills.listing"),
+        listing_budget=num(listing, "budget", 8000, "skills.listing") if "budget" in listing else None,
         listing_line=num(listing, "line", 220, "skills.listing"),
         listing_when=num(listing, "when", 160, "skills.listing"),
         fork_depth=num(skills_cfg, "fork_depth", 2),
@@ -192,7 +220,28 @@ def load_settings(
         sandbox_network=bool(raw.get("sandbox", {}).get("network") is True) if isinstance(raw.get("sandbox"), dict) else False,
         allow_rules=tuple(allow_rules),
         deny_rules=tuple(deny_rules),
+        context_windows=MappingProxyType(windows),
+        context_window=window,
+        compaction=compaction,
     )
+
+
+def _context_windows(cfg: Any, warnings: list[str]) -> tuple[dict[str, int], int | None]:
+    """`model_context_window: 32000` (any model litellm does not know) or a mapping of
+    model names to windows, where `default` stands for the one number."""
+    if cfg is None:
+        return {}, None
+    entries = cfg.items() if isinstance(cfg, dict) else [("default", cfg)]
+    windows: dict[str, int] = {}
+    cap = NUMBER_CAPS["model_context_window"]
+    for name, value in entries:
+        where = "model_context_window" + (f".{name}" if isinstance(cfg, dict) else "")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1000 <= value <= cap:
+            warnings.append(f"config {where}: {value!r} is not a whole number of tokens between 1000 and "
+                            f"{cap:,.0f}; ignoring it")  # fmt: skip
+            continue
+        windows[str(name)] = value
+    return windows, windows.pop("default", None)
 
 
 SANDBOX_MODES = ("auto", "on", "off")

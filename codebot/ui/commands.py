@@ -28,7 +28,8 @@ BUILTINS: tuple[Command, ...] = (
     Command("reload", "", "rescan every skill folder now"),
     Command("model", "[name]", "show or switch the model for this session"),
     Command("clear", "", "start a fresh conversation (the old one stays in its transcript)"),
-    Command("context", "", "how the context is spent: system, listing, conversation"),
+    Command("context", "", "how full the context is: system, tools, listing, skills, conversation"),
+    Command("compact", "[focus]", "summarize the conversation now, keeping the skills in force"),
     Command("usage", "", "tokens and cost so far"),
     Command("exit", "", "quit codebot"),
     Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox"),
@@ -104,6 +105,26 @@ def complete(prefix: str, specs: Sequence[Spec], usage: Mapping[str, float],
                                  "skill", spec.source.value)))  # fmt: skip
     items.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
     return [t[4] for t in items[:limit]]
+
+
+MAX_STACK = 5  # skills in one `/a /b args` message (the session enforces it too)
+
+
+def stacked_query(before_cursor: str) -> tuple[int, str] | None:
+    """`/review /te` → (8, "te"): the person is typing a further skill of a stack, which
+    begins at that offset. None when the line is not a stack of `/name` words so far (a
+    built-in first, a path such as `/tmp/x`, arguments already typed, five skills)."""
+    if not before_cursor.startswith("/") or before_cursor.startswith("//"):
+        return None
+    words = before_cursor.split(" ")
+    last = words[-1]
+    if not 2 <= len(words) <= MAX_STACK or not last.startswith("/") or "/" in last[1:]:
+        return None
+    if any(len(w) < 2 or not w.startswith("/") or "/" in w[1:] for w in words[:-1]):
+        return None
+    if words[0][1:].lower() in BUILTIN_NAMES:
+        return None
+    return len(before_cursor) - len(last), last[1:]
 
 
 def shadowed_by_builtin(spec: Spec) -> bool:

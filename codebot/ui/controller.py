@@ -78,18 +78,10 @@ class Controller:
         usage = self.session.usage_tracker.scores() if self.session.usage_tracker else {}
         return commands.complete(prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit)
 
-    def context_chars(self) -> dict[str, int]:
-        system = len(self.session.system_prompt)
-        listing = len(self.session.last_listing or "")
-        conversation = sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or ""))
-                           for m in self.session.history)  # fmt: skip
-        return {"system": system, "listing": listing, "conversation": conversation}
-
-    def context_fraction(self) -> float | None:
-        window = self.session.client.context_window
-        if not window:
-            return None
-        return min(1.0, sum(self.context_chars().values()) / 4 / window)
+    def context_use(self, *, may_import: bool = True):
+        """Tokens the next request would spend, by part (`ContextUse`). `may_import=False`
+        before litellm is warm: the window then comes from the config or the default."""
+        return self.session.context_use(may_import=may_import)
 
     # -- commands --------------------------------------------------------------------------
 
@@ -131,15 +123,10 @@ class Controller:
         return Reply(f"model switched to {client.model}")
 
     def _cmd_context(self, _args: str) -> Reply:
-        c = self.context_chars()
-        total = sum(c.values()) or 1
-        window = self.session.client.context_window
-        lines = [f"  {k:<13}{v:>9,} chars  ~{v // 4:>7,} tokens  {100 * v / total:5.1f}%" for k, v in c.items()]
-        tail = f"context window: {window:,} tokens" if window else "context window: unknown for this model"
-        trust = "" if self.settings.trusted else (
-            f"\n  untrusted: {self.settings.project_dir} (project config limited, project skills run no "
-            "commands; `codebot trust` to change)")  # fmt: skip
-        return Reply("Context:\n" + "\n".join(lines) + f"\n  {tail}{trust}")
+        return Reply(context_report(self.context_use(), self.session, self.settings))
+
+    def _cmd_compact(self, args: str) -> Reply:
+        return Reply(args, "compact")  # a model call: the front end runs `compact` as a turn
 
     def _cmd_sandbox(self, _args: str) -> Reply:
         return Reply(f"sandbox: {self.session.sandbox_state}")
@@ -156,6 +143,20 @@ class Controller:
 
     async def run_turn(self, text: str):
         return await self.session.run_turn(text)
+
+    async def compact(self, focus: str = "") -> str:
+        """`/compact [focus]`: "" when done (the session said what it did, as a Notice), else
+        why nothing was compacted."""
+        from codebot.agent.model import ModelError
+
+        try:
+            record = await self.session.compact(focus)
+        except ModelError as exc:
+            return f"cannot compact: {exc.message}"
+        finally:
+            if self.session.transcript is not None:
+                self.session.transcript.sync()
+        return "" if record is not None else "nothing to compact yet"
 
     def set_override(self, skill_key: str, value: str) -> None:
         """Save `skills.overrides.<skill>` to $CODEBOT_HOME/config.yaml (atomically)."""
@@ -199,6 +200,33 @@ class Controller:
     def close(self) -> None:
         if self.session.transcript is not None:
             self.session.transcript.close()
+
+
+WINDOW_SOURCES = {"config": "the config (model_context_window)", "litellm": "litellm's model table",
+                  "default": "the default (the model is unknown to litellm and to the config)"}  # fmt: skip
+
+
+def context_report(use, session, settings: Settings) -> str:
+    """`/context`: tokens by part against the window, the threshold, the last compaction."""
+    def k(n: int) -> str:
+        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+    lines = [f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
+             f"{WINDOW_SOURCES.get(use.source, use.source)}"]  # fmt: skip
+    for name, n in use.parts().items():
+        lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")
+    comp = settings.compaction
+    auto = f"at {comp.threshold:.0%} of the window" if comp.auto else "off (compaction.auto: false)"
+    lines.append(f"  automatic compaction: {auto}; /compact [focus] compacts now")
+    in_force = {s.key: s.name for s in session.in_force}
+    if in_force:
+        lines.append(f"  skills in force: {', '.join(in_force.values())}")
+    if session.last_compaction is not None:
+        lines.append(f"  {session.last_compaction.describe()}")
+    if not settings.trusted:
+        lines.append(f"  untrusted: {settings.project_dir} (project config limited, project skills run no "
+                     "commands; `codebot trust` to change)")  # fmt: skip
+    return "\n".join(lines)
 
 
 def format_change(change: Change, total: int) -> str:

@@ -26,6 +26,8 @@ response from a queue. A response is a dict; the keys that matter:
 
 A request picks the first queued response that has no `match` or whose `match` occurs
 in its messages. When nothing fits: a 500 with "fake server: script exhausted".
+In-process, `.responder = fn` answers first: `fn(body)` returns a response or None (then
+the queue answers), e.g. to answer every compaction summary request wherever it falls.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class FakeOpenAI:
         self.request_headers: list[dict[str, str]] = []
         self.log_path = Path(log_path) if log_path else None
         self._queue: list[dict[str, Any]] = list(responses)
+        self.responder: Any = None  # (body) -> response | None, asked before the queue
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._port = port
@@ -135,6 +138,10 @@ class FakeOpenAI:
 
     # -- used by the handler -------------------------------------------------------
     def _take(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if self.responder is not None:
+            answer = self.responder(body)
+            if answer is not None:
+                return dict(answer)
         haystack = json.dumps(body.get("messages", []), ensure_ascii=False)
         with self._lock:
             for i, response in enumerate(self._queue):

@@ -138,3 +138,51 @@ def test_killed_mid_turn_then_continue_keeps_earlier_messages(fake_openai, proje
     assert r.returncode == 0, r.stderr
     messages = json.dumps(fake_openai.requests[-1]["messages"])
     assert "remember PARROT" in messages and "noted PARROT" in messages and "second message" in messages
+
+
+# -- a denied call says which rule would allow it ------------------------------------------------
+
+
+def test_a_denied_bash_call_names_the_rule_to_add_and_that_rule_works(fake_openai, project: Path) -> None:
+    fake_openai.script([tool_call("Bash", command="git status --short"), {"text": "could not"},
+                        tool_call("Bash", command="git status --short"), {"text": "done"}])  # fmt: skip
+    r1 = codebot(project, "-p", "status?", "--output-format", "json", url=fake_openai.url)
+    assert r1.returncode == 0, r1.stderr
+    assert [c["status"] for c in json.loads(r1.stdout)["tool_calls"]] == ["denied"]
+    hint = [line for line in r1.stderr.splitlines() if "was denied" in line]
+    assert len(hint) == 1, r1.stderr
+    assert "Bash `git status --short`" in hint[0] and "--allow 'Bash(git status:*)'" in hint[0]
+    assert "--allow 'Bash(git status --short)'" in hint[0]  # the narrow alternative
+    r2 = codebot(project, "-p", "status?", "--output-format", "json", "--allow", "Bash(git status:*)",
+                 url=fake_openai.url)  # fmt: skip
+    assert [c["status"] for c in json.loads(r2.stdout)["tool_calls"]] != ["denied"]
+    assert "was denied" not in r2.stderr
+
+
+def test_a_call_denied_by_a_rule_says_to_remove_the_rule(fake_openai, project: Path) -> None:
+    fake_openai.script([tool_call("Bash", command="git push origin main"), {"text": "no"}])
+    r = codebot(project, "-p", "push", "--deny", "Bash(git push:*)", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    assert "denied by the rule Bash(git push:*)" in r.stderr and "--allow" in r.stderr and "remove it" in r.stderr
+
+
+def test_print_mode_compacts_with_flag_and_with_a_typed_compact(fake_openai, project: Path) -> None:
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        last = body["messages"][-1]
+        if str(last.get("content") or "").startswith("Summarize the conversation so far"):
+            assert "Keep in focus above all: the deploy" in last["content"]
+            return {"text": "SUMMARY: deploy prod was asked"}
+        return {"text": "ok"}
+
+    fake_openai.responder = answer
+    assert codebot(project, "-p", "/deploy prod", url=fake_openai.url).returncode == 0
+    assert codebot(project, "-p", "and then?", "--continue", url=fake_openai.url).returncode == 0
+    r = codebot(project, "-p", "/compact the deploy", "--continue", "--output-format", "json", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["compaction"]["summarized"] >= 2 and out["compaction"]["attached"] == ["deploy"]
+    r = codebot(project, "-p", "go on", "--continue", "--compact", "the deploy", url=fake_openai.url)
+    assert r.returncode == 0, r.stderr
+    last = fake_openai.requests[-1]["messages"]
+    assert last[1]["content"].startswith("<conversation-summary") and "SUMMARY: deploy prod" in last[1]["content"]
+    assert "DEPLOY-BODY for prod" in last[1]["content"]

@@ -181,3 +181,22 @@ def test_continue_untrusted_is_asked_once(tmp_path: Path) -> None:
         assert "has not been told to trust" not in screen and "untrusted" in screen
     finally:
         t2.run("kill-server")
+
+
+def test_compact_in_the_real_terminal_keeps_the_skill_and_shows_in_context(tmux) -> None:
+    t, _project = tmux
+    t.wait_for("OFFLINE", timeout=30)
+    t.keys("/review app.py", "Enter")
+    t.wait_for("skill review", timeout=20)
+    time.sleep(0.5)  # the offline answer lands, the turn ends
+    t.keys("what does add do?", "Enter")
+    t.wait_for("what does add do?", timeout=10)
+    time.sleep(1.0)
+    t.keys("/compact the add bug", "Enter")
+    screen = t.wait_for("compacted:", timeout=20)
+    assert "skills re-attached: review" in " ".join(screen.split())
+    assert screen.index("compacting the conversation") < screen.index("compacted:")
+    t.keys("/context", "Enter")
+    screen = t.wait_for("automatic compaction", timeout=10)
+    assert "skills in force: review" in screen and "last compacted at" in screen
+    t.keys("C-d")

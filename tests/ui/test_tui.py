@@ -112,7 +112,7 @@ async def test_slash_lists_builtins_first_with_hints_then_skills(make_app: MakeA
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "/")
         labels = menu_labels(app)
-        assert labels[:8] == ["/help", "/skills", "/reload", "/model", "/clear", "/context", "/usage", "/exit"]
+        assert labels[:9] == ["/help", "/skills", "/reload", "/model", "/clear", "/context", "/compact", "/usage", "/exit"]
         items = {i.label: i for i in app.prompt.menu.suggestions.items}
         assert items["/deploy"].hint == "<env>"
         assert items["/deploy"].description == "Deploy the app to an environment."

@@ -77,3 +77,16 @@ def test_tool_arguments_read_like_the_call() -> None:
 def test_skill_line_names_the_delta_and_who_chose_it() -> None:
     e = ev.SkillActivated("review", "model", "fork", "project", {"model": "gpt-x", "allowed_tools": ["Bash(git:*)"]})
     assert skill_line(e) == "skill review · fork · model gpt-x in its sub-agent · allows Bash(git:*) · chosen by the model"
+
+
+def test_tui_completer_offers_a_second_skill_in_a_stack(tmp_path) -> None:
+    from codebot.ui import commands
+    from codebot.ui.tui.completer import Completer
+
+    def slash(query: str) -> list[commands.Completion]:
+        items = [commands.Completion("help", "", "", "builtin"), commands.Completion("review", "", "", "skill", "project")]
+        return [c for c in items if query in c.name]
+
+    s = Completer(slash, tmp_path).suggest("/test /rev src", (0, 10))
+    assert s is not None and [i.label for i in s.items] == ["/review"]
+    assert (s.start, s.end) == ((0, 6), (0, 10))

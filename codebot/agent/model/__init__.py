@@ -20,6 +20,9 @@ _EXPORTS = {
     "ToolCall": "protocol",
     "Usage": "protocol",
     "default_model_for": "providers",
+    "estimate_tokens": "tokens",
+    "key_problem": "providers",
+    "message_text": "tokens",
     "provider_key_present": "providers",
 }
 __all__ = sorted(_EXPORTS)

@@ -33,6 +33,7 @@ from codebot.agent.model.providers import (
     default_model_for,
     provider_key_present,
 )
+from codebot.agent.model.tokens import estimate_tokens
 
 # The provider tables lived here before the split; setup and tests still import them from here.
 __all__ = [
@@ -143,6 +144,21 @@ class LiteLLMClient:
     def context_window(self, value: int | None) -> None:
         """An explicit window (e.g. from the config) wins over litellm's map."""
         self._context_window, self._context_known = value, True
+
+    def count_tokens(self, text: str) -> int:
+        """litellm's counter for this model once litellm is loaded (the first request
+        loads it); the estimate before that: counting never imports litellm by itself."""
+        if _module is None:
+            return estimate_tokens(text)
+        try:
+            return int(_module.token_counter(model=self.model, text=text))
+        except Exception:  # an unknown model or tokenizer: the estimate, never a failure
+            return estimate_tokens(text)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether litellm is imported (so the window and counts cost no import)."""
+        return _module is not None
 
     # -- the request ---------------------------------------------------------------
     def _kwargs(self, litellm: Any, request: ModelRequest, model: str) -> dict[str, Any]:

@@ -21,6 +21,9 @@ from codebot.agent.model.protocol import (
     ToolCall,
     Usage,
 )
+from codebot.agent.model.summary import SUMMARY_PREFIX, extract
+from codebot.agent.model.tokens import estimate_tokens
+from codebot.skills.prompt.reminders import DELTA_HEAD
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.DOTALL)
 _LISTED = re.compile(r"^- (?P<name>[^\s\[:]+)(?: \[[^\]]*\])?(?:: (?P<desc>.*))?$", re.MULTILINE)
@@ -70,6 +73,10 @@ def _text(content: Any) -> str:
 class OfflineModel:
     model = "offline"
     context_window: int | None = None
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        return estimate_tokens(text)
     offline = True
 
     def __init__(self, matcher: Matcher | None = None) -> None:
@@ -77,18 +84,31 @@ class OfflineModel:
         self._calls = 0
 
     def _listed(self, messages: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-        """The most recent full listing in the conversation (later turns may say 'unchanged')."""
-        for m in reversed(messages):
+        """The listing as the conversation has it: the latest full listing, with the
+        changes sent after it (`+ name: …`, `− name`, `~ name: …`) applied."""
+        listed: dict[str, str] = {}
+        for m in messages:
             if m.get("role") != "user":
                 continue
-            for block in reversed(re.findall(r"<system-reminder>(.*?)</system-reminder>", _text(m.get("content")), re.DOTALL)):
+            for block in re.findall(r"<system-reminder>(.*?)</system-reminder>", _text(m.get("content")), re.DOTALL):
+                if block.strip().startswith(DELTA_HEAD):
+                    for line in block.splitlines():
+                        if line[:2] in ("+ ", "~ ") and (x := _LISTED.match("- " + line[2:])):
+                            listed[x["name"]] = x["desc"] or ""
+                        elif line.startswith("− "):
+                            listed.pop(line[2:].strip(), None)
+                    continue
                 found = [(x["name"], x["desc"] or "") for x in _LISTED.finditer(block)]
                 if found:
-                    return found
-        return []
+                    listed = dict(found)
+        return list(listed.items())
 
     def decide(self, messages: Sequence[dict[str, Any]]) -> Completion:
         last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        if last_user >= 0 and _text(messages[last_user].get("content")).startswith(SUMMARY_PREFIX):
+            # A compaction's summary request: a deterministic extract, so compaction works
+            # (and can be tested) without a model.
+            return Completion(extract(_text(messages[last_user].get("content"))))
         after = messages[last_user + 1 :]
         used_skill = [c["function"]["name"] for m in after for c in m.get("tool_calls") or [] if "function" in c]
         request = _REMINDER.sub("", _text(messages[last_user].get("content"))).strip() if last_user >= 0 else ""

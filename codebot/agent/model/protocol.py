@@ -81,6 +81,10 @@ class ModelClient(Protocol):
     #: True for the built-in offline model.
     offline: bool
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens `text` costs for this model (an estimate where no tokenizer is loaded)."""
+        ...
+
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Yield TextDelta items as they arrive, then exactly one Completion.
 

@@ -22,6 +22,7 @@ from codebot.agent.model.protocol import (
     ToolCall,
     Usage,
 )
+from codebot.agent.model.tokens import estimate_tokens
 
 Reply = str | dict[str, Any] | BaseException | Callable[[ModelRequest], Any]
 
@@ -48,6 +49,10 @@ class ScriptedModel:
 
     offline = False
     context_window: int | None = None
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        return estimate_tokens(text)
 
     def __init__(self, replies: Iterable[Reply] = (), model: str = "scripted") -> None:
         self.model = model

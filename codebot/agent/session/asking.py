@@ -5,6 +5,7 @@ and of running a command once outside the sandbox. A mixin for `Session` (it nee
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from codebot.agent.permissions import (
@@ -21,6 +22,15 @@ class Asking:
     context: Any
     emit: Any
     interactive: bool
+    #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
+    waited_s: float = 0.0
+
+    async def _answer(self, future: asyncio.Future[ApprovalAnswer]) -> ApprovalAnswer:
+        t0 = time.perf_counter()
+        try:
+            return await future
+        finally:
+            self.waited_s += time.perf_counter() - t0
 
     async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "") -> bool:
         if not self.interactive:
@@ -28,7 +38,7 @@ class Asking:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         request = ApprovalRequest(tool, args, subject, preview_for(tool, args, self.context), future, reason=reason)
         self.emit(request)
-        answer = await future
+        answer = await self._answer(future)
         if answer is ApprovalAnswer.ALLOW_SESSION:
             for pattern in session_patterns_for(tool, subject):
                 self.approvals.grant_session(pattern)
@@ -40,7 +50,7 @@ class Asking:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         preview = f"{command}\n\nfailed inside the sandbox: {why}\nrun it once OUTSIDE the sandbox?"
         self.emit(ApprovalRequest("Bash", args, command, preview, future, outside_sandbox=why))
-        return await future in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
+        return await self._answer(future) in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
 
     async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
         """A skill's `!` command is a command: the same engine as a Bash call decides."""

@@ -30,7 +30,10 @@ from codebot.agent.model import (
 from codebot.agent.permissions import ApprovalRequest, Approvals
 from codebot.agent.session import events as ev
 from codebot.agent.session.asking import Asking
-from codebot.agent.session.skill_calls import meta_subjects, trace_invocation
+from codebot.agent.session.compact import Compaction, InForce
+from codebot.agent.session.compacting import Compacting
+from codebot.agent.session.skill_calls import meta_subjects
+from codebot.agent.session.skill_runs import SkillRuns
 from codebot.agent.session.transcript import Transcript, clean, clean_text, repair
 from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
 from codebot.agent.tools import (
@@ -45,15 +48,15 @@ from codebot.agent.tools import (
 )
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
-from codebot.skills.invoke import Actor, Invocation, Request, process_invocation
+from codebot.skills.invoke import Actor
 
 Emit = Callable[[ev.Event | ApprovalRequest], None]
-APPROVAL_WAIT_S = 3600.0  # a skill's command waits this long for the person's answer
 WRITING_TOOLS = frozenset({"Write", "Edit"})
 MAX_STEPS = 50
+RANKED = 40  # routed skills put in an over-budget listing, best first
 
 
-class Session(Asking):
+class Session(Asking, SkillRuns, Compacting):
     def __init__(
         self,
         settings: Settings,
@@ -76,6 +79,8 @@ class Session(Asking):
         base_model: str | None = None,
         max_steps: int = MAX_STEPS,
         subagents: SubAgents = NO_SUBAGENTS,
+        in_force: list[InForce] | None = None,
+        last_compaction: Compaction | None = None,
     ) -> None:
         self.settings = settings
         self.catalog = catalog
@@ -102,6 +107,10 @@ class Session(Asking):
         self.written: set[str] = set()  # real paths Write/Edit changed in this session
         self.total_usage = Usage()
         self.last_listing: str | None = None
+        #: Each inline skill invocation of this session, oldest first (compaction
+        #: re-attaches them); restored with the history on --continue.
+        self.in_force: list[InForce] = list(in_force or [])
+        self.last_compaction: Compaction | None = last_compaction
         self.context = ToolContext(project_dir=settings.project_dir)
         self._system = system_prompt
         self._active_cache: tuple[int, float, frozenset[str]] | None = None
@@ -137,8 +146,9 @@ class Session(Asking):
         self._active_cache = (snap.generation, now, keys)
         return keys
 
-    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
-        from codebot.skills.prompt import ListingOptions, build_reminders, listing_for
+    def current_listing(self, request: str = ""):
+        """The listing for a turn whose request is `request` (preselection ranks by it)."""
+        from codebot.skills.prompt import ListingOptions, listing_for
 
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
@@ -152,10 +162,36 @@ class Session(Asking):
 
             recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
             specs = preselect(request, specs, k, recent)
-        listing = listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(),
-                              usage=usage, options=options)  # fmt: skip
-        blocks, sent = build_reminders(now=datetime.now(), listing=listing, last_listing_text=self.last_listing,
-                                       path_hints=turn.path_hints)  # fmt: skip
+        in_force = [s.key for s in reversed(self.in_force)]
+        return listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(), usage=usage,
+                           options=options, in_force=in_force, rank=self._ranker(request))  # fmt: skip
+
+    def _ranker(self, request: str):
+        """For a catalog whose names overflow the listing: the router's ranking of the
+        skills for this turn's request (it loads the router's index only then)."""
+        if not request.strip():
+            return None
+
+        def rank(_specs) -> list[str]:
+            from codebot.skills.route.router import default_router
+
+            found = default_router().route(request, self.catalog.snapshot, Actor.MODEL, self.settings.overrides,
+                                           top=RANKED)  # fmt: skip
+            return [c.spec.key for c in found.candidates[:RANKED]]
+
+        return rank
+
+    @staticmethod
+    def listing_reminder(text: str) -> str:
+        from codebot.skills.prompt import reminder
+
+        return reminder(text)
+
+    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
+        from codebot.skills.prompt import build_reminders
+
+        blocks, sent = build_reminders(now=datetime.now(), listing=self.current_listing(request),
+                                       last_listing_text=self.last_listing, path_hints=turn.path_hints)  # fmt: skip
         self.last_listing = sent
         return blocks
 
@@ -170,6 +206,8 @@ class Session(Asking):
     def clear(self) -> None:
         self.history.clear()
         self.last_listing = None
+        self.in_force.clear()  # /clear forgets everything, the skills in force too
+        self.last_compaction = None
         if self.transcript is not None:
             self.transcript.mark("clear")
 
@@ -202,10 +240,10 @@ class Session(Asking):
     async def _user_content(self, text: str, turn: TurnState, record: TurnRecord) -> str | None:
         """The user message to send, or None when a `/skill` was handled without the model."""
         body = text
-        name, _, args = text[1:].partition(" ")
+        name = text[1:].partition(" ")[0]
         path_like = "/" in name and self.catalog.snapshot.get(name) is None  # `/tmp/app.py crashes` is a prompt
         if text.startswith("/") and name and not text.startswith("//") and not path_like:
-            result = await self.invoke_skill(name, args, Actor.HUMAN, turn, record)
+            result = await self.run_stack(text, turn, record)
             if not result.ok:
                 record.error, record.error_kind = result.message, "skill"
                 self.emit(ev.ErrorEvent(result.message, "skill"))
@@ -223,13 +261,8 @@ class Session(Asking):
 
     async def _loop(self, turn: TurnState, record: TurnRecord) -> None:
         for _ in range(self.max_steps):
-            request = ModelRequest(
-                messages=[{"role": "system", "content": self.system_prompt}, *self.history],
-                tools=self.tool_schemas(turn),
-                model=turn.model or self.base_model,
-                effort=turn.effort,
-            )
-            completion = await self._complete(request)
+            await self.maybe_compact(turn)
+            completion = await self._request(turn)
             record.usage = record.usage + completion.usage
             self.total_usage = self.total_usage + completion.usage
             message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
@@ -248,6 +281,22 @@ class Session(Asking):
                 result = await self._run_tool(call, turn, record)
                 self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
+
+    async def _request(self, turn: TurnState) -> Completion:
+        """One model call with the history as it stands; when the provider says the
+        request is over its window (our count was low), compact harder and try once more."""
+        for retry in (False, True):
+            request = ModelRequest(messages=[{"role": "system", "content": self.system_prompt}, *self.history],
+                                   tools=self.tool_schemas(turn), model=turn.model or self.base_model,
+                                   effort=turn.effort)  # fmt: skip
+            try:
+                return await self._complete(request)
+            except ModelError as exc:
+                if exc.kind != "context" or retry or len(self.history) < 2 or not self.settings.compaction.auto:
+                    raise
+                if await self.compact(reason="overflow", turn=turn, shrink=0.6) is None:
+                    raise
+        raise AssertionError("unreachable")
 
     async def _complete(self, request: ModelRequest) -> Completion:
         completion: Completion | None = None
@@ -269,7 +318,7 @@ class Session(Asking):
             args = None
         shown = args if isinstance(args, dict) else {"_raw": call.arguments}
         self.emit(ev.ToolStarted(call.id, call.name, shown, self.depth))
-        t0 = time.perf_counter()
+        t0, waited = time.perf_counter(), self.waited_s
         if call.name in turn.hidden or not self.tool_filter(call.name):
             result = ToolResult(f"tool {call.name} is not available in this turn", "error")
         elif not isinstance(args, dict):
@@ -283,8 +332,12 @@ class Session(Asking):
             entry["reason"] = result.content  # why, for `-p --output-format json`
         record.tool_calls.append(entry)
         self.emit(ev.ToolFinished(call.id, call.name, result.status, clean_text(result.content),
-                                  (time.perf_counter() - t0) * 1000, self.depth))  # fmt: skip
+                                  self._ran_ms(t0, waited), self.depth))  # fmt: skip
         return result
+
+    def _ran_ms(self, t0: float, waited: float) -> float:
+        """Milliseconds since `t0`, less the time the person took to answer approvals."""
+        return max(0.0, time.perf_counter() - t0 - (self.waited_s - waited)) * 1000
 
     async def _run_builtin(self, name: str, args: dict[str, Any], turn: TurnState) -> ToolResult:
         tool = self.registry.get(name)
@@ -339,61 +392,3 @@ class Session(Asking):
                                            description=str(args.get("description", "")))  # fmt: skip
             return ToolResult(await task)
         return ToolResult(f"unknown tool {name}", "error")
-
-    # -- skills ---------------------------------------------------------------------------
-
-    async def invoke_skill(self, name: str, args: str, actor: Actor, turn: TurnState,
-                           record: TurnRecord) -> Invocation | Any:  # fmt: skip
-        loop = asyncio.get_running_loop()
-
-        def approve(command: str) -> str | None:
-            # Called from the worker thread the invocation runs in: ask on the event loop.
-            future = asyncio.run_coroutine_threadsafe(self._approve_injection(command, turn), loop)
-            try:
-                return future.result(timeout=APPROVAL_WAIT_S)
-            except Exception as exc:  # timed out or cancelled: the command does not run
-                future.cancel()
-                return f"no answer ({type(exc).__name__})"
-
-        req = Request(
-            skill=name, args=args, actor=actor, session_id=self.id, project_dir=self.settings.project_dir,
-            chain=self.chain, overrides=self.settings.overrides, shell="run",
-            shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
-            trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
-            wrap=self._sandbox_wrapper(),
-        )  # fmt: skip
-        t0 = time.perf_counter()
-        # Shell injections block; run them off the event loop so the UI stays live.
-        result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
-        ms = (time.perf_counter() - t0) * 1000
-        if self.tracer is not None:
-            trace_invocation(self.tracer, result, actor, name, ms)
-        if result.ok:
-            if self.usage_tracker is not None:
-                await asyncio.to_thread(self.usage_tracker.record, result.spec.key)
-            if result.mode == "inline":
-                turn.apply(result.delta)
-            record.skills.append({"name": result.spec.name, "actor": actor.value, "mode": result.mode})
-            self.emit(ev.SkillActivated(result.spec.name, actor.value, result.mode, result.spec.source.value,
-                                        result.delta.to_json() if result.delta else {}, self.depth))  # fmt: skip
-            for note in result.notes:
-                self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
-        return result
-
-    def _sandbox_wrapper(self):
-        """Skill commands run in the same sandbox as Bash calls, when there is one."""
-        policy = self.context.sandbox
-        if policy is None:
-            return None
-        if isinstance(policy, str):  # required but unavailable: refuse to run bare
-
-            def refuse(argv: list[str]) -> list[str]:
-                return ["/bin/sh", "-c", "echo 'the sandbox is required but cannot run here' >&2; exit 126"]
-
-            return refuse
-        from codebot.agent.tools.shell import sandboxed
-
-        return lambda argv: sandboxed(argv, self.context, self.settings.project_dir)[0]
-
-    async def fork(self, inv: Invocation, record: TurnRecord) -> str:
-        return await self.subagents.run_fork(self, inv)

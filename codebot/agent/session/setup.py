@@ -12,13 +12,15 @@ from codebot.agent.model import ModelClient
 from codebot.agent.permissions import Approvals
 from codebot.agent.session import events as ev
 from codebot.agent.session import subagent
+from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.loop import Emit, Session
 from codebot.agent.session.resume import ResumeChoice, SetupError
 from codebot.agent.session.transcript import (
     DamagedSession,
+    Loaded,
     Transcript,
     find_sessions,
-    load_messages,
+    load_state,
     new_session_id,
     read_header,
 )
@@ -81,7 +83,7 @@ def build_session(
         client.matcher = router.offline_matcher(lambda: catalog.snapshot)
     sessions_dir = settings.home / "sessions"
     notices: list[str] = []
-    transcript, history = _resume(settings, sessions_dir, resume, client.model, notices)
+    transcript, loaded = _resume(settings, sessions_dir, resume, client.model, notices)
     session_id = transcript.id
     approvals = Approvals(
         allow=[*settings.allow_rules, *((r, "--allow") for r in allow)],
@@ -90,7 +92,8 @@ def build_session(
     session = Session(
         settings, catalog, client,
         registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
-        transcript=transcript, session_id=session_id, history=history,
+        transcript=transcript, session_id=session_id, history=loaded.messages if loaded else None,
+        in_force=_in_force(loaded), last_compaction=_compaction(loaded),
         usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
         tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
         subagents=subagent,
@@ -107,8 +110,19 @@ def build_session(
     return session
 
 
+def _in_force(loaded: Loaded | None) -> list[InForce]:
+    if loaded is None:
+        return []
+    return [InForce(d["key"], d["name"], d["text"], float(d["at"]) if isinstance(d.get("at"), int | float) else 0.0)
+            for d in loaded.in_force]  # fmt: skip
+
+
+def _compaction(loaded: Loaded | None) -> Compaction | None:
+    return Compaction.from_json(loaded.compaction) if loaded is not None and loaded.compaction else None
+
+
 def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None, model: str,
-            notices: list[str]) -> tuple[Transcript, list | None]:  # fmt: skip
+            notices: list[str]) -> tuple[Transcript, Loaded | None]:  # fmt: skip
     """The transcript to write (locked when resumed) and the history to start from.
 
     One process writes a session at a time. `--continue` onto a session another codebot
@@ -134,7 +148,7 @@ def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None,
                 raise SetupError(f"session {path.stem} is in use by another codebot process; "
                                  "wait for it to end, or use --continue to start a new one")  # fmt: skip
             try:
-                return transcript, load_messages(path)
+                return transcript, load_state(path)
             except BaseException:
                 transcript.close()
                 raise
@@ -152,7 +166,7 @@ def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None,
                            f"started a new session {new.id} instead")  # fmt: skip
             return new, None
         try:
-            return transcript, load_messages(info.path)
+            return transcript, load_state(info.path)
         except (DamagedSession, OSError) as exc:
             transcript.close()
             notices.append(f"skipped damaged session file {info.path.name}: {exc}")

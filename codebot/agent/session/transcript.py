@@ -194,10 +194,29 @@ def read_header(path: Path) -> SessionInfo | None:
     return SessionInfo(str(sid), path, project, float(created), model if isinstance(model, str) else None)
 
 
+@dataclass
+class Loaded:
+    """What a transcript replays to: the history to send (the compacted view after a
+    compaction, then what followed), the skills in force, and the last compaction."""
+
+    messages: list[dict[str, Any]]
+    in_force: list[dict[str, Any]]
+    compaction: dict[str, Any] | None
+
+
 def load_messages(path: Path) -> list[dict[str, Any]]:
-    """Messages of a transcript, replaying `clear` marks, repaired (see `repair`).
+    """Messages of a transcript (see `load_state`)."""
+    return load_state(path).messages
+
+
+def load_state(path: Path) -> Loaded:
+    """Replay a transcript: messages, `clear` marks (forget everything), `skill` marks
+    (skills in force) and `compact` marks (the history becomes the compacted view they
+    hold; the messages before stay in the file). Repaired (see `repair`).
     Raises OSError when it cannot be read, DamagedSession when a message is malformed."""
     messages: list[dict[str, Any]] = []
+    in_force: list[dict[str, Any]] = []
+    compaction: dict[str, Any] | None = None
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             try:
@@ -206,15 +225,28 @@ def load_messages(path: Path) -> list[dict[str, Any]]:
                 continue  # a truncated last line from a killed process
             if not isinstance(rec, dict):
                 continue
-            if rec.get("type") == "message" and isinstance(rec.get("message"), dict):
+            kind = rec.get("type")
+            if kind == "message" and isinstance(rec.get("message"), dict):
                 problem = _malformed(rec["message"])
                 if problem:
                     raise DamagedSession(f"line {n}: {problem}")
                 # JSON may spell a lone surrogate as an escape: clean it on the way in too.
                 messages.append(clean(rec["message"]))
-            elif rec.get("type") == "clear":
+            elif kind == "clear":
                 messages.clear()
-    return repair(messages)
+                in_force.clear()
+                compaction = None
+            elif kind == "skill" and all(isinstance(rec.get(k), str) for k in ("key", "name", "text")):
+                in_force.append(clean({k: rec[k] for k in ("key", "name", "text")} | {"at": rec.get("at")}))
+            elif kind == "compact" and isinstance(rec.get("messages"), list):
+                view = rec["messages"]
+                problem = next((_malformed(m) if isinstance(m, dict) else "a message that is not an object"
+                                for m in view if not isinstance(m, dict) or _malformed(m)), None)  # fmt: skip
+                if problem:
+                    raise DamagedSession(f"line {n}: the compaction record holds {problem}")
+                messages = [clean(m) for m in view]
+                compaction = clean({k: v for k, v in rec.items() if k not in ("type", "messages")})
+    return Loaded(repair(messages), in_force, compaction)
 
 
 def _malformed(m: dict[str, Any]) -> str | None:

@@ -16,6 +16,7 @@ _EXPORTS = {
     "decide": "policy",
     "eligible": "policy",
     "escape_tags": "escape",
+    "may_grant": "invocation",
     "normalize_overrides": "policy",
     "process_invocation": "invocation",
 }

@@ -4,9 +4,11 @@
 - `order_for_prompt` puts active `paths` skills first, then the most used, then by source
   (project, user, bundled, plugin) and name.
 - `render_listing` writes one `- name [argument-hint]: description` line per skill, with
-  an optional `  when: …` line, within a character budget. Over budget, every name stays;
-  the skills at the end of the order lose their `when:` line first, then their
-  description, and the listing points the model at the SkillSearch tool.
+  an optional `  when: …` line, within a character budget that is a hard cap. While every
+  name fits, every name stays: the skills at the end of the order lose their `when:` line
+  first, then their description. When the names alone do not fit, the listing holds the
+  first skills of the order that fit (described) and one line saying how many more exist
+  and that the SkillSearch tool finds them by name or purpose.
 - `build_reminders` wraps the per-turn facts (date, listing, path hints) in
   `<system-reminder>` blocks and does not repeat an unchanged listing.
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -35,10 +36,9 @@ if TYPE_CHECKING:
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
-# Names are never dropped, unless the bare-name list alone is larger than this many
-# times the budget AND larger than NAMES_FLOOR characters (see `render_listing`).
-NAMES_FACTOR = 4
-NAMES_FLOOR = 100_000  # ~25k tokens: a few thousand skills are always all named
+#: The budget when none is configured: 1% of the context window (4 characters a token),
+#: never less than this; exactly this when the window is unknown (the offline model).
+MIN_BUDGET = 8000
 ELLIPSIS = "…"
 UNCHANGED = "Skills unchanged since the last listing."
 
@@ -128,21 +128,24 @@ def order_for_prompt(specs: Iterable[Spec], active: Collection[str],
 
 @dataclass(frozen=True)
 class ListingOptions:
-    """Budgets in characters. `budget` is the whole listing, `line_max` one skill line
-    (`- name [hint]: description`), `when_max` one `  when: …` line. With the model's
-    `context_window` (tokens) known, the total is at least 1% of it (4 characters a token).
+    """Budgets in characters. `budget` caps the whole listing (None: 1% of the model's
+    `context_window` in tokens, at 4 characters a token, never less than `MIN_BUDGET`;
+    `MIN_BUDGET` when the window is unknown). `line_max` caps one skill line
+    (`- name [hint]: description`), `when_max` one `  when: …` line.
     """
 
-    budget: int = 4000
+    budget: int | None = None
     line_max: int = 220
     when_max: int = 160
     context_window: int | None = None
 
     @property
     def total_budget(self) -> int:
+        if self.budget is not None:
+            return self.budget
         if self.context_window:
-            return max(self.budget, self.context_window * 4 // 100)
-        return self.budget
+            return max(MIN_BUDGET, self.context_window * 4 // 100)
+        return MIN_BUDGET
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,8 @@ def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | Non
     base_total = sum(map(len, base)) + max(n - 1, 0)
     room_plain = budget - len(_frame("", n, False, 0))
     room_cut = budget - len(_frame("", n, True, 0))
+    if base_total > room_cut:
+        return _capped(specs_in_order, names, base, described_ok, options, budget)
 
     # Describe skills from the front while the untouched listing could still fit. Only
     # what can be shown is rendered: at 10,000 skills that is a few dozen lines.
@@ -254,34 +259,43 @@ def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | Non
         has_desc = has_desc[:kept_desc] + [False] * (n - kept_desc)
         full = None
 
-    kept = n
-    if sum(map(len, chosen)) + max(n - 1, 0) > room_cut:
-        cap = max(NAMES_FACTOR * budget, NAMES_FLOOR)
-        used = -1
-        for i, line in enumerate(chosen):
-            used += len(line) + 1
-            if used > cap:
-                kept = i
-                break
-    text = _frame("\n".join(chosen[:kept]), kept, True, n - kept)
-    listed = names[:kept]
+    text = _frame("\n".join(chosen), n, True, 0)
     if full is not None:
-        cut = tuple(nm for nm, c, f in zip(listed, chosen, full, strict=False) if c != f)
+        cut = tuple(nm for nm, c, f in zip(names, chosen, full, strict=True) if c != f)
     else:  # the tail was never rendered: it lost whatever text it has
-        tail = zip(names[kept_desc:kept], specs_in_order[kept_desc:kept],
-                   described_ok[kept_desc:kept], strict=True)  # fmt: skip
+        tail = zip(names[kept_desc:], specs_in_order[kept_desc:], described_ok[kept_desc:], strict=True)
         cut = tuple([nm for nm, spec, ok in tail
                      if ok and (spec.description or spec.when_to_use or spec.argument_hint)])  # fmt: skip
-    return Listing(
-        text=text,
-        listed=listed,
-        described=tuple(nm for nm, d in zip(listed, has_desc, strict=False) if d),
-        cut=cut,
-        omitted=names[kept:],
-        chars=len(text),
-        budget=budget,
-        searchable=True,
-    )
+    return Listing(text=text, listed=names, described=tuple(nm for nm, d in zip(names, has_desc, strict=True) if d),
+                   cut=cut, omitted=(), chars=len(text), budget=budget, searchable=True)  # fmt: skip
+
+
+def _capped(specs: Sequence[Spec], names: tuple[str, ...], base: list[str], described_ok: list[bool],
+            options: ListingOptions, budget: int) -> Listing:  # fmt: skip
+    """The names alone are over the budget: the first skills of the order that fit, each
+    with its description while it fits (a bare name when only that does), then the
+    overflow line naming SkillSearch. Only the listed prefix is rendered."""
+    n = len(specs)
+    room = budget - len(_frame("", n, True, n))  # the frame with the largest counts
+    lines: list[str] = []
+    described: list[str] = []
+    used = -1
+    for spec, b, ok in zip(specs, base, described_ok, strict=True):
+        line, desc = _short(spec, b, options.line_max) if ok else (b, False)
+        if used + len(line) + 1 > room:
+            line, desc = b, False
+            if used + len(line) + 1 > room:
+                break
+        used += len(line) + 1
+        lines.append(line)
+        if desc:
+            described.append(spec.name)
+    kept = len(lines)
+    text = _frame("\n".join(lines), kept, True, n - kept)
+    cut = tuple(nm for nm, spec, ok in zip(names[:kept], specs, described_ok, strict=False)
+                if ok and nm not in described and (spec.description or spec.argument_hint))  # fmt: skip
+    return Listing(text=text, listed=names[:kept], described=tuple(described), cut=cut, omitted=names[kept:],
+                   chars=len(text), budget=budget, searchable=True)  # fmt: skip
 
 
 def _fit(full: list[str], short: list[str], base: list[str], has_desc: list[bool],
@@ -333,8 +347,9 @@ def _when(spec: Spec, when_max: int) -> str:
 
 def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] | None = None,
                 active: Collection[str] = frozenset(), usage: Mapping[str, float] | None = None,
-                options: ListingOptions | None = None,
-                adapter: Adapter = Adapter.EXTENSION) -> Listing:  # fmt: skip
+                options: ListingOptions | None = None, adapter: Adapter = Adapter.EXTENSION,
+                in_force: Sequence[str] = (),
+                rank: Callable[[Sequence[Spec]], Sequence[str]] | None = None) -> Listing:  # fmt: skip
     """The listing the main model sees: the skills it may invoke (policy for
     `Actor.MODEL`, decided before anything is ordered), minus `paths` skills that are not
     active (DESIGN §3.2), ordered by `order_for_prompt` and rendered; `name-only`
@@ -343,49 +358,28 @@ def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] 
     `overrides` must be normalized (as `Settings.overrides` is); `active` holds the keys
     of active `paths` skills; `usage` maps `Spec.key` to a usage score
     (`UsageTracker.scores(now)`).
+
+    When the names alone would not fit the budget, the order puts first the skills in
+    force (`in_force`, keys, latest first), then active `paths` skills, then the most used,
+    then the skills `rank(specs)` returns (keys, best first: the router's ranking for
+    this turn's request, asked for only then), then the rest.
     """
     allowed = eligible(snapshot_specs, Actor.MODEL, overrides, adapter)
     specs = [spec for spec, _ in allowed if not spec.paths or spec.key in active]
     name_only = {id(spec) for spec, decision in allowed if not decision.describe}
     ordered = order_for_prompt(specs, active, usage or {})
     describe = (lambda spec: id(spec) not in name_only) if name_only else None
+    options = options or ListingOptions()
+    if (in_force or rank) and sum(len(spec.name) + 3 for spec in ordered) > options.total_budget:
+        used = {spec.key for spec in ordered if (usage or {}).get(spec.key, 0) > 0}
+        ranked = list(rank(ordered)) if rank is not None else []
+        ordered = promote(ordered, [*in_force, *(s.key for s in ordered if s.key in active or s.key in used), *ranked])
     return render_listing(ordered, options, describe)
 
 
-# -- reminders -------------------------------------------------------------------------------
-
-
-def reminder(body: str) -> str:
-    """One `<system-reminder>` block; the body is escaped so it cannot close the tag."""
-    return _template("reminder.j2").render(body=escape_tags(body))
-
-
-def path_hint(spec: Spec) -> str:
-    """The hint shown while an inline skill with `paths` globs is active."""
-    globs = ", ".join(_field(p) for p in spec.paths)
-    return f"The active skill {_field(spec.name)} applies to files matching: {globs}"
-
-
-def build_reminders(*, now: datetime, listing: Listing | None, last_listing_text: str | None,
-                    path_hints: Sequence[str] = (),
-                    extra: Sequence[str] = ()) -> tuple[list[str], str | None]:  # fmt: skip
-    """The `<system-reminder>` blocks for one turn, and the listing text now sent.
-
-    Blocks, in order: the date; the listing (or a one-line "unchanged" note when it is
-    identical to `last_listing_text`; nothing when `listing` is None); the path hints of
-    active skills (one block); each of `extra`. The second value is what to pass as
-    `last_listing_text` next turn.
-    """
-    blocks = [reminder(f"Today's date is {now.date().isoformat()}.")]
-    sent = last_listing_text
-    if listing is not None:
-        if listing.text == last_listing_text:
-            blocks.append(reminder(UNCHANGED))
-        else:
-            blocks.append(reminder(listing.text))
-            sent = listing.text
-    hints = [one_line(h) for h in path_hints if h and h.strip()]
-    if hints:
-        blocks.append(reminder("\n".join(hints)))
-    blocks.extend(reminder(e) for e in extra if e and e.strip())
-    return blocks, sent
+def promote(ordered: Sequence[Spec], keys: Sequence[str]) -> list[Spec]:
+    """`ordered` with the skills named by `keys` first, in the order of `keys` (each once)."""
+    by_key = {spec.key: spec for spec in ordered}
+    front = [by_key[k] for k in dict.fromkeys(keys) if k in by_key]
+    chosen = {id(s) for s in front}
+    return front + [s for s in ordered if id(s) not in chosen]

@@ -47,10 +47,13 @@ class SlashCompleter(Completer):
         if not text.startswith("/") or text.startswith("//"):
             return
         typed = text[1:]
-        if any(ch.isspace() for ch in typed):
+        stacked = commands.stacked_query(text)
+        if stacked is not None:  # `/review /te`: a second skill for the same request
+            typed = stacked[1]
+        elif any(ch.isspace() for ch in typed):
             return
         try:
-            found = self._complete(typed)
+            found = [c for c in self._complete(typed) if stacked is None or c.kind == "skill"]
         except Exception:
             return  # a completion problem must never break typing
         for c in found:

@@ -78,9 +78,11 @@ class LineApp:
     conversation (the prompt itself is then drawn nowhere unless the stream is a terminal).
     """
 
-    def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True) -> None:
+    def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True,
+                 initial_prompt: str | None = None) -> None:  # fmt: skip
         self.controller = controller
         self.watch = watch
+        self.initial_prompt = initial_prompt  # `codebot --plain "fix the bug"`: sent before reading
         self._input = sys.stdin if input is None else input
         self._output = output
         text_stream = output is not None and not _is_pt(output)
@@ -154,6 +156,8 @@ class LineApp:
         self._banner()
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
         try:
+            if self.initial_prompt and await self._send_initial() == "exit":
+                return 0
             while True:
                 try:
                     text = await self.reader.read_line()
@@ -173,6 +177,12 @@ class LineApp:
                 with contextlib.suppress(Exception):
                     watcher.stop()
         return 0
+
+    async def _send_initial(self) -> str | None:
+        from codebot.ui.line.input import PROMPT
+
+        self.sink.line(PROMPT + self.initial_prompt)  # shown as if typed, so the log reads in order
+        return await self.handle(self.initial_prompt)
 
     def _banner(self) -> None:
         from codebot import __version__
@@ -196,6 +206,9 @@ class LineApp:
         parsed = commands.parse(text)
         if text.strip() == "/":
             parsed = commands.Parsed("builtin", "help")
+        if parsed.kind == "builtin" and parsed.name == "compact":
+            await self.turn(parsed.args, compact=True)  # a model call: cancellable like a turn
+            return None
         if parsed.kind == "builtin":
             return self.builtin(parsed.name, parsed.args)
         await self.turn(text.strip() if parsed.kind == "skill" else text)
@@ -221,10 +234,10 @@ class LineApp:
         self.sink.write("\n")
         return None
 
-    async def turn(self, text: str) -> None:
-        """One model turn as a task: Ctrl+C cancels it, not the session."""
+    async def turn(self, text: str, compact: bool = False) -> None:
+        """One model turn (or `/compact`) as a task: Ctrl+C cancels it, not the session."""
         self.renderer.begin_turn()
-        task = asyncio.ensure_future(self.controller.run_turn(text))
+        task = asyncio.ensure_future(self.controller.compact(text) if compact else self.controller.run_turn(text))
         self._turn = task
         try:
             with self._sigint_cancels_turn():
@@ -241,6 +254,8 @@ class LineApp:
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
             self.sink.line(f"error: {type(exc).__name__}: {exc}")
+        elif compact and not task.cancelled() and task.result():
+            self.sink.line(task.result())
         self.renderer.end_turn()
 
     def cancel_turn(self) -> bool:
@@ -300,12 +315,13 @@ class LineApp:
 
 def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume: Any = None,
              input: Any = None, output: Any = None, client: Any = None, watch: bool = True,
-             extra_dirs: Sequence[Any] = ()) -> int:  # fmt: skip
+             extra_dirs: Sequence[Any] = (), initial_prompt: str | None = None) -> int:  # fmt: skip
     """Run line mode until /exit or end of input; the exit code (0, 2 for a setup problem).
 
     `resume`: None, a session id, or a `ResumeChoice(continue_latest, session_id)`.
     `client`: a ModelClient to use instead of the configured one (tests).
     `extra_dirs`: `--add-dir` folders the tools may use as well as the project.
+    `initial_prompt`: a message sent first, before any input is read (`codebot "…"`).
     """
     from codebot.agent.session import ResumeChoice, SetupError
 
@@ -318,7 +334,7 @@ def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[st
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
     try:
-        return LineApp(controller, input=input, output=output, watch=watch).run()
+        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt).run()
     except KeyboardInterrupt:
         return 130
     finally:

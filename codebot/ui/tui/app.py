@@ -31,7 +31,7 @@ from codebot.ui.tui.status import Status, StatusBar, context_text
 
 log = logging.getLogger("codebot.tui")
 QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
-NOT_WHILE_BUSY = frozenset({"clear", "model", "reload"})
+NOT_WHILE_BUSY = frozenset({"clear", "compact", "model", "reload"})
 NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
@@ -54,7 +54,7 @@ class CodebotApp(StartupMixin, App[int]):
 
     def __init__(self, controller: Any = None, *, settings: Settings | None = None,
                  make_controller: Callable[[], Any] | None = None, watch_skills: bool = True,
-                 exit_after_paint: bool = False) -> None:  # fmt: skip
+                 exit_after_paint: bool = False, initial_prompt: str | None = None) -> None:  # fmt: skip
         super().__init__()
         if controller is None and (settings is None or make_controller is None):
             raise TypeError("CodebotApp needs a controller, or settings and make_controller")
@@ -64,6 +64,8 @@ class CodebotApp(StartupMixin, App[int]):
         self.watch_skills = watch_skills
         #: Quit once painted and ready (CODEBOT_EXIT_AFTER_PAINT=1, for bench/startup.py).
         self.exit_after_paint = exit_after_paint
+        #: Sent as the first message once the session is ready (`codebot "fix the bug"`).
+        self.initial_prompt = initial_prompt
         #: Milliseconds from `codebot.STARTED_AT` to the first frame, and to a working session.
         self.first_paint_ms: int | None = None
         self.ready_ms: int | None = None
@@ -132,8 +134,8 @@ class CodebotApp(StartupMixin, App[int]):
         context = bar.status.context
         if with_context or (with_context is None and self._painted):
             # The litellm client learns its context window by importing litellm: only once warm.
-            fraction = c.context_fraction() if self._warm else None
-            context = context_text(fraction, sum(c.context_chars().values()))
+            use = c.context_use(may_import=self._warm)
+            context = context_text(use.total, use.window)
         for notice in c.take_notices():  # at start: a session in use, a damaged file skipped
             self._events.put_nowait(ev.Notice(notice, "warning"))
         if c.transcript_error and not context.startswith(NOT_SAVED):
@@ -244,19 +246,24 @@ class CodebotApp(StartupMixin, App[int]):
             self.prompt.accept(event.option_index)
             self.prompt.focus()
 
-    def start_turn(self, text: str) -> None:
+    def start_turn(self, text: str, compact: bool = False) -> None:
         self.busy = True
         self._quit_armed_at = -QUIT_WINDOW
         self.update_status()
-        self._turn = self.run_worker(self._run_turn(text), name="turn", group="turn", exit_on_error=False)
+        self._turn = self.run_worker(self._run_turn(text, compact), name="turn", group="turn", exit_on_error=False)
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, compact: bool = False) -> None:
         try:
             if self._warm_worker is not None and not self._warm:
                 self.notify("Loading the model library…")
                 with contextlib.suppress(WorkerCancelled, WorkerFailed):  # the turn will say what is wrong
                     await self._warm_worker.wait()
-            await self.controller.run_turn(text)
+            if compact:
+                said = await self.controller.compact(text)
+                if said:  # through the event queue: after the session's own notices
+                    self._emit(ev.Notice(said))
+            else:
+                await self.controller.run_turn(text)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -280,6 +287,9 @@ class CodebotApp(StartupMixin, App[int]):
             return
         if reply.action == "clear":
             await self.conversation.clear()
+        if reply.action == "compact":  # a model call: runs as a turn (busy, Ctrl+C cancels)
+            self.start_turn(reply.text, compact=True)
+            return
         if reply.action == "skills":
             from codebot.ui.tui.skills_screen import SkillsScreen
 

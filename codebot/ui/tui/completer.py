@@ -50,6 +50,14 @@ class Completer:
         if row >= len(lines):
             return None
         line = lines[row]
+        stacked = commands.stacked_query(line[:col]) if row == 0 else None
+        if stacked is not None:  # `/review /te`: a second skill for the same request
+            begin, query = stacked
+            end = line.find(" ", col)
+            end = len(line) if end < 0 else end
+            items = tuple(Item("/" + c.name, "/" + c.name + " ", c.hint, c.description, c.source)
+                          for c in self._slash(query) if c.kind == "skill")  # fmt: skip
+            return Suggestions((0, begin), (0, end), items, query) if items else None
         if row == 0 and line.startswith("/") and not line.startswith("//") and " " not in line[:col]:
             end = line.find(" ")
             end = len(line) if end < 0 else end

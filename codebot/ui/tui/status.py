@@ -21,10 +21,13 @@ class Status:
     untrusted: bool = False
 
 
-def context_text(fraction: float | None, chars: int) -> str:
-    if fraction is not None:
-        return f"context {fraction:.0%}"
-    return f"context {chars / 1000:.1f}k chars" if chars >= 1000 else f"context {chars} chars"
+def context_text(used: int, window: int) -> str:
+    """`context 34% (2.1k/6.0k)`: tokens the next request spends against the window."""
+
+    def k(n: int) -> str:
+        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+    return f"context {used / window:.0%} ({k(used)}/{k(window)})" if window else f"context {k(used)} tokens"
 
 
 class StatusBar(Static):

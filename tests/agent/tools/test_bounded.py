@@ -136,7 +136,7 @@ def test_bad_shell_timeout_falls_back_to_the_default(tmp_path: Path, text: str) 
 def test_bad_listing_number_names_its_key(tmp_path: Path) -> None:
     proj = _project(tmp_path, "skills:\n  listing:\n    budget: .inf\n")
     settings = load_settings(cwd=proj, trust=True)
-    assert settings.listing_budget == 4000
+    assert settings.listing_budget == 8000
     assert any("skills.listing.budget" in w for w in settings.warnings)
 
 

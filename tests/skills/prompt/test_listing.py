@@ -107,7 +107,7 @@ def test_line_with_hint_and_when(tmp_path: Path) -> None:
     assert "SkillSearch" not in listing.text
     assert listing.listed == listing.described == ("release",)
     assert listing.cut == listing.omitted == ()
-    assert listing.chars == len(listing.text) and listing.budget == 4000
+    assert listing.chars == len(listing.text) and listing.budget == 8000  # no window known: 8,000
     assert not listing.searchable
 
 
@@ -142,16 +142,28 @@ def test_truncation_at_line_max_and_when_max(tmp_path: Path) -> None:
 # -- budget ---------------------------------------------------------------------------------
 
 
-def test_budget_keeps_every_name_of_5000_skills(tmp_path: Path) -> None:
+def test_budget_is_a_hard_cap_at_5000_skills(tmp_path: Path) -> None:
     base = make(tmp_path, "base", "when_to_use: whenever")
     specs = [clone(base, f"s{i:04d}", description=f"Skill {i}. " + "x" * 1000) for i in range(5000)]
     listing = render_listing(specs, ListingOptions(budget=4000))
     names = [line[2:].split(":")[0] for line in skill_lines(listing) if line.startswith("- ")]
-    assert names == [s.name for s in specs]
-    assert listing.listed == tuple(names) and listing.omitted == ()
-    assert listing.cut and len(listing.cut) == 5000 - len(listing.described)
-    assert listing.chars == len(listing.text) > 4000  # the bare names alone overflow
-    assert listing.searchable and "SkillSearch" in listing.text
+    assert names == [s.name for s in specs[: len(names)]] and 10 <= len(names) < 400  # a prefix of the order
+    assert listing.listed == tuple(names) and len(listing.omitted) == 5000 - len(names)
+    assert len(listing.described) >= 10 and listing.described == listing.listed[: len(listing.described)]
+    assert listing.chars == len(listing.text) <= 4000
+    assert f"{5000 - len(names)} more skills exist" in listing.text
+    assert "SkillSearch tool finds any of them by name or purpose" in listing.text and listing.searchable
+
+
+@pytest.mark.parametrize("n", [1000, 10_000, 50_000])
+def test_listing_never_exceeds_the_default_budget(tmp_path: Path, n: int) -> None:
+    base = make(tmp_path, "base")
+    specs = [clone(base, f"skill-number-{i:05d}", description="d" * 80) for i in range(n)]
+    for window in (None, 6000, 200_000, 1_000_000):
+        options = ListingOptions(context_window=window)
+        listing = render_listing(specs, options)
+        assert listing.chars <= options.total_budget == max(8000, (window or 0) * 4 // 100)
+        assert len(listing.listed) + len(listing.omitted) == n
 
 
 def test_most_used_keep_descriptions_longest(tmp_path: Path) -> None:
@@ -219,6 +231,9 @@ def test_trim_matches_the_rule_and_stays_within_budget(tmp_path: Path) -> None:
     bare_chars = sum(len(s.name) + 3 for s in specs) + 300
     for budget in [*range(200, full_chars + 400, 97), full_chars - 1, full_chars]:
         listing = render_listing(specs, ListingOptions(budget=budget))
+        if bare_chars - 300 + 250 > budget:  # the names alone overflow: a capped prefix
+            assert listing.chars <= budget and listing.listed == tuple(s.name for s in specs[: len(listing.listed)])
+            continue
         assert listing.listed == tuple(s.name for s in specs)
         if budget >= full_chars:
             assert not listing.cut and listing.chars == full_chars
@@ -232,25 +247,25 @@ def test_trim_matches_the_rule_and_stays_within_budget(tmp_path: Path) -> None:
 
 def test_names_past_the_hard_cap_are_omitted_and_reported(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    monkeypatch.setattr(listing_mod, "NAMES_FLOOR", 0)
     base = make(tmp_path, "base")
-    specs = [clone(base, f"name-{i:05d}") for i in range(2000)]  # 13 chars a line
-    listing = render_listing(specs, ListingOptions(budget=1000))  # cap: 4,000 characters
+    specs = [clone(base, f"name-{i:05d}", description="") for i in range(2000)]  # 13 chars a line
+    listing = render_listing(specs, ListingOptions(budget=1000))
     assert listing.omitted and len(listing.listed) + len(listing.omitted) == 2000
     assert listing.listed == tuple(s.name for s in specs[: len(listing.listed)])
-    assert 250 <= len(listing.listed) <= 4000 // 13
-    assert f"{len(listing.omitted)} more skills not listed here" in listing.text
+    assert 40 <= len(listing.listed) <= 1000 // 13 and listing.chars <= 1000
+    assert f"{len(listing.omitted)} more skills exist but are not listed here" in listing.text
     assert listing.searchable
 
 
 def test_context_window_scales_the_budget(tmp_path: Path) -> None:
-    assert ListingOptions().total_budget == 4000
+    assert ListingOptions().total_budget == 8000  # window unknown: exactly 8,000
     assert ListingOptions(context_window=200_000).total_budget == 8000
-    assert ListingOptions(context_window=50_000).total_budget == 4000  # never below budget
-    assert ListingOptions(budget=9000, context_window=200_000).total_budget == 9000
+    assert ListingOptions(context_window=1_000_000).total_budget == 40_000  # 1% of the window
+    assert ListingOptions(context_window=50_000).total_budget == 8000  # never below 8,000
+    assert ListingOptions(budget=3000, context_window=1_000_000).total_budget == 3000  # configured: the cap
     base = make(tmp_path, "base")
     specs = [clone(base, f"c{i}", description="z" * 100) for i in range(50)]  # ~5,500 chars
-    small = render_listing(specs, ListingOptions())
+    small = render_listing(specs, ListingOptions(budget=4000))
     large = render_listing(specs, ListingOptions(context_window=200_000))
     assert small.cut and small.budget == 4000
     assert not large.cut and large.budget == 8000 and len(large.described) == 50

@@ -433,3 +433,20 @@ def test_prompt_toolkit_stays_in_line_modules() -> None:
     offenders = [p for p in (ROOT / "codebot").rglob("*.py")
                  if imports.search(p.read_text(encoding="utf-8")) and not p.is_relative_to(ROOT / "codebot" / "ui" / "line")]  # fmt: skip
     assert offenders == []
+
+
+def test_completer_offers_a_second_skill_after_the_first(project: Path) -> None:
+    found = complete(controller(project), "/deploy /rev")
+    assert found and found[0].text == "review" and found[0].start_position == -3
+    assert all(c.text not in ("help", "reload") for c in complete(controller(project), "/deploy /re"))
+    assert complete(controller(project), "/help /rev") == []  # a built-in takes no stack
+    assert complete(controller(project), "/deploy /tmp/x") == []  # a path is an argument
+
+
+def test_compact_in_line_mode_summarizes_and_context_shows_it(project: Path) -> None:
+    ctrl = controller(project, ["first answer", "second answer", "the summary", "third answer"])
+    code, out = run_keys(ctrl, "/deploy staging\rhello there\r/compact keep deploys\r/context\rgo on\r" + EOF)
+    assert code == 0
+    assert "compacting the conversation (manual" in out and "compacted: " in out
+    assert "skills re-attached: deploy" in out and "last compacted at" in out
+    assert "third answer" in out

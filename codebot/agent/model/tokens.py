@@ -1,0 +1,34 @@
+"""Token counts without a tokenizer: the estimate every client falls back to.
+
+Real models count with litellm's counter (`LiteLLMClient.count_tokens`, only once litellm
+is loaded for the request anyway); the offline and scripted models, and a real client
+before its first request, use `estimate_tokens`: one token per 4 characters, rounded up,
+plus `MESSAGE_OVERHEAD` per message for the role and separators. For English prose and
+code that is within about 15% of what OpenAI's and Anthropic's tokenizers give, and it
+errs high on text with long words, which is the safe side for deciding when to compact.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text (OpenAI documents 3-4)
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """What of a chat message is sent as tokens: its text and its tool calls."""
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: only the text ones count here
+        text = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    else:
+        text = str(content or "")
+    calls = message.get("tool_calls")
+    if calls:
+        text += json.dumps(calls, ensure_ascii=False)
+    return text

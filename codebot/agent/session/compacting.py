@@ -1,0 +1,153 @@
+"""Compaction for `Session`: measure the context, and when it is nearly full (or the
+person types `/compact`), replace the older messages with a summary the model writes,
+re-attach the skills in force and the listing, and keep the recent messages.
+
+A mixin: it uses the session's `history`, `client`, `settings`, `in_force`, `transcript`,
+`emit` and listing. The history is swapped only when everything is ready, so a failure or
+a cancel in the middle leaves the conversation as it was. The transcript keeps every
+message; the compaction is an event in it (`compact`, with the new view) that
+`--continue` resumes from.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from codebot.agent.model import Completion, ModelError, ModelRequest
+from codebot.agent.model.summary import SUMMARY_PREFIX, fit_lines, render_lines, request_text
+from codebot.agent.session import compact as cp
+from codebot.agent.session import events as ev
+from codebot.agent.session.context import ContextUse, Meter, resolve_window
+from codebot.agent.session.turn import TurnState
+
+#: Tokens kept free for the summary request's instructions.
+INSTRUCTION_TOKENS = 400
+
+
+class Compacting:
+    history: list[dict[str, Any]]
+    in_force: list[cp.InForce]
+    last_compaction: cp.Compaction | None
+
+    # -- measuring --------------------------------------------------------------------------
+
+    @property
+    def meter(self) -> Meter:
+        """The token meter of the current client; a new one when the client changes or
+        litellm has loaded (its counts replace the estimate)."""
+        key = (id(self.client), bool(getattr(self.client, "loaded", True)))
+        if getattr(self, "_meter_key", None) != key:
+            self._meter_key = key
+            self._meter = Meter(self.client.count_tokens)
+        return self._meter
+
+    def window(self, model: str | None = None, *, may_import: bool = True) -> tuple[int, str]:
+        return resolve_window(self.settings, self.client, model, may_import=may_import)
+
+    def context_use(self, turn: TurnState | None = None, *, may_import: bool = True) -> ContextUse:
+        """What the next request would spend (without the next user message)."""
+        turn = turn or TurnState()
+        model = turn.model or self.base_model
+        return self.meter.use(self.system_prompt, self.tool_schemas(turn), self.history,
+                              self.window(model, may_import=may_import))  # fmt: skip
+
+    async def maybe_compact(self, turn: TurnState) -> None:
+        """Compact before a request that would pass the threshold (config, 85%)."""
+        cfg = self.settings.compaction
+        if not cfg.auto or len(self.history) < 2:
+            return
+        use = self.context_use(turn)
+        if use.total > use.window * cfg.threshold:
+            await self.compact(reason="auto", turn=turn, before=use)
+
+    # -- compacting --------------------------------------------------------------------------
+
+    async def compact(self, focus: str = "", *, reason: str = "manual", turn: TurnState | None = None,
+                      before: ContextUse | None = None, shrink: float = 1.0) -> cp.Compaction | None:  # fmt: skip
+        """Compact now; the record of what was done, or None when there is nothing to
+        compact. `shrink` < 1 aims lower (after the provider said the request overflowed)."""
+        turn = turn or TurnState()
+        history = list(self.history)
+        if len(cp.units(history)) < 2:
+            return None
+        meter = self.meter
+        before = before or self.context_use(turn)
+        window = before.window
+        fixed = before.system + before.tools + meter.text(self.last_listing or "")
+        room = int((window * self.settings.compaction.threshold - fixed) * shrink)
+        if room < 400:
+            raise ModelError("context", f"the system prompt, tool definitions and skill listing alone take "
+                             f"{fixed:,} of the {window:,}-token context window, so compacting the conversation "
+                             "cannot make room; use a model with a larger window (or set model_context_window)")  # fmt: skip
+        self.emit(ev.Notice(f"compacting the conversation ({reason}: {before.total:,} of {window:,} tokens)…"))
+
+        def tokens(m: dict[str, Any]) -> int:
+            return sum(meter.message(m))
+
+        start = cp.tail_start(history, tokens, int(room * cp.TAIL_SHARE))
+        if start == 0:  # everything would fit in the tail: keep only the last unit
+            start = cp.units(history)[-1][0]
+        older, recent = history[:start], history[start:]
+        results = sum(1 for m in recent if m.get("role") == "tool") or 1
+        limit = max(400, min(int(room * cp.RESULT_SHARE * 4), int(room * cp.TAIL_SHARE * 4 / results)))
+        tail = cp.clip_results(recent, limit)
+        summary, failed = await self._summary(older, focus, turn, window, room)
+        cfg = self.settings.compaction
+        tail_text = [str(m.get("content") or "") for m in tail]
+        attached = cp.reattach(self.in_force, meter.text, min(cfg.skill_tokens, cfg.skills_tokens),
+                               min(cfg.skills_tokens, int(room * cp.SKILLS_SHARE)),
+                               present=lambda t: any(t in c for c in tail_text))  # fmt: skip
+        listing = self.current_listing(self._last_request())
+        pre = cp.preamble(summary, attached, [self.listing_reminder(listing.text)], len(older), failed)
+        view = [pre, *tail]
+        after = meter.use(self.system_prompt, self.tool_schemas(turn), view, (window, before.source))
+        record = cp.Compaction(time.time(), reason, len(older), len(tail), tuple(attached.whole), tuple(attached.cut),
+                               tuple(attached.named), before.total, after.total, failed, focus.strip())  # fmt: skip
+        if self.transcript is not None:
+            self.transcript.mark("compact", **record.to_json(), messages=view)
+        self.history[:] = view
+        self.last_listing = listing.text
+        self.last_compaction = record
+        meter.forget_except(view)
+        self.emit(ev.Notice(("compacted: " if not failed else "compacted without a summary: ")
+                            + record.describe().split(": ", 1)[1], "warning" if failed else "info"))  # fmt: skip
+        return record
+
+    async def _summary(self, older: list[dict[str, Any]], focus: str, turn: TurnState, window: int,
+                       room: int) -> tuple[str, str | None]:  # fmt: skip
+        """(summary, None), or ("", why) when the model could not write one."""
+        out_tokens = int(room * cp.SUMMARY_SHARE)
+        budget = int(window * self.settings.compaction.threshold) - self.meter.text(self.system_prompt)
+        budget -= INSTRUCTION_TOKENS + out_tokens
+        # 3 characters a token: code and JSON tokenize denser than prose.
+        text = fit_lines(render_lines(older, clip=max(300, budget // 8)), max(budget * 3, 2000))
+        request = ModelRequest(
+            messages=[{"role": "system", "content": self.system_prompt},
+                      {"role": "user", "content": request_text(text, focus)}],
+            tools=(), model=turn.model or self.base_model,
+        )  # fmt: skip
+        try:
+            completion: Completion | None = None
+            async for item in self.client.stream(request):
+                if isinstance(item, Completion):
+                    completion = item
+        except ModelError as exc:
+            return "", f"the summary request failed: {exc.message}"
+        if completion is None or not completion.text.strip():
+            return "", "the model answered the summary request with nothing"
+        self.total_usage = self.total_usage + completion.usage
+        summary = completion.text.strip()
+        if summary.startswith(SUMMARY_PREFIX):  # an echo of the request is no summary
+            return "", "the model repeated the summary request instead of answering it"
+        limit = out_tokens * 4
+        if len(summary) > limit:
+            summary = summary[:limit] + "\n[… the summary was longer and was cut to fit]"
+        return summary, None
+
+    def _last_request(self) -> str:
+        """What the person asked last, to rank the listing by (issue 17)."""
+        for m in reversed(self.history):
+            if m.get("role") == "user" and not cp.is_preamble(m):
+                return str(m.get("content") or "")[-2000:]
+        return ""

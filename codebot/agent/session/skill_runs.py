@@ -1,0 +1,176 @@
+"""Running skills for `Session`: one invocation, a stack of them (`/a /b args`), the
+skills in force, and "already loaded" instead of sending an unchanged body again.
+
+A mixin: it uses the session's catalog, settings, tracer, usage tracker, context and emit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from codebot.agent.session import events as ev
+from codebot.agent.session.compact import InForce
+from codebot.agent.session.skill_calls import trace_invocation
+from codebot.agent.session.turn import TurnRecord, TurnState
+from codebot.skills.files import normalize_name
+from codebot.skills.invoke import Actor, Invocation, Request, may_grant, process_invocation
+
+APPROVAL_WAIT_S = 3600.0  # a skill's command waits this long for the person's answer
+MAX_STACK = 5
+
+
+def stack_of(text: str, known: Any) -> tuple[list[str], str]:
+    """`/a /b rest` → (["a", "b"], "rest"): the leading `/name` words that name skills
+    (`known(name)` says which), after the first, which is always taken as a skill. A word
+    with another `/` in it (`/tmp/x`) or that names no skill begins the arguments."""
+    words = text[1:].split(" ")
+    names = [words[0]]
+    i = 1
+    while i < len(words) and words[i].startswith("/") and len(words[i]) > 1:
+        name = words[i][1:]
+        if "/" in name or not known(name):
+            break
+        names.append(name)
+        i += 1
+    return names, " ".join(words[i:]).strip()
+
+
+def stack_problem(specs: list[Any], trusted: bool) -> str | None:
+    """Why these skills cannot run together, or None: forks run alone, and two skills may
+    not each switch the model (or the effort) to something different."""
+    if len(specs) > MAX_STACK:
+        return f"at most {MAX_STACK} skills can be stacked in one message; {len(specs)} were given"
+    for spec in specs:
+        if spec.context == "fork":
+            return (f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked with "
+                    f"others: forks run alone; send /{spec.name} on its own")  # fmt: skip
+    for field in ("model", "effort"):
+        setters = [(s.name, getattr(s, field)) for s in specs if getattr(s, field) and may_grant(s, trusted)]
+        if len({v for _, v in setters}) > 1:
+            (a, va), (b, vb) = setters[0], next(x for x in setters if x[1] != setters[0][1])
+            return (f"skills {a!r} ({field} {va}) and {b!r} ({field} {vb}) each switch the {field}; stack at most "
+                    f"one skill that changes the {field}")  # fmt: skip
+    return None
+
+
+def already_loaded_note(name: str) -> str:
+    return (f'[skill "{name}" is already loaded in this conversation with exactly this text (same file, same '
+            "arguments); it was not sent again: follow it as loaded above]")  # fmt: skip
+
+
+class SkillRuns:
+    history: list[dict[str, Any]]
+    in_force: list[InForce]
+
+    def loaded_in_view(self, text: str) -> bool:
+        """Whether `text` (an expanded skill) is in the conversation the model is sent."""
+        return any(text in str(m.get("content") or "") for m in self.history)
+
+    async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Any:
+        """A `/name …` the person typed: one skill, or a stack of up to five. The
+        Invocation (its prompt joins the stack's), or an error result with `message`."""
+        names, args = stack_of(text, lambda n: self.catalog.snapshot.get(normalize_name(n)) is not None)
+        if len(names) == 1:
+            return await self.invoke_skill(names[0], args, Actor.HUMAN, turn, record)
+        snapshot = self.catalog.snapshot
+        specs = [snapshot.get(normalize_name(n)) for n in names]
+        problem = stack_problem([s for s in specs if s is not None], self.settings.trusted)
+        if problem:
+            return _Refused(problem)
+        results = []
+        for name in names:
+            result = await self.invoke_skill(name, args, Actor.HUMAN, turn, record)
+            if not result.ok:
+                return result
+            results.append(result)
+        first = results[0]
+        return Invocation(first.spec, "inline", "\n\n".join(r.prompt for r in results), first.delta,
+                          first.decision, first.arguments)  # fmt: skip
+
+    async def invoke_skill(self, name: str, args: str, actor: Actor, turn: TurnState,
+                           record: TurnRecord) -> Invocation | Any:  # fmt: skip
+        loop = asyncio.get_running_loop()
+
+        def approve(command: str) -> str | None:
+            # Called from the worker thread the invocation runs in: ask on the event loop.
+            future = asyncio.run_coroutine_threadsafe(self._approve_injection(command, turn), loop)
+            try:
+                return future.result(timeout=APPROVAL_WAIT_S)
+            except Exception as exc:  # timed out or cancelled: the command does not run
+                future.cancel()
+                return f"no answer ({type(exc).__name__})"
+
+        req = Request(
+            skill=name, args=args, actor=actor, session_id=self.id, project_dir=self.settings.project_dir,
+            chain=self.chain, overrides=self.settings.overrides, shell="run",
+            shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
+            trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
+            wrap=self._sandbox_wrapper(),
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        # Shell injections block; run them off the event loop so the UI stays live.
+        result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
+        ms = (time.perf_counter() - t0) * 1000
+        if self.tracer is not None:
+            trace_invocation(self.tracer, result, actor, name, ms)
+        if not result.ok:
+            return result
+        if self.usage_tracker is not None:
+            await asyncio.to_thread(self.usage_tracker.record, result.spec.key)
+        loaded = False
+        if result.mode == "inline":
+            turn.apply(result.delta)
+            loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
+            self._in_force(result)
+            if loaded:
+                result = Invocation(result.spec, result.mode, already_loaded_note(result.spec.name), result.delta,
+                                    result.decision, result.arguments, result.shell, result.notes)  # fmt: skip
+        entry = {"name": result.spec.name, "actor": actor.value, "mode": result.mode}
+        if loaded:
+            entry["already_loaded"] = True
+        record.skills.append(entry)
+        self.emit(ev.SkillActivated(result.spec.name, actor.value, result.mode, result.spec.source.value,
+                                    result.delta.to_json() if result.delta else {}, self.depth))  # fmt: skip
+        if loaded:
+            self.emit(ev.Notice(f"skill {result.spec.name}: already loaded with the same text; not sent again"))
+        for note in result.notes:
+            self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
+        return result
+
+    def _in_force(self, result: Invocation) -> None:
+        """Remember an inline invocation's text: compaction re-attaches it as it was."""
+        if self.depth != 0:
+            return  # a sub-agent's skills end with the sub-agent
+        item = InForce(result.spec.key, result.spec.name, result.prompt, time.time())
+        self.in_force.append(item)
+        if self.transcript is not None:
+            self.transcript.mark("skill", **item.to_json())
+
+    def _sandbox_wrapper(self):
+        """Skill commands run in the same sandbox as Bash calls, when there is one."""
+        policy = self.context.sandbox
+        if policy is None:
+            return None
+        if isinstance(policy, str):  # required but unavailable: refuse to run bare
+
+            def refuse(argv: list[str]) -> list[str]:
+                return ["/bin/sh", "-c", "echo 'the sandbox is required but cannot run here' >&2; exit 126"]
+
+            return refuse
+        from codebot.agent.tools.shell import sandboxed
+
+        return lambda argv: sandboxed(argv, self.context, self.settings.project_dir)[0]
+
+    async def fork(self, inv: Invocation, record: TurnRecord) -> str:
+        return await self.subagents.run_fork(self, inv)
+
+
+class _Refused:
+    """A stack that cannot run, in the shape of a failed invocation."""
+
+    ok = False
+
+    def __init__(self, message: str) -> None:
+        self.message = message

@@ -1,0 +1,70 @@
+"""The listing in the agent with a catalog far over its budget: capped, relevant to the
+request, pointing at SkillSearch, and a delta after a reload."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from codebot.agent.model import ScriptedModel
+from codebot.agent.session import build_session
+from codebot.config import load_settings
+from codebot.skills.prompt.reminders import DELTA_HEAD
+from codebot.workspace import open_catalog
+
+
+@pytest.fixture
+def project(tmp_path: Path, write_skill) -> Path:
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    skills = proj / ".codebot" / "skills"
+    for i in range(1500):
+        write_skill(skills, f"generic-helper-{i:04d}", f"description: Helps with generic task number {i}. "
+                    "Not for anything specific.", "Do it.")  # fmt: skip
+    write_skill(skills, "terraform-drift", "description: Detect drift between terraform state and cloud "
+                "resources. Not for writing new modules.", "Run terraform plan.")  # fmt: skip
+    return proj
+
+
+def listing_of(text: str) -> str:
+    blocks = re.findall(r"<system-reminder>\n(.*?)\n</system-reminder>", text, re.DOTALL)
+    return next(b for b in blocks if b.startswith(("Skills available", DELTA_HEAD)))
+
+
+def test_over_budget_listing_is_capped_ranked_for_the_request_and_names_skillsearch(project: Path) -> None:
+    settings = load_settings(cwd=project, trust=True)
+    model = ScriptedModel(["ok", "ok"])
+    session = build_session(settings, open_catalog(settings), client=model)
+    asyncio.run(session.run_turn("check the terraform drift in prod"))
+    listing = listing_of(model.requests[0].messages[-1]["content"])
+    assert len(listing) <= 8000
+    assert "- terraform-drift: Detect drift" in listing  # ranked in for this request
+    assert re.search(r"\d+ more skills exist but are not listed here; the SkillSearch tool finds", listing)
+    session.transcript.close()
+
+
+def test_a_reload_sends_what_changed_not_the_whole_listing(tmp_path: Path, write_skill) -> None:
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    skills = proj / ".codebot" / "skills"
+    for i in range(20):
+        write_skill(skills, f"tool-{i:02d}", f"description: Tool {i} does its job. Not for other jobs.", "Go.")
+    settings = load_settings(cwd=proj, trust=True)
+    model = ScriptedModel(["a", "b", "c"])
+    session = build_session(settings, open_catalog(settings), client=model)
+    asyncio.run(session.run_turn("hello"))
+    write_skill(skills, "new-one", "description: Brand new skill. Not for old things.", "New.")
+    (skills / "tool-03" / "SKILL.md").write_text("---\ndescription: Tool 3, edited. Not for other jobs.\n---\nGo.\n")
+    import shutil
+
+    shutil.rmtree(skills / "tool-05")
+    session.catalog.reload()
+    asyncio.run(session.run_turn("again"))
+    delta = listing_of(model.requests[1].messages[-1]["content"])
+    assert delta.startswith(DELTA_HEAD)
+    assert "+ new-one: Brand new skill." in delta and "− tool-05" in delta and "~ tool-03: Tool 3, edited." in delta
+    assert "tool-07" not in delta
+    session.transcript.close()
