@@ -132,9 +132,7 @@ class Controller:
         return Reply(f"sandbox: {self.session.sandbox_state}")
 
     def _cmd_usage(self, _args: str) -> Reply:
-        u = self.session.total_usage
-        cost = f", cost ${u.cost:.4f}" if u.cost is not None else ""
-        return Reply(f"tokens: {u.prompt_tokens:,} in, {u.completion_tokens:,} out{cost}")
+        return Reply(usage_report(self.session.total_usage, self.session.usage_by_model))
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -200,6 +198,18 @@ class Controller:
     def close(self) -> None:
         if self.session.transcript is not None:
             self.session.transcript.close()
+
+
+def usage_report(total, by_model) -> str:
+    """`/usage`: tokens in and out and cost (litellm's price table), per model and in all."""
+    def line(name: str, u) -> str:
+        cost = f"${u.cost:.4f}" if u.cost is not None else "cost unknown (not in litellm's price table)"
+        return f"  {name:<28} {u.prompt_tokens:>10,} in {u.completion_tokens:>9,} out   {cost}"
+
+    lines = ["Usage this session:"] + [line(m, u) for m, u in sorted(by_model.items())]
+    if len(by_model) != 1:
+        lines.append(line("all models", total))
+    return "\n".join(lines)
 
 
 WINDOW_SOURCES = {"config": "the config (model_context_window)", "litellm": "litellm's model table",

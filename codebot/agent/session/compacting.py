@@ -136,7 +136,7 @@ class Compacting:
             return "", f"the summary request failed: {exc.message}"
         if completion is None or not completion.text.strip():
             return "", "the model answered the summary request with nothing"
-        self.total_usage = self.total_usage + completion.usage
+        self.count_usage(completion.model or request.model or self.client.model, completion.usage)
         summary = completion.text.strip()
         if summary.startswith(SUMMARY_PREFIX):  # an echo of the request is no summary
             return "", "the model repeated the summary request instead of answering it"

@@ -56,6 +56,10 @@ MAX_STEPS = 50
 RANKED = 40  # routed skills put in an over-budget listing, best first
 
 
+def request_model(turn: TurnState, session: Session) -> str:
+    return turn.model or session.base_model or session.client.model
+
+
 class Session(Asking, SkillRuns, Compacting):
     def __init__(
         self,
@@ -106,6 +110,8 @@ class Session(Asking, SkillRuns, Compacting):
         self.sandbox_notice = ""  # said once at start when the sandbox is wanted and cannot run
         self.written: set[str] = set()  # real paths Write/Edit changed in this session
         self.total_usage = Usage()
+        #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
+        self.usage_by_model: dict[str, Usage] = {}
         self.last_listing: str | None = None
         #: Each inline skill invocation of this session, oldest first (compaction
         #: re-attaches them); restored with the history on --continue.
@@ -264,7 +270,7 @@ class Session(Asking, SkillRuns, Compacting):
             await self.maybe_compact(turn)
             completion = await self._request(turn)
             record.usage = record.usage + completion.usage
-            self.total_usage = self.total_usage + completion.usage
+            self.count_usage(completion.model or request_model(turn, self), completion.usage)
             message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
             if completion.tool_calls:
                 message["tool_calls"] = [
@@ -334,6 +340,10 @@ class Session(Asking, SkillRuns, Compacting):
         self.emit(ev.ToolFinished(call.id, call.name, result.status, clean_text(result.content),
                                   self._ran_ms(t0, waited), self.depth))  # fmt: skip
         return result
+
+    def count_usage(self, model: str, usage: Usage) -> None:
+        self.total_usage = self.total_usage + usage
+        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
 
     def _ran_ms(self, t0: float, waited: float) -> float:
         """Milliseconds since `t0`, less the time the person took to answer approvals."""

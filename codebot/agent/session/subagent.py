@@ -80,5 +80,6 @@ async def _run(parent: Session, child: Session, task: str, delta) -> str:
     try:
         await child._loop(turn, record)
     finally:
-        parent.total_usage = parent.total_usage + record.usage
+        for model, usage in child.usage_by_model.items():  # a sub-agent's calls are the session's
+            parent.count_usage(model, usage)
     return record.text or "(the sub-agent finished without an answer)"

@@ -165,6 +165,22 @@ async def test_interactive_approval_allow_and_deny(project: Path) -> None:
     assert rec.tool_calls[0]["status"] == "denied" and not (project / "no.txt").exists()
 
 
+async def test_tool_duration_leaves_out_the_time_spent_on_the_approval(project: Path) -> None:
+    events: list = []
+    settings = load_settings(cwd=project, trust=True)
+
+    def emit(e: Any) -> None:
+        events.append(e)
+        if isinstance(e, ApprovalRequest):  # the person takes 0.6 s to answer
+            asyncio.get_running_loop().call_later(0.6, e.future.set_result, ApprovalAnswer.ALLOW_ONCE)
+
+    session = build_session(settings, open_catalog(settings), client=ScriptedModel(
+        [call("Write", path="slow.txt", content="hi"), "ok"]), emit=emit, interactive=True)  # fmt: skip
+    await session.run_turn("write it")
+    done = next(e for e in events if isinstance(e, ev.ToolFinished))
+    assert done.status == "ok" and done.ms < 300, done.ms
+
+
 async def test_allow_for_session_grants_the_same_call_later(project: Path) -> None:
     events: list = []
     replies = [call("Bash", command="echo hi"), "ok", call("Bash", command="echo hi"), "ok"]
@@ -271,3 +287,16 @@ async def test_resume_by_id_and_unknown_id(project: Path) -> None:
     assert "hello back" in json.dumps(model.requests[0].messages)
     with pytest.raises(SetupError, match="no session 'nope'"):
         make(project, [], resume=ResumeChoice(session_id="nope"))
+
+
+async def test_usage_is_counted_per_model_with_a_skill_switching_it(project: Path) -> None:
+    from codebot.agent.model import Usage
+    from codebot.ui.controller import usage_report
+
+    u = {"prompt_tokens": 100, "completion_tokens": 10}
+    session, _, _ = make(project, [{"text": "a", "usage": u}, {"text": "b", "usage": u}])
+    await session.run_turn("hello")
+    await session.run_turn("/deploy prod")  # model: big-model for this turn
+    assert session.usage_by_model == {"scripted": Usage(100, 10), "big-model": Usage(100, 10)}
+    text = usage_report(session.total_usage, session.usage_by_model)
+    assert "big-model" in text and "scripted" in text and "all models" in text and "200 in" in text
