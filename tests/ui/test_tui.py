@@ -454,7 +454,7 @@ async def test_skills_browser_shows_shadowing_cost_and_totals(make_app: MakeApp)
         assert winner.cost == len(winner.line) and winner.line in screen.listing.text
         assert loser.cost == 0
         head = str(screen.query_one("#head", Static).content)
-        assert f"listing {screen.listing.chars:,} of 4,000 chars" in head
+        assert f"listing {screen.listing.chars:,} of 8,000 chars" in head
 
 
 async def test_skills_browser_lists_diagnostics(make_app: MakeApp, project: Path) -> None:

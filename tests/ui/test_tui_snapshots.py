@@ -57,7 +57,9 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def app_for(project: Path, replies: list[Any]) -> CodebotApp:
     controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True)
-    return CodebotApp(controller, watch_skills=False)
+    app = CodebotApp(controller, watch_skills=False)
+    app.clock = lambda: 0.0  # no clocks on screen: the turn's elapsed time stays 0.0s
+    return app
 
 
 async def send(pilot, text: str) -> None:

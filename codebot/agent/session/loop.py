@@ -238,7 +238,11 @@ class Session(Asking, SkillRuns, Compacting):
             self.emit(ev.ErrorEvent(exc.message, exc.kind))
         finally:
             if self.transcript is not None:
-                self.transcript.sync()
+                # fsync can take a while on a busy disk: off the event loop; a cancelled
+                # turn does not wait for it, so it ends (and the UI answers) at once.
+                synced = asyncio.get_running_loop().run_in_executor(None, self.transcript.sync)
+                if not record.cancelled:
+                    await asyncio.shield(synced)
         if not record.cancelled:
             self.emit(ev.TurnEnded(record.usage, error=record.error, text=record.text))
         return record

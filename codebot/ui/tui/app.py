@@ -6,10 +6,8 @@ as a worker, and everything it does arrives as typed events.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -17,7 +15,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from codebot.agent.model import Usage
 from codebot.agent.session import events as ev
 from codebot.config import Settings
 from codebot.ui import commands
@@ -26,20 +23,17 @@ from codebot.ui.tui.conversation import Conversation
 from codebot.ui.tui.history import History
 from codebot.ui.tui.palette import CodebotCommands
 from codebot.ui.tui.prompt import CompletionMenu, PromptArea
+from codebot.ui.tui.queued import QueuedBar
 from codebot.ui.tui.startup import StartupMixin
 from codebot.ui.tui.status import Status, StatusBar, context_text
+from codebot.ui.tui.turns import QUIT_WINDOW, TurnDone, TurnsMixin
 
 log = logging.getLogger("codebot.tui")
-QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
 NOT_WHILE_BUSY = frozenset({"clear", "compact", "model", "reload"})
 NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
-class _TurnDone:
-    """Queued after a turn's last event, so `busy` clears once everything is on screen."""
-
-
-class CodebotApp(StartupMixin, App[int]):
+class CodebotApp(StartupMixin, TurnsMixin, App[int]):
     """Give it a Controller, or `settings` and `make_controller` to build one in a thread
     after the first frame (the controller's imports and catalog load then cost no paint time).
     """
@@ -49,6 +43,10 @@ class CodebotApp(StartupMixin, App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "interrupt", "cancel the turn / quit", priority=True, show=False),
         Binding("ctrl+d", "quit_now", "quit", priority=True, show=False),
+        Binding("escape", "escape", "cancel the turn", show=False),
+        Binding("ctrl+o", "toggle_result", "expand/collapse the latest tool result", show=False),
+        Binding("pageup", "scroll_conversation(-1)", "scroll up", show=False),
+        Binding("pagedown", "scroll_conversation(1)", "scroll down", show=False),
     ]
     CSS = "Screen { layout: vertical; }"
 
@@ -84,6 +82,7 @@ class CodebotApp(StartupMixin, App[int]):
         self._approval: Any = None
         self._watcher: Any = None
         self._ui_thread = threading.get_ident()
+        self._init_turns()
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -91,6 +90,7 @@ class CodebotApp(StartupMixin, App[int]):
         menu = CompletionMenu(id="menu")
         yield Conversation(id="conversation")
         yield menu
+        yield QueuedBar(id="queued")
         yield PromptArea(Completer(self._completions, self.settings.project_dir),
                          History(self.settings.home / "history"), menu, id="prompt")  # fmt: skip
         yield StatusBar(id="status")
@@ -129,7 +129,7 @@ class CodebotApp(StartupMixin, App[int]):
         c = self.controller
         bar = self.query_one(StatusBar)
         if c is None:
-            bar.status = Status("starting…", busy=self.busy)
+            bar.status = Status("starting…", busy=self.busy, progress=self.progress())
             return
         context = bar.status.context
         if with_context or (with_context is None and self._painted):
@@ -143,7 +143,7 @@ class CodebotApp(StartupMixin, App[int]):
             context = NOT_SAVED + context
         skill, model = self._skill or (None, None)
         bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy,
-                            untrusted=not c.settings.trusted)  # fmt: skip
+                            untrusted=not c.settings.trusted, progress=self.progress())  # fmt: skip
 
     def context_window(self) -> int | None:
         if self.controller is None or not self._warm:
@@ -154,14 +154,20 @@ class CodebotApp(StartupMixin, App[int]):
 
     def _emit(self, event: Any) -> None:
         """The session's emit: queue the event for the pump (from any thread)."""
+        self.count_streamed(event)
         if threading.get_ident() == self._ui_thread:
             self._events.put_nowait(event)
         else:
             self.call_from_thread(self._events.put_nowait, event)
 
     async def _pump(self) -> None:
+        pending: Any = None
         while True:
-            event = await self._events.get()
+            event, pending = (pending, None) if pending is not None else (await self._events.get(), None)
+            if isinstance(event, ev.TextDelta):
+                # Deltas that queued up while the last ones were drawn are drawn as one: a
+                # fast stream then costs a few renders a second, and keys stay responsive.
+                event, pending = self._coalesce(event)
             try:
                 await self._render_event(event)
             except Exception as exc:  # a display problem must not end the session
@@ -170,6 +176,17 @@ class CodebotApp(StartupMixin, App[int]):
             finally:
                 self._events.task_done()
 
+    def _coalesce(self, first: ev.TextDelta) -> tuple[ev.TextDelta, Any]:
+        texts, pending = [first.text], None
+        while not self._events.empty():
+            nxt = self._events.get_nowait()
+            if not (isinstance(nxt, ev.TextDelta) and nxt.depth == first.depth):
+                pending = nxt  # drawn next; its task_done comes then
+                break
+            texts.append(nxt.text)
+            self._events.task_done()
+        return (ev.TextDelta("".join(texts), first.depth) if len(texts) > 1 else first), pending
+
     async def _render_event(self, event: Any) -> None:
         # Loaded with the controller, so off the paint path.
         from codebot.agent.permissions import ApprovalRequest
@@ -177,10 +194,12 @@ class CodebotApp(StartupMixin, App[int]):
         if isinstance(event, ApprovalRequest):
             self._ask(event)
             return
-        if isinstance(event, _TurnDone):
-            self.busy = False
+        if isinstance(event, TurnDone):
             self._dismiss_approval()
+            await self.turn_finished()
             self.update_status()
+            return
+        if self.drops(event):
             return
         model = (event.delta or {}).get("model") if isinstance(event, ev.SkillActivated) else None
         if model and event.depth == 0 and event.mode == "inline":
@@ -224,7 +243,7 @@ class CodebotApp(StartupMixin, App[int]):
             self.run_worker(self._submit_when_ready(self.prompt.take()), exit_on_error=False)
             return
         if commands.parse(message.text).kind != "builtin" and self.busy:
-            self.notify("A turn is running: wait for it, or press Ctrl+C to cancel it.", severity="warning")
+            self.queue(self.prompt.take())  # sent when the turn ends
             return
         await self.submit(self.prompt.take())
 
@@ -245,33 +264,6 @@ class CodebotApp(StartupMixin, App[int]):
         if isinstance(event.option_list, CompletionMenu):
             self.prompt.accept(event.option_index)
             self.prompt.focus()
-
-    def start_turn(self, text: str, compact: bool = False) -> None:
-        self.busy = True
-        self._quit_armed_at = -QUIT_WINDOW
-        self.update_status()
-        self._turn = self.run_worker(self._run_turn(text, compact), name="turn", group="turn", exit_on_error=False)
-
-    async def _run_turn(self, text: str, compact: bool = False) -> None:
-        try:
-            if self._warm_worker is not None and not self._warm:
-                self.notify("Loading the model library…")
-                with contextlib.suppress(WorkerCancelled, WorkerFailed):  # the turn will say what is wrong
-                    await self._warm_worker.wait()
-            if compact:
-                said = await self.controller.compact(text)
-                if said:  # through the event queue: after the session's own notices
-                    self._emit(ev.Notice(said))
-            else:
-                await self.controller.run_turn(text)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("turn failed")
-            self._emit(ev.ErrorEvent(f"Something went wrong: {type(exc).__name__}: {exc}", "internal"))
-            self._emit(ev.TurnEnded(Usage(), error=str(exc)))
-        finally:
-            self._emit(_TurnDone())
 
     async def run_builtin(self, name: str, args: str = "") -> None:
         if name in NOT_WHILE_BUSY and self.busy:
@@ -324,23 +316,13 @@ class CodebotApp(StartupMixin, App[int]):
 
     # -- keys -------------------------------------------------------------------------------
 
-    def action_interrupt(self) -> None:
-        if self.busy and self._turn is not None and self._turn.is_running:
-            self._turn.cancel()
-            return
-        if self.prompt.text:  # first clear what was typed; quitting takes two more
-            self.prompt.clear()
-            self.prompt.menu.close()
-            self._quit_armed_at = -QUIT_WINDOW
-            return
-        now = time.monotonic()
-        if now - self._quit_armed_at < QUIT_WINDOW:
-            self.exit(0)
-            return
-        self._quit_armed_at = now
-        self.notify("Press Ctrl+C again to quit (or Ctrl+D).")
+    def action_toggle_result(self) -> None:
+        """Ctrl+O: expand or collapse the latest tool result."""
+        self.conversation.toggle_latest_result()
 
-    def action_quit_now(self) -> None:
-        if self._turn is not None and self._turn.is_running:
-            self._turn.cancel()
-        self.exit(0)
+    def action_scroll_conversation(self, direction: int) -> None:
+        view = self.conversation
+        if direction < 0:
+            view.scroll_page_up()
+        else:
+            view.scroll_page_down()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Collapsible, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 from codebot.agent.session import events as ev
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
@@ -50,10 +51,18 @@ class ToolCall(Vertical):
             content = content[:RESULT_MAX_CHARS] + f"\n[... {len(event.content) - RESULT_MAX_CHARS} more characters]"
         short = event.status != "ok" and content.count("\n") < 3
         body = Static(Text(content or "(no output)"), classes="tool-result")
-        await self.mount(Collapsible(body, title=f"result · {tool_status(event)}", collapsed=not short))
+        box = Collapsible(body, title=f"result · {tool_status(event)}", collapsed=not short)
+        await self.mount(box)
+        # A click toggles it without taking the focus from the prompt (typing goes on there);
+        # Ctrl+O does the same from the keyboard.
+        for title in box.query(CollapsibleTitle):
+            title.can_focus = False
 
 
 class Conversation(VerticalScroll):
+    # Never focused: a click in the conversation (a result to expand, text to look at)
+    # leaves the keys with the prompt. PageUp/PageDown scroll it from there (app bindings).
+    can_focus = False
     DEFAULT_CSS = """
     Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     Conversation > .user { margin: 1 0 0 0; padding: 0 1; background: $boost; color: $text; }
@@ -111,6 +120,16 @@ class Conversation(VerticalScroll):
             await self.end_stream()
             if event.cancelled:
                 await self.add_line("cancelled", "warning")
+
+    def toggle_latest_result(self) -> bool:
+        """Expand or collapse the newest tool result; False when there is none."""
+        boxes = list(self.query(Collapsible))
+        if not boxes:
+            return False
+        boxes[-1].collapsed = not boxes[-1].collapsed
+        if not boxes[-1].collapsed:
+            self.call_after_refresh(boxes[-1].scroll_visible)
+        return True
 
     async def add_user(self, text: str) -> None:
         await self.end_stream()

@@ -19,6 +19,7 @@ class Status:
     skills: int = 0
     busy: bool = False
     untrusted: bool = False
+    progress: str = ""  # spinner, seconds, tokens while a turn runs
 
 
 def context_text(used: int, window: int) -> str:
@@ -51,9 +52,15 @@ class StatusBar(Static):
             text.append(f" → {s.skill_model}", style="bold yellow")
             text.append(f" (skill {s.skill})" if s.skill else "")
         if s.busy:
-            text.append("  · working… Ctrl+C cancels", style="italic")
-        right = f"{s.context} · {s.skills} skill{'s' if s.skills != 1 else ''} · Ctrl+P commands"
-        pad = max(2, self.content_size.width - text.cell_len - len(right))
+            text.append("  " + (s.progress or "working… Esc cancels"), style="italic")
+        width = self.content_size.width
+        # The right side loses its least useful parts first when the bar is narrow.
+        parts = [s.context, f"{s.skills} skill{'s' if s.skills != 1 else ''}", "Ctrl+P commands"]
+        right = " · ".join(parts)
+        while len(parts) > 1 and text.cell_len + 2 + len(right) > width:
+            parts.pop()
+            right = " · ".join(parts)
+        pad = max(2, width - text.cell_len - len(right))
         text.append(" " * pad)
         text.append(right)
         return text
