@@ -5,8 +5,9 @@ usage and traces. Shared by print mode, line mode and the TUI.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codebot.agent.model import ModelClient
 from codebot.agent.permissions import Approvals
@@ -27,15 +28,20 @@ from codebot.agent.session.transcript import (
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
 
+if TYPE_CHECKING:
+    from codebot.agent.model.local_probe import Found
+
 
 def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> ModelClient:
-    """A real model when one is configured or a provider key is present; else offline."""
+    """A real model when one is configured or a provider key is present; else offline.
+
+    Never probes for a local server (that costs up to 150 ms and is the front end's to
+    offer after its first paint): see `local_servers` and `client_for`.
+    """
     env = os.environ if env is None else env
     model = settings.model
     if model == "offline":
-        from codebot.agent.model import OfflineModel
-
-        return OfflineModel()
+        return _offline(settings)
     if not model and settings.api_base:
         model = "openai/default"
     if not model:
@@ -43,17 +49,52 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
 
         key = provider_key_present(env)
         if key is None:
-            from codebot.agent.model import OfflineModel
-
-            return OfflineModel()
+            return _offline(settings)
         model = default_model_for(key)
+    return _litellm_client(model, settings.api_base, env)
+
+
+def _offline(settings: Settings) -> ModelClient:
+    from codebot.agent.model import OfflineModel
+
+    # the project folder and its trust decide which read-only steps it may run
+    return OfflineModel(project_dir=settings.project_dir, trusted=settings.trusted)
+
+
+def _litellm_client(model: str, api_base: str | None, env: Mapping[str, str]) -> ModelClient:
     from codebot.agent.model import LiteLLMClient
 
     api_key = env.get("CODEBOT_API_KEY")
-    if not api_key and settings.api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
+    if not api_key and api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
         api_key = "sk-no-key-needed"
-    return LiteLLMClient(model, api_base=settings.api_base, api_key=api_key)
+    return LiteLLMClient(model, api_base=api_base, api_key=api_key)
+
+
+def local_servers(settings: Settings, env: Mapping[str, str] | None = None,
+                  probe: Callable[..., list[Found]] | None = None) -> list[Found]:  # fmt: skip
+    """Local OpenAI-compatible servers to offer, for a front end to call once after its
+    first paint (in a worker thread: it takes up to 150 ms). Empty, without probing, when
+    a model or endpoint is configured, a provider key is set, or CODEBOT_NO_PROBE=1.
+
+    Only loopback is asked (`local_probe.probe`); CODEBOT_PROBE_PORTS=11434,8080 replaces
+    the usual ports (Ollama 11434, llama.cpp 8080, LM Studio 1234). Print mode never calls it.
+    """
+    from codebot.agent.model import local_probe, provider_key_present
+
+    env = os.environ if env is None else env
+    if settings.model or settings.api_base or provider_key_present(env) or env.get("CODEBOT_API_KEY"):
+        return []
+    if env.get("CODEBOT_NO_PROBE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return []
+    ports = [int(p) for p in env.get("CODEBOT_PROBE_PORTS", "").replace(" ", "").split(",") if p.isdigit()]
+    return (probe or local_probe.probe)(ports or local_probe.DEFAULT_PORTS)
+
+
+def client_for(found: Found, model_id: str | None = None, env: Mapping[str, str] | None = None) -> ModelClient:
+    """The client for a server `local_servers` found: `openai/<model_id>` (its first model
+    when not given) at its base URL. Assign it to `session.client` to switch."""
+    return _litellm_client(found.model_string(model_id), found.base_url, os.environ if env is None else env)
 
 
 def build_session(
