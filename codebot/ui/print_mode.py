@@ -30,6 +30,38 @@ def _event_json(e: Any) -> dict[str, Any]:
     return clean(d)  # stdout stays valid UTF-8 JSON whatever bytes a file name had
 
 
+def _line(obj: dict[str, Any]) -> None:
+    """One JSON object on a line of stdout (stream-json)."""
+    sys.stdout.write(json.dumps(clean(obj), ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def init_json(session: Any) -> dict[str, Any]:
+    """stream-json's first line: which session this is and what it can do, before any event."""
+    from codebot.agent.tools import META_TOOLS
+
+    tools = [n for n in (*session.registry.names(), *META_TOOLS) if session.tool_filter(n)]
+    return {"type": "init", "session_id": session.id, "model": session.client.model,
+            "cwd": str(session.settings.cwd), "tools": tools, "skills": len(session.catalog.snapshot)}  # fmt: skip
+
+
+def usage_by_model(session: Any) -> dict[str, Any]:
+    return {model: u.to_json() for model, u in session.usage_by_model.items()}
+
+
+def result_json(session: Any, text: str, *, error: tuple[str, str] | None = None,
+                usage: Any = None) -> dict[str, Any]:  # fmt: skip
+    """stream-json's last line: the answer, whether it failed, and what it cost.
+    `error`: (kind, message). `usage`: this turn's (the session's usage by model also
+    counts a compaction run before it)."""
+    out = {"type": "result", "session_id": session.id, "result": text, "is_error": error is not None,
+           "usage": (usage if usage is not None else session.total_usage).to_json(),
+           "usage_by_model": usage_by_model(session)}  # fmt: skip
+    if error is not None:
+        out["error"] = {"kind": error[0], "message": error[1]}
+    return out
+
+
 def _say(text: str) -> None:
     """One line for the person on stderr. Skill names, notices, commands and provider
     errors can carry terminal escapes; none reaches the terminal (`strip_escapes`)."""
@@ -71,8 +103,7 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
 
     def emit(e: Any) -> None:
         if output_format == "stream-json":
-            sys.stdout.write(json.dumps(_event_json(e), ensure_ascii=False, default=str) + "\n")
-            sys.stdout.flush()
+            _line(_event_json(e))
         elif output_format == "text":
             if isinstance(e, ev.TextDelta) and e.depth == 0:
                 answer.write(e.text)
@@ -98,6 +129,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         _say(f"codebot: {session.sandbox_notice}")
     for notice in session.transcript.notices if session.transcript is not None else ():
         _say(f"codebot: warning: {notice}")
+    if output_format == "stream-json":
+        _line(init_json(session))
     from codebot.ui import commands
 
     parsed = commands.parse(prompt)
@@ -107,6 +140,8 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
         record = asyncio.run(_turn(session, prompt, compact))
     except KeyboardInterrupt:
         _say("codebot: cancelled")
+        if output_format == "stream-json":
+            _line(result_json(session, "", error=("cancelled", "cancelled (Ctrl+C)")))
         return 130
     finally:
         from codebot.agent.tools.shell import kill_all
@@ -122,11 +157,15 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             "skills": record.skills,
             "tool_calls": record.tool_calls,
             "usage": record.usage.to_json(),
+            "usage_by_model": usage_by_model(session),
             "is_error": record.error is not None,
         }
         if record.error:
             out["error"] = {"kind": record.error_kind, "message": record.error}
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
+    elif output_format == "stream-json":
+        error = (record.error_kind or "error", record.error) if record.error is not None else None
+        _line(result_json(session, record.text, error=error, usage=record.usage))
     elif output_format == "text":
         if record.text and not answer.streamed:
             answer.write(record.text)
@@ -156,19 +195,22 @@ async def _turn(session: Any, prompt: str, compact: str | None) -> Any:
 def _compact_only(session: Any, focus: str, output_format: str) -> int:
     from codebot.agent.model import ModelError
 
-    error = None
+    error, kind = None, "error"
     try:
         record = asyncio.run(session.compact(focus))
     except ModelError as exc:
-        record, error = None, exc.message
+        record, error, kind = None, exc.message, exc.kind
     finally:
         if session.transcript is not None:
             session.transcript.close()
     text = error or (record.describe() if record is not None else "nothing to compact yet")
     if output_format == "json":
         out = {"result": text, "session_id": session.id, "model": session.client.model,
-               "compaction": record.to_json() if record is not None else None, "is_error": error is not None}  # fmt: skip
+               "compaction": record.to_json() if record is not None else None, "is_error": error is not None,
+               "usage_by_model": usage_by_model(session)}  # fmt: skip
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
+    elif output_format == "stream-json":
+        _line(result_json(session, text, error=(kind, error) if error else None))
     elif output_format == "text":
         print(text)
     return 1 if error else 0

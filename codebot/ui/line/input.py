@@ -134,7 +134,7 @@ class TerminalSink(Sink):
     """
 
     def __init__(self, output: Any) -> None:
-        super().__init__(None)
+        super().__init__(None, lambda: output.get_size().columns)  # the prompt's terminal, wherever stdout goes
         self._output = output
         self._session = get_app_session()
         self._context = contextvars.copy_context()

@@ -10,12 +10,14 @@ import json
 import shutil
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from codebot.agent.session import events as ev
 from codebot.display import has_hidden, strip_escapes, visible
 from codebot.ui import commands
 from codebot.ui.approval_reason import why_asked
+from codebot.ui.line.wrap import Wrapper, wrap_text
 
 QUESTION = "Allow? [y]es once / [a]lways this session / [n]o: "
 OVERRIDE_HELP = "/skills off NAME · /skills on NAME · /skills user-only|model-only|name-only NAME"
@@ -44,12 +46,25 @@ def one_line(text: str) -> str:
 class Sink:
     """Where line mode writes. `stream=None` means `sys.stdout` looked up at each write, so
     prompt-toolkit's `patch_stdout` (which swaps `sys.stdout`) puts the text above the prompt.
-    Thread-safe: the skill watcher writes from its own thread."""
+    Thread-safe: the skill watcher writes from its own thread.
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    `columns`: the terminal's width when the text goes to a terminal, else None: prose is
+    word-wrapped to it (`wrap_width`), and not wrapped at all for a pipe or a log."""
+
+    def __init__(self, stream: TextIO | None = None, columns: Callable[[], int] | None = None) -> None:
         self._stream = stream
         self._lock = threading.RLock()
         self.at_line_start = True
+        self.columns = columns
+
+    def wrap_width(self) -> int | None:
+        """Where prose breaks: one short of the last column, where some terminals wrap early."""
+        if self.columns is None:
+            return None
+        try:
+            return max(20, self.columns() - 1)
+        except (OSError, ValueError):
+            return None
 
     def write(self, text: str) -> None:
         if not text:
@@ -157,24 +172,43 @@ class Renderer:
         self.sink = sink
         self._streamed = False
 
+    @property
+    def sink(self) -> Sink:
+        return self._sink
+
+    @sink.setter
+    def sink(self, sink: Sink) -> None:
+        # The answer goes through a word wrapper (a no-op unless the sink is a terminal).
+        self._sink = sink
+        self._answer = Wrapper(sink.write, sink.wrap_width)
+
+    def prose(self, text: str) -> None:
+        """A whole line of words (a notice, an error) on its own line, wrapped like the answer."""
+        self._answer.flush()
+        self.sink.line(wrap_text(text, self.sink.wrap_width()))
+
     def begin_turn(self) -> None:
         self._streamed = False
 
     def end_turn(self) -> None:
+        self._answer.flush()
         self.sink.end_line()
         self.sink.write("\n")
 
     def render(self, e: Any) -> None:
         sink = self.sink
         indent = "  " * getattr(e, "depth", 0)
+        if not isinstance(e, ev.TextDelta | ev.AssistantText):
+            self._answer.flush()  # a word held back for wrapping goes out before anything else
         if isinstance(e, ev.TextDelta):
             if e.depth == 0:
                 self._streamed = True
-                sink.write(e.text)
+                self._answer.write(e.text)
         elif isinstance(e, ev.AssistantText):
             if e.depth == 0:
                 if not self._streamed and e.text:
-                    sink.write(e.text)  # not streamed (e.g. a forked skill's answer)
+                    self._answer.write(e.text)  # not streamed (e.g. a forked skill's answer)
+                self._answer.flush()
                 sink.end_line()
                 self._streamed = False
         elif isinstance(e, ev.ToolStarted):
@@ -184,9 +218,9 @@ class Renderer:
         elif isinstance(e, ev.SkillActivated):
             sink.line(f"{indent}{skill_line(e)}")
         elif isinstance(e, ev.Notice):
-            sink.line(("warning: " if e.level == "warning" else "note: ") + e.text)
+            self.prose(("warning: " if e.level == "warning" else "note: ") + e.text)
         elif isinstance(e, ev.ErrorEvent):
-            sink.line(error_line(e))
+            self.prose(error_line(e))
         elif isinstance(e, ev.TurnEnded) and e.cancelled:
             sink.line("(turn cancelled)")
 

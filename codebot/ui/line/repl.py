@@ -22,6 +22,7 @@ from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
 from codebot.config import Settings
 from codebot.ui import commands
 from codebot.ui.controller import Controller
+from codebot.ui.line import sessions
 from codebot.ui.line.render import (
     QUESTION,
     Renderer,
@@ -29,7 +30,9 @@ from codebot.ui.line.render import (
     approval_text,
     skills_command,
     start_watcher,
+    width,
 )
+from codebot.ui.line.wrap import wrap_text
 
 __all__ = ["LineApp", "parse_answer", "run_line", "should_use_line_mode"]
 
@@ -76,17 +79,22 @@ class LineApp:
     stream; a stream that is not a terminal is read plainly, one message per line.
     `output`: None (stdout), a prompt-toolkit Output, or a text stream that receives the
     conversation (the prompt itself is then drawn nowhere unless the stream is a terminal).
+    `session_args`: the command line's `allow`, `deny` and `extra_dirs`, for a session
+    `/resume` switches to.
     """
 
     def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True,
-                 initial_prompt: str | None = None) -> None:  # fmt: skip
+                 initial_prompt: str | None = None, session_args: Mapping[str, Any] | None = None) -> None:  # fmt: skip
         self.controller = controller
         self.watch = watch
         self.initial_prompt = initial_prompt  # `codebot --plain "fix the bug"`: sent before reading
+        self.session_args = dict(session_args or {})
         self._input = sys.stdin if input is None else input
         self._output = output
         text_stream = output is not None and not _is_pt(output)
-        self.sink = Sink(output if text_stream else None)
+        # Prose is word-wrapped on a terminal only; a pipe or a log gets the text as it is.
+        self.on_terminal = _isatty(output if text_stream else sys.stdout)
+        self.sink = Sink(output if text_stream else None, width if self.on_terminal else None)
         self.renderer = Renderer(self.sink)
         self.plain = not _is_pt(self._input) and not _isatty(self._input)
         self.reader: Any = None
@@ -108,6 +116,7 @@ class LineApp:
                 from codebot.ui.line.input import TerminalSink
 
                 self.sink = self.renderer.sink = TerminalSink(self._pt[1])
+                self.on_terminal = True
             self.reader = self._make_reader()
             return await self._loop()
 
@@ -150,7 +159,8 @@ class LineApp:
         pt_in, pt_out, patch = self._pt
         echo = None if patch else self.sink  # record what was typed where the conversation goes
         history = open_history(self.controller.settings.home / "line-history")
-        return PromptReader(SlashCompleter(self.controller.completions), history, input=pt_in, output=pt_out, echo=echo)
+        completer = SlashCompleter(sessions.with_resume(self.controller.completions))
+        return PromptReader(completer, history, input=pt_in, output=pt_out, echo=echo)
 
     async def _loop(self) -> int:
         self._banner()
@@ -176,7 +186,20 @@ class LineApp:
             if watcher is not None:
                 with contextlib.suppress(Exception):
                     watcher.stop()
+            self._say_how_to_continue()
         return 0
+
+    def _say_how_to_continue(self) -> None:
+        """The session's id and the command that comes back to it: in the conversation on a
+        terminal; on stderr when the conversation is a pipe or a log, which then holds only
+        the conversation (as print mode's stdout holds only the answer)."""
+        hint = sessions.continue_hint(self.controller.session)
+        if hint is None:
+            return
+        if self.on_terminal:
+            self.renderer.prose(hint)
+        else:
+            print(hint, file=sys.stderr)
 
     async def _send_initial(self) -> str | None:
         from codebot.ui.line.input import PROMPT
@@ -190,14 +213,16 @@ class LineApp:
         c = self.controller
         model = f"{c.model_name} (offline: set a provider key or --model for a real one)" if c.offline else c.model_name
         how = "one message per line" if self.plain else "/help for commands, Tab completes, Ctrl+D quits"
-        self.sink.line(f"codebot {__version__} · model {model} · {c.skill_count()} skills · {how}")
+        say = self.renderer.prose
+        say(f"codebot {__version__} · model {model} · {c.skill_count()} skills · {how}")
         for w in getattr(c.session.approvals, "warnings", ()):
-            self.sink.line(f"warning: {w}")
+            say(f"warning: {w}")
         if c.session.sandbox_notice:
-            self.sink.line(f"warning: {c.session.sandbox_notice}")
+            say(f"warning: {c.session.sandbox_notice}")
         for notice in c.take_notices():
-            self.sink.line(f"warning: {notice}")
+            say(f"warning: {notice}")
         self.sink.write("\n")
+        sessions.show_resumed(self.sink, c.session)
 
     # -- one input -----------------------------------------------------------------------
 
@@ -211,6 +236,10 @@ class LineApp:
             return None
         if parsed.kind == "builtin":
             return self.builtin(parsed.name, parsed.args)
+        if parsed.kind == "skill" and parsed.name.lower() == sessions.RESUME.name:
+            await sessions.resume_command(self.controller, self.sink, parsed.args, ask=self.reader.ask,
+                                          emit=self._on_event, session_args=self.session_args)  # fmt: skip
+            return None
         await self.turn(text.strip() if parsed.kind == "skill" else text)
         return None
 
@@ -228,9 +257,11 @@ class LineApp:
             text = skills_command(self.controller, reply.text)
         elif name == "help":
             lines = [ln for ln in text.splitlines() if not ln.startswith("Keys:")]
+            last = max((i for i, ln in enumerate(lines) if ln.startswith("  /")), default=len(lines) - 1)
+            lines.insert(last + 1, sessions.RESUME_HELP)
             text = "\n".join([*lines, PLAIN_KEYS if self.plain else LINE_KEYS])
         if text:
-            self.sink.line(text)
+            self.sink.line(text if reply.action == "skills" else wrap_text(text, self.sink.wrap_width()))
         self.sink.write("\n")
         return None
 
@@ -253,9 +284,9 @@ class LineApp:
                 await asyncio.gather(*pending, return_exceptions=True)
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
-            self.sink.line(f"error: {type(exc).__name__}: {exc}")
+            self.renderer.prose(f"error: {type(exc).__name__}: {exc}")
         elif compact and not task.cancelled() and task.result():
-            self.sink.line(task.result())
+            self.renderer.prose(task.result())
         self.renderer.end_turn()
 
     def cancel_turn(self) -> bool:
@@ -334,7 +365,8 @@ def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[st
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
     try:
-        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt).run()
+        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt,
+                       session_args={"allow": allow, "deny": deny, "extra_dirs": extra_dirs}).run()
     except KeyboardInterrupt:
         return 130
     finally:
