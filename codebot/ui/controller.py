@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from codebot.config import OVERRIDE_VALUES, Settings
+from codebot.display import strip_escapes
 from codebot.home import private_dir, private_temp
 from codebot.skills.catalog import Change
 from codebot.ui import commands
@@ -40,6 +41,7 @@ class Controller:
         self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
                                      interactive=interactive, allow=allow, deny=deny, resume=resume,
                                      extra_dirs=extra_dirs)  # fmt: skip
+        self._diagnostics = self.catalog.snapshot.diagnostics  # reload messages name the new ones
         transcript = self.session.transcript
         # Said once at start by each front end (a session in use, a damaged file skipped).
         self._notices = list(transcript.notices) if transcript is not None else []
@@ -110,8 +112,7 @@ class Controller:
         return Reply("conversation cleared (the transcript keeps the old one)", "clear")
 
     def _cmd_reload(self, _args: str) -> Reply:
-        change = self.reload()
-        return Reply(format_change(change, len(self.catalog.snapshot)))
+        return Reply(self.reload_message(self.reload())[0])
 
     def _cmd_model(self, args: str) -> Reply:
         if not args:
@@ -138,6 +139,38 @@ class Controller:
 
     def reload(self) -> Change:
         return self.catalog.reload()
+
+    def reload_message(self, change: Change) -> tuple[str, bool]:
+        """What a reload changed, with the problems it brought (file, line, fix), and
+        whether there are such problems. Problems are new relative to the last message."""
+        from codebot.skills.files import Severity
+        from codebot.skills.validate import check_spec
+
+        snapshot = self.catalog.snapshot
+        seen = getattr(self, "_diagnostics", None)
+        fresh = new_problems(seen if seen is not None else (), snapshot.diagnostics)
+        self._diagnostics = snapshot.diagnostics
+        for name in (*change.added, *change.changed):  # only these were read again: cheap
+            spec = snapshot.get(name)
+            if spec is not None:
+                fresh += [d for d in check_spec(spec, hints=False) if d.severity is Severity.ERROR]
+        return format_change(change, len(snapshot), fresh), bool(fresh)
+
+    def toggle_from_args(self, args: str) -> str | None:
+        """`/skills off NAME` (or on, user-only, model-only, name-only): set the override and
+        say so; None when `args` is not such a command (then it is a filter)."""
+        word, _, rest = args.strip().partition(" ")
+        value, name = word.lower(), rest.strip()
+        if value not in OVERRIDE_VALUES or not name:
+            return None
+        spec = self.catalog.snapshot.get(name)
+        if spec is None:
+            return f"no skill named {strip_escapes(repr(name))}; /skills lists them"
+        try:
+            self.set_override(spec.key, value)
+        except ValueError as exc:
+            return f"error: {exc}"
+        return f"{strip_escapes(spec.name)}: {value} (saved in {self.settings.config_path})"
 
     async def run_turn(self, text: str):
         return await self.session.run_turn(text)
@@ -239,5 +272,24 @@ def context_report(use, session, settings: Settings) -> str:
     return "\n".join(lines)
 
 
-def format_change(change: Change, total: int) -> str:
-    return f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
+def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> str:
+    """`skills: +1 ~0 −0 (12 loaded) · + new-skill`, and the new problems with file, line
+    and fix (a skill file that no longer parses is a problem, not a silent −1)."""
+    from codebot.skills.validate import count_of
+
+    head = f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
+    names = [*(f"+ {n}" for n in change.added), *(f"~ {n}" for n in change.changed),
+             *(f"− {n}" for n in change.removed)]  # fmt: skip
+    if names:
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        head += " · " + ", ".join(names[:5]) + more
+    if problems:
+        head += f"\n{count_of(len(problems), 'new problem')}:"
+        head += "".join(f"\n  {d.format()}" for d in problems[:5])
+    return strip_escapes(head)
+
+
+def new_problems(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
+    """Diagnostics in `after` that were not in `before` (by file, line, code, message)."""
+    seen = {(d.path, d.line, d.code, d.message) for d in before}
+    return [d for d in after if (d.path, d.line, d.code, d.message) not in seen]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from textual.command import CommandPalette
-from textual.filter import Monochrome
+from textual.filter import Monochrome, NoColor
 from textual.widgets import Collapsible, DataTable, Input, Markdown, Static
 
 from codebot.agent.model import ModelError, ScriptedModel
@@ -454,7 +454,13 @@ async def test_skills_browser_shows_shadowing_cost_and_totals(make_app: MakeApp)
         assert winner.cost == len(winner.line) and winner.line in screen.listing.text
         assert loser.cost == 0
         head = str(screen.query_one("#head", Static).content)
-        assert f"listing {screen.listing.chars:,} of 8,000 chars" in head
+        assert f"listing {screen.listing.chars:,}/8,000 chars" in head
+        from codebot.skills.validate import count_of, problem_count
+
+        # The same count `skills list` and `skills validate` give.
+        await until(pilot, lambda: "counting" not in str(screen.query_one("#head", Static).content))
+        head = str(screen.query_one("#head", Static).content)
+        assert count_of(problem_count(app.controller.catalog.snapshot), "problem") in head
 
 
 async def test_skills_browser_lists_diagnostics(make_app: MakeApp, project: Path) -> None:
@@ -546,7 +552,25 @@ async def test_no_color_is_respected(make_app: MakeApp, monkeypatch: pytest.Monk
     app = make_app()
     async with app.run_test(size=SIZE):
         assert app.no_color
-        assert any(isinstance(f, Monochrome) for f in app._filters)
+        assert not any(isinstance(f, Monochrome) for f in app._filters)  # greys are colours too
+        nocolor = next(f for f in app._filters if isinstance(f, NoColor))
+        from rich.segment import Segment
+        from rich.style import Style
+        from textual.color import Color
+
+        out = nocolor.apply([Segment("x", Style.parse("bold red on rgb(10,20,30)"))], Color(0, 0, 0))
+        assert out[0].style.bold and out[0].style.color.is_default and out[0].style.bgcolor.is_default
+
+
+def test_theme_follows_the_config_then_the_terminal(project: Path) -> None:
+    from codebot.ui.tui.app import theme_for
+
+    settings = load_settings(cwd=project, trust=True)
+    assert theme_for(settings, {"COLORFGBG": "0;15"}) == "textual-light"
+    assert theme_for(settings, {"COLORFGBG": "15;0"}) == "textual-dark"
+    assert theme_for(settings, {}) == "textual-dark"
+    (project / ".codebot" / "config.yaml").write_text("theme: light\n")
+    assert theme_for(load_settings(cwd=project, trust=True), {"COLORFGBG": "15;0"}) == "textual-light"
 
 
 def test_core_modules_do_not_import_textual() -> None:
@@ -554,3 +578,50 @@ def test_core_modules_do_not_import_textual() -> None:
             "print('textual' in sys.modules)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_skills_off_name_in_the_tui_switches_it_off_without_a_table(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/skills off deploy")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SkillsScreen)
+        assert any("deploy: off (saved in" in t for t in transcript(app))
+        assert app.controller.override_of("deploy") == "off"
+
+
+async def test_a_broken_skill_on_reload_is_a_problem_in_the_toast(make_app: MakeApp, project: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        bad = project / ".codebot" / "skills" / "broken" / "SKILL.md"
+        bad.parent.mkdir(parents=True)
+        bad.write_text('---\ndescription: "unclosed\n---\nbody\n')
+        app.reload_skills()
+        await pilot.pause()
+        toast = notifications(app)[-1]
+        assert "1 new problem" in toast and "broken/SKILL.md:" in toast
+
+
+async def test_skills_table_cuts_with_an_ellipsis_and_fits_60_columns(make_app: MakeApp, project: Path,
+                                                                      write_skill) -> None:  # fmt: skip
+    write_skill(project / ".codebot" / "skills", "a-skill-with-a-really-long-name-that-goes-on-and-on",
+                "description: " + "word " * 60)  # fmt: skip
+    app = make_app()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await type_text(pilot, "/skills")
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SkillsScreen)
+        table = screen.query_one(DataTable)
+        widths = [c.width for c in table.columns.values()]
+        assert widths[0] <= 28 and sum(widths) + 2 * len(widths) <= 60
+        cells = [str(c) for c in table.get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")]
+        assert cells[0].endswith("…") and cells[4].endswith("…") and " wor…" not in cells[4][-5:]
+        head = str(screen.query_one("#head", Static).content)
+        assert head.index("problem") < 40, "the problem count is near the start, where 60 columns show it"
+        screen.action_cycle()  # a state change rebuilds the table: still cut with an ellipsis
+        await pilot.pause()
+        cells = [str(c) for c in screen.query_one(DataTable).get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")]
+        assert cells[4].endswith("…")

@@ -93,6 +93,7 @@ def test_skills_browser(snap_compare, snap_project: Path) -> None:
     async def run_before(pilot) -> None:
         await send(pilot, "/skills")
         await until(pilot, lambda: isinstance(pilot.app.screen, SkillsScreen))
+        await until(pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content))
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -107,3 +108,35 @@ def test_approval_dialog(snap_compare, snap_project: Path) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_screen_light_theme(snap_compare, snap_project: Path) -> None:
+    app = app_for(snap_project, [ANSWER])
+    app.theme = "textual-light"  # what `theme: light` or a light COLORFGBG gives
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "what needs attention in this project?")
+        await pilot.app.settled()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_screen_at_60_columns(snap_compare, snap_project: Path) -> None:
+    app = app_for(snap_project, [ANSWER])
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "what needs attention in this project?")
+        await pilot.app.settled()
+
+    assert snap_compare(app, terminal_size=(60, 30), run_before=run_before)
+
+
+def test_skills_browser_at_60_columns(snap_compare, snap_project: Path) -> None:
+    app = app_for(snap_project, [])
+
+    async def run_before(pilot) -> None:
+        await send(pilot, "/skills")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SkillsScreen))
+        await until(pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content))
+
+    assert snap_compare(app, terminal_size=(60, 24), run_before=run_before)

@@ -115,14 +115,13 @@ async def test_cancel_at_random_points_stops_the_stream_within_200_ms(project: P
             name = "escape" if attempt % 2 else "ctrl+c"
             t0 = time.monotonic()
             await key(app, name)
-            await until(pilot, lambda: app._dropping or app._turn.is_finished, timeout=2.0)
+            await until(pilot, lambda: app._dropping or not app.busy, timeout=2.0)
             took = time.monotonic() - t0
             assert took < 0.2, f"attempt {attempt} ({name}): the key was handled {took * 1000:.0f} ms after it"
             await pilot.pause(max(0.0, 0.2 - (time.monotonic() - t0)))
             at_200ms = shown_text(app)
             await pilot.pause(0.1)
             assert shown_text(app) == at_200ms, f"attempt {attempt}: text kept arriving after the cancel"
-            await until(pilot, lambda: app._turn.is_finished, timeout=1.0)
             await until(pilot, lambda: not app.busy, timeout=2.0)
         assert sum(1 for w in app.conversation.children if "cancelled" in str(getattr(w, "content", ""))) == 50
 
@@ -147,12 +146,11 @@ async def test_cancelling_puts_the_queued_message_back_in_the_prompt(project: Pa
     app = make_app(project, client)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, app, "first")
-        await until(pilot, lambda: app.busy)
         await send(pilot, app, "second")
-        await key(app, "escape")
+        await key(app, "escape")  # before the turn's first step even ran: still ends it
         await until(pilot, lambda: not app.busy)
         await pilot.pause(0.1)
-        assert app.prompt.text == "second" and len(client.requests) == 1
+        assert app.prompt.text == "second" and len(client.requests) <= 1  # "second" was never sent
 
 
 async def test_ctrl_o_toggles_the_latest_result_and_a_click_keeps_the_prompt_focused(project: Path) -> None:

@@ -15,7 +15,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from codebot.agent.model import (
@@ -32,6 +31,7 @@ from codebot.agent.session import events as ev
 from codebot.agent.session.asking import Asking
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.compacting import Compacting
+from codebot.agent.session.prompting import Prompting
 from codebot.agent.session.skill_calls import meta_subjects
 from codebot.agent.session.skill_runs import SkillRuns
 from codebot.agent.session.transcript import Transcript, clean, clean_text, repair
@@ -53,14 +53,13 @@ from codebot.skills.invoke import Actor
 Emit = Callable[[ev.Event | ApprovalRequest], None]
 WRITING_TOOLS = frozenset({"Write", "Edit"})
 MAX_STEPS = 50
-RANKED = 40  # routed skills put in an over-budget listing, best first
 
 
 def request_model(turn: TurnState, session: Session) -> str:
     return turn.model or session.base_model or session.client.model
 
 
-class Session(Asking, SkillRuns, Compacting):
+class Session(Asking, SkillRuns, Compacting, Prompting):
     def __init__(
         self,
         settings: Settings,
@@ -138,68 +137,6 @@ class Session(Asking, SkillRuns, Compacting):
         schemas = self.registry.schemas(hidden=hidden)
         schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
         return schemas
-
-    def active_keys(self) -> frozenset[str]:
-        """`paths:` activation, cached for a few seconds per catalog generation."""
-        from codebot.skills.catalog import active_keys
-
-        snap = self.catalog.snapshot
-        now = time.monotonic()
-        c = self._active_cache
-        if c is not None and c[0] == snap.generation and now - c[1] < 10:
-            return c[2]
-        keys = active_keys(snap, self.settings.project_dir)
-        self._active_cache = (snap.generation, now, keys)
-        return keys
-
-    def current_listing(self, request: str = ""):
-        """The listing for a turn whose request is `request` (preselection ranks by it)."""
-        from codebot.skills.prompt import ListingOptions, listing_for
-
-        usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
-        options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
-                                 self.settings.listing_when, self.client.context_window)  # fmt: skip
-        specs = list(self.catalog.snapshot)
-        k = self.settings.preselect
-        if k > 0 and request:
-            # Opt-in for very large catalogs: list only the top-K routed skills plus the
-            # ten most used, instead of every name.
-            from codebot.skills.route import preselect
-
-            recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
-            specs = preselect(request, specs, k, recent)
-        in_force = [s.key for s in reversed(self.in_force)]
-        return listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(), usage=usage,
-                           options=options, in_force=in_force, rank=self._ranker(request))  # fmt: skip
-
-    def _ranker(self, request: str):
-        """For a catalog whose names overflow the listing: the router's ranking of the
-        skills for this turn's request (it loads the router's index only then)."""
-        if not request.strip():
-            return None
-
-        def rank(_specs) -> list[str]:
-            from codebot.skills.route.router import default_router
-
-            found = default_router().route(request, self.catalog.snapshot, Actor.MODEL, self.settings.overrides,
-                                           top=RANKED)  # fmt: skip
-            return [c.spec.key for c in found.candidates[:RANKED]]
-
-        return rank
-
-    @staticmethod
-    def listing_reminder(text: str) -> str:
-        from codebot.skills.prompt import reminder
-
-        return reminder(text)
-
-    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
-        from codebot.skills.prompt import build_reminders
-
-        blocks, sent = build_reminders(now=datetime.now(), listing=self.current_listing(request),
-                                       last_listing_text=self.last_listing, path_hints=turn.path_hints)  # fmt: skip
-        self.last_listing = sent
-        return blocks
 
     # -- history ----------------------------------------------------------------------
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.filter import Monochrome, NoColor
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from codebot.agent.session import events as ev
@@ -33,6 +35,17 @@ NOT_WHILE_BUSY = frozenset({"clear", "compact", "model", "reload"})
 NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
+def theme_for(settings: Settings, env: Any) -> str:
+    """`theme: light | dark | auto` in the config; auto reads the terminal's COLORFGBG
+    (`15;0` is light text on dark, `0;15` dark on light) and is dark when it cannot tell."""
+    wanted = str(settings.raw.get("theme") or "auto").lower()
+    if wanted in ("light", "dark"):
+        return f"textual-{wanted}"
+    background = str(env.get("COLORFGBG", "")).rsplit(";", 1)[-1]
+    light = background.isdigit() and int(background) in (7, 15)  # white or light grey
+    return "textual-light" if light else "textual-dark"
+
+
 class CodebotApp(StartupMixin, TurnsMixin, App[int]):
     """Give it a Controller, or `settings` and `make_controller` to build one in a thread
     after the first frame (the controller's imports and catalog load then cost no paint time).
@@ -48,12 +61,23 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         Binding("pageup", "scroll_conversation(-1)", "scroll up", show=False),
         Binding("pagedown", "scroll_conversation(1)", "scroll down", show=False),
     ]
-    CSS = "Screen { layout: vertical; }"
+    # Toasts at the top right: at the bottom they covered the prompt and the completion menu.
+    CSS = """
+    Screen { layout: vertical; }
+    ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
+    """
 
     def __init__(self, controller: Any = None, *, settings: Settings | None = None,
                  make_controller: Callable[[], Any] | None = None, watch_skills: bool = True,
                  exit_after_paint: bool = False, initial_prompt: str | None = None) -> None:  # fmt: skip
+        no_color = "NO_COLOR" in os.environ
         super().__init__()
+        if no_color:
+            # Textual greys the screen (still 256-colour codes) for NO_COLOR: no colour at
+            # all is what the convention asks for.
+            self._filters = [f for f in self._filters if not isinstance(f, Monochrome)]
+            if not any(isinstance(f, NoColor) for f in self._filters):
+                self._filters.append(NoColor())
         if controller is None and (settings is None or make_controller is None):
             raise TypeError("CodebotApp needs a controller, or settings and make_controller")
         self.controller = controller
@@ -83,6 +107,7 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         self._watcher: Any = None
         self._ui_thread = threading.get_ident()
         self._init_turns()
+        self.theme = theme_for(self.settings, os.environ)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -282,7 +307,10 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         if reply.action == "compact":  # a model call: runs as a turn (busy, Ctrl+C cancels)
             self.start_turn(reply.text, compact=True)
             return
-        if reply.action == "skills":
+        if reply.action == "skills" and (said := self.controller.toggle_from_args(reply.text)) is not None:
+            await self.conversation.add_line(said)  # `/skills off NAME`: done, no table
+            self._refresh_skills()
+        elif reply.action == "skills":
             from codebot.ui.tui.skills_screen import SkillsScreen
 
             await self.push_screen(SkillsScreen(self.controller, reply.text, self.context_window()))
@@ -315,6 +343,11 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         self.update_status()
 
     # -- keys -------------------------------------------------------------------------------
+
+    def post_message(self, message: Any) -> bool:
+        if self.cancels_at_once(message):
+            return True
+        return super().post_message(message)
 
     def action_toggle_result(self) -> None:
         """Ctrl+O: expand or collapse the latest tool result."""

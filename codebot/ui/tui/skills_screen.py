@@ -15,14 +15,34 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.worker import Worker, WorkerState
 
 from codebot.display import strip_escapes
 from codebot.skills.catalog import bundled_dir
 from codebot.skills.prompt import truncate
+from codebot.skills.validate import count_of, problem_count
 from codebot.ui.tui.rows import Row, current_listing, filter_rows, next_override, skill_rows
 
 STATE_STYLES = {"on": "green", "off": "red", "user-only": "yellow", "model-only": "cyan",
                 "name-only": "magenta", "shadowed": "dim"}  # fmt: skip
+COLUMNS = (("Name", "name"), ("Source", "source"), ("State", "state"), ("Listing", "cost"),
+           ("Description", "description"))
+NAME_MAX = 28  # a long name is cut (the details below show it whole)
+
+
+def column_widths(rows: list[Row], screen_width: int) -> list[int]:
+    """Widths of the five columns: name, source and state as wide as their longest value
+    (the name at most NAME_MAX and half of what is left), listing cost 8, and the
+    description the rest (at least 10). A cell costs its width plus 2 of padding."""
+    def widest(field: str, cap: int) -> int:
+        return min(cap, max([len(field.title()), *(len(getattr(r, field)) for r in rows)]))
+
+    source, state, cost = widest("source", 12), widest("state", 12), 8
+    room = screen_width - 6 - 2 * len(COLUMNS) - source - state - cost  # margins, scrollbar, padding
+    name = min(widest("name", NAME_MAX), max(10, room // 2))
+    return [name, source, state, cost, max(10, room - name)]
+
+
 HELP = "type to filter · ↓ to the table · o cycles on/off/user-only/model-only/name-only · Esc closes"
 
 
@@ -51,13 +71,7 @@ class SkillsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", classes="head", id="head")
         yield Input(self.query_text, placeholder="filter skills…", id="filter")
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="table")
-        table.add_column("Name", key="name")
-        table.add_column("Source", key="source")
-        table.add_column("State", key="state")
-        table.add_column("Listing", key="cost")
-        table.add_column("Description", key="description")
-        yield table
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="table")  # columns: `apply_filter`
         with Vertical(id="details"):
             yield Static("", id="detail-text")
         yield Static(HELP, classes="help")
@@ -75,28 +89,45 @@ class SkillsScreen(Screen[None]):
         snapshot = c.catalog.snapshot
         self.rows = skill_rows(snapshot, c.settings, home=Path.home(), bundled=bundled_dir())
         self.listing = current_listing(c.session, self.context_window)
-        problems = len(snapshot.diagnostics) + sum(len(r.problems) for r in self.rows)
-        shadowed = sum(1 for r in self.rows if r.shadowed_by)
-        self.query_one("#head", Static).update(
-            f"Skills · {len(snapshot)} loaded · listing {self.listing.chars:,} of {self.listing.budget:,} chars"
-            f" (skills {sum(r.cost for r in self.rows):,}) · {shadowed} shadowed · {problems} problems")
+        self._problems: int | None = None
+        self._show_head()
+        # The count is the one `skills list` and `skills validate` give (one function); it
+        # reads every skill's file, so it runs off the UI thread and the header fills in.
+        self.run_worker(lambda: problem_count(snapshot), thread=True, name="problems", exit_on_error=False)
         self.apply_filter()
+
+    def _show_head(self) -> None:
+        snapshot = self.controller.catalog.snapshot
+        shadowed = sum(1 for r in self.rows if r.shadowed_by)
+        problems = "counting problems…" if self._problems is None else count_of(self._problems, "problem")
+        # Most telling first: at 60 columns the end of the line is what is cut.
+        self.query_one("#head", Static).update(
+            f"Skills · {len(snapshot)} loaded · {problems} · {shadowed} shadowed · listing "
+            f"{self.listing.chars:,}/{self.listing.budget:,} chars (skills {sum(r.cost for r in self.rows):,})")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "problems" and event.state == WorkerState.SUCCESS:
+            self._problems = event.worker.result
+            self._show_head()
 
     def apply_filter(self, keep: str | None = None) -> None:
         table = self.query_one(DataTable)
         keep = keep or self._current_key()
         self.shown = filter_rows(self.rows, self.query_one(Input).value)
-        table.clear()
+        widths = column_widths(self.rows, self.app.size.width)
+        # Columns are made again each time with widths that fit the screen, and every cell
+        # is cut to its column with an ellipsis: a table only clips (mid-word, silently).
+        table.clear(columns=True)
+        for (label, key), width in zip(COLUMNS, widths, strict=True):
+            table.add_column(label, key=key, width=width)
         cut = set(self.listing.cut)
-        used = sum(max((len(getattr(r, f)) for r in self.rows), default=0) for f in ("name", "source", "state"))
-        room = max(20, self.app.size.width - used - 20)  # the description takes what is left
         for row in self.shown:
             cost = "—" if not row.cost else f"{row.cost}{' cut' if row.spec.name in cut else ''}"
-            state = Text(row.state, style=STATE_STYLES.get(row.state.split(" ")[0], ""))
+            state = Text(truncate(row.state, widths[2]), style=STATE_STYLES.get(row.state.split(" ")[0], ""))
             # Text, not str: a plain string cell is read as Rich markup, and a skill named
             # `[reverse]x` must show those characters. Row fields are already escape-free.
-            table.add_row(Text(row.name), Text(row.source), state, cost, Text(truncate(row.description, room)),
-                          key=row.key)  # fmt: skip
+            table.add_row(Text(truncate(row.name, widths[0])), Text(truncate(row.source, widths[1])), state, cost,
+                          Text(truncate(row.description, widths[4])), key=row.key)  # fmt: skip
         index = next((i for i, r in enumerate(self.shown) if r.key == keep), 0)
         if self.shown:
             table.move_cursor(row=index)
@@ -131,7 +162,7 @@ class SkillsScreen(Screen[None]):
                 text.append(p + "\n", style="red")
         diags = self.controller.catalog.snapshot.diagnostics
         if diags:
-            text.append(f"catalog: {len(diags)} problem(s)\n", style="bold red")
+            text.append(f"catalog: {count_of(len(diags), 'problem')}\n", style="bold red")
             for d in diags[:5]:
                 text.append("  " + strip_escapes(d.format()) + "\n", style="red")
         text.rstrip()

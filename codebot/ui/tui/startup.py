@@ -14,7 +14,6 @@ from typing import Any
 from textual.worker import Worker, WorkerState
 
 import codebot
-from codebot.ui.controller import format_change
 
 log = logging.getLogger("codebot.tui")
 
@@ -132,8 +131,11 @@ class StartupMixin:
             self.call_from_thread(self.skills_reloaded, change)
 
     def skills_reloaded(self, change: Any) -> None:
-        if change is not None:
-            self.notify(format_change(change, self.controller.skill_count()), title="skills")
+        if change is not None and hasattr(change, "added"):
+            text, problems = self.controller.reload_message(change)
+            if change or problems:
+                self.notify(text, title="skills", severity="warning" if problems else "information",
+                            timeout=8 if problems else 4)  # fmt: skip
         self._refresh_skills()
 
     def reload_skills(self) -> None:

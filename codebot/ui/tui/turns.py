@@ -61,6 +61,7 @@ class TurnsMixin:
         self.busy = True
         self._quit_armed_at = -QUIT_WINDOW
         self._turn_started, self._streamed_chars, self._dropping = self.clock(), 0, False
+        self._turn_began = False
         self._compacting = compact
         if self._ticker is None:
             self._ticker = self.set_interval(TICK_S, self._tick)
@@ -68,6 +69,7 @@ class TurnsMixin:
         self._turn = self.run_worker(self._run_turn(text, compact), name="turn", group="turn", exit_on_error=False)
 
     async def _run_turn(self, text: str, compact: bool = False) -> None:
+        self._turn_began = True
         try:
             if self._warm_worker is not None and not self._warm:
                 self.notify("Loading the model library…")
@@ -125,10 +127,17 @@ class TurnsMixin:
 
     def cancel_turn(self) -> bool:
         """Cancel the running turn (Esc, Ctrl+C); queued messages go back to the prompt."""
-        if not self.busy or self._turn is None or self._turn.is_finished:
+        if not self.busy or self._turn is None or self._turn.is_finished or self._dropping:
             return False
         self._dropping = True
+        self._turn_began = getattr(self, "_turn_began", False)
+        task = getattr(self._turn, "_task", None)
+        began = self._turn_began
         self._turn.cancel()
+        if task is not None and not began:
+            # Cancelled before its first step (Esc right after Enter): the coroutine never
+            # runs, so it cannot say the turn ended; Textual even leaves the worker RUNNING.
+            task.add_done_callback(lambda _t: self._never_began())
         if self._queued:
             waiting = "\n".join([*self._queued, self.prompt.text] if self.prompt.text else self._queued)
             self._queued.clear()
@@ -137,6 +146,11 @@ class TurnsMixin:
             self.prompt.move_cursor(self.prompt.document.end)
         self.update_status()
         return True
+
+    def _never_began(self) -> None:
+        if not self._turn_began:
+            self._emit(ev.TurnEnded(Usage(), cancelled=True))
+            self._emit(TurnDone())
 
     def queue(self, text: str) -> None:
         self._queued.append(text)
@@ -149,6 +163,19 @@ class TurnsMixin:
         self.query_one(QueuedBar).show(self._queued)
 
     # -- keys -----------------------------------------------------------------------------
+
+    def cancels_at_once(self, message: Any) -> bool:
+        """Esc or Ctrl+C while a turn runs on the main screen cancels it as the key arrives,
+        ahead of whatever the app's message queue holds (redraws of a fast stream in a long
+        conversation can take hundreds of milliseconds to get through). True when done:
+        the key is then used up."""
+        from textual import events
+
+        if not (isinstance(message, events.Key) and message.key in ("escape", "ctrl+c")):
+            return False
+        if self.screen is not self.screen_stack[0] or (message.key == "escape" and self.prompt.menu.is_open):
+            return False  # a dialog, the skills browser or the dropdown has its own Esc
+        return self.cancel_turn()
 
     def action_escape(self) -> None:
         self.cancel_turn()
