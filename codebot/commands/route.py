@@ -136,7 +136,8 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         _say(f"  {c.score:5.2f}{extra}  {c.name}  ({c.why})")
     for f in r.filtered:
         _say(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
-    _say(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after building the index in {r.index_ms:.0f} ms",
+    how = {"load": "loading", "load+patch": "loading and patching", "patch": "patching"}.get(router.stats["last"], "building")
+    _say(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after {how} the index in {r.index_ms:.0f} ms",
           file=sys.stderr)  # fmt: skip
     return 0
 
@@ -144,6 +145,7 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.invoke import Actor
     from codebot.skills.route import evaluate, parse_cases
+    from codebot.skills.route.eval import RANK_KS
 
     try:
         lines = args.cases.read_text(encoding="utf-8").splitlines()
@@ -166,8 +168,13 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     snap = _snapshot(settings, args.only_dirs)
     router = _router(settings)
     actor = Actor(args.actor)
+    depth = RANK_KS[-1]
+    # recall@k reads the ranking RANK_KS[-1] deep; the decisions keep the configured `top`
+    rank_fn = None
+    if router.config.top < depth:
+        rank_fn = lambda p: router.route(p, snap, actor, settings.overrides, top=depth)  # noqa: E731
     report = evaluate(cases, lambda p: router.route(p, snap, actor, settings.overrides), repeat=args.repeat,
-                      known=[s.name for s in snap])  # fmt: skip
+                      known=[s.name for s in snap], rank_fn=rank_fn)  # fmt: skip
     _semantic_note(router)
     report["skills"] = len(snap)
     report["semantic"] = router.config.semantic if router.semantic is not None else None
@@ -202,6 +209,12 @@ def _fmt(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.3f}"
 
 
+def _ranking(r: dict[str, Any]) -> str:
+    """`recall@1 0.867 @3 0.933 ... mrr 0.900`: the ranking alone, whatever the decision."""
+    ks = [f"@{k} {_fmt(v)}" for k, v in r["recall_at_k"].items()]
+    return f"recall{' '.join(ks)}  mrr {_fmt(r['mrr'])}"
+
+
 def _print_report(r: dict[str, Any]) -> None:
     c = r["counts"]
     _say(f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
@@ -210,6 +223,7 @@ def _print_report(r: dict[str, Any]) -> None:
     _say(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
     _say(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
     _say(f"  near-miss accuracy        {_fmt(r['near_miss_accuracy'])}")
+    _say(f"  ranking, positives        {_ranking(r)}")
     _say(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
     lat = r["latency_ms"]
     _say(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
@@ -218,6 +232,7 @@ def _print_report(r: dict[str, Any]) -> None:
         _say(f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
               f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
               f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}")  # fmt: skip
+        _say(f"  baseline ranking          {_ranking(b)}")
     if r["unknown_names"]:
         _say(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
     if r["confusion"]:

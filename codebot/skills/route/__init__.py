@@ -1,5 +1,6 @@
 """Stage 5: the router (`skills route`, `SkillSearch`, the offline model), its BM25
-index and caches, the optional semantic scorer, and the evaluation harness.
+index, its caches in memory and on disk (`store`), warming it before it is needed
+(`warmup`), the optional semantic scorer, and the evaluation harness.
 
 May import: `skills.files` through `skills.invoke`.
 """
@@ -10,6 +11,7 @@ _EXPORTS = {
     "Bm25Baseline": "baseline",
     "EDGE_CHARS": "shape",
     "EmbeddingScorer": "semantic",
+    "IndexStore": "store",
     "Tokenizer": "text",
     "baseline_summary": "baseline",
     "destination": "shape",
@@ -19,6 +21,9 @@ _EXPORTS = {
     "parse_cases": "eval",
     "preselect": "router",
     "router_from_settings": "router",
+    "update": "warmup",
+    "warm": "warmup",
+    "warm_in_background": "warmup",
     "written_as_names": "shape",
 }
 __all__ = sorted(_EXPORTS)

@@ -1,129 +1,80 @@
-"""Which index serves which catalog snapshot, and the caches that keep rebuilds cheap.
+"""Which index serves which catalog snapshot, and how it is made as cheaply as possible.
 
-The index is built once per snapshot (or list of specs) and reused; on a reload, the
-tokens of unchanged names and descriptions, and of unchanged body excerpts (keyed by path,
-offset and stamp), are reused, so only edited skills are read and tokenized again.
+In order of preference, the index for a list of skills is
+
+1. the current one: the same snapshot, or a list of specs it holds (then a row mask);
+2. the current one *patched* (`postings.patch`): the rows of unchanged skills are kept
+   and only added or edited skills are tokenized, so a reload that changed one skill
+   costs that skill's tokens and a few array copies (a catalog under `PATCH_MIN` skills
+   is built again from its rows instead: exact, and a matter of milliseconds);
+3. the persisted one (`store`; for a snapshot, when the router was given a store),
+   memory-mapped and patched the same way for whatever changed since it was saved;
+4. a build, which tokenizes every skill no row was found for.
+
+A row is reused for the same Spec object, or for a spec whose `rows.fingerprint` is
+unchanged. Patched postings keep the average field lengths they were built with; once
+those drift past `postings.MAX_DRIFT`, an exact build runs in a background thread and is
+swapped in while the patched index serves, so no request waits for a full rebuild after
+an edit. Saves after a build happen at once (a short-lived `skills route` leaves a warm
+cache behind); after a patch, in the background a moment later, and at exit.
+
+Thread-safe: one lock is held while the index is chosen and made, so a request that
+arrives while another thread builds or loads waits for that index and never makes a
+second one.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
-from array import array
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Spec
-from codebot.skills.route.config import FIELDS, RouterConfig
-from codebot.skills.route.index import Bag, Index
-from codebot.skills.route.shape import split_negative
+from codebot.skills.route.config import RouterConfig
+from codebot.skills.route.index import Index
+from codebot.skills.route.postings import MAX_DRIFT, Postings, build, patch
+from codebot.skills.route.rows import RowBags, assemble, fingerprint, pieces_for
 from codebot.skills.route.text import Tokenizer
+from codebot.skills.route.tokens import TokenCache
+
+if TYPE_CHECKING:
+    from codebot.skills.route.store import IndexStore
+
+_COUNTERS = {"build": "full_builds", "patch": "patches", "refresh": "refreshes"}
+#: below this many skills a changed catalog is built again from its rows (exact, and a
+#: few milliseconds) instead of patched
+PATCH_MIN = 1000
+
+
+def _is_snapshot(specs: Any) -> bool:
+    return isinstance(getattr(specs, "skills", None), Mapping)
 
 
 class IndexCache:
-    """The current index, what it was built for, and the token caches that make rebuilds incremental."""
+    """The current index, what it was made for, the token caches and the optional store."""
 
-    def __init__(self, config: RouterConfig) -> None:
+    def __init__(self, config: RouterConfig, store: IndexStore | None = None) -> None:
         self.config = config
+        self.store = store
+        self.tokens = TokenCache()
         self._lock = threading.RLock()
-        self._tok: Tokenizer | None = None
-        self._tok_kind: str | None = None
-        self._lexicon: dict[str, int] = {}  # term -> id, shared by every index built here
-        self._word_ids: dict[str, int] = {}  # word as written -> term id (-1: stop word)
         self._index: Index | None = None
-        self._index_owner: Any = None  # the snapshot (or spec tuple) the index was built for
+        self._index_owner: Any = None  # the snapshot (or spec tuple) the index was made for
         self._index_key: tuple[Any, ...] | None = None
-        # token caches: reused across rebuilds, pruned to what the current index uses
-        self._name_bags: dict[str, Bag] = {}
-        self._text_bags: dict[str, Bag] = {}
-        self._body_bags: dict[tuple[Any, ...], Bag] = {}
-        # for tests, benchmarks and `skills route`
-        self.stats = {"builds": 0, "bodies_read": 0, "last_build_ms": 0.0}
-
-    # -- tokens ---------------------------------------------------------------------
+        self._slot: tuple[str, dict[str, Any]] | None = None  # where the current index is saved
+        self._refreshing = False
+        # for tests, benchmarks and `skills route`: "builds" counts every new index,
+        # whichever way it was made; "last" says how: "build", "patch", "reuse" (new spec
+        # objects, same rows), "refresh", "load" or "load+patch"
+        self.stats: dict[str, Any] = {"builds": 0, "full_builds": 0, "patches": 0, "loads": 0, "refreshes": 0,
+                                      "saves": 0, "rows_tokenized": 0, "bodies_read": 0, "last_build_ms": 0.0,
+                                      "last": ""}  # fmt: skip
 
     @property
     def tokenizer(self) -> Tokenizer:
-        if self._tok is None or self._tok_kind != self.config.stemmer:
-            self._tok = Tokenizer(self.config.stemmer)
-            self._tok_kind = self.config.stemmer
-            # cached bags were made with the other stemmer
-            self._word_ids.clear()
-            self._name_bags.clear()
-            self._text_bags.clear()
-            self._body_bags.clear()
-        return self._tok
-
-    def _ids(self, terms: Iterable[str]) -> list[int]:
-        lex = self._lexicon
-        out = []
-        for t in terms:
-            i = lex.get(t)
-            if i is None:
-                i = lex[t] = len(lex)
-            out.append(i)
-        return out
-
-    def _text_ids(self, text: str) -> list[int]:
-        """Term ids of a text, through a word -> id memo (the hot path of index builds)."""
-        memo = self._word_ids
-        out = []
-        for w in self.tokenizer.words(text):
-            i = memo.get(w, -2)
-            if i == -2:
-                t = self.tokenizer.term(w)
-                i = -1 if t is None else self._ids((t,))[0]
-                if len(memo) < 1_000_000:
-                    memo[w] = i
-            if i >= 0:
-                out.append(i)
-        return out
-
-    def _bag(self, text: str, neg_text: str | None = None) -> Bag:
-        ids_all = self._text_ids(text)
-        c: dict[int, int] = {}
-        for i in ids_all:
-            c[i] = c.get(i, 0) + 1
-        ids = sorted(c)
-        neg: tuple[int, ...] = ()
-        if neg_text:
-            neg = tuple(sorted(set(self._text_ids(neg_text)).difference(c)))
-        return Bag(array("i", ids), array("H", [min(c[i], 65535) for i in ids]), len(ids_all), neg)
-
-    def _name_bag(self, spec: Spec) -> Bag:
-        got = self._name_bags.get(spec.name)
-        if got is None:
-            text = re.sub(r"[-_:./]+", " ", spec.name)
-            got = self._name_bags[spec.name] = self._bag(text)
-        return got
-
-    def _text_bag(self, text: str, exclude: Bag | None = None) -> Bag:
-        """Description / when_to_use: positive part indexed, negative-only words remembered."""
-        got = self._text_bags.get(text)
-        if got is None:
-            pos, neg = split_negative(text)
-            got = self._text_bags[text] = self._bag(pos, neg or None)
-        if exclude is not None and got.neg and len(exclude.ids):
-            keep = tuple(t for t in got.neg if t not in set(exclude.ids))
-            if len(keep) != len(got.neg):
-                return Bag(got.ids, got.counts, got.length, keep)
-        return got
-
-    def _body_bag(self, spec: Spec) -> Bag:
-        n = self.config.body_chars
-        key = (str(spec.real_path), spec.body_offset, spec.stamp, n)
-        got = self._body_bags.get(key)
-        if got is None:
-            try:
-                body = spec.read_body()[:n]
-            except OSError:
-                body = ""
-            self.stats["bodies_read"] += 1
-            got = self._body_bags[key] = self._bag(body)
-        return got
-
-    # -- index ----------------------------------------------------------------------
+        return self.tokens.tokenizer(self.config)
 
     def index(self, specs: Any) -> tuple[Index, Any]:
         """The index for `specs` (a Snapshot or a sequence of Spec) and a row mask or None.
@@ -134,51 +85,194 @@ class IndexCache:
         import numpy as np
 
         with self._lock:
-            cfg_key = self.config.index_key
-            idx = self._index
-            fresh = idx is not None and self._index_key == cfg_key
-            if hasattr(specs, "skills") and isinstance(getattr(specs, "skills", None), Mapping):
-                if fresh and self._index_owner is specs:
+            idx = self._index if self._index_key == self.config.index_key else None
+            if _is_snapshot(specs):
+                if idx is not None and self._index_owner is specs:
                     return idx, None
                 seq = list(specs)
-                if fresh and len(seq) == idx.n and all(a is b for a, b in zip(seq, idx.specs, strict=True)):
+                if (
+                    idx is not None
+                    and len(seq) == idx.n
+                    and all(a is b for a, b in zip(seq, idx.specs, strict=True))
+                ):
                     self._index_owner = specs  # a reload that changed nothing
                     return idx, None
-                return self._rebuild(seq, specs), None
+                return self._derive(seq, specs, idx), None
             seq = specs if isinstance(specs, tuple | list) else list(specs)
-            if fresh:
+            if idx is not None:
                 if len(seq) == idx.n and all(a is b for a, b in zip(seq, idx.specs, strict=True)):
                     return idx, None
                 rows = [idx.pos.get(id(s), -1) for s in seq]
-                if rows and min(rows) >= 0 and all(idx.specs[r] is s for r, s in zip(rows, seq, strict=True)):
+                if (
+                    rows
+                    and min(rows) >= 0
+                    and all(idx.specs[r] is s for r, s in zip(rows, seq, strict=True))
+                ):
                     mask = np.zeros(idx.n, dtype=bool)
                     mask[rows] = True
                     return idx, mask
-            return self._rebuild(list(seq), tuple(seq)), None
+            return self._derive(list(seq), tuple(seq), idx), None
 
-    def _rebuild(self, specs: list[Spec], owner: Any) -> Index:
+    # -- making an index ------------------------------------------------------------------
+
+    def _derive(self, specs: list[Spec], owner: Any, base_idx: Index | None) -> Index:
+        import numpy as np
+
         t0 = time.perf_counter()
-        bags: dict[str, list[Bag]] = {f: [] for f in FIELDS}
-        w = self.config.weights
-        use_when = w.get("when_to_use", 0) > 0
-        use_body = w.get("body", 0) > 0
-        empty = self._bag("")
-        for s in specs:
-            nb = self._name_bag(s)
-            bags["name"].append(nb)
-            bags["description"].append(self._text_bag(s.description or "", nb))
-            bags["when_to_use"].append(self._text_bag(s.when_to_use, nb) if (use_when and s.when_to_use) else empty)
-            bags["body"].append(self._body_bag(s) if use_body else empty)
-        idx = Index(specs, bags, len(self._lexicon), self.config, self._lexicon)
-        # prune caches to what this index uses
-        names = {s.name for s in specs}
-        texts = {s.description or "" for s in specs} | {s.when_to_use for s in specs if s.when_to_use}
-        self._name_bags = {k: v for k, v in self._name_bags.items() if k in names}
-        self._text_bags = {k: v for k, v in self._text_bags.items() if k in texts}
-        if use_body:
-            live = {(str(s.real_path), s.body_offset, s.stamp, self.config.body_chars) for s in specs}
-            self._body_bags = {k: v for k, v in self._body_bags.items() if k in live}
-        self._index, self._index_owner, self._index_key = idx, owner, self.config.index_key
-        self.stats["builds"] += 1
-        self.stats["last_build_ms"] = (time.perf_counter() - t0) * 1000
+        cfg = self.config
+        base = base_idx.postings if base_idx is not None else None
+        where = None
+        if self.store is not None and _is_snapshot(owner):
+            from codebot.skills.route.store import header, slot
+
+            head = header(cfg)
+            where = (slot(owner.roots, head), head)
+        loaded = False
+        if base is None and where is not None:
+            got = self.store.load(*where)  # type: ignore[union-attr]
+            if got is not None:
+                base, terms = got
+                self.tokens.adopt(terms)
+                loaded = True
+        old_rows, by_identity, fresh = self._match(specs, base_idx, base)
+        reused = np.nonzero(old_rows >= 0)[0]
+        kept = old_rows[reused]
+        rising = bool((np.diff(kept) > 0).all())
+        old_to_new = None
+        if base is not None:
+            old_to_new = np.full(base.rows.n, -1, dtype=np.int32)
+            old_to_new[kept] = reused
+        if base is not None and not fresh and rising and len(kept) == base.rows.n:
+            # every row as it was: the arrays as they are (mapped, if loaded)
+            postings: Postings = base
+            how = "reuse"
+        else:
+            rows = assemble(pieces_for(old_rows, base.rows if base is not None else None, fresh))
+            fresh_rows = np.asarray(sorted(fresh), dtype=np.int64)
+            del fresh  # the rows hold what the bags held: free them before the postings are made
+            self.tokens.clear()
+            n_terms = len(self.tokens.terms)
+            if base is not None and rising and 2 * len(kept) >= len(specs) >= PATCH_MIN:
+                postings = patch(base, rows, old_to_new, fresh_rows, n_terms, cfg)
+                how = "patch"
+            else:
+                postings = build(rows, n_terms, cfg)
+                how = "build"
+        carry = None
+        if base_idx is not None:
+            # old row -> the new row holding the same Spec object
+            same = np.full(base_idx.n, -1, dtype=np.int64)
+            same[old_rows[by_identity]] = np.nonzero(by_identity)[0]
+            carry = (base_idx, same)
+        idx = Index(specs, postings, self.tokens.lexicon, cfg, carry)
+        moved = self._slot != where  # the index now belongs to another catalog's slot
+        self._install(idx, owner, where, how, t0, loaded)
+        if how == "build":
+            self._save(idx, now=True)
+        elif how == "patch" or (moved and not loaded):
+            self._save(idx, now=False)
+        if postings.patches and postings.drift() > MAX_DRIFT:
+            self._refresh_in_background(idx)
         return idx
+
+    def _match(
+        self, specs: list[Spec], base_idx: Index | None, base: Postings | None
+    ) -> tuple[Any, Any, dict[int, RowBags]]:
+        """For each spec, the row of `base` it reuses (-1: none); which of them hold the
+        very same Spec object as that row; and the fresh rows."""
+        import numpy as np
+
+        n = len(specs)
+        if base_idx is not None and base is base_idx.postings:
+            # the old index holds its specs alive, so an id found there is that very object
+            old_rows = np.fromiter(
+                map(base_idx.pos.get, map(id, specs), repeat(-1)), dtype=np.int64, count=n
+            )
+        else:
+            old_rows = np.full(n, -1, dtype=np.int64)
+        ident = old_rows >= 0
+        fps: dict[int, bytes] = {}
+        missing = np.nonzero(old_rows < 0)[0].tolist()
+        if base is not None and missing:
+            fps = {i: fingerprint(specs[i]) for i in missing}
+            if len(missing) <= 32:  # an edit or two: look each up in the array
+                words = base.rows.fps.view(np.uint64)
+                for i, fp in fps.items():
+                    a, b = np.frombuffer(fp, dtype=np.uint64)
+                    hit = np.nonzero((words[:, 0] == a) & (words[:, 1] == b))[0]
+                    old_rows[i] = hit[0] if len(hit) else -1
+            else:
+                by_fp = base.rows.fp_rows()
+                for i, fp in fps.items():
+                    old_rows[i] = by_fp.get(fp, -1)
+        kept = old_rows[old_rows >= 0]
+        if not (np.diff(kept) > 0).all():  # a row serves one spec: a second claim is tokenized anew
+            claimed = np.zeros(base.rows.n if base is not None else 0, dtype=bool)
+            for i in np.nonzero(old_rows >= 0)[0].tolist():
+                r = old_rows[i]
+                if claimed[r]:
+                    old_rows[i] = -1
+                claimed[r] = True
+        cfg = self.config
+        fresh = {
+            i: self.tokens.row(specs[i], cfg, fps.get(i))
+            for i in np.nonzero(old_rows < 0)[0].tolist()
+        }
+        return old_rows, ident & (old_rows >= 0), fresh
+
+    def _install(self, idx: Index, owner: Any, where: tuple[str, dict[str, Any]] | None, how: str, t0: float,
+                 loaded: bool = False) -> None:  # fmt: skip
+        self._index, self._index_owner, self._index_key, self._slot = (
+            idx,
+            owner,
+            self.config.index_key,
+            where,
+        )
+        s = self.stats
+        # a refresh swaps an index in behind the requests' back: no request waited for it
+        s["builds"] += how != "refresh"
+        if how in _COUNTERS:
+            s[_COUNTERS[how]] += 1
+        s["loads"] += loaded
+        s["rows_tokenized"] = self.tokens.stats["rows_tokenized"]
+        s["bodies_read"] = self.tokens.stats["bodies_read"]
+        s["last"] = ("load" if how == "reuse" else f"load+{how}") if loaded else how
+        s["last_build_ms"] = (time.perf_counter() - t0) * 1000
+
+    def _save(self, idx: Index, now: bool) -> None:
+        if self.store is None or self._slot is None:
+            return
+        slot_id, head = self._slot
+        if now:
+            if self.store.save(slot_id, head, idx.postings, self.tokens.terms):
+                self.stats["saves"] += 1
+        else:
+            self.store.save_later(slot_id, head, idx.postings, self.tokens.terms)
+
+    def _refresh_in_background(self, idx: Index) -> None:
+        """Rebuild `idx` with its skills' current average lengths, then swap it in."""
+        if self._refreshing:
+            return
+        self._refreshing = True
+
+        def run() -> None:
+            import numpy as np
+
+            try:
+                t0 = time.perf_counter()
+                postings = build(idx.rows, idx.n_terms, idx.config)
+                with self._lock:
+                    if self._index is idx:
+                        exact = Index(
+                            idx.specs,
+                            postings,
+                            idx.lexicon,
+                            idx.config,
+                            (idx, np.arange(idx.n, dtype=np.int32)),
+                        )
+                        self._install(exact, self._index_owner, self._slot, "refresh", t0)
+                        self._save(exact, now=False)
+            finally:
+                self._refreshing = False
+
+        threading.Thread(target=run, name="codebot-router-refresh", daemon=True).start()

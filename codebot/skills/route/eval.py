@@ -1,5 +1,6 @@
 """Evaluating the router on labelled requests (`codebot skills eval`, bench/route.py):
-JSONL cases and the report (hit@1, precision, recall, abstention, near misses, latency).
+JSONL cases and the report (hit@1, precision, recall, abstention, near misses, latency,
+and how well the ranking alone does: recall@k and MRR).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from codebot.skills.route.result import Route
 
 KINDS = ("positive", "near_miss", "negative")
+#: the k of recall@k; the deepest is how many candidates the ranking is read to (MRR too)
+RANK_KS = (1, 3, 5, 10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +80,29 @@ def _pct(values: Sequence[float], p: float) -> float:
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
+def first_rank(ranked: Sequence[str], acceptable: Collection[str], depth: int = RANK_KS[-1]) -> int | None:
+    """The 1-based rank of the first acceptable key among the first `depth`, or None."""
+    for r, key in enumerate(ranked[:depth], 1):
+        if key in acceptable:
+            return r
+    return None
+
+
+def ranking_summary(ranks: Sequence[int | None], ks: Sequence[int] = RANK_KS) -> dict[str, Any]:
+    """recall@k (share of ranks <= k) for each k, and the mean reciprocal rank (a rank
+    past the deepest k, or none, counts 0), over the given positives' ranks."""
+    if not ranks:
+        return {"recall_at_k": {str(k): None for k in ks}, "mrr": None}
+    n = len(ranks)
+    return {
+        "recall_at_k": {str(k): round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) for k in ks},
+        "mrr": round(sum(1.0 / r for r in ranks if r is not None and r <= ks[-1]) / n, 4),
+    }
+
+
 def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: int = 1,
-             known: Collection[str] | None = None) -> dict[str, Any]:  # fmt: skip
+             known: Collection[str] | None = None,
+             rank_fn: Callable[[str], Route] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run every case `repeat` times and compute the report (see docs/routing.md).
 
     - hit_at_1: positives whose top-ranked eligible skill is acceptable and the router did
@@ -88,6 +112,11 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
     - abstain_rate_negatives: negatives that got `abstain`.
     - near_miss_accuracy: near misses routed right: to an acceptable skill (first choice of
       a select/ask) when one is expected, to `abstain` when none is.
+    - recall_at_k, mrr: the ranking alone, whatever the decision, over positives: the share
+      whose first acceptable skill is among the first k candidates (k in RANK_KS), and
+      the mean of 1 / its rank (0 when it is not in the first RANK_KS[-1]). The ranking is
+      `rank_fn(prompt)`'s candidates when given (a route asked for RANK_KS[-1] of them,
+      so the decision `route_fn` measures keeps the configured `top`), else `route_fn`'s.
     """
     from codebot.skills.files import normalize_name
 
@@ -100,6 +129,7 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
     selects = correct_selects = recall_hits = abstain_neg = 0
     by_decision = {k: Counter() for k in KINDS}
     unknown_names: set[str] = set()
+    ranks: list[int | None] = []
     known_keys = {normalize_name(k) for k in known} if known is not None else None
     for case in cases:
         runs = [route_fn(case.prompt) for _ in range(max(1, repeat))]
@@ -129,6 +159,11 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
             recall_hits += 1
         if case.kind == "negative" and r.decision == "abstain":
             abstain_neg += 1
+        rank = None
+        if case.kind == "positive":
+            ranked = (rank_fn(case.prompt) if rank_fn is not None else r).candidates
+            rank = first_rank([c.spec.key for c in ranked], ok_names)
+            ranks.append(rank)
         if not hit:
             got = sel or (top if r.decision == "ask" else None) or "(abstain)"
             confusion[(case.expected or "(none)", got)] += 1
@@ -136,7 +171,7 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
             "line": case.line, "prompt": case.prompt, "kind": case.kind, "expected": case.expected,
             "decision": r.decision, "selected": r.selected.name if r.selected else None,
             "top": r.top.name if r.top else None, "score": round(r.top.score, 4) if r.top else 0.0,
-            "options": [s.name for s in r.options], "ok": hit,
+            "options": [s.name for s in r.options], "ok": hit, "rank": rank,
         })  # fmt: skip
 
     def rate(a: int, b: int) -> float | None:
@@ -150,6 +185,7 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
         "recall": rate(recall_hits, counts["positive"]),
         "abstain_rate_negatives": rate(abstain_neg, counts["negative"]),
         "near_miss_accuracy": rate(hits["near_miss"], counts["near_miss"]),
+        **ranking_summary(ranks),
         "decisions": {k: dict(v) for k, v in by_decision.items()},
         "confusion": [{"expected": e, "got": g, "count": c} for (e, g), c in confusion.most_common()],
         "repeat": max(1, repeat),

@@ -1,5 +1,9 @@
-"""The index for one list of skills: field-weighted BM25 postings (bm25s' formulas, built
-with numpy), the negative-only words of each skill and cached eligibility masks.
+"""The index for one list of skills: BM25 postings (`postings`), the idf and per-word
+worth derived from them, the negative-only words of each skill and cached eligibility.
+
+An `Index` is immutable once made. Everything but the postings is derived here in O(terms
++ skills) vector work, so making an index from loaded or patched postings is cheap; a
+patched index also carries over the eligibility of the skills it kept.
 
 numpy and bm25s are imported inside the functions that need them, so importing this
 module stays cheap.
@@ -7,148 +11,150 @@ module stays cheap.
 
 from __future__ import annotations
 
+import math
 import time
-from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, Decision, decide
 from codebot.skills.route.config import FIELDS, RouterConfig
+from codebot.skills.route.postings import Postings
+from codebot.skills.route.rows import Bag
 
-_CHUNK = 8192  # skills per step of the index build (bounds its temporary memory)
+__all__ = ["Bag", "Index", "idf_lucene"]  # Bag: other code imports it from here
 
-
-@dataclass(frozen=True, slots=True)
-class Bag:
-    """Bag of words of one field of one skill: sorted term ids, counts, length."""
-
-    ids: array  # array("i"), sorted, unique
-    counts: array  # array("H")
-    length: int
-    neg: tuple[int, ...] = ()  # term ids found only in the negative clause
+_KEY, _PATHS = attrgetter("key"), attrgetter("paths")  # C-level loops over ten thousand specs
 
 
-class _FieldBM25:
-    """BM25 term-frequency part for one field, vectorised over bags (bm25s' own formula)."""
-
-    @staticmethod
-    def average_length(bags: Sequence[Bag]) -> float:
-        return (sum(bg.length for bg in bags) / len(bags) if bags else 0.0) or 1.0
-
-    @staticmethod
-    def build(bags: Sequence[Bag], start: int, k1: float, b: float, avg: float) -> tuple[Any, Any, Any]:
-        """(doc, term, tf component) triples for `bags`, the docs numbered from `start`."""
-        import numpy as np
-        from bm25s.scoring import _score_tfc_lucene
-
-        lens = np.fromiter((bg.length for bg in bags), dtype=np.float32, count=len(bags))
-        sizes = np.fromiter((len(bg.ids) for bg in bags), dtype=np.int64, count=len(bags))
-        if len(bags) == 0 or sizes.sum() == 0:
-            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
-        terms = np.frombuffer(b"".join(bg.ids for bg in bags), dtype=np.int32)
-        tf = np.frombuffer(b"".join(bg.counts for bg in bags), dtype=np.uint16).astype(np.float32)
-        local = np.repeat(np.arange(len(bags), dtype=np.int32), sizes)
-        return local + start, terms, _score_tfc_lucene(tf, lens[local], avg, k1, b).astype(np.float32)
-
-
-def _idf(df: Any, n_docs: int) -> Any:
-    """bm25s' Lucene idf, vectorised."""
+def idf_lucene(df: Any, n_docs: int) -> Any:
+    """bm25s' Lucene idf (`scoring._score_idf_lucene`), vectorised: log(1 + (N - df + .5) /
+    (df + .5)); 0 for words no skill uses. Restated so that loading an index does not
+    import bm25s (120 ms); tests/skills/route/test_route_persist.py checks it equals bm25s'."""
     import numpy as np
-    from bm25s.scoring import _score_idf_lucene
 
-    out = np.zeros(len(df), dtype=np.float32)
-    present = np.nonzero(df)[0]
-    values = {int(d): _score_idf_lucene(int(d), n_docs) for d in np.unique(df[present]).tolist()}
-    out[present] = [values[int(d)] for d in df[present].tolist()]
-    return out
+    df = np.asarray(df, dtype=np.float64)
+    out = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    return np.where(df > 0, out, 0.0).astype(np.float32)
 
 
 class Index:
-    """Combined, weighted BM25 postings for one list of specs."""
+    """Weighted BM25 postings for one list of specs, and what routing derives from them.
 
-    def __init__(self, specs: Sequence[Spec], bags: Mapping[str, Sequence[Bag]], n_terms: int,
-                 config: RouterConfig, lexicon: Mapping[str, int]) -> None:  # fmt: skip
+    `carry`: the index this one was made from and, for each of its rows, the row here
+    that holds the very same Spec object (-1: none). What was computed for those specs
+    there (eligibility masks; the lookup tables, when every row stayed in place) is
+    reused instead of computed again for ten thousand specs.
+    """
+
+    def __init__(self, specs: Sequence[Spec], postings: Postings, lexicon: Mapping[str, int], config: RouterConfig,
+                 carry: tuple[Index, Any] | None = None) -> None:  # fmt: skip
         import numpy as np
 
         t0 = time.perf_counter()
         self.specs = tuple(specs)
         self.n = len(self.specs)
+        if postings.rows.n != self.n:
+            raise ValueError(f"{postings.rows.n} token rows for {self.n} skills")
         self.config = config
+        self.postings = postings
+        self.rows = postings.rows
         self.lexicon = lexicon  # shared, grows; ids < n_terms are covered here
-        self.n_terms = n_terms
-        self.bags = bags
-        self.pos = {id(s): i for i, s in enumerate(self.specs)}
-        self.by_key = {s.key: i for i, s in enumerate(self.specs)}
-        # Per field: BM25's tf part. One idf for all fields (as in BM25F), from how many
-        # skills use the word anywhere: a word that is rare among names but common in
-        # descriptions (e.g. a one-word name like `review`) is not strong evidence.
-        # A word found in several fields counts as its best field plus `field_mix` of the
-        # others, so a word in the name, the description and the body does not outweigh
-        # three different words. Built in chunks of skills to bound the memory it takes.
-        fields = [(f, float(config.weights.get(f, 0.0))) for f in FIELDS if float(config.weights.get(f, 0.0)) > 0]
-        avgs = {f: _FieldBM25.average_length(bags[f]) for f, _ in fields}
-        chunks = []
-        df = np.zeros(n_terms, dtype=np.int64)
-        for start in range(0, self.n, _CHUNK):
-            end = min(self.n, start + _CHUNK)
-            parts = [_FieldBM25.build(bags[f][start:end], start, config.k1, config.b, avgs[f]) for f, _ in fields]
-            docs = np.concatenate([p[0] for p in parts]) - start
-            key = np.concatenate([p[1] for p in parts]).astype(np.int64) * _CHUNK + docs
-            vals = np.concatenate([p[2] * w for p, (_, w) in zip(parts, fields, strict=True)])
-            del parts, docs
-            order = np.argsort(key, kind="stable")
-            key, vals = key[order], vals[order]
-            del order
-            if len(key):
-                first = np.concatenate(([0], np.nonzero(np.diff(key))[0] + 1))
-                total = np.add.reduceat(vals, first)
-                best = np.maximum.reduceat(vals, first)
-                vals = best + config.field_mix * (total - best)
-                key = key[first]
-            terms = (key // _CHUNK).astype(np.int32)
-            chunks.append((terms, (key % _CHUNK + start).astype(np.int32), vals.astype(np.float32)))
-            df += np.bincount(terms, minlength=n_terms)
-        self.idf = _idf(df, max(self.n, 1))
-        # CSC layout (postings by term, docs ascending), filled chunk by chunk
-        self.indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(df, out=self.indptr[1:])
-        self.data = np.empty(int(self.indptr[-1]), dtype=np.float32)
-        self.indices = np.empty(int(self.indptr[-1]), dtype=np.int32)
-        cursor = self.indptr[:-1].copy()
-        while chunks:
-            terms, docs, vals = chunks.pop(0)
-            count = np.bincount(terms, minlength=n_terms)
-            first = np.cumsum(count) - count
-            pos = cursor[terms] + (np.arange(len(terms)) - first[terms])
-            self.data[pos] = vals * self.idf[terms]
-            self.indices[pos] = docs
-            cursor += count
-            del terms, docs, vals, count, first, pos
+        self.n_terms = postings.n_terms
+        self.indptr, self.indices, self.tf = postings.indptr, postings.indices, postings.tf
+        if not (carry is not None and self._lookups_from(*carry)):
+            self.pos = dict(zip(map(id, self.specs), range(self.n), strict=True))
+            self.by_key = dict(zip(map(_KEY, self.specs), range(self.n), strict=True))
+            self.conditional = np.flatnonzero(
+                np.fromiter(map(bool, map(_PATHS, self.specs)), dtype=bool, count=self.n)
+            )
+        # One idf for all fields (as in BM25F), from how many skills use the word anywhere:
+        # a word that is rare among names but common in descriptions (e.g. a one-word name
+        # like `review`) is not strong evidence.
+        df = np.diff(self.indptr)
         n = max(self.n, 1)
+        self.idf = idf_lucene(df, n)
         # What one request word is worth "normally": a match in a description of average
         # length. A word no skill uses is worth `oov_weight` times the rarest word.
-        self.max_idf = float(_idf(np.asarray([1]), n)[0])
+        self.max_idf = float(np.float32(math.log(1 + (n - 1 + 0.5) / (1 + 0.5))))
         w_desc = float(config.weights.get("description", 1.0)) or 1.0
         self.unit_scale = w_desc / (1.0 + config.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
-        # negative-only terms: term id -> doc indices
-        neg_docs: dict[int, list[int]] = {}
-        for f in ("description", "when_to_use"):
-            for i, bg in enumerate(bags[f]):
-                if bg.neg:
-                    for t in bg.neg:
-                        neg_docs.setdefault(t, []).append(i)
-        self.neg = {t: np.asarray(sorted(set(v)), dtype=np.int32) for t, v in neg_docs.items()}
-        self.conditional = np.asarray([i for i, s in enumerate(self.specs) if s.paths], dtype=np.int64)
+        self.neg = self._negatives()
         self._eligibility: dict[tuple[Any, ...], tuple[Any, dict[int, Decision]]] = {}
+        if carry is not None:
+            self._carry(*carry)
         self.build_ms = (time.perf_counter() - t0) * 1000
 
-    def nbytes(self) -> int:
-        return int(self.data.nbytes + self.indices.nbytes + self.indptr.nbytes + self.idf.nbytes + self.unit.nbytes)
+    def _negatives(self) -> dict[int, Any]:
+        """term id -> the rows (ascending) whose description or when_to_use rules it out."""
+        import numpy as np
 
-    def eligibility(self, actor: Actor, overrides: Mapping[str, str], adapter: Adapter) -> tuple[Any, dict[int, Decision]]:
+        r = self.rows
+        if not len(r.neg_ids):
+            return {}
+        owner = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(r.neg_ptr))
+        order = np.argsort(r.neg_ids, kind="stable")
+        terms, owner = r.neg_ids[order], owner[order]
+        cut = np.nonzero(np.diff(terms))[0] + 1
+        return {
+            int(t[0]): docs
+            for t, docs in zip(np.split(terms, cut), np.split(owner, cut), strict=True)
+        }
+
+    def _lookups_from(self, old: Index, same: Any) -> bool:
+        """`pos`, `by_key` and `conditional` from `old`'s when every row kept its place
+        (an edit): a copy of each, and the rows that changed set right."""
+        import numpy as np
+
+        if old.n != self.n or not ((same == np.arange(self.n)) | (same < 0)).all():
+            return False
+        changed = np.nonzero(same < 0)[0].tolist()
+        pos, by_key = dict(old.pos), dict(old.by_key)
+        for i in changed:
+            was, now = old.specs[i], self.specs[i]
+            pos.pop(id(was), None)
+            if by_key.get(was.key) == i:
+                del by_key[was.key]
+        for i in changed:
+            now = self.specs[i]
+            pos[id(now)] = i
+            by_key[now.key] = i
+        cond = set(old.conditional.tolist()).difference(changed)
+        cond.update(i for i in changed if self.specs[i].paths)
+        self.pos, self.by_key = pos, by_key
+        self.conditional = np.asarray(sorted(cond), dtype=np.int64)
+        return True
+
+    def _carry(self, old: Index, same: Any) -> None:
+        """Eligibility masks of `old`, for the specs both hold; `decide` for the others."""
+        import numpy as np
+
+        olds = np.nonzero(same >= 0)[0]
+        news = same[olds].astype(np.int64)
+        kept = np.zeros(self.n, dtype=bool)
+        kept[news] = True
+        fresh = np.nonzero(~kept)[0].tolist()
+        for key, (mask, denied) in list(old._eligibility.items()):
+            actor, adapter, items = key
+            overrides = dict(items)
+            new_mask = np.ones(self.n, dtype=bool)
+            new_mask[news] = mask[olds]
+            new_denied = {int(same[o]): d for o, d in denied.items() if same[o] >= 0}
+            for i in fresh:
+                d = decide(self.specs[i], actor, overrides, adapter)
+                new_mask[i] = d.allowed
+                if not d.allowed:
+                    new_denied[i] = d
+            self._eligibility[key] = (new_mask, new_denied)
+
+    def nbytes(self) -> int:
+        return int(self.postings.nbytes() + self.idf.nbytes + self.unit.nbytes)
+
+    def eligibility(
+        self, actor: Actor, overrides: Mapping[str, str], adapter: Adapter
+    ) -> tuple[Any, dict[int, Decision]]:
         import numpy as np
 
         key = (actor, adapter, tuple(sorted(overrides.items())))
@@ -177,7 +183,7 @@ class Index:
             a, b = self.indptr[t], self.indptr[t + 1]
             if b > a:
                 w = weight.get(t, 1.0) if weight else 1.0
-                s[self.indices[a:b]] += self.data[a:b] if w == 1.0 else self.data[a:b] * w
+                s[self.indices[a:b]] += self.tf[a:b] * np.float32(float(self.idf[t]) * w)
         if penalty > 0:
             for t in neg_ids:
                 docs = self.neg.get(t)
@@ -188,10 +194,10 @@ class Index:
     def field_matches(self, i: int, term_ids: Sequence[int]) -> dict[str, set[int]]:
         q = set(term_ids)
         out: dict[str, set[int]] = {}
-        for f in FIELDS:
-            if float(self.config.weights.get(f, 0.0)) <= 0:
+        for f, name in enumerate(FIELDS):
+            if float(self.config.weights.get(name, 0.0)) <= 0:
                 continue
-            hit = q.intersection(self.bags[f][i].ids)
+            hit = q.intersection(self.rows.field_ids(f, i).tolist())
             if hit:
-                out[f] = hit
+                out[name] = hit
         return out

@@ -26,7 +26,10 @@ the offline model's matcher and the optional per-turn preselection:
    `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
-are read and tokenized again (`cache`).
+are read and tokenized again, and their rows patched into the index (`cache`). With a
+store (`router_from_settings` gives the shared router one under `$CODEBOT_HOME/cache`), a
+new process memory-maps the index saved by the last one instead of building it
+(`store`); `warmup` holds the calls front ends make to have it ready before it is needed.
 
 This module holds the `Router` and the module-level API, and re-exports the public names
 of its pieces: `config` (every number), `text` (words to terms), `shape`
@@ -41,7 +44,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
@@ -61,6 +64,9 @@ from codebot.skills.route.shape import SHAPES, destination, edges, request_shape
 from codebot.skills.route.text import ALIASES, STOP_WORDS, Tokenizer
 from codebot.skills.route.weights import term_weights
 
+if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
+    from codebot.skills.route.store import IndexStore
+
 # Other code imports these from here; the router's pieces may move between modules.
 __all__ = [
     "ALIASES", "DEFAULTS", "FIELDS", "KINDS", "SHAPES", "STOP_WORDS", "Candidate", "Case", "Filtered", "Index",
@@ -74,8 +80,9 @@ class Router:
     """Routes requests among skills. `indexes` keeps the index of the current snapshot and
     the token caches that make rebuilds incremental; the router adds the decision."""
 
-    def __init__(self, config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> None:
-        self.indexes = IndexCache(config or RouterConfig())
+    def __init__(self, config: RouterConfig | None = None, semantic: SemanticScorer | None = None,
+                 store: IndexStore | None = None) -> None:  # fmt: skip
+        self.indexes = IndexCache(config or RouterConfig(), store)
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
 
@@ -282,8 +289,9 @@ _DEFAULT: Router | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_router(config: RouterConfig | None = None, semantic: SemanticScorer | None = None) -> Router:
-    """The shared router; `config` / `semantic`, when given, replace its settings."""
+def default_router(config: RouterConfig | None = None, semantic: SemanticScorer | None = None,
+                   store: IndexStore | None = None) -> Router:  # fmt: skip
+    """The shared router; `config` / `semantic` / `store`, when given, replace its settings."""
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None:
@@ -292,22 +300,27 @@ def default_router(config: RouterConfig | None = None, semantic: SemanticScorer 
             _DEFAULT.config = config
         if semantic is not None:
             _DEFAULT.semantic = semantic
+        if store is not None:
+            _DEFAULT.indexes.store = store
         return _DEFAULT
 
 
 def router_from_settings(settings: Any, warnings: list[str] | None = None, shared: bool = False) -> Router:
     """A router with `skills.router` from config, including the optional semantic scorer
-    (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME).
+    (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME)
+    and a store for its index in `<home>/cache/router` (see `store`).
     `shared`: configure and return the process-wide router instead of a new one."""
     from pathlib import Path
 
     from codebot.skills.route.semantic import scorer_from_config
+    from codebot.skills.route.store import IndexStore, default_folder
 
     cfg = config_from_settings(settings, warnings)
     home = getattr(settings, "home", None)
     scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings,
                                 chunks=max(1, cfg.semantic_chunks))  # fmt: skip
-    return default_router(cfg, scorer) if shared else Router(cfg, semantic=scorer)
+    store = IndexStore(default_folder(Path(home))) if home else None
+    return default_router(cfg, scorer, store) if shared else Router(cfg, semantic=scorer, store=store)
 
 
 def route(request: str, specs: Any, actor: Actor = Actor.MODEL, overrides: Mapping[str, str] | None = None,

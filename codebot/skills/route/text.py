@@ -124,6 +124,21 @@ def _stemmer(kind: str) -> Callable[[str], str]:
     return _builtin_stem
 
 
+def stemmer_name(kind: str) -> str:
+    """The stemmer `kind` resolves to here ("pystemmer 2.2.0", "builtin", "none"): part
+    of what a persisted index was made with, since PyStemmer may come or go."""
+    if kind == "none":
+        return "none"
+    if kind == "auto":
+        try:
+            import Stemmer
+
+            return f"pystemmer {getattr(Stemmer, '__version__', '?')}"
+        except Exception:
+            pass
+    return "builtin"
+
+
 class Tokenizer:
     """Text to stemmed terms. Per-word results are memoised (the vocabulary is small)."""
 

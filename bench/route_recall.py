@@ -1,0 +1,189 @@
+"""Does retrieval survive 10,000 distractors? (issue 17 §4). Prints ONE JSON object.
+
+    .venv/bin/python bench/route_recall.py                     # dev, held-out, paraphrase sets
+    .venv/bin/python bench/route_recall.py --synthetic 20000   # more distractors
+    .venv/bin/python bench/route_recall.py --data /tmp/skills  # keep the generated skills
+
+The real skills of the shared corpus (../shared/corpus/skills, each repository one root,
+read in place; skipped with a reason when absent) are routed twice, in the same run:
+
+  corpus  the corpus alone (what docs/routing.md reports);
+  mixed   the corpus plus `--synthetic` skills from bench/gen_skills.py in one more root,
+          ranked after the corpus roots, so a generated skill that happens to share a
+          corpus skill's name is shadowed by it, never the other way round.
+
+For each case file (tests/data/routing_{dev,holdout,paraphrase}.jsonl) and catalog:
+hit@1, recall@k for k = 1, 3, 5, 10 and MRR over the positives (the ranking alone,
+read 10 deep), abstention on negatives, and the same for plain BM25 (name +
+description, `route.baseline`). `mixed_over_corpus` divides mixed by corpus;
+`pushed_out_of_top5` lists every positive whose skill was in the corpus' first five and
+is not in the mixed catalog's, with the generated skills ranked above it (and the first
+one's description: some are the same workflow, which the case file would accept had it
+existed; with none above, the generated skills' common words took weight from the
+request words the skill matched, an idf effect). The target:
+recall@5 on the dev set does not drop (mixed_over_corpus["recall_at_5"] >= 1.0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from gen_skills import generate  # noqa: E402
+
+CORPUS = HERE.parent.parent / "shared" / "corpus" / "skills"
+DATA = HERE.parent / "tests" / "data"
+SETS = {name: DATA / f"routing_{name}.jsonl" for name in ("dev", "holdout", "paraphrase")}
+KEYS = (
+    "hit_at_1",
+    "recall_at_k",
+    "mrr",
+    "abstain_rate_negatives",
+    "precision",
+    "near_miss_accuracy",
+)
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def catalogs(corpus: Path, synthetic: Path | None):
+    from codebot.skills.catalog import Catalog, discover
+    from codebot.skills.files import Root, Source
+
+    discover.MAX_DIRS = 10**7  # the generated root is one folder of many skills
+    repos = sorted(d for d in corpus.iterdir() if d.is_dir())
+    roots = [
+        Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(repos)
+    ]
+    if synthetic is not None:
+        roots.append(Root(synthetic, Source.PROJECT, "extra", (0, 2, 0), explicit=True))
+    return Catalog(roots).load()
+
+
+def report(
+    cases: list[Any], snap: Any
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    from codebot.skills.invoke import Actor
+    from codebot.skills.route import Bm25Baseline, evaluate
+    from codebot.skills.route import router as R
+
+    rt = R.Router()
+    t0 = time.perf_counter()
+    rt.index(snap)
+    build_s = time.perf_counter() - t0
+    known = [s.name for s in snap]
+    rep = evaluate(cases, lambda p: rt.route(p, snap, Actor.MODEL), known=known,
+                   rank_fn=lambda p: rt.route(p, snap, Actor.MODEL, top=10))  # fmt: skip
+    ours = {k: rep[k] for k in KEYS} | {
+        "latency_ms": rep["latency_ms"],
+        "index_build_s": round(build_s, 2),
+    }
+    ranked = [[c.spec.key for c in rt.route(c.prompt, snap, Actor.MODEL, top=10).candidates]
+              if c.kind == "positive" else [] for c in cases]  # fmt: skip
+    base = evaluate(cases, Bm25Baseline(list(snap)).route, known=known)
+    details = [{"line": c.line, "prompt": c.prompt, "expected": c.expected, "rank": r["rank"], "top10": top}
+               for c, r, top in zip(cases, rep["results"], ranked, strict=True) if c.kind == "positive"]  # fmt: skip
+    return ours, {k: base[k] for k in KEYS}, details
+
+
+def ratio(a: Any, b: Any) -> float | None:
+    return (
+        round(a / b, 4) if isinstance(a, int | float) and isinstance(b, int | float) and b else None
+    )
+
+
+def compare(corpus: dict[str, Any], mixed: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        f"recall_at_{k}": ratio(mixed["recall_at_k"][k], corpus["recall_at_k"][k])
+        for k in corpus["recall_at_k"]
+    }
+    out |= {k: ratio(mixed[k], corpus[k]) for k in ("hit_at_1", "mrr", "abstain_rate_negatives")}
+    return out
+
+
+def pushed_out(alone: list[dict[str, Any]], mixed: list[dict[str, Any]], corpus_keys: set[str],
+               snap: Any) -> list[dict[str, Any]]:  # fmt: skip
+    """Positives in the corpus' first five and not in the mixed catalog's; with the
+    generated skills ranked above, and the first one's description, to judge whether it
+    is a distractor or a skill the case file would accept had it existed."""
+    out = []
+    for a, m in zip(alone, mixed, strict=True):
+        if a["rank"] is not None and a["rank"] <= 5 and (m["rank"] is None or m["rank"] > 5):
+            above = [k for k in m["top10"][: (m["rank"] or 11) - 1] if k not in corpus_keys]
+            first = snap.skills[above[0]].description[:200] if above else None
+            out.append({"line": a["line"], "expected": a["expected"], "rank_corpus": a["rank"], "rank_mixed": m["rank"],
+                        "generated_above": above, "first_generated_description": first,
+                        "prompt": a["prompt"]})  # fmt: skip
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument(
+        "--synthetic", type=int, default=10_000, help="generated skills mixed in (default 10000)"
+    )
+    ap.add_argument(
+        "--data", type=Path, help="where generated skills are kept (default: a temporary folder)"
+    )
+    args = ap.parse_args()
+    if not CORPUS.is_dir():
+        json.dump(
+            {
+                "skipped": f"{CORPUS} not found: this benchmark needs the shared corpus of real skills"
+            },
+            sys.stdout,
+        )
+        sys.stdout.write("\n")
+        return
+    from codebot.skills.route import parse_cases
+
+    with tempfile.TemporaryDirectory() as tmp:
+        synth = (args.data or Path(tmp)) / f"s{args.synthetic}"
+        if not (synth / ".done").exists():
+            log(f"generating {args.synthetic} skills in {synth}")
+            generate(synth, args.synthetic, seed=1)
+            (synth / ".done").write_text("")
+        alone, mixed = catalogs(CORPUS, None), catalogs(CORPUS, synth)
+        corpus_keys = {s.key for s in alone}
+        out: dict[str, Any] = {
+            "python": sys.version.split()[0], "cpu_count": os.cpu_count(),
+            "catalogs": {"corpus": len(alone), "mixed": len(mixed),
+                         "generated_shadowed": len(mixed.shadowed) - len(alone.shadowed)},
+            "sets": {},
+        }  # fmt: skip
+        for name, path in SETS.items():
+            if not path.is_file():
+                continue
+            cases, errors = parse_cases(path.read_text(encoding="utf-8").splitlines())
+            if errors:
+                raise SystemExit(f"{path}: {errors}")
+            log(f"{name}: {len(cases)} cases")
+            a, a_base, a_rows = report(cases, alone)
+            m, m_base, m_rows = report(cases, mixed)
+            out["sets"][name] = {
+                "corpus": a, "mixed": m, "mixed_over_corpus": compare(a, m),
+                "baseline": {"corpus": a_base, "mixed": m_base, "mixed_over_corpus": compare(a_base, m_base)},
+                "pushed_out_of_top5": pushed_out(a_rows, m_rows, corpus_keys, mixed),
+            }  # fmt: skip
+    dev = out["sets"].get("dev")
+    out["target_met"] = (
+        {"dev_recall_at_5_kept": dev["mixed_over_corpus"]["recall_at_5"] >= 1.0} if dev else {}
+    )
+    json.dump(out, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""A router that is ready before it is needed: what front ends call at start and on reload.
+
+    from codebot.skills.route import warm, warm_in_background, update
+
+    router_from_settings(settings, shared=True)   # once: config and the on-disk store
+    warm_in_background(lambda: catalog.snapshot)  # at start, after the first paint
+    ...
+    update(catalog.snapshot)                      # in the catalog's on-reload callback
+
+- `warm(snapshot_getter)` makes the shared router's index for the current snapshot: it
+  maps the one saved under `$CODEBOT_HOME/cache/router` by an earlier process (patching
+  in whatever changed since), or builds and saves it. It also computes the eligibility
+  the model's routing needs and imports bm25s' scoring, so neither the first request nor
+  the first edit pays for them. Idempotent: a second call finds the index made.
+- `warm_in_background(snapshot_getter)` runs `warm` in a daemon thread and returns it.
+- `update(snapshot)` moves the shared router onto a reloaded snapshot: the rows of the
+  skills that changed are tokenized and patched in; nothing else is read. Calling it is
+  optional (the first request after a reload would do the same), but doing it in the
+  reload callback keeps that work off the next turn.
+
+All three are thread-safe: the router's index cache makes one index at a time, so a
+request that arrives while `warm` runs waits for that index and never builds a second
+one. None of them raises for a bad cache (it is rebuilt); a failure to save is kept in
+`router.indexes.store.last_error`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from codebot.skills.invoke import Actor, Adapter
+from codebot.skills.route.router import Router, default_router
+
+#: eligibility computed while warming: the model's (Skill tool, offline model) and SkillSearch's
+WARM_ACTORS = (Actor.MODEL, Actor.EVAL)
+
+
+def warm(snapshot_getter: Callable[[], Any], router: Router | None = None,
+         actors: Iterable[Actor] = WARM_ACTORS) -> None:  # fmt: skip
+    """Load or build the index of `snapshot_getter()` (None: nothing to do) in `router`
+    (default: the shared one), and what its first request would compute."""
+    rt = router or default_router()
+    snap = snapshot_getter()
+    if snap is None:
+        return
+    idx, _ = rt.index(snap)
+    for actor in actors:
+        idx.eligibility(actor, {}, Adapter.EXTENSION)
+    import bm25s.scoring  # noqa: F401  (120 ms once: the first patch needs its formulas)
+
+
+def warm_in_background(
+    snapshot_getter: Callable[[], Any], router: Router | None = None
+) -> threading.Thread:
+    """`warm` in a daemon thread (started); join it to wait."""
+    t = threading.Thread(
+        target=warm, args=(snapshot_getter, router), name="codebot-router-warm", daemon=True
+    )
+    t.start()
+    return t
+
+
+def update(snapshot: Any, router: Router | None = None) -> None:
+    """Move `router` (default: the shared one) onto a reloaded catalog snapshot."""
+    if snapshot is not None:
+        (router or default_router()).index(snapshot)

@@ -1,0 +1,77 @@
+"""`warm`, `warm_in_background` and `update`: the index is ready before the first request,
+a request that arrives while warming waits for that index, and a reload patches it."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from codebot.skills.invoke import Actor, Adapter
+from codebot.skills.route import cache as cache_mod
+from codebot.skills.route import router as R
+from codebot.skills.route import update, warm, warm_in_background
+from codebot.skills.route.store import IndexStore
+
+
+def test_warm_makes_the_index_and_the_first_route_uses_it(disk, store_dir):
+    snap = disk.load()
+    rt = R.Router(store=IndexStore(store_dir))
+    warm(lambda: snap, rt)
+    warm(lambda: snap, rt)  # idempotent
+    assert rt.stats["builds"] == 1 and rt.stats["saves"] == 1
+    idx, _ = rt.index(snap)
+    assert (Actor.MODEL, Adapter.EXTENSION, ()) in idx._eligibility  # the model's, computed ahead
+    r = rt.route("fix the flaky pytest fixture race", snap)
+    assert r.index_ms == 0.0 and rt.stats["builds"] == 1
+    fresh = R.Router(store=IndexStore(store_dir))
+    warm(lambda: snap, fresh)
+    assert fresh.stats["last"] == "load" and fresh.stats["rows_tokenized"] == 0
+
+
+def test_warm_without_a_snapshot_does_nothing():
+    rt = R.Router()
+    warm(lambda: None, rt)
+    update(None, rt)
+    assert rt.stats["builds"] == 0
+
+
+def test_a_request_during_warming_waits_and_never_builds_twice(disk, monkeypatch):
+    snap = disk.load()
+    rt = R.Router()
+    started, release = threading.Event(), threading.Event()
+    builds = []
+    real_build = cache_mod.build
+
+    def slow_build(*a, **kw):
+        builds.append(threading.current_thread().name)
+        started.set()
+        release.wait(10)
+        return real_build(*a, **kw)
+
+    monkeypatch.setattr(cache_mod, "build", slow_build)
+    t = warm_in_background(lambda: snap, rt)
+    assert started.wait(10)
+    answers: list = []
+    asker = threading.Thread(
+        target=lambda: answers.append(rt.route("shrink the docker image", snap))
+    )
+    asker.start()
+    time.sleep(0.1)
+    assert not answers  # it waits for the warming thread's index
+    release.set()
+    t.join(10)
+    asker.join(10)
+    assert builds == ["codebot-router-warm"] and rt.stats["builds"] == 1
+    assert answers and answers[0].candidates[0].name == "docker-slim"
+
+
+def test_update_on_reload_patches_so_the_next_turn_does_not(disk, patching):
+    snap = disk.load()
+    rt = R.Router()
+    warm(lambda: snap, rt)
+    disk.edit("k8s-deploy", "Write Helm charts and Kubernetes manifests for the narwhal service.")
+    new = disk.reload()
+    update(new, rt)
+    assert rt.stats["patches"] == 1 and rt.stats["rows_tokenized"] == len(snap) + 1
+    r = rt.route("helm charts for the narwhal service", new)
+    assert r.index_ms == 0.0 and r.selected is not None and r.selected.name == "k8s-deploy"
