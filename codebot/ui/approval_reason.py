@@ -1,6 +1,11 @@
-"""Shared by the TUI and line mode: how a verdict's reason is shown under the question."""
+"""Shared by the TUI and line mode: how a verdict's reason is shown under the question,
+and what "always allow" would save (or why it is not offered)."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from codebot.display import visible
 
 
 def why_asked(reason: str) -> str:
@@ -9,3 +14,13 @@ def why_asked(reason: str) -> str:
     if reason.startswith("needs approval"):
         reason = reason[len("needs approval") :].strip().lstrip(":").strip().strip("()")
     return reason
+
+
+def always_line(request: Any) -> str:
+    """`always allow saves Bash(npm test) to /p/.codebot/config.yaml`: exactly the rules
+    and the file; or why it is not offered; "" when there is nothing to say."""
+    rules = tuple(getattr(request, "always", ()) or ())
+    if rules:
+        return f"always allow saves {', '.join(visible(r) for r in rules)} to {visible(str(request.always_path))}"
+    why = str(getattr(request, "always_unavailable", "") or "")
+    return f"always allow is not offered: {visible(why)}" if why else ""

@@ -1,5 +1,6 @@
 """The permission side: rule patterns, the parsed-shell decisions for Bash, and
-approvals (verdicts and requests the front ends answer).
+approvals (verdicts and requests the front ends answer); "always allow" (which rule it
+saves, `always`) and saving it to a config file (`save_rule`).
 
 May import: `codebot.skills`, `agent.model`, `agent.tools`.
 """
@@ -7,13 +8,19 @@ May import: `codebot.skills`, `agent.model`, `agent.tools`.
 from codebot._exports import lazy_exports
 
 _EXPORTS = {
+    "AlwaysOffer": "always",
     "ApprovalAnswer": "approvals",
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
     "Pattern": "rules",
+    "REASON_MAX_CHARS": "approvals",
+    "RuleSaveError": "save_rule",
+    "always_offer": "always",
+    "clean_reason": "approvals",
     "Verdict": "verdict",
     "parse_pattern": "rules",
     "preview_for": "approvals",
+    "save_allow_rules": "save_rule",
     "session_pattern_for": "approvals",
     "session_patterns_for": "approvals",
 }

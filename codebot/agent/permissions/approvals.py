@@ -11,6 +11,7 @@ import asyncio
 import enum
 import json
 import os
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "Approvals",
     "Pattern",
     "Verdict",
+    "clean_reason",
     "parse_pattern",
     "preview_for",
     "session_pattern_for",
@@ -208,6 +210,9 @@ def _try_parse(text: str) -> Pattern | None:
 class ApprovalAnswer(enum.Enum):
     ALLOW_ONCE = "allow_once"
     ALLOW_SESSION = "allow_session"
+    # Allow for the session and save `ApprovalRequest.always` to the project's config.
+    ALLOW_ALWAYS = "allow_always"
+    # With `ApprovalRequest.denial` set, the model is told the person's reason.
     DENY = "deny"
 
 
@@ -223,6 +228,43 @@ class ApprovalRequest:
     # Why this is asked again: the command failed inside the sandbox, and "allow" runs it
     # once outside (never granted for the session).
     outside_sandbox: str | None = None
+    # "Always allow": the rules it saves, exactly as written to `always_path` (empty: not
+    # offered, and `always_unavailable` says why in words).
+    always: tuple[str, ...] = ()
+    always_path: str = ""
+    always_unavailable: str = ""
+    # Set by the front end with DENY: what the person said; the model is told it,
+    # cleaned (`clean_reason`).
+    denial: str = ""
+
+    @property
+    def takes_reason(self) -> bool:
+        """Whether "deny and say why" is offered (not for a run outside the sandbox)."""
+        return self.outside_sandbox is None
+
+
+#: The longest reason for a denial the model is told (longer ones are cut).
+REASON_MAX_CHARS = 500
+_SEQUENCE = re.compile(r"\x1b\[[\x20-\x3f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[\x20-\x7e]?")
+
+
+def clean_reason(text: object) -> str:
+    """What the person typed as a denial's reason, as the model is told it: terminal escape
+    sequences removed, control and invisible characters dropped, every run of whitespace
+    one space, at most REASON_MAX_CHARS characters."""
+    import unicodedata
+
+    from codebot.display import visible
+
+    raw = _SEQUENCE.sub("", str(text or "")[: REASON_MAX_CHARS * 4])
+    kept = []
+    for ch in raw:
+        if ch.isspace():
+            kept.append(" ")
+        elif visible(ch) == ch and unicodedata.category(ch) not in ("Cc", "Cf"):
+            kept.append(ch)
+    out = " ".join("".join(kept).split())
+    return out if len(out) <= REASON_MAX_CHARS else out[: REASON_MAX_CHARS - 1].rstrip() + "…"
 
 
 PREVIEW_MAX_LINES = 2000

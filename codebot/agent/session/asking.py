@@ -1,20 +1,45 @@
 """How a session asks the person: approval of a tool call, of a skill's injected command,
 and of running a command once outside the sandbox. A mixin for `Session` (it needs its
-`approvals`, `context`, `emit` and `interactive`), kept apart so the loop stays one thing."""
+`approvals`, `context`, `emit`, `interactive` and `settings`), kept apart so the loop
+stays one thing.
+
+Answers: allow once; allow for the session (`session_patterns_for`); always allow, which
+grants the same narrow rules for the session and saves them to the project's
+`.codebot/config.yaml` (`permissions.allow`, only in a trusted project; a notice says
+where, or why it could not be saved); deny, optionally with a reason the model is told
+(`the person denied this call: <reason>`, cleaned by `clean_reason`)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from codebot.agent.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
+    always_offer,
+    clean_reason,
+    parse_pattern,
     preview_for,
     session_patterns_for,
 )
+from codebot.agent.session import events as ev
 from codebot.agent.session.turn import TurnState
+
+ALLOWED = (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION, ApprovalAnswer.ALLOW_ALWAYS)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The person's answer: true when allowed; `reason` is what they said when denying."""
+
+    allowed: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.allowed
 
 
 class Asking:
@@ -22,6 +47,7 @@ class Asking:
     context: Any
     emit: Any
     interactive: bool
+    settings: Any
     #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
     waited_s: float = 0.0
 
@@ -32,31 +58,70 @@ class Asking:
         finally:
             self.waited_s += time.perf_counter() - t0
 
-    async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "") -> bool:
+    async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "") -> Asked:
         if not self.interactive:
-            return False
+            return Asked(False)
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         request = ApprovalRequest(tool, args, subject, preview_for(tool, args, self.context), future, reason=reason)
+        settings = getattr(self, "settings", None)
+        offer = always_offer(tool, subject, self.approvals, trusted=bool(getattr(settings, "trusted", False)),
+                             project_dir=getattr(settings, "project_dir", self.context.project_dir),
+                             user_config=getattr(settings, "config_path", None))  # fmt: skip
+        request.always, request.always_path, request.always_unavailable = offer.rules, offer.path, offer.why_not
         self.emit(request)
         answer = await self._answer(future)
+        if answer is ApprovalAnswer.ALLOW_ALWAYS and not request.always:
+            answer = ApprovalAnswer.ALLOW_ONCE  # not offered: the least that was asked for
         if answer is ApprovalAnswer.ALLOW_SESSION:
             for pattern in session_patterns_for(tool, subject):
                 self.approvals.grant_session(pattern)
-        return answer in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
+        elif answer is ApprovalAnswer.ALLOW_ALWAYS:
+            await self._save_always(request)
+        if answer in ALLOWED:
+            return Asked(True)
+        return Asked(False, clean_reason(request.denial) if request.takes_reason else "")
+
+    async def _save_always(self, request: ApprovalRequest) -> None:
+        """Grant the offered rules for the session, as they read back, and save them."""
+        from codebot.agent.permissions import RuleSaveError, save_allow_rules
+
+        for text in request.always:
+            self.approvals.grant_session(parse_pattern(text))
+        shown = ", ".join(request.always)
+        try:
+            saved = await asyncio.to_thread(save_allow_rules, request.always_path, list(request.always))
+        except (RuleSaveError, OSError) as exc:
+            self.emit(ev.Notice(f"always allow: could not save {shown} ({exc}); allowed for this session only", "warning"))
+            return
+        if not saved.added:
+            self.emit(ev.Notice(f"always allow: {shown} is already in {saved.path} (permissions.allow)"))
+            return
+        lost = "; its comments were not kept" if saved.comments_lost else ""
+        self.emit(ev.Notice(f"always allow: saved {', '.join(saved.added)} to {saved.path} (permissions.allow{lost})"))
+
+    def not_approved(self, tool: str, asked: Asked, why: str) -> str:
+        """The tool result when the person did not approve a call (`why`: the verdict's reason)."""
+        if asked.reason:
+            return f"the person denied this call: {asked.reason}"
+        how = "" if self.interactive else f" (non-interactive: allow it with --allow '{tool}(...)')"
+        return f"the person did not approve this {tool} call{how}. {why}"
 
     async def _ask_outside(self, args: dict[str, Any], command: str, why: str) -> bool:
         """Offer to run a command that failed in the sandbox once outside it (never in print
         mode, never for the session)."""
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         preview = f"{command}\n\nfailed inside the sandbox: {why}\nrun it once OUTSIDE the sandbox?"
-        self.emit(ApprovalRequest("Bash", args, command, preview, future, outside_sandbox=why))
-        return await self._answer(future) in (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION)
+        self.emit(ApprovalRequest("Bash", args, command, preview, future, outside_sandbox=why,
+                                  always_unavailable="running outside the sandbox is allowed once only"))  # fmt: skip
+        return await self._answer(future) in ALLOWED
 
     async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
         """A skill's `!` command is a command: the same engine as a Bash call decides."""
         verdict = self.approvals.check("Bash", command, turn.grants)
         if verdict.outcome == "deny":
             return f"denied by rule {verdict.rule}"
-        if verdict.outcome == "ask" and not await self._ask("Bash", {"command": command}, command, verdict.reason):
+        if verdict.outcome == "ask" and not (asked := await self._ask("Bash", {"command": command}, command, verdict.reason)):
+            if asked.reason:
+                return f"not approved: the person denied this call: {asked.reason}"
             return "not approved" if self.interactive else "not approved (print mode denies; allow it with --allow 'Bash(...)')"
         return None

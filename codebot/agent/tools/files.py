@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ READ_DEFAULT_LIMIT = 2000
 READ_LINE_CHARS = 2000
 READ_MAX_CHARS = 200_000
 DIFF_MAX_LINES = 120
+WRITE_DIFF_MAX_LINES = 60  # an overwrite's diff in the Write result
+OLD_TEXT_MAX_BYTES = 1024 * 1024  # a larger old file is not diffed
 
 # Read the umask once, at import (reading it means setting it, which is not thread-safe).
 _UMASK = os.umask(0o022)
@@ -177,6 +180,23 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> 
     return text.replace(old, new, 1), 1
 
 
+def _old_text(path: Path) -> tuple[bool, str | None]:
+    """What a Write replaces: (False, None) for a new file, (True, its text), or (True,
+    None) when it is not UTF-8 text, not a regular file or too large to compare (it is
+    never opened unless it is a regular file: a FIFO would block)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False, None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > OLD_TEXT_MAX_BYTES:
+        return True, None
+    try:
+        data = path.read_bytes()
+        return True, None if is_binary(data[:8192]) else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True, None
+
+
 def _read_text_for_edit(path: Path, shown: str) -> str:
     if not path.exists():
         raise ToolError(f"file not found: {shown}; use Write to create a new file")
@@ -198,7 +218,7 @@ class WriteTool(PathTool):
     description = (
         "Create a file, or overwrite it entirely, with `content`. Missing parent folders are "
         "created. Prefer Edit for changing part of an existing file. Paths are relative to the "
-        "project folder."
+        "project folder. Overwriting a file returns a short unified diff of what changed."
     )
     parameters = object_schema({
         "path": {"type": "string", "minLength": 1, "description": "File to write, relative to the project."},
@@ -211,9 +231,21 @@ class WriteTool(PathTool):
         shown = display_path(ctx, path)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory")
-        data = args["content"].encode("utf-8")
-        await asyncio.to_thread(atomic_write, path, data)
-        return ToolResult(f"wrote {len(data)} bytes to {shown}")
+        return await asyncio.to_thread(self._write, path, shown, args["content"])
+
+    def _write(self, path: Path, shown: str, content: str) -> ToolResult:
+        data = content.encode("utf-8")
+        existed, before = _old_text(path)
+        atomic_write(path, data)
+        done = f"wrote {len(data)} bytes to {shown}"
+        if not existed:  # a new file: its content is what the call says
+            return ToolResult(done)
+        if before is None:
+            return ToolResult(f"{done} (it replaced a file that is not UTF-8 text or over 1 MiB: no diff)")
+        if before == content:
+            return ToolResult(f"{done} (no change: it already had this content)")
+        # An overwrite says what changed, kept short: the model sees what it replaced.
+        return ToolResult(f"{done}\n{unified_diff(before, content, shown, max_lines=WRITE_DIFF_MAX_LINES)}")
 
 
 class EditTool(PathTool):

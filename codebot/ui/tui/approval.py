@@ -1,4 +1,9 @@
-"""The approval dialog: the exact command or diff, and three answers."""
+"""The approval dialog: the exact command or diff, what "always" would save, and the answers.
+
+Keys: `y` allow once, `a` allow for this session, `A` (or `!`) always allow (only when
+offered: the line above the buttons names the rule and the file), `n` / Escape deny,
+`r` deny and say why (a one-line input: Enter sends, Escape goes back to the buttons).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
-from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+from codebot.agent.permissions import (
+    REASON_MAX_CHARS,
+    ApprovalAnswer,
+    ApprovalRequest,
+    clean_reason,
+)
 from codebot.display import has_hidden, visible
-from codebot.ui.approval_reason import why_asked
+from codebot.ui.approval_reason import always_line, why_asked
 
 TITLES = {"Bash": "Run this command?", "Write": "Write this file?", "Edit": "Make this edit?"}
 
@@ -28,14 +38,21 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     }
     ApprovalScreen .title { text-style: bold; margin: 0 0 1 0; }
     ApprovalScreen VerticalScroll { height: auto; max-height: 24; background: $boost; }
+    ApprovalScreen .always { color: $text-muted; margin: 1 0 0 0; }
     ApprovalScreen Horizontal { height: auto; margin: 1 0 0 0; }
-    ApprovalScreen Button { margin: 0 1 0 0; }
+    ApprovalScreen Button { margin: 0 1 0 0; min-width: 10; }
+    ApprovalScreen #reason { display: none; margin: 1 0 0 0; }
+    ApprovalScreen.-reason #reason { display: block; }
+    ApprovalScreen.-reason Horizontal { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer('allow_once')", "allow once"),
         Binding("a", "answer('allow_session')", "allow for the session"),
+        Binding("A,shift+a", "answer('allow_always')", "always allow"),
+        Binding("exclamation_mark", "answer('allow_always')", "always allow", show=False),
         Binding("n", "answer('deny')", "deny"),
-        Binding("escape", "answer('deny')", "deny", show=False),
+        Binding("r", "reason", "deny and say why"),
+        Binding("escape", "escape", "deny", show=False),
     ]
 
     def __init__(self, request: ApprovalRequest) -> None:
@@ -48,20 +65,55 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield Static(TITLES.get(r.tool, f"Allow this {r.tool} call?"), classes="title")
             with VerticalScroll():
                 yield Static(_preview(r))
+            always = always_line(r)
+            if always:
+                yield Static(Text(always), classes="always")
             with Horizontal():
                 yield Button("Allow once (y)", id="allow_once", variant="success")
-                yield Button("Allow for this session (a)", id="allow_session", variant="primary")
-                yield Button("Deny (n / Esc)", id="deny", variant="error")
+                yield Button("This session (a)", id="allow_session", variant="primary")
+                if r.always:
+                    yield Button("Always (A)", id="allow_always", variant="warning")
+                yield Button("Deny (n)", id="deny", variant="error")
+                if r.takes_reason:
+                    yield Button("Deny, say why (r)", id="reason_button", variant="error")
+            yield Input(placeholder="Why not? The model is told. Enter sends · Esc goes back",
+                        max_length=REASON_MAX_CHARS, id="reason")  # fmt: skip
 
     def on_mount(self) -> None:
         self.query_one("#allow_once", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_answer(event.button.id or "deny")
+        if event.button.id == "reason_button":
+            self.action_reason()
+        else:
+            self.action_answer(event.button.id or "deny")
 
     def action_answer(self, value: str) -> None:
-        self.dismiss(ApprovalAnswer(value))
+        answer = ApprovalAnswer(value)
+        if answer is ApprovalAnswer.ALLOW_ALWAYS and not self.request.always:
+            self.notify(f"Always allow is not offered here: {self.request.always_unavailable or 'no rule fits'}",
+                        severity="warning")  # fmt: skip
+            return
+        self.dismiss(answer)
+
+    def action_reason(self) -> None:
+        if not self.request.takes_reason:
+            return
+        self.add_class("-reason")
+        self.query_one("#reason", Input).focus()
+
+    def action_escape(self) -> None:
+        if self.has_class("-reason"):  # back to the buttons; nothing is answered yet
+            self.remove_class("-reason")
+            self.query_one("#allow_once", Button).focus()
+            return
+        self.action_answer("deny")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.request.denial = clean_reason(event.value)
+        self.dismiss(ApprovalAnswer.DENY)
 
 
 def _preview(r: ApprovalRequest):

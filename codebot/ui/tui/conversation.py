@@ -14,6 +14,8 @@ from textual.widgets import Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
 from codebot.agent.session import events as ev
+from codebot.display import visible
+from codebot.ui.change_diff import change_diff
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
 
 if TYPE_CHECKING:  # the Markdown widget (markdown-it) loads after the first paint
@@ -51,6 +53,14 @@ class ToolCall(Vertical):
             content = content[:RESULT_MAX_CHARS] + f"\n[... {len(event.content) - RESULT_MAX_CHARS} more characters]"
         short = event.status != "ok" and content.count("\n") < 3
         body = Static(Text(content or "(no output)"), classes="tool-result")
+        diff = change_diff(event.name, event.status, content)
+        if diff:  # what an Edit or Write changed: shown open, as a coloured diff
+            from rich.syntax import Syntax
+
+            head = visible(content.split("\n", 1)[0])
+            body = Static(Syntax(f"{head}\n{diff}", "diff", word_wrap=True, theme="ansi_dark",
+                                 background_color="default"), classes="tool-result")  # fmt: skip
+            short = True
         box = Collapsible(body, title=f"result · {tool_status(event)}", collapsed=not short)
         await self.mount(box)
         # A click toggles it without taking the focus from the prompt (typing goes on there);

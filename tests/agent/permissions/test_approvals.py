@@ -343,7 +343,7 @@ async def test_approval_request_and_answers() -> None:
     req = ApprovalRequest("Bash", {"command": "ls"}, "ls", "ls", fut)
     req.future.set_result(ApprovalAnswer.ALLOW_SESSION)  # type: ignore[union-attr]
     assert await fut is ApprovalAnswer.ALLOW_SESSION
-    assert {a.name for a in ApprovalAnswer} == {"ALLOW_ONCE", "ALLOW_SESSION", "DENY"}
+    assert {a.name for a in ApprovalAnswer} == {"ALLOW_ONCE", "ALLOW_SESSION", "ALLOW_ALWAYS", "DENY"}
     assert ApprovalRequest("Edit", {}, "a.py", "").future is None
 
 
