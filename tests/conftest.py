@@ -20,6 +20,8 @@ def isolated_home(
     codebot_home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEBOT_HOME", str(codebot_home))
+    # No test may find the developer's own Ollama or llama.cpp (the first-run probe).
+    monkeypatch.setenv("CODEBOT_NO_PROBE", "1")
     return home
 
 

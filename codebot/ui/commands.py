@@ -26,13 +26,15 @@ BUILTINS: tuple[Command, ...] = (
     Command("help", "", "show commands, skills and keys"),
     Command("skills", "[filter]", "browse skills: sources, shadowing, diagnostics, on/off"),
     Command("reload", "", "rescan every skill folder now"),
-    Command("model", "[name]", "show or switch the model for this session"),
+    Command("model", "[name]", "show, pick or switch the model for this session"),
     Command("clear", "", "start a fresh conversation (the old one stays in its transcript)"),
     Command("context", "", "how full the context is: system, tools, listing, skills, conversation"),
     Command("compact", "[focus]", "summarize the conversation now, keeping the skills in force"),
     Command("usage", "", "tokens and cost so far"),
     Command("exit", "", "quit codebot"),
     Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox"),
+    Command("resume", "[id]", "switch to another saved session of this project"),
+    Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)"),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTINS)
 

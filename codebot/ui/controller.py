@@ -18,6 +18,9 @@ from codebot.display import strip_escapes
 from codebot.home import private_dir, private_temp
 from codebot.skills.catalog import Change
 from codebot.ui import commands
+from codebot.ui.reports import context_report, format_change, new_problems, usage_report
+
+__all__ = ["Controller", "Reply", "context_report", "format_change", "new_problems", "usage_report"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,7 @@ class Controller:
         from codebot.workspace import open_catalog
 
         self.settings = settings
+        self._session_args = {"allow": allow, "deny": deny, "extra_dirs": extra_dirs}  # for /resume
         self.catalog = open_catalog(settings)
         self._emit = emit or (lambda _e: None)
         self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
@@ -112,16 +116,109 @@ class Controller:
         return Reply("conversation cleared (the transcript keeps the old one)", "clear")
 
     def _cmd_reload(self, _args: str) -> Reply:
-        return Reply(self.reload_message(self.reload())[0])
+        change = self.reload()
+        return Reply(self.reload_message(change)[0] or format_change(change, len(self.catalog.snapshot)))
 
     def _cmd_model(self, args: str) -> Reply:
         if not args:
-            return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}")
+            choices = self.model_choices()
+            listed = "".join(f"\n  {i}. {m}{'  (current)' if m == self.model_name else ''}"
+                             for i, m in enumerate(choices, 1))  # fmt: skip
+            return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}"
+                         + (f"\nReachable with your keys and servers:{listed}\n/model NAME (or its number) switches"
+                            if choices else "\nno provider key is set: export one (e.g. OPENAI_API_KEY) or use "
+                            "--api-base for a local server"), "model")  # fmt: skip
+        name = args.strip()
+        if name.isdigit() and 0 < int(name) <= len(choices := self.model_choices()):
+            name = choices[int(name) - 1]
+        from codebot.agent.model import key_problem
+
+        problem = key_problem(name, os.environ, api_base=self.settings.api_base)
+        if problem:  # said now, before anything is sent, not as 'refused the credentials' later
+            return Reply(f"model not switched: {problem}")
         from codebot.agent.session import select_client
 
-        client = select_client(dataclasses.replace(self.settings, model=args.strip()))
+        client = select_client(dataclasses.replace(self.settings, model=name))
         self.session.client = client
         return Reply(f"model switched to {client.model}")
+
+    def find_local(self) -> str:
+        """With no key: look for a local OpenAI-compatible server (loopback only, 150 ms)
+        and return the offer to show ("" when none); `/local` then switches to it."""
+        if not self.offline:
+            return ""
+        from codebot.agent.session.setup import local_servers
+
+        found = local_servers(self.settings)
+        if not found:
+            return ""
+        self.local = found[0]
+        self.session.client.local_servers = tuple(found)  # the offline answers name it too
+        models = ", ".join(found[0].models[:3]) or "it lists no models"
+        return f"{found[0].label} is running ({models}). Type /local to use it for this session."
+
+    def session_rows(self) -> list[Any]:
+        from codebot.ui.resume_view import session_rows
+
+        return session_rows(self.settings.home / "sessions", self.settings.project_dir, exclude=self.session.id)
+
+    def _cmd_resume(self, args: str) -> Reply:
+        """`/resume`: this project's other sessions; `/resume ID` (or its number) switches."""
+        rows = self.session_rows()
+        choice = args.strip()
+        if not choice:
+            if not rows:
+                return Reply("no other session of this project to resume")
+            listed = "".join(f"\n  {i}. {r.id}  {r.started}  {r.first_prompt[:60]}" for i, r in enumerate(rows, 1))
+            return Reply(f"Sessions of this project, newest first:{listed}\n/resume ID (or its number) switches",
+                         "resume")  # fmt: skip
+        if choice.isdigit() and 0 < int(choice) <= len(rows):
+            choice = rows[int(choice) - 1].id
+        from codebot.agent.session import SetupError
+
+        try:
+            self.switch_session(choice)
+        except SetupError as exc:
+            return Reply(f"not resumed: {exc}")
+        return Reply(f"resumed session {choice}", "resumed")
+
+    def switch_session(self, session_id: str) -> None:
+        """Make the saved session `session_id` this controller's session, in place. The other
+        one is claimed and read first (in use or damaged: SetupError, nothing changes);
+        then the current transcript is closed. The model in use is kept; approvals for the
+        session are not (they were given for the other one)."""
+        from codebot.agent.session import ResumeChoice, build_session
+
+        old = self.session
+        new = build_session(self.settings, self.catalog, client=old.client, emit=self._relay,
+                            interactive=old.interactive, resume=ResumeChoice(False, session_id),
+                            **self._session_args)  # fmt: skip
+        if old.transcript is not None:
+            old.transcript.close()
+        self.session = new
+
+    def _cmd_local(self, args: str) -> Reply:
+        found = getattr(self, "local", None)
+        if found is None:
+            return Reply("no local server was found at start (Ollama 11434, llama.cpp 8080, LM Studio 1234)")
+        from codebot.agent.session.setup import client_for
+
+        model_id = args.strip() or None
+        if model_id is not None and model_id not in found.models:
+            return Reply(f"{found.label} has no model {model_id!r}; it has: {', '.join(found.models) or 'none listed'}")
+        self.session.client = client_for(found, model_id)
+        return Reply(f"model switched to {self.session.client.model} at {found.base_url}")
+
+    def model_choices(self) -> list[str]:
+        """Models the configured keys (and a configured server) can reach: each present
+        key's default model, the configured model, and offline."""
+        from codebot.agent.model.providers import DEFAULT_MODELS
+
+        out = [m for key, m in DEFAULT_MODELS.items() if os.environ.get(key)]
+        if self.settings.model and self.settings.model not in out:
+            out.insert(0, self.settings.model)
+        out = list(dict.fromkeys([self.model_name, *out] if not self.offline else out))
+        return [*out, "offline"] if "offline" not in out else out
 
     def _cmd_context(self, _args: str) -> Reply:
         return Reply(context_report(self.context_use(), self.session, self.settings))
@@ -137,24 +234,51 @@ class Controller:
 
     # -- actions ---------------------------------------------------------------------------
 
+    def warm_router(self) -> None:
+        """Load (or build) the router's index in a background thread, so the first request
+        that routes (listing over budget, SkillSearch, the offline model) finds it ready."""
+        from codebot.skills.route import warm_in_background
+
+        self._warming = warm_in_background(lambda: self.catalog.snapshot)
+
+    def router_follow(self) -> None:
+        """After a reload: patch the skills that changed into the router's index now, so
+        the next turn does not (one edited skill: a few milliseconds)."""
+        from codebot.skills.route import update
+
+        try:
+            update(self.catalog.snapshot)
+        except Exception:  # routing rebuilds on its own when it must; a reload must not fail
+            pass
+
     def reload(self) -> Change:
-        return self.catalog.reload()
+        change = self.catalog.reload()
+        self.router_follow()
+        return change
 
     def reload_message(self, change: Change) -> tuple[str, bool]:
         """What a reload changed, with the problems it brought (file, line, fix), and
-        whether there are such problems. Problems are new relative to the last message."""
+        whether there are such problems. Problems are new relative to the last message;
+        ("", False) when nothing changed worth a line."""
         from codebot.skills.files import Severity
         from codebot.skills.validate import check_spec
 
+        self.router_follow()
         snapshot = self.catalog.snapshot
         seen = getattr(self, "_diagnostics", None)
         fresh = new_problems(seen if seen is not None else (), snapshot.diagnostics)
+        fixed = len(new_problems(snapshot.diagnostics, seen if seen is not None else ()))
         self._diagnostics = snapshot.diagnostics
         for name in (*change.added, *change.changed):  # only these were read again: cheap
             spec = snapshot.get(name)
             if spec is not None:
                 fresh += [d for d in check_spec(spec, hints=False) if d.severity is Severity.ERROR]
-        return format_change(change, len(snapshot), fresh), bool(fresh)
+        if not (change or fresh or fixed):
+            return "", False  # nothing to say
+        text = format_change(change, len(snapshot), fresh)
+        if fixed:
+            text += f" · {fixed} skill file problem{'s' if fixed != 1 else ''} fixed"
+        return text, bool(fresh)
 
     def toggle_from_args(self, args: str) -> str | None:
         """`/skills off NAME` (or on, user-only, model-only, name-only): set the override and
@@ -231,65 +355,3 @@ class Controller:
     def close(self) -> None:
         if self.session.transcript is not None:
             self.session.transcript.close()
-
-
-def usage_report(total, by_model) -> str:
-    """`/usage`: tokens in and out and cost (litellm's price table), per model and in all."""
-    def line(name: str, u) -> str:
-        cost = f"${u.cost:.4f}" if u.cost is not None else "cost unknown (not in litellm's price table)"
-        return f"  {name:<28} {u.prompt_tokens:>10,} in {u.completion_tokens:>9,} out   {cost}"
-
-    lines = ["Usage this session:"] + [line(m, u) for m, u in sorted(by_model.items())]
-    if len(by_model) != 1:
-        lines.append(line("all models", total))
-    return "\n".join(lines)
-
-
-WINDOW_SOURCES = {"config": "the config (model_context_window)", "litellm": "litellm's model table",
-                  "default": "the default (the model is unknown to litellm and to the config)"}  # fmt: skip
-
-
-def context_report(use, session, settings: Settings) -> str:
-    """`/context`: tokens by part against the window, the threshold, the last compaction."""
-    def k(n: int) -> str:
-        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-    lines = [f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
-             f"{WINDOW_SOURCES.get(use.source, use.source)}"]  # fmt: skip
-    for name, n in use.parts().items():
-        lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")
-    comp = settings.compaction
-    auto = f"at {comp.threshold:.0%} of the window" if comp.auto else "off (compaction.auto: false)"
-    lines.append(f"  automatic compaction: {auto}; /compact [focus] compacts now")
-    in_force = {s.key: s.name for s in session.in_force}
-    if in_force:
-        lines.append(f"  skills in force: {', '.join(in_force.values())}")
-    if session.last_compaction is not None:
-        lines.append(f"  {session.last_compaction.describe()}")
-    if not settings.trusted:
-        lines.append(f"  untrusted: {settings.project_dir} (project config limited, project skills run no "
-                     "commands; `codebot trust` to change)")  # fmt: skip
-    return "\n".join(lines)
-
-
-def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> str:
-    """`skills: +1 ~0 −0 (12 loaded) · + new-skill`, and the new problems with file, line
-    and fix (a skill file that no longer parses is a problem, not a silent −1)."""
-    from codebot.skills.validate import count_of
-
-    head = f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
-    names = [*(f"+ {n}" for n in change.added), *(f"~ {n}" for n in change.changed),
-             *(f"− {n}" for n in change.removed)]  # fmt: skip
-    if names:
-        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-        head += " · " + ", ".join(names[:5]) + more
-    if problems:
-        head += f"\n{count_of(len(problems), 'new problem')}:"
-        head += "".join(f"\n  {d.format()}" for d in problems[:5])
-    return strip_escapes(head)
-
-
-def new_problems(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
-    """Diagnostics in `after` that were not in `before` (by file, line, code, message)."""
-    seen = {(d.path, d.line, d.code, d.message) for d in before}
-    return [d for d in after if (d.path, d.line, d.code, d.message) not in seen]

@@ -26,7 +26,7 @@ from typing import Any
 
 from codebot.agent.session.compact import is_preamble
 from codebot.agent.session.transcript import find_sessions
-from codebot.ui.line.render import tool_summary
+from codebot.ui.calls import tool_summary
 
 LAST_TURNS = 5
 MAX_LINES = 20  # of one user or assistant text; a pasted log must not fill the screen
@@ -171,7 +171,7 @@ def tool_status(name: str, result: str | None) -> str:
     refusals and failures; a result in any other words counts as ok."""
     if result is None or result.startswith("[interrupted:"):
         return "interrupted"
-    if result.startswith(("denied by rule ", "the person did not approve")):
+    if result.startswith(("denied by rule ", "the person did not approve", "the person denied this call")):
         return "denied"
     failed = (f"{name} failed: ", f"{name}: ", f"{name}.", "unknown tool ", f"tool {name} is not available",
               "command timed out after ")  # fmt: skip

@@ -21,6 +21,7 @@ response from a queue. A response is a dict; the keys that matter:
                                                 messages contain the substring
     {"drop_after": 2, ...}                      close the connection after 2 chunks
     {"delay": 0.5, ...}                         wait before answering
+    {"chunk_delay": 0.05, ...}                  wait between streamed chunks (a slow stream)
     {"headers": {"retry-after": "0"}, ...}      extra response headers
     {"finish_reason": "length", ...}, {"model": "..."}
 
@@ -232,9 +233,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.server_fake._sleep(float(response["stall"]))
             return
         drop_after = response.get("drop_after")
+        gap = float(response.get("chunk_delay") or 0)
         for n, chunk in enumerate(chunks):
             if drop_after is not None and n >= int(drop_after):
                 return  # connection closes without [DONE]
+            if gap and n:
+                self.server_fake._sleep(gap)
             self._send(chunk)
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()

@@ -625,3 +625,37 @@ async def test_skills_table_cuts_with_an_ellipsis_and_fits_60_columns(make_app: 
         await pilot.pause()
         cells = [str(c) for c in screen.query_one(DataTable).get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")]
         assert cells[4].endswith("…")
+
+
+async def test_model_without_its_key_is_refused_at_once_and_alone_opens_a_picker(make_app: MakeApp) -> None:
+    from codebot.ui.tui.picker import Picker
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model gpt-4o-mini")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("model not switched" in t for t in transcript(app)))
+        assert any("OPENAI_API_KEY" in t for t in transcript(app)) and app.controller.model_name == "scripted"
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, Picker))
+        await pilot.press("escape")
+
+
+async def test_continue_shows_the_earlier_conversation_and_quitting_says_how_to_come_back(project: Path) -> None:
+    from codebot.agent.session import ResumeChoice
+    from codebot.ui.tui import farewell
+
+    first = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(["the first answer"]))
+    await first.run_turn("the first question")
+    first.close()
+    again = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True,
+                       resume=ResumeChoice(continue_latest=True))  # fmt: skip
+    app = CodebotApp(again, watch_skills=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any(t.startswith("resumed session ") for t in transcript(app)))
+        shown = transcript(app)
+        assert "› the first question" in shown and "the first answer" in shown
+    text = farewell(again.session)
+    assert "the first answer" in text and f"session {again.session.id} · codebot --continue" in text
+    again.close()

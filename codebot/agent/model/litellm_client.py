@@ -127,6 +127,9 @@ class LiteLLMClient:
         self.completion_kwargs = dict(completion_kwargs or {})
         self._context_window: int | None = None
         self._context_known = False
+        #: Called as (attempt, max_retries, delay_s, why) before each retry (the session
+        #: sets it to say "retrying in N s (attempt k of n)").
+        self.on_retry: Any = None
 
     @property
     def context_window(self) -> int | None:
@@ -207,7 +210,10 @@ class LiteLLMClient:
                     if response is not None:
                         await _close(response)
                         response = None
-                    await asyncio.sleep(self._delay(attempt, exc))
+                    delay = self._delay(attempt, exc)
+                    if self.on_retry is not None:  # the person sees it, not a silent pause
+                        self.on_retry(attempt + 1, self.max_retries, delay, error.message)
+                    await asyncio.sleep(delay)
                     attempt += 1
                     continue
                 text: list[str] = []

@@ -246,6 +246,8 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         raise AssertionError("unreachable")
 
     async def _complete(self, request: ModelRequest) -> Completion:
+        if hasattr(self.client, "on_retry"):
+            self.client.on_retry = self._say_retry
         completion: Completion | None = None
         async for item in self.client.stream(request):
             if isinstance(item, TextDelta):
@@ -282,6 +284,10 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
                                   self._ran_ms(t0, waited), self.depth))  # fmt: skip
         return result
 
+    def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
+        first = why.splitlines()[0] if why else "a passing error"
+        self.emit(ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning"))
+
     def count_usage(self, model: str, usage: Usage) -> None:
         self.total_usage = self.total_usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
@@ -302,9 +308,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         verdict = self.approvals.check(name, subject, turn.grants)
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
-        if verdict.outcome == "ask" and not await self._ask(name, args, subject, verdict.reason):
-            how = "" if self.interactive else f" (non-interactive: allow it with --allow '{name}(...)')"
-            return ToolResult(f"the person did not approve this {name} call{how}. {verdict.reason}", "denied")
+        if verdict.outcome == "ask" and not (asked := await self._ask(name, args, subject, verdict.reason)):
+            # The person's reason, when they gave one, is what the model is told (asking.py).
+            return ToolResult(self.not_approved(name, asked, verdict.reason), "denied")
         result = await self.registry.call(name, args, self.context)
         if result.sandbox_failure and self.interactive and await self._ask_outside(args, subject, result.sandbox_failure):
             bare = dataclasses.replace(self.context, sandbox=None)

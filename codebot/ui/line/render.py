@@ -6,7 +6,6 @@ into it. Kept apart from `line.py` so it can be tested and reused without a term
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import threading
@@ -16,10 +15,11 @@ from typing import Any, TextIO
 from codebot.agent.session import events as ev
 from codebot.display import has_hidden, strip_escapes, visible
 from codebot.ui import commands
-from codebot.ui.approval_reason import why_asked
+from codebot.ui.approval_reason import always_line, why_asked
+from codebot.ui.calls import tool_summary
+from codebot.ui.change_diff import SHOWN_LINES, change_diff
 from codebot.ui.line.wrap import Wrapper, wrap_text
 
-QUESTION = "Allow? [y]es once / [a]lways this session / [n]o: "
 OVERRIDE_HELP = "/skills off NAME · /skills on NAME · /skills user-only|model-only|name-only NAME"
 
 
@@ -97,34 +97,6 @@ class Sink:
 
 
 # -- single lines ---------------------------------------------------------------------------
-
-_SUBJECT_KEYS = {
-    "Bash": ("command",),
-    "Read": ("path",),
-    "Write": ("path",),
-    "Edit": ("path",),
-    "Glob": ("pattern", "path"),
-    "Grep": ("pattern", "path"),
-    "Skill": ("skill", "args"),
-    "SkillSearch": ("query",),
-    "Task": ("description", "agent"),
-}
-
-
-def tool_summary(name: str, args: dict[str, Any]) -> str:
-    """`Bash git status`, `Edit src/a.py`, `Skill review src/`: the call in a few words."""
-    if "_raw" in args:
-        return f"{name} {one_line(args['_raw'])}"
-    keys = _SUBJECT_KEYS.get(name)
-    if keys:
-        parts = [one_line(args[k]) for k in keys if isinstance(args.get(k), str | int | float) and str(args[k]).strip()]
-        if name == "Task" and not parts and isinstance(args.get("prompt"), str):
-            parts = [one_line(args["prompt"])]
-        return " ".join([name, *parts])
-    if not args:
-        return name
-    return f"{name} {one_line(json.dumps(args, ensure_ascii=False, default=str))}"
-
 
 def tool_result(status: str, name: str, content: str) -> str:
     mark = "✓" if status == "ok" else "✗"
@@ -215,6 +187,9 @@ class Renderer:
             sink.line(clip(f"{indent}→ {tool_summary(e.name, e.arguments)}", width() - 1))
         elif isinstance(e, ev.ToolFinished):
             sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
+            diff = change_diff(e.name, e.status, e.content, SHOWN_LINES)  # what an Edit/Write changed
+            if diff:
+                sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
         elif isinstance(e, ev.SkillActivated):
             sink.line(f"{indent}{skill_line(e)}")
         elif isinstance(e, ev.Notice):
@@ -240,6 +215,9 @@ def approval_text(request: Any) -> str:
     preview = str(request.preview or "").rstrip("\n")
     if preview and preview != subject:
         lines.extend("  " + ln for ln in visible(preview).split("\n"))
+    always = always_line(request)
+    if always:
+        lines.append(f"  {always}")
     return "\n".join(lines)
 
 
@@ -310,28 +288,14 @@ def skills_table(controller: Any, query: str = "") -> str:
 
 def skills_command(controller: Any, args: str) -> str:
     """`/skills [filter]` prints the table; `/skills off NAME` (or on, user-only, ...) saves
-    `skills.overrides.NAME` in $CODEBOT_HOME/config.yaml."""
-    from codebot.config import OVERRIDE_VALUES
-
-    word, _, rest = args.strip().partition(" ")
-    value, name = word.lower(), rest.strip()
-    if value in OVERRIDE_VALUES and name:
-        spec = controller.catalog.snapshot.get(name)
-        if spec is None:
-            return f"no skill named {strip_escapes(repr(name))}; /skills lists them"
-        try:
-            controller.set_override(spec.key, value)
-        except ValueError as exc:
-            return f"error: {exc}"
-        return f"{_shown(spec.name)}: {value} (saved in {controller.settings.config_path})"
-    return skills_table(controller, args)
+    `skills.overrides.NAME` in $CODEBOT_HOME/config.yaml (the controller's, as in the TUI)."""
+    said = controller.toggle_from_args(args)
+    return said if said is not None else skills_table(controller, args)
 
 
 def start_watcher(controller: Any, sink: Sink) -> Any:
     """Hot reload in a thread when `codebot.skills.watch.watcher` is there; each reload is one line
     (`skills: +1 ~0 −0 (12 loaded)`). None when there is no watcher or it cannot start."""
-    from codebot.ui.controller import format_change
-
     try:
         from codebot.skills.watch import SkillWatcher
     except ImportError:
@@ -339,8 +303,9 @@ def start_watcher(controller: Any, sink: Sink) -> Any:
 
     def on_reload(change: Any = None, *_: Any) -> None:
         if change is not None and hasattr(change, "added"):
-            extra = "" if change else " · skill file problems changed; /skills for details"
-            sink.line(strip_escapes(format_change(change, controller.skill_count()) + extra))  # holds names
+            text, _ = controller.reload_message(change)  # names what changed, new and fixed problems
+            if text:
+                sink.line(text)
         else:
             sink.line(f"skills reloaded ({controller.skill_count()} loaded)")
 

@@ -23,8 +23,8 @@ from codebot.config import Settings
 from codebot.ui import commands
 from codebot.ui.controller import Controller
 from codebot.ui.line import sessions
+from codebot.ui.line.approve import ask_answer, parse_answer, parse_reply
 from codebot.ui.line.render import (
-    QUESTION,
     Renderer,
     Sink,
     approval_text,
@@ -34,13 +34,8 @@ from codebot.ui.line.render import (
 )
 from codebot.ui.line.wrap import wrap_text
 
-__all__ = ["LineApp", "parse_answer", "run_line", "should_use_line_mode"]
+__all__ = ["LineApp", "parse_answer", "parse_reply", "run_line", "should_use_line_mode"]
 
-ANSWERS = {
-    "y": ApprovalAnswer.ALLOW_ONCE, "yes": ApprovalAnswer.ALLOW_ONCE, "once": ApprovalAnswer.ALLOW_ONCE,
-    "a": ApprovalAnswer.ALLOW_SESSION, "always": ApprovalAnswer.ALLOW_SESSION,
-    "n": ApprovalAnswer.DENY, "no": ApprovalAnswer.DENY,
-}  # fmt: skip
 LINE_KEYS = ("Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
              "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit")  # fmt: skip
 PLAIN_KEYS = "Input: one message per line; end of input quits."
@@ -66,10 +61,6 @@ def should_use_line_mode(stdout: Any, env: Mapping[str, str], stdin: Any = None)
     if stdin is not None and not _isatty(stdin):
         return True
     return not _isatty(stdout)
-
-
-def parse_answer(text: str) -> ApprovalAnswer | None:
-    return ANSWERS.get(text.strip().lower())
 
 
 class LineApp:
@@ -165,6 +156,11 @@ class LineApp:
     async def _loop(self) -> int:
         self._banner()
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
+        if self.watch:  # tests pass watch=False: no background work, no probe
+            self.controller.warm_router()
+            offer = await asyncio.to_thread(self.controller.find_local)
+            if offer:
+                self.sink.line(offer)
         try:
             if self.initial_prompt and await self._send_initial() == "exit":
                 return 0
@@ -234,12 +230,12 @@ class LineApp:
         if parsed.kind == "builtin" and parsed.name == "compact":
             await self.turn(parsed.args, compact=True)  # a model call: cancellable like a turn
             return None
-        if parsed.kind == "builtin":
-            return self.builtin(parsed.name, parsed.args)
-        if parsed.kind == "skill" and parsed.name.lower() == sessions.RESUME.name:
+        if parsed.name.lower() == sessions.RESUME.name and parsed.kind in ("builtin", "skill"):
             await sessions.resume_command(self.controller, self.sink, parsed.args, ask=self.reader.ask,
                                           emit=self._on_event, session_args=self.session_args)  # fmt: skip
             return None
+        if parsed.kind == "builtin":
+            return self.builtin(parsed.name, parsed.args)
         await self.turn(text.strip() if parsed.kind == "skill" else text)
         return None
 
@@ -329,10 +325,7 @@ class LineApp:
             self.sink.line(approval_text(request))
             answer, cancel = None, False
             try:
-                while answer is None:
-                    answer = parse_answer(await self.reader.ask(QUESTION))
-                    if answer is None:
-                        self.sink.line("please answer y (once), a (always this session) or n (no)")
+                answer = await ask_answer(self.reader, self.sink, request)
             except EOFError:
                 answer = ApprovalAnswer.DENY
                 self.sink.line("(no answer: denied)")

@@ -170,6 +170,9 @@ def switch_session(controller: Any, session_id: str, *, emit: Callable[[Any], No
     and leaves the current session as it was. Only then is the current transcript closed
     (its lock released). The model in use is kept; approvals "for the session" are not,
     they were given for the other one. `allow`/`deny`/`extra_dirs`: the command line's."""
+    if hasattr(controller, "switch_session"):  # the controller's: the same for every front end
+        controller.switch_session(session_id)
+        return controller.session
     from codebot.agent.session import ResumeChoice, build_session
 
     old = controller.session

@@ -65,7 +65,28 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     if exit_after_paint:
         print(json.dumps({"first_paint_ms": app.first_paint_ms, "ready_ms": app.ready_ms,
                           "painted_at": app.painted_at}), flush=True)  # fmt: skip
+    elif app.controller is not None:
+        # The full screen is gone with the app: leave the end of the conversation in the
+        # scrollback, and how to come back to it.
+        print(farewell(app.controller.session), flush=True)
     return code if isinstance(code, int) else (app.return_code or 0)
+
+
+def farewell(session) -> str:
+    """The last exchange (clipped) and `session ID · codebot --continue (or --resume ID)`;
+    "" for a session with no message."""
+    if not session.history:
+        return ""
+    from codebot.display import strip_escapes
+    from codebot.ui.resume_view import resume_view
+
+    lines = []
+    for item in resume_view(session.history, session.id, None, last=1, max_lines=12)[1:]:
+        mark = {"user": "> ", "tool": "  ⚙ ", "note": "  "}.get(item.kind, "")
+        status = f" · {item.status}" if item.kind == "tool" and item.status else ""
+        lines.append(mark + strip_escapes(item.text).replace("\n", "\n" + " " * len(mark)) + status)
+    lines.append(f"session {session.id} · codebot --continue (or codebot --resume {session.id})")
+    return "\n".join(lines)
 
 
 def _log_to(path: Path) -> None:

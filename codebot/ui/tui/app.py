@@ -295,15 +295,24 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
             self.notify(f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning")
             return
         await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")
-        if name in ("model", "reload"):  # may import a client or rescan folders: off the loop
+        if name in ("model", "reload", "local", "resume"):  # may import a client or rescan folders: off the loop
             reply = await asyncio.to_thread(self.controller.builtin, name, args)
         else:
             reply = self.controller.builtin(name, args)
         if reply.action == "exit":
             self.exit(0)
             return
+        if reply.action in ("model", "resume"):  # `/model` or `/resume` alone: pick one
+            await self.conversation.add_line(reply.text)
+            self._pick(name)
+            return
         if reply.action == "clear":
             await self.conversation.clear()
+        if reply.action == "resumed":  # another session: its conversation replaces this one
+            await self.conversation.clear()
+            await self._show_resumed()
+            self.update_status()
+            return
         if reply.action == "compact":  # a model call: runs as a turn (busy, Ctrl+C cancels)
             self.start_turn(reply.text, compact=True)
             return
@@ -319,7 +328,7 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         if name == "reload":
             self.notify(reply.text, title="skills")
             self._refresh_skills()
-        if name == "model" and args:
+        if name in ("model", "local") and (args or name == "local"):
             self.start_warm_up_if_needed()
         self.update_status()
 
@@ -343,6 +352,25 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         self.update_status()
 
     # -- keys -------------------------------------------------------------------------------
+
+    def _pick(self, command: str) -> None:
+        from codebot.ui.tui.picker import Picker
+
+        c = self.controller
+        if command == "model":
+            choices = [(m, m) for m in c.model_choices()]
+            screen = Picker(f"Model (now {c.model_name})", choices, c.model_name)
+        else:
+            choices = [(r.id, f"{r.started}  {r.first_prompt[:60]}") for r in c.session_rows()]
+            if not choices:
+                return
+            screen = Picker("Resume a session of this project", choices)
+
+        def picked(value: str | None) -> None:
+            if value and value != (c.model_name if command == "model" else c.session.id):
+                self.run_worker(self.run_builtin(command, value), exit_on_error=False)
+
+        self.push_screen(screen, picked)
 
     def post_message(self, message: Any) -> bool:
         if self.cancels_at_once(message):

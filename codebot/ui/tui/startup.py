@@ -80,6 +80,9 @@ class StartupMixin:
             self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
         if self.watch_skills:
             self._start_watcher()
+            self.controller.warm_router()  # after the first paint: the index loads meanwhile
+        if self.controller.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
+            self.run_worker(self.offer_local_server(), name="probe", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
             self.run_worker(self.submit(self.initial_prompt), exit_on_error=False)
 
@@ -94,6 +97,40 @@ class StartupMixin:
             await self.conversation.add_line("No model is configured, so codebot runs offline. " + HOW_TO, "warning")
         for warning in (*c.settings.warnings, *c.session.approvals.warnings, *filter(None, [c.session.sandbox_notice])):
             await self.conversation.add_line(warning, "warning")
+        await self._show_resumed()
+
+    async def _show_resumed(self) -> None:
+        """`--continue`/`--resume`: the last turns of the loaded history, headed by the
+        session it is (a new session's transcript file does not exist before its first
+        message, so a file already there means a resumed one)."""
+        from codebot.agent.session.transcript import DamagedSession, read_header
+        from codebot.ui.resume_view import resume_view
+
+        session = self.controller.session
+        transcript = session.transcript
+        if transcript is None or not transcript.path.exists() or not session.history:
+            return
+        try:
+            header = read_header(transcript.path)
+        except DamagedSession:
+            header = None
+        for item in resume_view(session.history, session.id, header.created if header is not None else None):
+            if item.kind == "user":
+                await self.conversation.add_user(item.text)
+            elif item.kind == "assistant":
+                await self.conversation.add_markdown(item.text)
+            elif item.kind == "tool":
+                await self.conversation.add_line(f"⚙ {item.text} · {item.status}", "notice")
+            else:
+                await self.conversation.add_line(item.text, "skill" if item.kind == "heading" else "notice")
+
+    async def offer_local_server(self) -> None:
+        """No key: look for a local OpenAI-compatible server (loopback, 150 ms) and offer it."""
+        import asyncio
+
+        offer = await asyncio.to_thread(self.controller.find_local)
+        if offer:
+            await self.conversation.add_line(offer, "warning")
 
     def start_warm_up_if_needed(self) -> None:
         """After /model: a litellm client needs litellm loaded before its first turn."""
@@ -133,7 +170,7 @@ class StartupMixin:
     def skills_reloaded(self, change: Any) -> None:
         if change is not None and hasattr(change, "added"):
             text, problems = self.controller.reload_message(change)
-            if change or problems:
+            if text:
                 self.notify(text, title="skills", severity="warning" if problems else "information",
                             timeout=8 if problems else 4)  # fmt: skip
         self._refresh_skills()

@@ -209,3 +209,16 @@ def test_provider_overflow_compacts_and_retries_once(project: Path, fake_openai)
     assert [r.error for r in records] == [None] * 5
     assert state["refused"] == 1
     assert session.last_compaction is not None and session.last_compaction.reason == "overflow"
+
+
+def test_a_retry_is_said_with_its_delay_and_attempt(project: Path, fake_openai) -> None:
+    fake_openai.script([{"status": 429, "headers": {"retry-after": "0"}}, {"text": "fine"}])
+    events: list[Any] = []
+    session = _session(project, fake_openai, events)
+    try:
+        record = asyncio.run(session.run_turn("hello"))
+    finally:
+        session.transcript.close()
+    assert record.error is None and record.text == "fine"
+    said = [e.text for e in events if isinstance(e, ev.Notice) and e.text.startswith("retrying in")]
+    assert said and "(attempt 1 of 3)" in said[0] and "rate limit" in said[0].lower()

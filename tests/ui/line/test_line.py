@@ -203,7 +203,7 @@ def test_an_approval_answered_yes_writes_the_file(project: Path) -> None:
     assert code == 0
     assert (project / "notes.txt").read_text() == "hi\n"
     assert "Write needs approval" in out and "new file notes.txt" in out
-    assert "Allow? [y]es once / [a]lways this session / [n]o: y" in out
+    assert "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y" in out
     assert "→ Write notes.txt" in out and "✓" in out
     assert "Written." in out
 
@@ -316,7 +316,7 @@ def test_piped_approval_reads_the_next_line(project: Path) -> None:
     ctrl = controller(project, [write_call(), "done"])
     assert LineApp(ctrl, input=io.StringIO("write\ny\n"), output=out, watch=False).run() == 0
     assert (project / "notes.txt").exists()
-    assert "Allow? [y]es once / [a]lways this session / [n]o: y" in out.getvalue()
+    assert "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y" in out.getvalue()
     ctrl.close()
     out = io.StringIO()
     ctrl = controller(project, [write_call("other.txt"), "done"])
@@ -354,7 +354,7 @@ def test_the_watcher_runs_and_its_reloads_are_printed(project: Path, monkeypatch
 
         def run_in_thread(self) -> None:
             self.on_reload(Change(added=("new-skill",)))
-            self.on_reload(Change())  # only the diagnostics changed
+            self.on_reload(Change())  # nothing changed: nothing said
 
         def stop(self) -> None:
             seen["stopped"] = True
@@ -364,8 +364,8 @@ def test_the_watcher_runs_and_its_reloads_are_printed(project: Path, monkeypatch
     out = io.StringIO()
     assert LineApp(ctrl, input=io.StringIO(""), output=out, watch=True).run() == 0
     assert seen["catalog"] is ctrl.catalog and seen["stopped"]
-    assert "skills: +1 ~0 −0" in out.getvalue()
-    assert "skills: +0 ~0 −0" in out.getvalue() and "problems changed" in out.getvalue()
+    assert "skills: +1 ~0 −0 (6 loaded) · + new-skill" in out.getvalue()
+    assert "skills: +0 ~0 −0" not in out.getvalue()
     ctrl.close()
 
 
@@ -420,7 +420,8 @@ def test_parse_answer() -> None:
     from codebot.agent.permissions import ApprovalAnswer
 
     assert parse_answer(" Y ") is ApprovalAnswer.ALLOW_ONCE
-    assert parse_answer("always") is ApprovalAnswer.ALLOW_SESSION
+    assert parse_answer("a") is ApprovalAnswer.ALLOW_SESSION
+    assert parse_answer("always") is parse_answer("A") is ApprovalAnswer.ALLOW_ALWAYS
     assert parse_answer("n") is ApprovalAnswer.DENY
     assert parse_answer("") is None
 

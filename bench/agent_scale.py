@@ -1,0 +1,123 @@
+"""A large catalog through the agent itself: `codebot -p "hello there"` as a whole process,
+cold (no caches) and warm, against a floor script of the same folder; peak RSS; and the
+listing's size against its budget. Issue 17's targets.
+
+Prints ONE JSON object. For each size (synthetic skills from bench/gen_skills.py):
+
+| key | meaning |
+| --- | --- |
+| `floor_s` | a whole process that walks the folder, reads every SKILL.md and YAML-parses its frontmatter (best of 3) |
+| `cold_s` | `codebot -p "hello there" --trust` with an empty $CODEBOT_HOME (no catalog or router index yet) |
+| `warm_s` | the same again, caches written by the run before (best of 3) |
+| `cold_over_floor`, `warm_over_floor` | the ratios; targets 3 and 1.6 |
+| `rss_mb` | the warm run's peak resident memory (target 200) |
+| `listing_chars` | the listing's characters for a window unknown (8,000 budget), 128k and 1M tokens |
+
+    .venv/bin/python bench/agent_scale.py [--sizes 1000,10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.gen_skills import generate  # noqa: E402
+
+FLOOR = r"""
+import os, sys, yaml
+n = 0
+for dirpath, _dirs, files in os.walk(sys.argv[1]):
+    if "SKILL.md" not in files:
+        continue
+    with open(os.path.join(dirpath, "SKILL.md"), "rb") as fh:
+        text = fh.read().decode("utf-8")
+    end = text.find("\n---", 3)
+    if text.startswith("---") and end != -1:
+        try:
+            yaml.load(text[3:end], Loader=yaml.CSafeLoader)
+        except yaml.YAMLError:
+            pass
+        n += 1
+print(n)
+"""
+
+
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of one whole process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv} exited with {proc.returncode}")
+    return took, usage.ru_maxrss / 1024
+
+
+def listing_chars(skills: Path) -> dict[str, int]:
+    from codebot.skills.catalog import Catalog
+    from codebot.skills.files import Root, Source
+    from codebot.skills.prompt import ListingOptions, listing_for
+
+    catalog = Catalog([Root(skills, Source.PROJECT, "extra", (0, 1, 0), explicit=True)])
+    catalog.load()
+    specs = list(catalog.snapshot)
+    out = {}
+    for label, window in (("window_unknown", None), ("window_128k", 128_000), ("window_1m", 1_000_000)):
+        options = ListingOptions(context_window=window)
+        listing = listing_for(specs, options=options)
+        out[label] = listing.chars
+        out[label + "_budget"] = options.total_budget
+    return out
+
+
+def measure(n: int, repeat: int, base: Path) -> dict:
+    project = base / f"p{n}"
+    (project / ".git").mkdir(parents=True)
+    skills = project / ".codebot" / "skills"
+    generate(skills, n, seed=1)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"}
+    env.update(HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    floor = min(run([sys.executable, "-c", FLOOR, str(skills)], env, project)[0] for _ in range(repeat))
+    argv = [sys.executable, "-m", "codebot", "-p", "hello there", "--trust"]
+    colds, warms, rss = [], [], 0.0
+    for i in range(max(1, repeat - 1)):
+        env["CODEBOT_HOME"] = str(base / f"home{n}-{i}")  # empty: no catalog index, no router index
+        colds.append(run(argv, env, project)[0])
+    for _ in range(repeat):
+        took, peak = run(argv, env, project)
+        warms.append(took)
+        rss = max(rss, peak)
+    cold, warm = min(colds), min(warms)
+    return {"skills": n, "floor_s": round(floor, 3), "cold_s": round(cold, 3), "warm_s": round(warm, 3),
+            "cold_over_floor": round(cold / floor, 2), "warm_over_floor": round(warm / floor, 2),
+            "rss_mb": round(rss, 1), "listing_chars": listing_chars(skills),
+            "targets_met": {"warm_le_1.6x_floor": warm <= 1.6 * floor, "cold_le_3x_floor": cold <= 3 * floor,
+                            "rss_le_200mb": rss <= 200}}  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(x) for x in args.sizes.split(",")):
+            print(f"… {n} skills", file=sys.stderr)
+            out[str(n)] = measure(n, args.repeat, Path(tmp))
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

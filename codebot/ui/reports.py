@@ -1,0 +1,73 @@
+"""What the built-in commands report, as pure functions of what they are given:
+`/usage`, `/context`, and what a reload changed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from codebot.config import Settings
+from codebot.display import strip_escapes
+from codebot.skills.catalog import Change
+
+
+def usage_report(total, by_model) -> str:
+    """`/usage`: tokens in and out and cost (litellm's price table), per model and in all."""
+    def line(name: str, u) -> str:
+        cost = f"${u.cost:.4f}" if u.cost is not None else "cost unknown (not in litellm's price table)"
+        return f"  {name:<28} {u.prompt_tokens:>10,} in {u.completion_tokens:>9,} out   {cost}"
+
+    lines = ["Usage this session:"] + [line(m, u) for m, u in sorted(by_model.items())]
+    if len(by_model) != 1:
+        lines.append(line("all models", total))
+    return "\n".join(lines)
+
+
+WINDOW_SOURCES = {"config": "the config (model_context_window)", "litellm": "litellm's model table",
+                  "default": "the default (the model is unknown to litellm and to the config)"}  # fmt: skip
+
+
+def context_report(use, session, settings: Settings) -> str:
+    """`/context`: tokens by part against the window, the threshold, the last compaction."""
+    def k(n: int) -> str:
+        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+    lines = [f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
+             f"{WINDOW_SOURCES.get(use.source, use.source)}"]  # fmt: skip
+    for name, n in use.parts().items():
+        lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")
+    comp = settings.compaction
+    auto = f"at {comp.threshold:.0%} of the window" if comp.auto else "off (compaction.auto: false)"
+    lines.append(f"  automatic compaction: {auto}; /compact [focus] compacts now")
+    in_force = {s.key: s.name for s in session.in_force}
+    if in_force:
+        lines.append(f"  skills in force: {', '.join(in_force.values())}")
+    if session.last_compaction is not None:
+        lines.append(f"  {session.last_compaction.describe()}")
+    if not settings.trusted:
+        lines.append(f"  untrusted: {settings.project_dir} (project config limited, project skills run no "
+                     "commands; `codebot trust` to change)")  # fmt: skip
+    return "\n".join(lines)
+
+
+def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> str:
+    """`skills: +1 ~0 −0 (12 loaded) · + new-skill`, and the new problems with file, line
+    and fix (a skill file that no longer parses is a problem, not a silent −1)."""
+    from codebot.skills.validate import count_of
+
+    head = f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
+    names = [*(f"+ {n}" for n in change.added), *(f"~ {n}" for n in change.changed),
+             *(f"− {n}" for n in change.removed)]  # fmt: skip
+    if names:
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        head += " · " + ", ".join(names[:5]) + more
+    if problems:
+        head += f"\n{count_of(len(problems), 'new problem')}:"
+        head += "".join(f"\n  {d.format()}" for d in problems[:5])
+    return strip_escapes(head)
+
+
+def new_problems(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
+    """Diagnostics in `after` that were not in `before` (by file, line, code, message)."""
+    seen = {(d.path, d.line, d.code, d.message) for d in before}
+    return [d for d in after if (d.path, d.line, d.code, d.message) not in seen]
