@@ -96,9 +96,13 @@ def test_stacked_grants_union_and_model_conflict_is_an_error(project: Path, writ
     skills = project / ".codebot" / "skills"
     write_skill(skills, "gitst", "description: Git status. Not for commits.\nallowed-tools: Bash(git status:*)", "St.")
     write_skill(skills, "gitlog", "description: Git log. Not for commits.\nallowed-tools: Bash(git log:*)", "Log.")
-    session, model, _ = make(project, ["ok"])
-    asyncio.run(session.run_turn("/gitst /gitlog"))
-    assert model.requests, "the stack ran"
+    calls = {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "git status"}},
+                                        {"name": "Bash", "arguments": {"command": "git log -1"}}]}  # fmt: skip
+    session, model, _ = make(project, [calls, "ok"])
+    record = asyncio.run(session.run_turn("/gitst /gitlog"))
+    # Print-like session (no one to ask): each command runs only because a stacked skill granted it.
+    assert [c["status"] for c in record.tool_calls] != ["denied", "denied"]
+    assert all(c["status"] != "denied" for c in record.tool_calls), record.tool_calls
     session2, model2, _ = make(project, [])
     record = asyncio.run(session2.run_turn("/fast /slow do it"))
     assert record.error and "'fast'" in record.error and "'slow'" in record.error and "model" in record.error
