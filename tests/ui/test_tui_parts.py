@@ -90,3 +90,19 @@ def test_tui_completer_offers_a_second_skill_in_a_stack(tmp_path) -> None:
     s = Completer(slash, tmp_path).suggest("/test /rev src", (0, 10))
     assert s is not None and [i.label for i in s.items] == ["/review"]
     assert (s.start, s.end) == ((0, 6), (0, 10))
+
+
+def test_history_is_per_project_with_the_global_one_as_fallback(tmp_path) -> None:
+    from codebot.ui.tui.history import History, project_history_path
+
+    home = tmp_path / "home"
+    glob = home / "history"
+    a = History(project_history_path(home, tmp_path / "a"), fallback=glob)
+    a.append("only in a")
+    b = History(project_history_path(home, tmp_path / "b"), fallback=glob)
+    assert b.older("") == "only in a"  # b has none of its own yet: the global one
+    b.append("only in b")
+    again_a = History(project_history_path(home, tmp_path / "a"), fallback=glob)
+    assert again_a.entries == ["only in a"]  # a's own, without b's
+    assert History(glob).entries == ["only in a", "only in b"]
+    assert oct(project_history_path(home, tmp_path / "a").stat().st_mode & 0o777) == "0o600"

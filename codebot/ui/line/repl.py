@@ -149,7 +149,7 @@ class LineApp:
 
         pt_in, pt_out, patch = self._pt
         echo = None if patch else self.sink  # record what was typed where the conversation goes
-        history = open_history(self.controller.settings.home / "line-history")
+        history = open_history(project_line_history(self.controller.settings))
         completer = SlashCompleter(sessions.with_resume(self.controller.completions))
         return PromptReader(completer, history, input=pt_in, output=pt_out, echo=echo)
 
@@ -335,6 +335,13 @@ class LineApp:
                 future.set_result(answer)
             if cancel:
                 self.cancel_turn()
+
+
+def project_line_history(settings: Settings) -> Any:
+    """Line mode's history, kept per project like the TUI's (`$CODEBOT_HOME/line-history.d/`)."""
+    from codebot.ui.tui.history import project_history_path
+
+    return settings.home / "line-history.d" / project_history_path(settings.home, settings.project_dir).name
 
 
 def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume: Any = None,

@@ -22,7 +22,7 @@ from codebot.config import Settings
 from codebot.ui import commands
 from codebot.ui.tui.completer import Completer
 from codebot.ui.tui.conversation import Conversation
-from codebot.ui.tui.history import History
+from codebot.ui.tui.history import History, project_history_path
 from codebot.ui.tui.palette import CodebotCommands
 from codebot.ui.tui.prompt import CompletionMenu, PromptArea
 from codebot.ui.tui.queued import QueuedBar
@@ -117,7 +117,8 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         yield menu
         yield QueuedBar(id="queued")
         yield PromptArea(Completer(self._completions, self.settings.project_dir),
-                         History(self.settings.home / "history"), menu, id="prompt")  # fmt: skip
+                         History(project_history_path(self.settings.home, self.settings.project_dir),
+                                 fallback=self.settings.home / "history"), menu, id="prompt")  # fmt: skip
         yield StatusBar(id="status")
 
     def _completions(self, prefix: str) -> list[commands.Completion]:
