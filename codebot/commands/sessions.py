@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -17,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 HELP = "list saved sessions (id, time, turns, first prompt) for --continue / --resume"
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
-_SKILL = re.compile(r'\s*<skill name="([^"]+)"')
 
 
 def add_parser(subparsers: Any, common: Callable[..., None] | None = None) -> argparse.ArgumentParser:
@@ -31,41 +28,12 @@ def add_parser(subparsers: Any, common: Callable[..., None] | None = None) -> ar
 
 
 def summarize(path: Path) -> tuple[str, int]:
-    """(first prompt, turns) of a transcript. A `turn` mark records what was typed;
-    transcripts written before those marks fall back to the user messages, with the
-    system reminders taken off."""
-    first, turns, users, first_user = "", 0, 0, ""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                # Cheap prefix tests first: a long session has many large tool results.
-                if line.startswith('{"type": "turn"'):
-                    rec = _json(line)
-                    turns += 1
-                    if not first and isinstance(rec.get("text"), str):
-                        first = rec["text"]
-                elif line.startswith('{"type": "message", "message": {"role": "user"'):
-                    users += 1
-                    if not first_user:
-                        content = _json(line).get("message", {}).get("content")
-                        first_user = _typed(content) if isinstance(content, str) else ""
-    except OSError:
-        pass
-    return (first, turns) if turns else (first_user, users)
+    """(first prompt, turns) of a transcript, shown as the resumed view shows it."""
+    from codebot.agent.session.transcript import summarize as read
+    from codebot.ui.resume_view import user_text
 
-
-def _json(line: str) -> dict[str, Any]:
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        return {}
-    return rec if isinstance(rec, dict) else {}
-
-
-def _typed(content: str) -> str:
-    body = _REMINDER.sub("", content)
-    skill = _SKILL.match(body)
-    return f"/{skill.group(1)}" if skill else body
+    text, turns, typed = read(path)
+    return (text if typed else user_text(text)), turns
 
 
 def run(args: argparse.Namespace) -> int:

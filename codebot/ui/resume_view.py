@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codebot.agent.session.compact import is_preamble
-from codebot.agent.session.transcript import find_sessions
+from codebot.agent.session.transcript import find_sessions, summarize
 from codebot.ui.calls import tool_summary
 
 LAST_TURNS = 5
@@ -212,26 +212,5 @@ def session_rows(sessions_dir: Path, project: Path, *, exclude: str = "", limit:
 def first_prompt(path: Path) -> str:
     """The first thing typed in a session: its first `turn` record (what was typed), else,
     in a transcript written before those records, its first user message."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                # Prefix tests first: a long session has many large tool results to skip.
-                if line.startswith('{"type": "turn"'):
-                    text = _record(line).get("text")
-                    if isinstance(text, str):
-                        return text
-                elif line.startswith('{"type": "message", "message": {"role": "user"'):
-                    message = _record(line).get("message")
-                    content = message.get("content") if isinstance(message, dict) else None
-                    return user_text(text_of(content))
-    except OSError:
-        pass
-    return ""
-
-
-def _record(line: str) -> dict[str, Any]:
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        return {}
-    return rec if isinstance(rec, dict) else {}
+    text, _, typed = summarize(path)
+    return text if typed else user_text(text)

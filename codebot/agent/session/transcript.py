@@ -333,3 +333,37 @@ def _names_project(path: Path, project: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(head, dict) and head.get("project") in (str(project), None)
+
+
+def summarize(path: Path) -> tuple[str, int, bool]:
+    """(first prompt, turns, typed) of a transcript, read without loading its messages.
+    A `turn` record holds what was typed (typed=True); transcripts written before those
+    records give their first user message as sent (typed=False: reminders and skill
+    blocks in it, for the caller to show as it likes) and count user messages."""
+    first, turns, users, first_user = "", 0, 0, ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                # Cheap prefix tests first: a long session has many large tool results.
+                if line.startswith('{"type": "turn"'):
+                    turns += 1
+                    text = _record(line).get("text")
+                    if not first and isinstance(text, str):
+                        first = text
+                elif line.startswith('{"type": "message", "message": {"role": "user"'):
+                    users += 1
+                    if not first_user:
+                        message = _record(line).get("message")
+                        content = message.get("content") if isinstance(message, dict) else None
+                        first_user = content if isinstance(content, str) else ""
+    except OSError:
+        pass
+    return (first, turns, True) if turns else (first_user, users, False)
+
+
+def _record(line: str) -> dict[str, Any]:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return {}
+    return rec if isinstance(rec, dict) else {}

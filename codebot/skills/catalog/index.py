@@ -24,7 +24,6 @@ import atexit
 import contextlib
 import functools
 import gc
-import hashlib
 import json
 import os
 import sys
@@ -73,18 +72,11 @@ def _parser_fingerprint() -> str:
         safe_read,
         spec,
     )
+    from codebot.skills.files.fingerprint import code_fingerprint
 
-    h = hashlib.sha1(usedforsecurity=False)
     # Every module the parse, the scan or the JSON rows come from (split modules included).
-    modules = (parse, arguments, codex_meta, coerce, frontmatter, spec, safe_read, discover, folder_cache, roots, candidate, collector,
-               index_codec, sys.modules[__name__])  # fmt: skip
-    for mod in modules:
-        try:
-            st = os.stat(mod.__file__ or "")
-            h.update(f"{mod.__name__}:{st.st_size}:{st.st_mtime_ns};".encode())
-        except OSError:
-            h.update(f"{mod.__name__}:?;".encode())
-    return h.hexdigest()[:16]
+    return code_fingerprint((parse, arguments, codex_meta, coerce, frontmatter, spec, safe_read, discover,
+                             folder_cache, roots, candidate, collector, index_codec, sys.modules[__name__]))  # fmt: skip
 
 
 @functools.cache

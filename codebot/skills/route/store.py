@@ -90,16 +90,10 @@ def default_folder(home: Path | None = None) -> Path:
 def _code_fingerprint() -> str:
     """Changes when the code that makes rows or postings changes (development trees keep
     their version number while the code moves)."""
+    from codebot.skills.files.fingerprint import code_fingerprint
     from codebot.skills.route import config, index, npy, postings, rows, shape, text, tokens
 
-    h = hashlib.sha1(usedforsecurity=False)
-    for mod in (config, index, npy, postings, rows, shape, text, tokens, sys.modules[__name__]):
-        try:
-            st = os.stat(mod.__file__ or "")
-            h.update(f"{mod.__name__}:{st.st_size}:{st.st_mtime_ns};".encode())
-        except OSError:
-            h.update(f"{mod.__name__}:?;".encode())
-    return h.hexdigest()[:16]
+    return code_fingerprint((config, index, npy, postings, rows, shape, text, tokens, sys.modules[__name__]))
 
 
 def header(cfg: RouterConfig) -> dict[str, Any]:

@@ -70,16 +70,13 @@ class LineApp:
     stream; a stream that is not a terminal is read plainly, one message per line.
     `output`: None (stdout), a prompt-toolkit Output, or a text stream that receives the
     conversation (the prompt itself is then drawn nowhere unless the stream is a terminal).
-    `session_args`: the command line's `allow`, `deny` and `extra_dirs`, for a session
-    `/resume` switches to.
     """
 
     def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True,
-                 initial_prompt: str | None = None, session_args: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+                 initial_prompt: str | None = None) -> None:  # fmt: skip
         self.controller = controller
         self.watch = watch
         self.initial_prompt = initial_prompt  # `codebot --plain "fix the bug"`: sent before reading
-        self.session_args = dict(session_args or {})
         self._input = sys.stdin if input is None else input
         self._output = output
         text_stream = output is not None and not _is_pt(output)
@@ -231,8 +228,7 @@ class LineApp:
             await self.turn(parsed.args, compact=True)  # a model call: cancellable like a turn
             return None
         if parsed.name.lower() == sessions.RESUME.name and parsed.kind in ("builtin", "skill"):
-            await sessions.resume_command(self.controller, self.sink, parsed.args, ask=self.reader.ask,
-                                          emit=self._on_event, session_args=self.session_args)  # fmt: skip
+            await sessions.resume_command(self.controller, self.sink, parsed.args, ask=self.reader.ask)
             return None
         if parsed.kind == "builtin":
             return self.builtin(parsed.name, parsed.args)
@@ -365,8 +361,8 @@ def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[st
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
     try:
-        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt,
-                       session_args={"allow": allow, "deny": deny, "extra_dirs": extra_dirs}).run()
+        # The controller keeps allow/deny/extra_dirs for a session `/resume` switches to.
+        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt).run()
     except KeyboardInterrupt:
         return 130
     finally:

@@ -8,7 +8,7 @@ draws it as plain lines and does the switching.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from codebot.agent.session.transcript import DamagedSession, read_header
@@ -98,8 +98,7 @@ def continue_hint(session: Any) -> str | None:
 # -- /resume ----------------------------------------------------------------------------------
 
 
-async def resume_command(controller: Any, sink: Sink, args: str, *, ask: Callable[[str], Awaitable[str]],
-                         emit: Callable[[Any], None], session_args: Mapping[str, Any]) -> None:  # fmt: skip
+async def resume_command(controller: Any, sink: Sink, args: str, *, ask: Callable[[str], Awaitable[str]]) -> None:
     """`/resume`: this project's other sessions, newest first, to pick one by number;
     `/resume ID` (or a number from the list) switches at once."""
     settings = controller.settings
@@ -125,7 +124,8 @@ async def resume_command(controller: Any, sink: Sink, args: str, *, ask: Callabl
     from codebot.agent.session import SetupError
 
     try:
-        session = switch_session(controller, picked, emit=emit, **session_args)
+        controller.switch_session(picked)  # the same switch as the TUI's /resume
+        session = controller.session
     except SetupError as exc:
         _say(sink, f"error: {exc}")
         return
@@ -160,26 +160,3 @@ def pick(choice: str, rows: Sequence[SessionRow], current: str) -> str:
     if "/" in choice or "\\" in choice or choice.startswith("."):
         return f"error: no session {choice!r}; /resume lists them"  # an id is a file name, never a path
     return choice
-
-
-def switch_session(controller: Any, session_id: str, *, emit: Callable[[Any], None], allow: Sequence[str] = (),
-                   deny: Sequence[str] = (), extra_dirs: Sequence[Any] = ()) -> Any:  # fmt: skip
-    """Make the saved session `session_id` the controller's session, in place.
-
-    The other session is claimed and read first: one in use or damaged raises SetupError
-    and leaves the current session as it was. Only then is the current transcript closed
-    (its lock released). The model in use is kept; approvals "for the session" are not,
-    they were given for the other one. `allow`/`deny`/`extra_dirs`: the command line's."""
-    if hasattr(controller, "switch_session"):  # the controller's: the same for every front end
-        controller.switch_session(session_id)
-        return controller.session
-    from codebot.agent.session import ResumeChoice, build_session
-
-    old = controller.session
-    new = build_session(controller.settings, controller.catalog, client=old.client, emit=emit,
-                        interactive=old.interactive, allow=allow, deny=deny,
-                        resume=ResumeChoice(False, session_id), extra_dirs=extra_dirs)  # fmt: skip
-    if old.transcript is not None:
-        old.transcript.close()
-    controller.session = new
-    return new
