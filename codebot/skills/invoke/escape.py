@@ -1,8 +1,9 @@
 """Skill text is data: neutralise anything that could open or close codebot's tags.
 
 Bodies, descriptions and arguments are shown to the model inside `<skill>` and
-`<system-reminder>` blocks. A file (or an argument) containing `</system-reminder>` must
-not be able to end that block early and speak with the system's voice.
+`<system-reminder>` blocks, and a compaction's summary inside `<conversation-summary>`.
+A file, an argument or a model's summary containing `</system-reminder>` must not be able
+to end that block early and speak with the system's voice.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import html
 import re
 
-# `<` that opens or closes a system-reminder/skill tag, with any whitespace around `/`.
-_TAG_OPEN = re.compile(r"<(?=\s*/?\s*(?:system-reminder|skill)\b)", re.IGNORECASE)
+# `<` that opens or closes a system-reminder, skill or conversation-summary tag (the
+# block compaction writes), with any whitespace around `/`.
+_TAG_OPEN = re.compile(r"<(?=\s*/?\s*(?:system-reminder|skill|conversation-summary)\b)", re.IGNORECASE)
 
 
 def escape_tags(text: str) -> str:
