@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 #: Multi-word names folded into one term (matched on tokens, so "end-to-end" works too).
 _PHRASES: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "end": ((("to", "end"), "e2e"),),
@@ -24,7 +24,33 @@ _PHRASES: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "a": ((("b",), "ab"),),  # "A/B test": the split would drop both letters
 }
 _PHRASE_HEADS = frozenset(_PHRASES)
+# Folding runs on the tokens joined by two spaces: tokens hold no space, so " next  js "
+# can only be a run of whole tokens, and each match uses one of the two spaces on either
+# side, so `str.replace` and `str.count` (left to right, in C) see repeats as the token loop
+# did. No phrase's tail starts another phrase ("end to end to end" is one phrase, then
+# "to end"), so the order among phrases does not matter.
+_PHRASE_TEXT = tuple(
+    (" " + "  ".join((head, *seq)) + " ", f" {repl} ") for head, alts in _PHRASES.items() for seq, repl in alts
+)
+#: head -> (joined phrase, folded term, the phrase's words) for `word_counts`
+_PHRASE_PARTS = {
+    head: tuple((" " + "  ".join((head, *seq)) + " ", repl, (head, *seq)) for seq, repl in alts)
+    for head, alts in _PHRASES.items()
+}
+_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789+#")
+_NON_WORD = bytes(c if c in _KEEP else 32 for c in range(256))  # every other byte: a space
+_LEADING_MARKS = re.compile(r"(?<= )[+#]+")
 _MISS = object()
+
+
+def _unmarked(flat: str) -> str:
+    """`flat` (words between spaces, after a space) without the "+" and "#" that begin a
+    word: a word starts at a letter or digit (markdown headings put "##" in most bodies)."""
+    for _ in range(3):
+        if " #" not in flat and " +" not in flat:
+            return flat
+        flat = flat.replace(" #", " ").replace(" +", " ")
+    return _LEADING_MARKS.sub("", flat)
 
 
 #: Spellings of one thing, mapped to one surface form before stemming (both sides).
@@ -162,23 +188,58 @@ class Tokenizer:
             self._memo[word] = out
         return out
 
+    @staticmethod
+    def _flat(text: str) -> str:
+        """`text` case-folded with every byte outside [a-z0-9+#] a space, after a space."""
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
+        # bytes.translate runs in C; non-ASCII bytes become separators, as letters outside
+        # [a-z0-9] were for the regex this replaces
+        return " " + text.lower().encode("utf-8", "replace").translate(_NON_WORD).decode("ascii")
+
     def words(self, text: str) -> list[str]:
-        toks = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
-        if not _PHRASE_HEADS.isdisjoint(toks):
-            out: list[str] = []
-            i, n = 0, len(toks)
-            while i < n:
-                t = toks[i]
-                for seq, repl in _PHRASES.get(t, ()):
-                    if tuple(toks[i + 1 : i + 1 + len(seq)]) == seq:
-                        out.append(repl)
-                        i += 1 + len(seq)
-                        break
-                else:
-                    out.append(t)
-                    i += 1
-            return out
-        return toks
+        """The words of `text`: runs of [a-z0-9+#] after NFKC and case folding, each
+        starting at a letter or digit ("c++" and "c#" stay whole), phrases folded."""
+        toks = _unmarked(self._flat(text)).split()
+        if _PHRASE_HEADS.isdisjoint(toks):
+            return toks
+        joined = "  " + "  ".join(toks) + "  "
+        folded = joined
+        for phrase, repl in _PHRASE_TEXT:
+            if phrase in folded:
+                folded = folded.replace(phrase, repl)
+        return toks if folded is joined else folded.split()
+
+    def word_counts(self, text: str) -> Counter[str]:
+        """`Counter(self.words(text))`, made the cheap way for long texts (index builds):
+        counted in C first, then the leading marks and the phrases fixed up on the
+        distinct words, so Python loops run per distinct word, not per word."""
+        toks = self._flat(text).split()
+        c = Counter(toks)
+        marked = [k for k in c if k[0] in "+#"]  # markdown headings: "##" in most bodies
+        for k in marked:
+            n = c.pop(k)
+            if k := k.lstrip("+#"):
+                c[k] += n
+        if _PHRASE_HEADS.isdisjoint(c):
+            return c
+        maybe = [
+            part
+            for head in _PHRASE_HEADS.intersection(c)
+            for part in _PHRASE_PARTS[head]
+            if all(w in c for w in part[2])
+        ]
+        if not maybe:
+            return c
+        if marked:
+            toks = _unmarked(" " + " ".join(toks)).split()
+        joined = "  " + "  ".join(toks) + "  "
+        for phrase, repl, parts in maybe:
+            if k := joined.count(phrase):
+                c[repl] += k
+                for w in parts:
+                    c[w] -= k
+        return +c  # drops the words that only occurred inside phrases
 
     def __call__(self, text: str) -> list[str]:
         memo, term = self._memo, self.term
