@@ -77,6 +77,12 @@ class SkillWatcher:
     date (a full ``reload()``, so nothing written before arming is missed; a catalog
     that was never loaded is loaded then, and that first callback reports every skill
     as added). It is also set when the watcher stops, so nobody waits on it forever.
+
+    ``catch_up_after`` (seconds, default 0) sets ``ready`` as soon as the watches are armed
+    and makes that catch-up reload that much later (sooner if a change needs a full reload
+    anyway): a front end that has just loaded the catalog uses it so the rescan of a big
+    catalog does not compete with the person's first request. Nothing is missed: what
+    changes after arming arrives as events, what changed before is found by the catch-up.
     """
 
     def __init__(
@@ -93,8 +99,11 @@ class SkillWatcher:
         full_reload_over: int = 200,
         check_interval_ms: int = 1000,
         force_polling: bool | None = None,
+        catch_up_after: float = 0.0,
     ) -> None:
         self.catalog = catalog
+        self.catch_up_after = max(0.0, float(catch_up_after))
+        self._catch_up_at: float | None = None
         self.on_reload = on_reload
         self.debounce_ms = max(1, int(debounce_ms))
         self.step_ms = max(1, int(step_ms))
@@ -256,8 +265,11 @@ class SkillWatcher:
                 continue  # something appeared or vanished while arming
             self.plan = plan
             self.arms += 1
-            # Anything that changed before the watches were armed: catch up now.
-            self._reload(None)
+            # Anything that changed before the watches were armed: catch up (now, or soon).
+            if self.catch_up_after > 0:
+                self._catch_up_at = time.monotonic() + self.catch_up_after
+            else:
+                self._reload(None)
             self.ready.set()
             return None
         return "skill folders keep changing while arming"
@@ -274,8 +286,15 @@ class SkillWatcher:
         q = self._queue
         check = self.check_interval_ms / 1000
         while not self._stop.is_set():
+            wait = check / 4 if self._retry else check
+            if self._catch_up_at is not None:
+                due = self._catch_up_at - time.monotonic()
+                if due <= 0:
+                    self._reload(None)  # clears _catch_up_at
+                    continue
+                wait = min(wait, due)
             try:
-                first = q.get(timeout=check / 4 if self._retry else check)
+                first = q.get(timeout=wait)
             except queue.Empty:
                 if make_plan(r.path for r in self.catalog.roots) != self.plan:
                     log.debug("skill roots changed (periodic check); re-arming")
@@ -328,6 +347,8 @@ class SkillWatcher:
                 last = time.monotonic()
 
     def _reload(self, paths: list[Path] | None) -> None:
+        if paths is None:
+            self._catch_up_at = None  # a full reload is the catch-up (a failed one is retried)
         before = self.catalog.snapshot
         try:
             change = self.catalog.reload(paths=paths)

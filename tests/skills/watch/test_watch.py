@@ -541,3 +541,36 @@ def test_cli_watch_json(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# -- a catch-up that waits ----------------------------------------------------------------
+
+
+def test_catch_up_after_delays_the_rescan_but_misses_nothing(skills_root: Path) -> None:
+    """`catch_up_after`: ready as soon as the watches are armed, the full rescan for what
+    changed while loading comes that much later, and it finds that change."""
+    put_skill(skills_root, "alpha")
+    catalog = Catalog([project_root(skills_root)])
+    catalog.load()
+    put_skill(skills_root, "written-while-loading")  # after the load, before the watch
+    rec = Recorder()
+    watcher = SkillWatcher(catalog, rec, catch_up_after=1.0)
+    try:
+        t0 = time.monotonic()
+        watcher.start()
+        assert watcher.ready.wait(TIMEOUT)
+        assert watcher.full_reloads == 0, "ready must not wait for the catch-up"
+        assert catalog.snapshot.get("written-while-loading") is None
+        wait_until(lambda: "written-while-loading" in rec.all("added"), what="the catch-up")
+        assert time.monotonic() - t0 >= 0.9, "the catch-up came before its delay"
+        assert watcher.full_reloads == 1
+        put_skill(skills_root, "after-arming")  # events still work, and no second catch-up
+        wait_until(lambda: "after-arming" in rec.all("added"), what="a plain event")
+        assert watcher.full_reloads == 1
+    finally:
+        watcher.stop()
+
+
+def test_catch_up_is_immediate_by_default(skills_root: Path, watch) -> None:
+    w, _rec, _cat = watch(skills_root)
+    assert w.full_reloads == 1  # done before ready
