@@ -40,7 +40,8 @@ class Prompting:
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
                                  self.settings.listing_when, self.client.context_window)  # fmt: skip
-        specs = list(self.catalog.snapshot)
+        snap = self.catalog.snapshot
+        specs = list(snap)
         k = self.settings.preselect
         if k > 0 and request:
             # Opt-in for very large catalogs: list only the top-K routed skills plus the
@@ -51,7 +52,28 @@ class Prompting:
             specs = preselect(request, specs, k, recent)
         in_force = [s.key for s in reversed(self.in_force)]
         return listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(), usage=usage,
-                           options=options, in_force=in_force, rank=self._ranker(request))  # fmt: skip
+                           options=options, in_force=in_force, rank=self._ranker(request),
+                           allowed=None if k > 0 and request else self._allowed(snap))  # fmt: skip
+
+    def _allowed(self, snap: Any) -> list[Any]:
+        """What the model may invoke, kept while the snapshot and the overrides stay."""
+        from codebot.skills.invoke import eligible
+
+        overrides = self.settings.overrides
+        key = (snap.generation, id(snap), tuple(sorted(overrides.items())))
+        got = getattr(self, "_allowed_cache", None)
+        if got is None or got[0] != key:
+            got = self._allowed_cache = (key, eligible(snap, Actor.MODEL, overrides))
+        return got[1]
+
+    def warm(self) -> None:
+        """What a first turn would otherwise compute or import on the event loop (front
+        ends call it from a background thread once the session exists): `paths:`
+        activation, the listing's per-skill decisions, the templates."""
+        from codebot import templates
+
+        self.current_listing("")
+        templates.environment()
 
     def _ranker(self, request: str):
         """For a catalog whose names overflow the listing: the router's ranking of the

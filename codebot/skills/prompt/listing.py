@@ -34,6 +34,8 @@ from codebot.skills.invoke import Actor, Adapter, eligible, escape_tags
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
 
+    from codebot.skills.invoke import Decision
+
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
 #: The budget when none is configured: 1% of the context window (4 characters a token),
@@ -349,7 +351,8 @@ def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] 
                 active: Collection[str] = frozenset(), usage: Mapping[str, float] | None = None,
                 options: ListingOptions | None = None, adapter: Adapter = Adapter.EXTENSION,
                 in_force: Sequence[str] = (),
-                rank: Callable[[Sequence[Spec]], Sequence[str]] | None = None) -> Listing:  # fmt: skip
+                rank: Callable[[Sequence[Spec]], Sequence[str]] | None = None,
+                allowed: Sequence[tuple[Spec, Decision]] | None = None) -> Listing:  # fmt: skip
     """The listing the main model sees: the skills it may invoke (policy for
     `Actor.MODEL`, decided before anything is ordered), minus `paths` skills that are not
     active (DESIGN §3.2), ordered by `order_for_prompt` and rendered; `name-only`
@@ -363,8 +366,12 @@ def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] 
     force (`in_force`, keys, latest first), then active `paths` skills, then the most used,
     then the skills `rank(specs)` returns (keys, best first: the router's ranking for
     this turn's request, asked for only then), then the rest.
+
+    `allowed`: `eligible(snapshot_specs, Actor.MODEL, overrides, adapter)` when the caller
+    keeps it for an unchanged catalog (10,000 decisions are some 100 ms).
     """
-    allowed = eligible(snapshot_specs, Actor.MODEL, overrides, adapter)
+    if allowed is None:
+        allowed = eligible(snapshot_specs, Actor.MODEL, overrides, adapter)
     specs = [spec for spec, _ in allowed if not spec.paths or spec.key in active]
     name_only = {id(spec) for spec, decision in allowed if not decision.describe}
     ordered = order_for_prompt(specs, active, usage or {})
