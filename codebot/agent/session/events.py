@@ -31,6 +31,18 @@ class ToolStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """Output of a running tool (Bash) as it arrives, between its ToolStarted and ToolFinished:
+    whole lines joined by newlines, escape sequences already removed, at most about ten
+    events a second per call. For the screen only: ToolFinished still carries the whole
+    result, which is what the model sees."""
+
+    call_id: str
+    text: str
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
     call_id: str
     name: str
@@ -72,4 +84,5 @@ class TurnEnded:
     text: str = ""
 
 
-Event = TextDelta | AssistantText | ToolStarted | ToolFinished | SkillActivated | Notice | ErrorEvent | TurnEnded
+Event = (TextDelta | AssistantText | ToolStarted | ToolOutput | ToolFinished | SkillActivated | Notice | ErrorEvent
+         | TurnEnded)

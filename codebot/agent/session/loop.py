@@ -275,7 +275,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         elif call.name in META_TOOLS:
             result = await self._run_meta(call.name, args, turn, record)
         else:
-            result = await self._run_builtin(call.name, args, turn)
+            result = await self._run_builtin(call.name, args, turn, call.id)
         entry = {"name": call.name, "arguments": shown, "status": result.status}
         if result.status == "denied":
             entry["reason"] = result.content  # why, for `-p --output-format json`
@@ -296,7 +296,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         """Milliseconds since `t0`, less the time the person took to answer approvals."""
         return max(0.0, time.perf_counter() - t0 - (self.waited_s - waited)) * 1000
 
-    async def _run_builtin(self, name: str, args: dict[str, Any], turn: TurnState) -> ToolResult:
+    async def _run_builtin(self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = "") -> ToolResult:
         tool = self.registry.get(name)
         if tool is None:
             return await self.registry.call(name, args, self.context)  # the registry explains
@@ -311,9 +311,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         if verdict.outcome == "ask" and not (asked := await self._ask(name, args, subject, verdict.reason)):
             # The person's reason, when they gave one, is what the model is told (asking.py).
             return ToolResult(self.not_approved(name, asked, verdict.reason), "denied")
-        result = await self.registry.call(name, args, self.context)
+        # The context of this call: what the tool prints while it runs is shown (ToolOutput).
+        ctx = dataclasses.replace(self.context, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth)))
+        result = await self.registry.call(name, args, ctx)
         if result.sandbox_failure and self.interactive and await self._ask_outside(args, subject, result.sandbox_failure):
-            bare = dataclasses.replace(self.context, sandbox=None)
+            bare = dataclasses.replace(ctx, sandbox=None)
             result = await self.registry.call(name, args, bare)
         if name in WRITING_TOOLS and result.status == "ok" and isinstance(args.get("path"), str):
             # Remembered so that a skill file written now cannot run commands unasked.

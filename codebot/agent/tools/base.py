@@ -12,7 +12,7 @@ import abc
 import json
 import os
 import posixpath
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,10 @@ class ToolContext:
     sandbox: Any = None
     # A deny-rule check on project-relative paths (Read/Edit denies), for the sandbox's masks.
     path_denied: Any = None
+    # Shown a running tool's output as it arrives (Bash): whole lines, display-safe text
+    # (tools/live_output.py), at most about ten calls a second. For the screen only; the
+    # ToolResult is the same with or without it. The session sets it for each call.
+    progress: Callable[[str], None] | None = None
 
 
 class ToolError(Exception):

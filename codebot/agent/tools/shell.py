@@ -25,12 +25,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
+from codebot.agent.tools.live_output import LiveOutput
 
 __all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "kill_all", "live_groups", "run_process"]
 
@@ -100,16 +101,20 @@ class _Collector:
 
 
 class _Protocol(asyncio.SubprocessProtocol):
-    def __init__(self, collector: _Collector, stop_when_over: bool) -> None:
+    def __init__(self, collector: _Collector, stop_when_over: bool, live: LiveOutput | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.collector = collector
         self.stop_when_over = stop_when_over
+        self.live = live
         self.exited: asyncio.Future[None] = loop.create_future()
         self.eof: asyncio.Future[None] = loop.create_future()
         self.over: asyncio.Future[None] = loop.create_future()
 
     def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
-        self.collector.add(bytes(data))
+        data = bytes(data)
+        self.collector.add(data)
+        if self.live is not None:
+            self.live.feed(data)
         if self.stop_when_over and self.collector.over and not self.over.done():
             self.over.set_result(None)
 
@@ -228,19 +233,22 @@ async def run_process(
     cap: int,
     env: Mapping[str, str] | None = None,
     stop_when_over: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> ProcessOutput:
     """Run `argv` in its own session (process group), stdin from /dev/null, stderr merged.
 
     On timeout, on cancellation, or (with `stop_when_over`) once the output passes `cap`,
-    the whole process group is killed. Cancellation re-raises CancelledError.
+    the whole process group is killed. Cancellation re-raises CancelledError. `progress`,
+    when given, is shown the output while it arrives (`LiveOutput`); the result is the same.
     """
     loop = asyncio.get_running_loop()
     _install_handlers()
     _forget_finished()
     collector = _Collector(cap)
+    live = LiveOutput(progress) if progress is not None else None
     transport: Any
     transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(collector, stop_when_over),
+        lambda: _Protocol(collector, stop_when_over, live),
         *argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -273,6 +281,8 @@ async def run_process(
         with contextlib.suppress(RuntimeError):
             loop.call_later(KILL_GRACE, _kill_group, pid)
         transport.close()
+        if live is not None:
+            live.close(flush=False)
         raise
     # A background child (`server &`) may outlive the command on purpose; its group stays
     # in _LIVE only while something of it is left, so kill_all at exit still ends it.
@@ -281,6 +291,8 @@ async def run_process(
             _LIVE.discard(pid)
     code = transport.get_returncode()
     transport.close()
+    if live is not None:
+        live.close()
     if stopped:
         return ProcessOutput(None, collector.head_text(), True, False)
     text, truncated = collector.text()
@@ -358,7 +370,8 @@ class BashTool(Tool):
             raise ToolError("the sandbox is required (sandbox.mode: on) but cannot run here; see /sandbox")
         if ctx.sandbox is not None:
             argv, policy = await asyncio.to_thread(sandboxed, argv, ctx, cwd)
-        result = await run_process(argv, cwd=cwd, timeout=timeout, cap=ctx.output_cap, env=env)
+        result = await run_process(argv, cwd=cwd, timeout=timeout, cap=ctx.output_cap, env=env,
+                                   progress=ctx.progress)  # fmt: skip
         output = result.output if result.output else "(no output)"
         if result.timed_out:
             return ToolResult(f"command timed out after {timeout:g}s and was killed\n{output}", "error")

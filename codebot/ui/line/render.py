@@ -159,6 +159,13 @@ class Renderer:
         self._answer.flush()
         self.sink.line(wrap_text(text, self.sink.wrap_width()))
 
+    def output(self, text: str, indent: str = "") -> None:
+        """Lines a running tool printed, as they come: indented under its call, escape
+        sequences stripped, each cut to the terminal's width (whole to a pipe or a log)."""
+        columns = self.sink.wrap_width()
+        lines = [f"{indent}  │ {strip_escapes(line).expandtabs(4)}".rstrip() for line in text.split("\n")]
+        self.sink.line("\n".join(clip(line, columns) if columns else line for line in lines))
+
     def begin_turn(self) -> None:
         self._streamed = False
 
@@ -185,7 +192,10 @@ class Renderer:
                 self._streamed = False
         elif isinstance(e, ev.ToolStarted):
             sink.line(clip(f"{indent}→ {tool_summary(e.name, e.arguments)}", width() - 1))
+        elif isinstance(e, ev.ToolOutput):
+            self.output(e.text, indent)
         elif isinstance(e, ev.ToolFinished):
+            # After streamed output only the summary (`✓ exit code 0`): the lines are on screen.
             sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
             diff = change_diff(e.name, e.status, e.content, SHOWN_LINES)  # what an Edit/Write changed
             if diff:

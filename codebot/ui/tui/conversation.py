@@ -2,10 +2,17 @@
 
 One `Markdown` widget per assistant response, written through a `MarkdownStream` so a
 long streamed answer is appended in batches instead of re-rendered per token.
+
+A tool call that runs for a while (or prints while it runs: `ToolOutput` from Bash)
+shows `running… 4s` and the last `LIVE_LINES` lines of its output under its head; when it
+finishes, that gives way to the usual collapsed result. The seconds move with `tick()`,
+which the turn's ticker calls (turns.py), on the app's clock (stopped in snapshot tests).
 """
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -14,7 +21,7 @@ from textual.widgets import Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
 from codebot.agent.session import events as ev
-from codebot.display import visible
+from codebot.display import strip_escapes, visible
 from codebot.ui.change_diff import change_diff
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
 
@@ -23,6 +30,17 @@ if TYPE_CHECKING:  # the Markdown widget (markdown-it) loads after the first pai
     from textual.widgets.markdown import MarkdownStream
 
 RESULT_MAX_CHARS = 20_000  # a huge tool result is cut for display (the model saw it all)
+LIVE_LINES = 5  # lines of a running tool's output shown while it runs
+LIVE_AFTER_S = 1.0  # a silent tool says it is running once it has taken this long
+
+
+def live_text(elapsed: float, lines: Any) -> Text:
+    """`running… 3s` and the output's last lines (each cut to one row by the CSS, with `…`)."""
+    text = Text(f"running… {int(elapsed)}s", style="italic")
+    for line in lines:
+        text.append("\n")
+        text.append(line.expandtabs(4))
+    return text
 
 
 class ToolCall(Vertical):
@@ -34,19 +52,51 @@ class ToolCall(Vertical):
     ToolCall Collapsible { border: none; padding: 0; margin: 0 0 0 2; }
     ToolCall Collapsible > Contents { padding: 0 0 0 2; }
     ToolCall.-error .tool-head, ToolCall.-denied .tool-head { color: $warning; }
+    ToolCall > .tool-live { color: $text-muted; margin: 0 0 0 2; display: none;
+                            text-wrap: nowrap; text-overflow: ellipsis; }
+    ToolCall > .tool-live.-shown { display: block; }
     """
 
-    def __init__(self, event: ev.ToolStarted) -> None:
+    def __init__(self, event: ev.ToolStarted, started: float = 0.0) -> None:
         super().__init__(classes="nested" if event.depth else "")
         self.event = event
+        self.started = started  # on the app's clock
+        self.running = True
+        self.tail: deque[str] = deque(maxlen=LIVE_LINES)
+        self._live = Static("", classes="tool-live")
+        self._shown_live = ""
 
     def compose(self):
         e = self.event
         head = Text.assemble(("↳ " if e.depth else "⚙ ", "bold"), (e.name, "bold"), "  ",
                              tool_args(e.name, e.arguments))  # fmt: skip
         yield Static(head, classes="tool-head")
+        yield self._live
+
+    def output(self, text: str, now: float) -> None:
+        """Lines the running tool printed (already display-safe; stripped again all the same)."""
+        if self.running:
+            self.tail.extend(strip_escapes(line) for line in text.split("\n"))
+            self.tick(now)
+
+    def tick(self, now: float) -> None:
+        """Redraw the running line when what it says changed (the seconds, the lines)."""
+        elapsed = max(0.0, now - self.started)
+        if not self.running or (not self.tail and elapsed < LIVE_AFTER_S):
+            return
+        text = live_text(elapsed, self.tail)
+        if text.plain != self._shown_live:
+            self._shown_live = text.plain
+            self._live.update(text)
+            self._live.add_class("-shown")
+
+    def stop(self) -> None:
+        """No result will come (the turn was cancelled or failed): the running line goes."""
+        self.running = False
+        self._live.remove_class("-shown")
 
     async def finish(self, event: ev.ToolFinished) -> None:
+        self.stop()
         self.add_class(f"-{event.status}")
         content = event.content
         if len(content) > RESULT_MAX_CHARS:
@@ -90,6 +140,18 @@ class Conversation(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._tools: dict[str, ToolCall] = {}
 
+    def now(self) -> float:
+        """The app's clock (`clock` on the app; snapshot tests stop it), else monotonic."""
+        clock = getattr(self.app, "clock", None)
+        return clock() if callable(clock) else time.monotonic()
+
+    def tick(self) -> None:
+        """Move the seconds of the tools that are running (called by the turn's ticker)."""
+        if self._tools:
+            now = self.now()
+            for view in self._tools.values():
+                view.tick(now)
+
     def mount(self, *widgets, **kwargs):
         self.call_after_refresh(self._follow)
         return super().mount(*widgets, **kwargs)
@@ -110,9 +172,15 @@ class Conversation(VerticalScroll):
                 await self.end_stream(event.text)
         elif isinstance(event, ev.ToolStarted):
             await self.end_stream()
-            view = ToolCall(event)
+            view = ToolCall(event, self.now())
             self._tools[event.call_id] = view
             await self.mount(view)
+        elif isinstance(event, ev.ToolOutput):
+            view = self._tools.get(event.call_id)
+            if view is not None:
+                view.output(event.text, self.now())
+                if not self.is_anchored:
+                    self.call_after_refresh(self._follow)
         elif isinstance(event, ev.ToolFinished):
             view = self._tools.pop(event.call_id, None)
             if view is not None:
@@ -128,6 +196,9 @@ class Conversation(VerticalScroll):
             await self.add_line("✗ " + error_line(event), "error")
         elif isinstance(event, ev.TurnEnded):
             await self.end_stream()
+            for view in self._tools.values():  # cancelled or failed while running: no result comes
+                view.stop()
+            self._tools.clear()
             if event.cancelled:
                 await self.add_line("cancelled", "warning")
 

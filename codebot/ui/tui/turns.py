@@ -1,7 +1,8 @@
 """Running turns in the TUI: start, progress, cancel, and messages queued meanwhile.
 
 A mixin for `CodebotApp`. A turn is `controller.run_turn` in a worker; while it runs the
-status bar shows a spinner, the seconds elapsed and the tokens streamed so far. Esc or
+status bar shows a spinner, the seconds elapsed and the tokens streamed so far, and a tool
+that is running shows its seconds and its latest output (`Conversation.tick`). Esc or
 Ctrl+C cancels it at once: the worker is cancelled and text deltas already queued for the
 screen are dropped, so the answer stops growing within a frame even when rendering lags
 behind a fast stream. Text sent while a turn runs waits in a queue, shown above the prompt,
@@ -104,6 +105,7 @@ class TurnsMixin:
     def _tick(self) -> None:
         if self.busy:
             self.update_status(with_context=False)
+            self.conversation.tick()
 
     def count_streamed(self, event: Any) -> None:
         if isinstance(event, ev.TextDelta):
