@@ -203,7 +203,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
                 self.emit(ev.AssistantText(answer, self.depth))
                 return None
             body = result.prompt
-        reminders = self.reminders(turn, text)
+        reminders = await self.turn_reminders(turn, text)
         return "\n".join([*reminders, body]) if reminders else body
 
     async def _loop(self, turn: TurnState, record: TurnRecord) -> None:

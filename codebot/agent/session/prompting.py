@@ -96,11 +96,24 @@ class Prompting:
 
         return reminder(text)
 
-    def reminders(self, turn: TurnState, request: str = "") -> list[str]:
+    def reminders(self, turn: TurnState, request: str = "", listing: Any = None) -> list[str]:
+        """The turn's reminder blocks (`listing`: `current_listing(request)`, if made)."""
         from codebot.skills.prompt import build_reminders
 
-        blocks, sent = build_reminders(now=datetime.now(), listing=self.current_listing(request),
-                                       last_listing_text=self.last_listing, path_hints=turn.path_hints)  # fmt: skip
+        listing = self.current_listing(request) if listing is None else listing
+        blocks, sent = build_reminders(now=datetime.now(), listing=listing, last_listing_text=self.last_listing,
+                                       path_hints=turn.path_hints)  # fmt: skip
         self.last_listing = sent
         return blocks
+
+    async def turn_reminders(self, turn: TurnState, request: str) -> list[str]:
+        """`reminders`, with the listing made in a thread: over its budget it ranks the
+        catalog for the request (and may wait for the router's index being loaded), and the
+        event loop must go on drawing meanwhile (the skill line, the spinner). What the
+        session remembers is only set back here, so a turn cancelled meanwhile leaves the
+        session as it was."""
+        import asyncio
+
+        listing = await asyncio.to_thread(self.current_listing, request)
+        return self.reminders(turn, request, listing)
 

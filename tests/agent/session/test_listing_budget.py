@@ -68,3 +68,47 @@ def test_a_reload_sends_what_changed_not_the_whole_listing(tmp_path: Path, write
     assert "+ new-one: Brand new skill." in delta and "− tool-05" in delta and "~ tool-03: Tool 3, edited." in delta
     assert "tool-07" not in delta
     session.transcript.close()
+
+
+def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(tmp_path: Path, write_skill) -> None:
+    """Ranking an over-budget catalog can wait for the router's index: meanwhile the event
+    loop keeps running (the TUI draws the skill line and the spinner), and a turn cancelled
+    then leaves `last_listing` as it was (the next turn still sends the whole listing)."""
+    import threading
+    import time
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    write_skill(proj / ".codebot" / "skills", "solo", "description: The only skill. Not for anything else.", "Go.")
+    settings = load_settings(cwd=proj, trust=True)
+    model = ScriptedModel(["ok", "ok"])
+    session = build_session(settings, open_catalog(settings), client=model)
+    made = session.current_listing
+    release = threading.Event()
+
+    def slow_listing(request: str = ""):
+        release.wait(5)  # as a listing waiting for the router's index would
+        return made(request)
+
+    session.current_listing = slow_listing  # type: ignore[method-assign]
+
+    async def go() -> int:
+        ticks = 0
+        turn = asyncio.create_task(session.run_turn("hello"))
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            await asyncio.sleep(0.01)
+            ticks += 1
+        turn.cancel()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        return ticks
+
+    ticks = asyncio.run(go())
+    assert ticks >= 10, f"the event loop was blocked while the listing was made ({ticks} ticks)"
+    assert session.last_listing is None  # the cancelled turn's listing was never sent
+    session.current_listing = made  # type: ignore[method-assign]
+    asyncio.run(session.run_turn("hello again"))
+    assert "Skills available" in model.requests[-1].messages[-1]["content"]
+    session.transcript.close()
