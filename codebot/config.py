@@ -2,7 +2,10 @@
 environment, then command-line flags (later wins).
 
 The project layer is filtered by trust (`project_config`): an untrusted project may set
-only harmless keys. Deny rules of every layer are combined, never replaced.
+only harmless keys. Deny rules of every layer are combined, never replaced. Skill
+overrides are read from each file on its own and combined by `combine_overrides`, with
+the project's personal `.codebot/config.local.yaml` (what `/skills off NAME` writes) as a
+third layer, of which only `skills.overrides` is read.
 A broken config file never stops codebot: it is reported (file and reason) and skipped.
 """
 
@@ -19,6 +22,8 @@ from typing import Any
 from codebot.home import codebot_home
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
+#: The project's personal settings (not committed): the skill toggles of `/skills`.
+LOCAL_CONFIG = (".codebot", "config.local.yaml")
 #: The largest config file read; a bigger one is reported and skipped, not loaded.
 MAX_CONFIG_BYTES = 1024 * 1024
 #: Upper bounds of the numeric settings. A huge value (`.inf`, 1e308) would otherwise
@@ -48,7 +53,11 @@ class Settings:
     skills_dirs: tuple[Path, ...] = ()
     model: str | None = None
     api_base: str | None = None
-    overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force
+    # Each file's own `skills.overrides` (`combine_overrides` makes `overrides` of them).
+    user_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    shared_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    local_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     listing_budget: int | None = None  # characters; None: 1% of the window, at least 8,000
     listing_line: int = 220
     listing_when: int = 160
@@ -75,6 +84,10 @@ class Settings:
     @property
     def config_path(self) -> Path:
         return self.home / "config.yaml"
+
+    @property
+    def local_config_path(self) -> Path:
+        return self.project_dir.joinpath(*LOCAL_CONFIG)
 
 
 def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -127,9 +140,8 @@ def load_settings(
 ) -> Settings:
     """`trust=True` trusts the project for this run only (`--trust`)."""
     from codebot import trust as trust_store
-    from codebot.project_config import filter_untrusted, rule_list
+    from codebot.project_config import combine_overrides, filter_untrusted, rule_list
     from codebot.skills.catalog import project_root
-    from codebot.skills.files import normalize_name
 
     env = os.environ if env is None else env
     home = codebot_home(env)
@@ -156,13 +168,9 @@ def load_settings(
     # The merged view says what is in force: every layer's denies, never one layer's list.
     raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
     skills_cfg = raw.get("skills") if isinstance(raw.get("skills"), dict) else {}
-    overrides: dict[str, str] = {}
-    for name, value in (skills_cfg.get("overrides") or {}).items() if isinstance(skills_cfg.get("overrides"), dict) else ():
-        v = str(value).strip().lower() if not isinstance(value, bool) else ("on" if value else "off")
-        if v in OVERRIDE_VALUES:
-            overrides[normalize_name(str(name))] = v
-        else:
-            warnings.append(f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}")
+    local_path = project.joinpath(*LOCAL_CONFIG)
+    layers = [read_overrides(cfg, warnings) for cfg in (user_cfg, project_cfg, _read_local(local_path, warnings))]
+    overrides = combine_overrides(*layers, trusted=trusted)
     cfg_dirs = tuple(
         (project / Path(str(d)).expanduser()) for d in (skills_cfg.get("dirs") or []) if isinstance(d, str)
     )
@@ -206,6 +214,9 @@ def load_settings(
         model=model or env.get("CODEBOT_MODEL") or (str(raw["model"]) if raw.get("model") else None),
         api_base=api_base or env.get("CODEBOT_API_BASE") or (str(raw["api_base"]) if raw.get("api_base") else None),
         overrides=MappingProxyType(overrides),
+        user_overrides=MappingProxyType(layers[0]),
+        shared_overrides=MappingProxyType(layers[1]),
+        local_overrides=MappingProxyType(layers[2]),
         listing_budget=num(listing, "budget", 8000, "skills.listing") if "budget" in listing else None,
         listing_line=num(listing, "line", 220, "skills.listing"),
         listing_when=num(listing, "when", 160, "skills.listing"),
@@ -224,6 +235,32 @@ def load_settings(
         context_window=window,
         compaction=compaction,
     )
+
+
+def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str]:
+    """`skills.overrides` of one config file, names normalized, bad values reported."""
+    from codebot.skills.files import normalize_name
+
+    skills = cfg.get("skills") if isinstance(cfg.get("skills"), dict) else {}
+    given = skills.get("overrides")
+    out: dict[str, str] = {}
+    for name, value in given.items() if isinstance(given, dict) else ():
+        v = str(value).strip().lower() if not isinstance(value, bool) else ("on" if value else "off")
+        if v in OVERRIDE_VALUES:
+            out[normalize_name(str(name))] = v
+        else:
+            warnings.append(f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}")
+    return out
+
+
+def _read_local(path: Path, warnings: list[str]) -> dict[str, Any]:
+    """The project's `config.local.yaml`: only `skills.overrides` is read from it."""
+    data = _read_yaml(path, warnings)
+    skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
+    ignored = [str(k) for k in data if k != "skills"] + [f"skills.{k}" for k in skills if k != "overrides"]
+    if ignored:
+        warnings.append(f"{path}: only skills.overrides is read from this file; ignoring {', '.join(ignored)}")
+    return {"skills": {"overrides": skills["overrides"]}} if "overrides" in skills else {}
 
 
 def _context_windows(cfg: Any, warnings: list[str]) -> tuple[dict[str, int], int | None]:

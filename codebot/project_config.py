@@ -9,7 +9,9 @@ warning that names each key and `codebot trust`. The rule is an allow-list, so a
 added later is refused until someone decides it is harmless.
 
 Deny rules of every layer are combined: a later or less trusted layer can add a deny,
-never remove one. Pure functions; no I/O.
+never remove one. Skill overrides combine the same way (`combine_overrides`): a project
+file may narrow the person's own toggles, and only the personal `config.local.yaml` of a
+trusted project may widen them again. Pure functions; no I/O.
 """
 
 from __future__ import annotations
@@ -112,6 +114,38 @@ def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[st
             warnings.append(f"{origin}[{i}]: {item!r} is not a pattern; every tool is denied until it is fixed")
             out.append((DENY_EVERYTHING, f"{origin}[{i}]"))
     return out
+
+
+def narrow(a: str | None, b: str | None) -> str | None:
+    """The skill override that allows only what both `a` and `b` allow (None: no override).
+
+    `off` beats everything, `user-only` and `model-only` together leave nobody (`off`),
+    either of them beats `name-only` (which only shortens the listing line), and `on` or
+    None leaves the other as it is."""
+    tight = {v for v in (a, b) if v not in (None, "on")}
+    if not tight:
+        return a or b
+    if "off" in tight or {"user-only", "model-only"} <= tight:
+        return "off"
+    for value in ("user-only", "model-only"):
+        if value in tight:
+            return value
+    return "name-only"
+
+
+def combine_overrides(user: Mapping[str, str], shared: Mapping[str, str], local: Mapping[str, str],
+                      *, trusted: bool) -> dict[str, str]:  # fmt: skip
+    """The skill overrides in force: the person's `$CODEBOT_HOME/config.yaml` (`user`),
+    narrowed by the project's shared `.codebot/config.yaml` (`shared`, committed: it may
+    only turn skills off or limit them), then the project's personal
+    `.codebot/config.local.yaml` (`local`), which wins outright in a trusted project (so
+    `/skills on NAME` there undoes an `off` of any other layer) and only narrows in an
+    untrusted one (a cloned repository could ship that file too)."""
+    out: dict[str, str | None] = dict(user)
+    for layer, wins in ((shared, False), (local, trusted)):
+        for key, value in layer.items():
+            out[key] = value if wins else narrow(out.get(key), value)
+    return {k: v for k, v in out.items() if v is not None}
 
 
 #: What a deny entry that names no tool becomes: a rule that denies every tool.

@@ -192,12 +192,16 @@ def test_skills_toggle_writes_private_config(home: Path, project: Path) -> None:
     with umask(0):
         ctrl = Controller(load_settings(cwd=project), client=ScriptedModel([]), interactive=True)
         try:
-            ctrl.set_override("deploy", "off")
+            ctrl.set_override("deploy", "off", everywhere=True)
+            ctrl.set_override("review", "off")  # the project's own file
         finally:
             ctrl.close()
     assert "deploy: 'off'" in (home / "config.yaml").read_text()
     assert mode(home / "config.yaml") == 0o600
     assert not [p for p in home.iterdir() if p.name.startswith(".config.")]
+    local = project / ".codebot" / "config.local.yaml"
+    assert "review: 'off'" in local.read_text() and mode(local) == 0o600
+    assert [p.name for p in local.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
 def test_debug_log(home: Path) -> None:

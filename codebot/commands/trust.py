@@ -164,7 +164,7 @@ def _revoke(home: Path, folder: Path, shown: str, out: TextIO, err: TextIO) -> i
 
 def describe_grants(root: Path) -> list[str]:
     """One line per thing in `root` that takes effect only because `root` is trusted."""
-    return [*_config_grants(root), *_skill_grants(root), *_agent_grants(root)]
+    return [*_config_grants(root), *_local_grants(root), *_skill_grants(root), *_agent_grants(root)]
 
 
 def _print_grants(root: Path, out: TextIO) -> None:
@@ -235,6 +235,21 @@ def _config_grants(root: Path) -> list[str]:
     if others:
         lines.append(f"{rel}: also sets {visible(', '.join(sorted(others)))}")
     return lines
+
+
+def _local_grants(root: Path) -> list[str]:
+    """The skill toggles of `.codebot/config.local.yaml`, which only a trusted project's
+    may use to turn on what your own config limits (docs/configuration.md)."""
+    from codebot.display import visible
+
+    rel = Path(".codebot") / "config.local.yaml"
+    text = _read_text(root / rel)
+    data = _yaml(text) if text is not None else None
+    skills = data.get("skills") if isinstance(data, dict) else None
+    overrides = skills.get("overrides") if isinstance(skills, dict) else None
+    if not overrides:
+        return []
+    return [f"{rel}: skills.overrides = {visible(repr(overrides))} (these now win over your own toggles)"]
 
 
 def _walk_md(top: Path, depth: int = 4) -> Iterator[Path]:

@@ -413,7 +413,7 @@ async def test_palette_lists_commands_and_puts_a_skill_in_the_prompt(make_app: M
 
 async def test_skills_browser_filters_and_cycles_overrides(make_app: MakeApp) -> None:
     app = make_app()
-    config = app.controller.settings.config_path
+    config = app.controller.settings.local_config_path  # per project (docs/configuration.md)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "/skills")
         await pilot.press("enter")

@@ -1,4 +1,5 @@
 """Saving "always allow" rules: append to `permissions.allow` of a YAML config file.
+(`update_config` makes any other change the same way: the skill toggles of `/skills`.)
 
 The file is read, the rules are added to `permissions.allow` (those already there are not
 added twice), and the whole file is written again through a 0600 temporary file in the
@@ -22,7 +23,7 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,25 @@ def save_allow_rules(path: str | os.PathLike[str], rules: Sequence[str]) -> Save
     """Add `rules` to `permissions.allow` in the YAML file `path` (created when missing,
     with its folder); RuleSaveError when it cannot be done safely."""
     path = Path(path)
+    found: dict[str, tuple[str, ...]] = {"added": (), "already": ()}
+
+    def add(data: dict[str, Any]) -> bool:
+        allow = _allow_list(path, data)
+        found["added"] = tuple(r for i, r in enumerate(rules) if r not in allow and r not in rules[:i])
+        found["already"] = tuple(r for r in rules if r in allow)
+        allow.extend(found["added"])
+        return bool(found["added"])
+
+    saved = update_config(path, add)
+    return Saved(path, found["added"], found["already"], saved.comments_lost)
+
+
+def update_config(path: str | os.PathLike[str], change: Callable[[dict[str, Any]], bool]) -> Saved:
+    """Read the YAML mapping in `path` (created when missing, with its folder), let
+    `change` edit it in place, and write it back the way `save_allow_rules` does (same
+    refusals, lock and atomic replace). `change` returns False when there is nothing to
+    write; it may raise RuleSaveError to refuse."""
+    path = Path(path)
     problem = target_problem(path)
     if problem:
         raise RuleSaveError(problem)
@@ -83,15 +103,10 @@ def save_allow_rules(path: str | os.PathLike[str], rules: Sequence[str]) -> Save
             raise RuleSaveError(problem)
         text = _read(path, folder)
         data = _load(path, text)
-        allow = _allow_list(path, data)
-        added = tuple(r for i, r in enumerate(rules) if r not in allow and r not in rules[:i])
-        already = tuple(r for r in rules if r in allow)
-        comments = any(line.lstrip().startswith("#") or " #" in line for line in text.splitlines())
-        if not added:
-            return Saved(path, (), already)
-        allow.extend(added)
+        if not change(data):
+            return Saved(path)
         _write(path, folder, data)
-        return Saved(path, added, already, comments)
+        return Saved(path, comments_lost=any(line.lstrip().startswith("#") or " #" in line for line in text.splitlines()))
 
 
 def _read(path: Path, folder: int | None) -> str:

@@ -166,7 +166,8 @@ def test_skills_prints_a_table_and_can_switch_one_off(project: Path) -> None:
     assert "deploy: off (saved in" in out
     after = out.split("> /skills depl")[1]
     assert any(line.startswith("deploy") and " off " in line for line in after.splitlines())
-    assert "off" in ctrl.settings.config_path.read_text()
+    assert "off" in ctrl.settings.local_config_path.read_text()
+    assert not ctrl.settings.config_path.exists()  # this project only
 
 
 def test_a_typed_skill_shows_its_activation_line(project: Path) -> None:
