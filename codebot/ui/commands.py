@@ -35,6 +35,7 @@ BUILTINS: tuple[Command, ...] = (
     Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox"),
     Command("resume", "[id]", "switch to another saved session of this project"),
     Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)"),
+    Command("transcript", "", "the whole session: every message, tool call with its full result, compaction"),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTINS)
 

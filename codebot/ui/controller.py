@@ -7,15 +7,14 @@ two behave the same and both stay thin.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
-from codebot.config import OVERRIDE_VALUES, Settings
+from codebot.config import Settings
 from codebot.display import strip_escapes
-from codebot.home import private_dir, private_temp
 from codebot.skills.catalog import Change
 from codebot.ui import commands
 from codebot.ui.reports import context_report, format_change, new_problems, usage_report
@@ -102,6 +101,7 @@ class Controller:
         lines += [f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}" for c in commands.BUILTINS]
         lines += ["", "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself.",
                   "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
+                  "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
                   "Ctrl+C cancel turn (twice to quit) · Ctrl+D quit"]  # fmt: skip
         return Reply("\n".join(lines))
 
@@ -110,6 +110,12 @@ class Controller:
 
     def _cmd_skills(self, args: str) -> Reply:
         return Reply(args, "skills")
+
+    def _cmd_transcript(self, _args: str) -> Reply:
+        """The whole session as text; the TUI shows it on a screen of its own instead."""
+        from codebot.ui.transcript_view import as_text, session_entries
+
+        return Reply(as_text(session_entries(self.session)), "transcript")
 
     def _cmd_clear(self, _args: str) -> Reply:
         self.session.clear()
@@ -234,12 +240,26 @@ class Controller:
 
     # -- actions ---------------------------------------------------------------------------
 
-    def warm_router(self) -> None:
-        """Load (or build) the router's index in a background thread, so the first request
-        that routes (listing over budget, SkillSearch, the offline model) finds it ready."""
-        from codebot.skills.route import warm_in_background
+    def warm_router(self, then: Callable[[], Any] | None = None) -> None:
+        """In a background thread: load (or build) the router's index, so the first request
+        that routes (listing over budget, SkillSearch, the offline model) finds it ready;
+        then what the first turn would compute or import (`Session.warm`); then `then`
+        (the front end's own imports)."""
+        import threading
 
-        self._warming = warm_in_background(lambda: self.catalog.snapshot)
+        def work() -> None:
+            from codebot.skills.route import warm
+
+            try:
+                warm(lambda: self.catalog.snapshot)
+                self.session.warm()
+                if then is not None:
+                    then()
+            except Exception:  # an optimisation: the first turn does the same if it must
+                logging.getLogger("codebot").exception("warming up failed")
+
+        self._warming = threading.Thread(target=work, name="codebot-router-warm", daemon=True)
+        self._warming.start()
 
     def router_follow(self) -> None:
         """After a reload: patch the skills that changed into the router's index now, so
@@ -281,20 +301,23 @@ class Controller:
         return text, bool(fresh)
 
     def toggle_from_args(self, args: str) -> str | None:
-        """`/skills off NAME` (or on, user-only, model-only, name-only): set the override and
-        say so; None when `args` is not such a command (then it is a filter)."""
-        word, _, rest = args.strip().partition(" ")
-        value, name = word.lower(), rest.strip()
-        if value not in OVERRIDE_VALUES or not name:
+        """`/skills off NAME [--global]` (or on, user-only, model-only, name-only): set the
+        override for this project (or every project) and say so; None when `args` is not
+        such a command (then it is a filter)."""
+        from codebot.ui.skill_toggles import parse_toggle
+
+        parsed = parse_toggle(args)
+        if parsed is None:
             return None
+        value, name, everywhere = parsed
         spec = self.catalog.snapshot.get(name)
         if spec is None:
             return f"no skill named {strip_escapes(repr(name))}; /skills lists them"
         try:
-            self.set_override(spec.key, value)
+            said = self.set_override(spec.key, value, everywhere=everywhere)
         except ValueError as exc:
             return f"error: {exc}"
-        return f"{strip_escapes(spec.name)}: {value} (saved in {self.settings.config_path})"
+        return f"{strip_escapes(spec.name)}: {value} ({said})"
 
     async def run_turn(self, text: str):
         return await self.session.run_turn(text)
@@ -313,41 +336,16 @@ class Controller:
                 self.session.transcript.sync()
         return "" if record is not None else "nothing to compact yet"
 
-    def set_override(self, skill_key: str, value: str) -> None:
-        """Save `skills.overrides.<skill>` to $CODEBOT_HOME/config.yaml (atomically)."""
-        import yaml
+    def set_override(self, skill_key: str, value: str, *, everywhere: bool = False) -> str:
+        """Save `skills.overrides.<skill>` in the project's `.codebot/config.local.yaml`
+        (with `everywhere`, in $CODEBOT_HOME/config.yaml); say where. ValueError (with
+        the reason) when it cannot be saved or would not take effect (`skill_toggles`)."""
+        from codebot.ui.skill_toggles import save_toggle
 
-        if value not in OVERRIDE_VALUES:
-            raise ValueError(f"override must be one of {', '.join(OVERRIDE_VALUES)}")
-        path = self.settings.config_path
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ValueError(f"{path} cannot be read ({exc}); fix it before changing skills here") from exc
-        data = data if isinstance(data, dict) else {}
-        if not isinstance(data.get("skills"), dict):
-            data["skills"] = {}
-        skills = data["skills"]
-        overrides = skills.get("overrides") if isinstance(skills.get("overrides"), dict) else {}
-        if value == "on":
-            overrides.pop(skill_key, None)
-        else:
-            overrides[skill_key] = value
-        skills["overrides"] = overrides
-        # 0600 like everything in $CODEBOT_HOME (permission rules, endpoints, overrides);
-        # os.replace gives config.yaml the temp file's mode.
-        private_dir(path.parent)
-        fd, tmp = private_temp(path.parent, prefix=".config.", suffix=".yaml")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True)
-        os.replace(tmp, path)
-        new = dict(self.settings.overrides)
-        if value == "on":
-            new.pop(skill_key, None)
-        else:
-            new[skill_key] = value
-        self.settings = dataclasses.replace(self.settings, overrides=MappingProxyType(new))
+        done = save_toggle(self.settings, skill_key, value, everywhere=everywhere)
+        self.settings = done.settings
         self.session.settings = self.settings
+        return done.said
 
     def override_of(self, skill_key: str) -> str:
         return self.settings.overrides.get(skill_key, "on")

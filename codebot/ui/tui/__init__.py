@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from codebot.config import Settings
 from codebot.home import private_dir, private_fd
@@ -49,10 +50,29 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
         except SetupError as exc:
             print(f"codebot: {exc}", file=sys.stderr)
             return 2
+    build = make_controller
+    if controller is None:
+        # Built while textual loads and paints (a thread started before its import), not
+        # after the first frame: with a large catalog the session is then ready about when
+        # the person starts typing. The app's setup worker waits for it.
+        # A daemon thread: quitting while it still reads the catalog must not wait for it.
+        import threading
+        from concurrent.futures import Future
+
+        made: Future[Any] = Future()
+
+        def build_now() -> None:
+            try:
+                made.set_result(make_controller())
+            except BaseException as exc:  # reported by the app's setup worker
+                made.set_exception(exc)
+
+        threading.Thread(target=build_now, name="codebot-setup", daemon=True).start()
+        build = made.result
     from codebot.ui.tui.app import CodebotApp
 
     exit_after_paint = os.environ.get(EXIT_AFTER_PAINT) == "1"
-    app = CodebotApp(controller, settings=settings, make_controller=make_controller,
+    app = CodebotApp(controller, settings=settings, make_controller=build,
                      exit_after_paint=exit_after_paint, initial_prompt=initial_prompt)  # fmt: skip
     try:
         code = app.run()

@@ -28,7 +28,9 @@ from codebot.ui.tui.prompt import CompletionMenu, PromptArea
 from codebot.ui.tui.queued import QueuedBar
 from codebot.ui.tui.startup import StartupMixin
 from codebot.ui.tui.status import Status, StatusBar, context_text
+from codebot.ui.tui.toasts import keep_toasts_clear
 from codebot.ui.tui.turns import QUIT_WINDOW, TurnDone, TurnsMixin
+from codebot.ui.tui.views import ViewsMixin
 
 log = logging.getLogger("codebot.tui")
 NOT_WHILE_BUSY = frozenset({"clear", "compact", "model", "reload"})
@@ -46,7 +48,7 @@ def theme_for(settings: Settings, env: Any) -> str:
     return "textual-light" if light else "textual-dark"
 
 
-class CodebotApp(StartupMixin, TurnsMixin, App[int]):
+class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
     """Give it a Controller, or `settings` and `make_controller` to build one in a thread
     after the first frame (the controller's imports and catalog load then cost no paint time).
     """
@@ -58,10 +60,12 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         Binding("ctrl+d", "quit_now", "quit", priority=True, show=False),
         Binding("escape", "escape", "cancel the turn", show=False),
         Binding("ctrl+o", "toggle_result", "expand/collapse the latest tool result", show=False),
+        Binding("ctrl+t", "transcript", "the whole session (transcript view)", show=False),
         Binding("pageup", "scroll_conversation(-1)", "scroll up", show=False),
         Binding("pagedown", "scroll_conversation(1)", "scroll down", show=False),
     ]
-    # Toasts at the top right: at the bottom they covered the prompt and the completion menu.
+    # Toasts at the top right: at the bottom they covered the prompt and the completion menu
+    # (toasts.py keeps them above both on a short terminal too).
     CSS = """
     Screen { layout: vertical; }
     ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
@@ -139,6 +143,7 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
         if self.is_headless:
             self.prompt.cursor_blink = False  # a blinking cursor makes snapshots flaky
         self.prompt.focus()
+        keep_toasts_clear(self)
         self.run_worker(self._pump(), name="events", group="events", exit_on_error=False)
         self.call_after_refresh(self._first_paint)
         if self.controller is not None:
@@ -292,6 +297,9 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
             self.prompt.focus()
 
     async def run_builtin(self, name: str, args: str = "") -> None:
+        if name == "transcript":  # a view, not a reply: nothing added to the conversation
+            await self.open_transcript()
+            return
         if name in NOT_WHILE_BUSY and self.busy:
             self.notify(f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning")
             return
@@ -352,39 +360,9 @@ class CodebotApp(StartupMixin, TurnsMixin, App[int]):
             self.prompt.refresh_menu()
         self.update_status()
 
-    # -- keys -------------------------------------------------------------------------------
-
-    def _pick(self, command: str) -> None:
-        from codebot.ui.tui.picker import Picker
-
-        c = self.controller
-        if command == "model":
-            choices = [(m, m) for m in c.model_choices()]
-            screen = Picker(f"Model (now {c.model_name})", choices, c.model_name)
-        else:
-            choices = [(r.id, f"{r.started}  {r.first_prompt[:60]}") for r in c.session_rows()]
-            if not choices:
-                return
-            screen = Picker("Resume a session of this project", choices)
-
-        def picked(value: str | None) -> None:
-            if value and value != (c.model_name if command == "model" else c.session.id):
-                self.run_worker(self.run_builtin(command, value), exit_on_error=False)
-
-        self.push_screen(screen, picked)
+    # -- keys (more in views.py) -------------------------------------------------------------
 
     def post_message(self, message: Any) -> bool:
         if self.cancels_at_once(message):
             return True
         return super().post_message(message)
-
-    def action_toggle_result(self) -> None:
-        """Ctrl+O: expand or collapse the latest tool result."""
-        self.conversation.toggle_latest_result()
-
-    def action_scroll_conversation(self, direction: int) -> None:
-        view = self.conversation
-        if direction < 0:
-            view.scroll_page_up()
-        else:
-            view.scroll_page_down()

@@ -17,6 +17,9 @@ import codebot
 
 log = logging.getLogger("codebot.tui")
 
+CATCH_UP_AFTER = 3.0  # seconds after start: the skill watcher's rescan for what changed while loading
+BIG_CATALOG = 2000  # skills: from here that rescan takes long enough to be worth delaying
+
 
 def needs_warm_up(client: Any) -> bool:
     """Only the litellm client imports litellm (seconds) on first use; offline and scripted
@@ -32,11 +35,8 @@ def _warm_up() -> None:
         warm()
 
 
-def _build(factory: Any) -> Any:
-    controller = factory()
+def _import_markdown() -> None:
     import textual.widgets._markdown  # noqa: F401  (the first answer will need it: load it now, off the loop)
-
-    return controller
 
 
 class StartupMixin:
@@ -52,7 +52,7 @@ class StartupMixin:
         self.first_paint_ms = round((time.perf_counter() - codebot.STARTED_AT) * 1000)
         log.info("started in %d ms (first paint)", self.first_paint_ms)
         if self.controller is None:
-            self.run_worker(lambda: _build(self._make_controller), name="setup", thread=True, exit_on_error=False)
+            self.run_worker(self._make_controller, name="setup", thread=True, exit_on_error=False)
         else:
             self._started()
 
@@ -80,7 +80,9 @@ class StartupMixin:
             self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
         if self.watch_skills:
             self._start_watcher()
-            self.controller.warm_router()  # after the first paint: the index loads meanwhile
+            # after the first paint, in this order: the router's index, what the first
+            # turn computes, the markdown widget (0.4 s of imports)
+            self.controller.warm_router(then=_import_markdown)
         if self.controller.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
             self.run_worker(self.offer_local_server(), name="probe", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
@@ -146,7 +148,13 @@ class StartupMixin:
         except ImportError:
             return
         try:
-            self._watcher = SkillWatcher(self.controller.catalog, self._watched)
+            # The catalog was loaded an instant ago: in a big one, the catch-up rescan for
+            # what changed meanwhile (0.7 s at 10,000 skills) waits until the person's first
+            # request has had the processor. A small one is rescanned at once (milliseconds),
+            # so an edit made while the watches were being armed shows at once too.
+            big = self.controller.skill_count() >= BIG_CATALOG
+            self._watcher = SkillWatcher(self.controller.catalog, self._watched,
+                                         catch_up_after=CATCH_UP_AFTER if big else 0.0)  # fmt: skip
         except Exception:
             log.exception("skill watcher did not start")
             return
