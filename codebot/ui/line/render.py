@@ -298,7 +298,8 @@ def skills_table(controller: Any, query: str = "") -> str:
 
 def skills_command(controller: Any, args: str) -> str:
     """`/skills [filter]` prints the table; `/skills off NAME` (or on, user-only, ...) saves
-    `skills.overrides.NAME` in $CODEBOT_HOME/config.yaml (the controller's, as in the TUI)."""
+    `skills.overrides.NAME` for this project in `.codebot/config.local.yaml` (with
+    `--global`, in $CODEBOT_HOME/config.yaml), through the controller as in the TUI."""
     said = controller.toggle_from_args(args)
     return said if said is not None else skills_table(controller, args)
 
