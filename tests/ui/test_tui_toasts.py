@@ -71,3 +71,16 @@ async def test_toasts_stay_clear_of_the_prompt_and_the_open_menu(project: Path, 
         await pilot.pause(0.1)
         assert any(on_screen(t).area for t in app.screen.query(Toast))
         assert all(not on_screen(t).intersection(app.prompt.region).area for t in app.screen.query(Toast))
+
+
+async def test_toast_text_is_plain_never_markup(project: Path) -> None:
+    """Toasts quote file names, skill names and errors: their brackets are text. As markup
+    `[/x]` would fail to render and `[link=…]` would make a link."""
+    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True)
+    app = CodebotApp(controller, watch_skills=False)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        app.notify("skills: problem in [/oops]/SKILL.md [link=https://evil.example]here[/link]", title="skills")
+        await until(pilot, lambda: len(app.screen.query(Toast)) == 1)
+        await pilot.pause(0.1)
+        shown = str(app.screen.query_one(Toast).render())
+        assert "[/oops]" in shown and "[link=https://evil.example]" in shown

@@ -154,6 +154,12 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
     def on_unmount(self) -> None:
         self._stop_watcher()
 
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None:  # fmt: skip
+        """Plain text unless asked: toasts quote file and skill names and errors, whose
+        brackets textual would read as markup (a folder named `[/x]` crashed the app)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     # -- status -----------------------------------------------------------------------------
 
     def update_status(self, with_context: bool | None = None) -> None:

@@ -197,10 +197,11 @@ class SkillsScreen(Screen[None]):
             return
         value = next_override(self.controller.override_of(row.spec.key))
         try:
-            self.controller.set_override(row.spec.key, value)
+            said = self.controller.set_override(row.spec.key, value)
         except ValueError as exc:
             self.app.notify(str(exc), severity="error")
             return
+        self.app.notify(f"{row.spec.name}: {value} ({said})", title="skills", timeout=3)  # where it went
         self.reload_rows()
 
     def action_close(self) -> None:
