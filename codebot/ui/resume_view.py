@@ -146,10 +146,11 @@ def typed_skills(body: str) -> str | None:
     return " ".join([*(f"/{n}" for n in names), *([args] if args else [])])
 
 
-def tool_item(call: dict[str, Any], result: str | None) -> Item:
-    """A tool call in the words line mode uses for a live one (`tool_summary`: plain text,
-    no terminal), with its outcome."""
-    fn = call.get("function") or {}
+def call_parts(call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A recorded tool call's name and arguments, whatever the file holds (a saved
+    transcript is read as untrusted: arguments that are not a JSON object come back as
+    `{"_raw": ...}`)."""
+    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
     name = str(fn.get("name") or "?")
     raw = fn.get("arguments") or ""
     try:
@@ -158,6 +159,13 @@ def tool_item(call: dict[str, Any], result: str | None) -> Item:
         args = {"_raw": raw}
     if not isinstance(args, dict):
         args = {"_raw": str(raw)}
+    return name, args
+
+
+def tool_item(call: dict[str, Any], result: str | None) -> Item:
+    """A tool call in the words line mode uses for a live one (`tool_summary`: plain text,
+    no terminal), with its outcome."""
+    name, args = call_parts(call)
     status = tool_status(name, result)
     text = tool_summary(name, args)
     if name == "Skill" and status == "ok":

@@ -24,7 +24,7 @@ from typing import Any
 
 from codebot.display import strip_escapes
 from codebot.ui.calls import tool_summary
-from codebot.ui.resume_view import text_of, tool_status, user_text
+from codebot.ui.resume_view import call_parts, text_of, tool_status, user_text
 
 #: The most of a transcript file read; a longer one is shown from its end, with a note.
 MAX_BYTES = 32 * 1024 * 1024
@@ -140,15 +140,7 @@ def _message(m: dict[str, Any], out: list[Entry], calls: dict[str, int], typed: 
 
 
 def _call(call: dict[str, Any]) -> Entry:
-    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
-    name = str(fn.get("name") or "?")
-    raw = fn.get("arguments") or ""
-    try:
-        args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw if isinstance(raw, dict) else {})
-    except ValueError:
-        args = {"_raw": raw}
-    if not isinstance(args, dict):
-        args = {"_raw": str(raw)}
+    name, args = call_parts(call)
     detail = "\n".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
                        for k, v in args.items())  # fmt: skip
     return Entry("tool", _safe(tool_summary(name, args)), _safe(detail), None, "no result")

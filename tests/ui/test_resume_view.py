@@ -179,3 +179,15 @@ def test_first_prompt_of_a_transcript_without_turn_records(project: Path, tmp_pa
     (sessions / "old-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert [(r.id, r.first_prompt, r.started) for r in session_rows(sessions, project)] == [
         ("old-1", "/review src/", "2026-12-01 12:00")]
+
+
+@pytest.mark.parametrize("call", [{"function": "Bash"}, {"function": None}, {"function": {"name": "Bash", "arguments": "[1]"}},
+                                  {"function": {"name": "Bash", "arguments": "{not json"}}, {}])  # fmt: skip
+def test_a_damaged_tool_call_in_a_saved_session_is_shown_not_fatal(call: dict[str, Any]) -> None:
+    """A transcript file is read as untrusted: a call whose `function` is not an object, or
+    whose arguments are not a JSON object, is shown as it can be."""
+    from codebot.ui.resume_view import call_parts, tool_item
+
+    name, args = call_parts(call)
+    assert isinstance(name, str) and isinstance(args, dict)
+    assert tool_item(call, "ok").kind == "tool"
