@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from codebot.display import strip_escapes
 
 
 class Picker(ModalScreen[str | None]):
@@ -30,9 +33,11 @@ class Picker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"{self.title_text} · Enter picks · Esc closes")
-            yield OptionList(*[Option(label + ("  (current)" if value == self.current else ""), id=value)
-                               for value, label in self.choices])  # fmt: skip
+            # Text, not markup: labels quote a session's first prompt and model names
+            # (brackets in them would be read as markup, or fail as bad markup)
+            yield Static(Text(strip_escapes(f"{self.title_text} · Enter picks · Esc closes")))
+            yield OptionList(*[Option(Text(strip_escapes(label) + ("  (current)" if value == self.current else "")),
+                                      id=value) for value, label in self.choices])  # fmt: skip
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
