@@ -126,6 +126,10 @@ class Router:
         top = cfg.top if top is None else top
         if config is not None and config.index_key != self.config.index_key:
             self.config = config  # the index depends on these numbers: rebuild on demand
+        shape = request_shape(request)
+        if shape == "chat":  # decided on the words alone: no index is loaded or built for it
+            terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
+            return self._empty(request, terms, shape, cfg, actor, t0, "small talk: no skill is needed", 0.0)
         builds = self.stats["builds"]
         idx, subset = self.index(specs)
         # latency_ms counts everything but a (re)build of the index, which index_ms reports
@@ -165,9 +169,6 @@ class Router:
         neg_ids = [i for i in ids if i in idx.neg]
         counted = sorted(set(known) | set(neg_ids))
         n_oov = len(terms) - len(counted)
-        shape = request_shape(request)
-        if shape == "chat":
-            return self._empty(request, terms, shape, cfg, actor, t_index, "small talk: no skill is needed", index_ms)
         if not known and self.semantic is None:
             why = "no word of the request appears in any skill" if terms else "the request has no content words"
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
