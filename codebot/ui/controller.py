@@ -243,14 +243,15 @@ class Controller:
     def warm_router(self, then: Callable[[], Any] | None = None) -> None:
         """In a background thread: load (or build) the router's index, so the first request
         that routes (listing over budget, SkillSearch, the offline model) finds it ready;
-        then what the first turn would compute or import (`Session.warm`); then `then`
-        (the front end's own imports)."""
+        what the first turn would compute or import (`Session.warm`: the templates first,
+        the listing once the index is there); then `then` (the front end's own imports)."""
         import threading
 
         def work() -> None:
             from codebot.skills.route import warm
 
             try:
+                self.session.warm(listing=False)  # the templates: every turn renders them
                 warm(lambda: self.catalog.snapshot)
                 self.session.warm()
                 if then is not None:

@@ -66,14 +66,15 @@ class Prompting:
             got = self._allowed_cache = (key, eligible(snap, Actor.MODEL, overrides))
         return got[1]
 
-    def warm(self) -> None:
+    def warm(self, listing: bool = True) -> None:
         """What a first turn would otherwise compute or import on the event loop (front
-        ends call it from a background thread once the session exists): `paths:`
-        activation, the listing's per-skill decisions, the templates."""
+        ends call it from a background thread once the session exists): the templates,
+        then (with `listing`) `paths:` activation and the listing's per-skill decisions."""
         from codebot import templates
 
-        self.current_listing("")
         templates.environment()
+        if listing:
+            self.current_listing("")
 
     def _ranker(self, request: str):
         """For a catalog whose names overflow the listing: the router's ranking of the

@@ -19,6 +19,7 @@ log = logging.getLogger("codebot.tui")
 
 CATCH_UP_AFTER = 3.0  # seconds after start: the skill watcher's rescan for what changed while loading
 BIG_CATALOG = 2000  # skills: from here that rescan takes long enough to be worth delaying
+WATCH_AFTER = 1.0  # seconds after start: when a big catalog's watches are armed
 
 
 def needs_warm_up(client: Any) -> bool:
@@ -79,10 +80,16 @@ class StartupMixin:
         if not self._warm:
             self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
         if self.watch_skills:
-            self._start_watcher()
-            # after the first paint, in this order: the router's index, what the first
-            # turn computes, the markdown widget (0.4 s of imports)
+            # after the first paint, in this order: what the first turn computes, the
+            # router's index, the markdown widget (0.4 s of imports)
             self.controller.warm_router(then=_import_markdown)
+            if self.controller.skill_count() >= BIG_CATALOG:
+                # arming the watches of a big catalog takes the processor for a while: not
+                # while the person's first request is being answered (edits made meanwhile
+                # are found by the catch-up rescan)
+                self.set_timer(WATCH_AFTER, self._start_watcher)
+            else:
+                self._start_watcher()
         if self.controller.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
             self.run_worker(self.offer_local_server(), name="probe", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
