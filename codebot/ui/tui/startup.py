@@ -80,8 +80,8 @@ class StartupMixin:
         if not self._warm:
             self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
         if self.watch_skills:
-            # after the first paint, in this order: what the first turn computes, the
-            # router's index, the markdown widget (0.4 s of imports)
+            # after the first paint, in one thread: the templates, the router's index, the
+            # first turn's listing work, the markdown widget (0.4 s of imports)
             self.controller.warm_router(then=_import_markdown)
             if self.controller.skill_count() >= BIG_CATALOG:
                 # arming the watches of a big catalog takes the processor for a while: not
