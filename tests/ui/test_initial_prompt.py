@@ -3,10 +3,10 @@ welcome line, without anyone pressing Enter."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
+from pilot_wait import until
 from textual.widgets import Markdown, Static
 
 from codebot.agent.model import ScriptedModel
@@ -28,12 +28,6 @@ def project(tmp_path: Path, write_skill) -> Path:
     return proj
 
 
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.02)
 
 
 def transcript(app: CodebotApp) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pilot_wait import until
 from textual.command import CommandPalette
 from textual.filter import Monochrome, NoColor
 from textual.widgets import Collapsible, DataTable, Input, Markdown, Static
@@ -67,12 +68,6 @@ def make_app(project: Path) -> MakeApp:
     return make
 
 
-async def until(pilot, predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.02)
 
 
 async def type_text(pilot, text: str) -> None:

@@ -3,11 +3,12 @@ usual collapsed result once it is done."""
 
 from __future__ import annotations
 
-import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import until as _until
 from textual.widgets import Collapsible, Static
 
 from codebot.agent.model import ScriptedModel
@@ -37,12 +38,7 @@ def bash(command: str) -> dict[str, Any]:
     return {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": command}}]}
 
 
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.01)
+until = partial(_until, step=0.01)
 
 
 async def send(app: CodebotApp, text: str) -> None:

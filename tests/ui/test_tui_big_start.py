@@ -4,10 +4,11 @@ does in that time is lost. (BIG_CATALOG is lowered so a small test catalog count
 
 from __future__ import annotations
 
-import time
+from functools import partial
 from pathlib import Path
 
 import pytest
+from pilot_wait import until as _until
 
 from codebot.agent.model import ScriptedModel
 from codebot.config import load_settings
@@ -15,13 +16,7 @@ from codebot.ui.controller import Controller
 from codebot.ui.tui import startup
 from codebot.ui.tui.app import CodebotApp
 
-
-async def until(pilot, predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.05)
+until = partial(_until, timeout=10.0, step=0.05)
 
 
 @pytest.fixture

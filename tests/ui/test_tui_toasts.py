@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
+from pilot_wait import until
 from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.widgets._toast import Toast
@@ -33,12 +33,6 @@ def on_screen(widget) -> Region:
         return Region()
 
 
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.02)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24), (60, 18)])

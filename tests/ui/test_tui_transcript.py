@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import until
 
 from codebot.agent.model import ScriptedModel
 from codebot.config import load_settings
@@ -37,12 +37,6 @@ def make_app(project: Path, replies: list[Any]) -> CodebotApp:
 READ = {"text": "Let me read it.", "tool_calls": [{"name": "Read", "arguments": {"path": "notes.txt"}}]}
 
 
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.02)
 
 
 async def turn(pilot, app: CodebotApp, text: str) -> None:

@@ -7,10 +7,12 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import until as _until
 from textual.widgets import Collapsible, Markdown
 
 from codebot.agent.model import Completion, ModelRequest, ScriptedModel, TextDelta
@@ -61,12 +63,7 @@ def make_app(project: Path, client: Any) -> CodebotApp:
     return CodebotApp(controller, watch_skills=False)
 
 
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the UI")
-        await pilot.pause(0.01)
+until = partial(_until, step=0.01)
 
 
 def shown_text(app: CodebotApp) -> str:
