@@ -225,3 +225,17 @@ def test_codebot_trust_names_the_toggles_the_personal_file_will_widen(projects: 
     assert ".codebot/config.local.yaml: skills.overrides = {'deploy': 'on'} (these now win over your own toggles)" in (
         describe_grants(a))  # fmt: skip
     assert not any("config.local.yaml" in line for line in describe_grants(b))
+
+
+def test_the_listing_follows_a_toggle_at_once(projects: tuple[Path, Path]) -> None:
+    """The model's eligibility is kept per snapshot and overrides (`Prompting._allowed`):
+    a toggle must still change the very next listing."""
+    ctrl = controller(projects[0])
+    try:
+        assert "- deploy" in ctrl.session.current_listing("").text
+        ctrl.toggle_from_args("off deploy")
+        assert "- deploy" not in ctrl.session.current_listing("").text
+        ctrl.toggle_from_args("on deploy")
+        assert "- deploy" in ctrl.session.current_listing("").text
+    finally:
+        ctrl.close()
