@@ -91,6 +91,22 @@ class _Answer:
             self.pending = ""
 
 
+def _prefetch(settings: Settings, roots: Any, prompt: str) -> Any:
+    """A task from a home with no router index will rank the whole catalog: what starts
+    tokenizing the skills' bodies in a helper process once the catalog's scan has found
+    them, while this process parses them (see skills/route/prefetch.py). None for small
+    talk and commands, which never route."""
+    from codebot.skills.route.shape import request_shape
+    from codebot.ui import commands
+
+    if commands.parse(prompt).kind == "builtin" or request_shape(prompt) == "chat":
+        return None
+    from codebot.skills.route import router, warmup
+
+    router.router_from_settings(settings, shared=True)  # build_session does it again: same router
+    return warmup.prefetch_bodies(roots)
+
+
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
               continue_latest: bool = False, resume_id: str | None = None, extra_dirs=(),
               compact: str | None = None) -> int:
@@ -116,7 +132,9 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             # format; stdout keeps only the result.
             _say(f"codebot: warning: {e.text}")
 
-    catalog = open_catalog(settings)
+    catalog = open_catalog(settings, load=False)
+    catalog.on_scanned = _prefetch(settings, catalog.roots, prompt)
+    catalog.load()
     try:
         session = build_session(settings, catalog, emit=emit, interactive=False, allow=allow, deny=deny,
                                 resume=ResumeChoice(continue_latest, resume_id), extra_dirs=extra_dirs)  # fmt: skip

@@ -14,7 +14,7 @@ import dataclasses
 import gc
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
@@ -73,6 +73,9 @@ class Catalog:
         # else changed, the snapshot is patched instead of rebuilt. key -> (old, new).
         self._replaced: dict[str, tuple[Spec, Spec]] = {}
         self._snapshot = Snapshot(MappingProxyType({}), (), (), self.roots)
+        #: called once, with the candidates, when a full scan has found them and before
+        #: they are parsed (the router starts tokenizing bodies in another process then)
+        self.on_scanned: Callable[[list[Candidate]], None] | None = None
 
     @property
     def snapshot(self) -> Snapshot:
@@ -147,6 +150,9 @@ class Catalog:
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
         self._keep_dirs(cache)
+        if self.on_scanned is not None:
+            scanned, self.on_scanned = self.on_scanned, None
+            scanned(list(self._candidates.values()))
         if prev.keys() != self._candidates.keys():
             self._order = None
             self._dirty = True

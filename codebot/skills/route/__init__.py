@@ -19,6 +19,7 @@ _EXPORTS = {
     "evaluate": "eval",
     "left_behind": "shape",
     "parse_cases": "eval",
+    "prefetch_bodies": "warmup",
     "preselect": "router",
     "router_from_settings": "router",
     "update": "warmup",

@@ -70,12 +70,18 @@ class IndexCache:
         # whichever way it was made; "last" says how: "build", "patch", "reuse" (new spec
         # objects, same rows), "refresh", "load" or "load+patch"
         self.stats: dict[str, Any] = {"builds": 0, "full_builds": 0, "patches": 0, "loads": 0, "refreshes": 0,
-                                      "saves": 0, "rows_tokenized": 0, "bodies_read": 0, "last_build_ms": 0.0,
+                                      "saves": 0, "rows_tokenized": 0, "bodies_read": 0, "bodies_prefetched": 0,
+                                      "last_build_ms": 0.0,
                                       "last": ""}  # fmt: skip
 
     @property
     def tokenizer(self) -> Tokenizer:
         return self.tokens.tokenizer(self.config)
+
+    @property
+    def current(self) -> Index | None:
+        """The index made last, if any (whatever it was made for)."""
+        return self._index
 
     def index(self, specs: Any) -> tuple[Index, Any]:
         """The index for `specs` (a Snapshot or a sequence of Spec) and a row mask or None.
@@ -226,10 +232,10 @@ class IndexCache:
                     old_rows[i] = -1
                 claimed[r] = True
         cfg = self.config
-        fresh = {
-            i: self.tokens.row(specs[i], cfg, fps.get(i))
-            for i in np.nonzero(old_rows < 0)[0].tolist()
-        }
+        todo = np.nonzero(old_rows < 0)[0].tolist()
+        if self.tokens.prefetch is not None and todo and cfg.weights.get("body", 0) > 0:
+            self.tokens.absorb(cfg, [specs[i] for i in todo])  # the bodies, with the helper
+        fresh = {i: self.tokens.row(specs[i], cfg, fps.get(i)) for i in todo}
         return old_rows, ident & (old_rows >= 0), fresh
 
     def _install(self, idx: Index, owner: Any, where: tuple[str, dict[str, Any]] | None, how: str, t0: float,
@@ -248,6 +254,7 @@ class IndexCache:
         s["loads"] += loaded
         s["rows_tokenized"] = self.tokens.stats["rows_tokenized"]
         s["bodies_read"] = self.tokens.stats["bodies_read"]
+        s["bodies_prefetched"] = self.tokens.stats["bodies_prefetched"]
         s["last"] = ("load" if how == "reuse" else f"load+{how}") if loaded else how
         s["last_build_ms"] = (time.perf_counter() - t0) * 1000
 

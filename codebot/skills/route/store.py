@@ -193,6 +193,15 @@ class IndexStore:
                     return None
         return None
 
+    def saved(self, slot_id: str, head: dict[str, Any]) -> bool:
+        """Whether an index for `slot_id` made under `head` is saved (its manifest only:
+        what a process checks before it prepares a build that a load would make moot)."""
+        try:
+            self._manifest(slot_id, head)
+        except _MISS:
+            return False
+        return True
+
     def _manifest(self, slot_id: str, head: dict[str, Any]) -> dict[str, Any]:
         if not _is_folder(self.folder):
             raise UnusableFile(f"{self.folder} is not a folder")

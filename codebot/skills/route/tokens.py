@@ -38,7 +38,9 @@ class TokenCache:
         self._name_bags: dict[str, Bag] = {}
         self._text_bags: dict[str, Bag] = {}
         self._body_bags: dict[tuple[Any, ...], Bag] = {}
-        self.stats = {"rows_tokenized": 0, "bodies_read": 0}
+        self.stats = {"rows_tokenized": 0, "bodies_read": 0, "bodies_prefetched": 0}
+        #: a `prefetch.BodyPrefetch` whose bodies the first body needed will wait for
+        self.prefetch: Any = None
 
     def tokenizer(self, cfg: RouterConfig) -> Tokenizer:
         if self._tok is None or self._tok_kind != cfg.stemmer:
@@ -54,6 +56,9 @@ class TokenCache:
         self.lexicon = {t: i for i, t in enumerate(self.terms)}
         self._word_ids = {}
         self.clear()
+        if self.prefetch is not None:  # a saved index has the rows: the helper's work is moot
+            self.prefetch.close()
+            self.prefetch = None
 
     def clear(self) -> None:
         """Drop the bag caches: once a build is done, its rows hold what they held."""
@@ -139,14 +144,112 @@ class TokenCache:
         return got
 
     def _body_bag(self, spec: Spec, cfg: RouterConfig) -> Bag:
+        if self.prefetch is not None:
+            self.absorb(cfg, (spec,))
         n = cfg.body_chars
         key = (str(spec.real_path), spec.body_offset, spec.stamp, n)
         got = self._body_bags.get(key)
         if got is None:
+            got = self._body_bags[key] = self._read_body(spec, cfg, n)
+        return got
+
+    def _read_body(self, spec: Spec, cfg: RouterConfig, n: int) -> Bag:
+        try:
+            body = spec.read_body()[:n]
+        except OSError:
+            body = ""
+        self.stats["bodies_read"] += 1
+        return self._bag(body, cfg)
+
+    # -- bodies another process tokenized --------------------------------------------------
+
+    def absorb(self, cfg: RouterConfig, specs: Sequence[Spec]) -> int:
+        """The bodies of `specs`, with the `prefetch` helper's help: its frames go into the
+        body cache (mapped onto this lexicon, under the key `_body_bag` looks them up by,
+        so a file changed since, or one not loaded, is never served from them) while this
+        process tokenizes from the other end of the helper's order (real paths, sorted)
+        until it reaches a body the helper sent. Never waits for the helper; stops it.
+        How many bodies came from it."""
+        pf, self.prefetch = self.prefetch, None
+        if pf is None:
+            return 0
+        try:
+            if pf.config.body_chars != cfg.body_chars or pf.config.stemmer != cfg.stemmer:
+                return 0
+            self.tokenizer(cfg)  # may clear the caches: before they are filled
+            local: list[int] = []  # the helper's term index -> the id here
+            got = 0
+            n = cfg.body_chars
+            # the other fields first, while the helper works on: the bodies this process
+            # does not get to are what it saves
+            for spec in specs:
+                for frame in pf.ready():
+                    got += self._take(frame, local)
+                self._prime(spec, cfg)
+            for spec in sorted(specs, key=lambda s: str(s.real_path), reverse=True):
+                for frame in pf.ready():
+                    got += self._take(frame, local)
+                key = (str(spec.real_path), spec.body_offset, spec.stamp, n)
+                if key in self._body_bags:
+                    break  # the helper has done this one, and every one before it
+                self._body_bags[key] = self._read_body(spec, cfg, n)
+            for frame in pf.ready():  # what came in meanwhile
+                got += self._take(frame, local)
+        finally:
+            pf.close()
+        self.stats["bodies_prefetched"] += got
+        return got
+
+    def _prime(self, spec: Spec, cfg: RouterConfig) -> None:
+        """The name, description and when_to_use bags of `spec` into their caches (what
+        `row` then finds there)."""
+        nb = self._name_bag(spec, cfg)
+        self._text_bag(spec.description or "", nb, cfg)
+        if cfg.weights.get("when_to_use", 0) > 0 and spec.when_to_use:
+            self._text_bag(spec.when_to_use, nb, cfg)
+
+    def _take(self, frame: dict[str, Any], local: list[int]) -> int:
+        """One frame of the helper's into the body cache; how many bodies it held."""
+        import numpy as np
+
+        from codebot.skills.files import Stamp
+
+        terms = frame.get("terms", ())
+        bodies = frame.get("bodies", ())
+        if not isinstance(terms, list) or not all(type(t) is str for t in terms) or not isinstance(bodies, list):
+            return 0
+        local.extend(self._ids(terms))
+        remap = np.asarray(local, dtype=np.int32)
+        keys, lens, parts, cparts = [], [], [], []
+        for item in bodies:
             try:
-                body = spec.read_body()[:n]
-            except OSError:
-                body = ""
-            self.stats["bodies_read"] += 1
-            got = self._body_bags[key] = self._bag(body, cfg)
+                real, offset, mtime, size, inode, n, ids_b, counts_b, length = item
+                key = (str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n), int(length))
+                if len(ids_b) != 2 * len(counts_b) or len(ids_b) % 4:
+                    continue
+            except (TypeError, ValueError):
+                continue
+            keys.append(key)
+            lens.append(len(counts_b) // 2)
+            parts.append(ids_b)
+            cparts.append(counts_b)
+        if not keys:
+            return 0
+        lids = np.frombuffer(b"".join(parts), dtype=np.int32)
+        if len(lids) and not 0 <= lids.min() <= lids.max() < len(remap):
+            return 0  # ids past the helper's own lexicon: the frame is not trusted
+        ids = remap[lids]
+        counts = np.frombuffer(b"".join(cparts), dtype=np.uint16)
+        # each body's ids ascending (Bag's order), all bodies of the frame in one sort
+        doc = np.repeat(np.arange(len(keys)), lens)
+        order = np.lexsort((ids, doc))
+        ids, counts = ids[order].tobytes(), counts[order].tobytes()
+        got = 0
+        at = 0
+        for key, k in zip(keys, lens, strict=True):
+            if key[:4] not in self._body_bags:
+                self._body_bags[key[:4]] = Bag(array("i", ids[4 * at : 4 * (at + k)]),
+                                               array("H", counts[2 * at : 2 * (at + k)]), key[4])  # fmt: skip
+                got += 1
+            at += k
         return got

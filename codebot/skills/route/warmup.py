@@ -27,9 +27,10 @@ one. None of them raises for a bad cache (it is rebuilt); a failure to save is k
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from codebot.skills.files import Root
 from codebot.skills.invoke import Actor, Adapter
 from codebot.skills.route.router import Router, default_router
 
@@ -60,6 +61,36 @@ def warm_in_background(
     )
     t.start()
     return t
+
+
+def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Callable[[list[Any]], None] | None:
+    """For a process whose first request will rank the whole catalog of `roots`: unless an
+    index for them is saved, start a helper process (see `prefetch`) and return the
+    function for `Catalog.on_scanned` that gives it the files the catalog's scan found, to
+    tokenize their bodies; the index build then takes what it made. None: nothing to
+    prepare (and nothing started)."""
+    from codebot.skills.route.prefetch import BodyPrefetch
+    from codebot.skills.route.store import header, slot
+
+    rt = router or default_router()
+    cache = rt.indexes
+    if cache.tokens.prefetch is not None or cache.current is not None or not BodyPrefetch.available(rt.config):
+        return None
+    head = header(rt.config)
+    if cache.store is not None and cache.store.saved(slot(roots, head), head):
+        return None
+    pf = cache.tokens.prefetch = BodyPrefetch.spawn(rt.config)
+    if pf is None:
+        return None
+
+    def start(candidates: list[Any]) -> None:
+        if cache.tokens.prefetch is pf:  # not taken, nor dropped for a saved index, yet
+            try:
+                pf.feed(candidates)
+            except Exception:  # an optimisation that failed: the build does it all itself
+                pf.close()
+
+    return start
 
 
 def update(snapshot: Any, router: Router | None = None) -> None:

@@ -1,0 +1,80 @@
+"""The helper process behind `prefetch`: it tokenizes the bodies of the skill files the
+catalog's scan found with the router's own `TokenCache`, while the process that started it
+parses them on another core.
+
+Run only by `prefetch.BodyPrefetch` (``python -P -c ...``), never by a person. Input on
+stdin: one pickle of ``{"files": [(path, real_path, mtime_ns, size, inode), ...], "config":
+RouterConfig}``, in the order of their real paths, which it keeps. Output on stdout:
+frames, each a 4-byte big-endian length and a pickle of ``{"terms": [new local terms],
+"bodies": [(real_path, body_offset, mtime_ns, size, inode, body_chars, ids, counts,
+length), ...]}``; ids index this worker's own lexicon (every frame's "terms" in turn),
+sorted, as the bytes of ``array("i")``; counts are the bytes of ``array("H")``. The last
+frame has ``"done": True``.
+
+The parent trusts nothing here it cannot check: a body is used only for the spec whose
+real path, body offset and file stamp are the ones recorded with it, so a file changed, a
+file the catalog does not load, or a frame that never comes costs only the time this
+process took (the parent tokenizes the rest itself).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+from typing import Any, BinaryIO
+
+FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what stopping it wastes
+
+
+def _send(out: BinaryIO, doc: dict[str, Any]) -> None:
+    data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(struct.pack(">I", len(data)))
+    out.write(data)
+    out.flush()
+
+
+def run(job: dict[str, Any], out: BinaryIO) -> int:
+    """Tokenize the bodies of `job["files"]`, in their order."""
+    from codebot.skills.files import frontmatter
+    from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
+    from codebot.skills.route.tokens import TokenCache
+
+    cfg = job["config"]
+    n = cfg.body_chars
+    parent = os.getppid()
+    tokens = TokenCache()
+    tokens.tokenizer(cfg)
+    sent_terms = 0
+    bodies: list[tuple[Any, ...]] = []
+    for path, real, mtime, size, inode in job["files"]:
+        try:
+            # the catalog's reader: a FIFO or a device swapped in is refused, not opened for long
+            data = read_regular(path, MAX_FILE_BYTES, size_hint=size)
+            split = frontmatter.split(data)
+        except (OSError, frontmatter.FrontmatterError, UnicodeDecodeError):
+            continue  # the catalog explains it, or refuses the file; nothing to prefetch
+        offset = split.body_offset if split is not None else 0
+        # as Spec.read_body()[:n] decodes it: the same bytes from the same offset
+        bag = tokens._bag(data[offset:].decode("utf-8", errors="replace")[:n], cfg)
+        bodies.append((real, offset, mtime, size, inode, n, bag.ids.tobytes(), bag.counts.tobytes(), bag.length))
+        if len(bodies) >= FRAME_BODIES:
+            if os.getppid() != parent:
+                return 1  # the parent is gone: nobody will read this
+            _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
+            sent_terms = len(tokens.terms)
+            bodies = []
+    _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies, "done": True})
+    return 0
+
+
+def main() -> int:
+    import gc
+
+    gc.disable()  # a short life making millions of objects and no cycles (see cache._derive)
+    try:
+        job = pickle.load(sys.stdin.buffer)  # from the parent that started this process
+        return run(job, sys.stdout.buffer)
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 1

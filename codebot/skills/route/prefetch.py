@@ -1,0 +1,186 @@
+"""Skill bodies tokenized in a helper process while this one loads the catalog.
+
+A first request from an empty `$CODEBOT_HOME` that must rank a large catalog builds the
+router's index, and most of that build is tokenizing the bodies (2 to 3 s for 10,000
+skills, more than the catalog load before it). Both are single-threaded Python, so they
+can only overlap in two processes: `BodyPrefetch.spawn(config)`, before the catalog loads,
+starts `body_worker`; `feed(candidates)`, once the catalog's scan has found the files,
+hands it the same files, which it
+tokenizes their bodies in the order of their real paths and sends them in frames. When the index build needs the
+bodies, `TokenCache.absorb` takes the frames that have arrived and tokenizes bodies
+itself *from the other end* of that order, until the two meet; then the helper is
+stopped. The build never waits for the helper: a helper that is slow, dies or sends
+nothing only leaves more of the bodies to this process, as if it had not been started.
+
+What is checked, so that the helper can only save time, never change a result:
+
+- a prefetched bag is used only for the body whose real path, body offset, file stamp
+  (mtime_ns, size, inode) and `body_chars` it was made for: the key `TokenCache` itself
+  caches bodies by; a file edited in between, or one the catalog does not load, is a miss;
+- the helper tokenizes with the same `TokenCache` code under the same `RouterConfig`;
+- a frame that is too long or malformed ends the reading (the rest is done here);
+- the helper is started as ``python -P -c`` with this very package first on its path, so
+  a `codebot/` folder in the working directory (a cloned repository) is never imported;
+  it is killed once the bodies are in, and at exit.
+
+Nothing starts on a machine with one CPU, or when `CODEBOT_NO_PREFETCH` is set.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+from codebot.skills.route.config import RouterConfig
+
+MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper sends ~1 MB ones)
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from codebot.skills.route.body_worker import main; raise SystemExit(main())"
+)
+_LIVE: set[subprocess.Popen[bytes]] = set()
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _kill_all() -> None:
+    for proc in list(_LIVE):
+        _kill(proc)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    _LIVE.discard(proc)
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a killed process that lingers
+        pass
+
+
+atexit.register(_kill_all)  # a helper never outlives the process it works for
+
+
+class BodyPrefetch:
+    """One running helper and the frames it has sent so far (read by a daemon thread)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], config: RouterConfig) -> None:
+        self.proc = proc
+        self.config = config
+        self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: no more
+        self.error = ""  # why the helper was given up, if it was
+        self._reader = threading.Thread(target=self._read, name="codebot-prefetch-read", daemon=True)
+        self._reader.start()
+
+    @staticmethod
+    def available(config: RouterConfig) -> bool:
+        """Whether a helper would be started here at all."""
+        return not os.environ.get("CODEBOT_NO_PREFETCH") and _cpus() >= 2 and config.weights.get("body", 0) > 0
+
+    @classmethod
+    def spawn(cls, config: RouterConfig) -> BodyPrefetch | None:
+        """A helper, started now so that its interpreter is up by the time the catalog's
+        scan is done (`feed` gives it the files then); None where it would not pay."""
+        if not cls.available(config):
+            return None
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-P", "-c", _BOOT, _PACKAGE_PARENT],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                close_fds=True, start_new_session=True,
+            )  # fmt: skip
+        except OSError:
+            return None
+        _LIVE.add(proc)
+        return cls(proc, config)
+
+    def feed(self, candidates: Sequence[Any]) -> None:
+        """Give the helper the catalog's `candidates` (what its scan found) to tokenize."""
+        files = sorted(
+            ((str(c.path), str(c.real_path), c.stat.st_mtime_ns, c.stat.st_size, c.stat.st_ino) for c in candidates),
+            key=itemgetter(1),
+        )  # fmt: skip
+        job = pickle.dumps({"files": files, "config": self.config}, protocol=pickle.HIGHEST_PROTOCOL)
+        # written by a thread: a pipe holds 64 KiB, and the helper may still be starting
+        threading.Thread(target=self._feed, args=(job,), name="codebot-prefetch-feed", daemon=True).start()
+
+    def _feed(self, job: bytes) -> None:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(job)
+            self.proc.stdin.close()
+        except (OSError, ValueError):  # the helper is gone (or was stopped): nothing to do
+            _kill(self.proc)
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        try:
+            while True:
+                head = out.read(4)
+                if len(head) < 4:
+                    self.error = self.error or "the helper ended without finishing"
+                    break
+                (size,) = struct.unpack(">I", head)
+                if size > MAX_FRAME:
+                    self.error = f"a frame of {size:,} bytes"
+                    break
+                data = out.read(size)
+                if len(data) < size:
+                    self.error = "the helper ended in the middle of a frame"
+                    break
+                frame = pickle.loads(data)  # written by body_worker, our own code
+                if not isinstance(frame, dict):
+                    self.error = "a malformed frame"
+                    break
+                self.frames.put(frame)
+                if frame.get("done"):
+                    break
+        except Exception as exc:  # a broken pipe, a truncated pickle: give up, never raise
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.frames.put(None)
+            out.close()
+
+    def ready(self) -> list[dict[str, Any]]:
+        """The frames that have arrived since the last call; never waits."""
+        out = []
+        while True:
+            try:
+                frame = self.frames.get_nowait()
+            except queue.Empty:
+                return out
+            if frame is None:
+                self.frames.put(None)  # stays the last word for a later call
+                return out
+            out.append(frame)
+
+    def close(self) -> None:
+        _kill(self.proc)
+
+
+def wait_helpers(timeout: float = 5.0) -> None:
+    """For tests: wait until no helper runs (they are killed at exit anyway)."""
+    end = time.monotonic() + timeout
+    while _LIVE and time.monotonic() < end:
+        for proc in list(_LIVE):
+            if proc.poll() is not None:
+                _LIVE.discard(proc)
+        time.sleep(0.01)
