@@ -12,7 +12,12 @@ def index_path(settings: Settings) -> Path:
     return settings.home / "cache" / "skill-index.json"
 
 
-def open_catalog(settings: Settings, load: bool = True) -> Catalog:
+def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) -> Catalog:
+    """The catalog of `settings`' skill folders (loaded unless `load=False`). `prefetch`:
+    this process will rank the whole catalog soon (an interactive session warms the
+    router; a task in print mode routes), so when no router index is saved for these
+    folders, the catalog's scan hands its files to a helper process that tokenizes their
+    bodies while this one parses them (skills/route/prefetch.py)."""
     roots = default_roots(
         cwd=settings.cwd,
         home=Path.home(),
@@ -28,6 +33,11 @@ def open_catalog(settings: Settings, load: bool = True) -> Catalog:
         else:
             index = Index(index_path(settings))
     catalog = Catalog(roots, index=index)
+    if prefetch:
+        from codebot.skills.route import router, warmup
+
+        router.router_from_settings(settings, shared=True)  # build_session does it again: same router
+        catalog.on_scanned = warmup.prefetch_bodies(catalog.roots)
     if load:
         catalog.load()
     return catalog

@@ -39,7 +39,7 @@ class Controller:
 
         self.settings = settings
         self._session_args = {"allow": allow, "deny": deny, "extra_dirs": extra_dirs}  # for /resume
-        self.catalog = open_catalog(settings)
+        self.catalog = open_catalog(settings, prefetch=True)  # warm_router builds the index soon
         self._emit = emit or (lambda _e: None)
         self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
                                      interactive=interactive, allow=allow, deny=deny, resume=resume,

@@ -91,20 +91,13 @@ class _Answer:
             self.pending = ""
 
 
-def _prefetch(settings: Settings, roots: Any, prompt: str) -> Any:
-    """A task from a home with no router index will rank the whole catalog: what starts
-    tokenizing the skills' bodies in a helper process once the catalog's scan has found
-    them, while this process parses them (see skills/route/prefetch.py). None for small
-    talk and commands, which never route."""
+def _routes(prompt: str) -> bool:
+    """Whether the turn of `prompt` may rank the whole catalog (so a cold index build is
+    worth preparing while the catalog loads). Small talk and commands never route."""
     from codebot.skills.route.shape import request_shape
     from codebot.ui import commands
 
-    if commands.parse(prompt).kind == "builtin" or request_shape(prompt) == "chat":
-        return None
-    from codebot.skills.route import router, warmup
-
-    router.router_from_settings(settings, shared=True)  # build_session does it again: same router
-    return warmup.prefetch_bodies(roots)
+    return commands.parse(prompt).kind != "builtin" and request_shape(prompt) != "chat"
 
 
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
@@ -132,9 +125,7 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             # format; stdout keeps only the result.
             _say(f"codebot: warning: {e.text}")
 
-    catalog = open_catalog(settings, load=False)
-    catalog.on_scanned = _prefetch(settings, catalog.roots, prompt)
-    catalog.load()
+    catalog = open_catalog(settings, prefetch=_routes(prompt))
     try:
         session = build_session(settings, catalog, emit=emit, interactive=False, allow=allow, deny=deny,
                                 resume=ResumeChoice(continue_latest, resume_id), extra_dirs=extra_dirs)  # fmt: skip

@@ -34,6 +34,9 @@ from codebot.skills.files import Root
 from codebot.skills.invoke import Actor, Adapter
 from codebot.skills.route.router import Router, default_router
 
+#: fewer skill files than this are tokenized in-process: their build takes well under a
+#: second, less than starting a helper saves
+PREFETCH_MIN = 1000
 #: eligibility computed while warming: the model's (Skill tool, offline model) and SkillSearch's
 WARM_ACTORS = (Actor.MODEL, Actor.EVAL)
 
@@ -65,10 +68,10 @@ def warm_in_background(
 
 def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Callable[[list[Any]], None] | None:
     """For a process whose first request will rank the whole catalog of `roots`: unless an
-    index for them is saved, start a helper process (see `prefetch`) and return the
-    function for `Catalog.on_scanned` that gives it the files the catalog's scan found, to
-    tokenize their bodies; the index build then takes what it made. None: nothing to
-    prepare (and nothing started)."""
+    index for them is saved, the function for `Catalog.on_scanned` that starts a helper
+    process (see `prefetch`) on the files the scan found, when they are at least
+    `PREFETCH_MIN`, to tokenize their bodies; the index build then takes what it made.
+    None: nothing to prepare."""
     from codebot.skills.route.prefetch import BodyPrefetch
     from codebot.skills.route.store import header, slot
 
@@ -79,16 +82,17 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Call
     head = header(rt.config)
     if cache.store is not None and cache.store.saved(slot(roots, head), head):
         return None
-    pf = cache.tokens.prefetch = BodyPrefetch.spawn(rt.config)
-    if pf is None:
-        return None
 
     def start(candidates: list[Any]) -> None:
-        if cache.tokens.prefetch is pf:  # not taken, nor dropped for a saved index, yet
-            try:
+        if len(candidates) < PREFETCH_MIN or cache.tokens.prefetch is not None or cache.current is not None:
+            return
+        try:
+            pf = BodyPrefetch.spawn(rt.config)
+            if pf is not None:
                 pf.feed(candidates)
-            except Exception:  # an optimisation that failed: the build does it all itself
-                pf.close()
+                cache.tokens.prefetch = pf
+        except Exception:  # an optimisation that failed: the build does it all itself
+            pass
 
     return start
 

@@ -18,6 +18,7 @@ from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.route import prefetch as P
 from codebot.skills.route import router as R
+from codebot.skills.route import warmup
 from codebot.skills.route.store import IndexStore
 from codebot.skills.route.warmup import prefetch_bodies
 
@@ -26,6 +27,12 @@ from gen_skills import generate
 
 REQUESTS = ["review my recent changes", "write a dockerfile for this app", "fix the flaky pytest fixture",
             "fill in this pdf form", "deploy to kubernetes with helm", "clean up the git history"]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def small_catalogs_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These catalogs are small: start the helper for them as for a large one."""
+    monkeypatch.setattr(warmup, "PREFETCH_MIN", 1)
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +188,22 @@ def test_nothing_starts_when_an_index_is_saved_or_on_one_cpu(skills, tmp_path, m
     assert first.stats["saves"] == 1
     assert prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "router"))) is None
     assert prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "other"))) is not None
-    assert len(P._LIVE) == 1  # started at once, to be fed the files by the catalog's scan
-    P._kill_all()
     assert prefetch_bodies(roots_of(skills), first) is None  # it has an index already
     monkeypatch.setattr(P, "_cpus", lambda: 1)
     assert prefetch_bodies(roots_of(skills), R.Router()) is None
     monkeypatch.setattr(P, "_cpus", lambda: 4)
     monkeypatch.setenv("CODEBOT_NO_PREFETCH", "1")
     assert prefetch_bodies(roots_of(skills), R.Router()) is None
-    assert not P._LIVE  # none of these started a process
+    assert not P._LIVE  # none of these started a process (that waits for the scan)
+
+
+def test_a_small_catalog_starts_no_helper(skills, monkeypatch):
+    monkeypatch.setattr(warmup, "PREFETCH_MIN", 1000)
+    rt = R.Router()
+    _, snap = load(skills, rt, wait=False)
+    assert rt.indexes.tokens.prefetch is None and not P._LIVE
+    rt.index(snap)
+    assert rt.stats["bodies_read"] == len(snap)
 
 
 def test_print_mode_gives_the_same_answer_with_and_without_the_helper(skills, tmp_path):
@@ -217,42 +231,27 @@ def test_print_mode_gives_the_same_answer_with_and_without_the_helper(skills, tm
     assert "docker" in a["result"].lower()
 
 
-def test_print_mode_starts_the_helper_for_a_task_not_for_small_talk(skills, tmp_path, monkeypatch):
-    from codebot.config import load_settings
+def test_print_mode_prepares_a_build_for_a_task_not_for_small_talk():
     from codebot.ui import print_mode
 
-    started: list[object] = []
-    monkeypatch.setattr("codebot.skills.route.warmup.prefetch_bodies",
-                        lambda roots, router=None: started.append(roots) or "callback")  # fmt: skip
+    for prompt in ("hello there", "thanks!", "/help", "/compact"):
+        assert not print_mode._routes(prompt)
+    assert print_mode._routes("review my recent changes")
+
+
+def test_open_catalog_hands_the_scan_to_a_helper_only_when_asked(skills, tmp_path, monkeypatch):
+    from codebot.config import load_settings
+    from codebot.workspace import open_catalog
+
     monkeypatch.setenv("CODEBOT_HOME", str(tmp_path / "home"))
-    settings = load_settings(cwd=tmp_path)
-    for prompt in ("hello there", "thanks!", "/help"):
-        assert print_mode._prefetch(settings, roots_of(skills), prompt) is None
-    assert started == []
-    assert print_mode._prefetch(settings, roots_of(skills), "review my recent changes") == "callback"
-    assert len(started) == 1
-
-
-def test_a_fifo_among_the_skills_does_not_hold_the_helper(tmp_path, monkeypatch):
-    """The scan refuses a FIFO named SKILL.md; one swapped in after the scan is refused by
-    the helper's reader (opened non-blocking, not a regular file)."""
-    root = tmp_path / "skills"
-    generate(root, 20, seed=9)
-    swapped = sorted(root.glob("*/SKILL.md"))[3]
-    (root / "stuck").mkdir()
-    os.mkfifo(root / "stuck" / "SKILL.md")  # opening it to read would block
-    rt = R.Router()
-    cat = Catalog(roots_of(root))
-    start = prefetch_bodies(roots_of(root), rt)
-
-    def swap_then_start(candidates):
-        swapped.rename(swapped.with_suffix(".bak"))
-        os.mkfifo(swapped)
-        start(candidates)
-
-    cat.on_scanned = swap_then_start
-    snap = cat.load()
-    finished(rt, timeout=30)
-    rt.index(snap)
-    assert len(snap) == 19  # the catalog refuses both FIFOs too
-    assert rt.stats["bodies_prefetched"] == 19 and rt.stats["bodies_read"] == 0
+    monkeypatch.setattr(R, "_DEFAULT", None)  # a process that has not routed yet
+    settings = load_settings(cwd=tmp_path, skills_dirs=(skills,))
+    assert open_catalog(settings, load=False).on_scanned is None
+    cat = open_catalog(settings, load=False, prefetch=True)
+    assert cat.on_scanned is not None
+    rt = R.default_router()
+    cat.load()
+    finished(rt)
+    rt.index(cat.snapshot)
+    assert rt.stats["bodies_prefetched"] >= len(list(skills.glob("*/SKILL.md")))
+    P.wait_helpers()
