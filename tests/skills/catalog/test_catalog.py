@@ -301,3 +301,19 @@ def test_replaced_file_with_same_size_and_new_inode_is_reparsed(cat, skills_root
     os.replace(tmp, path)  # an editor's atomic save: same size and mtime, new inode
     assert cat.reload().changed == ("alpha",)
     assert cat.snapshot.get("alpha").description == "fir5t"
+
+
+def test_on_scanned_sees_the_candidates_once_before_any_is_parsed(skills_root, write_skill, parse_calls):
+    """The hook the router's body prefetch hangs on: the files a full scan found, before
+    parsing starts, and only once (a reload does not call it again)."""
+    write_skill(skills_root, "alpha", "description: first")
+    write_skill(skills_root, "beta", "description: second")
+    catalog = Catalog([Root(skills_root, Source.PROJECT, "codebot", (0,))])
+    seen: list[tuple[list[str], int]] = []
+    catalog.on_scanned = lambda cands: seen.append((sorted(c.path.parent.name for c in cands), len(parse_calls)))
+    catalog.load()
+    assert seen == [(["alpha", "beta"], 0)]
+    assert catalog.on_scanned is None and len(catalog.snapshot) == 2
+    write_skill(skills_root, "gamma", "description: third")
+    catalog.reload()
+    assert len(seen) == 1 and len(catalog.snapshot) == 3
