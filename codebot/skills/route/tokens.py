@@ -39,7 +39,7 @@ class TokenCache:
         self._text_bags: dict[str, Bag] = {}
         self._body_bags: dict[tuple[Any, ...], Bag] = {}
         self.stats = {"rows_tokenized": 0, "bodies_read": 0, "bodies_prefetched": 0}
-        #: a `prefetch.BodyPrefetch` whose bodies the first body needed will wait for
+        #: a `prefetch.BodyPrefetch` whose bodies the next build takes (see `absorb`)
         self.prefetch: Any = None
 
     def tokenizer(self, cfg: RouterConfig) -> Tokenizer:
