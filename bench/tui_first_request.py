@@ -6,7 +6,12 @@ Prints ONE JSON object. The baseline in the same run is the same request typed a
 time in the same session (everything loaded: what the first one costs beyond it is what
 warming did not cover).
 
-    .venv/bin/python bench/tui_first_request.py [--skills 10000] [--repeat 3]
+`--cold`: an empty `$CODEBOT_HOME` for every run instead (no catalog index, no router
+index), and a request in plain words that the router must rank the catalog for; timed
+from Enter to the offline model's answer, with the body-tokenizing helper process and,
+as the baseline in the same run, without it (`CODEBOT_NO_PREFETCH=1`).
+
+    .venv/bin/python bench/tui_first_request.py [--skills 10000] [--repeat 3] [--cold]
 """
 
 from __future__ import annotations
@@ -70,14 +75,67 @@ def one_run(project: Path, env: dict[str, str], skill: str) -> dict[str, float]:
         tmux(socket, env, "kill-server")
 
 
+COLD_REQUEST = "write a dockerfile for this app"
+# the offline model's answer: the skill it chose, or the closest ones (its "Connect a
+# model" hint is no marker: the TUI shows it as soon as the session is up)
+ANSWERED = ("Closest skills", " · inline", " · fork")
+
+
+def cold_run(project: Path, env: dict[str, str], home: Path) -> float:
+    """Enter (pressed once the screen is painted, with nothing cached) to the answer, in ms."""
+    socket = f"bench-{uuid.uuid4().hex[:8]}"
+    env = env | {"CODEBOT_HOME": str(home)}
+    cmd = f"cd {project} && exec {sys.executable} -m codebot --trust"
+    tmux(socket, env, "new-session", "-d", "-s", "s", "-x", "120", "-y", "40", cmd)
+    try:
+        wait_for(socket, env, "Ctrl+P", timeout=60)
+        time.sleep(0.3)
+        tmux(socket, env, "send-keys", "-t", "s", "-l", COLD_REQUEST)
+        time.sleep(0.2)
+        tmux(socket, env, "send-keys", "-t", "s", "Enter")
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 120:
+            screen = tmux(socket, env, "capture-pane", "-p", "-t", "s").rpartition(COLD_REQUEST)[2]
+            if any(m in screen for m in ANSWERED):
+                return (time.perf_counter() - t0) * 1000
+            time.sleep(0.005)
+        raise TimeoutError("no answer on screen in 120 s")
+    finally:
+        tmux(socket, env, "kill-server")
+
+
+def main_cold(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        project = base / "proj"
+        (project / ".git").mkdir(parents=True)
+        generate(project / ".codebot" / "skills", args.skills, seed=1)
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TMUX")}
+        env.update(HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", TERM="xterm-256color",
+                   LITELLM_LOCAL_MODEL_COST_MAP="True", CODEBOT_MODEL="offline")  # fmt: skip
+        helped, alone = [], []
+        for i in range(args.repeat):  # interleaved, so that a noisy moment hits both
+            helped.append(cold_run(project, env, base / f"h{i}"))
+            alone.append(cold_run(project, env | {"CODEBOT_NO_PREFETCH": "1"}, base / f"a{i}"))
+    a, b = statistics.median(helped), statistics.median(alone)
+    print(json.dumps({"skills": args.skills, "request": COLD_REQUEST, "cold_ms": [round(x) for x in helped],
+                      "cold_alone_ms": [round(x) for x in alone], "cold_first_request_ms": round(a),
+                      "cold_alone_first_request_ms": round(b), "prefetch_speedup": round(b / a, 2) if a else None},
+                     indent=2))  # fmt: skip
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold", action="store_true", help="empty $CODEBOT_HOME, a request the router ranks")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print(json.dumps({"error": "tmux is not installed"}))
         return 1
+    if args.cold:
+        return main_cold(args)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         project = base / "proj"
