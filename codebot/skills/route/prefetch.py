@@ -3,13 +3,12 @@
 A first request from an empty `$CODEBOT_HOME` that must rank a large catalog builds the
 router's index, and most of that build is tokenizing the bodies (2 to 3 s for 10,000
 skills, more than the catalog load before it). Both are single-threaded Python, so they
-can only overlap in two processes: `BodyPrefetch.spawn(config)`, before the catalog loads,
-starts `body_worker`; `feed(candidates)`, once the catalog's scan has found the files,
-hands it the same files, which it
-tokenizes their bodies in the order of their real paths and sends them in frames. When the index build needs the
-bodies, `TokenCache.absorb` takes the frames that have arrived and tokenizes bodies
-itself *from the other end* of that order, until the two meet; then the helper is
-stopped. The build never waits for the helper: a helper that is slow, dies or sends
+can only overlap in two processes. Once the catalog's scan has found the files (and before
+it parses them), `BodyPrefetch.spawn(config)` starts `body_worker` and `feed(candidates)`
+hands it the same files; it tokenizes their bodies in the order of their real paths and
+sends them in frames. When the index build needs the bodies, `TokenCache.absorb` takes
+the frames that have arrived and tokenizes bodies itself *from the other end* of that
+order, until the two meet; then the helper is stopped. The build never waits for the helper: a helper that is slow, dies or sends
 nothing only leaves more of the bodies to this process, as if it had not been started.
 
 What is checked, so that the helper can only save time, never change a result:
@@ -23,7 +22,8 @@ What is checked, so that the helper can only save time, never change a result:
   a `codebot/` folder in the working directory (a cloned repository) is never imported;
   it is killed once the bodies are in, and at exit.
 
-Nothing starts on a machine with one CPU, or when `CODEBOT_NO_PREFETCH` is set.
+Nothing starts on a machine with one CPU, for fewer than `warmup.PREFETCH_MIN` files, or
+when `CODEBOT_NO_PREFETCH` is set.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any
 
 from codebot.skills.route.config import RouterConfig
 
-MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper sends ~1 MB ones)
+MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper's are ~100 KB)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
@@ -96,8 +96,7 @@ class BodyPrefetch:
 
     @classmethod
     def spawn(cls, config: RouterConfig) -> BodyPrefetch | None:
-        """A helper, started now so that its interpreter is up by the time the catalog's
-        scan is done (`feed` gives it the files then); None where it would not pay."""
+        """A helper process waiting for its job (`feed`); None where it would not pay."""
         if not cls.available(config):
             return None
         try:
