@@ -255,3 +255,28 @@ def test_open_catalog_hands_the_scan_to_a_helper_only_when_asked(skills, tmp_pat
     rt.index(cat.snapshot)
     assert rt.stats["bodies_prefetched"] >= len(list(skills.glob("*/SKILL.md")))
     P.wait_helpers()
+
+
+def test_a_fifo_among_the_skills_does_not_hold_the_helper(tmp_path):
+    """The scan refuses a FIFO named SKILL.md; one swapped in after the scan is refused by
+    the helper's reader (opened non-blocking, not a regular file)."""
+    root = tmp_path / "skills"
+    generate(root, 20, seed=9)
+    swapped = sorted(root.glob("*/SKILL.md"))[3]
+    (root / "stuck").mkdir()
+    os.mkfifo(root / "stuck" / "SKILL.md")  # opening it to read would block
+    rt = R.Router()
+    cat = Catalog(roots_of(root))
+    start = prefetch_bodies(roots_of(root), rt)
+
+    def swap_then_start(candidates):
+        swapped.rename(swapped.with_suffix(".bak"))
+        os.mkfifo(swapped)
+        start(candidates)
+
+    cat.on_scanned = swap_then_start
+    snap = cat.load()
+    finished(rt, timeout=30)
+    rt.index(snap)
+    assert len(snap) == 19  # the catalog refuses both FIFOs too
+    assert rt.stats["bodies_prefetched"] == 19 and rt.stats["bodies_read"] == 0
