@@ -37,7 +37,9 @@ def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) 
         from codebot.skills.route import router, warmup
 
         router.router_from_settings(settings, shared=True)  # build_session does it again: same router
-        catalog.on_scanned = warmup.prefetch_bodies(catalog.roots)
+        feed = warmup.prefetch_bodies(catalog.roots)
+        if feed is not None:
+            feed.attach(catalog)
     if load:
         catalog.load()
     return catalog

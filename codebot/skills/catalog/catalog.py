@@ -74,8 +74,10 @@ class Catalog:
         self._replaced: dict[str, tuple[Spec, Spec]] = {}
         self._snapshot = Snapshot(MappingProxyType({}), (), (), self.roots)
         #: called once, with the candidates, when a full scan has found them and before
-        #: they are parsed (the router starts tokenizing bodies in another process then)
+        #: they are parsed (the router's body-tokenizing helper gets them); `on_found`, with
+        #: batches of them while that scan goes on
         self.on_scanned: Callable[[list[Candidate]], None] | None = None
+        self.on_found: Callable[[list[Candidate]], None] | None = None
 
     @property
     def snapshot(self) -> Snapshot:
@@ -145,13 +147,14 @@ class Catalog:
         self._candidates = {}
         self._root_diags = {}
         cache = self._dir_cache(True, prev)
+        found = self.on_found if self.on_scanned is not None else None
         for root in self.roots:
-            res = discover.scan_root(root, cache=cache)
+            res = discover.scan_root(root, cache=cache, found=found)
             self._root_diags[str(root.path)] = res.diagnostics
             self._add(res.candidates)
         self._keep_dirs(cache)
         if self.on_scanned is not None:
-            scanned, self.on_scanned = self.on_scanned, None
+            scanned, self.on_scanned, self.on_found = self.on_scanned, None, None
             scanned(list(self._candidates.values()))
         if prev.keys() != self._candidates.keys():
             self._order = None

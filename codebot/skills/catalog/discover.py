@@ -10,7 +10,7 @@ import errno
 import os
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -52,6 +52,10 @@ NOT_SKILLS = frozenset({"readme.md", "license.md", "changelog.md", "contributing
                         "agents.md", "claude.md", "code_of_conduct.md", "security.md"})  # fmt: skip
 
 
+#: candidates per call of `scan_root`'s `found` (the router's helper starts on the first ones)
+FOUND_BATCH = 500
+
+
 @dataclass(slots=True)
 class ScanResult:
     candidates: list[Candidate] = field(default_factory=list)
@@ -64,10 +68,13 @@ def _diag(path: Path | str, code: str, sev: Severity, msg: str, hint: str = "") 
     return Diagnostic(str(path), 0, code, sev, msg, hint)
 
 
-def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = None) -> ScanResult:
+def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = None,
+              found: Callable[[list[Candidate]], None] | None = None) -> ScanResult:  # fmt: skip
     """Every skill file below `root.path` (or below `start`, a folder inside it).
 
     With a `cache`, folders that have not changed since the last scan are not listed again.
+    `found`, if given, is called with each `FOUND_BATCH` new candidates as the scan goes
+    (the last few only come with the result).
     """
     res = ScanResult()
     base = root.path
@@ -119,8 +126,12 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
     keep = cache.new if cache is not None else {}
     prev = cache.prev if cache is not None else {}
     sep = os.sep
+    sent = 0
     while stack:
         d, real_d, depth, linked, top = pop()
+        if found is not None and len(cands) - sent >= FOUND_BATCH:
+            found(cands[sent:])
+            sent = len(cands)
         if last is not None:  # credit the skills the previous folder held to its top folder
             last[1] += len(cands) - last_n
             last = None

@@ -2,10 +2,11 @@
 catalog's scan found with the router's own `TokenCache`, while the process that started it
 parses them on another core.
 
-Run only by `prefetch.BodyPrefetch` (``python -P -c ...``), never by a person. Input on
-stdin: one pickle of ``{"files": [(path, real_path, mtime_ns, size, inode), ...], "config":
-RouterConfig}``, in the order of their real paths, which it keeps. Output on stdout:
-frames, each a 4-byte big-endian length and a pickle of ``{"terms": [new local terms],
+Run only by `prefetch.BodyPrefetch` (``python -P -c ...``), never by a person. Both ways,
+frames are a 4-byte big-endian length and a pickle. Input on stdin: ``{"config":
+RouterConfig}``, then ``{"files": [(path, real_path, mtime_ns, size, inode), ...]}`` as
+the parent's scan finds them (tokenized in that order), then ``{"end": True}``. Output on
+stdout: frames of ``{"terms": [new local terms],
 "bodies": [(real_path, body_offset, mtime_ns, size, inode, body_chars, ids, counts,
 length), ...]}``; ids index this worker's own lexicon (every frame's "terms" in turn),
 sorted, as the bytes of ``array("i")``; counts are the bytes of ``array("H")``. The last
@@ -35,36 +36,46 @@ def _send(out: BinaryIO, doc: dict[str, Any]) -> None:
     out.flush()
 
 
-def run(job: dict[str, Any], out: BinaryIO) -> int:
-    """Tokenize the bodies of `job["files"]`, in their order."""
+def _receive(inp: BinaryIO) -> dict[str, Any]:
+    head = inp.read(4)
+    if len(head) < 4:
+        raise EOFError("the parent closed the job before its end")
+    (size,) = struct.unpack(">I", head)
+    return pickle.loads(inp.read(size))  # from the parent that started this process
+
+
+def run(inp: BinaryIO, out: BinaryIO) -> int:
+    """Tokenize the bodies of the files the parent sends, in their order."""
     from codebot.skills.files import frontmatter
     from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
     from codebot.skills.route.tokens import TokenCache
 
-    cfg = job["config"]
+    cfg = _receive(inp)["config"]
     n = cfg.body_chars
     parent = os.getppid()
     tokens = TokenCache()
     tokens.tokenizer(cfg)
     sent_terms = 0
     bodies: list[tuple[Any, ...]] = []
-    for path, real, mtime, size, inode in job["files"]:
-        try:
-            # the catalog's reader: a FIFO or a device swapped in is refused, not opened for long
-            data = read_regular(path, MAX_FILE_BYTES, size_hint=size)
-            split = frontmatter.split(data)
-        except (OSError, frontmatter.FrontmatterError, UnicodeDecodeError):
-            continue  # the catalog explains it, or refuses the file; nothing to prefetch
-        offset = split.body_offset if split is not None else 0
-        # as Spec.read_body()[:n] decodes it: the same bytes from the same offset
-        bag = tokens._bag(data[offset:].decode("utf-8", errors="replace")[:n], cfg)
-        bodies.append((real, offset, mtime, size, inode, n, bag.ids.tobytes(), bag.counts.tobytes(), bag.length))
-        if len(bodies) >= FRAME_BODIES:
-            if os.getppid() != parent:
-                return 1  # the parent is gone: nobody will read this
-            _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
-            sent_terms = len(tokens.terms)
-            bodies = []
+    while not (job := _receive(inp)).get("end"):
+        for path, real, mtime, size, inode in job["files"]:
+            try:
+                # the catalog's reader: a FIFO or a device swapped in is refused, not waited on
+                data = read_regular(path, MAX_FILE_BYTES, size_hint=size)
+                split = frontmatter.split(data)
+            except (OSError, frontmatter.FrontmatterError, UnicodeDecodeError):
+                continue  # the catalog explains it, or refuses the file; nothing to prefetch
+            offset = split.body_offset if split is not None else 0
+            # as Spec.read_body()[:n] decodes it: the same bytes from the same offset
+            bag = tokens._bag(data[offset:].decode("utf-8", errors="replace")[:n], cfg)
+            bodies.append((real, offset, mtime, size, inode, n, bag.ids.tobytes(), bag.counts.tobytes(),
+                           bag.length))  # fmt: skip
+            if len(bodies) >= FRAME_BODIES:
+                if os.getppid() != parent:
+                    return 1  # the parent is gone: nobody will read this
+                _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
+                sent_terms = len(tokens.terms)
+                bodies = []
     _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies, "done": True})
     return 0
 
@@ -74,7 +85,6 @@ def main() -> int:
 
     gc.disable()  # a short life making millions of objects and no cycles (see cache._derive)
     try:
-        job = pickle.load(sys.stdin.buffer)  # from the parent that started this process
-        return run(job, sys.stdout.buffer)
-    except (BrokenPipeError, KeyboardInterrupt):
+        return run(sys.stdin.buffer, sys.stdout.buffer)
+    except (BrokenPipeError, EOFError, KeyboardInterrupt):
         return 1

@@ -3,10 +3,10 @@
 A first request from an empty `$CODEBOT_HOME` that must rank a large catalog builds the
 router's index, and most of that build is tokenizing the bodies (2 to 3 s for 10,000
 skills, more than the catalog load before it). Both are single-threaded Python, so they
-can only overlap in two processes. Once the catalog's scan has found the files (and before
-it parses them), `BodyPrefetch.spawn(config)` starts `body_worker` and `feed(candidates)`
-hands it the same files; it tokenizes their bodies in the order of their real paths and
-sends them in frames. When the index build needs the bodies, `TokenCache.absorb` takes
+can only overlap in two processes. As the catalog's scan finds the files (before it parses
+them), a `ScanFeed` starts `body_worker` once a thousand are known and hands it each batch;
+the helper tokenizes their bodies in the order it was given them and sends them back in
+frames. When the index build needs the bodies, `TokenCache.absorb` takes
 the frames that have arrived and tokenizes bodies itself *from the other end* of that
 order, until the two meet; then the helper is stopped. The build never waits for the helper: a helper that is slow, dies or sends
 nothing only leaves more of the bodies to this process, as if it had not been started.
@@ -38,7 +38,6 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +85,12 @@ class BodyPrefetch:
         self.config = config
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: no more
         self.error = ""  # why the helper was given up, if it was
+        #: real path -> its place in what the helper was given (it works in that order)
+        self.order: dict[str, int] = {}
+        self._jobs: queue.Queue[dict[str, Any]] = queue.Queue()
         self._reader = threading.Thread(target=self._read, name="codebot-prefetch-read", daemon=True)
         self._reader.start()
+        threading.Thread(target=self._feed, name="codebot-prefetch-feed", daemon=True).start()
 
     @staticmethod
     def available(config: RouterConfig) -> bool:
@@ -111,20 +114,36 @@ class BodyPrefetch:
         return cls(proc, config)
 
     def feed(self, candidates: Sequence[Any]) -> None:
-        """Give the helper the catalog's `candidates` (what its scan found) to tokenize."""
-        files = sorted(
-            ((str(c.path), str(c.real_path), c.stat.st_mtime_ns, c.stat.st_size, c.stat.st_ino) for c in candidates),
-            key=itemgetter(1),
-        )  # fmt: skip
-        job = pickle.dumps({"files": files, "config": self.config}, protocol=pickle.HIGHEST_PROTOCOL)
-        # written by a thread: a pipe holds 64 KiB, and the helper may still be starting
-        threading.Thread(target=self._feed, args=(job,), name="codebot-prefetch-feed", daemon=True).start()
+        """Give the helper more of the catalog's candidates to tokenize, after the ones
+        before (a file already given is skipped). Never blocks: a thread writes."""
+        files = []
+        for c in candidates:
+            real = str(c.real_path)
+            if real not in self.order:
+                self.order[real] = len(self.order)
+                st = c.stat
+                files.append((str(c.path), real, st.st_mtime_ns, st.st_size, st.st_ino))
+        if files:
+            self._jobs.put({"files": files})
 
-    def _feed(self, job: bytes) -> None:
+    def end(self) -> None:
+        """No more files: the helper finishes those it has and says it is done."""
+        self._jobs.put({"end": True})
+
+    def _feed(self) -> None:
+        """The writer thread: the config, then each batch of files as it comes."""
+        stdin = self.proc.stdin
+        assert stdin is not None
         try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(job)
-            self.proc.stdin.close()
+            job: dict[str, Any] = {"config": self.config}
+            while True:
+                data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+                stdin.write(struct.pack(">I", len(data)) + data)
+                stdin.flush()
+                if job.get("end"):
+                    break
+                job = self._jobs.get()
+            stdin.close()
         except (OSError, ValueError):  # the helper is gone (or was stopped): nothing to do
             _kill(self.proc)
 
@@ -173,6 +192,60 @@ class BodyPrefetch:
 
     def close(self) -> None:
         _kill(self.proc)
+
+
+class ScanFeed:
+    """What the catalog's scan calls to start and feed a helper: `found` with batches as
+    the scan goes, `scanned` with every candidate at its end. The helper starts once
+    `minimum` files are known, and `claim` hands it to the router's token cache."""
+
+    def __init__(self, config: RouterConfig, minimum: int, claim: Any) -> None:
+        self.config = config
+        self.minimum = minimum
+        self.claim = claim  # BodyPrefetch -> bool: False when the cache no longer wants one
+        self.helper: BodyPrefetch | None = None
+        self._seen: list[Any] = []
+        self._given_up = False
+
+    def attach(self, catalog: Any) -> None:
+        catalog.on_found, catalog.on_scanned = self.found, self.scanned
+
+    def found(self, batch: list[Any]) -> None:
+        if self._given_up:
+            return
+        if self.helper is None:
+            self._seen.extend(batch)
+            if len(self._seen) >= self.minimum:
+                self._start(self._seen)
+                self._seen = []
+        else:
+            self.helper.feed(batch)
+
+    def scanned(self, candidates: list[Any]) -> None:
+        if self._given_up:
+            return
+        if self.helper is None and len(candidates) >= self.minimum:
+            self._start(candidates)
+        elif self.helper is not None:
+            self.helper.feed(candidates)  # the last few; those given before are skipped
+        if self.helper is not None:
+            self.helper.end()
+        self._given_up = True  # one scan only
+
+    def _start(self, candidates: list[Any]) -> None:
+        try:
+            pf = BodyPrefetch.spawn(self.config)
+            if pf is None:
+                self._given_up = True
+                return
+            if not self.claim(pf):
+                pf.close()
+                self._given_up = True
+                return
+            self.helper = pf
+            pf.feed(candidates)
+        except Exception:  # an optimisation that failed: the build does it all itself
+            self._given_up = True
 
 
 def wait_helpers(timeout: float = 5.0) -> None:

@@ -167,8 +167,8 @@ class TokenCache:
         """The bodies of `specs`, with the `prefetch` helper's help: its frames go into the
         body cache (mapped onto this lexicon, under the key `_body_bag` looks them up by,
         so a file changed since, or one not loaded, is never served from them) while this
-        process tokenizes from the other end of the helper's order (real paths, sorted)
-        until it reaches a body the helper sent. Never waits for the helper; stops it.
+        process tokenizes from the other end of the helper's order (the order it was given
+        the files in) until it reaches a body the helper sent. Never waits for the helper; stops it.
         How many bodies came from it."""
         pf, self.prefetch = self.prefetch, None
         if pf is None:
@@ -186,7 +186,9 @@ class TokenCache:
                 for frame in pf.ready():
                     got += self._take(frame, local)
                 self._prime(spec, cfg)
-            for spec in sorted(specs, key=lambda s: str(s.real_path), reverse=True):
+            # backwards through the helper's order; what it was not given comes first
+            last = len(pf.order)
+            for spec in sorted(specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True):
                 for frame in pf.ready():
                     got += self._take(frame, local)
                 key = (str(spec.real_path), spec.body_offset, spec.stamp, n)

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Root
 from codebot.skills.invoke import Actor, Adapter
 from codebot.skills.route.router import Router, default_router
+
+if TYPE_CHECKING:
+    from codebot.skills.route.prefetch import ScanFeed
 
 #: fewer skill files than this are tokenized in-process: their build takes well under a
 #: second, less than starting a helper saves
@@ -66,13 +69,13 @@ def warm_in_background(
     return t
 
 
-def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Callable[[list[Any]], None] | None:
+def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> ScanFeed | None:
     """For a process whose first request will rank the whole catalog of `roots`: unless an
-    index for them is saved, the function for `Catalog.on_scanned` that starts a helper
-    process (see `prefetch`) on the files the scan found, when they are at least
-    `PREFETCH_MIN`, to tokenize their bodies; the index build then takes what it made.
-    None: nothing to prepare."""
-    from codebot.skills.route.prefetch import BodyPrefetch
+    index for them is saved, the `ScanFeed` to attach to the catalog, which starts a helper
+    process (see `prefetch`) once its scan has found `PREFETCH_MIN` files and hands it
+    every file it finds, to tokenize their bodies; the index build then takes what it
+    made. None: nothing to prepare."""
+    from codebot.skills.route.prefetch import BodyPrefetch, ScanFeed
     from codebot.skills.route.store import header, slot
 
     rt = router or default_router()
@@ -83,18 +86,13 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Call
     if cache.store is not None and cache.store.saved(slot(roots, head), head):
         return None
 
-    def start(candidates: list[Any]) -> None:
-        if len(candidates) < PREFETCH_MIN or cache.tokens.prefetch is not None or cache.current is not None:
-            return
-        try:
-            pf = BodyPrefetch.spawn(rt.config)
-            if pf is not None:
-                pf.feed(candidates)
-                cache.tokens.prefetch = pf
-        except Exception:  # an optimisation that failed: the build does it all itself
-            pass
+    def claim(pf: BodyPrefetch) -> bool:
+        if cache.tokens.prefetch is not None or cache.current is not None:
+            return False
+        cache.tokens.prefetch = pf
+        return True
 
-    return start
+    return ScanFeed(rt.config, PREFETCH_MIN, claim)
 
 
 def update(snapshot: Any, router: Router | None = None) -> None:

@@ -317,3 +317,40 @@ def test_on_scanned_sees_the_candidates_once_before_any_is_parsed(skills_root, w
     write_skill(skills_root, "gamma", "description: third")
     catalog.reload()
     assert len(seen) == 1 and len(catalog.snapshot) == 3
+
+
+def test_on_found_streams_the_scan_in_batches_before_on_scanned(skills_root, write_skill, parse_calls, monkeypatch):
+    from codebot.skills.catalog import discover
+
+    monkeypatch.setattr(discover, "FOUND_BATCH", 2)
+    for name in ("a1", "a2", "a3", "a4", "a5"):
+        write_skill(skills_root, name, f"description: {name}")
+    catalog = Catalog([Root(skills_root, Source.PROJECT, "codebot", (0,))])
+    events: list[tuple[str, list[str], int]] = []
+    catalog.on_found = lambda batch: events.append(("found", [c.path.parent.name for c in batch], len(parse_calls)))
+    catalog.on_scanned = lambda cands: events.append(("scanned", [c.path.parent.name for c in cands], len(parse_calls)))
+    catalog.load()
+    kinds = [e[0] for e in events]
+    assert kinds[-1] == "scanned" and kinds.count("scanned") == 1 and kinds.count("found") >= 1
+    streamed = [n for kind, names, _ in events if kind == "found" for n in names]
+    assert len(streamed) == len(set(streamed)) and set(streamed) < set(events[-1][1])  # each once, the rest at the end
+    assert all(parsed == 0 for _, _, parsed in events)  # all before any parse
+    assert catalog.on_found is None and catalog.on_scanned is None
+    events.clear()
+    write_skill(skills_root, "a6", "description: a6")
+    catalog.reload()
+    assert events == []
+
+
+def test_on_found_alone_is_not_called(skills_root, write_skill, monkeypatch):
+    """Batches only come with the one full scan `on_scanned` waits for."""
+    from codebot.skills.catalog import discover
+
+    monkeypatch.setattr(discover, "FOUND_BATCH", 1)
+    for name in ("b1", "b2", "b3"):
+        write_skill(skills_root, name, f"description: {name}")
+    catalog = Catalog([Root(skills_root, Source.PROJECT, "codebot", (0,))])
+    seen: list[object] = []
+    catalog.on_found = seen.append
+    catalog.load()
+    assert seen == []

@@ -64,8 +64,9 @@ def load(root: Path, rt: R.Router | None, wait: bool = True) -> tuple[Catalog, o
     once the scan has found the files (and, with `wait`, has sent them all)."""
     cat = Catalog(roots_of(root))
     if rt is not None:
-        cat.on_scanned = prefetch_bodies(roots_of(root), rt)
-        assert cat.on_scanned is not None
+        feed = prefetch_bodies(roots_of(root), rt)
+        assert feed is not None
+        feed.attach(cat)
     snap = cat.load()
     if rt is not None and wait:
         finished(rt)
@@ -79,7 +80,11 @@ def build(root: Path, prefetch: bool, wait: bool = True) -> tuple[R.Router, obje
     return rt, snap
 
 
-def test_the_index_the_helper_helps_build_ranks_exactly_as_one_built_alone(skills):
+@pytest.mark.parametrize("batch", [500, 7], ids=["files-at-the-end", "files-as-the-scan-goes"])
+def test_the_index_the_helper_helps_build_ranks_exactly_as_one_built_alone(skills, monkeypatch, batch):
+    from codebot.skills.catalog import discover
+
+    monkeypatch.setattr(discover, "FOUND_BATCH", batch)
     alone, snap = build(skills, prefetch=False)
     helped, snap2 = build(skills, prefetch=True)
     assert helped.stats["bodies_prefetched"] == len(snap2) and helped.stats["bodies_read"] == 0
@@ -88,8 +93,12 @@ def test_the_index_the_helper_helps_build_ranks_exactly_as_one_built_alone(skill
     assert any(ranking(alone, snap))  # the requests do rank something
 
 
-def test_this_process_and_the_helper_share_the_bodies_and_meet(skills):
+@pytest.mark.parametrize("batch", [500, 7], ids=["files-at-the-end", "files-as-the-scan-goes"])
+def test_this_process_and_the_helper_share_the_bodies_and_meet(skills, monkeypatch, batch):
     """Not waiting for the helper: whoever gets to a body first tokenizes it, none twice."""
+    from codebot.skills.catalog import discover
+
+    monkeypatch.setattr(discover, "FOUND_BATCH", batch)
     alone, snap = build(skills, prefetch=False)
     helped, snap2 = build(skills, prefetch=True, wait=False)
     s = helped.stats
@@ -267,12 +276,13 @@ def test_a_fifo_among_the_skills_does_not_hold_the_helper(tmp_path):
     os.mkfifo(root / "stuck" / "SKILL.md")  # opening it to read would block
     rt = R.Router()
     cat = Catalog(roots_of(root))
-    start = prefetch_bodies(roots_of(root), rt)
+    feed = prefetch_bodies(roots_of(root), rt)
+    feed.attach(cat)
 
     def swap_then_start(candidates):
         swapped.rename(swapped.with_suffix(".bak"))
         os.mkfifo(swapped)
-        start(candidates)
+        feed.scanned(candidates)
 
     cat.on_scanned = swap_then_start
     snap = cat.load()
