@@ -18,7 +18,9 @@ from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.conversation import LIVE_LINES, ToolCall, live_text
 
 SIZE = (120, 40)
-THREE_LINES = "for i in 1 2 3; do echo line$i; sleep 0.4; done"
+# The last line is followed by a pause, so that line2 stays on the running row for 2 s: a
+# busy machine must not let the command finish between two looks at the screen.
+THREE_LINES = "for i in 1 2 3; do echo line$i; sleep 0.4; done; sleep 1.5"
 
 
 @pytest.fixture
