@@ -29,19 +29,32 @@ from typing import Any, BinaryIO
 FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what stopping it wastes
 
 
-def _send(out: BinaryIO, doc: dict[str, Any]) -> None:
+MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper's are ~100 KB)
+
+
+def write_frame(out: BinaryIO, doc: dict[str, Any]) -> None:
+    """One frame, either way: a 4-byte big-endian length, then the pickle."""
     data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
-    out.write(struct.pack(">I", len(data)))
-    out.write(data)
+    out.write(struct.pack(">I", len(data)) + data)
     out.flush()
 
 
-def _receive(inp: BinaryIO) -> dict[str, Any]:
+def read_frame(inp: BinaryIO) -> dict[str, Any]:
+    """The next frame; EOFError when the other side closed, ValueError when it is too
+    long, cut short or not a dict."""
     head = inp.read(4)
     if len(head) < 4:
-        raise EOFError("the parent closed the job before its end")
+        raise EOFError("the other side closed the pipe")
     (size,) = struct.unpack(">I", head)
-    return pickle.loads(inp.read(size))  # from the parent that started this process
+    if size > MAX_FRAME:
+        raise ValueError(f"a frame of {size:,} bytes")
+    data = inp.read(size)
+    if len(data) < size:
+        raise ValueError("a frame cut short")
+    frame = pickle.loads(data)  # written by this module's other half, our own code
+    if not isinstance(frame, dict):
+        raise ValueError("a malformed frame")
+    return frame
 
 
 def run(inp: BinaryIO, out: BinaryIO) -> int:
@@ -50,14 +63,14 @@ def run(inp: BinaryIO, out: BinaryIO) -> int:
     from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
     from codebot.skills.route.tokens import TokenCache
 
-    cfg = _receive(inp)["config"]
+    cfg = read_frame(inp)["config"]
     n = cfg.body_chars
     parent = os.getppid()
     tokens = TokenCache()
     tokens.tokenizer(cfg)
     sent_terms = 0
     bodies: list[tuple[Any, ...]] = []
-    while not (job := _receive(inp)).get("end"):
+    while not (job := read_frame(inp)).get("end"):
         for path, real, mtime, size, inode in job["files"]:
             try:
                 # the catalog's reader: a FIFO or a device swapped in is refused, not waited on
@@ -73,10 +86,10 @@ def run(inp: BinaryIO, out: BinaryIO) -> int:
             if len(bodies) >= FRAME_BODIES:
                 if os.getppid() != parent:
                     return 1  # the parent is gone: nobody will read this
-                _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
+                write_frame(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
                 sent_terms = len(tokens.terms)
                 bodies = []
-    _send(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies, "done": True})
+    write_frame(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies, "done": True})
     return 0
 
 
@@ -86,5 +99,5 @@ def main() -> int:
     gc.disable()  # a short life making millions of objects and no cycles (see cache._derive)
     try:
         return run(sys.stdin.buffer, sys.stdout.buffer)
-    except (BrokenPipeError, EOFError, KeyboardInterrupt):
+    except (BrokenPipeError, EOFError, ValueError, KeyboardInterrupt):
         return 1

@@ -6,10 +6,11 @@ skills, more than the catalog load before it). Both are single-threaded Python, 
 can only overlap in two processes. As the catalog's scan finds the files (before it parses
 them), a `ScanFeed` starts `body_worker` once a thousand are known and hands it each batch;
 the helper tokenizes their bodies in the order it was given them and sends them back in
-frames. When the index build needs the bodies, `TokenCache.absorb` takes
-the frames that have arrived and tokenizes bodies itself *from the other end* of that
-order, until the two meet; then the helper is stopped. The build never waits for the helper: a helper that is slow, dies or sends
-nothing only leaves more of the bodies to this process, as if it had not been started.
+frames. When the index build needs the bodies, `TokenCache.absorb` takes the frames
+that have arrived and tokenizes bodies itself *from the other end* of that order, until
+the two meet; then the helper is stopped. The build never waits for the helper: a helper
+that is slow, dies or sends nothing only leaves more of the bodies to this process, as
+if it had not been started.
 
 What is checked, so that the helper can only save time, never change a result:
 
@@ -30,20 +31,17 @@ from __future__ import annotations
 
 import atexit
 import os
-import pickle
 import queue
-import struct
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from codebot.skills.route.body_worker import read_frame, write_frame
 from codebot.skills.route.config import RouterConfig
 
-MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper's are ~100 KB)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
@@ -137,9 +135,7 @@ class BodyPrefetch:
         try:
             job: dict[str, Any] = {"config": self.config}
             while True:
-                data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
-                stdin.write(struct.pack(">I", len(data)) + data)
-                stdin.flush()
+                write_frame(stdin, job)
                 if job.get("end"):
                     break
                 job = self._jobs.get()
@@ -152,26 +148,13 @@ class BodyPrefetch:
         assert out is not None
         try:
             while True:
-                head = out.read(4)
-                if len(head) < 4:
-                    self.error = self.error or "the helper ended without finishing"
-                    break
-                (size,) = struct.unpack(">I", head)
-                if size > MAX_FRAME:
-                    self.error = f"a frame of {size:,} bytes"
-                    break
-                data = out.read(size)
-                if len(data) < size:
-                    self.error = "the helper ended in the middle of a frame"
-                    break
-                frame = pickle.loads(data)  # written by body_worker, our own code
-                if not isinstance(frame, dict):
-                    self.error = "a malformed frame"
-                    break
+                frame = read_frame(out)
                 self.frames.put(frame)
                 if frame.get("done"):
                     break
-        except Exception as exc:  # a broken pipe, a truncated pickle: give up, never raise
+        except EOFError:
+            self.error = self.error or "the helper ended without finishing"
+        except Exception as exc:  # too long, cut short, not a pickle: give up, never raise
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             self.frames.put(None)
@@ -246,13 +229,3 @@ class ScanFeed:
             pf.feed(candidates)
         except Exception:  # an optimisation that failed: the build does it all itself
             self._given_up = True
-
-
-def wait_helpers(timeout: float = 5.0) -> None:
-    """For tests: wait until no helper runs (they are killed at exit anyway)."""
-    end = time.monotonic() + timeout
-    while _LIVE and time.monotonic() < end:
-        for proc in list(_LIVE):
-            if proc.poll() is not None:
-                _LIVE.discard(proc)
-        time.sleep(0.01)

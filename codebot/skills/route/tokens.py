@@ -143,14 +143,19 @@ class TokenCache:
                 return Bag(got.ids, got.counts, got.length, keep)
         return got
 
+    @staticmethod
+    def _body_key(spec: Spec, n: int) -> tuple[Any, ...]:
+        """What a body's bag is cached under: its file, where the body starts, the file's
+        stamp and how much of it is read (a prefetched bag carries the same four)."""
+        return (str(spec.real_path), spec.body_offset, spec.stamp, n)
+
     def _body_bag(self, spec: Spec, cfg: RouterConfig) -> Bag:
         if self.prefetch is not None:
             self.absorb(cfg, (spec,))
-        n = cfg.body_chars
-        key = (str(spec.real_path), spec.body_offset, spec.stamp, n)
+        key = self._body_key(spec, cfg.body_chars)
         got = self._body_bags.get(key)
         if got is None:
-            got = self._body_bags[key] = self._read_body(spec, cfg, n)
+            got = self._body_bags[key] = self._read_body(spec, cfg, cfg.body_chars)
         return got
 
     def _read_body(self, spec: Spec, cfg: RouterConfig, n: int) -> Bag:
@@ -168,13 +173,14 @@ class TokenCache:
         body cache (mapped onto this lexicon, under the key `_body_bag` looks them up by,
         so a file changed since, or one not loaded, is never served from them) while this
         process tokenizes from the other end of the helper's order (the order it was given
-        the files in) until it reaches a body the helper sent. Never waits for the helper; stops it.
-        How many bodies came from it."""
+        the files in) until it reaches a body the helper sent. Never waits for the helper;
+        stops it. How many bodies came from it."""
         pf, self.prefetch = self.prefetch, None
         if pf is None:
             return 0
         try:
-            if pf.config.body_chars != cfg.body_chars or pf.config.stemmer != cfg.stemmer:
+            same = pf.config.body_chars == cfg.body_chars and pf.config.stemmer == cfg.stemmer
+            if not same or cfg.weights.get("body", 0) <= 0:
                 return 0
             self.tokenizer(cfg)  # may clear the caches: before they are filled
             local: list[int] = []  # the helper's term index -> the id here
@@ -191,7 +197,7 @@ class TokenCache:
             for spec in sorted(specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True):
                 for frame in pf.ready():
                     got += self._take(frame, local)
-                key = (str(spec.real_path), spec.body_offset, spec.stamp, n)
+                key = self._body_key(spec, n)
                 if key in self._body_bags:
                     break  # the helper has done this one, and every one before it
                 self._body_bags[key] = self._read_body(spec, cfg, n)
@@ -222,16 +228,18 @@ class TokenCache:
             return 0
         local.extend(self._ids(terms))
         remap = np.asarray(local, dtype=np.int32)
-        keys, lens, parts, cparts = [], [], [], []
+        keys, lengths, lens, parts, cparts = [], [], [], [], []
         for item in bodies:
             try:
                 real, offset, mtime, size, inode, n, ids_b, counts_b, length = item
-                key = (str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n), int(length))
+                if type(ids_b) is not bytes or type(counts_b) is not bytes:
+                    continue
                 if len(ids_b) != 2 * len(counts_b) or len(ids_b) % 4:
                     continue
+                keys.append((str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n)))
+                lengths.append(int(length))
             except (TypeError, ValueError):
                 continue
-            keys.append(key)
             lens.append(len(counts_b) // 2)
             parts.append(ids_b)
             cparts.append(counts_b)
@@ -248,10 +256,10 @@ class TokenCache:
         ids, counts = ids[order].tobytes(), counts[order].tobytes()
         got = 0
         at = 0
-        for key, k in zip(keys, lens, strict=True):
-            if key[:4] not in self._body_bags:
-                self._body_bags[key[:4]] = Bag(array("i", ids[4 * at : 4 * (at + k)]),
-                                               array("H", counts[2 * at : 2 * (at + k)]), key[4])  # fmt: skip
+        for key, length, k in zip(keys, lengths, lens, strict=True):
+            if key not in self._body_bags:
+                self._body_bags[key] = Bag(array("i", ids[4 * at : 4 * (at + k)]),
+                                           array("H", counts[2 * at : 2 * (at + k)]), length)  # fmt: skip
                 got += 1
             at += k
         return got

@@ -25,6 +25,16 @@ from codebot.skills.route.warmup import prefetch_bodies
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
 
+
+def wait_helpers(timeout: float = 5.0) -> None:
+    """Until no helper runs (each is killed once its work is taken)."""
+    end = time.monotonic() + timeout
+    while P._LIVE and time.monotonic() < end:
+        for proc in list(P._LIVE):
+            if proc.poll() is not None:
+                P._LIVE.discard(proc)
+        time.sleep(0.01)
+
 REQUESTS = ["review my recent changes", "write a dockerfile for this app", "fix the flaky pytest fixture",
             "fill in this pdf form", "deploy to kubernetes with helm", "clean up the git history"]  # fmt: skip
 
@@ -104,7 +114,7 @@ def test_this_process_and_the_helper_share_the_bodies_and_meet(skills, monkeypat
     s = helped.stats
     assert s["bodies_prefetched"] + s["bodies_read"] == len(snap2)
     assert ranking(helped, snap2) == ranking(alone, snap)
-    P.wait_helpers()
+    wait_helpers()
     assert not P._LIVE  # stopped once the bodies were in
 
 
@@ -137,7 +147,7 @@ def test_a_helper_that_never_answers_is_not_waited_for(skills, monkeypatch):
     assert helped.stats["bodies_prefetched"] == 0 and helped.stats["bodies_read"] == len(snap2)
     assert ranking(helped, snap2) == ranking(alone, snap)
     assert took < 60  # it would be 120 s if the build waited for the helper
-    P.wait_helpers()
+    wait_helpers()
     assert not P._LIVE  # and the silent helper was killed
 
 
@@ -153,6 +163,8 @@ def test_a_helper_that_never_answers_is_not_waited_for(skills, monkeypatch):
         " (p, 0, 1, 2, 3, 8000, struct.pack('i', 0), b'', 1), (p, 'x', 'y', 2, 3, 8000, b'', b'', 0)]})",
         # terms that are not a list of strings
         "send({'terms': 'abc', 'bodies': []})",
+        # a body whose ids and counts are text, not bytes (right lengths)
+        "send({'terms': ['zz'], 'bodies': [(p, 0, 1, 2, 3, 8000, 'abcdefgh', 'abcd', 2)]})",
         # a frame cut short
         "out.write(struct.pack('>I', 100)); out.write(b'\\x80\\x05')",
     ],
@@ -263,7 +275,7 @@ def test_open_catalog_hands_the_scan_to_a_helper_only_when_asked(skills, tmp_pat
     finished(rt)
     rt.index(cat.snapshot)
     assert rt.stats["bodies_prefetched"] >= len(list(skills.glob("*/SKILL.md")))
-    P.wait_helpers()
+    wait_helpers()
 
 
 def test_a_fifo_among_the_skills_does_not_hold_the_helper(tmp_path):
