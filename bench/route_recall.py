@@ -18,7 +18,7 @@ For each case file (tests/data/routing_{dev,holdout,paraphrase}.jsonl) and catal
 hit@1, recall@k for k = 1, 3, 5, 10 and MRR over the positives (the ranking alone,
 read 10 deep), abstention on negatives, and the same for plain BM25 (name +
 description, `route.baseline`). `mixed_over_corpus` divides mixed by corpus;
-`mixed_real_only` ranks only the corpus skills, with the mixed catalog's index: what the
+`mixed_corpus_only` ranks only the corpus skills, with the mixed catalog's index: what the
 mixed-in skills cost through the word statistics alone (idf), without any of them
 ranked; the rest of the drop is mixed-in skills ranked above the expected one.
 `pushed_out_of_top5` lists every positive whose skill was in the corpus' first five and
@@ -216,7 +216,7 @@ def main() -> None:
             r, _, _ = report(cases, mixed, restrict=corpus_keys)
             out["sets"][name] = {
                 "corpus": a, "mixed": m, "mixed_over_corpus": compare(a, m),
-                "mixed_real_only": r, "mixed_real_only_over_corpus": compare(a, r),
+                "mixed_corpus_only": r, "mixed_corpus_only_over_corpus": compare(a, r),
                 "baseline": {"corpus": a_base, "mixed": m_base, "mixed_over_corpus": compare(a_base, m_base)},
                 "pushed_out_of_top5": pushed_out(a_rows, m_rows, corpus_keys, mixed),
             }  # fmt: skip
