@@ -21,6 +21,9 @@ description, `route.baseline`). `mixed_over_corpus` divides mixed by corpus;
 `mixed_corpus_only` ranks only the corpus skills, with the mixed catalog's index: what the
 mixed-in skills cost through the word statistics alone (idf), without any of them
 ranked; the rest of the drop is mixed-in skills ranked above the expected one.
+`recall_at_40_listing_depth`: the share of positives whose skill is among the router's
+first 40 for the request, the ones an over-budget listing puts first for that turn
+(`codebot.agent.session.prompting.RANKED`), so the model sees them listed.
 `pushed_out_of_top5` lists every positive whose skill was in the corpus' first five and
 is not in the mixed catalog's, with the mixed-in skills ranked above it (and the first
 one's description: some are the same workflow, which the case file would accept had it
@@ -111,8 +114,17 @@ def report(
         "latency_ms": rep["latency_ms"],
         "index_build_s": round(build_s, 2),
     }
-    ranked = [[c.spec.key for c in rt.route(c.prompt, snap, Actor.MODEL, top=10, restrict=restrict).candidates]
-              if c.kind == "positive" else [] for c in cases]  # fmt: skip
+    from codebot.agent.session.prompting import RANKED
+    from codebot.skills.route.eval import first_rank, ranking_summary
+
+    deep = [[c.spec.key for c in rt.route(c.prompt, snap, Actor.MODEL, top=RANKED, restrict=restrict).candidates]
+            if c.kind == "positive" else [] for c in cases]  # fmt: skip
+    ranked = [keys[:10] for keys in deep]
+    # what an over-budget listing can hold of the router's picks for the turn (RANKED)
+    listing = [first_rank(keys, c.acceptable(), RANKED) for c, keys in zip(cases, deep, strict=True) if c.kind == "positive"]  # fmt: skip
+    ours[f"recall_at_{RANKED}_listing_depth"] = ranking_summary(listing, (RANKED,))["recall_at_k"][
+        str(RANKED)
+    ]
     base = evaluate(cases, Bm25Baseline(list(snap)).route, known=known) if restrict is None else {}
     details = [{"line": c.line, "prompt": c.prompt, "expected": c.expected, "rank": r["rank"], "top10": top}
                for c, r, top in zip(cases, rep["results"], ranked, strict=True) if c.kind == "positive"]  # fmt: skip
