@@ -28,6 +28,13 @@ def ranking(rt: R.Router, snap, request: str) -> list[tuple[str, float]]:
     return [(c.name, round(c.score, 4)) for c in rt.route(request, snap, Actor.MODEL).candidates]
 
 
+def patched_once(rt: R.Router) -> bool:
+    """The change was patched into the index, once. A patch that moves the average field
+    lengths past `postings.MAX_DRIFT` also starts an exact rebuild in the background,
+    which may have swapped in (and set `last` to "refresh") by the time a test looks."""
+    return rt.stats["patches"] == 1 and rt.stats["last"] in ("patch", "refresh")
+
+
 def same_postings(a: P.Postings, b: P.Postings) -> None:
     assert a.n_terms == b.n_terms
     np.testing.assert_array_equal(a.indptr, b.indptr)
@@ -45,7 +52,7 @@ def test_one_edit_tokenizes_one_skill_and_routes_like_a_cold_build(disk):
     )
     new = disk.reload()
     r = rt.route("read the zeppelin plans of this query", new)
-    assert rt.stats["last"] == "patch" and rt.stats["patches"] == 1 and rt.stats["full_builds"] == 1
+    assert patched_once(rt) and rt.stats["full_builds"] == 1
     assert rt.stats["rows_tokenized"] == len(snap) + 1 and rt.stats["bodies_read"] == len(snap) + 1
     assert (
         r.candidates[0].name == "sql-tuning"
@@ -76,7 +83,7 @@ def test_add_and_remove_patch_the_index(disk):
     disk.remove("docker-slim")
     new = disk.reload()
     r = rt.route("draw a mermaid diagram of our architecture", new)
-    assert rt.stats["last"] == "patch" and rt.stats["rows_tokenized"] == len(snap) + 1
+    assert patched_once(rt) and rt.stats["rows_tokenized"] == len(snap) + 1
     assert r.selected is not None and r.selected.name == "mermaid-diagrams"
     assert "docker-slim" not in {
         c.name for c in rt.route("shrink the docker image", new).candidates
@@ -201,6 +208,8 @@ def test_drift_past_the_limit_swaps_in_an_exact_build(disk, monkeypatch):
         time.sleep(0.01)
     exact, _ = rt.index(new)
     assert rt.stats["refreshes"] == 1 and exact is not patched and exact.postings.patches == 0
+    # what the other tests see when this race goes the refresh's way
+    assert rt.stats["last"] == "refresh" and patched_once(rt) and rt.stats["builds"] == 2
     same_postings(exact.postings, P.build(exact.rows, exact.n_terms, exact.config))
     cold_rt = R.Router()
     cold, _ = cold_rt.index(new)
@@ -251,7 +260,7 @@ def test_lookup_tables_after_an_edit_are_those_of_a_fresh_index(disk, patching):
     disk.add("docker-slim", "Shrink Docker images.")  # had no paths, has none
     new = disk.reload()
     idx, _ = rt.index(new)
-    assert rt.stats["last"] == "patch"
+    assert patched_once(rt)
     specs = list(new)
     assert idx.pos == {id(s): i for i, s in enumerate(specs)}
     assert idx.by_key == {s.key: i for i, s in enumerate(specs)}
