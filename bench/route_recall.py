@@ -99,35 +99,46 @@ def report(
     """Our router's numbers, plain BM25's (not with `restrict`) and each positive's rank.
     `restrict`: only these skills are ranked; the index, and so every word's idf, is still
     the whole catalog's."""
+    from codebot.agent.session.prompting import RANKED
     from codebot.skills.invoke import Actor
     from codebot.skills.route import Bm25Baseline, evaluate
     from codebot.skills.route import router as R
+    from codebot.skills.route.eval import first_rank, ranking_summary
 
     rt = R.Router(semantic=semantic)
     t0 = time.perf_counter()
     rt.index(snap)
     build_s = time.perf_counter() - t0
     known = [s.name for s in snap]
-    rep = evaluate(cases, lambda p: rt.route(p, snap, Actor.MODEL, restrict=restrict), known=known,
-                   rank_fn=lambda p: rt.route(p, snap, Actor.MODEL, top=10, restrict=restrict))  # fmt: skip
+    # each positive is ranked once, as deep as an over-budget listing holds (RANKED);
+    # `evaluate` reads the first 10 of it, the listing depth all of it
+    deep: dict[str, list[str]] = {}
+
+    def rank(p: str) -> Any:
+        r = rt.route(p, snap, Actor.MODEL, top=RANKED, restrict=restrict)
+        deep[p] = [c.spec.key for c in r.candidates]
+        return r
+
+    rep = evaluate(
+        cases,
+        lambda p: rt.route(p, snap, Actor.MODEL, restrict=restrict),
+        known=known,
+        rank_fn=rank,
+    )
     ours = {k: rep[k] for k in KEYS} | {
         "latency_ms": rep["latency_ms"],
         "index_build_s": round(build_s, 2),
     }
-    from codebot.agent.session.prompting import RANKED
-    from codebot.skills.route.eval import first_rank, ranking_summary
-
-    deep = [[c.spec.key for c in rt.route(c.prompt, snap, Actor.MODEL, top=RANKED, restrict=restrict).candidates]
-            if c.kind == "positive" else [] for c in cases]  # fmt: skip
-    ranked = [keys[:10] for keys in deep]
-    # what an over-budget listing can hold of the router's picks for the turn (RANKED)
-    listing = [first_rank(keys, c.acceptable(), RANKED) for c, keys in zip(cases, deep, strict=True) if c.kind == "positive"]  # fmt: skip
+    positives = [c for c in cases if c.kind == "positive"]
+    ranked = [deep[c.prompt][:10] for c in positives]
+    listing = [first_rank(deep[c.prompt], c.acceptable(), RANKED) for c in positives]
     ours[f"recall_at_{RANKED}_listing_depth"] = ranking_summary(listing, (RANKED,))["recall_at_k"][
         str(RANKED)
     ]
     base = evaluate(cases, Bm25Baseline(list(snap)).route, known=known) if restrict is None else {}
+    results = [r for c, r in zip(cases, rep["results"], strict=True) if c.kind == "positive"]
     details = [{"line": c.line, "prompt": c.prompt, "expected": c.expected, "rank": r["rank"], "top10": top}
-               for c, r, top in zip(cases, rep["results"], ranked, strict=True) if c.kind == "positive"]  # fmt: skip
+               for c, r, top in zip(positives, results, ranked, strict=True)]  # fmt: skip
     return ours, {k: base[k] for k in KEYS if k in base}, details
 
 
@@ -190,15 +201,16 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         synth = (args.data or Path(tmp)) / f"s{args.synthetic}"
+        alone = catalogs(CORPUS, None)
         if args.real is not None:
-            alone, mixed = catalogs(CORPUS, None), catalogs(CORPUS, None, args.real)
+            mixed = catalogs(CORPUS, None, args.real)
             mixed_in = f"real skills under {args.real}"
         else:
             if not (synth / ".done").exists():
                 log(f"generating {args.synthetic} skills in {synth}")
                 generate(synth, args.synthetic, seed=1)
                 (synth / ".done").write_text("")
-            alone, mixed = catalogs(CORPUS, None), catalogs(CORPUS, synth)
+            mixed = catalogs(CORPUS, synth)
             mixed_in = f"{args.synthetic} generated skills"
         corpus_keys = {s.key for s in alone}
         out: dict[str, Any] = {
