@@ -35,6 +35,8 @@ def _describe(c: Candidate) -> str:
     text = "matched " + "; ".join(parts) if parts else "no word matched"
     if c.penalized:
         text += f"; its description rules out {', '.join(c.penalized)}"
+    if c.coverage is not None:
+        text += f"; {c.coverage:.0%} of what the request's words are worth"
     return text
 
 

@@ -191,6 +191,20 @@ class Index:
                     s[docs] -= penalty * float(self.unit[t])
         return s
 
+    def coverage(self, term_ids: Sequence[int], weight: Mapping[int, float] | None = None) -> Any:
+        """Per skill, the share (0..1) of the request words' worth (idf x weight) it matches
+        in any field."""
+        import numpy as np
+
+        got = np.zeros(self.n, dtype=np.float32)
+        total = 0.0
+        for t in term_ids:
+            w = float(self.idf[t]) * (weight.get(t, 1.0) if weight else 1.0)
+            total += w
+            a, b = self.indptr[t], self.indptr[t + 1]
+            got[self.indices[a:b]] += np.float32(w)
+        return got / np.float32(max(total, 1e-9))
+
     def field_matches(self, i: int, term_ids: Sequence[int]) -> dict[str, set[int]]:
         q = set(term_ids)
         out: dict[str, set[int]] = {}

@@ -25,6 +25,7 @@ class Candidate:
     why: str = ""
     eligible: bool = True
     fused: float | None = None  # lexical + semantic_weight x semantic (fusion "sum"), what ranks it
+    coverage: float | None = None  # share of the request words' worth it matches (when reranked)
 
     @property
     def name(self) -> str:
@@ -47,6 +48,8 @@ class Candidate:
             d["semantic"] = round(self.semantic, 4)
         if self.fused is not None:
             d["fused"] = round(self.fused, 4)
+        if self.coverage is not None:
+            d["coverage"] = round(self.coverage, 4)
         return d
 
 

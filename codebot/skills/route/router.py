@@ -24,6 +24,9 @@ the offline model's matcher and the optional per-turn preselection:
    `min_terms` request words outside its body, and beats the runner-up by `margin`;
    `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
    `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
+6. **The rest of the ranking.** After the decision's first (two, when it asks), the first
+   `rerank_depth` are ordered by score x coverage (`rank`): the share of the request
+   words' worth a skill matches, so one rare name word does not outrank most of the request.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
 are read and tokenized again, and their rows patched into the index (`cache`). With a
@@ -35,7 +38,7 @@ This module holds the `Router` and the module-level API, and re-exports the publ
 of its pieces: `config` (every number), `text` (words to terms), `shape`
 (negative clauses, request shapes), `index` (BM25 postings), `cache` (one
 index per snapshot), `result` (what a route returns), `decide` (select, ask or
-abstain) and `eval` (`skills eval`). Importing it is cheap: numpy and bm25s are
+abstain), `rank` (the order of the candidates) and `eval` (`skills eval`). Importing it is cheap: numpy and bm25s are
 imported inside the functions that need them.
 """
 
@@ -59,6 +62,7 @@ from codebot.skills.route.config import (
 from codebot.skills.route.decide import decide, shape_factor
 from codebot.skills.route.eval import KINDS, Case, evaluate, parse_cases
 from codebot.skills.route.index import Index
+from codebot.skills.route.rank import rerank, top_rows
 from codebot.skills.route.result import Candidate, Filtered, Route, SemanticScorer
 from codebot.skills.route.shape import SHAPES, destination, edges, request_shape, split_negative
 from codebot.skills.route.text import ALIASES, STOP_WORDS, Tokenizer
@@ -193,8 +197,17 @@ class Router:
         elig = np.where(mask, norm, -np.inf)
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
-        part = positive[np.argpartition(-elig[positive], k - 1)[:k]] if len(positive) > k else positive
-        order = part[np.lexsort((part, -elig[part]))].tolist()
+        order = top_rows(elig, positive, k)
+        # A second stage orders the first rerank_depth by score x coverage, after the
+        # decision has taken its first two (see rank.rerank); the decision keeps its own.
+        reranked: list[int] = []
+        cov = None
+        if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
+            pool = top_rows(elig, positive, max(k, cfg.rerank_depth))
+            cov = idx.coverage(known, weight)
+            reranked = rerank(pool, norm, cov, cfg.coverage_power)
+            # one more than k: without an ask, the second may be reranked out of the k
+            order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
         lex_rank = {i: r + 1 for r, i in enumerate(order)}
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
@@ -207,14 +220,14 @@ class Router:
             if sem:
                 order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
         cands = []
-        for i in order[:k]:
+        for i in order[: k + 1] if reranked else order[:k]:
             fields = idx.field_matches(i, known)
             matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
             ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
             score = float(norm[i]) if mask[i] else 0.0
             cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
                                    sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
-                                   fused=fused.get(i)))  # fmt: skip
+                                   fused=fused.get(i), coverage=float(cov[i]) if cov is not None else None))  # fmt: skip
 
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
@@ -222,6 +235,10 @@ class Router:
                                                    worth=lambda w: self._worth(idx, w),
                                                    named={w.lower() for w in kinds["emphasized"]},
                                                    moved_to=dest)  # fmt: skip
+        if reranked:  # the decision's own first (and second, when it asks) stay in front
+            head = 2 if decision == "ask" else 1
+            by_spec = {id(c.spec): c for c in cands[head:]}
+            cands = (cands[:head] + [by_spec[id(idx.specs[i])] for i in reranked if id(idx.specs[i]) in by_spec])[:k]
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
                      (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],
