@@ -168,6 +168,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
                    f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
     out = []
+    best_words = best.words()
     for r, c in enumerate(cands):
         text = _describe(c)
         cc = conf(c)
@@ -184,7 +185,8 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
                 text += f"; only {gap:.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
             else:
                 lost = f"{gap:.2f} behind {best.name}"
-                missing = [w for w in best.words() if w not in c.words()]
+                theirs = set(c.words())
+                missing = [w for w in best_words if w not in theirs]
                 if missing:
                     lost += f", which also matched {', '.join(missing[:4])}"
                 text += f"; lost: {lost}"

@@ -191,19 +191,23 @@ class Index:
                     s[docs] -= penalty * float(self.unit[t])
         return s
 
-    def coverage(self, term_ids: Sequence[int], weight: Mapping[int, float] | None = None) -> Any:
-        """Per skill, the share (0..1) of the request words' worth (idf x weight) it matches
-        in any field."""
+    def coverage(self, term_ids: Sequence[int], rows: Sequence[int],
+                 weight: Mapping[int, float] | None = None) -> dict[int, float]:  # fmt: skip
+        """For each of `rows`, the share (0..1) of the request words' worth (idf x weight)
+        it matches in any field. A binary search per word in its postings (ascending rows),
+        so a few rows cost little even when a word is in most skills."""
         import numpy as np
 
-        got = np.zeros(self.n, dtype=np.float32)
+        want = np.asarray(sorted(rows), dtype=np.int64)
+        got = np.zeros(len(want), dtype=np.float64)
         total = 0.0
         for t in term_ids:
             w = float(self.idf[t]) * (weight.get(t, 1.0) if weight else 1.0)
             total += w
-            a, b = self.indptr[t], self.indptr[t + 1]
-            got[self.indices[a:b]] += np.float32(w)
-        return got / np.float32(max(total, 1e-9))
+            docs = self.indices[self.indptr[t] : self.indptr[t + 1]]
+            if len(docs):
+                got += (docs.take(np.searchsorted(docs, want), mode="clip") == want) * w
+        return dict(zip(want.tolist(), (got / max(total, 1e-9)).tolist(), strict=True))
 
     def field_matches(self, i: int, term_ids: Sequence[int]) -> dict[str, set[int]]:
         q = set(term_ids)

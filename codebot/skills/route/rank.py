@@ -6,10 +6,11 @@ Pure functions of numpy arrays and row numbers, called by `Router.route`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
-def rerank(pool: list[int], norm: Any, cov: Any, power: float) -> list[int]:
+def rerank(pool: list[int], norm: Any, cov: Mapping[int, float], power: float) -> list[int]:
     """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order.
 
     BM25 adds up what each request word scores, so one rare word in a short name can

@@ -201,10 +201,10 @@ class Router:
         # A second stage orders the first rerank_depth by score x coverage, after the
         # decision has taken its first two (see rank.rerank); the decision keeps its own.
         reranked: list[int] = []
-        cov = None
+        cov: dict[int, float] | None = None
         if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
             pool = top_rows(elig, positive, max(k, cfg.rerank_depth))
-            cov = idx.coverage(known, weight)
+            cov = idx.coverage(known, pool, weight)
             reranked = rerank(pool, norm, cov, cfg.coverage_power)
             # one more than k: without an ask, the second may be reranked out of the k
             order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
@@ -227,7 +227,7 @@ class Router:
             score = float(norm[i]) if mask[i] else 0.0
             cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
                                    sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
-                                   fused=fused.get(i), coverage=float(cov[i]) if cov is not None else None))  # fmt: skip
+                                   fused=fused.get(i), coverage=cov.get(i) if cov is not None else None))  # fmt: skip
 
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),

@@ -129,3 +129,11 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
         assert names(ours.route(p, generated, Actor.MODEL, top=5)) == names(b)[:5], p
         moved += names(b) != names(a)
     assert moved > 50  # it does reorder: a test that cannot fail would pass with it off
+
+
+def test_the_rerank_depth_is_the_listing_depth():
+    """The second stage reorders exactly what an over-budget listing ranks for a turn, so
+    the listing's set of skills is the first stage's."""
+    from codebot.agent.session.prompting import RANKED
+
+    assert R.RouterConfig().rerank_depth == RANKED
