@@ -48,10 +48,11 @@ DEFAULTS: Mapping[str, Any] = {
     "left_behind_weight": 0.5,
     # ... and one found where it moves things ("onto uv", "into airflow") this much (1: off)
     "destination_weight": 1.5,
-    # The ranking after the decision's first two: the first rerank_depth (as many as an
-    # over-budget listing ranks for a turn) by score x coverage**coverage_power, coverage
-    # being the share of the request words' worth a skill matches (0: off). Measured in
-    # docs/routing.md: recall@5 up on held-out and paraphrase sets, the decision unchanged.
+    # The ranking after the decision's pick (its two, when it asks): the first rerank_depth
+    # (as many as an over-budget listing ranks for a turn) by score x
+    # coverage**coverage_power, coverage being the share of the request words' worth a
+    # skill matches (0: off). Measured in docs/routing.md: recall@5 up on the held-out and
+    # paraphrase sets, the decision unchanged.
     "coverage_power": 1.0,
     "rerank_depth": 40,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound

@@ -38,8 +38,8 @@ This module holds the `Router` and the module-level API, and re-exports the publ
 of its pieces: `config` (every number), `text` (words to terms), `shape`
 (negative clauses, request shapes), `index` (BM25 postings), `cache` (one
 index per snapshot), `result` (what a route returns), `decide` (select, ask or
-abstain), `rank` (the order of the candidates) and `eval` (`skills eval`). Importing it is cheap: numpy and bm25s are
-imported inside the functions that need them.
+abstain), `rank` (the order of the candidates) and `eval` (`skills eval`). Importing it
+is cheap: numpy and bm25s are imported inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -198,8 +198,8 @@ class Router:
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
         order = top_rows(elig, positive, k)
-        # A second stage orders the first rerank_depth by score x coverage, after the
-        # decision has taken its first two (see rank.rerank); the decision keeps its own.
+        # A second stage orders the first rerank_depth by score x coverage (rank.rerank).
+        # The decision still sees the first stage's first two, and keeps its pick in front.
         reranked: list[int] = []
         cov: dict[int, float] | None = None
         if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
@@ -208,7 +208,7 @@ class Router:
             reranked = rerank(pool, norm, cov, cfg.coverage_power)
             # one more than k: without an ask, the second may be reranked out of the k
             order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
-        lex_rank = {i: r + 1 for r, i in enumerate(order)}
+        lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
         if self.semantic is not None:

@@ -67,6 +67,7 @@ def test_more_of_the_request_ranks_above_one_rare_name_word(snap):
     assert ours.decision == "select" and ours.selected.name == "adr-writer"
     by = {c.name: c for c in ours.candidates}
     assert by["broker-notes"].score < by["fight-club"].score  # the scores are the first stage's
+    assert (by["fight-club"].rank_lexical, by["broker-notes"].rank_lexical) == (2, 3)  # and the ranks
     assert by["broker-notes"].coverage > 3 * by["fight-club"].coverage
     assert "of what the request's words are worth" in by["broker-notes"].why
     assert by["broker-notes"].to_json()["coverage"] == round(by["broker-notes"].coverage, 4)
