@@ -214,11 +214,23 @@ def test_only_loopback_is_ever_asked(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ipv6_loopback_is_asked_too(serve) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6")
-    s6 = socket.socket(socket.AF_INET6)
-    try:
-        s6.bind(("::1", 0))
-    except OSError:
-        pytest.skip("no ::1")
+    # The port must be free on 127.0.0.1 too, and stay so: the probe asks 127.0.0.1 first,
+    # and a server of another test listening there on the same number would answer. A
+    # socket bound there (not listening) makes that host refuse instead.
+    s6 = s4 = None
+    for _ in range(20):
+        s4 = socket.socket(socket.AF_INET)
+        s4.bind(("127.0.0.1", 0))
+        s6 = socket.socket(socket.AF_INET6)
+        try:
+            s6.bind(("::1", s4.getsockname()[1]))
+            break
+        except OSError:
+            s4.close()
+            s6.close()
+            s6 = None
+    if s6 is None:
+        pytest.skip("no ::1, or no port free on both loopbacks")
     s6.listen(1)
     port = s6.getsockname()[1]
 
@@ -233,6 +245,7 @@ def test_ipv6_loopback_is_asked_too(serve) -> None:
         (found,) = probe([port], budget_s=0.5)
     finally:
         s6.close()
+        s4.close()
     assert found.host == "::1" and found.base_url == f"http://[::1]:{port}/v1"
 
 
