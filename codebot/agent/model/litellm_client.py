@@ -198,9 +198,9 @@ class LiteLLMClient:
             response: Any = None
             try:
                 try:
-                    response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout)
+                    response = await _within(litellm.acompletion(**kwargs), timeout)
                     iterator = response.__aiter__()
-                    chunk = await asyncio.wait_for(iterator.__anext__(), timeout)
+                    chunk = await _within(iterator.__anext__(), timeout)
                 except StopAsyncIteration:
                     chunk = None
                 except Exception as exc:
@@ -229,7 +229,7 @@ class LiteLLMClient:
                         text.append(piece)
                         yield TextDelta(piece)
                     try:
-                        chunk = await asyncio.wait_for(iterator.__anext__(), timeout)
+                        chunk = await _within(iterator.__anext__(), timeout)
                     except StopAsyncIteration:
                         chunk = None
                     except Exception as exc:
@@ -291,6 +291,19 @@ class LiteLLMClient:
         """`exc` in plain words (see `model_errors`). Retryable only when nothing has streamed yet."""
         return model_error(exc, model, timeout, received=received, retries=retries,
                            api_base=self.api_base, api_key=self.api_key)  # fmt: skip
+
+
+async def _within(awaitable: Any, timeout: float) -> Any:
+    """`await awaitable`, or TimeoutError after `timeout` seconds.
+
+    Not `asyncio.wait_for`: on Python 3.11 it runs the awaitable as a task of its own, and
+    when that task finishes in the same loop step as the caller is cancelled (Esc while
+    chunks stream every few milliseconds), it returns the result and drops the
+    cancellation, so the turn went on streaming. `asyncio.timeout` awaits in the caller's
+    own task, where a cancellation is never lost.
+    """
+    async with asyncio.timeout(timeout):
+        return await awaitable
 
 
 async def _close(response: Any) -> None:

@@ -221,7 +221,8 @@ async def _end_group(pgid: int, exited: asyncio.Future[None]) -> None:
     """SIGTERM, wait up to KILL_GRACE for the leader, then SIGKILL the rest of the group."""
     _signal_group(pgid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE)
+        async with asyncio.timeout(KILL_GRACE):  # not wait_for: see run_process
+            await asyncio.shield(exited)
     _kill_group(pgid)
 
 
@@ -269,10 +270,14 @@ async def run_process(
             stopped = bool(done)
             await _end_group(pid, protocol.exited)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(protocol.exited), 5)
+                async with asyncio.timeout(5):
+                    await asyncio.shield(protocol.exited)
         # The output of the last moments (and of children that still hold the pipe).
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Esc)
+        # that lands in the same loop step as what it waits for, and the turn would go on.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(protocol.eof), EXIT_GRACE)
+            async with asyncio.timeout(EXIT_GRACE):
+                await asyncio.shield(protocol.eof)
     except BaseException:  # CancelledError above all: end the group, then re-raise
         # No awaiting here (a second cancellation would cut it short): SIGTERM now, SIGKILL
         # after the grace from the loop; the group stays in _LIVE, so kill_all at exit

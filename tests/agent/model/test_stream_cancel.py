@@ -1,0 +1,88 @@
+"""A cancellation that lands in the same loop step as a stream chunk is not lost.
+
+On Python 3.11, `asyncio.wait_for` runs what it waits for as a task of its own; when that
+task finishes in the same step as the caller is cancelled, it returns the result and the
+cancellation is gone. A person pressed Esc while chunks streamed every 50 ms and the turn
+went on to the end (seen once in CI). The client now awaits each chunk in its own task
+under `asyncio.timeout`. This test makes the two land together on purpose, with a stand-in
+for litellm whose chunks are futures the test resolves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from codebot.agent.model import ModelRequest, TextDelta
+from codebot.agent.model import litellm_client as lc
+
+HELLO = ModelRequest(messages=[{"role": "user", "content": "hello"}])
+END = object()
+
+
+def chunk(text: str) -> dict[str, Any]:
+    return {"choices": [{"delta": {"content": text}, "finish_reason": None}]}
+
+
+class Stream:
+    """What `acompletion(stream=True)` returns: each chunk is the next future's result."""
+
+    def __init__(self, futures: list[asyncio.Future]) -> None:
+        self.futures = futures
+
+    def __aiter__(self) -> Stream:
+        return self
+
+    async def __anext__(self) -> Any:
+        value = await self.futures.pop(0)
+        if value is END:
+            raise StopAsyncIteration
+        return value
+
+    async def aclose(self) -> None:
+        pass
+
+
+class FakeLitellm:
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+
+    def get_supported_openai_params(self, model: str) -> tuple[str, ...]:
+        return ()
+
+    async def acompletion(self, **kwargs: Any) -> Stream:
+        return self.stream
+
+
+async def test_a_cancel_landing_with_a_chunk_still_cancels(monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.get_running_loop()
+    first, second, third = (loop.create_future() for _ in range(3))
+    monkeypatch.setattr(lc, "_module", FakeLitellm(Stream([first, second, third])))
+    client = lc.LiteLLMClient(model="openai/test-model", api_key="sk-test")
+    got: list[Any] = []
+
+    async def consume() -> None:
+        async for item in client.stream(HELLO):
+            got.append(item)
+
+    task = asyncio.create_task(consume())
+    first.set_result(chunk("a"))
+    third.set_result(END)  # were the cancellation lost, the stream would end normally
+    for _ in range(200):
+        await asyncio.sleep(0)
+        if got:
+            break
+    assert [x.text for x in got if isinstance(x, TextDelta)] == ["a"]
+    for _ in range(5):  # the client is now waiting for the second chunk
+        await asyncio.sleep(0)
+
+    def land() -> None:  # the chunk and the cancellation in one step
+        second.set_result(chunk("b"))
+        task.cancel()
+
+    loop.call_soon(land)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not any(type(x).__name__ == "Completion" for x in got)
