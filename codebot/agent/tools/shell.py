@@ -217,12 +217,22 @@ def _forget_finished() -> None:
         _LIVE.difference_update(gone)
 
 
+async def wait_at_most(future: asyncio.Future[Any], seconds: float) -> None:
+    """Wait for `future` (never cancelling it) for at most `seconds`.
+
+    Not `asyncio.wait_for`: on Python 3.11 it drops a cancellation (Esc) that lands in the
+    same loop step as the future finishing, and the turn would go on. `asyncio.timeout`
+    awaits in the caller's own task, where a cancellation is never lost.
+    """
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await asyncio.shield(future)
+
+
 async def _end_group(pgid: int, exited: asyncio.Future[None]) -> None:
     """SIGTERM, wait up to KILL_GRACE for the leader, then SIGKILL the rest of the group."""
     _signal_group(pgid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(KILL_GRACE):  # not wait_for: see run_process
-            await asyncio.shield(exited)
+    await wait_at_most(exited, KILL_GRACE)
     _kill_group(pgid)
 
 
@@ -269,15 +279,9 @@ async def run_process(
             timed_out = not done
             stopped = bool(done)
             await _end_group(pid, protocol.exited)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(5):
-                    await asyncio.shield(protocol.exited)
+            await wait_at_most(protocol.exited, 5)
         # The output of the last moments (and of children that still hold the pipe).
-        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Esc)
-        # that lands in the same loop step as what it waits for, and the turn would go on.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(EXIT_GRACE):
-                await asyncio.shield(protocol.eof)
+        await wait_at_most(protocol.eof, EXIT_GRACE)
     except BaseException:  # CancelledError above all: end the group, then re-raise
         # No awaiting here (a second cancellation would cut it short): SIGTERM now, SIGKILL
         # after the grace from the loop; the group stays in _LIVE, so kill_all at exit

@@ -220,7 +220,7 @@ class Router:
             if sem:
                 order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
         cands = []
-        for i in order[: k + 1] if reranked else order[:k]:
+        for i in order if reranked else order[:k]:  # reranked: the first two + k - 1 at most
             fields = idx.field_matches(i, known)
             matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
             ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))

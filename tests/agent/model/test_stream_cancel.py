@@ -3,9 +3,10 @@
 On Python 3.11, `asyncio.wait_for` runs what it waits for as a task of its own; when that
 task finishes in the same step as the caller is cancelled, it returns the result and the
 cancellation is gone. A person pressed Esc while chunks streamed every 50 ms and the turn
-went on to the end (seen once in CI). The client now awaits each chunk in its own task
-under `asyncio.timeout`. This test makes the two land together on purpose, with a stand-in
-for litellm whose chunks are futures the test resolves.
+went on to the end (seen once in CI). The client now awaits each chunk in the caller's
+own task, under `asyncio.timeout`. These tests make the two land together on purpose: with
+a stand-in for litellm whose chunks are futures the test resolves, and for the Bash tool's
+wait for a command's exit and end of output.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from codebot.agent.model import ModelRequest, TextDelta
 from codebot.agent.model import litellm_client as lc
+from codebot.agent.tools.shell import wait_at_most
 
 HELLO = ModelRequest(messages=[{"role": "user", "content": "hello"}])
 END = object()
@@ -86,3 +88,25 @@ async def test_a_cancel_landing_with_a_chunk_still_cancels(monkeypatch: pytest.M
     with pytest.raises(asyncio.CancelledError):
         await task
     assert not any(type(x).__name__ == "Completion" for x in got)
+
+
+async def test_the_bash_tools_wait_keeps_a_cancel_landing_with_the_exit() -> None:
+    loop = asyncio.get_running_loop()
+    exited = loop.create_future()
+    task = asyncio.create_task(wait_at_most(exited, 5))
+    for _ in range(5):  # the task is now waiting for the exit
+        await asyncio.sleep(0)
+
+    def land() -> None:  # the command exits and Esc arrives in one step
+        exited.set_result(None)
+        task.cancel()
+
+    loop.call_soon(land)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_the_bash_tools_wait_times_out_and_leaves_the_future_alone() -> None:
+    exited = asyncio.get_running_loop().create_future()
+    await wait_at_most(exited, 0.01)  # no error: the caller goes on to SIGKILL
+    assert not exited.done()

@@ -84,19 +84,17 @@ def test_off_by_config_and_read_from_config():
     assert len(warnings) == 2 and all("skills.router." in w for w in warnings)
 
 
-def test_an_ask_keeps_both_offered_skills_in_front(tmp_path, write_skill):
-    root = tmp_path / "s"
-    root.mkdir()
-    for name, desc in (("pdf-fill", "Fill in PDF forms."), ("pdf-forms", "Fill PDF forms in."),
-                       ("form-audit", "Audit forms: fill, check and sign every field of a PDF form, then fill it in.")):  # fmt: skip
-        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}")
-    s = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
-    r = R.Router(cfg(duplicate_similarity=1.1)).route("fill in this pdf form", s, Actor.MODEL)
-    plain = R.Router(cfg(duplicate_similarity=1.1, coverage_power=0.0)).route("fill in this pdf form", s, Actor.MODEL)
-    assert r.decision == plain.decision
+def test_an_ask_keeps_both_offered_skills_in_front(snap):
+    """A margin nothing can clear makes the router ask between its first two by score:
+    fight-club stays second, though the second stage puts it third when the router selects."""
+    ask = cfg(margin=10.0)
+    r = R.Router(ask).route(ADR, snap, Actor.MODEL)
+    plain = R.Router(dataclasses.replace(ask, coverage_power=0.0)).route(ADR, snap, Actor.MODEL)
+    assert r.decision == plain.decision == "ask"
     n = 2 if r.decision == "ask" else 1
-    assert names(r)[:n] == names(plain)[:n]
+    assert names(r)[:n] == names(plain)[:n] == ["adr-writer", "fight-club"]
     assert [x.name for x in r.options] == [x.name for x in plain.options]
+    assert names(R.Router().route(ADR, snap, Actor.MODEL))[:3] == ["adr-writer", "broker-notes", "fight-club"]
 
 
 @pytest.fixture(scope="module")
