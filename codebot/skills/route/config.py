@@ -55,6 +55,9 @@ DEFAULTS: Mapping[str, Any] = {
     # paraphrase sets, the decision unchanged.
     "coverage_power": 1.0,
     "rerank_depth": 40,
+    # ... with word statistics that count each folder of skills as at most this many
+    # (0: the plain idf), so one big pack's vocabulary does not weigh down everyone else's
+    "folder_cap": 1000,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -102,6 +105,7 @@ class RouterConfig:
     destination_weight: float = DEFAULTS["destination_weight"]
     coverage_power: float = DEFAULTS["coverage_power"]
     rerank_depth: int = DEFAULTS["rerank_depth"]
+    folder_cap: int = DEFAULTS["folder_cap"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -132,7 +136,7 @@ class RouterConfig:
                 "name_case_weight": self.name_case_weight,
                 "name_case_worth": self.name_case_worth,
                 "left_behind_weight": self.left_behind_weight, "destination_weight": self.destination_weight,
-                "coverage_power": self.coverage_power, "rerank_depth": self.rerank_depth, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "coverage_power": self.coverage_power, "rerank_depth": self.rerank_depth, "folder_cap": self.folder_cap, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
                 "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,

@@ -82,6 +82,7 @@ class Index:
         self.unit_scale = w_desc / (1.0 + config.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
         self.neg = self._negatives()
+        self._folder_rows: tuple[Any, Any] | None = None  # see _folders
         self._eligibility: dict[tuple[Any, ...], tuple[Any, dict[int, Decision]]] = {}
         if carry is not None:
             self._carry(*carry)
@@ -191,23 +192,51 @@ class Index:
                     s[docs] -= penalty * float(self.unit[t])
         return s
 
-    def coverage(self, term_ids: Sequence[int], rows: Sequence[int],
-                 weight: Mapping[int, float] | None = None) -> dict[int, float]:  # fmt: skip
-        """For each of `rows`, the share (0..1) of the request words' worth (idf x weight)
-        it matches in any field. A binary search per word in its postings (ascending rows),
-        so a few rows cost little even when a word is in most skills."""
+    def matches(self, term_ids: Sequence[int], rows: Sequence[int]) -> Any:
+        """The BM25 term frequency (fields combined) of each word in each of `rows`: a row
+        per entry of `rows`, a column per word, 0 where it does not match. A binary search
+        per word in its postings (ascending rows), so a few rows cost little even when a
+        word is in most skills."""
         import numpy as np
 
-        want = np.asarray(sorted(rows), dtype=np.int64)
-        got = np.zeros(len(want), dtype=np.float64)
-        total = 0.0
-        for t in term_ids:
-            w = float(self.idf[t]) * (weight.get(t, 1.0) if weight else 1.0)
-            total += w
-            docs = self.indices[self.indptr[t] : self.indptr[t + 1]]
-            if len(docs):
-                got += (docs.take(np.searchsorted(docs, want), mode="clip") == want) * w
-        return dict(zip(want.tolist(), (got / max(total, 1e-9)).tolist(), strict=True))
+        want = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(want), len(term_ids)), dtype=np.float64)
+        for j, t in enumerate(term_ids):
+            a, b = self.indptr[t], self.indptr[t + 1]
+            if b > a:
+                docs = self.indices[a:b]
+                at = np.searchsorted(docs, want).clip(0, b - a - 1)
+                out[:, j] = np.where(docs[at] == want, self.tf[a:b][at], 0.0)
+        return out
+
+    def folder_idf(self, term_ids: Sequence[int], cap: int) -> Any:
+        """Each word's idf with every folder of skills counted as at most `cap` skills (or
+        as many as the smallest folder holds, when that is more): its skills count for
+        cap / size each. So one folder of thousands of like skills does not make its
+        vocabulary common for the whole catalog and every other word rare; a catalog of
+        one folder, or of folders within the cap, gets the plain idf. O(postings) per word."""
+        import numpy as np
+
+        plain = self.idf[np.asarray(term_ids, dtype=np.int64)].astype(np.float64)
+        owner, sizes = self._folders()
+        share = np.minimum(1.0, max(cap, int(sizes.min()) if len(sizes) else 0) / np.maximum(sizes, 1))
+        if cap <= 0 or bool((share >= 1.0).all()):
+            return plain
+        df = np.asarray([float(np.bincount(owner[self.indices[self.indptr[t] : self.indptr[t + 1]]],
+                                           minlength=len(sizes)) @ share) for t in term_ids])  # fmt: skip
+        return np.where(plain > 0, idf_lucene(df, float(sizes @ share)), 0.0).astype(np.float64)
+
+    def _folders(self) -> tuple[Any, Any]:
+        """Each row's folder (numbered here) and each folder's number of skills; made the
+        first time it is asked for, then kept (an Index does not change)."""
+        import numpy as np
+
+        if self._folder_rows is None:
+            seen: dict[Any, int] = {}
+            owner = np.fromiter((seen.setdefault(s.root.path, len(seen)) for s in self.specs),
+                                dtype=np.int64, count=self.n)  # fmt: skip
+            self._folder_rows = (owner, np.bincount(owner, minlength=len(seen)))
+        return self._folder_rows
 
     def field_matches(self, i: int, term_ids: Sequence[int]) -> dict[str, set[int]]:
         q = set(term_ids)

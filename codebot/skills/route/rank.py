@@ -6,21 +6,33 @@ Pure functions of numpy arrays and row numbers, called by `Router.route`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 
-def rerank(pool: list[int], norm: Any, cov: Mapping[int, float], power: float) -> list[int]:
-    """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order.
+def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float) -> tuple[list[int], dict[int, float]]:
+    """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
+    and each row's coverage.
 
     BM25 adds up what each request word scores, so one rare word in a short name can
     outscore a skill that matches four of the request's five words. Weighing the score by
-    the share of the request's worth (idf x weight) a skill matches is a soft AND: it
-    lifts the skills that match more of the request. Only the first `rerank_depth` are
-    reordered, so the set an over-budget listing shows for the turn stays the same.
+    the share of the request's worth a skill matches is a soft AND: it lifts the skills
+    that match more of the request. Only the first `rerank_depth` are reordered, so the
+    set an over-budget listing shows for the turn stays the same.
+
+    `raw`: every row's first-stage score; `tf`: the pool's BM25 term frequencies, a row per
+    pool entry and a column per request word; `plain`: each word's worth (idf x weight) in
+    that score; `worth`: what it is worth here, which may differ (folder-capped word
+    statistics, `Index.folder_idf`). The score is re-weighed by the difference, so a
+    ruled-out word's penalty stays as the first stage counted it.
     """
-    key = {i: float(norm[i]) * float(cov[i]) ** power for i in pool}
-    return sorted(pool, key=lambda i: -key[i])
+    import numpy as np
+
+    rows = np.asarray(pool, dtype=np.int64)
+    score = np.asarray(raw, dtype=np.float64)[rows] + tf @ (worth - plain)
+    cov = ((tf > 0) @ worth) / max(float(worth.sum()), 1e-9)
+    key = score * cov**power
+    order = np.argsort(-key, kind="stable")
+    return rows[order].tolist(), dict(zip(pool, cov.tolist(), strict=True))
 
 
 def top_rows(score: Any, rows: Any, k: int) -> list[int]:

@@ -27,6 +27,8 @@ the offline model's matcher and the optional per-turn preselection:
 6. **The rest of the ranking.** After the decision's first (two, when it asks), the first
    `rerank_depth` are ordered by score x coverage (`rank`): the share of the request
    words' worth a skill matches, so one rare name word does not outrank most of the request.
+   Its word statistics count each folder as at most `folder_cap` skills
+   (`Index.folder_idf`), so one big pack does not make its vocabulary cheap for the rest.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
 are read and tokenized again, and their rows patched into the index (`cache`). With a
@@ -198,14 +200,17 @@ class Router:
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
         order = top_rows(elig, positive, k)
-        # A second stage orders the first rerank_depth by score x coverage (rank.rerank).
+        # A second stage orders the first rerank_depth by score x coverage (rank.rerank),
+        # with each folder counted as at most folder_cap skills in its word statistics.
         # The decision still sees the first stage's first two, and keeps its pick in front.
         reranked: list[int] = []
         cov: dict[int, float] | None = None
         if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
             pool = top_rows(elig, positive, max(k, cfg.rerank_depth))
-            cov = idx.coverage(known, pool, weight)
-            reranked = rerank(pool, norm, cov, cfg.coverage_power)
+            w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
+            plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
+            reranked, cov = rerank(pool, raw, idx.matches(known, pool), plain,
+                                   idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power)  # fmt: skip
             # one more than k: without an ask, the second may be reranked out of the k
             order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
         lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks

@@ -136,3 +136,85 @@ def test_the_rerank_depth_is_the_listing_depth():
     from codebot.agent.session.prompting import RANKED
 
     assert R.RouterConfig().rerank_depth == RANKED
+
+
+def test_off_by_config_and_read_from_config_folder_cap():
+    warnings: list[str] = []
+    assert R.RouterConfig().folder_cap == 1000
+    assert (R.config_from_mapping({"folder_cap": 0}, warnings).folder_cap, warnings) == (0, [])
+    assert R.config_from_mapping({"folder_cap": "big"}, warnings).folder_cap == 1000
+    assert len(warnings) == 1 and "skills.router.folder_cap" in warnings[0]
+
+
+# One folder of a thousand like skills (a big pack) beside a folder of 43 of one's own.
+# A twentieth of the pack mentions "widget yaml"; a fifth of one's own, "zebra parade".
+PARADE = "check the widget yaml before the zebra parade"
+FILL = ["cache", "queue", "schema", "token", "parser", "metrics", "alert", "graph", "socket", "thread",
+        "cluster", "bucket", "ledger", "invoice", "tensor", "shader", "banner", "cursor", "folder", "kernel"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory):
+    base = tmp_path_factory.mktemp("pack")
+
+    def add(root: Path, name: str, desc: str) -> None:
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\nSteps.\n")
+
+    rng = random.Random(0)
+    for i in range(1000):
+        w = rng.sample(FILL, 3)
+        add(base / "pack", f"pack-{w[0]}-{i}", f"Handle {w[1]} and {w[2]} work{' for widget yaml files' if i % 20 == 0 else ''}.")
+    for i in range(40):
+        w = rng.sample(FILL, 3)
+        add(base / "mine", f"mine-{w[0]}-{i}", f"Plan {w[1]} and {w[2]} chores{' before a zebra parade' if i % 5 == 0 else ''}.")
+    add(base / "mine", "widget-checker", "Check widget yaml files.")
+    add(base / "mine", "zebra-parade", "Plan a zebra parade.")
+    add(base / "mine", "zebra-widget-parade", "Check widget yaml files before a zebra parade.")
+    two = Catalog([Root(base / "mine", Source.PROJECT, "codebot", (0,)),
+                   Root(base / "pack", Source.PROJECT, "extra", (1,))]).load()  # fmt: skip
+    return base, two
+
+
+def test_a_big_folder_does_not_make_its_words_cheap_for_everyone_else(pack):
+    """In the whole catalog "widget" is in 52 of 1,043 skills and "zebra" in 10, so plain
+    idf makes zebra-parade the better second. Counting the pack as 100 skills, widget is
+    in 7 of 143 and zebra in 10: widget-checker, which checks the widget yaml the request
+    is about, moves above it. The decision and the set of the first 40 stay the same."""
+    _, two = pack
+    plain = R.Router(cfg(folder_cap=0)).route(PARADE, two, Actor.MODEL, top=40)
+    capped = R.Router(cfg(folder_cap=100)).route(PARADE, two, Actor.MODEL, top=40)
+    assert names(plain)[:3] == ["zebra-widget-parade", "zebra-parade", "widget-checker"]
+    assert names(capped)[:3] == ["zebra-widget-parade", "widget-checker", "zebra-parade"]
+    assert (capped.decision, capped.selected) == (plain.decision, plain.selected)
+    assert set(names(capped)) == set(names(plain))
+    by_plain, by_capped = ({c.name: c for c in r.candidates} for r in (plain, capped))
+    assert by_capped["widget-checker"].coverage > by_plain["widget-checker"].coverage
+    assert by_capped["widget-checker"].score == by_plain["widget-checker"].score  # shown: the first stage's
+
+
+def test_folder_idf_is_the_formula_and_plain_within_the_cap(pack):
+    import numpy as np
+
+    from codebot.skills.route.index import idf_lucene
+
+    base, two = pack
+    rt = R.Router()
+    idx, _ = rt.index(two)
+    term = {w: idx.lexicon[rt.tokenizer.term(w)] for w in ("widget", "zebra")}
+    ids = list(term.values())
+    got = idx.folder_idf(ids, 100)
+    # counted by hand: widget in 50 pack skills (each worth 100/1000) and 2 of one's own,
+    # zebra in 10 of one's own; the catalog counts as 100 + 43
+    want = idf_lucene(np.asarray([50 * 0.1 + 2, 10.0]), 143.0)
+    assert np.allclose(got, want, rtol=1e-6)
+    # widget keeps its worth (2.99 -> 2.95), zebra loses much of its (4.6 -> 2.6)
+    assert got[1] < 0.6 * idx.idf[term["zebra"]] and got[0] > 0.95 * idx.idf[term["widget"]]
+    # the default cap (1,000) holds both folders: the plain idf, exactly
+    assert np.array_equal(idx.folder_idf(ids, 1000), idx.idf[ids].astype(np.float64))
+    assert np.array_equal(idx.folder_idf(ids, 0), idx.idf[ids].astype(np.float64))
+    # one folder of any size is only scaled, never reweighed: the plain idf
+    one = Catalog([Root(base / "pack", Source.PROJECT, "extra", (1,))]).load()
+    idx1, _ = R.Router().index(one)
+    w1 = [idx1.lexicon[rt.tokenizer.term("widget")]]
+    assert np.array_equal(idx1.folder_idf(w1, 10), idx1.idf[w1].astype(np.float64))
