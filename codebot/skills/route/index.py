@@ -63,6 +63,7 @@ class Index:
         self.lexicon = lexicon  # shared, grows; ids < n_terms are covered here
         self.n_terms = postings.n_terms
         self.indptr, self.indices, self.tf = postings.indptr, postings.indices, postings.tf
+        self._folder_rows: tuple[Any, Any] | None = None  # see folders
         if not (carry is not None and self._lookups_from(*carry)):
             self.pos = dict(zip(map(id, self.specs), range(self.n), strict=True))
             self.by_key = dict(zip(map(_KEY, self.specs), range(self.n), strict=True))
@@ -82,7 +83,6 @@ class Index:
         self.unit_scale = w_desc / (1.0 + config.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
         self.neg = self._negatives()
-        self._folder_rows: tuple[Any, Any] | None = None  # see _folders
         self._eligibility: dict[tuple[Any, ...], tuple[Any, dict[int, Decision]]] = {}
         if carry is not None:
             self._carry(*carry)
@@ -125,6 +125,8 @@ class Index:
         cond = set(old.conditional.tolist()).difference(changed)
         cond.update(i for i in changed if self.specs[i].paths)
         self.pos, self.by_key = pos, by_key
+        if old._folder_rows is not None and all(self.specs[i].root.path == old.specs[i].root.path for i in changed):
+            self._folder_rows = old._folder_rows  # an edit leaves every skill in its folder
         self.conditional = np.asarray(sorted(cond), dtype=np.int64)
         return True
 
@@ -218,7 +220,7 @@ class Index:
         import numpy as np
 
         plain = self.idf[np.asarray(term_ids, dtype=np.int64)].astype(np.float64)
-        owner, sizes = self._folders()
+        owner, sizes = self.folders()
         share = np.minimum(1.0, max(cap, int(sizes.min()) if len(sizes) else 0) / np.maximum(sizes, 1))
         if cap <= 0 or bool((share >= 1.0).all()):
             return plain
@@ -226,9 +228,10 @@ class Index:
                                            minlength=len(sizes)) @ share) for t in term_ids])  # fmt: skip
         return np.where(plain > 0, idf_lucene(df, float(sizes @ share)), 0.0).astype(np.float64)
 
-    def _folders(self) -> tuple[Any, Any]:
+    def folders(self) -> tuple[Any, Any]:
         """Each row's folder (numbered here) and each folder's number of skills; made the
-        first time it is asked for, then kept (an Index does not change)."""
+        first time it is asked for (5 ms at 10,000 skills; `warmup.warm` asks), then kept:
+        an Index does not change, and one patched for an edit takes its parent's."""
         import numpy as np
 
         if self._folder_rows is None:

@@ -55,6 +55,7 @@ def warm(snapshot_getter: Callable[[], Any], router: Router | None = None,
     idx, _ = rt.index(snap)
     for actor in actors:
         idx.eligibility(actor, {}, Adapter.EXTENSION)
+    idx.folders()  # the second stage's folder-capped word statistics
     import bm25s.scoring  # noqa: F401  (120 ms once: the first patch needs its formulas)
 
 

@@ -268,3 +268,19 @@ def test_lookup_tables_after_an_edit_are_those_of_a_fresh_index(disk, patching):
     assert "sql-tuning" not in {
         c.name for c in rt.route("speed up slow sql", new, active=set()).candidates
     }
+
+
+def test_an_edit_keeps_the_folder_table_and_an_add_makes_it_again(disk):
+    """The second stage's folder table (row -> folder, folder sizes) is made once per index;
+    an index patched for an edit takes its parent's, one with a skill added counts again."""
+    snap = disk.load()
+    rt = R.Router()
+    idx, _ = rt.index(snap)
+    table = idx.folders()
+    assert table is idx.folders() and table[1].tolist() == [len(snap)]
+    disk.edit("sql-tuning", "Tune slow Postgres queries and read zeppelin plans.")
+    patched, _ = rt.index(disk.reload())
+    assert patched is not idx and patched.folders() is table
+    disk.add("zz-new-skill", "Something new about zeppelins.")
+    grown, _ = rt.index(disk.reload())
+    assert grown.folders() is not table and grown.folders()[1].tolist() == [len(snap) + 1]
