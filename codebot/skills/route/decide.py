@@ -26,7 +26,7 @@ def shape_factor(shape: str, cfg: RouterConfig) -> float:
     return _SHAPE_FACTOR.get(shape, lambda c: 1.0)(cfg)
 
 
-def _describe(c: Candidate) -> str:
+def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
     parts = []
     for f in FIELDS:
         words = c.matched.get(f)
@@ -37,6 +37,8 @@ def _describe(c: Candidate) -> str:
         text += f"; its description rules out {', '.join(c.penalized)}"
     if c.coverage is not None:
         text += f"; {c.coverage:.0%} of what the request's words are worth"
+    if c.ordered_by is not None and placed_by_stage:  # not the decision's own pick(s)
+        text += f"; second stage {c.ordered_by:.3f} (score x coverage)"
     return text
 
 
@@ -170,7 +172,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     out = []
     best_words = best.words()
     for r, c in enumerate(cands):
-        text = _describe(c)
+        text = _describe(c, r >= (2 if decision == "ask" else 1))
         cc = conf(c)
         if r == 0:
             if decision == "select":

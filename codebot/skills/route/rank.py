@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 
-def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float) -> tuple[list[int], dict[int, float]]:
+def rerank(pool: list[int], raw: Any, norm: Any, tf: Any, plain: Any, worth: Any,
+           power: float) -> tuple[list[int], dict[int, float], dict[int, float]]:  # fmt: skip
     """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
-    and each row's coverage.
+    each row's coverage; and what it was ordered by, in the units of the shown score.
 
     BM25 adds up what each request word scores, so one rare word in a short name can
     outscore a skill that matches four of the request's five words. Weighing the score by
@@ -19,7 +20,8 @@ def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: fl
     that match more of the request. Only the first `rerank_depth` are reordered, so the
     set an over-budget listing shows for the turn stays the same.
 
-    `raw`: every row's first-stage score; `tf`: the pool's BM25 term frequencies, a row per
+    `raw`, `norm`: every row's first-stage score, as summed and as shown (normalised by
+    what the request's words are worth); `tf`: the pool's BM25 term frequencies, a row per
     pool entry and a column per request word; `plain`: each word's worth (idf x weight) in
     that score; `worth`: what it is worth here, which may differ (folder-capped word
     statistics, `Index.folder_idf`). The score is re-weighed by the difference, so a
@@ -28,11 +30,13 @@ def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: fl
     import numpy as np
 
     rows = np.asarray(pool, dtype=np.int64)
-    score = np.asarray(raw, dtype=np.float64)[rows] + tf @ (worth - plain)
+    summed = np.asarray(raw, dtype=np.float64)[rows]
+    score = summed + tf @ (worth - plain)
+    shown = np.asarray(norm, dtype=np.float64)[rows] / np.where(summed != 0, summed, 1.0)  # the same factor for all
     cov = ((tf > 0) @ worth) / max(float(worth.sum()), 1e-9)
-    key = score * cov**power
+    key = score * shown * cov**power
     order = np.argsort(-key, kind="stable")
-    return rows[order].tolist(), dict(zip(pool, cov.tolist(), strict=True))
+    return rows[order].tolist(), dict(zip(pool, cov.tolist(), strict=True)), dict(zip(pool, key.tolist(), strict=True))
 
 
 def top_rows(score: Any, rows: Any, k: int) -> list[int]:

@@ -26,6 +26,9 @@ class Candidate:
     eligible: bool = True
     fused: float | None = None  # lexical + semantic_weight x semantic (fusion "sum"), what ranks it
     coverage: float | None = None  # share of the request words' worth it matches (when reranked)
+    # what the second stage orders it by (when reranked): the score, re-weighed with each
+    # folder counted as at most folder_cap skills, x coverage
+    ordered_by: float | None = None
 
     @property
     def name(self) -> str:
@@ -50,6 +53,8 @@ class Candidate:
             d["fused"] = round(self.fused, 4)
         if self.coverage is not None:
             d["coverage"] = round(self.coverage, 4)
+        if self.ordered_by is not None:
+            d["ordered_by"] = round(self.ordered_by, 4)
         return d
 
 

@@ -205,12 +205,13 @@ class Router:
         # The decision still sees the first stage's first two, and keeps its pick in front.
         reranked: list[int] = []
         cov: dict[int, float] | None = None
+        by: dict[int, float] = {}
         if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
             pool = top_rows(elig, positive, max(k, cfg.rerank_depth))
             w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
             plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
-            reranked, cov = rerank(pool, raw, idx.matches(known, pool), plain,
-                                   idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power)  # fmt: skip
+            reranked, cov, by = rerank(pool, raw, norm, idx.matches(known, pool), plain,
+                                       idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power)  # fmt: skip
             # one more than k: without an ask, the second may be reranked out of the k
             order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
         lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks
@@ -232,7 +233,7 @@ class Router:
             score = float(norm[i]) if mask[i] else 0.0
             cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
                                    sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
-                                   fused=fused.get(i), coverage=cov.get(i) if cov is not None else None))  # fmt: skip
+                                   fused=fused.get(i), coverage=cov.get(i) if cov is not None else None, ordered_by=by.get(i)))  # fmt: skip
 
         # 5. decide and explain
         decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),

@@ -7,6 +7,7 @@ over-budget listing holds for the turn, do not change."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import random
 import sys
@@ -71,8 +72,14 @@ def test_more_of_the_request_ranks_above_one_rare_name_word(snap):
     assert by["broker-notes"].coverage > 3 * by["fight-club"].coverage
     assert "of what the request's words are worth" in by["broker-notes"].why
     assert by["broker-notes"].to_json()["coverage"] == round(by["broker-notes"].coverage, 4)
-    assert all(c.coverage is None for c in plain.candidates)
-    assert "coverage" not in plain.candidates[0].to_json()
+    assert all(c.coverage is None and c.ordered_by is None for c in plain.candidates)
+    assert "coverage" not in plain.candidates[0].to_json() and "ordered_by" not in plain.candidates[0].to_json()
+    # the second stage's number is shown, and is what put broker-notes above fight-club
+    assert by["broker-notes"].ordered_by > by["fight-club"].ordered_by
+    assert by["broker-notes"].ordered_by == pytest.approx(by["broker-notes"].score * by["broker-notes"].coverage)
+    assert f"second stage {by['broker-notes'].ordered_by:.3f}" in by["broker-notes"].why
+    assert "second stage" not in by["adr-writer"].why  # placed first by the decision, not by it
+    assert by["broker-notes"].to_json()["ordered_by"] == round(by["broker-notes"].ordered_by, 4)
 
 
 def test_off_by_config_and_read_from_config():
@@ -117,7 +124,7 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
     first (and offered second), and the same first 40 as a set; a short ranking is the head
     of a long one, so SkillSearch's five are the listing's first five."""
     plain, ours = R.Router(cfg(coverage_power=0.0)), R.Router()
-    moved = 0
+    moved = staged = 0
     for p in prompts():
         a = plain.route(p, generated, Actor.MODEL, top=40)
         b = ours.route(p, generated, Actor.MODEL, top=40)
@@ -126,8 +133,16 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
         assert names(b)[:n] == names(a)[:n], p
         assert set(names(b)) == set(names(a)), p
         assert names(ours.route(p, generated, Actor.MODEL, top=5)) == names(b)[:5], p
+        # what follows the decision's pick is in the order of the number each one shows
+        # (none shows one when the stage did not run: a request of one known word)
+        tail = [c.ordered_by for c in b.candidates[n:]]
+        if any(x is not None for x in tail):
+            staged += 1
+            assert None not in tail, p
+            assert all(x >= y for x, y in itertools.pairwise(tail)), p
         moved += names(b) != names(a)
     assert moved > 50  # it does reorder: a test that cannot fail would pass with it off
+    assert staged > 250  # of 406 prompts
 
 
 def test_the_rerank_depth_is_the_listing_depth():
