@@ -25,10 +25,10 @@ the offline model's matcher and the optional per-turn preselection:
    `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
    `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
 6. **The rest of the ranking.** After the decision's first (two, when it asks), the first
-   `rerank_depth` are ordered by score x coverage (`rank`): the share of the request
-   words' worth a skill matches, so one rare name word does not outrank most of the request.
-   Its word statistics count each folder as at most `folder_cap` skills
-   (`Index.folder_idf`), so one big pack does not make its vocabulary cheap for the rest.
+   `rerank_depth` (1% of a catalog over 4,000) are ordered by score x coverage (`rank`):
+   the share of the request words' worth a skill matches, so one rare name word does not
+   outrank most of the request. Its word statistics count each folder as at most
+   `folder_cap` skills (`Index.folder_idf`): one big pack cannot cheapen its vocabulary.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
 are read and tokenized again, and their rows patched into the index (`cache`). With a
@@ -200,14 +200,14 @@ class Router:
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
         order = top_rows(elig, positive, k)
-        # A second stage orders the first rerank_depth by score x coverage (rank.rerank),
-        # with each folder counted as at most folder_cap skills in its word statistics.
+        # A second stage orders the first rerank_depth (rerank_share of a large catalog) by
+        # score x coverage (rank.rerank), each folder counted as at most folder_cap skills.
         # The decision still sees the first stage's first two, and keeps its pick in front.
         reranked: list[int] = []
         cov: dict[int, float] | None = None
         by: dict[int, float] = {}
         if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
-            pool = top_rows(elig, positive, max(k, cfg.rerank_depth))
+            pool = top_rows(elig, positive, max(k, cfg.rerank_depth, min(int(idx.n * cfg.rerank_share), cfg.rerank_max)))
             w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
             plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
             reranked, cov, by = rerank(pool, raw, norm, idx.matches(known, pool), plain,

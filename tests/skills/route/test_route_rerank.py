@@ -145,6 +145,25 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
     assert staged > 250  # of 406 prompts
 
 
+def test_a_large_catalog_is_reordered_deeper(generated):
+    """In a large catalog the second stage reorders `rerank_share` of it (at most
+    `rerank_max`) instead of the first 40: the listing's 40 may then take skills from below
+    the first stage's 40, never from below that depth, and the decision stays. By default
+    (1%, at most 150) that starts above 4,000 skills; here the share is raised so that 600
+    generated skills reach it."""
+    plain, deep = R.Router(cfg(coverage_power=0.0)), R.Router(cfg(rerank_share=0.25))
+    capped = R.Router(cfg(rerank_share=1.0, rerank_max=60))
+    came_up = 0
+    for p in prompts():
+        a = plain.route(p, generated, Actor.MODEL, top=150)
+        b = deep.route(p, generated, Actor.MODEL, top=40)
+        assert (b.decision, b.selected) == (plain.route(p, generated, Actor.MODEL, top=40).decision, a.selected), p
+        assert set(names(b)) <= set(names(a)), p  # from the first 150 (25% of 600)
+        came_up += bool(set(names(b)) - set(names(a)[:40]))
+        assert set(names(capped.route(p, generated, Actor.MODEL, top=40))) <= set(names(a)[:60]), p
+    assert came_up > 20
+
+
 def test_the_rerank_depth_is_the_listing_depth():
     """The second stage reorders exactly what an over-budget listing ranks for a turn, so
     the listing's set of skills is the first stage's."""
@@ -155,7 +174,10 @@ def test_the_rerank_depth_is_the_listing_depth():
 
 def test_off_by_config_and_read_from_config_folder_cap():
     warnings: list[str] = []
-    assert R.RouterConfig().folder_cap == 1000
+    d = R.RouterConfig()
+    assert (d.folder_cap, d.rerank_share, d.rerank_max) == (1000, 0.01, 150)
+    c = R.config_from_mapping({"rerank_share": 0, "rerank_max": 80}, warnings)
+    assert (c.rerank_share, c.rerank_max, warnings) == (0.0, 80, [])
     assert (R.config_from_mapping({"folder_cap": 0}, warnings).folder_cap, warnings) == (0, [])
     assert R.config_from_mapping({"folder_cap": "big"}, warnings).folder_cap == 1000
     assert len(warnings) == 1 and "skills.router.folder_cap" in warnings[0]
