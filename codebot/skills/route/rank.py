@@ -1,5 +1,6 @@
 """How the eligible skills are put in order: the first stage's best `k` by score, and the
-second stage that reorders the first `rerank_depth` by score x coverage.
+second stage that reorders the first `rerank_depth` (or `rerank_share` of a large
+catalog) by score x coverage.
 
 Pure functions of numpy arrays and row numbers, called by `Router.route`.
 """
@@ -17,8 +18,9 @@ def rerank(pool: list[int], raw: Any, norm: Any, tf: Any, plain: Any, worth: Any
     BM25 adds up what each request word scores, so one rare word in a short name can
     outscore a skill that matches four of the request's five words. Weighing the score by
     the share of the request's worth a skill matches is a soft AND: it lifts the skills
-    that match more of the request. Only the first `rerank_depth` are reordered, so the
-    set an over-budget listing shows for the turn stays the same.
+    that match more of the request. Only the first `rerank_depth` are reordered (a share
+    of a catalog over 4,000 skills), so below that size the set an over-budget listing
+    shows for the turn stays the first stage's.
 
     `raw`, `norm`: every row's first-stage score, as summed and as shown (normalised by
     what the request's words are worth); `tf`: the pool's BM25 term frequencies, a row per

@@ -1,8 +1,8 @@
 """The second stage of the ranking: after the decision has taken its first two, the first
 `rerank_depth` candidates are ordered by score x coverage (the share of the request
 words' worth a skill matches), so a skill matching one rare word of its short name does
-not sit above one that matches most of the request. The decision, and the set an
-over-budget listing holds for the turn, do not change."""
+not sit above one that matches most of the request. The decision does not change, nor,
+below 4,000 skills, does the set an over-budget listing holds for the turn."""
 
 from __future__ import annotations
 
@@ -165,8 +165,8 @@ def test_a_large_catalog_is_reordered_deeper(generated):
 
 
 def test_the_rerank_depth_is_the_listing_depth():
-    """The second stage reorders exactly what an over-budget listing ranks for a turn, so
-    the listing's set of skills is the first stage's."""
+    """Below 4,000 skills the second stage reorders exactly what an over-budget listing
+    ranks for a turn, so the listing's set of skills is the first stage's."""
     from codebot.agent.session.prompting import RANKED
 
     assert R.RouterConfig().rerank_depth == RANKED
