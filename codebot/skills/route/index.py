@@ -220,9 +220,11 @@ class Index:
         import numpy as np
 
         plain = self.idf[np.asarray(term_ids, dtype=np.int64)].astype(np.float64)
+        if cap <= 0:
+            return plain
         owner, sizes = self.folders()
         share = np.minimum(1.0, max(cap, int(sizes.min()) if len(sizes) else 0) / np.maximum(sizes, 1))
-        if cap <= 0 or bool((share >= 1.0).all()):
+        if bool((share >= 1.0).all()):
             return plain
         df = np.asarray([float(np.bincount(owner[self.indices[self.indptr[t] : self.indptr[t + 1]]],
                                            minlength=len(sizes)) @ share) for t in term_ids])  # fmt: skip

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 
-def rerank(pool: list[int], raw: Any, norm: Any, tf: Any, plain: Any, worth: Any,
-           power: float) -> tuple[list[int], dict[int, float], dict[int, float]]:  # fmt: skip
+def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float,
+           scale: float) -> tuple[list[int], dict[int, float], dict[int, float]]:  # fmt: skip
     """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
     each row's coverage; and what it was ordered by, in the units of the shown score.
 
@@ -22,8 +22,9 @@ def rerank(pool: list[int], raw: Any, norm: Any, tf: Any, plain: Any, worth: Any
     of a catalog over 4,000 skills), so below that size the set an over-budget listing
     shows for the turn stays the first stage's.
 
-    `raw`, `norm`: every row's first-stage score, as summed and as shown (normalised by
-    what the request's words are worth); `tf`: the pool's BM25 term frequencies, a row per
+    `raw`: every row's first-stage score, as summed; `scale`: what turns it into the shown
+    score (the shape factor over what the request's words are worth); `tf`: the pool's
+    BM25 term frequencies, a row per
     pool entry and a column per request word; `plain`: each word's worth (idf x weight) in
     that score; `worth`: what it is worth here, which may differ (folder-capped word
     statistics, `Index.folder_idf`). The score is re-weighed by the difference, so a
@@ -32,11 +33,9 @@ def rerank(pool: list[int], raw: Any, norm: Any, tf: Any, plain: Any, worth: Any
     import numpy as np
 
     rows = np.asarray(pool, dtype=np.int64)
-    summed = np.asarray(raw, dtype=np.float64)[rows]
-    score = summed + tf @ (worth - plain)
-    shown = np.asarray(norm, dtype=np.float64)[rows] / np.where(summed != 0, summed, 1.0)  # the same factor for all
+    score = np.asarray(raw, dtype=np.float64)[rows] + tf @ (worth - plain)
     cov = ((tf > 0) @ worth) / max(float(worth.sum()), 1e-9)
-    key = score * shown * cov**power
+    key = score * scale * cov**power
     order = np.argsort(-key, kind="stable")
     return rows[order].tolist(), dict(zip(pool, cov.tolist(), strict=True)), dict(zip(pool, key.tolist(), strict=True))
 

@@ -210,8 +210,8 @@ class Router:
             pool = top_rows(elig, positive, max(k, cfg.rerank_depth, min(int(idx.n * cfg.rerank_share), cfg.rerank_max)))
             w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
             plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
-            reranked, cov, by = rerank(pool, raw, norm, idx.matches(known, pool), plain,
-                                       idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power)  # fmt: skip
+            reranked, cov, by = rerank(pool, raw, idx.matches(known, pool), plain, idx.folder_idf(known, cfg.folder_cap) * w,
+                                       cfg.coverage_power, shape_factor(shape, cfg) / max(bound, 1e-9))  # fmt: skip
             # one more than k: without an ask, the second may be reranked out of the k
             order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
         lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks

@@ -156,8 +156,9 @@ def test_a_large_catalog_is_reordered_deeper(generated):
     came_up = 0
     for p in prompts():
         a = plain.route(p, generated, Actor.MODEL, top=150)
+        a40 = plain.route(p, generated, Actor.MODEL, top=40)
         b = deep.route(p, generated, Actor.MODEL, top=40)
-        assert (b.decision, b.selected) == (plain.route(p, generated, Actor.MODEL, top=40).decision, a.selected), p
+        assert (b.decision, b.selected) == (a40.decision, a40.selected), p
         assert set(names(b)) <= set(names(a)), p  # from the first 150 (25% of 600)
         came_up += bool(set(names(b)) - set(names(a)[:40]))
         assert set(names(capped.route(p, generated, Actor.MODEL, top=40))) <= set(names(a)[:60]), p
@@ -172,7 +173,7 @@ def test_the_rerank_depth_is_the_listing_depth():
     assert R.RouterConfig().rerank_depth == RANKED
 
 
-def test_off_by_config_and_read_from_config_folder_cap():
+def test_the_folder_cap_and_depth_keys_are_read_from_config():
     warnings: list[str] = []
     d = R.RouterConfig()
     assert (d.folder_cap, d.rerank_share, d.rerank_max) == (1000, 0.01, 150)
