@@ -133,6 +133,12 @@ _LIVE: set[int] = set()
 # thread is inside one of the short `with _LIVE_LOCK` blocks below.
 _LIVE_LOCK = threading.RLock()
 _handlers_installed = False
+# run_process calls between starting a child and adding it to _LIVE. The child runs from
+# the fork on, before the await returns its pid: a SIGTERM in that gap would find _LIVE
+# without it and leave the command running after codebot is gone. The handler defers such
+# a signal (once) and run_process sends it again as soon as the child is in _LIVE.
+_spawning = 0
+_deferred: int | None = None
 
 
 def live_groups() -> frozenset[int]:
@@ -186,6 +192,11 @@ def _only_zombies(pgid: int) -> bool:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
+    global _deferred
+    with _LIVE_LOCK:
+        if _spawning and _deferred is None:  # a second signal is not deferred again
+            _deferred = signum
+            return
     kill_all()
     # Then die of the same signal, as if no handler had been there (exit status 143 ...).
     signal.signal(signum, signal.SIG_DFL)
@@ -252,25 +263,35 @@ async def run_process(
     the whole process group is killed. Cancellation re-raises CancelledError. `progress`,
     when given, is shown the output while it arrives (`LiveOutput`); the result is the same.
     """
+    global _spawning, _deferred
     loop = asyncio.get_running_loop()
     _install_handlers()
     _forget_finished()
     collector = _Collector(cap)
     live = LiveOutput(progress) if progress is not None else None
     transport: Any
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(collector, stop_when_over, live),
-        *argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=str(cwd),
-        env=dict(env) if env is not None else None,
-        start_new_session=True,
-    )
-    pid = transport.get_pid()
     with _LIVE_LOCK:
-        _LIVE.add(pid)
+        _spawning += 1
+    try:
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(collector, stop_when_over, live),
+            *argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=str(cwd),
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
+        pid = transport.get_pid()
+        with _LIVE_LOCK:
+            _LIVE.add(pid)
+    finally:
+        with _LIVE_LOCK:
+            _spawning -= 1
+            again, _deferred = (_deferred, None) if not _spawning else (None, _deferred)
+        if again is not None:  # the handler (main thread) now finds the child in _LIVE
+            os.kill(os.getpid(), again)
     timed_out = stopped = False
     try:
         waiters = {protocol.exited, protocol.over}

@@ -89,3 +89,42 @@ def test_a_finished_command_leaves_no_group_behind(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.output == "hi\n"
     assert not live_groups()
     assert os.getpgrp() not in live_groups()
+
+
+# A SIGTERM that lands after the child is started but before run_process has its pid (the
+# await of subprocess_exec): the script below makes it land there every time.
+GAP = r"""
+import asyncio, os, signal, sys
+from codebot.agent.tools import shell
+
+async def main():
+    loop = asyncio.get_running_loop()
+    real = loop.subprocess_exec
+
+    async def exec_then_signal(*a, **k):
+        transport, protocol = await real(*a, **k)
+        open(sys.argv[1], "w").write(str(transport.get_pid()))
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before this returns
+        return transport, protocol
+
+    loop.subprocess_exec = exec_then_signal
+    await shell.run_process(["sleep", "300"], cwd=".", timeout=60, cap=1000)
+
+asyncio.run(main())
+"""
+
+
+def test_a_sigterm_while_the_command_starts_still_ends_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "pid"
+    proc = subprocess.run([sys.executable, "-c", GAP, str(pidfile)], cwd=tmp_path, timeout=60,
+                          capture_output=True, text=True)  # fmt: skip
+    child = int(pidfile.read_text())
+    try:
+        assert proc.returncode == -15, proc.stderr  # died of the signal, after deferring it
+        assert _wait_gone(child), "sleep 300 outlived the process that started it"
+    finally:
+        if not _gone(child):
+            os.kill(child, 9)
