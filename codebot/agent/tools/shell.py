@@ -1,17 +1,15 @@
 """The Bash tool, and `run_process`, the subprocess runner it shares with Grep.
 
-`run_process` uses asyncio's low-level `loop.subprocess_exec` with its own protocol rather
-than `asyncio.create_subprocess_exec`: `Process.wait()` waits for the output pipe to close
-as well as for the process to exit, so a backgrounded child (`sleep 30 &`) that inherited
-the pipe would hang the call. Here the run ends when the process exits (plus a short
-grace period for the last output), whatever its children do.
+`run_process` uses `loop.subprocess_exec` with its own protocol, not
+`asyncio.create_subprocess_exec`, whose `wait()` also waits for the output pipe to close:
+a backgrounded child (`sleep 30 &`) holding it would hang the call. Here the run ends when
+the process exits (plus a short grace for the last output), whatever its children do.
 
-Every command runs in its own process group, and every live group is in `_LIVE` until it
-is gone. Cancellation, a timeout and the output cap end a group with SIGTERM and, after
-`KILL_GRACE`, SIGKILL. `kill_all()` does the same for every live group; it runs at exit
-(atexit) and from a SIGTERM/SIGHUP handler installed when the first command starts (only
-where the handler is still the default), so `kill <codebot>` does not leave `sleep 300`
-running with PID 1 as its parent.
+Every command runs in its own process group, in `_LIVE` until it is gone. Cancellation, a
+timeout and the output cap end a group with SIGTERM and, after `KILL_GRACE`, SIGKILL.
+`kill_all()` does the same for every live group, at exit (atexit) and from a SIGTERM/SIGHUP
+handler installed with the first command (where the default is still in place), so
+`kill <codebot>` does not leave `sleep 300` running with PID 1 as its parent.
 """
 
 from __future__ import annotations
@@ -129,16 +127,12 @@ class _Protocol(asyncio.SubprocessProtocol):
 
 # Process groups started by run_process and not yet known to be gone (pgid == leader pid).
 _LIVE: set[int] = set()
-# Reentrant: the SIGTERM handler runs kill_all in the main thread, possibly while that
-# thread is inside one of the short `with _LIVE_LOCK` blocks below.
+# Reentrant: the SIGTERM handler may run kill_all inside a `with _LIVE_LOCK` block below.
 _LIVE_LOCK = threading.RLock()
 _handlers_installed = False
-# run_process calls between starting a child and adding it to _LIVE. The child runs from
-# the fork on, before the await returns its pid: a SIGTERM in that gap would find _LIVE
-# without it and leave the command running after codebot is gone. The handler defers such
-# a signal (once) and run_process sends it again as soon as the child is in _LIVE.
-_spawning = 0
-_deferred: int | None = None
+# run_process calls between fork (the child runs) and _LIVE.add: a SIGTERM there would miss
+# the child, so the handler defers it (once) and run_process sends it again once added.
+_spawning, _deferred = 0, None
 
 
 def live_groups() -> frozenset[int]:
@@ -258,31 +252,21 @@ async def run_process(
     progress: Callable[[str], None] | None = None,
 ) -> ProcessOutput:
     """Run `argv` in its own session (process group), stdin from /dev/null, stderr merged.
-
-    On timeout, on cancellation, or (with `stop_when_over`) once the output passes `cap`,
-    the whole process group is killed. Cancellation re-raises CancelledError. `progress`,
-    when given, is shown the output while it arrives (`LiveOutput`); the result is the same.
-    """
+    On timeout, cancellation (re-raised) or, with `stop_when_over`, output past `cap`, the
+    whole group is killed. `progress` is shown the output as it arrives (`LiveOutput`)."""
     global _spawning, _deferred
     loop = asyncio.get_running_loop()
     _install_handlers()
     _forget_finished()
     collector = _Collector(cap)
     live = LiveOutput(progress) if progress is not None else None
-    transport: Any
     with _LIVE_LOCK:
         _spawning += 1
     try:
         transport, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(collector, stop_when_over, live),
-            *argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=str(cwd),
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
+            lambda: _Protocol(collector, stop_when_over, live), *argv, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=str(cwd),
+            env=dict(env) if env is not None else None, start_new_session=True)  # fmt: skip
         pid = transport.get_pid()
         with _LIVE_LOCK:
             _LIVE.add(pid)
