@@ -172,7 +172,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     out = []
     best_words = best.words()
     for r, c in enumerate(cands):
-        text = _describe(c, r >= (2 if decision == "ask" else 1))
+        text = _describe(c, r >= {"select": 1, "ask": 2}.get(decision, 0))  # as the router orders
         cc = conf(c)
         if r == 0:
             if decision == "select":

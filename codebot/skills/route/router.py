@@ -202,7 +202,7 @@ class Router:
         order = top_rows(elig, positive, k)
         # A second stage orders the first rerank_depth (rerank_share of a large catalog) by
         # score x coverage (rank.rerank), each folder counted as at most folder_cap skills.
-        # The decision still sees the first stage's first two, and keeps its pick in front.
+        # The decision still sees the first stage's first two, and keeps its pick(s) in front.
         reranked: list[int] = []
         cov: dict[int, float] | None = None
         by: dict[int, float] = {}
@@ -212,8 +212,9 @@ class Router:
             plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
             reranked, cov, by = rerank(pool, raw, idx.matches(known, pool), plain, idx.folder_idf(known, cfg.folder_cap) * w,
                                        cfg.coverage_power, shape_factor(shape, cfg) / max(bound, 1e-9))  # fmt: skip
-            # one more than k: without an ask, the second may be reranked out of the k
-            order = pool[:2] + [i for i in reranked if i not in pool[:2]][: k - 1]
+            # the first two (the decision's) and k more: as many as the second stage's first k
+            # needs when the decision keeps none, one or both of them in front
+            order = pool[:2] + [i for i in reranked if i not in pool[:2]][:k]
         lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
@@ -226,7 +227,7 @@ class Router:
             if sem:
                 order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
         cands = []
-        for i in order if reranked else order[:k]:  # reranked: the first two + k - 1 at most
+        for i in order if reranked else order[:k]:  # reranked: the first two + k at most
             fields = idx.field_matches(i, known)
             matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
             ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
@@ -241,8 +242,9 @@ class Router:
                                                    worth=lambda w: self._worth(idx, w),
                                                    named={w.lower() for w in kinds["emphasized"]},
                                                    moved_to=dest)  # fmt: skip
-        if reranked:  # the decision's own first (and second, when it asks) stay in front
-            head = 2 if decision == "ask" else 1
+        if reranked:  # what the decision chose (or offers, when it asks) stays in front;
+            # an abstention chose nothing: the second stage orders all (its reason names the best)
+            head = {"select": 1, "ask": 2}.get(decision, 0)
             by_spec = {id(c.spec): c for c in cands[head:]}
             cands = (cands[:head] + [by_spec[id(idx.specs[i])] for i in reranked if id(idx.specs[i]) in by_spec])[:k]
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),

@@ -104,6 +104,24 @@ def test_an_ask_keeps_both_offered_skills_in_front(snap):
     assert names(R.Router().route(ADR, snap, Actor.MODEL))[:3] == ["adr-writer", "broker-notes", "fight-club"]
 
 
+def test_an_abstention_keeps_nothing_in_front(snap):
+    """With nothing chosen, the whole ranking is the second stage's: the first stage's best
+    (fight-club, on one rare name word) is not held first, as a pick would be, and the
+    reason still names it as the best match by score."""
+    req = "after a long fight, compare kafka and rabbitmq and record the decision so nobody reopens it"
+    strict = cfg(threshold=50.0)  # nothing clears it
+    r = R.Router(strict).route(req, snap, Actor.MODEL)
+    plain = R.Router(dataclasses.replace(strict, coverage_power=0.0)).route(req, snap, Actor.MODEL)
+    assert r.decision == plain.decision == "abstain"
+    assert names(plain)[0] == "fight-club" and "best match fight-club" in r.reason
+    assert names(r)[0] != "fight-club"
+    order = [c.ordered_by for c in r.candidates]
+    assert None not in order and all(x >= y for x, y in itertools.pairwise(order))
+    assert all("second stage" in c.why for c in r.candidates)  # each one placed by it, shown
+    deep = R.Router(dataclasses.replace(strict, coverage_power=0.0)).route(req, snap, Actor.MODEL, top=40)
+    assert set(names(r)) <= set(names(deep))  # reordered from the first stage's, none added
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     root = tmp_path_factory.mktemp("gen")
@@ -129,7 +147,7 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
         a = plain.route(p, generated, Actor.MODEL, top=40)
         b = ours.route(p, generated, Actor.MODEL, top=40)
         assert (b.decision, b.selected) == (a.decision, a.selected), p
-        n = 2 if b.decision == "ask" else 1
+        n = {"select": 1, "ask": 2}.get(b.decision, 0)  # an abstention chose nothing to keep
         assert names(b)[:n] == names(a)[:n], p
         assert set(names(b)) == set(names(a)), p
         assert names(ours.route(p, generated, Actor.MODEL, top=5)) == names(b)[:5], p
