@@ -167,3 +167,25 @@ async def test_ctrl_o_toggles_the_latest_result_and_a_click_keeps_the_prompt_foc
         assert not box.collapsed and app.focused is app.prompt
         await pilot.press("h", "i")
         assert app.prompt.text == "hi"
+
+
+async def test_a_quit_before_the_turn_starts_leaves_no_coroutine_behind(project: Path):
+    """A request sent as the app quits: its turn is cancelled before it starts. The worker
+    is given a function to call, not a coroutine made in advance, so no coroutine is left
+    that was never started (Python warns "never awaited" when one is collected)."""
+    import gc
+    import inspect
+
+    from codebot.ui.tui.turns import TurnsMixin
+
+    def unstarted() -> list[Any]:
+        return [o for o in gc.get_objects() if inspect.iscoroutine(o) and o.cr_code is TurnsMixin._run_turn.__code__
+                and inspect.getcoroutinestate(o) == inspect.CORO_CREATED]  # fmt: skip
+
+    app = make_app(project, ScriptedModel(["never drawn"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.start_turn("hello")
+        app.exit()
+        await pilot.pause()
+    assert unstarted() == []

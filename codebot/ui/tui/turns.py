@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from typing import Any
@@ -67,7 +68,10 @@ class TurnsMixin:
         if self._ticker is None:
             self._ticker = self.set_interval(TICK_S, self._tick)
         self.update_status()
-        self._turn = self.run_worker(self._run_turn(text, compact), name="turn", group="turn", exit_on_error=False)
+        # a partial, not a coroutine: the worker makes the coroutine when it starts, so a quit
+        # before then leaves no coroutine that was never awaited
+        self._turn = self.run_worker(functools.partial(self._run_turn, text, compact), name="turn", group="turn",
+                                     exit_on_error=False)  # fmt: skip
 
     async def _run_turn(self, text: str, compact: bool = False) -> None:
         self._turn_began = True
