@@ -216,3 +216,33 @@ def test_cli_invoke_json_contract(tmp_path: Path, write_skill, capsys: pytest.Ca
     assert denied["decision"] == "denied" and denied["decided_by"] == "disable-model-invocation"
     assert main(["skills", "invoke", "deplyo", "--skills-dir", str(root), "--json"]) == 1
     assert "deploy" in json.loads(capsys.readouterr().out)["suggestions"]
+
+
+def test_eligible_agrees_with_decide_for_every_flag_override_actor_and_adapter(tmp_path: Path, write_skill):
+    """`eligible` shares one decision among skills that restrict no one; whatever the
+    flags, overrides, actor and adapter, it keeps exactly the skills `decide` allows, with
+    the same decision."""
+    import itertools
+
+    from codebot.skills.invoke import eligible
+
+    root = tmp_path / "skills"
+    flags = list(itertools.product((None, "true", "false"), (None, "true", "false")))
+    for i, (user, model) in enumerate(flags):
+        fm = f"name: s{i}\ndescription: Skill {i}."
+        fm += f"\nuser-invocable: {user}" if user else ""
+        fm += f"\ndisable-model-invocation: {model}" if model else ""
+        write_skill(root, f"s{i}", fm)
+    write_skill(root, "implicit-off", "name: implicit-off\ndescription: Not implicitly.")
+    (root / "implicit-off" / "agents").mkdir()
+    (root / "implicit-off" / "agents" / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n")
+    specs = list(Catalog([Root(root, Source.PROJECT, "extra", (0,))]).load())
+    assert len(specs) == len(flags) + 1 and any(not s.allow_implicit_invocation for s in specs)
+    for ov_value in (None, "off", "user-only", "model-only", "name-only", "on"):
+        for target in ("s0", "s4", "implicit-off"):
+            overrides = {target: ov_value} if ov_value else {}
+            for actor, adapter in itertools.product(Actor, Adapter):
+                want = [(s.key, decide(s, actor, overrides, adapter)) for s in specs]
+                want = [(k, d) for k, d in want if d.allowed]
+                got = [(s.key, d) for s, d in eligible(specs, actor, overrides, adapter)]
+                assert got == want, (ov_value, target, actor, adapter)
