@@ -125,8 +125,6 @@ class Router:
         filtered out (None: do not filter on paths). `restrict`: only these keys may be
         chosen (e.g. the names listed to the model); the others are filtered out.
         """
-        import numpy as np
-
         t0 = time.perf_counter()
         cfg = config or self.config
         top = cfg.top if top is None else top
@@ -136,6 +134,7 @@ class Router:
         if shape == "chat":  # decided on the words alone: no index is loaded or built for it
             terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
             return self._empty(request, terms, shape, cfg, actor, t0, "small talk: no skill is needed", 0.0)
+        import numpy as np  # after small talk, which a greeting's process need not load it for
         builds = self.stats["builds"]
         idx, subset = self.index(specs)
         # latency_ms counts everything but a (re)build of the index, which index_ms reports

@@ -88,3 +88,34 @@ def test_small_talk_is_decided_without_the_index(disk, store_dir):
     assert not any(store_dir.rglob("*.npy"))
     rt.route("fix the flaky pytest fixture race", snap)  # a task does need it
     assert rt.stats["builds"] == 1
+
+
+def test_a_greeting_in_print_mode_loads_no_router_library(tmp_path):
+    """`codebot -p "hello there"` over a catalog larger than the listing's budget: the
+    listing asks the router for the turn's ranking, which a greeting does not need, so
+    the process imports neither numpy nor bm25s (57 ms of a greeting's run at 10,000
+    skills). A task in the same project does import them: the probe can tell."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+    from gen_skills import generate
+
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    generate(project / ".codebot" / "skills", 300, seed=2)  # about 40,000 characters of names
+    probe = ("import json, runpy, sys\nsys.argv = ['codebot', '-p', sys.argv[1], '--trust']\n"
+             "try:\n    runpy.run_module('codebot', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print(json.dumps({m: m in sys.modules for m in ('numpy', 'bm25s')}), file=sys.stderr)")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"}
+
+    def loaded(prompt: str) -> dict[str, bool]:
+        out = subprocess.run([sys.executable, "-c", probe, prompt], cwd=project, env=env, capture_output=True,
+                             text=True, timeout=120)  # fmt: skip
+        return json.loads(out.stderr.strip().splitlines()[-1])
+
+    assert loaded("hello there") == {"numpy": False, "bm25s": False}
+    assert loaded("review my recent changes")["numpy"] is True
