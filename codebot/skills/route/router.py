@@ -24,10 +24,10 @@ the offline model's matcher and the optional per-turn preselection:
    `min_terms` request words outside its body, and beats the runner-up by `margin`;
    `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
    `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
-6. **The rest of the ranking.** After the decision's first (two, when it asks), the first
-   `rerank_depth` (1% of a catalog over 4,000) are ordered by score x coverage (`rank`):
-   the share of the request words' worth a skill matches, so one rare name word does not
-   outrank most of the request. Its word statistics count each folder as at most
+6. **The rest of the ranking.** After the decision's pick (its two, when it asks; none,
+   when it abstains), the first `rerank_depth` (1% of a catalog over 4,000) are ordered
+   by score x coverage (`rank`): the share of the request words' worth a skill matches,
+   so one rare name word does not outrank most of the request. Its word statistics count each folder as at most
    `folder_cap` skills (`Index.folder_idf`): one big pack cannot cheapen its vocabulary.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
