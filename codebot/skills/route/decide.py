@@ -42,6 +42,12 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
     return text
 
 
+def held_in_front(decision: str) -> int:
+    """How many of the first stage's candidates the decision keeps first, above the second
+    stage's order: its pick, the two it asks between, none when it abstains."""
+    return {"select": 1, "ask": 2}.get(decision, 0)
+
+
 _SHAPE_NOTE = {"howto": " (a how-to question: scores scaled by howto_penalty)",
                "concept": " (a concept question: scores scaled by question_penalty)"}
 
@@ -172,7 +178,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     out = []
     best_words = best.words()
     for r, c in enumerate(cands):
-        text = _describe(c, r >= {"select": 1, "ask": 2}.get(decision, 0))  # as the router orders
+        text = _describe(c, r >= held_in_front(decision))  # as the router orders them
         cc = conf(c)
         if r == 0:
             if decision == "select":

@@ -27,8 +27,9 @@ the offline model's matcher and the optional per-turn preselection:
 6. **The rest of the ranking.** After the decision's pick (its two, when it asks; none,
    when it abstains), the first `rerank_depth` (1% of a catalog over 4,000) are ordered
    by score x coverage (`rank`): the share of the request words' worth a skill matches,
-   so one rare name word does not outrank most of the request. Its word statistics count each folder as at most
-   `folder_cap` skills (`Index.folder_idf`): one big pack cannot cheapen its vocabulary.
+   so one rare name word does not outrank most of the request. Its word statistics count
+   each folder as at most `folder_cap` skills (`Index.folder_idf`): one big pack cannot
+   cheapen its vocabulary.
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
 are read and tokenized again, and their rows patched into the index (`cache`). With a
@@ -61,7 +62,7 @@ from codebot.skills.route.config import (
     config_from_mapping,
     config_from_settings,
 )
-from codebot.skills.route.decide import decide, shape_factor
+from codebot.skills.route.decide import decide, held_in_front, shape_factor
 from codebot.skills.route.eval import KINDS, Case, evaluate, parse_cases
 from codebot.skills.route.index import Index
 from codebot.skills.route.rank import rerank, top_rows
@@ -243,7 +244,7 @@ class Router:
                                                    moved_to=dest)  # fmt: skip
         if reranked:  # what the decision chose (or offers, when it asks) stays in front;
             # an abstention chose nothing: the second stage orders all (its reason names the best)
-            head = {"select": 1, "ask": 2}.get(decision, 0)
+            head = held_in_front(decision)
             by_spec = {id(c.spec): c for c in cands[head:]}
             cands = (cands[:head] + [by_spec[id(idx.specs[i])] for i in reranked if id(idx.specs[i]) in by_spec])[:k]
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
