@@ -61,8 +61,14 @@ DEFAULTS: Mapping[str, Any] = {
     "rerank_share": 0.01,
     "rerank_max": 150,
     # ... with word statistics that count each folder of skills as at most this many
-    # (0: the plain idf), so one big pack's vocabulary does not weigh down everyone else's
-    "folder_cap": 1000,
+    # (0: the plain idf), so one big pack's vocabulary does not weigh down everyone else's.
+    # Above the largest published pack of the shared corpus (555 skills), so packs people
+    # publish count as they are; a folder over it is machine-made or an aggregate
+    "folder_cap": 600,
+    # ... and in such a folder, a skill matching the same request words as j of its folder
+    # shown above it counts crowd_decay**j (1: off), so hundreds of variations of one skill
+    # do not fill the ranking (rank.crowded; docs/routing.md)
+    "crowd_decay": 0.5,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,
     "b": 0.75,
@@ -113,6 +119,7 @@ class RouterConfig:
     rerank_share: float = DEFAULTS["rerank_share"]
     rerank_max: int = DEFAULTS["rerank_max"]
     folder_cap: int = DEFAULTS["folder_cap"]
+    crowd_decay: float = DEFAULTS["crowd_decay"]
     oov_weight: float = DEFAULTS["oov_weight"]
     k1: float = DEFAULTS["k1"]
     b: float = DEFAULTS["b"]
@@ -143,7 +150,7 @@ class RouterConfig:
                 "name_case_weight": self.name_case_weight,
                 "name_case_worth": self.name_case_worth,
                 "left_behind_weight": self.left_behind_weight, "destination_weight": self.destination_weight,
-                "coverage_power": self.coverage_power, "rerank_depth": self.rerank_depth, "rerank_share": self.rerank_share, "rerank_max": self.rerank_max, "folder_cap": self.folder_cap, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
+                "coverage_power": self.coverage_power, "rerank_depth": self.rerank_depth, "rerank_share": self.rerank_share, "rerank_max": self.rerank_max, "folder_cap": self.folder_cap, "crowd_decay": self.crowd_decay, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
                 "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
                 "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
                 "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,
@@ -186,6 +193,9 @@ def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | Non
                 out[key] = value
             else:
                 warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
+        elif key == "crowd_decay" and isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
+            warn.append(f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
+                        f"give 0..1 (1: off); using {default}")  # fmt: skip
         elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
             out[key] = type(default)(value)
         else:

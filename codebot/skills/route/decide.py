@@ -38,7 +38,9 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
     if c.coverage is not None:
         text += f"; {c.coverage:.0%} of what the request's words are worth"
     if c.ordered_by is not None and placed_by_stage:  # not the decision's own pick(s)
-        text += f"; second stage {c.ordered_by:.3f} (score x coverage)"
+        crowd = (f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same words"
+                 if c.crowded else "")  # fmt: skip
+        text += f"; second stage {c.ordered_by:.3f} (score x coverage{crowd})"
     return text
 
 
@@ -65,8 +67,10 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
            sem_on: bool = False, n_eligible: int | None = None,
            similarity: Callable[[Spec, Spec], float] | None = None,
            worth: Callable[[str], float] | None = None,
-           named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str, list[Candidate]]:  # fmt: skip
-    """Apply threshold, evidence and margin rules, and write each candidate's `why`.
+           named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str]:  # fmt: skip
+    """Apply threshold, evidence and margin rules to the first two of `cands` (the first
+    stage's): the decision, the chosen skill and the reason. `explain` then writes each
+    shown candidate's `why`.
 
     `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
     copies of the same skill (the same workflow published in two repositories) be settled
@@ -76,19 +80,12 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     request words (lower case) the person wrote as names and that are rare in the catalog;
     `moved_to`: the words of where the request moves things. Either can anchor a choice.
     """
-    import dataclasses
-
     if not cands:
-        return "abstain", None, "no eligible skill matched any word of the request", []
-
-    def conf(c: Candidate) -> float:
-        if c.fused is not None:  # fusion "sum": the score that ranked it
-            return c.fused
-        return max(c.score, c.semantic or 0.0) if sem_on else c.score
+        return "abstain", None, NOTHING
 
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
-    b, s = conf(best), conf(second) if second else 0.0
+    b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
     note = _SHAPE_NOTE.get(shape, "")
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
@@ -175,28 +172,49 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     if decision == "select" and len(strong) < need and corroborated:
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
                    f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
-    out = []
+    return decision, selected, reason
+
+
+NOTHING = "no eligible skill matched any word of the request"
+
+
+def _conf(c: Candidate, sem_on: bool) -> float:
+    """What the decision compares a candidate by."""
+    if c.fused is not None:  # fusion "sum": the score that ranked it
+        return c.fused
+    return max(c.score, c.semantic or 0.0) if sem_on else c.score
+
+
+def explain(cands: list[Candidate], decision: str, reason: str, first: list[Candidate], cfg: RouterConfig,
+            sem_on: bool = False) -> list[Candidate]:  # fmt: skip
+    """Each of `cands` (as shown) with its `why`, against the decision's `first` two (the
+    first stage's, which the decision was made on): chosen, offered, not chosen or lost."""
+    import dataclasses
+
+    if not first:
+        return list(cands)
+    best, second = first[0], first[1] if len(first) > 1 else None
+    held = {id(c.spec) for c in first[: held_in_front(decision)]}
+    b = _conf(best, sem_on)
     best_words = best.words()
-    for r, c in enumerate(cands):
-        text = _describe(c, r >= held_in_front(decision))  # as the router orders them
-        cc = conf(c)
-        if r == 0:
+    out = []
+    for c in cands:
+        text = _describe(c, id(c.spec) not in held)
+        if c.spec is best.spec:
             if decision == "select":
                 text += "; chosen"
             elif decision == "ask":
                 text += f"; too close to {second.name if second else '?'} to choose alone"
             else:
                 text += f"; not chosen: {reason}"
+        elif decision == "ask" and second is not None and c.spec is second.spec:
+            text += f"; only {b - _conf(c, sem_on):.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
         else:
-            gap = b - cc
-            if decision == "ask" and r == 1:
-                text += f"; only {gap:.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
-            else:
-                lost = f"{gap:.2f} behind {best.name}"
-                theirs = set(c.words())
-                missing = [w for w in best_words if w not in theirs]
-                if missing:
-                    lost += f", which also matched {', '.join(missing[:4])}"
-                text += f"; lost: {lost}"
+            lost = f"{b - _conf(c, sem_on):.2f} behind {best.name}"
+            theirs = set(c.words())
+            missing = [w for w in best_words if w not in theirs]
+            if missing:
+                lost += f", which also matched {', '.join(missing[:4])}"
+            text += f"; lost: {lost}"
         out.append(dataclasses.replace(c, why=text))
-    return decision, selected, reason, out
+    return out

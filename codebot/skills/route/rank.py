@@ -1,13 +1,151 @@
 """How the eligible skills are put in order: the first stage's best `k` by score, and the
 second stage that reorders the first `rerank_depth` (or `rerank_share` of a large
-catalog) by score x coverage.
+catalog) by score x coverage, with a big folder's look-alikes giving way (`crowded`).
 
-Pure functions of numpy arrays and row numbers, called by `Router.route`.
+Pure functions of numpy arrays and row numbers (and, for `second_stage`, the Index they
+come from), called by `Router.route`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.skills.route.config import RouterConfig
+    from codebot.skills.route.index import Index
+
+
+class Staged:
+    """What the second stage shows and why: `rows` (the decision's front first, then its
+    order, `k` in all); each pool row's coverage, what it was ordered by, how many
+    look-alikes of its folder were shown above it, and its first-stage rank."""
+
+    __slots__ = ("coverage", "crowded", "first_rank", "ordered_by", "rows")
+
+    def __init__(self, rows: list[int], coverage: dict[int, float], ordered_by: dict[int, float],
+                 crowded: dict[int, int], first_rank: dict[int, int]) -> None:  # fmt: skip
+        self.rows, self.coverage, self.ordered_by = rows, coverage, ordered_by
+        self.crowded, self.first_rank = crowded, first_rank
+
+
+def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: Any, known: list[int], w: Any,
+                 cfg: RouterConfig, scale: float, k: int) -> Staged:  # fmt: skip
+    """The first stage's best `depth` (`rerank_depth`, or `rerank_share` of a large
+    catalog, at most `rerank_max`) ordered by score x coverage (`rerank`) after `front`
+    (what the decision keeps first); `k` rows in all.
+
+    In a catalog with a folder of more than `folder_cap` skills, that folder's skills that
+    match the same request words give way, in the pool and in its order (`crowded`): a
+    folder holding hundreds of variations of one skill would otherwise fill both, and
+    another source's skill matching as much of the request would not be ranked at all. The
+    pool is then drawn from the first stage's best 4 x depth: bounded work at any size.
+    """
+    import numpy as np
+
+    depth = max(k, cfg.rerank_depth, min(int(idx.n * cfg.rerank_share), cfg.rerank_max))
+    owner, sizes = idx.folders()
+    crowding = cfg.crowd_decay < 1 and cfg.folder_cap > 0 and bool((sizes > cfg.folder_cap).any())
+    near = np.asarray(top_rows(elig, positive, 4 * depth if crowding else depth), dtype=np.int64)
+    tf = idx.matches(known, near)
+    at = np.arange(len(near))
+    if not crowding:
+        rows, cov, key = rerank(near.tolist(), raw, tf, idx.idf[np.asarray(known, dtype=np.int64)] * w,
+                                idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power, scale)  # fmt: skip
+        shown = list(front) + [i for i in rows if i not in front][: max(k - len(front), 0)]
+        return Staged(shown, cov, key, {}, {i: r + 1 for r, i in enumerate(near.tolist()) if i in cov})
+    words = word_bits(tf > 0)
+    # a folder within the cap: each of its skills a group of its own, never crowded
+    group = np.where(sizes[owner[near]] > cfg.folder_cap, owner[near], -1 - near)
+    if len(near) > depth:  # the pool: the best `depth` by crowded first-stage score
+        held = (near[:, None] == np.asarray(front, dtype=np.int64)[None, :]).any(axis=1)
+        drawn = crowded(elig[near], group, words, held, cfg.crowd_decay)
+        at = np.sort(np.lexsort((at, -drawn))[:depth])  # the front scores highest: always in
+    pool = near[at].tolist()
+    plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
+    rows, cov, key = rerank(pool, raw, tf[at], plain, idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power, scale)
+    rest, crowd = crowd_order(front, rows, key, dict(zip(pool, group[at].tolist(), strict=True)),
+                              dict(zip(pool, words[at].tolist(), strict=True)), cfg.crowd_decay,
+                              max(k - len(front), 0))  # fmt: skip
+    if crowd:
+        key = {i: v * cfg.crowd_decay ** crowd.get(i, 0) if v > 0 else v for i, v in key.items()}
+    shown = list(front) + rest
+    place = near.tolist()
+    return Staged(shown, cov, key, crowd, {i: place.index(i) + 1 for i in shown})
+
+
+def crowd_order(front: list[int], rows: list[int], key: dict[int, float], group: dict[int, int],
+                words: dict[int, int], decay: float, k: int) -> tuple[list[int], dict[int, int]]:  # fmt: skip
+    """The first `k` of `rows` (`front` left out) in the order they are shown after
+    `front`, and each one's j when it is not 0: a row counts `key` x decay**j, j being how
+    many rows of its `group` shown above it (`front` included) match every request word it
+    matches (`words`: bit sets). Such a skill adds nothing the model does not already see
+    from that folder. A negative group is a group of one, never crowded.
+
+    Greedy, lazily re-weighed: a row's factor only falls as more are shown, so the best of
+    the stored (upper-bound) keys that is still the best once re-weighed is the next one.
+    """
+    import heapq
+
+    shown: dict[int, list[int]] = {}
+    for i in front:
+        shown.setdefault(group[i], []).append(words[i])
+    held = set(front)
+    heap = [(-key[i], n, i, 0) for n, i in enumerate(rows) if i not in held]
+    heapq.heapify(heap)
+    out: list[int] = []
+    crowd: dict[int, int] = {}
+    while heap and len(out) < k:
+        _, n, i, j0 = heapq.heappop(heap)
+        m, g = words[i], group[i]
+        j = sum(1 for other in shown.get(g, ()) if other & m == m) if g >= 0 and key[i] > 0 else 0
+        if j != j0:  # re-weighed: back in line with its lower key
+            heapq.heappush(heap, (-key[i] * decay**j, n, i, j))
+            continue
+        out.append(i)
+        if j:
+            crowd[i] = j
+        shown.setdefault(g, []).append(m)
+    return out, crowd
+
+
+def word_bits(present: Any) -> Any:
+    """Each row's set of matched request words as the bits of an int64 (`present`: a row
+    per skill, a column per word). Past 62 words, word j shares bit j % 62: the sets of a
+    long paste may then look alike, which only counts more skills as look-alikes."""
+    import numpy as np
+
+    if present.shape[1] == 0:
+        return np.zeros(present.shape[0], dtype=np.int64)
+    bit = np.left_shift(np.int64(1), np.arange(present.shape[1], dtype=np.int64) % 62)
+    return np.bitwise_or.reduce(np.where(present, bit, np.int64(0)), axis=1)
+
+
+def crowd_counts(key: Any, group: Any, words: Any, held: Any) -> Any:
+    """For each row, how many rows of its `group` with the same `words` come before it:
+    the `held` ones (shown first) and then those with a higher `key` (ties in row order).
+    A held row's own count is 0."""
+    import numpy as np
+
+    key = np.asarray(key, dtype=np.float64)
+    pos = np.arange(len(key))
+    held = np.asarray(held, dtype=bool)
+    order = np.lexsort((pos, -key, ~held, words, group))
+    g, w = np.asarray(group)[order], np.asarray(words)[order]
+    start = np.r_[True, (g[1:] != g[:-1]) | (w[1:] != w[:-1])] if len(key) else np.zeros(0, dtype=bool)
+    j = np.empty(len(key), dtype=np.int64)
+    j[order] = pos - np.maximum.accumulate(np.where(start, pos, 0))
+    return np.where(held, 0, j)
+
+
+def crowded(key: Any, group: Any, words: Any, held: Any, decay: float) -> Any:
+    """`key` with each row weighed by decay**j, j being `crowd_counts`: the j-th
+    look-alike of a group counts less the more of them are ahead of it. Web search does
+    the same with "host crowding" (a few results per site). A key at or below zero (a
+    skill that matched only words it rules out) is left as it is: no factor lifts it."""
+    import numpy as np
+
+    key = np.asarray(key, dtype=np.float64)
+    return np.where(key > 0, key * np.power(decay, crowd_counts(key, group, words, held)), key)
 
 
 def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float,

@@ -29,6 +29,9 @@ class Candidate:
     # what the second stage orders it by (when reranked): the score, re-weighed with each
     # folder counted as at most folder_cap skills, x coverage
     ordered_by: float | None = None
+    # how many skills of its folder shown above it match every request word it matches:
+    # ordered_by is then score x coverage x crowd_decay**crowded (rank.crowd_order)
+    crowded: int = 0
 
     @property
     def name(self) -> str:
@@ -55,6 +58,8 @@ class Candidate:
             d["coverage"] = round(self.coverage, 4)
         if self.ordered_by is not None:
             d["ordered_by"] = round(self.ordered_by, 4)
+        if self.crowded:
+            d["crowded"] = self.crowded
         return d
 
 

@@ -29,7 +29,8 @@ the offline model's matcher and the optional per-turn preselection:
    by score x coverage (`rank`): the share of the request words' worth a skill matches,
    so one rare name word does not outrank most of the request. Its word statistics count
    each folder as at most `folder_cap` skills (`Index.folder_idf`): one big pack cannot
-   cheapen its vocabulary.
+   cheapen its vocabulary; and in a folder over the cap, look-alikes (the same request
+   words as one shown above) give way (`rank.crowd_order`).
 
 The index is built once per catalog snapshot and cached; on a reload only edited skills
 are read and tokenized again, and their rows patched into the index (`cache`). With a
@@ -62,10 +63,10 @@ from codebot.skills.route.config import (
     config_from_mapping,
     config_from_settings,
 )
-from codebot.skills.route.decide import decide, held_in_front, shape_factor
+from codebot.skills.route.decide import decide, explain, held_in_front, shape_factor
 from codebot.skills.route.eval import KINDS, Case, evaluate, parse_cases
 from codebot.skills.route.index import Index
-from codebot.skills.route.rank import rerank, top_rows
+from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Filtered, Route, SemanticScorer
 from codebot.skills.route.shape import SHAPES, destination, edges, request_shape, split_negative
 from codebot.skills.route.text import ALIASES, STOP_WORDS, Tokenizer
@@ -200,24 +201,10 @@ class Router:
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
         order = top_rows(elig, positive, k)
-        # A second stage orders the first rerank_depth (rerank_share of a large catalog) by
-        # score x coverage (rank.rerank), each folder counted as at most folder_cap skills.
-        # The decision still sees the first stage's first two, and keeps its pick(s) in front.
-        reranked: list[int] = []
-        cov: dict[int, float] | None = None
-        by: dict[int, float] = {}
-        if cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2:
-            pool = top_rows(elig, positive, max(k, cfg.rerank_depth, min(int(idx.n * cfg.rerank_share), cfg.rerank_max)))
-            w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
-            plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
-            reranked, cov, by = rerank(pool, raw, idx.matches(known, pool), plain, idx.folder_idf(known, cfg.folder_cap) * w,
-                                       cfg.coverage_power, shape_factor(shape, cfg) / max(bound, 1e-9))  # fmt: skip
-            # the first two (the decision's) and k more: as many as the second stage's first k
-            # needs when the decision keeps none, one or both of them in front
-            order = pool[:2] + [i for i in reranked if i not in pool[:2]][:k]
-        lex_rank = {i: r + 1 for r, i in enumerate(pool if reranked else order)}  # first-stage ranks
+        lex_rank = {i: r + 1 for r, i in enumerate(order)}  # first-stage ranks
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
+        staged = cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2
         if self.semantic is not None:
             eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
             try:
@@ -226,27 +213,36 @@ class Router:
                 self.semantic, self.semantic_error = None, str(exc)
             if sem:
                 order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
-        cands = []
-        for i in order if reranked else order[:k]:  # reranked: the first two + k at most
+        stage: Staged | None = None
+
+        def make(i: int) -> Candidate:
             fields = idx.field_matches(i, known)
             matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
             ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
-            score = float(norm[i]) if mask[i] else 0.0
-            cands.append(Candidate(idx.specs[i], score, float(raw[i]), matched, ruled_out,
-                                   sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i),
-                                   fused=fused.get(i), coverage=cov.get(i) if cov is not None else None, ordered_by=by.get(i)))  # fmt: skip
+            return Candidate(idx.specs[i], float(norm[i]) if mask[i] else 0.0, float(raw[i]), matched, ruled_out,
+                             sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i), fused=fused.get(i),
+                             coverage=stage.coverage.get(i) if stage else None,
+                             ordered_by=stage.ordered_by.get(i) if stage else None,
+                             crowded=stage.crowded.get(i, 0) if stage else 0)  # fmt: skip
 
-        # 5. decide and explain
-        decision, selected, reason, cands = decide(cands, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
-                                                   n_eligible=int(mask.sum()), similarity=self._alike,
-                                                   worth=lambda w: self._worth(idx, w),
-                                                   named={w.lower() for w in kinds["emphasized"]},
-                                                   moved_to=dest)  # fmt: skip
-        if reranked:  # what the decision chose (or offers, when it asks) stays in front;
-            # an abstention chose nothing: the second stage orders all (its reason names the best)
-            head = held_in_front(decision)
-            by_spec = {id(c.spec): c for c in cands[head:]}
-            cands = (cands[:head] + [by_spec[id(idx.specs[i])] for i in reranked if id(idx.specs[i]) in by_spec])[:k]
+        # 5. decide on the first stage's first two, then order what is shown after the pick
+        first = [make(i) for i in order[: 2 if staged else k]]
+        decision, selected, reason = decide(first, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
+                                            n_eligible=int(mask.sum()), similarity=self._alike,
+                                            worth=lambda w: self._worth(idx, w),
+                                            named={w.lower() for w in kinds["emphasized"]}, moved_to=dest)  # fmt: skip
+        cands = first
+        if staged:
+            # A second stage orders the first rerank_depth (rerank_share of a large catalog)
+            # by score x coverage, each folder counted as at most folder_cap skills and a
+            # bigger folder's look-alikes giving way (rank.second_stage). What the decision
+            # chose, or offers when it asks, stays in front; an abstention chose nothing.
+            w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
+            stage = second_stage(idx, elig, positive, order[: held_in_front(decision)], raw, known, w, cfg,
+                                 shape_factor(shape, cfg) / max(bound, 1e-9), k)  # fmt: skip
+            lex_rank = stage.first_rank
+            cands = [make(i) for i in stage.rows]
+        cands = explain(cands, decision, reason, first[:2], cfg, sem_on=bool(sem))
         return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
                      reason, tuple(terms), shape, cfg.threshold, cfg.margin,
                      (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],

@@ -194,11 +194,11 @@ def test_the_rerank_depth_is_the_listing_depth():
 def test_the_folder_cap_and_depth_keys_are_read_from_config():
     warnings: list[str] = []
     d = R.RouterConfig()
-    assert (d.folder_cap, d.rerank_share, d.rerank_max) == (1000, 0.01, 150)
+    assert (d.folder_cap, d.rerank_share, d.rerank_max) == (600, 0.01, 150)
     c = R.config_from_mapping({"rerank_share": 0, "rerank_max": 80}, warnings)
     assert (c.rerank_share, c.rerank_max, warnings) == (0.0, 80, [])
     assert (R.config_from_mapping({"folder_cap": 0}, warnings).folder_cap, warnings) == (0, [])
-    assert R.config_from_mapping({"folder_cap": "big"}, warnings).folder_cap == 1000
+    assert R.config_from_mapping({"folder_cap": "big"}, warnings).folder_cap == 600
     assert len(warnings) == 1 and "skills.router.folder_cap" in warnings[0]
 
 
