@@ -67,7 +67,7 @@ DEFAULTS: Mapping[str, Any] = {
     "folder_cap": 600,
     # ... and in such a folder, a skill matching the same request words as j of its folder
     # shown above it counts crowd_decay**j (1: off), so hundreds of variations of one skill
-    # do not fill the ranking (rank.crowded; docs/routing.md)
+    # do not fill the ranking (rank.second_stage; docs/routing.md)
     "crowd_decay": 0.5,
     "oov_weight": 0.5,  # a word no skill uses weighs this much of the rarest word in the bound
     "k1": 1.2,

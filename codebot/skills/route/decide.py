@@ -69,8 +69,9 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
            worth: Callable[[str], float] | None = None,
            named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str]:  # fmt: skip
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
-    stage's): the decision, the chosen skill and the reason. `explain` then writes each
-    shown candidate's `why`.
+    stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
+    decision, the chosen skill and the reason. `explain` then writes each shown
+    candidate's `why`.
 
     `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
     copies of the same skill (the same workflow published in two repositories) be settled

@@ -48,28 +48,28 @@ def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: An
     near = np.asarray(top_rows(elig, positive, 4 * depth if crowding else depth), dtype=np.int64)
     tf = idx.matches(known, near)
     at = np.arange(len(near))
-    if not crowding:
-        rows, cov, key = rerank(near.tolist(), raw, tf, idx.idf[np.asarray(known, dtype=np.int64)] * w,
-                                idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power, scale)  # fmt: skip
-        shown = list(front) + [i for i in rows if i not in front][: max(k - len(front), 0)]
-        return Staged(shown, cov, key, {}, {i: r + 1 for r, i in enumerate(near.tolist()) if i in cov})
-    words = word_bits(tf > 0)
-    # a folder within the cap: each of its skills a group of its own, never crowded
-    group = np.where(sizes[owner[near]] > cfg.folder_cap, owner[near], -1 - near)
-    if len(near) > depth:  # the pool: the best `depth` by crowded first-stage score
-        held = (near[:, None] == np.asarray(front, dtype=np.int64)[None, :]).any(axis=1)
-        drawn = crowded(elig[near], group, words, held, cfg.crowd_decay)
-        at = np.sort(np.lexsort((at, -drawn))[:depth])  # the front scores highest: always in
-    pool = near[at].tolist()
     plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
-    rows, cov, key = rerank(pool, raw, tf[at], plain, idx.folder_idf(known, cfg.folder_cap) * w, cfg.coverage_power, scale)
-    rest, crowd = crowd_order(front, rows, key, dict(zip(pool, group[at].tolist(), strict=True)),
-                              dict(zip(pool, words[at].tolist(), strict=True)), cfg.crowd_decay,
-                              max(k - len(front), 0))  # fmt: skip
-    if crowd:
+    worth = idx.folder_idf(known, cfg.folder_cap) * w
+    if crowding:
+        words = word_bits(tf > 0)
+        # a folder within the cap: each of its skills a group of its own, never crowded
+        group = np.where(sizes[owner[near]] > cfg.folder_cap, owner[near], -1 - near)
+        if len(near) > depth:  # the pool: the best `depth` by crowded first-stage score
+            held = (near[:, None] == np.asarray(front, dtype=np.int64)[None, :]).any(axis=1)
+            drawn = crowded(elig[near], group, words, held, cfg.crowd_decay)
+            at = np.sort(np.lexsort((at, -drawn))[:depth])  # the front scores highest: always in
+    pool = near[at].tolist()
+    rows, cov, key = rerank(pool, raw, tf[at], plain, worth, cfg.coverage_power, scale)
+    crowd: dict[int, int] = {}
+    if crowding:
+        rest, crowd = crowd_order(front, rows, key, dict(zip(pool, group[at].tolist(), strict=True)),
+                                  dict(zip(pool, words[at].tolist(), strict=True)), cfg.crowd_decay,
+                                  max(k - len(front), 0))  # fmt: skip
         key = {i: v * cfg.crowd_decay ** crowd.get(i, 0) if v > 0 else v for i, v in key.items()}
+    else:
+        rest = [i for i in rows if i not in front][: max(k - len(front), 0)]
     shown = list(front) + rest
-    place = near.tolist()
+    place = near.tolist()  # the first stage's order
     return Staged(shown, cov, key, crowd, {i: place.index(i) + 1 for i in shown})
 
 
