@@ -101,16 +101,18 @@ class Catalog:
                     self._rescan_all()
                 else:
                     self._rescan_paths([Path(p) for p in paths])
+                only = None
                 if self._dirty:
                     self._dirty = False
                     new = self._build(old.generation + 1)
                 elif self._replaced:  # only edits that leave every clash as it was
                     new = patch(old, self._replaced.values(), self.roots, old.generation + 1)
+                    only = [n.key for _, n in self._replaced.values()]  # all that can differ
                 else:  # nothing changed: the same contents under a new generation, no rebuild
                     new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
                 self._replaced.clear()
                 self._snapshot = new
-                change = diff(old, new)
+                change = diff(old, new, only)
             finally:
                 if collect:
                     # What a big load made lives as long as the catalog. Left in the young

@@ -69,7 +69,7 @@ def patch(old: Snapshot, replaced: Iterable[tuple[Spec, Spec]], roots: tuple[Roo
     none of which changed; so the new specs simply take the old ones' places."""
     pairs = list(replaced)
     swap = {id(o): n for o, n in pairs}
-    skills = dict(old.skills)
+    skills = old.skills.copy()  # the mapping's own dict copy: dict(proxy) goes key by key
     for o, n in pairs:
         if skills.get(n.key) is o:
             skills[n.key] = n
@@ -82,15 +82,26 @@ def patch(old: Snapshot, replaced: Iterable[tuple[Spec, Spec]], roots: tuple[Roo
     return Snapshot(MappingProxyType(skills), shadowed, old.diagnostics, roots, generation)
 
 
-def diff(old: Snapshot, new: Snapshot) -> Change:
+def diff(old: Snapshot, new: Snapshot, only: Iterable[str] | None = None) -> Change:
+    """What changed from `old` to `new`, in `new`'s order. `only`: the keys that can
+    differ at all (as `patch` replaces them; the same keys in both): the check is then
+    theirs alone, not ten thousand skills' for an edit of one."""
     if new.skills is old.skills:
         return Change()
-    if new.skills.keys() == old.skills.keys():
+    olds = old.skills
+    if only is not None:
+        keys = set(only)
+        changed = [k for k in keys if (s := new.skills.get(k)) is not None and (o := olds.get(k)) is not None
+                   and o is not s and (o.stamp != s.stamp or o.path != s.path)]  # fmt: skip
+        if len(changed) > 1:
+            place = list(new.skills)  # one C-level copy of the keys; .index is C too
+            changed.sort(key=place.index)
+        return Change((), (), tuple(changed))
+    if new.skills.keys() == olds.keys():
         added = removed = ()
     else:
-        added = tuple(k for k in new.skills if k not in old.skills)
-        removed = tuple(k for k in old.skills if k not in new.skills)
-    olds = old.skills
+        added = tuple(k for k in new.skills if k not in olds)
+        removed = tuple(k for k in olds if k not in new.skills)
     changed = tuple(
         k for k, s in new.skills.items()
         if (o := olds.get(k)) is not None and o is not s and (o.stamp != s.stamp or o.path != s.path)

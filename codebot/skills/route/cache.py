@@ -26,6 +26,7 @@ second one.
 from __future__ import annotations
 
 import gc
+import operator
 import threading
 import time
 from collections.abc import Mapping
@@ -202,10 +203,18 @@ class IndexCache:
 
         n = len(specs)
         if base_idx is not None and base is base_idx.postings:
-            # the old index holds its specs alive, so an id found there is that very object
-            old_rows = np.fromiter(
-                map(base_idx.pos.get, map(id, specs), repeat(-1)), dtype=np.int64, count=n
-            )
+            # the old index holds its specs alive, so an id found there is that very object.
+            # After an edit nearly every spec is the very one in the same row: compared in
+            # C first, only the others are looked up (10,000 lookups cost ms)
+            m = min(n, base_idx.n)
+            here = np.fromiter(map(operator.is_, specs, base_idx.specs), dtype=bool, count=m)
+            old_rows = np.full(n, -1, dtype=np.int64)
+            old_rows[:m][here] = np.nonzero(here)[0]
+            rest = np.nonzero(old_rows < 0)[0]
+            if len(rest):
+                others = map(specs.__getitem__, rest.tolist())
+                old_rows[rest] = np.fromiter(map(base_idx.pos.get, map(id, others), repeat(-1)),
+                                             dtype=np.int64, count=len(rest))  # fmt: skip
         else:
             old_rows = np.full(n, -1, dtype=np.int64)
         ident = old_rows >= 0

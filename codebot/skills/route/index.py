@@ -112,7 +112,9 @@ class Index:
         if old.n != self.n or not ((same == np.arange(self.n)) | (same < 0)).all():
             return False
         changed = np.nonzero(same < 0)[0].tolist()
-        pos, by_key = dict(old.pos), dict(old.by_key)
+        # .copy(), not dict(): after an edit's pop the table has a hole, and dict() of such a
+        # dict inserts key by key (3 ms at 10,000) where .copy() clones it
+        pos, by_key = old.pos.copy(), old.by_key.copy()
         for i in changed:
             was, now = old.specs[i], self.specs[i]
             pos.pop(id(was), None)

@@ -404,6 +404,36 @@ def test_edits_that_keep_every_clash_patch_the_snapshot_correctly(tree, tmp_path
     same(cat.snapshot, cold(tree))
 
 
+def test_a_patched_reload_reports_the_change_a_full_diff_finds(tree, tmp_path, settled) -> None:
+    """A reload that patches the snapshot checks only the edited keys for what changed
+    (not every skill): it must report what comparing the whole snapshots reports, in the
+    snapshot's order, whatever order the files were edited in."""
+    from codebot.skills.catalog.snapshot import diff
+
+    cat = Catalog(tree, index=Index(tmp_path / "index.json"))
+    cat.load()
+    before = cat.snapshot
+    edits = [tree[1].path / "link" / "linked" / "SKILL.md", tree[0].path / "alpha" / "SKILL.md",
+             tree[1].path / "alpha" / "SKILL.md"]  # fmt: skip
+    for i, target in enumerate(edits):
+        name = target.parent.name
+        target.write_text(f"---\nname: {name}\ndescription: again {i}\n---\n")
+        os.utime(target, ns=(time.time_ns(), target.stat().st_mtime_ns + 1_000_000))
+    change = cat.reload(paths=edits)
+    full = diff(before, cat.snapshot)
+    assert (change.added, change.removed, change.changed) == (full.added, full.removed, full.changed)
+    assert sorted(change.changed) == ["alpha", "linked"] and len(change.changed) == 2
+    # only the shadowed copy edited: the winner is the same object, nothing to report
+    before = cat.snapshot
+    loser = tree[1].path / "alpha" / "SKILL.md"
+    loser.write_text("---\nname: alpha\ndescription: the loser again\n---\n")
+    os.utime(loser, ns=(time.time_ns(), loser.stat().st_mtime_ns + 1_000_000))
+    change = cat.reload(paths=[loser])
+    assert change.changed == diff(before, cat.snapshot).changed == ()
+    assert cat.snapshot.shadowed[0].spec.description == "the loser again"
+    same(cat.snapshot, cold(tree))
+
+
 def test_renaming_within_the_same_key_rebuilds_the_reasons(tmp_path, settled) -> None:
     root = tmp_path / "skills"
     plain = skill(root, "a", "review")
