@@ -7,7 +7,6 @@ never crowded, so a catalog of published packs ranks exactly as without it."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import random
 import sys
 from pathlib import Path
@@ -25,10 +24,9 @@ from codebot.skills.route.rank import crowd_counts, crowd_order, crowded, word_b
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
+from test_route_rerank import FILL, add, prompts
 
 ADR = "we picked kafka over rabbitmq after a long fight, write an ADR in docs/adr so nobody reopens it"
-FILL = ["cache", "queue", "schema", "token", "parser", "metrics", "alert", "graph", "socket", "thread",
-        "cluster", "bucket", "ledger", "invoice", "tensor", "shader", "banner", "cursor", "folder", "kernel"]  # fmt: skip
 
 
 def cfg(**kw) -> R.RouterConfig:
@@ -112,11 +110,6 @@ def crowd(tmp_path_factory):
     machine-made skills, 120 of them variations named after ADRs that match the request's
     words in their names and say little else."""
     base = tmp_path_factory.mktemp("crowd")
-
-    def add(root: Path, name: str, desc: str, body: str = "Steps.\n") -> None:
-        (root / name).mkdir(parents=True)
-        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\n{body}")
-
     rng = random.Random(1)
     for i in range(39):
         w = rng.sample(FILL, 3)
@@ -188,8 +181,6 @@ def generated(tmp_path_factory):
 def test_published_sized_folders_rank_as_without_crowding(generated):
     """600 skills in one folder is within the default cap (600, above the largest pack of
     the shared corpus): every case-file prompt ranks exactly as with crowding off."""
-    from test_route_rerank import prompts
-
     on, off = R.Router(), R.Router(cfg(crowd_decay=1.0))
     for p in prompts()[::3]:
         assert names(on.route(p, generated, Actor.MODEL, top=40)) == names(off.route(p, generated, Actor.MODEL, top=40)), p

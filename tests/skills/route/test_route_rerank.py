@@ -209,14 +209,15 @@ FILL = ["cache", "queue", "schema", "token", "parser", "metrics", "alert", "grap
         "cluster", "bucket", "ledger", "invoice", "tensor", "shader", "banner", "cursor", "folder", "kernel"]  # fmt: skip
 
 
+def add(root: Path, name: str, desc: str, body: str = "Steps.\n") -> None:
+    """One skill folder, written directly (module-scoped fixtures cannot use write_skill)."""
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\n{body}")
+
+
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory):
     base = tmp_path_factory.mktemp("pack")
-
-    def add(root: Path, name: str, desc: str) -> None:
-        (root / name).mkdir(parents=True)
-        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\nSteps.\n")
-
     rng = random.Random(0)
     for i in range(1000):
         w = rng.sample(FILL, 3)
