@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 class Staged:
     """What the second stage shows and why: `rows` (the decision's front first, then its
-    order, `k` in all); each pool row's coverage, what it was ordered by, how many
-    look-alikes of its folder were shown above it, and its first-stage rank."""
+    order, `k` in all); each pool row's coverage and what it was ordered by; how many
+    look-alikes of its folder were shown above each crowded row; the shown rows'
+    first-stage ranks."""
 
     __slots__ = ("coverage", "crowded", "first_rank", "ordered_by", "rows")
 
