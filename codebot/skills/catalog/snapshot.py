@@ -91,8 +91,7 @@ def diff(old: Snapshot, new: Snapshot, only: Iterable[str] | None = None) -> Cha
     olds = old.skills
     if only is not None:
         keys = set(only)
-        changed = [k for k in keys if (s := new.skills.get(k)) is not None and (o := olds.get(k)) is not None
-                   and o is not s and (o.stamp != s.stamp or o.path != s.path)]  # fmt: skip
+        changed = [k for k in keys if _edited(olds.get(k), new.skills.get(k))]
         if len(changed) > 1:
             place = list(new.skills)  # one C-level copy of the keys; .index is C too
             changed.sort(key=place.index)
@@ -102,8 +101,10 @@ def diff(old: Snapshot, new: Snapshot, only: Iterable[str] | None = None) -> Cha
     else:
         added = tuple(k for k in new.skills if k not in olds)
         removed = tuple(k for k in olds if k not in new.skills)
-    changed = tuple(
-        k for k, s in new.skills.items()
-        if (o := olds.get(k)) is not None and o is not s and (o.stamp != s.stamp or o.path != s.path)
-    )  # fmt: skip
+    changed = tuple(k for k, s in new.skills.items() if _edited(olds.get(k), s))
     return Change(added, removed, changed)
+
+
+def _edited(old: Spec | None, new: Spec | None) -> bool:
+    """Both there, and the skill under that key was read again from a changed file."""
+    return old is not None and new is not None and old is not new and (old.stamp != new.stamp or old.path != new.path)

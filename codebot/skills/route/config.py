@@ -193,11 +193,12 @@ def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | Non
                 out[key] = value
             else:
                 warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
-        elif key == "crowd_decay" and isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
-            warn.append(f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
-                        f"give 0..1 (1: off); using {default}")  # fmt: skip
         elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            out[key] = type(default)(value)
+            if key == "crowd_decay" and value > 1:
+                warn.append(f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
+                            f"give 0..1 (1: off); using {default}")  # fmt: skip
+            else:
+                out[key] = type(default)(value)
         else:
             warn.append(f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}")
     return RouterConfig(**out)

@@ -82,7 +82,7 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     `moved_to`: the words of where the request moves things. Either can anchor a choice.
     """
     if not cands:
-        return "abstain", None, NOTHING
+        return "abstain", None, "no eligible skill matched any word of the request"
 
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
@@ -174,9 +174,6 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
                    f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
     return decision, selected, reason
-
-
-NOTHING = "no eligible skill matched any word of the request"
 
 
 def _conf(c: Candidate, sem_on: bool) -> float:

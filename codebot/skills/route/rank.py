@@ -36,7 +36,7 @@ def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: An
     (what the decision keeps first); `k` rows in all.
 
     In a catalog with a folder of more than `folder_cap` skills, that folder's skills that
-    match the same request words give way, in the pool and in its order (`crowded`): a
+    match the same request words give way, in the pool (`crowded`) and in its order (`crowd_order`): a
     folder holding hundreds of variations of one skill would otherwise fill both, and
     another source's skill matching as much of the request would not be ranked at all. The
     pool is then drawn from the first stage's best 4 x depth: bounded work at any size.
@@ -66,7 +66,8 @@ def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: An
         rest, crowd = crowd_order(front, rows, key, dict(zip(pool, group[at].tolist(), strict=True)),
                                   dict(zip(pool, words[at].tolist(), strict=True)), cfg.crowd_decay,
                                   max(k - len(front), 0))  # fmt: skip
-        key = {i: v * cfg.crowd_decay ** crowd.get(i, 0) if v > 0 else v for i, v in key.items()}
+        for i, j in crowd.items():  # only positive keys are ever crowded
+            key[i] *= cfg.crowd_decay**j
     else:
         rest = [i for i in rows if i not in front][: max(k - len(front), 0)]
     shown = list(front) + rest
