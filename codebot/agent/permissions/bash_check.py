@@ -8,11 +8,14 @@ Order:
 2. with Bash deny rules in place, a command that cannot be checked fully (a command name
    that is not a literal, `eval`, a dangerous option such as `find -delete`) is asked,
    never allowed, even under a bare `Bash` allow;
-3. a bare `Bash` allow (any source) allows;
-4. exact and prefix rules allow only a plain command every part of which is covered by
+3. with a `Read(...)` deny rule, a git command that prints committed files (`git show`,
+   `git log -p`) is asked, even under a bare `Bash` allow: the sandbox masks a denied file,
+   not git's object store;
+4. a bare `Bash` allow (any source) allows;
+5. exact and prefix rules allow only a plain command every part of which is covered by
    some rule, with no dangerous option the rule did not name; and not when one of its
    words names a path a `Read(...)`/`Edit(...)` deny rule refuses (`cat .env`);
-5. anything else asks, and the reason says why (`not plain: contains a parameter
+6. anything else asks, and the reason says why (`not plain: contains a parameter
    expansion ${x@P} at column 26`).
 tree-sitter is imported only here, when the first Bash decision is made.
 """
@@ -53,6 +56,9 @@ def check_bash(
         why = needs_asking_under_deny(analysis)
         if why:
             return Verdict("ask", None, f"needs approval: {why}")
+    reading = _reads_repository(analysis, deny)
+    if reading:
+        return Verdict("ask", None, f"needs approval: {reading}")
     bash_allows = [(r, src) for r, src in allow if r.tool == "Bash"]
     for rule, src in bash_allows:
         if rule.kind == "any":
@@ -90,4 +96,20 @@ def _denied_word(analysis, path_denied: Callable[[str], str | None]) -> str | No
                     rule = path_denied(candidate)
                     if rule:
                         return f"`{candidate}` is a path the rule {rule} denies"
+    return None
+
+
+def _reads_repository(analysis, deny: Sequence[Pattern]) -> str | None:
+    """With a Read(...) deny rule, a git command that prints committed files (`git show
+    HEAD:.env`): the sandbox masks the file, not git's object store, so it is always asked."""
+    from codebot.agent.permissions.shell_danger import prints_repository
+
+    rule = next((r for r in deny if r.tool == "Read"), None)
+    if rule is None:
+        return None
+    for cmd in analysis.commands:
+        label = prints_repository(cmd)
+        if label:
+            return (f"`{label}` prints repository contents, and a Read(...) deny rule ({rule.text}) is in "
+                    "force: a file it denies, once committed, can be read from git's object store")  # fmt: skip
     return None

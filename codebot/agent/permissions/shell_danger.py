@@ -68,6 +68,8 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("git", "foreach", "runs a shell command in each submodule", scope="submodule"),
     _d("git", "run", "runs a command at each bisection step", scope="bisect"),
     _d("git", "filter-branch", "runs shell commands as filters", "subcommand"),
+    _d("git", "send-pack receive-pack upload-pack", "talks to a remote or runs a program it names (send-pack pushes, as `git push` does; receive-pack runs the repository's hooks)",
+       "subcommand"),
     _d("find", "-exec -execdir -ok -okdir", "runs a program for each file"),
     _d("find", "-delete", "deletes files"),
     _d("find", "-fprint -fprint0 -fprintf -fls", "writes the list of files to a file"),
@@ -81,6 +83,7 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("env", "-P", "looks the command up in another PATH"),
     _d("tar", "--to-command --checkpoint-action --use-compress-program -I --info-script -F --new-volume-script --rsh-command --rmt-command",
        "runs the program it names"),
+    _d("tar", "--index-file --volno-file", "writes to the file it names"),
     _d("tar", "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete",
        "writes or deletes files (an archive being extracted can name any path)"),
     _d("rsync", "*", "copies files, overwriting the destination, and can delete files (--delete, --remove-source-files)", "any"),
@@ -112,6 +115,7 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("tee", "*", "writes its input to the files it names", "any"),
     _d("dd", "of=", "writes to a file or device", "prefix"),
     _d("less more most", "+", "runs pager commands at start, and `!` in them runs shell commands", "prefix"),
+    _d("less", "-k --lesskey-file --lesskey-src --lesskey-content", "reads a key file, whose #env section can set LESSOPEN and so run commands"),
     _d("man", "-P --pager -H --html", "runs the pager or browser program it names"),
     _d("vim vi nvim view vimdiff ex", "*", "edits files and runs editor commands", "any"),
     _d("vim vi nvim view vimdiff ex", "-c --cmd -S -s -u", "runs editor commands, which can write files or run shell commands"),
@@ -123,6 +127,9 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("fd fdfind", "-x --exec -X --exec-batch", "runs a program for each match"),
     _d("go", "-exec -toolexec", "runs the program it names"),
     _d("go", "generate", "runs the commands in //go:generate comments", "subcommand"),
+    _d("zip", "-TT --unzip-command", "runs the program it names to test the archive"),
+    _d("ssh-keygen", "-D -w", "loads the PKCS#11 or security-key provider library it names, which runs its code"),
+    _d("cargo", "--config", "sets configuration, and settings such as target.<triple>.runner or build.rustc-wrapper run programs"),
     _d("eval", "*", "runs its arguments as shell code", "any"),
     _d("sudo doas su pkexec run0", "*", "runs a command as another user", "any"),
 )  # fmt: skip
@@ -165,8 +172,14 @@ _GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", 
                          "--super-prefix", "--list-cmds", "--attr-source"})  # fmt: skip
 
 
+#: Short options of two letters that may sit in a cluster (`zip -qTT cmd`, `-TTcmd`).
+_CLUSTERED = frozenset({"-TT"})
+
+
 def _option_hits(option: str, word: str) -> bool:
     """Whether a parsed word is (or contains, in a short cluster) this option."""
+    if option in _CLUSTERED:
+        return word.startswith("-") and not word.startswith("--") and option[1:] in word
     if option.startswith("--") or (option.startswith("-") and len(option) > 2):
         return word == option or word.startswith(option + "=")
     if option.startswith("-") and len(option) == 2:
@@ -274,4 +287,39 @@ def variable_danger(name: str) -> str | None:
                 pattern.startswith("*") and name.endswith(pattern[1:])
             ):
                 return why
+    return None
+
+
+#: git subcommands that print (or write out) the contents of committed files.
+_GIT_PRINTS = frozenset({"show", "cat-file", "diff", "grep", "archive", "blame", "annotate", "format-patch",
+                         "fast-export", "range-diff", "unpack-file"})  # fmt: skip
+#: ... and those that do so with a patch option (`git log -p`; `git stash show` always).
+_GIT_PATCHES = frozenset({"log", "whatchanged", "reflog", "stash", "diff-tree", "diff-index", "diff-files"})
+_PATCH_OPTIONS = ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-c", "--cc", "--dd", "--binary")
+_PATCH_PREFIXES = ("-U", "--unified", "-L", "--word-diff", "--color-words")
+
+
+def prints_repository(cmd: SimpleCommand) -> str | None:
+    """`git show`, `git log -p`, ...: a git command that prints committed file contents, as
+    `git <sub> [option]`; a word that is not a literal may be one (None when it is not one)."""
+    if (cmd.name or "").casefold() != "git":
+        return None
+    pos = _positionals("git", cmd.words)
+    if not pos:
+        return None
+    parts, sub = cmd.parts, cmd.words[pos[0]]
+    if not parts[pos[0]].literal or sub in _GIT_PRINTS:
+        return f"git {sub}"
+    if sub not in _GIT_PATCHES:
+        return None
+    if sub == "stash":  # `git stash show` prints a patch when stash.showPatch is set
+        action = cmd.words[pos[1]] if len(pos) > 1 else ""
+        if action == "show" or (len(pos) > 1 and not parts[pos[1]].literal):
+            return f"git stash {action}"
+        if action != "list":  # `git stash list -p` takes log's options
+            return None
+    for part in parts[pos[0] + 1 :]:
+        w = part.value
+        if not part.literal or w in _PATCH_OPTIONS or w.startswith(_PATCH_PREFIXES):
+            return f"git {sub} {w}"
     return None

@@ -337,9 +337,9 @@ class _Walk(TreeChecks):
             how = f" (run via {' → '.join(cmd.via)})" if cmd.via else ""
             u = unwrap(cmd.name, cmd.words, [p.literal for p in cmd.parts], [p.source for p in cmd.parts])
             self.unresolved.extend(r + how for r in u.unresolved)
-            for inner in u.inners:
-                parts = cmd.parts[inner.start : inner.end]
-                queue.append(self.make(parts, (*cmd.via, inner.via), inner.assignments, index, inner.start))
+            for inner in u.inners:  # words of a prefix stand where the command's first word is
+                parts = (*(Word(w, w, cmd.parts[0].offset, True) for w in inner.prefix), *cmd.parts[inner.start : inner.end])
+                queue.append(self.make(parts, (*cmd.via, inner.via), inner.assignments, index, inner.start - len(inner.prefix)))
             for script in u.scripts:
                 self.script(cmd, index, script)
 

@@ -39,6 +39,7 @@ from codebot.agent.permissions.shell_parse import Analysis, SimpleCommand, analy
 __all__ = [
     "DANGEROUS_OPTIONS",
     "DANGEROUS_VARIABLES",
+    "DENY_ALIASES",
     "Danger",
     "Decision",
     "Match",
@@ -159,17 +160,26 @@ def allow_match(analysis: Analysis, spec: str, kind: RuleKind) -> Match:
 
 
 def _deny_words(spec: str) -> tuple[str, ...]:
-    words = rule_words(spec)
-    return words if words else tuple(spec.split())
+    words = rule_words(spec) or tuple(spec.split())
+    name = words[0].rsplit("/", 1)[-1].casefold() if words else ""
+    if name.startswith("git-") and len(name) > 4:  # `Bash(git-push:*)` means `git push` too
+        return ("git", name[4:], *words[1:])
+    return words
+
+
+#: Words a deny rule's word also means, per command: `git send-pack` is the plumbing `git
+#: push` runs to send objects to a remote, so a deny of `git push` denies it too.
+DENY_ALIASES: dict[str, dict[str, str]] = {"git": {"send-pack": "push"}}
 
 
 def _consistent(cmd: SimpleCommand, rest: tuple[str, ...]) -> bool:
     """The rule's words after the name appear in order; a non-literal word may be any."""
     i = 0
+    aliases = DENY_ALIASES.get((cmd.name or "").casefold(), {})
     for part in cmd.parts[1:]:
         if i >= len(rest):
             break
-        if not part.literal or part.value == rest[i]:
+        if not part.literal or rest[i] in (part.value, aliases.get(part.value)):
             i += 1
     return i >= len(rest)
 

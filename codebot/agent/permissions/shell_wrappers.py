@@ -2,16 +2,17 @@
 
 This module owns the option grammar of the wrappers (`env`, `sudo`, `timeout`, `xargs`,
 `find -exec`, ...), the shells and builtins whose argument is itself a script (`bash -c`,
-`eval`, `trap`, `watch`, `ssh`), and the builtins whose effect cannot be seen statically
-(`source`, `alias`, `enable`, ...). `unwrap` looks at one command's words and says which
-slices are commands, which strings are scripts to parse, and what cannot be resolved;
-`shell_parse` builds the nested commands and parses the scripts.
+`eval`, `trap`, `watch`, `ssh`), git's dashed programs (`git-push x` is `git push x`), and the
+builtins whose effect cannot be seen statically (`source`, `alias`, ...). `unwrap` says which
+slices of one command's words are commands, which strings are scripts, and what cannot be
+resolved; `shell_parse` builds the nested commands and parses the scripts.
 
 Unknown options of a modelled wrapper make the wrapped command unresolved instead of guessed
 at: an option taking a value we do not know about would shift the command name by one word.
-Rarer wrappers (`fakeroot`, `firejail`, `faketime`, ...) are not modelled: each of their first
-words that is not an option is taken as a possible command, which suits deny rules (they hit)
-and costs allow rules nothing (those bogus commands are never covered, so such a command asks).
+`--` ends a wrapper's options; its positionals follow (`timeout -- 5 rm x`). Rarer wrappers
+(`fakeroot`, `firejail`, ...) are not modelled: each of their first words that is not an
+option is taken as a possible command, which suits deny rules (they hit) and costs allow
+rules nothing (those bogus commands are never covered, so such a command asks).
 A wrapper missing from these lists hides its command from deny rules: the lists are the limit.
 """
 
@@ -97,14 +98,10 @@ SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "ash", 
 #: Builtins whose arguments, joined with spaces, are a script run in the current shell.
 _EVAL = frozenset({"eval"})
 #: Builtins and programs that run code the command text does not show.
-_HIDDEN = {
-    "source": "runs the commands in a file",
-    ".": "runs the commands in a file",
-    "alias": "defines an alias, which can rename any command",
-    "enable": "can load a builtin from a shared library or disable builtins",
-    "fc": "re-runs commands from the history",
-    "bind": "can bind keys to shell commands",
-}
+_HIDDEN = {"source": "runs the commands in a file", ".": "runs the commands in a file",
+           "alias": "defines an alias, which can rename any command",
+           "enable": "can load a builtin from a shared library or disable builtins",
+           "fc": "re-runs commands from the history", "bind": "can bind keys to shell commands"}  # fmt: skip
 _SHELL_VALUED = frozenset({"o", "O"})
 _SHELL_LONG_VALUED = frozenset({"--rcfile", "--init-file"})
 
@@ -117,6 +114,7 @@ class Inner:
     end: int
     via: str
     assignments: tuple[str, ...] = ()
+    prefix: tuple[str, ...] = ()  # words put before them (`git-push x` runs `git push x`)
 
 
 @dataclass(frozen=True)
@@ -147,6 +145,7 @@ def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool
     scripts: list[Script] = []
     no_command = False
     positionals = spec.positionals
+    ended = False  # after `--`: assignments, then the positionals even when they start with `-`
 
     def value_at(k: int) -> str | None:
         return words[k] if k < n and literal[k] else None
@@ -155,9 +154,15 @@ def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool
         w = words[i]
         if not literal[i]:
             return Unwrap(unresolved=(f"`{w}` among the options of {name} is not a literal",))
-        if w == "--":
-            i += 1
-            break
+        if w == "--" and not ended:
+            ended, i = True, i + 1
+            continue
+        if ended and not (spec.assignments and _ASSIGNMENT.match(w)):
+            if not positionals:
+                break
+            # after the last positional, words are read as without `--` (flock's `-c`)
+            positionals, i, ended = positionals - 1, i + 1, positionals > 1
+            continue
         if spec.numeric_flags and re.fullmatch(r"--?\d+", w):
             i += 1
             continue
@@ -299,6 +304,8 @@ def unwrap(name: str | None, words: Sequence[str], literal: Sequence[bool],
         return _NOTHING
     if name in _HIDDEN:
         return Unwrap(unresolved=(f"`{name}` {_HIDDEN[name]}",))
+    if name.casefold().startswith("git-") and len(name) > 4:  # `git push` runs git-push
+        return Unwrap((Inner(1, len(words), name, prefix=("git", name[4:].casefold())),))
     if name in WRAPPERS:
         return _options(name, WRAPPERS[name], words, literal, sources or words)
     if name == "find":

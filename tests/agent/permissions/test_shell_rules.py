@@ -289,6 +289,11 @@ ROW_CASES: list[tuple[str, str, str]] = [
     ("scp", "-S", "scp -S /tmp/x a host:b"), ("rg", "--pre", "rg --pre ./x foo"), ("fd", "-x", "fd -x rm"),
     ("go", "-exec", "go test -exec ./x ./..."), ("go", "generate", "go generate ./..."),
     ("eval", "*", "eval echo hi"), ("sudo", "*", "sudo ls"),
+    # issue 30
+    ("git", "send-pack", "git send-pack ../other main"), ("tar", "--index-file", "tar -tvf a.tar --index-file=out"),
+    ("less", "-k", "less --lesskey-src=keys f"), ("zip", "-TT", "zip -T -TT 'sh -c x' a.zip b"),
+    ("ssh-keygen", "-D", "ssh-keygen -D /tmp/evil.so"),
+    ("cargo", "--config", "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c evil\"' run"),
 ]
 
 
