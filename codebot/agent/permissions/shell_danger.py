@@ -4,8 +4,10 @@ or change configuration, as data the docs render, and the check of one command a
 This module owns `DANGEROUS_OPTIONS` and `DANGEROUS_VARIABLES` (rows of command, options,
 why) and `findings(command)`, which says which rows one `SimpleCommand` triggers and at which
 word. A row's options are matched on parsed words: `--output` also matches `--output=x`, a
-short `-o` also matches `-ofile` and a cluster such as `-sSo`; `kind` says when a row applies
-(an option, a subcommand, any use, or a check of a script such as sed's `w` command).
+short `-o` also matches `-ofile` and a cluster such as `-sSo`, and for the programs in
+`ABBREVIATING` a long option also matches its abbreviations (`tar --checkpoint-act`); `kind`
+says when a row applies (an option, a subcommand, any use, or a check of a script such as
+sed's `w` command).
 The script checks (sed, awk) and the value checks (curl `@file`) live in `shell_scripts`.
 """
 
@@ -18,7 +20,7 @@ from typing import Literal
 from codebot.agent.permissions.shell_parse import SimpleCommand
 from codebot.agent.permissions.shell_scripts import awk_danger, curl_uploads, sed_danger
 
-__all__ = ["DANGEROUS_OPTIONS", "DANGEROUS_VARIABLES", "Danger", "Finding", "findings"]
+__all__ = ["ABBREVIATING", "DANGEROUS_OPTIONS", "DANGEROUS_VARIABLES", "Danger", "Finding", "findings"]
 
 Kind = Literal["option", "global", "subcommand", "any", "prefix", "check"]
 
@@ -120,7 +122,7 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("vim vi nvim view vimdiff ex", "*", "edits files and runs editor commands", "any"),
     _d("vim vi nvim view vimdiff ex", "-c --cmd -S -s -u", "runs editor commands, which can write files or run shell commands"),
     _d("vim vi nvim view vimdiff ex", "+", "runs an editor command at start", "prefix"),
-    _d("emacs", "--eval -l --load -f --funcall --script -x", "runs Lisp code"),
+    _d("emacs", "--eval --execute -l --load -f --funcall --script -script -x", "runs Lisp code"),
     _d("ssh scp sftp", "-o -F", "sets options such as ProxyCommand or LocalCommand, which run local programs"),
     _d("scp sftp", "-S", "runs the program it names instead of ssh"),
     _d("rg", "--pre --hostname-bin", "runs the program it names"),
@@ -133,6 +135,31 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
     _d("eval", "*", "runs its arguments as shell code", "any"),
     _d("sudo doas su pkexec run0", "*", "runs a command as another user", "any"),
 )  # fmt: skip
+
+#: Programs whose parser takes any unambiguous prefix of a long option as that option, as
+#: GNU getopt_long and argp do (`tar --checkpoint-act=exec=CMD` is `--checkpoint-action`):
+#: tar, sed, sort, env, gawk, wget, man; less, zip, curl (7.x, 8.4: curl issue 12936), emacs
+#: (startup.el completes `--ev`) and git's parse-options after a subcommand (`git rebase
+#: --exe`, `git fetch --upload-p`; not git's global options nor diff's). For them a word
+#: `--X` or `--X=...` hits a row's `--Y` that starts with `--X`, however short; the value is
+#: the program's full options that are a prefix of an option of its rows or checks, which it
+#: takes as themselves (`tar --checkpoint=1`). A prefix the program finds ambiguous makes it
+#: fail, so hitting it only asks. Checked with the real programs where installed. Exact
+#: names only: find, rg, vim, cargo (clap), rsync (popt), go, docker; mawk's long options are
+#: `-W name` and take prefixes (`-W ex file`), read as `--name` for every awk.
+ABBREVIATING: dict[str, frozenset[str]] = {
+    name: frozenset(exact.split())
+    for names, exact in (("tar", "--checkpoint"), ("curl", "--cookie --head --url"),
+                         ("sed sort env wget man less zip emacs git awk gawk mawk nawk", ""))
+    for name in names.split()
+}  # fmt: skip
+#: The long options each script check reads, so that an abbreviation reaches it spelled out.
+_CHECKED_LONG: dict[str, tuple[str, ...]] = {
+    "sed": ("--expression", "--file", "--line-length", "--sandbox"),
+    "awk": ("--source", "--file", "--exec", "--include", "--load", "--field-separator", "--assign"),
+    "curl": ("--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "--header",
+             "--url-query", "--form"),
+}  # fmt: skip
 
 #: Variables whose value makes an ordinary command run other code (NAME, or PREFIX*).
 DANGEROUS_VARIABLES: tuple[tuple[str, str], ...] = (
@@ -176,12 +203,17 @@ _GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", 
 _CLUSTERED = frozenset({"-TT"})
 
 
-def _option_hits(option: str, word: str) -> bool:
-    """Whether a parsed word is (or contains, in a short cluster) this option."""
+def _option_hits(option: str, word: str, exact: frozenset[str] | None = None) -> bool:
+    """Whether a parsed word is (or contains, in a short cluster) this option; `exact` is
+    given for a program in `ABBREVIATING`, and then an abbreviation of `--option` hits."""
     if option in _CLUSTERED:
         return word.startswith("-") and not word.startswith("--") and option[1:] in word
     if option.startswith("--") or (option.startswith("-") and len(option) > 2):
-        return word == option or word.startswith(option + "=")
+        if word == option or word.startswith(option + "="):
+            return True
+        head = word.partition("=")[0]
+        return (exact is not None and option.startswith("--") and head.startswith("--") and len(head) > 2
+                and option.startswith(head) and head not in exact)  # fmt: skip
     if option.startswith("-") and len(option) == 2:
         return word.startswith("-") and not word.startswith("--") and option[1] in word[1:]
     return word == option
@@ -225,6 +257,9 @@ def findings(cmd: SimpleCommand) -> list[Finding]:
     words = cmd.words
     if name == "tar" and len(words) > 1 and not words[1].startswith("-"):
         words = (words[0], "-" + words[1], *words[2:])  # `tar xzf a.tgz`: old-style options
+    exact = ABBREVIATING.get(name, ABBREVIATING.get(name.lower()))
+    if rows and "awk" in rows[0].commands:
+        words = _awk_long_options(words)
     pos = _positionals(name, words)
     first_pos = pos[0] if pos else len(words)
     sub = words[first_pos] if pos else None
@@ -239,17 +274,48 @@ def findings(cmd: SimpleCommand) -> list[Finding]:
                 label = f"subcommand `{words[hit]}`" if hit else f"`{name}`"
                 out.append(Finding(hit, label, row.why, row))
         elif row.kind == "check":
-            out.extend(_check(name, words, row))
+            out.extend(_check(name, _spelled_out(name, words, exact), row))
         else:
             end = first_pos if row.kind == "global" else len(words)
             for i in range(1, end):
                 w = words[i]
-                hit = next((o for o in row.options if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w))), None)
+                hit = next((o for o in row.options if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w, exact))), None)
                 if hit is not None:
                     out.append(Finding(i, f"option `{hit}`", row.why, row))
                     break
     if rows:
         out.extend(_unknown_words(cmd, name))
+    return out
+
+
+def _awk_long_options(words: Sequence[str]) -> tuple[str, ...]:
+    """awk's `-W name` and `-Wname` (gawk: `--name`; mawk: its only long options, `-Wa,b`
+    for several) as `--name`, with a bare `-W` left as a word no row or check reads."""
+    out = list(words)
+    for i in range(1, len(words)):
+        w = words[i]
+        if w == "--":
+            break
+        if w.startswith("-W") and (len(w) > 2 or i + 1 < len(words)):
+            at = i if len(w) > 2 else i + 1
+            parts = [p for p in (w[2:] if at == i else words[at]).split(",") if p] or ["W"]
+            risky = [p for p in parts if any(o.startswith("--" + p.partition("=")[0]) for o in _CHECKED_LONG["awk"])]
+            out[i], out[at] = "--W", "--" + (risky or parts)[0]
+    return tuple(out)
+
+
+def _spelled_out(name: str, words: Sequence[str], exact: frozenset[str] | None) -> Sequence[str]:
+    """The words with each abbreviation of a long option a script check reads spelled out."""
+    names = _CHECKED_LONG.get("awk" if "awk" in name else name, ())
+    if exact is None or not names:
+        return words
+    out = list(words)
+    for i, w in enumerate(words[1:], 1):
+        if w == "--":
+            break
+        head, eq, value = w.partition("=")
+        if len(head) > 2 and head.startswith("--") and head not in exact and head not in names:
+            out[i] = next((n + eq + value for n in names if n.startswith(head)), w)
     return out
 
 

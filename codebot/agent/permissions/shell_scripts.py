@@ -168,9 +168,25 @@ def _sed_script(s: str) -> str | None:
     return None
 
 
+def _sed_sandboxed(words: Sequence[str]) -> bool:
+    """Whether `--sandbox` is an option here: before `--`, and not the value of `-e`, `-f`,
+    `-l` (`sed -e '1w x' -- --sandbox` reads a file named `--sandbox`)."""
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            return False
+        if w == "--sandbox":
+            return True
+        takes_value = w in ("--expression", "--file", "--line-length") or (
+            w.startswith("-") and not w.startswith("--") and len(w) > 1 and w[-1] in "efl")
+        i += 2 if takes_value else 1
+    return False
+
+
 def sed_danger(words: Sequence[str]) -> Hit:
     """A sed script that writes files or runs commands (none of that under --sandbox)."""
-    if "--sandbox" in words:
+    if _sed_sandboxed(words):
         return None
     for index, script in _sed_scripts(words):
         why = _sed_script(script)
