@@ -70,7 +70,8 @@ def test_add_list_revoke_round_trip(home: Path, work: Path) -> None:
     proj = project(work)
     when = datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)
     entry = trust.add(home, proj, now=when)
-    assert entry == trust.TrustEntry(str(proj), "2026-11-30T01:02:03+00:00")
+    st = proj.stat()  # with the folder's identity (tests/test_trust_identity.py); `.git` holds no history
+    assert entry == trust.TrustEntry(str(proj), "2026-11-30T01:02:03+00:00", st.st_dev, st.st_ino, None)
     assert trust.load(home) == ([entry], [])
     assert trust.is_trusted(home, proj)
     assert trust.add(home, proj) == entry  # trusting again keeps the first entry
@@ -234,7 +235,9 @@ def test_file_is_written_atomically_with_mode_0600(home: Path, work: Path) -> No
     trust.revoke(home, work / "a")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     doc = json.loads(path.read_text())
-    assert doc == {"version": 1, "trusted": [{"path": str(work / "b"), "since": doc["trusted"][0]["since"]}]}
+    st = (work / "b").stat()
+    assert doc == {"version": 1, "trusted": [{"path": str(work / "b"), "since": doc["trusted"][0]["since"],
+                                              "device": st.st_dev, "inode": st.st_ino, "root_commit": None}]}  # fmt: skip
     leftovers = sorted(p.name for p in home.iterdir())
     assert leftovers == ["trust.json", "trust.json.lock"]  # no temp files
 
@@ -323,13 +326,17 @@ def test_cli_refuses_home_root_and_missing_with_exit_2(home: Path, work: Path) -
     assert trust.load(home) == ([], [])
 
 
-def test_cli_hints_when_home_is_the_git_root(home: Path, work: Path) -> None:
+def test_a_dotfiles_repository_in_home_does_not_make_home_the_project(home: Path, work: Path) -> None:
+    """No project means no home: a `.git` in $HOME does not make $HOME the project of a
+    folder inside it, so `codebot trust` there trusts that folder, never the home."""
     user = Path(os.environ["HOME"])
     (user / ".git").mkdir()  # a dotfiles repository
     (user / "notes").mkdir()
-    code, _, err = cli(home, user / "notes")
-    assert code == 2 and "codebot trust ." in err
-    assert cli(home, user / "notes", ".")[0] == 0
+    code, out, _ = cli(home, user / "notes")
+    assert code == 0 and str(user / "notes") in out
+    assert [e.path for e in trust.load(home)[0]] == [os.path.realpath(user / "notes")]
+    code, _, err = cli(home, user)  # the home itself stays refused
+    assert code == 2 and "refusing to trust" in err
 
 
 def test_cli_revoking_a_subfolder_of_a_trusted_folder_says_what_to_do(home: Path, work: Path) -> None:

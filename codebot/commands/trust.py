@@ -100,7 +100,7 @@ def run_trust(args: argparse.Namespace, home: Path, cwd: Path, out: TextIO, err:
     if revoking:
         return _revoke(home, folder, shown, out, err)
 
-    before = trust.trusted_root(home, folder)
+    before, why_not = trust.check(home, folder)
     try:
         entry = trust.add(home, folder)
     except trust.TrustError as exc:
@@ -110,8 +110,14 @@ def run_trust(args: argparse.Namespace, home: Path, cwd: Path, out: TextIO, err:
             print(f"codebot trust: (the current project is the git root above {visible(str(cwd))}; "
                   "to trust only the folder you are in, run: codebot trust .)", file=err)  # fmt: skip
         return USAGE if exc.kind in REFUSED else 1
-    if before is not None and before.path == entry.path:
+    if before is not None and before.path == entry.path and before.device is None:
+        print(f"{shown} was already trusted (since {visible(entry.since)}); its identity is recorded now, "
+              "so another folder moved to this path will not be trusted", file=out)  # fmt: skip
+    elif before is not None and before.path == entry.path:
         print(f"{shown} was already trusted (since {visible(entry.since)})", file=out)
+    elif why_not is not None:
+        print(f"trusted {shown} and every folder inside it (the folder trusted at this path before was "
+              "another one)", file=out)  # fmt: skip
     elif before is not None:
         print(f"trusted {shown}; it was already trusted through {visible(before.path)}", file=out)
     else:

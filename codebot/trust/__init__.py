@@ -4,7 +4,8 @@ A project (its git root, else the working folder) is trusted only when the perso
 `codebot trust` for it or for a folder above it. Trust is kept in
 `$CODEBOT_HOME/trust.json`:
 
-    {"version": 1, "trusted": [{"path": "/home/me/src/app", "since": "2026-11-30T01:37:37+00:00"}]}
+    {"version": 1, "trusted": [{"path": "/home/me/src/app", "since": "2026-11-30T01:37:37+00:00",
+                                "device": 2049, "inode": 1234567, "root_commit": "9fceb02…"}]}
 
 Rules:
 - Paths are real paths (`os.path.realpath`): a symlink is trusted only when the folder
@@ -12,6 +13,10 @@ Rules:
   target.
 - A trusted folder's subfolders are trusted; the check compares whole path components,
   so `/a/bc` is not inside `/a/b`.
+- An entry records the folder's identity (`identity.py`): (device, inode) and, in a git
+  repository, its root commit. Another folder at a trusted path is not trusted, and
+  `check` says why. Entries without an identity (older files) are trusted by path;
+  `codebot trust` on the folder records it.
 - `$HOME`, `/` and every folder that contains `$HOME` are never trusted as a whole:
   `add()` refuses them and `load()` ignores them in a hand-edited file.
 - The file fails closed. A file that is not JSON, has the wrong shape, is too big, is
@@ -26,10 +31,8 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +40,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import filelock
+
+from codebot.trust import identity
+from codebot.trust.store_file import Unusable, read_store
 
 FORMAT = 1
 FILENAME = "trust.json"
@@ -50,10 +56,14 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class TrustEntry:
-    """One trusted folder: its real path and when it was trusted (ISO 8601, UTC)."""
+    """One trusted folder: its real path, when it was trusted (ISO 8601, UTC) and what the
+    folder was then (`identity.py`; None in entries written before identities were kept)."""
 
     path: str
     since: str
+    device: int | None = None
+    inode: int | None = None
+    root_commit: str | None = None
 
 
 class TrustError(ValueError):
@@ -92,10 +102,10 @@ def load(home: Path) -> tuple[list[TrustEntry], list[str]]:
 def _load(path: Path) -> tuple[list[TrustEntry], list[str], str | None]:
     """(entries, warnings about single entries, why the whole file is unusable or None)."""
     try:
-        data = _read_bytes(path)
+        data = read_store(path, MAX_BYTES)
     except FileNotFoundError:
         return [], [], None
-    except _Unusable as exc:
+    except Unusable as exc:
         return [], [], str(exc)
     except OSError as exc:
         return [], [], f"cannot be read ({exc.strerror or exc})"
@@ -121,48 +131,6 @@ def _load(path: Path) -> tuple[list[TrustEntry], list[str], str | None]:
     return entries, warnings, None
 
 
-class _Unusable(Exception):
-    """The trust file exists but must not be read (wrong kind of file, owner, size)."""
-
-
-def _read_bytes(path: Path) -> bytes:
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-    # O_NOFOLLOW: a trust.json that is a symlink could point anywhere (another user's file).
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP or (exc.errno == errno.EMLINK and path.is_symlink()):
-            raise _Unusable("is a symlink, not a regular file") from None
-        raise
-    try:
-        # Check the descriptor, not the name: the name may be swapped after the check.
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _Unusable("is not a regular file")
-        geteuid = getattr(os, "geteuid", None)
-        if geteuid is not None and st.st_uid not in (geteuid(), 0):
-            raise _Unusable(f"is owned by another user (uid {st.st_uid})")
-        if st.st_mode & 0o022:
-            raise _Unusable(f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); run chmod 600 on it")
-        if st.st_size > MAX_BYTES:
-            raise _Unusable(f"is {st.st_size} bytes, more than the {MAX_BYTES} a trust file may have")
-        chunks: list[bytes] = []
-        total = 0
-        while total <= MAX_BYTES:  # the size may have grown since fstat
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > MAX_BYTES:
-            raise _Unusable(f"is more than the {MAX_BYTES} bytes a trust file may have")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
 def _entry(item: object, forbidden: _Forbidden) -> tuple[TrustEntry | None, str]:
     """One entry from the file, or why it is ignored."""
     if not isinstance(item, dict):
@@ -177,7 +145,13 @@ def _entry(item: object, forbidden: _Forbidden) -> tuple[TrustEntry | None, str]
     refusal = _refusal(p, forbidden)
     if refusal:
         return None, f"{p}: {refusal[0]}"
-    return TrustEntry(p, since), ""
+    device, inode, commit = item.get("device"), item.get("inode"), item.get("root_commit")
+    if device is None and inode is None and commit is None:
+        return TrustEntry(p, since), ""  # written before identities were kept: trusted by path
+    ints = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (device, inode))
+    if not ints or not (commit is None or identity.valid_commit(commit)):
+        return None, f"{p}: device, inode and root_commit are malformed; run codebot trust on it again"
+    return TrustEntry(p, since, device, inode, commit), ""
 
 
 # -- checking -------------------------------------------------------------------------------
@@ -195,14 +169,33 @@ def _inside(real: str, root: str) -> bool:
     return real.startswith(prefix)
 
 
-def trusted_root(home: Path, folder: Path) -> TrustEntry | None:
-    """The entry that makes `folder` trusted (the nearest one), or None."""
+def check(home: Path, folder: Path) -> tuple[TrustEntry | None, str | None]:
+    """The entry that makes `folder` trusted (the nearest whose folder is still the one
+    trusted), or None and, when a trusted path holds another folder now, why."""
     real = _real(folder)
     entries, _ = load(home)
-    covering = [e for e in entries if _inside(real, e.path)]
+    covering = sorted((e for e in entries if _inside(real, e.path)), key=lambda e: len(e.path), reverse=True)
     if not covering or _refusal(real):
-        return None  # $HOME and its ancestors stay untrusted whatever the file says
-    return max(covering, key=lambda e: len(e.path))
+        return None, None  # $HOME and its ancestors stay untrusted whatever the file says
+    why_not = None
+    for e in covering:
+        why = _changed(e)
+        if why is None:
+            return e, None
+        why_not = why_not or (f"{real} is not trusted: {e.path} was trusted on {e.since[:10]}, but {why}; "
+                              f"if you trust what is there now, run: codebot trust {e.path}")  # fmt: skip
+    return None, why_not
+
+
+def _changed(entry: TrustEntry) -> str | None:
+    if entry.device is None or entry.inode is None:
+        return None
+    return identity.changed(entry.path, entry.device, entry.inode, entry.root_commit)
+
+
+def trusted_root(home: Path, folder: Path) -> TrustEntry | None:
+    """The entry that makes `folder` trusted (the nearest valid one), or None."""
+    return check(home, folder)[0]
 
 
 def is_trusted(home: Path, folder: Path) -> bool:
@@ -297,15 +290,25 @@ def add(home: Path, folder: Path, *, now: datetime | None = None) -> TrustEntry:
     if not os.path.isdir(real):
         raise TrustError(f"cannot trust {shown}: not a folder; trust the folder of the project", "not-a-folder")
     since = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
-    new = TrustEntry(real, since)
+    try:
+        ident = identity.identify(real)
+    except OSError as exc:
+        raise TrustError(f"cannot trust {shown}: {exc.strerror or exc}", "missing") from None
+    new = TrustEntry(real, since, ident.device, ident.inode, ident.root_commit)
 
-    def change(entries: list[TrustEntry]) -> tuple[list[TrustEntry], TrustEntry]:
-        for e in entries:
+    def change(entries: list[TrustEntry]) -> tuple[list[TrustEntry], tuple[TrustEntry, bool]]:
+        for i, e in enumerate(entries):
             if e.path == real:
-                return entries, e
-        return [*entries, new], new
+                if e.device is None:  # an older entry: the same trust, now with the identity
+                    e = TrustEntry(e.path, e.since, new.device, new.inode, new.root_commit)
+                elif _changed(e) is not None:  # another folder there now: trusted afresh
+                    e = new
+                else:
+                    return entries, (e, False)
+                return [*entries[:i], e, *entries[i + 1 :]], (e, True)
+        return [*entries, new], (new, True)
 
-    return _update(home, change, write_if=lambda entry: entry is new)
+    return _update(home, change, write_if=lambda result: result[1])[0]
 
 
 def revoke(home: Path, folder: Path) -> bool:
@@ -353,7 +356,12 @@ def _update(
 
 
 def _encode(entries: list[TrustEntry]) -> bytes:
-    doc = {"version": FORMAT, "trusted": [{"path": e.path, "since": e.since} for e in entries]}
+    def item(e: TrustEntry) -> dict[str, object]:
+        if e.device is None:
+            return {"path": e.path, "since": e.since}
+        return {"path": e.path, "since": e.since, "device": e.device, "inode": e.inode, "root_commit": e.root_commit}
+
+    doc = {"version": FORMAT, "trusted": [item(e) for e in entries]}
     # ensure_ascii: a path with undecodable bytes (lone surrogates) still round-trips.
     return (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode("ascii")
 
