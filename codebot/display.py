@@ -16,6 +16,11 @@ makes two different names look alike. So:
   the person that the text holds escaped characters.
 - `segments(text)` gives the same output as `visible()` in pieces, each marked as
   plain text or escape, so a UI can style escapes (reverse video) apart from text.
+- `command_lines(command)` is a command as it is shown before it is approved, in line
+  mode, in the TUI and in the offer to run it outside the sandbox: `visible()` line by
+  line, a run of blank lines as one `⏎ ×120` line and a run of 40 or more spaces as
+  `␠×N`, so the whole command fits above the question, with the counts the question
+  states (`Run this command? (122 lines, 120 of them empty)`).
 
 Escaped: C0 controls (TAB as `\t`, CR as `\r`, the rest as `\xNN`; LF stays a real
 newline), DEL, C1 controls, format characters (Unicode category Cf: zero-width
@@ -39,7 +44,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties) ranges that are not
 # already Cc/Cf/Cn, plus U+2800 which most fonts draw as blank.
@@ -177,3 +184,73 @@ def strip_escapes(text: str) -> str:
     can never join two halves into a live one. Idempotent.
     """
     return _RUN_KEEP_TAB.sub(_run_keep_tab, _SEQUENCE.sub("", text))
+
+
+# -- a command as the person approves it ---------------------------------------------------
+
+#: A run of this many blank lines or more is shown as one line, `⏎ ×N`.
+BLANK_RUN = 2
+#: A run of this many spaces or more inside a line is shown as `␠×N`.
+SPACE_RUN = 40
+#: From this many characters on, the summary says how many.
+LONG_COMMAND = 500
+_SPACES = re.compile(f" {{{SPACE_RUN},}}")
+
+
+@dataclass(frozen=True)
+class CommandLines:
+    """A command as it is shown before it is approved (`command_lines`).
+
+    `lines`: what to print, one item per line, every control or invisible character as a
+    visible escape (`visible`), runs of blank lines and long runs of spaces collapsed, so
+    that the whole command fits above the question. `count` lines in the command, `blank`
+    of them empty or spaces only, `chars` characters; `hidden`: it holds escaped characters.
+    """
+
+    lines: tuple[str, ...]
+    count: int
+    blank: int
+    chars: int
+    hidden: bool
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def summary(self) -> str:
+        """`122 lines, 120 of them empty`; `1 line, 2,400 characters`; "" for one short line."""
+        parts = [f"{self.count} lines"] if self.count > 1 else []
+        if self.blank and self.count > 1:
+            parts.append(f"{self.blank} of them empty")
+        if self.chars >= LONG_COMMAND:
+            parts = [parts[0] if parts else "1 line", *parts[1:], f"{self.chars:,} characters"]
+        if self.hidden:
+            parts.append("hidden characters shown as escapes")
+        return ", ".join(parts)
+
+    def question(self, question: str) -> str:
+        """`Run this command? (122 lines, 120 of them empty)`: the counts in the question."""
+        return f"{question} ({self.summary})" if self.summary else question
+
+
+def command_lines(command: str) -> CommandLines:
+    r"""What the person is shown of `command` before approving it, and its counts.
+
+    `"touch X" + "\n" * 121 + "git status"` -> lines `("touch X", "⏎ ×120", "git status")`,
+    summary `122 lines, 120 of them empty`. A single blank line stays as it is; a final
+    newline ends the last line and starts no new one. Linear in the length of the command.
+    """
+    raw = command.split("\n")
+    if len(raw) > 1 and raw[-1] == "":
+        raw.pop()
+    lines: list[str] = []
+    blank = 0
+    for is_blank, group in groupby(raw, key=lambda line: not line.strip(" ")):
+        if is_blank:
+            run = sum(1 for _ in group)
+            blank += run
+            lines.append(f"⏎ ×{run}" if run >= BLANK_RUN else "")
+        else:
+            lines.extend(_SPACES.sub(lambda m: f"␠×{len(m.group())}", visible(line)) for line in group)
+    return CommandLines(tuple(lines), len(raw), blank, len(command), has_hidden(command))

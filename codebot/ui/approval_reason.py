@@ -1,11 +1,12 @@
 """Shared by the TUI and line mode: how a verdict's reason is shown under the question,
-and what "always allow" would save (or why it is not offered)."""
+what "always allow" would save (or why it is not offered), and the question for a
+command with its counts (`codebot.display.command_lines`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from codebot.display import visible
+from codebot.display import command_lines, visible
 
 
 def why_asked(reason: str) -> str:
@@ -24,3 +25,14 @@ def always_line(request: Any) -> str:
         return f"always allow saves {', '.join(visible(r) for r in rules)} to {visible(str(request.always_path))}"
     why = str(getattr(request, "always_unavailable", "") or "")
     return f"always allow is not offered: {visible(why)}" if why else ""
+
+
+def command_question(request: Any) -> str | None:
+    """For a Bash request, the question with the command's counts in it: `Run this command?
+    (122 lines, 120 of them empty)`, or `Run it once OUTSIDE the sandbox? (...)`; None for
+    other tools."""
+    if getattr(request, "tool", "") != "Bash":
+        return None
+    outside = getattr(request, "outside_sandbox", None) is not None
+    ask = "Run it once OUTSIDE the sandbox?" if outside else "Run this command?"
+    return command_lines(str(getattr(request, "subject", "") or "")).question(ask)

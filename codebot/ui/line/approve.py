@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest, clean_reason
+from codebot.ui.approval_reason import command_question
 
 __all__ = ["ANSWERS", "QUESTION", "ask_answer", "parse_answer", "parse_reply", "question_for"]
 
@@ -50,10 +51,12 @@ def parse_reply(text: str) -> tuple[ApprovalAnswer, str | None] | None:
 
 
 def question_for(request: ApprovalRequest) -> str:
-    """QUESTION without what this request does not offer."""
+    """QUESTION without what this request does not offer; for a command, the question says
+    how many lines it has (`Run this command? (122 lines, 120 of them empty) [y]es ...`)."""
     always = "/ [A]lways " if request.always else ""
     why = " (n <reason> tells the model why)" if request.takes_reason else ""
-    return f"Allow? [y]es once / [a] this session {always}/ [n]o{why}: "
+    ask = command_question(request) or "Allow?"
+    return f"{ask} [y]es once / [a] this session {always}/ [n]o{why}: "
 
 
 async def ask_answer(reader: Any, sink: Any, request: ApprovalRequest) -> ApprovalAnswer:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from codebot.agent.session import events as ev
-from codebot.display import has_hidden, strip_escapes, visible
+from codebot.display import command_lines, has_hidden, strip_escapes, visible
 from codebot.ui import commands
 from codebot.ui.approval_reason import always_line, why_asked
 from codebot.ui.calls import tool_summary
@@ -211,19 +211,25 @@ class Renderer:
 
 
 def approval_text(request: Any) -> str:
-    """The question: what wants to run, whole and never clipped, with every control,
-    invisible or bidirectional character shown as a visible escape (newlines stay
-    newlines), why it is asked, and the preview below it."""
+    """What is asked about, printed whole above the question: a command as `command_lines`
+    shows it (every line, runs of blank lines as one `⏎ ×N` line, so its first line is on
+    screen with the question), other subjects whole; control, invisible or bidirectional
+    characters as visible escapes; why it is asked, the preview and what "always" saves."""
     subject = str(request.subject or "")
-    shown = visible(subject)
-    lines = [f"? {request.tool} needs approval:", *("  " + ln for ln in shown.split("\n"))]
+    bash = request.tool == "Bash"
+    outside = getattr(request, "outside_sandbox", None)
+    head = f"? {request.tool} needs approval:"
+    if outside is not None:
+        head = f"? {request.tool} failed inside the sandbox: {visible(outside)}"
+    shown = command_lines(subject).lines if bash else visible(subject).split("\n")
+    lines = [head, *("  " + ln for ln in shown)]
     if has_hidden(subject):
         lines.append("  [it contains hidden or control characters, shown above as \\x.. / \\u.... escapes]")
     why = why_asked(getattr(request, "reason", ""))
     if why:
         lines.append(f"  why: {visible(why)}")
     preview = str(request.preview or "").rstrip("\n")
-    if preview and preview != subject:
+    if preview and preview != subject and not bash:  # a command's preview is the command
         lines.extend("  " + ln for ln in visible(preview).split("\n"))
     always = always_line(request)
     if always:
