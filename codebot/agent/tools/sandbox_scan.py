@@ -1,15 +1,21 @@
-"""Finding the denied paths of a project, for the sandbox to mask (`masked_paths`).
+"""Finding the paths `Read(...)` deny rules refuse, for the sandbox to mask (`with_masks`).
 
-The permission rules are globs over project-relative paths, and a mount needs a real
-path, so the project is walked once before a sandboxed command, bounded by a number of
-entries and a time budget: a huge checkout must not make every Bash call slow. The walk
-is best-effort and says so (`MaskScan.complete`); what it cannot cover:
+A rule is a gitignore-style glob over project-relative paths, and a mask needs a real
+path. So, before each sandboxed command, per rule:
 
-* folders it does not descend into (`SKIPPED_DIRS`, and any virtualenv): a denied path
-  inside them is not masked, though a denied skipped folder itself is;
-* files a command creates while it runs (masks are fixed when the sandbox starts);
-* absolute deny rules (`//abs/**`, `~/x/**`): the caller adds literal ones to
-  `SandboxPolicy.masked`, globs outside the project cannot be enumerated.
+* a literal anchored rule (`backend/.env`, `/.env`, `config/secrets/`, and the absolute
+  `~/notes.txt` or `//srv/key`) names one path: it is looked up directly, with no walk;
+* any other rule (`.env`, which matches at any depth, `*.pem`, `**/secrets/`) needs the
+  project walked, from the deepest folder the rule fixes (`/config/**/*.pem` walks
+  `config` only). The walk descends everything, `.git`, `node_modules` and virtualenvs
+  included: nothing a project contains makes it skip a folder.
+
+The walk is bounded (`LIMIT` entries, `SECONDS`, `MAX_MASKS`) and fails closed: when it
+stops early or cannot read a folder, `MaskScan.why` says so, and the command does not
+run with that partial mask unless the person says so (the session asks first, print
+mode denies, `shell.sandboxed` refuses). Not covered: files a command creates while it
+runs (masks are fixed when the sandbox starts), and absolute glob rules (`//etc/**`),
+which cannot be listed ahead of time.
 
 Symlinks are never followed during the walk. A symlink is judged by its own path, like
 any file; when it is denied, the sandbox masks what it points to (bwrap mounts follow
@@ -19,82 +25,185 @@ rule of its own: the target is masked, so the link leads to the mask.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SKIPPED_DIRS", "MaskScan", "masked_paths"]
+__all__ = ["LIMIT", "MAX_MASKS", "SECONDS", "DeniedPaths", "MaskScan", "find_masks", "masked_paths", "with_masks"]
 
-#: Folders the walk does not descend into: big, generated, and not where secrets live.
-SKIPPED_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache",
-})  # fmt: skip
+#: The walk's bounds: entries looked at, and seconds.
+LIMIT = 20000
+SECONDS = 0.5
 #: More masks than this would make a long bwrap command line and many mounts.
 MAX_MASKS = 1000
+_GLOB = re.compile(r"[*?\[\\]")
 
 
 @dataclass(frozen=True)
 class MaskScan:
     paths: tuple[Path, ...]  # existing denied paths, a denied folder once (not its contents)
-    complete: bool  # False when the walk stopped at the limit, the time budget or MAX_MASKS
+    complete: bool  # False when the walk stopped early or could not read a folder
     scanned: int  # entries looked at
+    why: str = ""  # when not complete, why, in words ("the project walk stopped after 20,000 entries")
 
 
-def _denied(is_denied: Callable[[str], bool], rel: str, is_dir: bool) -> bool:
-    # Folder rules are written gitignore-style (`secrets/`), so ask both ways for a folder.
-    return is_denied(rel) or (is_dir and is_denied(rel + "/"))
+class DeniedPaths:
+    """`ToolContext.path_denied` in a session: callable as the Read-deny check Grep and
+    Glob use (`check`), and holding the deny rules themselves (`rules`, kept live), so the
+    sandbox can find each rule's paths the cheapest way (`find_masks`)."""
+
+    def __init__(self, check: Callable[[str], str | None], rules: Sequence[Any]) -> None:
+        self.check = check
+        self.rules = rules  # permission Patterns: tool, kind, spec, absolute, text
+
+    def __call__(self, subject: str) -> str | None:
+        return self.check(subject)
+
+    def read_rules(self) -> list[Any]:
+        return [r for r in self.rules if r.tool == "Read" and r.kind == "path" and r.spec]
+
+
+def _literal(spec: str) -> str | None:
+    """The path a rule without glob characters names when it is anchored (a `/` before
+    its end), else None: gitignore matches `.env` or `secrets/` at any depth."""
+    body = spec.rstrip("/")
+    if _GLOB.search(spec) or "/" not in body:
+        return None
+    parts = body.lstrip("/").split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return None
+    return "/".join(parts)
+
+
+def _walk_root(spec: str) -> str:
+    """The folder a relative glob rule can match inside of ("" for the whole project):
+    the leading literal folders of an anchored rule."""
+    body = spec.rstrip("/")
+    if "/" not in body:
+        return ""
+    parts = body.lstrip("/").split("/")[:-1]
+    fixed = []
+    for part in parts:
+        if _GLOB.search(part) or part in (".", ".."):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
+
+
+def find_masks(project: Path, rules: Sequence[Any], *, limit: int = LIMIT, seconds: float = SECONDS) -> MaskScan:
+    """The existing paths the Read deny `rules` refuse: literal ones looked up, the others
+    found by one bounded walk of the folders they can match in."""
+    found: list[Path] = []
+    walked: list[Any] = []
+    for rule in rules:
+        path = _literal(rule.spec)
+        if path is None:
+            if not rule.absolute:  # an absolute glob cannot be listed (docs/security.md)
+                walked.append(rule)
+            continue
+        full = Path("/", path) if rule.absolute else project / path
+        exists = os.path.isdir(full) if rule.spec.endswith("/") else os.path.lexists(full)
+        if exists and full not in found:
+            found.append(full)
+    if not walked:
+        return MaskScan(tuple(found), True, 0)
+    import pathspec
+
+    matcher = pathspec.GitIgnoreSpec.from_lines([r.spec for r in walked])
+    roots = sorted({_walk_root(r.spec) for r in walked})
+    roots = [r for r in roots if not any(o != r and (o == "" or r.startswith(o + "/")) for o in roots)]
+    scan = _walk(project, matcher.match_file, roots, limit, seconds, found)
+    if scan.complete:
+        return scan
+    texts = ", ".join(r.text for r in walked)
+    return dataclasses.replace(scan, why=f"the sandbox could not find every path your Read deny rules refuse "
+                                         f"({texts}): {scan.why}")  # fmt: skip
 
 
 def masked_paths(
-    project: Path,
-    is_denied: Callable[[str], bool],
-    *,
-    limit: int = 20000,
-    seconds: float = 0.5,
+    project: Path, is_denied: Callable[[str], bool], *, limit: int = LIMIT, seconds: float = SECONDS
 ) -> MaskScan:
-    """Walk `project` and return the paths `is_denied` refuses, by project-relative posix path.
+    """Walk all of `project` and return the paths `is_denied` refuses, by project-relative
+    posix path (for a check whose rules are not known: `find_masks` is cheaper)."""
+    scan = _walk(project, is_denied, [""], limit, seconds, [])
+    if scan.complete:
+        return scan
+    return dataclasses.replace(scan, why=f"the sandbox could not find every path your Read deny rules "
+                                         f"refuse: {scan.why}")  # fmt: skip
 
-    Stops after `limit` entries or `seconds`, whichever comes first; `is_denied` errors
-    propagate. The returned paths are as found (not resolved): `wrap` resolves them.
-    """
+
+def _walk(project: Path, is_denied: Callable[[str], bool], roots: list[str], limit: int, seconds: float,
+          found: list[Path]) -> MaskScan:  # fmt: skip
+    """Breadth first from `roots`, so when the budget runs out the shallow paths (`.env`,
+    `secrets/`), the likeliest to be denied, have been seen. `found` is extended."""
     deadline = time.monotonic() + seconds
-    root = Path(project)
-    found: list[Path] = []
     scanned = 0
-    # Breadth first: when the budget runs out, the shallow paths (`.env`, `secrets/`), the
-    # likeliest to be denied, have been seen.
-    queue: deque[tuple[str, str]] = deque([(os.fspath(root), "")])  # (folder, relative path)
+    queue: deque[tuple[str, str]] = deque(
+        (os.path.join(project, root) if root else os.fspath(project), f"{root}/" if root else "") for root in roots)
+
+    def stopped(why: str) -> MaskScan:
+        return MaskScan(tuple(found), False, scanned, why)
+
     while queue:
         folder, rel_folder = queue.popleft()
         try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue  # unreadable or vanished: nothing to mask there that we could see
-        with entries:
             # Read lazily, not sorted: a folder of a million files must not be listed
             # whole before the first check of the budget.
-            for entry in entries:
-                scanned += 1
-                if scanned > limit or time.monotonic() > deadline or len(found) >= MAX_MASKS:
-                    return MaskScan(tuple(found), False, scanned - 1)
-                rel = f"{rel_folder}{entry.name}"
-                try:
-                    is_dir = entry.is_dir()  # follows a link, for the `secrets/` question only
-                    real_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if _denied(is_denied, rel, is_dir):
-                    found.append(Path(entry.path))
-                    continue  # the whole folder is masked: its contents need no masks
-                if real_dir and entry.name not in SKIPPED_DIRS and not _is_venv(entry.path):
-                    queue.append((entry.path, rel + "/"))
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if scanned >= limit:
+                        return stopped(f"the project walk stopped after {limit:,} entries")
+                    if time.monotonic() > deadline:
+                        return stopped(f"the project walk took more than {seconds:g} s")
+                    scanned += 1
+                    rel = f"{rel_folder}{entry.name}"
+                    try:
+                        real_dir = entry.is_dir(follow_symlinks=False)
+                        # A link to a folder answers the `secrets/` question as a folder.
+                        is_dir = real_dir or (entry.is_symlink() and entry.is_dir())
+                    except OSError:
+                        real_dir = is_dir = False
+                    # Folder rules are written gitignore-style (`secrets/`): ask both ways.
+                    if is_denied(rel) or (is_dir and is_denied(rel + "/")):
+                        if len(found) >= MAX_MASKS:
+                            return stopped(f"more than {MAX_MASKS:,} paths are denied")
+                        found.append(Path(entry.path))
+                        continue  # the whole folder is masked: its contents need no masks
+                    if real_dir:
+                        queue.append((entry.path, rel + "/"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # vanished, or a root that is a file: nothing there to mask
+        except OSError as exc:
+            if isinstance(exc, PermissionError) and not os.access(folder, os.X_OK):
+                continue  # cannot be entered either: no command can open what is inside
+            # A folder that can be entered but not listed may hold a file a command opens.
+            return stopped(f"the folder {rel_folder or './'} could not be read ({exc.strerror or exc})")
     return MaskScan(tuple(found), True, scanned)
 
 
-def _is_venv(path: str) -> bool:
-    # A virtualenv under any name: thousands of files, none of them the project's secrets.
-    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+def with_masks(ctx: Any) -> tuple[Any, str]:
+    """The tool context to run a sandboxed command in, with the denied paths found now
+    added to its policy's masks, and why they may not be all of them ("" when they are).
+
+    The returned context has no `path_denied`, so `shell.sandboxed` takes its masks as they
+    are: the session calls this before a Bash call, asks the person when the answer is not
+    "" (print mode denies), then runs the call with this context.
+    """
+    from codebot.agent.tools.sandbox import SandboxPolicy
+
+    policy, denied = ctx.sandbox, ctx.path_denied
+    if not isinstance(policy, SandboxPolicy) or denied is None:
+        return ctx, ""
+    project = Path(ctx.project_dir)
+    if isinstance(denied, DeniedPaths):
+        scan = find_masks(project, denied.read_rules())
+    else:
+        scan = masked_paths(project, lambda rel: bool(denied(rel)))
+    policy = dataclasses.replace(policy, masked=(*policy.masked, *scan.paths))
+    return dataclasses.replace(ctx, sandbox=policy, path_denied=None), scan.why
