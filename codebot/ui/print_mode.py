@@ -102,7 +102,10 @@ def _routes(prompt: str) -> bool:
 
 def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
               continue_latest: bool = False, resume_id: str | None = None, extra_dirs=(),
-              compact: str | None = None) -> int:
+              compact: str | None = None, fail_on_denial: bool = False) -> int:
+    """Exit codes: 0 done, 1 the turn failed (`is_error`), 2 it could not start, 4 with
+    `fail_on_denial` a tool call of the turn (a sub-agent's too) was denied or failed,
+    130 cancelled."""
     from codebot.agent.session import ResumeChoice, SetupError, build_session
     from codebot.workspace import open_catalog
 
@@ -184,8 +187,13 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
     for hint in denial_hints(record.tool_calls, session):
         _say(f"codebot: {hint}")
     if record.error:
-        _say(f"codebot: {record.error.splitlines()[0] if record.error else ''}")
+        if record.error_kind != "budget":  # a budget stop was said as it happened (a Notice)
+            _say(f"codebot: {record.error.splitlines()[0] if record.error else ''}")
         return 1
+    if fail_on_denial and (record.denied_calls or record.failed_calls):
+        _say(f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied and {record.failed_calls} "
+             "failed in this turn (sub-agents included); exit code 4")  # fmt: skip
+        return 4
     return 0
 
 

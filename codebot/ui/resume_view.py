@@ -182,8 +182,10 @@ def tool_status(name: str, result: str | None) -> str:
     if result.startswith(("denied by rule ", "the person did not approve", "the person denied this call")):
         return "denied"
     failed = (f"{name} failed: ", f"{name}: ", f"{name}.", "unknown tool ", f"tool {name} is not available",
-              "command timed out after ")  # fmt: skip
-    return "error" if result.startswith(failed) else "ok"
+              "command timed out after ", "the sub-agent was stopped: ")  # fmt: skip
+    if name == "Bash" and result.startswith("exit code ") and not result.startswith("exit code 0\n"):
+        return "error"  # a command that failed, as the Bash tool said when it ran
+    return "error" if result.startswith(failed) or " was not run: turn budget reached" in result[:80] else "ok"
 
 
 def clip_lines(text: str, max_lines: int | None) -> str:

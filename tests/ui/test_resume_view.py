@@ -55,7 +55,7 @@ def test_heading_then_each_message_of_a_short_session() -> None:
         Item("heading", "resumed session 20261201-120000-abcd1234 from 2026-12-01 12:00"),
         Item("user", "fix the flaky test"),
         Item("assistant", "Looking."),
-        Item("tool", "Bash pytest -x", "ok"),
+        Item("tool", "Bash pytest -x", "error"),  # exit code 1: as it was shown when it ran
         Item("assistant", "It was the clock."),
     ]
 

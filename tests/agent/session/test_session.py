@@ -97,7 +97,8 @@ async def test_allowed_tools_grant_bash_in_that_turn_only(project: Path) -> None
     session, model, _ = make(project, replies)
     rec1 = await session.run_turn("show diff")
     rec2 = await session.run_turn("again without skill")
-    assert [c["status"] for c in rec1.tool_calls] == ["ok", "ok"]
+    # It ran (git then fails on the empty .git here: a failed command is status "error").
+    assert [c["status"] for c in rec1.tool_calls] == ["ok", "error"]
     assert [c["status"] for c in rec2.tool_calls] == ["denied"]
     denied = [m for m in model.requests[-1].messages if m["role"] == "tool"][-1]["content"]
     assert "did not approve" in denied and "--allow" in denied

@@ -532,9 +532,10 @@ async def test_bash_runs_in_project(project: Path, ctx: ToolContext, reg: ToolRe
     assert "out" in lines and "err" in lines
 
 
-async def test_bash_nonzero_exit_is_ok_status(ctx: ToolContext, reg: ToolRegistry) -> None:
+async def test_bash_nonzero_exit_is_error_status(ctx: ToolContext, reg: ToolRegistry) -> None:
+    # A failed command is a failed call (`-p` JSON, --fail-on-denial); the text is unchanged.
     r = await reg.call("Bash", {"command": "echo failing; exit 3"}, ctx)
-    assert r.status == "ok"
+    assert r.status == "error"
     assert r.content.startswith("exit code 3\n")
     assert "failing" in r.content
 
