@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run one turn non-interactively and print the answer (PROMPT may be '/skill args')")  # fmt: skip
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
                         help="print mode output format")  # fmt: skip
+    parser.add_argument("--fail-on-denial", action="store_true",
+                        help="with -p: exit 4 when any tool call of the turn was denied or failed (for CI)")  # fmt: skip
     parser.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session in this project")
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
     parser.add_argument("--compact", metavar="FOCUS", nargs="?", const="", default=None,
@@ -97,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import sessions as sessions_command
 
     sessions_command.add_parser(sub, common_options)
+
+    from codebot.commands import written as written_command
+
+    written_command.add_parser(sub, common_options)
     return parser
 
 
@@ -118,6 +124,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.sessions import run as run_sessions_command
 
             return run_sessions_command(args)
+        if args.command == "written":
+            from codebot.commands.written import run as run_written_command
+
+            return run_written_command(args)
+        if args.fail_on_denial and args.prompt is None:
+            raise UsageError("--fail-on-denial goes with -p PROMPT")
         if args.prompt is not None and initial_prompt is not None:
             raise UsageError(f"give the prompt once: either -p PROMPT or a bare prompt, not both ({initial_prompt!r})")
         if args.prompt is not None:
@@ -143,7 +155,7 @@ def run_print_mode(args: argparse.Namespace) -> int:
     check_model_key(args, settings)
     return run_print(prompt, settings, output_format=args.output_format, allow=args.allow, deny=args.deny,
                      continue_latest=args.continue_, resume_id=args.resume, extra_dirs=args.add_dir,
-                     compact=args.compact)  # fmt: skip
+                     compact=args.compact, fail_on_denial=args.fail_on_denial)  # fmt: skip
 
 
 def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int:

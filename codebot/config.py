@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from codebot.environment import ShellEnv, read_shell_env
 from codebot.home import codebot_home
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
@@ -32,6 +33,25 @@ NUMBER_CAPS: Mapping[str, float] = MappingProxyType({
     "budget": 1_000_000, "line": 10_000, "when": 10_000, "fork_depth": 10,
     "shell_timeout": 600.0, "preselect": 10_000, "skill_tokens": 1_000_000, "skills_tokens": 1_000_000,
     "model_context_window": 100_000_000,
+    "turn_requests": 100_000, "turn_tokens": 1_000_000_000, "turn_seconds": 86_400.0,
+})  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TurnLimits:
+    """`limits:` in the config: what one turn may spend, the session and every fork or
+    Task sub-agent it starts together (agent/session/budget.py, docs/security.md)."""
+
+    turn_requests: int = 200  # model requests
+    turn_tokens: int = 4_000_000  # input + output tokens of those requests
+    turn_seconds: float = 3600.0  # wall time, less the time spent waiting for your answers
+
+
+#: Settings a project's config may lower and never raise, with their defaults: a value
+#: above yours (or the default) is ignored with a warning naming the key and the file.
+LOWER_ONLY: Mapping[tuple[str, str], float] = MappingProxyType({
+    ("skills", "fork_depth"): 2, ("limits", "turn_requests"): TurnLimits.turn_requests,
+    ("limits", "turn_tokens"): TurnLimits.turn_tokens, ("limits", "turn_seconds"): TurnLimits.turn_seconds,
 })  # fmt: skip
 
 
@@ -80,6 +100,9 @@ class Settings:
     context_windows: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     context_window: int | None = None
     compaction: CompactionSettings = field(default_factory=lambda: CompactionSettings())
+    limits: TurnLimits = field(default_factory=TurnLimits)
+    # `shell.env` of the person's own config (never a project's): variables commands keep or get.
+    shell_env: ShellEnv = field(default_factory=ShellEnv)
 
     @property
     def config_path(self) -> Path:
@@ -123,6 +146,22 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
     return data
 
 
+def _agent_written(home: Path, project: Path, warnings: list[str]) -> set[str]:
+    """Project-relative paths codebot's agent wrote and the person has not accepted."""
+    from codebot.provenance import Provenance
+
+    store = Provenance(home, project)
+    marked = set(store.marked())
+    if store.warning:
+        warnings.append(store.warning)
+    return marked
+
+
+def _denies_only(cfg: dict[str, Any]) -> dict[str, Any]:
+    perms = cfg.get("permissions") if isinstance(cfg.get("permissions"), dict) else {}
+    return {"permissions": {"deny": perms["deny"]}} if "deny" in perms else {}
+
+
 def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in top.items():
@@ -140,7 +179,12 @@ def load_settings(
 ) -> Settings:
     """`trust=True` trusts the project for this run only (`--trust`)."""
     from codebot import trust as trust_store
-    from codebot.project_config import combine_overrides, filter_untrusted, rule_list
+    from codebot.project_config import (
+        combine_overrides,
+        drop_user_only,
+        filter_untrusted,
+        rule_list,
+    )
     from codebot.skills.catalog import project_root
 
     env = os.environ if env is None else env
@@ -150,15 +194,29 @@ def load_settings(
     warnings: list[str] = []
     entries, trust_warnings = trust_store.load(home)
     warnings.extend(trust_warnings)  # a damaged trust store is said, and trusts nothing
-    trusted = trust or (bool(entries) and trust_store.is_trusted(home, project))
+    # A trusted path holding another folder now (moved there, re-cloned) is not trusted, and says so.
+    entry, why_not = trust_store.check(home, project) if entries else (None, None)
+    if why_not and not trust:
+        warnings.append(why_not)
+    trusted = trust or entry is not None
     user_path, project_path = home / "config.yaml", project / ".codebot" / "config.yaml"
     user_cfg = _read_yaml(user_path, warnings)
-    project_cfg = _read_yaml(project_path, warnings)
+    project_cfg, user_only = drop_user_only(_read_yaml(project_path, warnings))
+    if user_only:
+        warnings.append(f"{project_path}: {', '.join(user_only)} is read only from your own config "
+                        f"({user_path}), never from a project's; ignoring it")  # fmt: skip
+    marked = _agent_written(home, project, warnings)
+    if project_cfg and ".codebot/config.yaml" in marked:
+        project_cfg = _denies_only(project_cfg)
+        warnings.append(f"{project_path} was written by codebot's agent and is not accepted yet, so its settings "
+                        "were ignored (its deny rules still hold); review it with `codebot written` and accept it "
+                        "with `codebot written --accept .codebot/config.yaml`")  # fmt: skip
     if project_cfg and not trusted:
         project_cfg, dropped = filter_untrusted(project_cfg, project)
         if dropped:
             warnings.append(f"{project_path}: this project is not trusted, so these settings were ignored: "
                             f"{', '.join(dropped)} (run `codebot trust` to use them)")  # fmt: skip
+    project_cfg = _lower_only(user_cfg, project_cfg, project_path, warnings)
     allow_rules = rule_list(user_cfg, "allow", str(user_path), warnings)
     if trusted:
         allow_rules += rule_list(project_cfg, "allow", str(project_path), warnings)
@@ -169,29 +227,17 @@ def load_settings(
     raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
     skills_cfg = raw.get("skills") if isinstance(raw.get("skills"), dict) else {}
     local_path = project.joinpath(*LOCAL_CONFIG)
-    layers = [read_overrides(cfg, warnings) for cfg in (user_cfg, project_cfg, _read_local(local_path, warnings))]
+    local_cfg = {} if "/".join(LOCAL_CONFIG) in marked else _read_local(local_path, warnings)
+    layers = [read_overrides(cfg, warnings) for cfg in (user_cfg, project_cfg, local_cfg)]
     overrides = combine_overrides(*layers, trusted=trusted)
     cfg_dirs = tuple(
         (project / Path(str(d)).expanduser()) for d in (skills_cfg.get("dirs") or []) if isinstance(d, str)
     )
     listing = skills_cfg.get("listing") if isinstance(skills_cfg.get("listing"), dict) else {}
+    limits = raw.get("limits") if isinstance(raw.get("limits"), dict) else {}
 
     def num(mapping: Mapping[str, Any], key: str, default: float, where: str = "skills") -> Any:
-        value = mapping.get(key, default)
-        cap = NUMBER_CAPS[key]
-        name = f"{where}.{key}"
-        # NaN compares false with everything and inf overflows int(): both are refused here.
-        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-            warnings.append(f"config {name}: {value!r} is not a finite positive number; using the default {default}")
-            return default
-        if value > cap:
-            warnings.append(f"config {name}: {value!r} is more than the largest allowed ({cap:g}); "
-                            f"using the default {default}")  # fmt: skip
-            return default
-        if isinstance(default, int) and value < 1:
-            warnings.append(f"config {name}: {value!r} is less than 1; using the default {default}")
-            return default
-        return type(default)(value)
+        return _number(mapping, key, default, where, warnings)
 
     sandbox_mode = _sandbox_mode(raw, warnings)
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
@@ -234,7 +280,52 @@ def load_settings(
         context_windows=MappingProxyType(windows),
         context_window=window,
         compaction=compaction,
+        shell_env=read_shell_env(user_cfg, str(user_path), warnings),
+        limits=TurnLimits(*(num(limits, key, getattr(TurnLimits, key), "limits")
+                            for key in ("turn_requests", "turn_tokens", "turn_seconds"))),
     )
+
+
+def _number(mapping: Mapping[str, Any], key: str, default: float, where: str, warnings: list[str]) -> Any:
+    """`mapping[key]` when it is a finite positive number under its cap, else `default`
+    (with a warning naming `where.key`)."""
+    value = mapping.get(key, default)
+    cap = NUMBER_CAPS[key]
+    name = f"{where}.{key}"
+    # NaN compares false with everything and inf overflows int(): both are refused here.
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        warnings.append(f"config {name}: {value!r} is not a finite positive number; using the default {default}")
+        return default
+    if value > cap:
+        warnings.append(f"config {name}: {value!r} is more than the largest allowed ({cap:g}); "
+                        f"using the default {default}")  # fmt: skip
+        return default
+    if isinstance(default, int) and value < 1:
+        warnings.append(f"config {name}: {value!r} is less than 1; using the default {default}")
+        return default
+    return type(default)(value)
+
+
+def _lower_only(user_cfg: Mapping[str, Any], project_cfg: dict[str, Any], where: Path,
+                warnings: list[str]) -> dict[str, Any]:  # fmt: skip
+    """The project's config without the LOWER_ONLY values that are not a valid number at
+    most yours: a cloned repository may make sub-agents nest less or a turn spend less,
+    never more. A trusted project's config is held to this as well."""
+    out = dict(project_cfg)
+    for (section, key), default in LOWER_ONLY.items():
+        theirs = out.get(section)
+        if not isinstance(theirs, Mapping) or key not in theirs:
+            continue
+        mine = user_cfg.get(section) if isinstance(user_cfg.get(section), Mapping) else {}
+        ceiling = _number(mine, key, default, section, [])
+        value, problems = theirs[key], []
+        if _number(theirs, key, default, section, problems) <= ceiling and not problems:
+            continue
+        out[section] = {k: v for k, v in theirs.items() if k != key}
+        why = "is not a valid number" if problems else f"is more than your own limit ({ceiling:g})"
+        warnings.append(f"{where}: {section}.{key}: {value!r} {why}; a project config may only lower it, "
+                        "so it was ignored (a higher value goes in your own $CODEBOT_HOME/config.yaml)")  # fmt: skip
+    return out
 
 
 def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str]:

@@ -2,8 +2,9 @@
 
 A cloned repository is somebody else's text. Until the person trusts the folder
 (`codebot trust`), its config may only tune harmless things: listing budgets, skill
-overrides, router numbers, limits, and *more* deny rules. Everything that reaches
-outside or loosens safety (the model and its endpoint, keys or environment, allow rules,
+overrides, router numbers, `limits` and `skills.fork_depth` (which any project config may
+only lower: `config._lower_only`), and *more* deny rules. Everything that reaches outside
+or loosens safety (the model and its endpoint, keys or environment, allow rules,
 skill folders outside the project, shell timeouts, the sandbox) is dropped, with one
 warning that names each key and `codebot trust`. The rule is an allow-list, so a key
 added later is refused until someone decides it is harmless.
@@ -24,6 +25,25 @@ from typing import Any
 SAFE_SKILLS_KEYS = frozenset({"listing", "overrides", "router", "preselect", "fork_depth", "index", "dirs"})
 #: `skills.router.*` keys that are not numbers: the semantic scorer imports a package.
 UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
+#: Settings only the person's own `$CODEBOT_HOME/config.yaml` may set, as (section, key):
+#: a project's config, trusted or not, is somebody else's text. `shell.env` keeps secret
+#: variables in every command's environment.
+USER_ONLY = (("shell", "env"),)
+
+
+def drop_user_only(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A project's config without the USER_ONLY keys, and the dotted keys it had."""
+    kept, dropped = dict(data), []
+    for section, key in USER_ONLY:
+        value = kept.get(section)
+        if isinstance(value, Mapping) and key in value:
+            rest = {k: v for k, v in value.items() if k != key}
+            if rest:
+                kept[section] = rest
+            else:
+                del kept[section]
+            dropped.append(f"{section}.{key}")
+    return kept, dropped
 
 
 def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, Any], list[str]]:
@@ -54,6 +74,8 @@ def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, 
             tight = {k: v for k, v in value.items() if (k, v) in (("mode", "on"), ("mode", True), ("network", False))}
             kept["sandbox"] = tight
             dropped.extend(f"sandbox.{k}" for k in value if k not in tight)
+        elif key == "limits" and isinstance(value, Mapping):
+            kept["limits"] = dict(value)  # a project may only lower them (config._lower_only)
         elif key == "permissions" and isinstance(value, Mapping):
             kept["permissions"] = {"deny": value["deny"]} if "deny" in value else {}
             dropped.extend(f"permissions.{k}" for k in value if str(k) != "deny")

@@ -36,6 +36,8 @@ BUILTINS: tuple[Command, ...] = (
     Command("resume", "[id]", "switch to another saved session of this project"),
     Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)"),
     Command("transcript", "", "the whole session: every message, tool call with its full result, compaction"),
+    Command("written", "[accept PATH|all · revert PATH]",
+            "files codebot's agent wrote among skills, config and instructions: review, accept, revert"),
 )
 BUILTIN_NAMES = frozenset(c.name for c in BUILTINS)
 

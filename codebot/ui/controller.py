@@ -48,6 +48,7 @@ class Controller:
         transcript = self.session.transcript
         # Said once at start by each front end (a session in use, a damaged file skipped).
         self._notices = list(transcript.notices) if transcript is not None else []
+        self._notices += written_notice(self.session.guard)
 
     def _relay(self, event: Any) -> None:
         self._emit(event)
@@ -232,6 +233,33 @@ class Controller:
     def _cmd_compact(self, args: str) -> Reply:
         return Reply(args, "compact")  # a model call: the front end runs `compact` as a turn
 
+    def _cmd_written(self, args: str) -> Reply:
+        """What codebot's agent wrote among the protected set: list (with diffs), accept, revert."""
+        from codebot.provenance import ProvenanceError, listing, render
+
+        store, (verb, _, rest) = self.session.guard.store, args.strip().partition(" ")
+        try:
+            if verb == "accept" and rest.strip():
+                chosen = store.accept(None if rest.strip() in ("all", "--all") else rest.split())
+                self._refresh_written(chosen)
+                return Reply(f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} (settings: at the next start)")
+            if verb == "revert" and rest.strip():
+                said = store.revert(rest.strip())
+                self._refresh_written([rest.strip()])
+                return Reply(said)
+        except (ProvenanceError, OSError) as exc:
+            return Reply(f"/written: {exc}")
+        if verb:
+            return Reply("usage: /written · /written accept PATH… | all · /written revert PATH")
+        return Reply(render(listing(store), str(self.settings.project_dir)))
+
+    def _refresh_written(self, rels: list[str]) -> None:
+        """Accepted or reverted files stop counting as agent-written at once."""
+        project = self.session.guard.project
+        for rel in rels:
+            self.session.written.discard(str(project / rel))
+            self.session.written.discard(os.path.realpath(project / rel))
+
     def _cmd_sandbox(self, _args: str) -> Reply:
         return Reply(f"sandbox: {self.session.sandbox_state}")
 
@@ -354,3 +382,15 @@ class Controller:
     def close(self) -> None:
         if self.session.transcript is not None:
             self.session.transcript.close()
+
+
+def written_notice(guard: Any) -> list[str]:
+    """At start: files an earlier session's agent wrote that the person has not accepted."""
+    marked = guard.store.marked()
+    notes = [guard.store.warning] if guard.store.warning else []
+    if marked:
+        names = ", ".join(sorted(marked)[:5]) + (f" and {len(marked) - 5} more" if len(marked) > 5 else "")
+        notes.append(f"{len(marked)} file(s) written by codebot's agent are not accepted yet ({names}): their "
+                     "commands are asked and their grants and settings ignored; /written shows the diffs, "
+                     "/written accept PATH|all accepts, /written revert PATH puts one back")  # fmt: skip
+    return notes

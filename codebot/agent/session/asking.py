@@ -50,15 +50,19 @@ class Asking:
     settings: Any
     #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
     waited_s: float = 0.0
+    budget: Any  # the turn's budget (budget.Budgeting)
 
     async def _answer(self, future: asyncio.Future[ApprovalAnswer]) -> ApprovalAnswer:
         t0 = time.perf_counter()
         try:
             return await future
         finally:
-            self.waited_s += time.perf_counter() - t0
+            self.waited_s += (waited := time.perf_counter() - t0)
+            self.budget.waited += waited  # the person's time is not the turn's (budget.py)
 
-    async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "") -> Asked:
+    async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "",
+                   protected: str = "") -> Asked:  # fmt: skip
+        """`protected`: why the path is protected (then nothing is granted beyond this call)."""
         if not self.interactive:
             return Asked(False)
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
@@ -68,8 +72,12 @@ class Asking:
                              project_dir=getattr(settings, "project_dir", self.context.project_dir),
                              user_config=getattr(settings, "config_path", None))  # fmt: skip
         request.always, request.always_path, request.always_unavailable = offer.rules, offer.path, offer.why_not
+        if protected:
+            request.always, request.always_unavailable = (), f"a protected path is asked every time ({protected})"
         self.emit(request)
         answer = await self._answer(future)
+        if protected and answer is ApprovalAnswer.ALLOW_SESSION:
+            answer = ApprovalAnswer.ALLOW_ONCE  # a protected path is asked every time
         if answer is ApprovalAnswer.ALLOW_ALWAYS and not request.always:
             answer = ApprovalAnswer.ALLOW_ONCE  # not offered: the least that was asked for
         if answer is ApprovalAnswer.ALLOW_SESSION:
@@ -108,9 +116,20 @@ class Asking:
 
     async def _ask_outside(self, args: dict[str, Any], command: str, why: str) -> bool:
         """Offer to run a command that failed in the sandbox once outside it (never in print
-        mode, never for the session)."""
+        mode, never for the session). `why` holds only checked facts (`sandbox_failure`);
+        its network part stands only when the parsed command runs a program that uses the
+        network, and nothing is offered when nothing is left. The command is shown whole,
+        as the first question showed it (`command_lines`), with its counts."""
+        from codebot.agent.permissions.shell_parse import analyze
+        from codebot.agent.tools.sandbox_failure import offer_reason
+        from codebot.display import command_lines
+
+        why = offer_reason(why, (c.words for c in analyze(command).commands))
+        if not why:
+            return False
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        preview = f"{command}\n\nfailed inside the sandbox: {why}\nrun it once OUTSIDE the sandbox?"
+        shown = command_lines(command)
+        preview = f"{shown.text}\n\nfailed inside the sandbox: {why}\n{shown.question('Run it once OUTSIDE the sandbox?')}"
         self.emit(ApprovalRequest("Bash", args, command, preview, future, outside_sandbox=why,
                                   always_unavailable="running outside the sandbox is allowed once only"))  # fmt: skip
         return await self._answer(future) in ALLOWED

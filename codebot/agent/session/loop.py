@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,11 +25,13 @@ from codebot.agent.model import (
     ToolCall,
     Usage,
 )
-from codebot.agent.permissions import ApprovalRequest, Approvals
+from codebot.agent.permissions import ApprovalRequest, Approvals, Verdict
 from codebot.agent.session import events as ev
 from codebot.agent.session.asking import Asking
+from codebot.agent.session.budget import Budgeting, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.compacting import Compacting
+from codebot.agent.session.guard import Guard
 from codebot.agent.session.prompting import Prompting
 from codebot.agent.session.skill_calls import meta_subjects
 from codebot.agent.session.skill_runs import SkillRuns
@@ -46,6 +47,7 @@ from codebot.agent.tools import (
     ToolResult,
     resolve_path,
 )
+from codebot.agent.tools.sandbox_scan import with_masks
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog
 from codebot.skills.invoke import Actor
@@ -59,7 +61,7 @@ def request_model(turn: TurnState, session: Session) -> str:
     return turn.model or session.base_model or session.client.model
 
 
-class Session(Asking, SkillRuns, Compacting, Prompting):
+class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
     def __init__(
         self,
         settings: Settings,
@@ -107,7 +109,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         self.subagents = subagents
         self.sandbox_state = "off"  # set by setup.apply_sandbox
         self.sandbox_notice = ""  # said once at start when the sandbox is wanted and cannot run
-        self.written: set[str] = set()  # real paths Write/Edit changed in this session
+        # What runs later: protected writes are asked, and what the agent changes among
+        # the protected set is recorded (provenance) and marked in `written`, which holds
+        # the real paths the skill system treats as agent-written.
+        self.guard = Guard(settings.project_dir, settings.home, self.id)
+        self.written: set[str] = self.guard.load(set())
         self.total_usage = Usage()
         #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
         self.usage_by_model: dict[str, Usage] = {}
@@ -158,6 +164,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
 
     async def run_turn(self, text: str) -> TurnRecord:
         turn, record, text = TurnState(), TurnRecord(), clean_text(text)  # argv/stdin bytes arrive as surrogates
+        self.budget = TurnBudget(self.settings.limits)  # shared by every sub-agent of this turn
         if self.transcript is not None:
             self.transcript.mark("turn", text=text)  # what was typed, for `codebot sessions`
         try:
@@ -180,6 +187,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
                 synced = asyncio.get_running_loop().run_in_executor(None, self.transcript.sync)
                 if not record.cancelled:
                     await asyncio.shield(synced)
+        self.end_budget(record)
         if not record.cancelled:
             self.emit(ev.TurnEnded(record.usage, error=record.error, text=record.text))
         return record
@@ -208,8 +216,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
 
     async def _loop(self, turn: TurnState, record: TurnRecord) -> None:
         for _ in range(self.max_steps):
+            if self.stop_for_budget():
+                return
             await self.maybe_compact(turn)
             completion = await self._request(turn)
+            self.budget.spend(completion.usage)
             record.usage = record.usage + completion.usage
             self.count_usage(completion.model or request_model(turn, self), completion.usage)
             message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
@@ -268,7 +279,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         shown = args if isinstance(args, dict) else {"_raw": call.arguments}
         self.emit(ev.ToolStarted(call.id, call.name, shown, self.depth))
         t0, waited = time.perf_counter(), self.waited_s
-        if call.name in turn.hidden or not self.tool_filter(call.name):
+        if (stop := self.over_budget()) is not None:
+            result = ToolResult(f"{call.name} was not run: {stop}", "error")
+        elif call.name in turn.hidden or not self.tool_filter(call.name):
             result = ToolResult(f"tool {call.name} is not available in this turn", "error")
         elif not isinstance(args, dict):
             result = ToolResult(f"{call.name}: the arguments were not a valid JSON object; send a JSON object", "error")
@@ -280,6 +293,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         if result.status == "denied":
             entry["reason"] = result.content  # why, for `-p --output-format json`
         record.tool_calls.append(entry)
+        self.budget.count(result.status)
         self.emit(ev.ToolFinished(call.id, call.name, result.status, clean_text(result.content),
                                   self._ran_ms(t0, waited), self.depth))  # fmt: skip
         return result
@@ -306,21 +320,46 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         # Read-only tools are checked too: a deny rule such as `Read(.env)` must hold.
         subject = tool.approval_subject(args, self.context)
         verdict = self.approvals.check(name, subject, turn.grants)
+        target = resolve_path(self.context, args["path"]) if name in WRITING_TOOLS and isinstance(args.get("path"), str) else None
+        protected = self.guard.write_reason(target) if target is not None else None
+        if protected and verdict.outcome == "allow" and (
+                self.interactive or not self.guard.exact_rule(self.approvals.allow_rules, name, target)):
+            # Asked every time, whatever allowed it; print mode only with a rule naming the path.
+            verdict = Verdict("ask", None, f"protected path ({protected}): what is written there runs later, "
+                                           "so codebot asks every time")  # fmt: skip
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
-        if verdict.outcome == "ask" and not (asked := await self._ask(name, args, subject, verdict.reason)):
+        base, gap = await asyncio.to_thread(with_masks, self.context) if name == "Bash" else (self.context, "")
+        if gap and not self.interactive:  # some denied paths may be unmasked: asked, denied in print mode
+            return ToolResult(f"not run: {gap} (print mode does not run a command with an incomplete mask)", "denied")
+        if gap:
+            verdict = Verdict("ask", None, f"{verdict.reason}; {gap}; run it anyway?" if verdict.outcome == "ask" else f"{gap}; run it anyway?")
+        if verdict.outcome == "ask" and not (asked := await self._ask(name, args, subject, verdict.reason,
+                                                                      protected=protected or "")):
             # The person's reason, when they gave one, is what the model is told (asking.py).
             return ToolResult(self.not_approved(name, asked, verdict.reason), "denied")
         # The context of this call: what the tool prints while it runs is shown (ToolOutput).
-        ctx = dataclasses.replace(self.context, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth)))
-        result = await self.registry.call(name, args, ctx)
+        ctx = dataclasses.replace(base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth)))
+        befores = self.guard.before_write(target) if target is not None else {}
+        result = await self._guarded(name, args, ctx, subject)
         if result.sandbox_failure and self.interactive and await self._ask_outside(args, subject, result.sandbox_failure):
-            bare = dataclasses.replace(ctx, sandbox=None)
-            result = await self.registry.call(name, args, bare)
-        if name in WRITING_TOOLS and result.status == "ok" and isinstance(args.get("path"), str):
+            result = await self._guarded(name, args, dataclasses.replace(ctx, sandbox=None), subject)
+        if target is not None and result.status == "ok":
             # Remembered so that a skill file written now cannot run commands unasked.
-            self.written.add(os.path.realpath(resolve_path(self.context, args["path"])))
+            self.guard.wrote(name, target, befores, subject)
+        self._say_guard_notices()
         return result
+
+    async def _guarded(self, name: str, args: dict[str, Any], ctx: ToolContext, subject: str) -> ToolResult:
+        """Run one tool call; a command is compared before and after (`Guard.command`)."""
+        if name != "Bash":
+            return await self.registry.call(name, args, ctx)
+        with self.guard.command("Bash", subject, ctx.sandbox):
+            return await self.registry.call(name, args, ctx)
+
+    def _say_guard_notices(self) -> None:
+        while self.guard.notices:
+            self.emit(ev.Notice(self.guard.notices.pop(0), "warning"))
 
     async def _run_meta(self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord) -> ToolResult:
         from codebot.agent.tools import validate_meta
@@ -340,7 +379,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
             if not result.ok:
                 return ToolResult(result.message, "error")
             if result.mode == "fork":
-                return ToolResult(await self.fork(result, record))
+                return self.budget_result(await self.fork(result, record))
             return ToolResult(result.prompt)
         if name == SKILL_SEARCH:
             from codebot.agent.tools import skill_search
@@ -349,5 +388,5 @@ class Session(Asking, SkillRuns, Compacting, Prompting):
         if name == TASK:
             task = self.subagents.run_task(self, str(args["prompt"]), str(args.get("agent") or "general"),
                                            description=str(args.get("description", "")))  # fmt: skip
-            return ToolResult(await task)
+            return self.budget_result(await task)
         return ToolResult(f"unknown tool {name}", "error")

@@ -110,6 +110,8 @@ def build_session(
     extra_dirs: Sequence[Path] = (),
 ) -> Session:
     from codebot.agent.tools import ToolRegistry, builtin_tools
+    from codebot.agent.tools.sandbox_scan import DeniedPaths
+    from codebot.environment import added_env
     from codebot.skills.prompt import UsageTracker
     from codebot.skills.trace import Tracer
 
@@ -144,9 +146,12 @@ def build_session(
     transcript.on_error = lambda text: session.emit(ev.Notice(text, "warning"))
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
-    # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it.
+    # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it, the
+    # sandbox masks it (found per rule, so it holds the rules too).
     approvals.project_dir = os.path.realpath(settings.project_dir)
-    session.context.path_denied = approvals.path_denied
+    session.context.path_denied = DeniedPaths(approvals.path_denied, approvals.deny_rules)
+    # Commands get no secret variables, but what the person's own config keeps or sets.
+    session.context.env = added_env(os.environ, settings.shell_env)
     session.sandbox_state = apply_sandbox(session, settings)
     return session
 
@@ -236,12 +241,22 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
             return f"required but unavailable: {why}; Bash calls fail until it works or --no-sandbox is given"
         session.sandbox_notice = f"commands are not sandboxed: {why}"
         return f"unavailable: {why}"
+    from codebot.protected import home_like, hooks_path
+
+    # No project means no home: `$HOME` (a dotfiles repository there, or no git root)
+    # is never a writable project, or `~/.bashrc` would be the project's to change.
+    writable = not home_like(settings.project_dir)
     session.context.sandbox = SandboxPolicy(
         project=settings.project_dir, extra_writable=session.context.extra_roots,
-        network=settings.sandbox_network, codebot_home=settings.home,
+        network=settings.sandbox_network, codebot_home=settings.home, project_writable=writable,
+        hooks=hooks_path(settings.project_dir), cwd=settings.cwd,
     )  # fmt: skip
     net = "network on" if settings.sandbox_network else "no network"
-    return f"on: bubblewrap, project writable, {net}, denied paths masked"
+    if not writable:
+        session.sandbox_notice = (f"{settings.project_dir} is your home folder (or above it), not a project: "
+                                  "commands see it read-only; start codebot inside a project folder to work on one")
+        return f"on: bubblewrap, the home folder read-only (not a project), {net}, denied paths masked"
+    return f"on: bubblewrap, project writable, protected paths read-only, {net}, denied paths masked"
 
 
 #: `context.sandbox` when the sandbox is required and cannot run: Bash refuses to run bare.

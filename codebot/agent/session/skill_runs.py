@@ -63,6 +63,7 @@ def already_loaded_note(name: str) -> str:
 class SkillRuns:
     history: list[dict[str, Any]]
     in_force: list[InForce]
+    guard: Any  # the session's Guard: skill commands are compared before and after
 
     def loaded_in_view(self, text: str) -> bool:
         """Whether `text` (an expanded skill) is in the conversation the model is sent."""
@@ -107,11 +108,14 @@ class SkillRuns:
             chain=self.chain, overrides=self.settings.overrides, shell="run",
             shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
             trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
-            wrap=self._sandbox_wrapper(),
+            wrap=self._sandbox_wrapper(), env=self.context.env,
         )  # fmt: skip
         t0 = time.perf_counter()
         # Shell injections block; run them off the event loop so the UI stays live.
-        result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
+        # Its injected commands are commands: what they change among the protected set is
+        # recorded like a Bash call's.
+        with self.guard.command(f"skill {name}", f"/{name} {args}".strip(), self.context.sandbox):
+            result = await asyncio.to_thread(process_invocation, req, self.catalog.snapshot.skills)
         ms = (time.perf_counter() - t0) * 1000
         if self.tracer is not None:
             trace_invocation(self.tracer, result, actor, name, ms)

@@ -24,6 +24,8 @@ SUBAGENT_STEPS = 25
 
 
 def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str | None) -> Session:
+    if agent.path is not None and parent.guard.marked_here(agent.path) and model == agent.model:
+        model = None  # an agent file codebot's agent wrote (not yet accepted) sets no model
     allowed = set(agent.tools) if agent.tools is not None else None
 
     def tool_filter(name: str) -> bool:
@@ -40,6 +42,8 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
     )  # fmt: skip
     child.written = parent.written  # one session: what a sub-agent wrote counts too
+    child.budget = parent.budget  # one turn: the sub-agents spend from the same budget
+    child.guard = parent.guard  # and is recorded as the parent's
     child.context = parent.context  # the same folders, sandbox and path denies
     child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
     return child

@@ -69,6 +69,10 @@ class TurnRecord:
     error: str | None = None
     error_kind: str | None = None
     cancelled: bool = False
+    # Calls of the whole turn, its sub-agents' included, that were denied or failed
+    # (`-p --fail-on-denial`); set when the turn ends (budget.Budgeting.end_budget).
+    denied_calls: int = 0
+    failed_calls: int = 0
 
 
 def render_system(project_dir: Path, tools: list[str], agent_prompt: str = "") -> str:

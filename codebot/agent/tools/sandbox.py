@@ -3,7 +3,9 @@
 This module owns the sandbox's policy (`SandboxPolicy`), the argv that runs a command
 inside it (`wrap`), the check that bwrap works on this machine (`probe`), and the plain
 words for a failure the sandbox caused (`explain_failure`). Finding the denied paths of
-a project to mask lives next door, in `codebot.agent.tools.sandbox_scan`.
+a project to mask lives next door, in `codebot.agent.tools.sandbox_scan`; whether a failure
+earns the offer to run the command outside, from facts rather than from what the command
+printed, in `codebot.agent.tools.sandbox_failure` (with `is_read_only_in_sandbox` here).
 
 Inside the sandbox:
 
@@ -12,9 +14,12 @@ Inside the sandbox:
   (tmpfs, thrown away with the command). A private `/run` hides the Unix sockets of
   Docker, Podman, containerd, D-Bus and the systemd user manager: a read-only mount does
   not stop `connect()` on a socket, and any of them is a way out of the sandbox;
-* inside the writable folders, `.git/hooks`, `.git/config` and `.codebot` stay read-only,
-  because what a command writes there runs later outside the sandbox (git hooks,
-  `core.fsmonitor`, codebot's own project settings);
+* inside the writable folders, the protected set (`codebot.protected`: `.git` whole, the
+  hooks folder, `.codebot`, every host's skill folder, `.mcp.json`, instruction files)
+  stays read-only, because what a command writes there runs later outside the sandbox;
+  a protected name that does not exist yet is held by an empty read-only folder for the
+  command's lifetime (`protected_run` removes it after), so it cannot be created either;
+* a project that is `$HOME`, `/` or above `$HOME` is bound read-only as a whole;
 * denied paths, the credential stores of `CREDENTIAL_PATHS` and codebot's own state
   folder are masked: `/dev/null` over a file (opening it fails with "Permission denied",
   since bwrap mounts it `nodev`), an empty read-only tmpfs over a folder;
@@ -39,13 +44,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from codebot.agent.tools.sandbox_protect import empty_dir as _empty_dir
+from codebot.agent.tools.sandbox_protect import protected_run, protected_targets
+from codebot.protected import DIR_NAMES, NESTED
+
 __all__ = [
     "CREDENTIAL_PATHS",
     "PROTECTED_PATHS",
     "Availability",
     "SandboxPolicy",
     "explain_failure",
+    "is_read_only_in_sandbox",
     "probe",
+    "protected_run",
     "wrap",
 ]
 
@@ -62,9 +73,8 @@ CREDENTIAL_PATHS: tuple[str, ...] = (
     ".mozilla", ".config/google-chrome", ".config/chromium",
 )  # fmt: skip
 
-#: Writable-folder-relative paths kept read-only: writing them plants code that runs later
-#: outside the sandbox. (`git config` inside the sandbox fails: "Device or resource busy".)
-PROTECTED_PATHS: tuple[str, ...] = (".git/hooks", ".git/config", ".codebot")
+#: The protected names, as they appear in error lines (the set itself: `codebot.protected`).
+PROTECTED_PATHS: tuple[str, ...] = (*DIR_NAMES, *NESTED, "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json")
 
 #: Mounted as private tmpfs when they are real folders: writes there vanish with the command.
 #: (/var/run is usually a link to /run; where it is not, it holds the same sockets.)
@@ -82,6 +92,13 @@ class SandboxPolicy:
     network: bool = False
     codebot_home: Path | None = None  # codebot's state (trust store, transcripts): masked
     user_home: Path | None = None  # whose CREDENTIAL_PATHS are masked; None: Path.home()
+    #: False for a project that is `$HOME`, `/` or above it: bound read-only as a whole.
+    project_writable: bool = True
+    #: `core.hooksPath` relative to the project when it points inside it (`.husky`).
+    hooks: str | None = None
+    #: Where the session's working folder is: protected names are kept at every level
+    #: from the project down to it (the folders codebot reads skills and instructions from).
+    cwd: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -202,18 +219,18 @@ def wrap(
     before = [m for m in masks if any(_under(r, m[0]) for r in roots)]
     args += _mask_args(before)
     for r in roots:
-        args += ["--bind", str(r), str(r)]
+        kind = "--bind" if policy.project_writable or r != project else "--ro-bind"
+        args += [kind, str(r), str(r)]
     for p in given:
         # Through a symlink the path resolves inside as it does outside, unless the link
         # lives in the private /tmp or /run: recreate it there.
         if p != _real(p) and _private(p) and not any(_under(p, r) for r in roots):
             args += ["--symlink", str(_real(p)), str(p)]
-    for r in roots:
-        for rel in PROTECTED_PATHS:
-            q = _real(r / rel)
-            # A hostile `.codebot -> /` must not turn a protection into a read-only root.
-            if (r / rel).exists() and _under(q, r) and not any(_under(x, q) for x in roots):
-                args += ["--ro-bind", str(q), str(q)]
+    keep, hold = protected_targets(policy, roots)
+    for q in keep:
+        args += ["--ro-bind", str(q), str(q)]
+    for missing in hold:
+        args += ["--ro-bind", str(_empty_dir()), str(missing)]
     args += _mask_args([m for m in masks if m not in before])
     for path, is_dir in masks:
         if is_dir:
@@ -294,6 +311,29 @@ def _hidden_names(policy: SandboxPolicy, project: Path) -> dict[str, re.Pattern[
     return names
 
 
+def is_read_only_in_sandbox(path: Path | str, policy: SandboxPolicy, cwd: Path | str | None = None) -> bool:
+    """Whether the sandbox keeps `path` (relative to `cwd`, default the project; missing or
+    not) from being written: outside the writable folders, except the private /tmp, /run and
+    /dev; inside one, a protected name at any depth (`codebot.protected`) or a masked path.
+    A fact about the policy, for believing an EROFS/EBUSY a command prints (`sandbox_failure`)."""
+    from codebot.protected import protected_reason
+
+    p = _real(Path(cwd if cwd is not None else policy.project, path))
+    project = _real(policy.project)
+    roots = [r for r in (_real(x) for x in (policy.project, *policy.extra_writable)) if r.is_dir()]
+    if not getattr(policy, "project_writable", True):
+        roots = [r for r in roots if r != project]
+    if any(_under(p, m) for m, _ in _masks(policy, roots)):
+        return True
+    inside = [r for r in roots if _under(p, r)]
+    if not inside:
+        return not (_private(p) or _under(p, Path("/dev")))
+    root = max(inside, key=lambda r: len(r.parts))
+    rel = p.relative_to(root).as_posix()
+    hooks = getattr(policy, "hooks", None) if root == project else None
+    return rel != "." and protected_reason(rel, hooks) is not None
+
+
 def explain_failure(returncode: int | None, output: str, policy: SandboxPolicy) -> str | None:
     """What the sandbox did to a failed command, in a sentence for the model, or None.
 
@@ -316,12 +356,12 @@ def explain_failure(returncode: int | None, output: str, policy: SandboxPolicy) 
         notes.append(f"the sandbox hides {', '.join(hidden)} (denied paths and credentials)")
     # Writing a protected path fails with EROFS (a write) or EBUSY (a rename over it).
     blocked = _lines_with(lines, (*_EROFS, *_BUSY))
-    protected = [rel for rel in PROTECTED_PATHS if any(rel in line for line in blocked)]
+    protected = [rel for rel in PROTECTED_PATHS if any(rel.lower() in line for line in blocked)]
     if protected:
         notes.append(f"the sandbox keeps {', '.join(protected)} read-only, because what is "
                      "written there runs later outside it")  # fmt: skip
     unexplained = [line for line in _lines_with(lines, _EROFS)
-                   if not any(rel in line for rel in protected)
+                   if not any(rel.lower() in line for rel in protected)
                    and not any(p.search(line) for p in patterns.values())]  # fmt: skip
     if unexplained:
         writable = ", ".join(os.path.abspath(p) for p in (policy.project, *policy.extra_writable))

@@ -30,6 +30,7 @@ from typing import Any
 
 from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 from codebot.agent.tools.live_output import LiveOutput
+from codebot.environment import command_env
 
 __all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "kill_all", "live_groups", "run_process"]
 
@@ -314,17 +315,15 @@ async def run_process(
 
 
 def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path) -> tuple[list[str], Any]:
-    """The bwrap argv for this command: denied paths found now (bounded walk) are masked."""
-    import dataclasses
-
+    """The bwrap argv for this command, the denied paths found now masked; a ToolError when
+    they may not all be found (`sandbox_scan.with_masks`, which the session asks about first)."""
     from codebot.agent.tools.sandbox import wrap
-    from codebot.agent.tools.sandbox_scan import masked_paths
+    from codebot.agent.tools.sandbox_scan import with_masks
 
-    policy = ctx.sandbox
-    if ctx.path_denied is not None:
-        found = masked_paths(Path(ctx.project_dir), lambda rel: bool(ctx.path_denied(rel)))
-        policy = dataclasses.replace(policy, masked=(*policy.masked, *found.paths))
-    return wrap(argv, policy, cwd=cwd), policy
+    ctx, gap = with_masks(ctx)
+    if gap:
+        raise ToolError(gap)
+    return wrap(argv, ctx.sandbox, cwd=cwd), ctx.sandbox
 
 
 def _describe_exit(code: int) -> str:
@@ -375,7 +374,7 @@ class BashTool(Tool):
         if not command.strip():
             raise ToolError("command must not be empty")
         timeout = bash_timeout(args.get("timeout"), ctx.bash_timeout)
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", **ctx.env}
+        env = command_env(os.environ, set={"PAGER": "cat", "GIT_PAGER": "cat", **ctx.env})  # no secrets
         cwd = Path(ctx.project_dir)
         if not cwd.is_dir():
             raise ToolError(f"the project folder {cwd} does not exist")
@@ -391,9 +390,9 @@ class BashTool(Tool):
             return ToolResult(f"command timed out after {timeout:g}s and was killed\n{output}", "error")
         assert result.exit_code is not None
         if policy is not None:
-            from codebot.agent.tools.sandbox import explain_failure
+            from codebot.agent.tools import sandbox, sandbox_failure
 
-            why = explain_failure(result.exit_code, result.output, policy)
+            why = sandbox.explain_failure(result.exit_code, result.output, policy)  # for the model; a run outside needs checked facts
             if why:
-                return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}\n[sandbox: {why}]", sandbox_failure=why)
-        return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}")
+                return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}\n[sandbox: {why}]", "error", sandbox_failure=sandbox_failure.checked_failure(result.exit_code, result.output, policy, cwd))
+        return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}", "ok" if result.exit_code == 0 else "error")

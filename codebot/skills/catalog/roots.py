@@ -28,11 +28,21 @@ def bundled_dir() -> Path:
 
 
 def project_root(cwd: Path) -> Path:
-    """The nearest folder at or above cwd with a `.git` entry, else cwd itself."""
+    """The nearest folder at or above cwd with a `.git` entry, else cwd itself. A `.git`
+    in `$HOME` or above it (a dotfiles repository) does not make the home folder the
+    project of a folder inside it: that folder is its own project."""
     for d in (cwd, *cwd.parents):
         if (d / ".git").exists():
-            return d
+            return cwd if d != cwd and _home_or_above(d) else d
     return cwd
+
+
+def _home_or_above(folder: Path) -> bool:
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):
+        return False
+    return folder == home or folder in home.parents
 
 
 def plugin_roots(plugins_dir: Path) -> list[tuple[str, Path]]:

@@ -17,14 +17,22 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
 import shlex
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codebot.environment import command_env
+
 OUTPUT_CAP = 30_000
+#: The most bytes of a command's output that are read: OUTPUT_CAP characters of UTF-8 (at
+#: most 4 bytes each). A command that prints more is stopped (`run_shell`).
+READ_LIMIT = OUTPUT_CAP * 4
+CHUNK = 64 * 1024
 VARIABLES = ("SKILL_DIR", "SESSION_ID", "PROJECT_DIR")
 
 _PATTERN = re.compile(
@@ -109,33 +117,86 @@ def split_arguments(raw: str) -> tuple[list[str], str | None]:
 
 
 def run_shell(command: str, policy: ShellPolicy) -> str:
-    """Run one injection in the project folder; raise ShellError on failure or timeout."""
-    env = {**os.environ, **policy.env}
+    """Run one injection in the project folder; raise ShellError on failure or timeout.
+
+    The output is read in chunks and at most READ_LIMIT bytes are kept: a command that
+    prints more is stopped there, its whole process group killed, and its text ends with
+    a `[output truncated: …]` marker (a command printing 200 MB costs no more memory than
+    one printing 200 KB). A command that stops printing but keeps running is killed at
+    the timeout."""
+    env = command_env(os.environ, set=policy.env)  # no secret variables (codebot/environment.py)
     argv = ["/bin/bash", "-c", command]
     if policy.wrap is not None:
-        argv = policy.wrap(argv)
+        try:
+            argv = policy.wrap(argv)
+        except Exception as exc:  # the sandbox cannot be set up (its masks may be incomplete)
+            raise ShellRefused(str(exc)) from None
     proc = subprocess.Popen(
         argv, cwd=policy.cwd, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
+    deadline = time.monotonic() + policy.timeout
+    data, over, timed_out, done = b"", False, False, False
     try:
-        out, _ = proc.communicate(timeout=policy.timeout)
-    except subprocess.TimeoutExpired:
-        # Kill the whole group: a backgrounded child would otherwise keep the pipe open.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        out, _ = proc.communicate()
-        raise ShellError(command, _cap(out), None, f"timed out after {policy.timeout:g} s") from None
-    text = _cap(out)
-    if proc.returncode != 0:
+        assert proc.stdout is not None
+        data, over, timed_out = read_bounded(proc.stdout.fileno(), READ_LIMIT, deadline)
+        if not over and not timed_out:  # the output ended: the command has the time left to exit
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        done = not over and not timed_out
+    finally:
+        if not done:  # past the cap, timed out, or interrupted: the whole group goes
+            _kill_group(proc)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    if timed_out:
+        raise ShellError(command, _cap(data, over), None, f"timed out after {policy.timeout:g} s")
+    text = _cap(data, over)
+    if not over and proc.returncode != 0:
         raise ShellError(command, text, proc.returncode, f"exited with status {proc.returncode}")
     return text
 
 
-def _cap(data: bytes) -> str:
+def read_bounded(fd: int, limit: int, deadline: float) -> tuple[bytes, bool, bool]:
+    """Read `fd` until end of file, more than `limit` bytes, or `deadline` (a
+    `time.monotonic()` time): (data, over the limit, timed out). Never holds more than
+    `limit + 1` bytes, whatever the writer sends."""
+    chunks: list[bytes] = []
+    total = 0
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return b"".join(chunks), False, True
+            if not sel.select(left):
+                continue
+            chunk = os.read(fd, min(CHUNK, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks), False, False
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return b"".join(chunks), True, False
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    # The whole group: a child (`yes | …`, `server &`) would otherwise keep running, and
+    # keep the pipe open.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+
+
+def _cap(data: bytes, stopped: bool = False) -> str:
     text = data.decode("utf-8", errors="replace")
+    if stopped:
+        return text[:OUTPUT_CAP] + (f"\n[output truncated: the command printed more than {READ_LIMIT:,} bytes "
+                                    f"and was stopped; showing the first {OUTPUT_CAP:,} characters]")  # fmt: skip
     if len(text) > OUTPUT_CAP:
         return text[:OUTPUT_CAP] + f"\n[output truncated: {len(text):,} characters, showing {OUTPUT_CAP:,}]"
     return text.rstrip("\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,9 @@ class Request:
     written: frozenset[str] = frozenset()
     # How a command is wrapped to run (the agent's sandbox); None runs it as it is.
     wrap: Callable[[list[str]], list[str]] | None = None
+    # Added to the environment of its commands, which has no secret variables: what the
+    # person's `shell.env` keeps or sets (`codebot.environment.added_env`).
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +151,9 @@ def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner =
                                "was it deleted? run /reload", decision=decision, spec=spec)  # fmt: skip
 
     variables = {"SKILL_DIR": str(spec.dir), "SESSION_ID": req.session_id, "PROJECT_DIR": str(req.project_dir)}
-    env = {f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")}
-    grants_ok = may_grant(spec, req.trusted_project)
+    env = {**req.env, **{f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")}}
+    agent_written = written_by_agent(spec, req.written)
+    grants_ok = may_grant(spec, req.trusted_project) and not agent_written
     policy, runner = shell_policy(spec, req, env, runner)
     try:
         exp = expand(
@@ -169,8 +174,22 @@ def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner =
         spec.allowed_tools, spec.disallowed_tools, spec.model, spec.effort, spec.paths)  # fmt: skip
     if not grants_ok and (spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths):
         who = "plugin skills" if spec.source is Source.PLUGIN else "skills of an untrusted project"
+        if agent_written:
+            who = ("skills written by codebot's agent and not yet accepted (`codebot written` lists them, "
+                   "`codebot written --accept PATH` accepts one)")  # fmt: skip
         notes.append(f"{who} may not change tools, model or effort; those fields were ignored")
     return Invocation(spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes))
+
+
+def written_by_agent(spec: Spec, written: frozenset[str]) -> bool:
+    """Whether codebot's agent wrote this skill's file, or any file in its folder (a
+    script its commands run), in this session or an earlier one not yet accepted."""
+    if not written:
+        return False
+    if str(spec.path) in written or str(spec.real_path) in written:
+        return True
+    folders = {str(spec.dir).rstrip("/") + "/", os.path.realpath(spec.dir).rstrip("/") + "/"}
+    return any(w.startswith(f) for w in written for f in folders)
 
 
 def may_grant(spec: Spec, trusted_project: bool) -> bool:
@@ -195,7 +214,7 @@ def shell_policy(spec: Spec, req: Request, env: Mapping[str, str], runner: Runne
         return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
                            "this project is not trusted (run `codebot trust` to allow its skills' commands)"), runner  # fmt: skip
     policy = ShellPolicy(req.shell, req.project_dir, req.shell_timeout, env, wrap=req.wrap)
-    written = str(spec.path) in req.written or str(spec.real_path) in req.written
+    written = written_by_agent(spec, req.written)
     if req.actor is Actor.HUMAN and not written:
         return policy, runner
     approve = req.approve

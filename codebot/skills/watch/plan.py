@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codebot.protected import placeholder_paths
 from codebot.skills.catalog import Catalog
 from codebot.skills.watch.pump import ERROR, PARENT, RECURSIVE
 
@@ -139,7 +140,10 @@ class EventFilter:
             return batch
         if kind not in (RECURSIVE, PARENT) or plan is None:
             return batch
+        held = placeholder_paths()  # the sandbox's empty stand-ins come and go with each command
         for change, raw in changes:
+            if raw in held:
+                continue
             if kind == PARENT:
                 # only a root itself, or a folder on the way to a missing one, counts
                 if raw in plan.relevant:

@@ -120,12 +120,14 @@ def test_interactive_model_invoked_skill_command_asks_first(project: Path, answe
 
 
 def test_a_skill_the_model_wrote_asks_before_its_command_runs_even_for_slash(project: Path) -> None:
-    """--allow Write only: the model writes a skill with a command, then the person (or the
-    model) invokes it. Nothing runs unasked: Bash was never granted."""
+    """Write allowed for exactly the skill's path (a plain --allow Write no longer writes a
+    protected path in print mode): the model writes a skill with a command, then the person
+    (or the model) invokes it. Nothing runs unasked: Bash was never granted."""
     skill = ".codebot/skills/helper/SKILL.md"
     text = "---\nname: helper\ndescription: Helps. Not for X.\n---\n!`touch PWNED`\n"
     session, _ = make(project, [call("Write", path=skill, content=text), call("Skill", skill="helper"),
-                                {"text": "done"}, {"text": "again"}], trust=True, allow=["Write"])  # fmt: skip
+                                {"text": "done"}, {"text": "again"}], trust=True,
+                      allow=[f"Write(/{skill})"])  # fmt: skip
     run(session, "set up a helper")
     session.catalog.reload()
     assert (project / skill).exists() and not (project / "PWNED").exists()

@@ -142,20 +142,25 @@ def test_symlinked_project_under_tmp(bwrap, project, home, tmp_path):
     assert (project / "via-link").is_file()
 
 
-def test_git_hooks_and_config_stay_read_only_but_git_works(bwrap, project, home):
+def test_git_folder_is_read_only_inside_but_git_reads_work(bwrap, project, home):
+    """The whole `.git` is protected: reading commands work, writing ones fail with a clear
+    error (the approval then offers to run them outside), and nothing is planted."""
     git = ["git", "-C", str(project)]
     subprocess.run([*git, "init", "-q"], check=True, env={**os.environ, "HOME": str(home)})
     config = (project / ".git" / "config").read_text()
     policy = SandboxPolicy(project, user_home=home)
-    script = ("git status --short && echo a > a && git add a && "
+    script = ("echo a > a && git status --short && echo READ; git add a; "
               "git -c user.name=t -c user.email=t@t commit -qm one && echo COMMITTED; "
-              "echo evil > .git/hooks/pre-commit; git config core.fsmonitor evil")  # fmt: skip
+              "echo evil > .git/hooks/pre-commit; git config core.fsmonitor evil; "
+              "echo .git/x > .git/commondir; mv .git .g; echo 'gitdir: /tmp' > .git")  # fmt: skip
     done = run(bwrap, policy, script, home)
-    assert "COMMITTED" in done.stdout, output(done)
+    assert "READ" in done.stdout and "?? a" in done.stdout, output(done)
+    assert "COMMITTED" not in done.stdout and "Read-only file system" in output(done)
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    assert not (project / ".git" / "commondir").exists() and not (project / ".g").exists()
     assert (project / ".git" / "config").read_text() == config
     note = explain_failure(done.returncode, output(done), policy)
-    assert note is not None and ".git/config" in note
+    assert note is not None and ".git" in note
 
 
 def test_common_commands_work_and_background_children_end(bwrap, project, home):
@@ -459,7 +464,7 @@ def deny(*globs: str):
     return lambda rel: any(fnmatchcase(rel, g) for g in globs)
 
 
-def test_masked_paths_finds_denied_paths_once_and_skips_what_it_should(tmp_path):
+def test_masked_paths_finds_denied_paths_once_and_skips_no_folder(tmp_path):
     p = tmp_path / "p"
     for rel in ("secrets/a", "secrets/deep/b", "src/.env", "node_modules/x/.env",
                 "v/pyvenv.cfg", "v/.env", ".git/.env", "ok/file"):  # fmt: skip
@@ -474,11 +479,13 @@ def test_masked_paths_finds_denied_paths_once_and_skips_what_it_should(tmp_path)
         return rel in ("secrets/", "node_modules/") or rel.endswith(".env")
 
     scan = masked_paths(p, is_denied)
-    assert scan.complete
-    assert sorted(scan.paths) == sorted([p / ".env", p / "secrets", p / "src" / ".env", p / "node_modules"])
-    # Not inside a denied folder, a followed link, a virtualenv or .git.
-    inner = [a for a in asked if a.startswith(("secrets/", "etc-link/", "v/", ".git/"))]
-    assert sorted(inner) == [".git/", "etc-link/", "secrets/", "v/"]  # the folders themselves
+    assert scan.complete and scan.why == ""
+    # A virtualenv and .git are walked too (issue 30): what a project holds never hides a folder.
+    assert sorted(scan.paths) == sorted([p / ".env", p / "secrets", p / "src" / ".env", p / "node_modules",
+                                         p / "v" / ".env", p / ".git" / ".env"])  # fmt: skip
+    # Not inside a denied folder or a followed link.
+    inner = [a for a in asked if a.startswith(("secrets/", "etc-link/"))]
+    assert sorted(inner) == ["etc-link/", "secrets/"]  # the folders themselves
 
 
 def test_masked_paths_stops_at_the_limit_and_the_time_budget(tmp_path):

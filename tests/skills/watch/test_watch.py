@@ -574,3 +574,33 @@ def test_catch_up_after_delays_the_rescan_but_misses_nothing(skills_root: Path) 
 def test_catch_up_is_immediate_by_default(skills_root: Path, watch) -> None:
     w, _rec, _cat = watch(skills_root)
     assert w.full_reloads == 1  # done before ready
+
+
+def test_sandbox_placeholders_do_not_reload_but_a_real_root_still_does(tmp_path: Path, watch) -> None:
+    """Each sandboxed command holds missing protected names (`.codebot`) with empty folders
+    and removes them after: the watcher must not re-arm and reload for those."""
+    from codebot.protected import note_placeholders
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    root = project / ".codebot" / "skills"
+    w, rec, cat = watch(root)
+    calls: list[object] = []
+    real_reload = cat.reload
+    cat.reload = lambda paths=None: (calls.append(paths), real_reload(paths=paths))[1]  # type: ignore[method-assign]
+    holder = str(project / ".codebot")
+    for _ in range(5):  # five commands' worth of placeholders
+        note_placeholders([holder], held=True)
+        os.mkdir(holder)
+        os.rmdir(holder)
+        note_placeholders([holder], held=False, removed=[holder])
+    marker = project / "marker"
+    marker.mkdir()  # an unrelated event in the same watched folder, to know the batch passed
+    rec.wait_quiet(quiet=0.5)
+    assert calls == [] and rec.count() == 0
+    # Something real in its place counts again at once (the control).
+    note_placeholders([holder], held=True)
+    note_placeholders([holder], held=False, removed=[])  # not removed: not a placeholder any more
+    put_skill(root, "real")
+    wait_until(lambda: "real" in rec.all("added"), what="a real skill after the placeholders")
+    assert "real" in cat.snapshot.skills

@@ -1,0 +1,280 @@
+"""What a command changed among the protected set: a before/after comparison.
+
+The sandbox keeps the protected paths it knows of read-only (`sandbox_protect`), but a
+protected name can still appear deeper than the working folder (`sub/.claude/skills/x`,
+`docs/AGENTS.md`), a protected symlink can be replaced, and a command the person ran
+outside the sandbox can change anything. So around every command codebot runs, the
+project is compared before and after:
+
+* every folder's modification time (a new, removed or renamed entry changes it), from a
+  folder list walked once and then kept up to date: a folder whose time changed is
+  listed again, and a new folder is walked whole;
+* every file under a protected name (`.claude/…`, `.codebot/…`, `AGENTS.md`, git's config
+  and hooks), by (mtime, size, inode, mode), so an edit in place is seen too.
+
+The cost is one `lstat` per folder and per protected file, twice (bench/protected_watch.py).
+Big generated folders (`node_modules`, virtualenvs, caches) are not walked: codebot never
+reads skills or instructions from inside them unless started there. At most `MAX_DIRS`
+folders are kept; `incomplete` says when the walk stopped short.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codebot.protected import NESTED, is_protected_name, placeholder_paths, protected_reason
+
+__all__ = ["MAX_DIRS", "Change", "ProjectWatch", "Snapshot", "file_sha256"]
+
+MAX_DIRS = 20000
+#: File times come from a coarse clock (a few ms): two changes within one tick share an
+#: mtime, so what changed this recently is compared by names and content instead.
+RECENT_NS = 50_000_000
+MAX_PROTECTED_FILES = 20000
+#: Not walked: generated, large, and never where codebot reads instructions from.
+SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
+                  ".pytest_cache", ".ruff_cache", ".hg", ".svn"})  # fmt: skip
+#: What in a git folder is data, not instructions, and large: left alone at any depth
+#: (everything else is watched: config, hooks, commondir, info, and a planted `.git/x/`
+#: that a `commondir` points at; submodules' and worktrees' own folders likewise).
+GIT_BULK = frozenset({"objects", "logs", "refs", "lfs", "index", "packed-refs", "rr-cache", "FETCH_HEAD",
+                      "ORIG_HEAD", "COMMIT_EDITMSG", "sharedindex"})  # fmt: skip
+_SECOND_LEVEL = frozenset(n.split("/")[1].casefold() for n in NESTED)
+
+
+@dataclass(frozen=True)
+class Change:
+    rel: str  # project-relative posix path
+    kind: str  # "created" | "changed" | "removed"
+    why: str  # protected_reason
+
+
+@dataclass
+class Snapshot:
+    dirs: list[int] = field(default_factory=list)  # each watched folder's mtime_ns (-1: gone)
+    files: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # rel -> signature
+    names: dict[str, frozenset[str]] = field(default_factory=dict)  # recently changed folders' names
+    skip: frozenset[str] = frozenset()  # protected entries not compared (read-only meanwhile)
+
+
+def _sig(st: os.stat_result, path: str) -> tuple[Any, ...]:
+    """(mtime, size, inode, mode), and the content's hash for a file changed within the
+    clock's granularity of now (a second write in the same tick keeps the mtime)."""
+    sig: tuple[Any, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
+    if st.st_mtime_ns >= time.time_ns() - RECENT_NS and stat.S_ISREG(st.st_mode):
+        sig += (file_sha256(Path(path)),)
+    return sig
+
+
+def file_sha256(path: Path, cap: int = 64 * 1024 * 1024) -> str | None:
+    """The file's sha256, or None when it is not a regular file (or unreadable, or huge)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+            return None
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+class ProjectWatch:
+    """Before/after comparisons of one project's protected set (one per session)."""
+
+    def __init__(self, project: Path, hooks: str | None = None) -> None:
+        self.project = Path(os.path.realpath(project))
+        self._root = str(self.project).rstrip("/") or ""
+        self.hooks = hooks
+        self.folders: list[str] | None = None  # rel folders, "" is the project
+        self._paths: list[str] = []  # the same, absolute (built once: joined per call it costs)
+        self._listings: dict[str, tuple[int, list[str]]] = {}  # protected folder -> (mtime, names)
+        self._held: frozenset[str] = frozenset()  # the sandbox's placeholders (not the project's)
+        self.tops: set[str] = set()  # rel paths of protected entries (trees or files)
+        self.incomplete = False
+
+    # -- the folder list ----------------------------------------------------------------
+
+    def _walk(self, start: str, out: list[str]) -> None:
+        """Breadth-first from `start` (rel), adding folders to `out` and protected
+        entries to `tops`; never follows links; stops at MAX_DIRS."""
+        queue = [start]
+        while queue:
+            rel = queue.pop(0)
+            if len(out) >= MAX_DIRS:
+                self.incomplete = True
+                return
+            out.append(rel)
+            try:
+                entries = list(os.scandir(self._abs(rel)))
+            except OSError:
+                continue
+            for e in entries:
+                child = f"{rel}/{e.name}" if rel else e.name
+                if e.path in self._held:
+                    continue  # the sandbox's empty stand-in, not the project's
+                if self._protected(child):
+                    self.tops.add(child)
+                    continue  # its files are watched one by one
+                try:
+                    if e.is_dir(follow_symlinks=False) and e.name not in SKIP:
+                        queue.append(child)
+                except OSError:
+                    continue
+
+    def _protected(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        if is_protected_name(name):
+            return True
+        if self.hooks is None and name.casefold() not in _SECOND_LEVEL:
+            return False  # the common case, without splitting the path
+        return protected_reason(rel, self.hooks) is not None
+
+    def _abs(self, rel: str) -> str:
+        return f"{self._root}/{rel}" if rel else self._root
+
+    def _ensure(self) -> list[str]:
+        if self.folders is None:
+            found: list[str] = []
+            self._walk("", found)
+            self._set_folders(found)
+        assert self.folders is not None
+        return self.folders
+
+    def _set_folders(self, folders: list[str]) -> None:
+        self.folders = folders
+        self._paths = [self._abs(rel) for rel in folders]
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    def _protected_files(self, top: str, out: dict[str, tuple[Any, ...]]) -> None:
+        """Every entry under one protected entry, by signature (links as links). A folder
+        whose mtime is unchanged is not listed again (its names are kept)."""
+        is_git = top.rsplit("/", 1)[-1].casefold() == ".git"
+        stack = [top]
+        lstat = os.lstat
+        while stack and len(out) < MAX_PROTECTED_FILES:
+            rel = stack.pop()
+            path = self._abs(rel)
+            try:
+                st = lstat(path)
+            except OSError:
+                continue
+            out[rel] = _sig(st, path)
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            cached = self._listings.get(rel)
+            if cached is not None and cached[0] == st.st_mtime_ns:
+                names = cached[1]
+            else:
+                try:
+                    names = os.listdir(path)
+                except OSError:
+                    continue
+                if is_git:
+                    names = [n for n in names if n not in GIT_BULK]
+                if st.st_mtime_ns < time.time_ns() - RECENT_NS:  # only a settled folder's names
+                    self._listings[rel] = (st.st_mtime_ns, names)
+            stack += [f"{rel}/{n}" for n in names]
+
+    def _mtimes(self) -> list[int]:
+        """Every watched folder's mtime, in `folders` order (-1: gone). One tight loop: this
+        is the whole per-command cost on a big project."""
+        lstat = os.lstat
+        try:
+            return [lstat(p).st_mtime_ns for p in self._paths]
+        except OSError:
+            return [_mtime(p) for p in self._paths]
+
+    def snapshot(self, skip: frozenset[str] = frozenset()) -> Snapshot:
+        """`skip`: protected entries that cannot change meanwhile (bound read-only in the
+        sandbox): their files are not compared."""
+        self._held = placeholder_paths(grace=False)
+        self._ensure()
+        snap = Snapshot(dirs=self._mtimes())
+        # A folder changed within the clock's granularity of now could change again with
+        # the same mtime: its names are kept and compared instead.
+        fresh = time.time_ns() - RECENT_NS
+        snap.names = {rel: _names(p) for rel, p, m in zip(self.folders or [], self._paths, snap.dirs, strict=False)
+                      if m >= fresh}  # fmt: skip
+        snap.skip = skip
+        for top in sorted(self.tops - skip):
+            self._protected_files(top, snap.files)
+        return snap
+
+    def changes(self, before: Snapshot) -> list[Change]:
+        """What changed since `before` among the protected set (and keep the folder list
+        up to date: new folders are walked, removed ones dropped)."""
+        self._held = placeholder_paths(grace=False)
+        folders = self._ensure()
+        now = self._mtimes()
+        moved = [rel for rel, a, b in zip(folders, before.dirs, now, strict=False) if a != b]
+        moved += [rel for rel, names in before.names.items() if rel not in moved and _names(self._abs(rel)) != names]
+        if moved:
+            known = set(folders)
+            for rel in moved:
+                try:
+                    entries = list(os.scandir(self._abs(rel)))
+                except OSError:
+                    continue
+                for e in entries:
+                    child = f"{rel}/{e.name}" if rel else e.name
+                    if e.path in self._held:
+                        continue
+                    if self._protected(child):
+                        self.tops.add(child)
+                    elif child not in known and e.name not in SKIP and _is_dir(e):
+                        new: list[str] = []
+                        self._walk(child, new)
+                        folders += new
+                        known.update(new)
+            gone = {rel for rel, m in zip(folders, now, strict=False) if m == -1}
+            if gone or len(folders) != len(now):
+                self._set_folders([rel for rel in folders if rel not in gone])
+        after: dict[str, tuple[Any, ...]] = {}
+        for top in sorted(self.tops - before.skip):
+            self._protected_files(top, after)
+        self.tops = {t for t in self.tops if os.path.lexists(self._abs(t)) and self._abs(t) not in self._held}
+        out: list[Change] = []
+        for rel in sorted(set(before.files) | set(after)):
+            old, new = before.files.get(rel), after.get(rel)
+            same = old is not None and new is not None and old[:4] == new[:4]
+            if same and (len(old) == 4 or file_sha256(Path(self._abs(rel))) == old[4]):  # type: ignore[arg-type,index]
+                continue  # the same, or (changed within one clock tick) the same content
+            kind = "created" if old is None else "removed" if new is None else "changed"
+            if kind == "changed" and stat.S_ISDIR(old[3]) and stat.S_ISDIR(new[3]):  # type: ignore[index]
+                continue  # a folder's own time: its entries say what happened
+            out.append(Change(rel, kind, protected_reason(rel, self.hooks) or rel))
+        return out
+
+
+def _names(path: str) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(path))
+    except OSError:
+        return frozenset()
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.lstat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
