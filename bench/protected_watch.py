@@ -14,7 +14,10 @@ tool runs it) and, around it, what codebot adds (`Guard.command`):
   folders (`protected_run` without the command), p50/p95;
 - `command_ms`: the sandboxed `true` itself (bwrap start-up), p50/p95, in the same rounds,
   interleaved; `overhead_over_command`: (watch + placeholders) / command at p50 and p95;
-- `first_walk_ms`: the session's first walk that builds the folder list (paid once).
+- `first_walk_ms`: the session's first walk that builds the folder list and, with inotify,
+  adds a watch per folder (paid once per session);
+- `mode`: `inotify` (the default where it works: the queue says which folders changed) or
+  `mtimes` (`--mtimes`, and the fallback: every folder's mtime is compared).
 
 Between rounds the benchmark waits (polling) until the placeholder remover is idle, as a
 model request between two Bash calls lets it be: its rmdirs run off the command's path.
@@ -63,6 +66,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--mtimes", action="store_true", help="compare folder mtimes, not inotify events")
     opts = ap.parse_args()
 
     from codebot.agent.tools.sandbox import SandboxPolicy, probe, wrap
@@ -73,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proj = make_project(Path(tmp), opts.files)
         policy = SandboxPolicy(proj, user_home=Path(tmp) / "home", cwd=proj)
-        watch = ProjectWatch(proj)
+        watch = ProjectWatch(proj, events=not opts.mtimes)
         t0 = time.perf_counter()
         watch.snapshot()
         first_walk_ms = (time.perf_counter() - t0) * 1000
@@ -106,6 +110,7 @@ def main() -> None:
         out = {
             "files": opts.files,
             "folders_watched": len(watch.folders or []),
+            "mode": "inotify" if watch.uses_events else "mtimes",
             "protected_entries": len(watch.tops),
             "rounds": opts.rounds,
             "first_walk_ms": round(first_walk_ms, 2),

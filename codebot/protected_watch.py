@@ -61,6 +61,7 @@ class Snapshot:
     files: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # rel -> signature
     names: dict[str, frozenset[str]] = field(default_factory=dict)  # recently changed folders' names
     skip: frozenset[str] = frozenset()  # protected entries not compared (read-only meanwhile)
+    events: bool = False  # taken with inotify: `dirs` is empty, the queue says what moved
 
 
 def _sig(st: os.stat_result, path: str) -> tuple[Any, ...]:
@@ -93,8 +94,12 @@ def file_sha256(path: Path, cap: int = 64 * 1024 * 1024) -> str | None:
 class ProjectWatch:
     """Before/after comparisons of one project's protected set (one per session)."""
 
-    def __init__(self, project: Path, hooks: str | None = None) -> None:
+    def __init__(self, project: Path, hooks: str | None = None, *, events: bool = True) -> None:
+        """`events`: use inotify where it works (else, or when False, compare mtimes)."""
         self.project = Path(os.path.realpath(project))
+        self._want_events = events
+        self._inotify: Any = None  # codebot.inotify.Inotify while events are in use
+        self._wds: dict[int, str] = {}  # watch descriptor -> rel folder
         self._root = str(self.project).rstrip("/") or ""
         self.hooks = hooks
         self.folders: list[str] | None = None  # rel folders, "" is the project
@@ -116,22 +121,26 @@ class ProjectWatch:
                 self.incomplete = True
                 return
             out.append(rel)
-            try:
-                entries = list(os.scandir(self._abs(rel)))
-            except OSError:
-                continue
-            for e in entries:
-                child = f"{rel}/{e.name}" if rel else e.name
-                if e.path in self._held:
-                    continue  # the sandbox's empty stand-in, not the project's
-                if self._protected(child):
-                    self.tops.add(child)
-                    continue  # its files are watched one by one
-                try:
-                    if e.is_dir(follow_symlinks=False) and e.name not in SKIP:
-                        queue.append(child)
-                except OSError:
-                    continue
+            self._add_watch(rel)
+            queue += self._list(rel)
+
+    def _list(self, rel: str) -> list[str]:
+        """The subfolders of `rel` to walk; protected entries found go to `tops` (their
+        files are compared one by one) and the sandbox's placeholders are passed over."""
+        try:
+            entries = list(os.scandir(self._abs(rel)))
+        except OSError:
+            return []
+        folders: list[str] = []
+        for e in entries:
+            child = f"{rel}/{e.name}" if rel else e.name
+            if e.path in self._held:
+                continue  # the sandbox's empty stand-in, not the project's
+            if self._protected(child):
+                self.tops.add(child)
+            elif e.name not in SKIP and _is_dir(e):
+                folders.append(child)
+        return folders
 
     def _protected(self, rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
@@ -146,11 +155,69 @@ class ProjectWatch:
 
     def _ensure(self) -> list[str]:
         if self.folders is None:
+            if self._want_events:
+                self._start_events()
             found: list[str] = []
             self._walk("", found)
             self._set_folders(found)
         assert self.folders is not None
         return self.folders
+
+    # -- inotify ----------------------------------------------------------------------------
+
+    def _start_events(self) -> None:
+        from codebot.inotify import Inotify
+
+        try:
+            self._inotify = Inotify()
+        except OSError:
+            self._inotify = None
+
+    def _add_watch(self, rel: str) -> None:
+        if self._inotify is None:
+            return
+        try:
+            self._wds[self._inotify.add(self._abs(rel))] = rel
+        except OSError:
+            self._stop_events()  # out of watches (or the folder vanished): compare mtimes
+
+    def _stop_events(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify, self._wds = None, {}
+
+    @property
+    def uses_events(self) -> bool:
+        return self._inotify is not None
+
+    def _moved_by_events(self, folders: list[str]) -> tuple[set[str], set[str]] | None:
+        """(folders whose entries changed, folders gone or renamed) from the queue, or None
+        when the queue overflowed (then every folder is listed again)."""
+        from codebot.inotify import (
+            IN_DELETE,
+            IN_DELETE_SELF,
+            IN_IGNORED,
+            IN_ISDIR,
+            IN_MOVE_SELF,
+            IN_MOVED_FROM,
+            IN_Q_OVERFLOW,
+        )
+
+        moved: set[str] = set()
+        gone: set[str] = set()
+        for wd, mask, name in self._inotify.read():
+            if mask & IN_Q_OVERFLOW:
+                return None
+            rel = self._wds.get(wd)
+            if rel is None:
+                continue
+            if mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED):
+                gone.add(rel)
+                continue
+            moved.add(rel)
+            if mask & IN_ISDIR and mask & (IN_MOVED_FROM | IN_DELETE):
+                gone.add(f"{rel}/{name}" if rel else name)
+        return moved, gone
 
     def _set_folders(self, folders: list[str]) -> None:
         self.folders = folders
@@ -202,6 +269,12 @@ class ProjectWatch:
         sandbox): their files are not compared."""
         self._held = placeholder_paths(grace=False)
         self._ensure()
+        if self._inotify is not None:
+            self._inotify.read()  # what happened before the command is not the command's
+            snap = Snapshot(events=True, skip=skip)
+            for top in sorted(self.tops - skip):
+                self._protected_files(top, snap.files)
+            return snap
         snap = Snapshot(dirs=self._mtimes())
         # A folder changed within the clock's granularity of now could change again with
         # the same mtime: its names are kept and compared instead.
@@ -218,30 +291,33 @@ class ProjectWatch:
         up to date: new folders are walked, removed ones dropped)."""
         self._held = placeholder_paths(grace=False)
         folders = self._ensure()
-        now = self._mtimes()
-        moved = [rel for rel, a, b in zip(folders, before.dirs, now, strict=False) if a != b]
-        moved += [rel for rel, names in before.names.items() if rel not in moved and _names(self._abs(rel)) != names]
+        gone: set[str] = set()
+        found = self._moved_by_events(folders) if before.events and self._inotify is not None else None
+        if found is not None:
+            moved = sorted(found[0])
+            gone = {rel for rel in folders if any(rel == g or rel.startswith(g + "/") for g in found[1])}
+        elif before.events:
+            moved = list(folders)  # the queue overflowed: list every folder again
+        else:
+            now = self._mtimes()
+            moved = [rel for rel, a, b in zip(folders, before.dirs, now, strict=False) if a != b]
+            moved += [rel for rel, names in before.names.items() if rel not in moved and _names(self._abs(rel)) != names]
+            gone = {rel for rel, m in zip(folders, now, strict=False) if m == -1}
+        if gone:
+            for wd in [wd for wd, rel in self._wds.items() if rel in gone]:
+                del self._wds[wd]  # renamed folders are walked again where they are now
+            folders = [rel for rel in folders if rel not in gone]
+            self._set_folders(folders)
         if moved:
             known = set(folders)
             for rel in moved:
-                try:
-                    entries = list(os.scandir(self._abs(rel)))
-                except OSError:
-                    continue
-                for e in entries:
-                    child = f"{rel}/{e.name}" if rel else e.name
-                    if e.path in self._held:
-                        continue
-                    if self._protected(child):
-                        self.tops.add(child)
-                    elif child not in known and e.name not in SKIP and _is_dir(e):
+                for child in self._list(rel):
+                    if child not in known:
                         new: list[str] = []
                         self._walk(child, new)
                         folders += new
                         known.update(new)
-            gone = {rel for rel, m in zip(folders, now, strict=False) if m == -1}
-            if gone or len(folders) != len(now):
-                self._set_folders([rel for rel in folders if rel not in gone])
+            self._set_folders([rel for rel in folders if os.path.isdir(self._abs(rel))] if not before.events else folders)
         after: dict[str, tuple[Any, ...]] = {}
         for top in sorted(self.tops - before.skip):
             self._protected_files(top, after)

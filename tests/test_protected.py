@@ -71,9 +71,10 @@ def changes(watch: ProjectWatch, action) -> set[tuple[str, str]]:
     return {(c.rel, c.kind) for c in watch.changes(before)}
 
 
-def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path: Path) -> None:
+@pytest.mark.parametrize("events", [True, False], ids=["inotify", "mtimes"])
+def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path: Path, events: bool) -> None:
     proj = project_of(tmp_path, files=30)
-    watch = ProjectWatch(proj)
+    watch = ProjectWatch(proj, events=events)
 
     def plant() -> None:
         skill = proj / "src" / "deep" / "er" / ".claude" / "skills" / "x"
@@ -95,7 +96,7 @@ def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path:
     assert changes(watch, lambda: (proj / ".git" / "objects" / "ab").mkdir()) == set()
     # A protected symlink swapped for a real folder.
     (proj / ".codebot").symlink_to(proj / "src")
-    watch = ProjectWatch(proj)
+    watch = ProjectWatch(proj, events=events)
 
     def swap() -> None:
         (proj / ".codebot").unlink()
@@ -106,11 +107,41 @@ def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path:
     assert (".codebot/config.yaml", "created") in got and (".codebot", "changed") in got
 
 
-def test_the_watch_finds_nothing_when_nothing_protected_changes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("events", [True, False], ids=["inotify", "mtimes"])
+def test_the_watch_finds_nothing_when_nothing_protected_changes(tmp_path: Path, events: bool) -> None:
     proj = project_of(tmp_path, files=50)
-    watch = ProjectWatch(proj)
+    watch = ProjectWatch(proj, events=events)
     assert changes(watch, lambda: (proj / "src" / "new").mkdir()) == set()
     assert changes(watch, lambda: (proj / "src" / "new" / "x.py").write_text("1")) == set()
+
+
+@pytest.mark.parametrize("events", [True, False], ids=["inotify", "mtimes"])
+def test_the_watch_follows_renamed_and_removed_folders(tmp_path: Path, events: bool) -> None:
+    proj = project_of(tmp_path, files=5)
+    watch = ProjectWatch(proj, events=events)
+    watch.snapshot()
+    assert watch.uses_events is events
+    got = changes(watch, lambda: (proj / "src" / "deep").rename(proj / "moved"))
+    assert got == set()
+    got = changes(watch, lambda: (proj / "moved" / "er" / "GEMINI.md").write_text("x"))
+    assert got == {("moved/er/GEMINI.md", "created")}  # the renamed folder is watched where it is
+    import shutil
+
+    assert changes(watch, lambda: shutil.rmtree(proj / "moved")) == {("moved/er/GEMINI.md", "removed")}
+    got = changes(watch, lambda: (proj / "src" / "n1" / "n2").mkdir(parents=True) or
+                  (proj / "src" / "n1" / "n2" / ".mcp.json").write_text("{}"))  # fmt: skip
+    assert got == {("src/n1/n2/.mcp.json", "created")}
+
+
+def test_an_overflowing_queue_falls_back_to_listing_every_folder(tmp_path: Path) -> None:
+    proj = project_of(tmp_path, files=5)
+    watch = ProjectWatch(proj)
+    if not watch.snapshot() or not watch.uses_events:
+        pytest.skip("inotify is not available here")
+    before = watch.snapshot()
+    (proj / "src" / "deep" / "AGENTS.md").write_text("x")
+    watch._moved_by_events = lambda folders: None  # as if IN_Q_OVERFLOW had been read
+    assert {(c.rel, c.kind) for c in watch.changes(before)} == {("src/deep/AGENTS.md", "created")}
 
 
 # -- the store ------------------------------------------------------------------------------
