@@ -20,7 +20,8 @@ PKG = ROOT / "codebot"
 # Each layer may import the layers before it (and itself, through stages below).
 LAYERS = [
     ("codebot", "codebot._exports", "codebot.home", "codebot.templates", "codebot.display",
-     "codebot.protected", "codebot.protected_watch", "codebot.provenance", "codebot.environment"),
+     "codebot.protected", "codebot.protected_watch", "codebot.provenance", "codebot.environment",
+     "codebot.inotify"),
     ("codebot.skills",),
     ("codebot.trust", "codebot.project_config"),
     ("codebot.config",),
