@@ -298,6 +298,7 @@ class ProjectWatch:
             gone = {rel for rel in folders if any(rel == g or rel.startswith(g + "/") for g in found[1])}
         elif before.events:
             moved = list(folders)  # the queue overflowed: list every folder again
+            gone = {rel for rel in folders if not os.path.isdir(self._abs(rel))}
         else:
             now = self._mtimes()
             moved = [rel for rel, a, b in zip(folders, before.dirs, now, strict=False) if a != b]
@@ -317,7 +318,8 @@ class ProjectWatch:
                         self._walk(child, new)
                         folders += new
                         known.update(new)
-            self._set_folders([rel for rel in folders if os.path.isdir(self._abs(rel))] if not before.events else folders)
+            if len(folders) != len(self._paths):
+                self._set_folders(folders)  # new folders were walked (gone ones left above)
         after: dict[str, tuple[Any, ...]] = {}
         for top in sorted(self.tops - before.skip):
             self._protected_files(top, after)
