@@ -10,10 +10,10 @@
 - `analyze_us`: p50/p95/max microseconds of `analyze()` over ~30 typical commands, each
   round in a shuffled order; `shlex_us`: `shlex.split` of the same commands in the same run,
   interleaved with them; `ratio`: analyze over shlex at p50 and p95.
-- `decide_us`: `shell_rules.decide()` with two prefix allow rules and one deny rule (it
+- `decide_us`: `codebot.shell.decide.decide()` with two prefix allow rules and one deny rule (it
   parses once and matches the rules), for scale.
 - `hostile_max_ms`: the slowest of a few hostile inputs (quadratic tree-sitter error
-  recovery, deep nesting, 64 KiB of words), which the budgets in `shell_parse` bound.
+  recovery, deep nesting, 64 KiB of words), which the budgets in `codebot.shell.parse` bound.
 
 Target (from the issue): analyze p95 < 1 ms.
 """
@@ -84,7 +84,7 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 def _fresh_first_call() -> dict[str, float]:
     code = (
         "import sys, time; t0 = time.perf_counter()\n"
-        "from codebot.agent.permissions.shell_parse import analyze\n"
+        "from codebot.shell.parse import analyze\n"
         "t1 = time.perf_counter(); loaded = 'tree_sitter' in sys.modules\n"
         "analyze('git status'); t2 = time.perf_counter()\n"
         "print((t1 - t0) * 1e3, (t2 - t1) * 1e3, loaded)\n"
@@ -107,13 +107,13 @@ def main() -> None:
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    from codebot.agent.permissions.shell_parse import analyze
+    from codebot.shell.parse import analyze
 
     t1 = time.perf_counter()
     analyze("git status")
     first_ms = (time.perf_counter() - t1) * 1e3
     import_ms = (t1 - t0) * 1e3
-    from codebot.agent.permissions.shell_rules import decide
+    from codebot.shell.decide import decide
 
     rng = random.Random(0)
     ours: list[float] = []

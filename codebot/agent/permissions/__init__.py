@@ -1,8 +1,8 @@
-"""The permission side: rule patterns, the parsed-shell decisions for Bash, and
+"""The permission side: rule patterns (Bash rules are decided by `codebot.shell`), and
 approvals (verdicts and requests the front ends answer); "always allow" (which rule it
 saves, `always`) and saving it to a config file (`save_rule`).
 
-May import: `codebot.skills`, `agent.model`, `agent.tools`.
+May import: `codebot.skills`, `codebot.shell`, `agent.model`, `agent.tools`.
 """
 
 from codebot._exports import lazy_exports

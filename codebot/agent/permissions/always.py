@@ -73,9 +73,9 @@ def always_rules(tool: str, subject: str, approvals) -> tuple[list[str], str]:
     if not subject or has_hidden(subject) or "\n" in subject:
         return [], "only a call without hidden or control characters can be saved as a rule"
     if tool == "Bash":
-        from codebot.agent.permissions.shell_parse import analyze
+        from codebot.shell import parsed
 
-        analysis = analyze(subject)
+        analysis = parsed(subject)
         if not analysis.plain or not analysis.chain:
             return [], f"only a plain command can be saved as a rule; this one is {analysis.reason or 'not plain'}"
         if analysis.unresolved:

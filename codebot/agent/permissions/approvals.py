@@ -52,9 +52,9 @@ def session_patterns_for(tool: str, subject: str) -> list[Pattern]:
     if tool == "Bash":
         import shlex
 
-        from codebot.agent.permissions.shell_parse import analyze
+        from codebot.shell import parsed
 
-        analysis = analyze(subject)
+        analysis = parsed(subject)
         if analysis.plain and analysis.chain:
             return [Pattern.exact("Bash", shlex.join(cmd.words)) for cmd in analysis.chain]
     return [session_pattern_for(tool, subject)]
@@ -160,12 +160,13 @@ class Approvals:
     def check(self, tool: str, subject: str, turn_grants: Sequence[str | Pattern] = ()) -> Verdict:
         subject = subject or ""
         if tool == "Bash":
-            from codebot.agent.permissions.bash_check import check_bash
+            from codebot.shell import check_bash
 
             grants = [g if isinstance(g, Pattern) else _try_parse(g) for g in turn_grants]
             allow = [*((r, "session") for r in self.session_rules), *((r, "rule") for r in self.allow_rules),
                      *((g, "turn") for g in grants if g is not None)]  # fmt: skip
-            return check_bash(subject, self.deny_rules, allow, self.path_denied)
+            d = check_bash(subject, self.deny_rules, allow, self.path_denied)
+            return Verdict(d.verdict, d.rule, d.reason)
         for rule in self.deny_rules:
             # A path rule means the path, whichever tool touches it: Read(...) holds for
             # Grep, Glob and Edit too, Edit(...) for Write.

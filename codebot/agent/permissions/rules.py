@@ -8,10 +8,10 @@ Rules look like Claude Code's:
     Read(src/**)         a gitignore-style glob on the project-relative path
     Skill(pdf-*)         other tools: an fnmatch glob on the subject
 
-Bash exact and prefix rules are matched on the parsed command (`shell_parse`,
-`shell_rules`), never on its text: they allow only a plain command, word by word, every
-part of a chain on its own; deny rules hit any command anywhere in it, through wrappers.
-The whole Bash decision, with every source of rules, is `bash_check.check_bash`.
+Bash exact and prefix rules are matched on the parsed command (`codebot.shell`: `parsed`,
+`allow_match`, `deny_match`), never on its text: they allow only a plain command, word by
+word, every part of a chain on its own; deny rules hit any command anywhere in it, through
+wrappers. The whole Bash decision, with every source of rules, is `codebot.shell.check_bash`.
 """
 
 from __future__ import annotations
@@ -89,10 +89,9 @@ class Pattern:
         subject = subject or ""
         if self.kind in ("exact", "prefix") and self.tool == "Bash":
             # One parser for every Bash decision: the words the shell will run, not the text.
-            from codebot.agent.permissions.shell_parse import analyze
-            from codebot.agent.permissions.shell_rules import allow_match
+            from codebot.shell import allow_match, parsed
 
-            return allow_match(analyze(subject), self.spec or "", self.kind).ok  # type: ignore[arg-type]
+            return allow_match(parsed(subject), self.spec or "", self.kind).ok  # type: ignore[arg-type]
         if self.kind == "exact":
             return subject == self.spec
         if self.kind == "literal_path":
@@ -109,10 +108,9 @@ class Pattern:
         name (through wrappers, `bash -c`, `find -exec`, `/bin/rm`, `\\rm`, `'rm'`)."""
         if tool_name != self.tool or self.tool != "Bash" or self.kind not in ("exact", "prefix"):
             return self.matches(tool_name, subject)
-        from codebot.agent.permissions.shell_parse import analyze
-        from codebot.agent.permissions.shell_rules import deny_match
+        from codebot.shell import deny_match, parsed
 
-        return deny_match(analyze(subject or ""), self.spec or "", self.kind).ok  # type: ignore[arg-type]
+        return deny_match(parsed(subject or ""), self.spec or "", self.kind).ok  # type: ignore[arg-type]
 
     def _path_match(self, subject: str) -> bool:
         spec = self.spec or ""

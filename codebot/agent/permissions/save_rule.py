@@ -166,6 +166,8 @@ def _write(path: Path, folder: int | None, data: dict[str, Any]) -> None:
     """A 0600 temporary file beside `path`, fsynced, then `os.replace`. With `folder` (the
     locked folder's descriptor) every step is relative to it, so a folder swapped for a
     link meanwhile is never written through."""
+    # Not home.write_private: that works on paths, and here every step must go through the
+    # locked folder's descriptor (dir_fd, O_NOFOLLOW, flock held by `_folder`).
     import yaml
 
     out = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)

@@ -1,7 +1,8 @@
 """A permission verdict: allow, deny or ask, the rule that decided, and why in words.
 
-Its own module because the approvals and the Bash decision both return it, and the Bash
-decision (imported lazily by the approvals) must not import the approvals back.
+Its own module so that the approvals and what they import can name it without importing
+the approvals (the Bash decision, `codebot.shell.check_bash`, returns its own `Decision`,
+which the approvals turn into a Verdict).
 """
 
 from __future__ import annotations

@@ -120,11 +120,11 @@ class Asking:
         its network part stands only when the parsed command runs a program that uses the
         network, and nothing is offered when nothing is left. The command is shown whole,
         as the first question showed it (`command_lines`), with its counts."""
-        from codebot.agent.permissions.shell_parse import analyze
         from codebot.agent.tools.sandbox_failure import offer_reason
         from codebot.display import command_lines
+        from codebot.shell import parsed
 
-        why = offer_reason(why, (c.words for c in analyze(command).commands))
+        why = offer_reason(why, (c.words for c in parsed(command).commands))
         if not why:
             return False
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()

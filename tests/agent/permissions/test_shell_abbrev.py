@@ -16,9 +16,9 @@ from __future__ import annotations
 import pytest
 
 from codebot.agent.permissions import Approvals
-from codebot.agent.permissions.shell_danger import ABBREVIATING, DANGEROUS_OPTIONS, findings
-from codebot.agent.permissions.shell_parse import analyze
-from codebot.agent.permissions.shell_rules import decide
+from codebot.shell.danger import ABBREVIATING, DANGEROUS_OPTIONS, findings
+from codebot.shell.decide import decide
+from codebot.shell.parse import analyze
 
 
 def _allowed(command: str, rule: str) -> bool:

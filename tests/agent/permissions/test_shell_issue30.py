@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from codebot.agent.permissions import Approvals
-from codebot.agent.permissions.shell_parse import analyze
-from codebot.agent.permissions.shell_rules import decide, deny_match
-from codebot.agent.permissions.shell_wrappers import WRAPPERS, Spec
+from codebot.shell.decide import decide
+from codebot.shell.parse import analyze
+from codebot.shell.rules import deny_match
+from codebot.shell.wrappers import WRAPPERS, Spec
 
 DENY_RM = [("prefix", "rm")]
 DENY_PUSH = [("prefix", "git push")]

@@ -1,4 +1,4 @@
-"""shell_parse.analyze: plainness (with the construct and column in the reason), every simple
+"""codebot.shell.parse.analyze: plainness (with the construct and column in the reason), every simple
 command found anywhere (wrappers, scripts, substitutions), what cannot be resolved, the
 limits on hostile input, and differential checks against the real bash where it exists."""
 
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codebot.agent.permissions.shell_parse import (
+from codebot.shell.parse import (
     MAX_CHARS,
     MAX_SCRIPT_DEPTH,
     MAX_SPECIALS,
     analyze,
 )
-from codebot.agent.permissions.shell_words import decode_ansi_c
+from codebot.shell.words import decode_ansi_c
 
 ROOT = Path(__file__).resolve().parents[3]
 BASH = shutil.which("bash")
@@ -34,7 +34,7 @@ def names(command: str) -> set[str | None]:
 
 
 def test_import_does_not_load_tree_sitter(tmp_path: Path) -> None:
-    code = "import sys, codebot.agent.permissions.shell_parse; print('tree_sitter' in sys.modules)"
+    code = "import sys, codebot.shell.parse; print('tree_sitter' in sys.modules)"
     env = {**os.environ, "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -389,3 +389,15 @@ def test_every_program_bash_looks_up_is_found_or_unresolved(tmp_path: Path, comm
     ours = {c.name for c in a.commands} | {c.words[0] for c in a.commands if c.words}
     missing = [n for n in looked if n not in ours]
     assert not missing or a.unresolved, (looked, sorted(map(str, ours)))
+
+
+@pytest.mark.parametrize("command", ["git status", "x=(" * 1024, "a|" * 1024, "echo " + "a " * 30000, ")" * 1000])
+def test_the_budget_counts_work_not_time(monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """The same command is analysed the same way on a loaded machine: a clock that runs a
+    millisecond per look changes nothing (only the 2 s safety net reads it)."""
+    import codebot.shell.grammar as grammar
+
+    calm = analyze(command)
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(grammar.time, "perf_counter", lambda: next(ticks) / 1000)
+    assert analyze(command) == calm

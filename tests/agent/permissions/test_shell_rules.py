@@ -1,4 +1,4 @@
-"""shell_rules: Bash allow/deny rules on parsed commands, the dangerous-options table (every
+"""codebot.shell.rules: Bash allow/deny rules on parsed commands, the dangerous-options table (every
 row has a case here, checked by `test_every_row_has_a_case`), and `decide`."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codebot.agent.permissions.shell_danger import findings, variable_danger
-from codebot.agent.permissions.shell_parse import analyze
-from codebot.agent.permissions.shell_rules import (
+from codebot.shell.danger import findings, variable_danger
+from codebot.shell.decide import decide
+from codebot.shell.parse import analyze
+from codebot.shell.rules import (
     DANGEROUS_OPTIONS,
     DANGEROUS_VARIABLES,
     Danger,
     allow_match,
-    decide,
     deny_match,
     needs_asking_under_deny,
     rule_words,

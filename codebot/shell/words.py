@@ -4,7 +4,7 @@ This module owns quote removal for the argument nodes tree-sitter-bash produces 
 `raw_string`, `string`, `number`, `concatenation`, `ansi_c_string`, `translated_string`),
 ANSI-C (`$'...'`) decoding, the detection of globs and brace expansions in literal words,
 and the names the permission messages give to every other construct. It knows nothing about
-commands, wrappers or rules; `shell_parse` calls it for each word it finds.
+commands, wrappers or rules; `parse` calls it for each word it finds.
 
 Nodes are used through duck typing (`type`, `children`, `start_byte`, `end_byte`,
 `is_named`) so that this module never imports tree_sitter.
@@ -159,7 +159,7 @@ class _Builder:
         i, n = 0, len(text)
         while i < n:
             ch = text[i]
-            if ch in " \t\n":  # `] [` read as one word (shell_parse reports it)
+            if ch in " \t\n":  # `] [` read as one word (`parse` reports it)
                 self.fail("a word that tree-sitter and bash split differently", text, offset)
             if ch == "\\" and i + 1 < n:
                 if text[i + 1] != "\n":

@@ -5,30 +5,28 @@ This module owns the tree walk over tree-sitter-bash's syntax tree: whether a co
 else), every simple command found anywhere in it (inside substitutions, subshells, functions,
 loops, through wrappers such as `sudo` or `xargs`, and inside `bash -c` scripts, parsed again
 up to `MAX_SCRIPT_DEPTH` levels), and what cannot be resolved statically (`$c x`, `eval $x`,
-`source f`, arithmetic on variables, ...). Words are decoded by `shell_words`, the text
-between tokens and the hidden evaluations are checked by `shell_checks`, wrappers are
-described by `shell_wrappers`, and rules are matched by `shell_rules`.
+`source f`, arithmetic on variables, ...). Words are decoded by `words`, the text
+between tokens and the hidden evaluations are checked by `checks`, wrappers are
+described by `wrappers`, and rules are matched by `rules`.
 
-Hostile input is bounded: at most `MAX_CHARS` characters and `MAX_SPECIALS` metacharacters
-are parsed, tree-sitter gets `PARSE_SECONDS` and the walk `MAX_NODES` nodes per call (nested
-scripts included), and past any limit the command is not plain and unresolved.
+Hostile input is bounded by counted work, never by the clock, so the same text is always
+analysed the same way: at most `MAX_CHARS` characters and `MAX_SPECIALS` metacharacters are
+parsed; per call (nested scripts included) tree-sitter gets a budget of parser operations
+and lexed bytes (`grammar`), and the walk `MAX_NODES` nodes, `MAX_TREE_DEPTH` levels deep;
+past any limit the command is not plain and unresolved.
 
-tree_sitter is imported on the first `analyze` call, not at import time: the parser and its
-grammar cost a few milliseconds to load, and most sessions never run Bash. Each thread gets
-its own parser (a tree-sitter parser is not safe to share between threads).
+tree_sitter is imported on the first `analyze` call, not at import time (`grammar`).
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
-import threading
-import time
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
-from codebot.agent.permissions.shell_checks import (
+from codebot.shell.checks import (
     OPERATORS,
     TreeChecks,
     assigned_by,
@@ -36,17 +34,18 @@ from codebot.agent.permissions.shell_checks import (
     fields,
     shorten,
 )
-from codebot.agent.permissions.shell_words import (
+from codebot.shell.grammar import MAX_NODES, Budget, parse_tree
+from codebot.shell.words import (
     CONSTRUCTS,
     Word,
     command_name,
     decode_word,
     text_of,
 )
-from codebot.agent.permissions.shell_wrappers import Script, unwrap
+from codebot.shell.wrappers import Script, unwrap
 
 __all__ = ["MAX_CHARS", "MAX_NODES", "MAX_SCRIPT_DEPTH", "MAX_SPECIALS", "MAX_TREE_DEPTH",
-           "PARSE_SECONDS", "Analysis", "SimpleCommand", "analyze"]  # fmt: skip
+           "Analysis", "SimpleCommand", "analyze", "parsed"]  # fmt: skip
 
 #: Longer commands are not analysed at all: not plain, and unresolved.
 MAX_CHARS = 64 * 1024
@@ -54,15 +53,10 @@ MAX_CHARS = 64 * 1024
 MAX_SCRIPT_DEPTH = 6
 #: How deep the syntax tree is walked (`$($($(...)))`, long `&&` chains nest one level each).
 MAX_TREE_DEPTH = 200
-#: Syntax nodes walked per `analyze` call, nested scripts included (a typical command has 10-50).
-MAX_NODES = 4000
 #: More shell metacharacters than this and the command is not parsed: tree-sitter's error
 #: recovery grows with their square on hostile input.
 MAX_SPECIALS = 1024
-#: Wall-clock time tree-sitter may take per `analyze` call, nested scripts included.
-PARSE_SECONDS = 0.05
 _SPECIALS = "()<>|&;{}[]$`'\"\\"
-_CHUNK = 256
 
 _RESERVED = frozenset({"!", "case", "do", "done", "elif", "else", "esac", "fi", "for", "function",
                        "if", "in", "select", "then", "until", "while", "{", "}", "[[", "]]"})  # fmt: skip
@@ -115,38 +109,10 @@ class Analysis:
         return tuple(c for c in self.commands if not c.via)
 
 
-@dataclass
-class _Budget:
-    """Work left for one `analyze` call, shared by the scripts it parses again."""
-
-    deadline: float
-    nodes: int = MAX_NODES
-
-
-@cache
-def _language() -> Any:
-    import tree_sitter
-    import tree_sitter_bash
-
-    return tree_sitter.Language(tree_sitter_bash.language())
-
-
-_local = threading.local()
-
-
-def _parser() -> Any:
-    parser = getattr(_local, "parser", None)
-    if parser is None:
-        import tree_sitter
-
-        parser = _local.parser = tree_sitter.Parser(_language())
-    return parser
-
-
 class _Walk(TreeChecks):
     """One pass over the tree of one command text, collecting problems and commands."""
 
-    def __init__(self, text: str, depth: int, budget: _Budget, rejoined: bool = False) -> None:
+    def __init__(self, text: str, depth: int, budget: Budget, rejoined: bool = False) -> None:
         super().__init__(text)
         self.budget = budget
         self.rejoined = rejoined
@@ -180,27 +146,11 @@ class _Walk(TreeChecks):
         return self.result()
 
     def parse(self) -> Any:
-        """The syntax tree, or None when parsing takes longer than the budget allows.
-
-        tree-sitter's error recovery is quadratic on some inputs (`)))...`, `x=(x=(...`): the
-        source is handed over in chunks, and once the deadline passes the parser is told the
-        input has ended, and the tree is not used.
-        """
-        src, budget = self.src, self.budget
-        late = False
-
-        def read(offset: int, _point: Any) -> bytes:
-            nonlocal late
-            if late or time.perf_counter() > budget.deadline:
-                late = True
-                return b""
-            return src[offset : offset + _CHUNK]
-
-        tree = _parser().parse(read)
-        if late or tree is None:
-            self.give_up(f"took more than {PARSE_SECONDS * 1000:.0f} ms to parse", 0)
-            return None
-        return tree.root_node
+        """The syntax tree, or None when parsing needs more work than the budget has left."""
+        root, over = parse_tree(self.src, self.budget)
+        if over:
+            self.give_up(over, 0)
+        return root
 
     def give_up(self, why: str, offset: int) -> None:
         self.problems.append((offset, f"is too complex to analyze: it {why}", ""))
@@ -370,7 +320,7 @@ class _Walk(TreeChecks):
             self.problems.append((word.offset, f"contains a script for `{script.via}`", f" that is not plain ({detail})"))
 
 
-def _analyze(command: str, depth: int, budget: _Budget) -> Analysis:
+def _analyze(command: str, depth: int, budget: Budget) -> Analysis:
     if len(command) > MAX_CHARS:
         why = f"too long to analyze ({len(command):,} characters; the limit is {MAX_CHARS:,})"
         return Analysis(command, False, f"not plain: {why}", (), (why,))
@@ -384,10 +334,18 @@ def _analyze(command: str, depth: int, budget: _Budget) -> Analysis:
 
 
 def analyze(command: str) -> Analysis:
-    """Parse `command` as bash and say what it is made of. Pure; never raises for any text."""
+    """Parse `command` as bash and say what it is made of. Pure (the budgets count work, not
+    time: the same text always gives the same analysis); never raises for any text."""
     try:
-        _parser()  # loaded before the clock starts: the first call must not run out of time
-        return _analyze(command, 0, _Budget(time.perf_counter() + PARSE_SECONDS))
+        return _analyze(command, 0, Budget.start())
     except Exception as e:  # fail closed: a bug here must ask, never allow
         why = f"could not be analysed ({type(e).__name__}: {e})"
         return Analysis(command, False, f"not plain: {why}", (), (why,))
+
+
+@lru_cache(maxsize=64)
+def parsed(command: str) -> Analysis:
+    """`analyze`, remembered for the last few texts: one Bash decision asks about the same
+    command several times (each rule's `Pattern.matches`, the deny rules, the always-allow
+    offer), and `analyze` is pure, so each command is parsed once."""
+    return analyze(command)

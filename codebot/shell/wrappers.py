@@ -5,7 +5,7 @@ This module owns the option grammar of the wrappers (`env`, `sudo`, `timeout`, `
 `eval`, `trap`, `watch`, `ssh`), git's dashed programs (`git-push x` is `git push x`), and the
 builtins whose effect cannot be seen statically (`source`, `alias`, ...). `unwrap` says which
 slices of one command's words are commands, which strings are scripts, and what cannot be
-resolved; `shell_parse` builds the nested commands and parses the scripts.
+resolved; `parse` builds the nested commands and parses the scripts.
 
 Unknown options of a modelled wrapper make the wrapped command unresolved instead of guessed
 at: an option taking a value we do not know about would shift the command name by one word.

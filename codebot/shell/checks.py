@@ -6,7 +6,7 @@ command may hold, where tree-sitter and bash would read the same bytes different
 one word, `a\\<newline>b`, `--a=b` taken for an assignment, ...), and which constructs run code
 the command does not show (arithmetic on variables, `${x@P}`, `${!x}`, array subscripts, and
 `evaluates`: builtins such as `let` or `printf -v 'a[$(id)]'`).
-It records problems (why a command is not plain) and unresolved reasons; `shell_parse`
+It records problems (why a command is not plain) and unresolved reasons; `parse`
 builds the commands.
 """
 
@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from codebot.agent.permissions.shell_words import CONSTRUCTS, text_of
+from codebot.shell.words import CONSTRUCTS, text_of
 
 __all__ = ["OPERATORS", "TreeChecks", "assigned_by", "evaluates", "fields", "shorten"]
 

@@ -8,7 +8,7 @@ short `-o` also matches `-ofile` and a cluster such as `-sSo`, and for the progr
 `ABBREVIATING` a long option also matches its abbreviations (`tar --checkpoint-act`); `kind`
 says when a row applies (an option, a subcommand, any use, or a check of a script such as
 sed's `w` command).
-The script checks (sed, awk) and the value checks (curl `@file`) live in `shell_scripts`.
+The script checks (sed, awk) and the value checks (curl `@file`) live in `scripts`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from codebot.agent.permissions.shell_parse import SimpleCommand
-from codebot.agent.permissions.shell_scripts import awk_danger, curl_uploads, sed_danger
+from codebot.shell.parse import SimpleCommand
+from codebot.shell.scripts import awk_danger, curl_uploads, sed_danger
 
 __all__ = ["ABBREVIATING", "DANGEROUS_OPTIONS", "DANGEROUS_VARIABLES", "Danger", "Finding", "findings"]
 

@@ -1,11 +1,11 @@
-"""Bash allow and deny rules matched on parsed commands, and the decision that combines them.
+"""Bash allow and deny rules matched on parsed commands.
 
 This module owns what `Bash(git diff:*)` (prefix) and `Bash(npm test)` (exact) mean for a
-command once `shell_parse.analyze` has taken it apart, and `decide`, the one verdict for a
-Bash call. The dangerous-options table it consults is `shell_danger.DANGEROUS_OPTIONS`,
-re-exported here.
+command once `parse.analyze` has taken it apart; the order in which rules are consulted
+(the one verdict for a Bash call) is `decide`. The dangerous-options table it consults is
+`danger.DANGEROUS_OPTIONS`, re-exported here.
 
-Allow is strict. A rule allows only a plain command (see `shell_parse`), every simple command
+Allow is strict. A rule allows only a plain command (see `parse`), every simple command
 of which, including those run through a wrapper (`timeout 5 pytest` runs `pytest`) or a
 `bash -c` script, is covered: its words start with the rule's words (prefix) or equal them
 (exact), or the rule's words already named it (`Bash(xargs grep:*)` names the `grep` that
@@ -27,27 +27,28 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from codebot.agent.permissions.shell_danger import (
+from codebot.shell.danger import (
     DANGEROUS_OPTIONS,
     DANGEROUS_VARIABLES,
     Danger,
     findings,
     variable_danger,
 )
-from codebot.agent.permissions.shell_parse import Analysis, SimpleCommand, analyze
+from codebot.shell.parse import Analysis, SimpleCommand, analyze
 
 __all__ = [
     "DANGEROUS_OPTIONS",
     "DANGEROUS_VARIABLES",
     "DENY_ALIASES",
     "Danger",
-    "Decision",
     "Match",
     "RuleKind",
     "allow_match",
-    "decide",
+    "allow_rules",
+    "covered",
     "deny_match",
     "needs_asking_under_deny",
+    "rule_label",
     "rule_words",
 ]
 
@@ -62,13 +63,7 @@ class Match:
     reason: str
 
 
-@dataclass(frozen=True)
-class Decision:
-    verdict: Literal["allow", "deny", "ask"]
-    reason: str
-
-
-def _label(spec: str, kind: RuleKind) -> str:
+def rule_label(spec: str, kind: RuleKind) -> str:
     return f"Bash({spec}:*)" if kind == "prefix" else f"Bash({spec})"
 
 
@@ -153,7 +148,7 @@ def _allow(analysis: Analysis, rules: Sequence[_Rule], what: str) -> Match:
 def allow_match(analysis: Analysis, spec: str, kind: RuleKind) -> Match:
     """Whether the rule `Bash(spec)` (exact) or `Bash(spec:*)` (prefix) allows the command."""
     words = rule_words(spec)
-    label = _label(spec, kind)
+    label = rule_label(spec, kind)
     if words is None:
         return Match(False, f"{label} is not a single plain command, so it allows nothing")
     return _allow(analysis, [(kind, words, label)], label)
@@ -187,7 +182,7 @@ def _consistent(cmd: SimpleCommand, rest: tuple[str, ...]) -> bool:
 def deny_match(analysis: Analysis, spec: str, kind: RuleKind) -> Match:
     """Whether any command anywhere in it is one the rule denies (see the module docstring)."""
     words = _deny_words(spec)
-    label = _label(spec, kind)
+    label = rule_label(spec, kind)
     if not words:
         return Match(False, f"{label} names no command")
     name = words[0].rsplit("/", 1)[-1].casefold()
@@ -212,36 +207,19 @@ def needs_asking_under_deny(analysis: Analysis) -> str | None:
     return None
 
 
-def decide(
-    command: str,
-    allow: Sequence[tuple[RuleKind, str]],
-    deny: Sequence[tuple[RuleKind, str]],
-    allow_any: bool,
-) -> Decision:
-    """The verdict for one Bash command.
-
-    A deny rule that hits denies; with deny rules, a command that cannot be fully checked is
-    asked; a bare `Bash` allow rule (`allow_any`) allows; allow rules that together cover the
-    command allow; anything else asks.
-    """
-    analysis = analyze(command)
-    for kind, spec in deny:
-        m = deny_match(analysis, spec, kind)
-        if m.ok:
-            return Decision("deny", m.reason)
-    if deny:
-        why = needs_asking_under_deny(analysis)
-        if why:
-            return Decision("ask", why)
-    if allow_any:
-        return Decision("allow", "a bare Bash rule allows every command")
+def allow_rules(allow: Sequence[tuple[RuleKind, str]]) -> list[_Rule]:
+    """The exact and prefix rules that can allow anything: a rule of several commands allows
+    nothing, every part of a chain must be allowed on its own (`Bash(make && rm -rf x)` is
+    not a way to pre-approve `rm -rf x`)."""
     rules: list[_Rule] = []
     for kind, spec in allow:
-        # A rule of several commands allows nothing: every part of a chain must be allowed
-        # on its own (`Bash(make && rm -rf x)` is not a way to pre-approve `rm -rf x`).
         words = rule_words(spec)
         if words is not None:
-            rules.append((kind, words, _label(spec, kind)))
+            rules.append((kind, words, rule_label(spec, kind)))
+    return rules
+
+
+def covered(analysis: Analysis, rules: Sequence[_Rule]) -> Match:
+    """Whether these rules (from `allow_rules`) together allow the command."""
     what = ", ".join(r[2] for r in rules) or "any allow rule"
-    m = _allow(analysis, rules, what)
-    return Decision("allow" if m.ok else "ask", m.reason)
+    return _allow(analysis, rules, what)
