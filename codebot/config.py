@@ -21,6 +21,7 @@ from typing import Any
 
 from codebot.environment import ShellEnv, read_shell_env
 from codebot.home import codebot_home
+from codebot.skills.prompt.listing import MIN_BUDGET, ListingOptions
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
 #: The project's personal settings (not committed): the skill toggles of `/skills`.
@@ -47,14 +48,6 @@ class TurnLimits:
     turn_seconds: float = 3600.0  # wall time, less the time spent waiting for your answers
 
 
-#: Settings a project's config may lower and never raise, with their defaults: a value
-#: above yours (or the default) is ignored with a warning naming the key and the file.
-LOWER_ONLY: Mapping[tuple[str, str], float] = MappingProxyType({
-    ("skills", "fork_depth"): 2, ("limits", "turn_requests"): TurnLimits.turn_requests,
-    ("limits", "turn_tokens"): TurnLimits.turn_tokens, ("limits", "turn_seconds"): TurnLimits.turn_seconds,
-})  # fmt: skip
-
-
 @dataclass(frozen=True)
 class CompactionSettings:
     """`compaction:` in the config (docs/sessions.md). Budgets are in tokens."""
@@ -78,9 +71,11 @@ class Settings:
     user_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     shared_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     local_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    listing_budget: int | None = None  # characters; None: 1% of the window, at least 8,000
-    listing_line: int = 220
-    listing_when: int = 160
+    # The defaults here (and in CompactionSettings, TurnLimits) are the only ones:
+    # `load_settings` reads them when a key is missing or invalid.
+    listing_budget: int | None = None  # characters; None: 1% of the window, at least MIN_BUDGET
+    listing_line: int = ListingOptions.line_max
+    listing_when: int = ListingOptions.when_max
     fork_depth: int = 2
     shell_timeout: float = 120.0
     use_index: bool = True
@@ -111,6 +106,14 @@ class Settings:
     @property
     def local_config_path(self) -> Path:
         return self.project_dir.joinpath(*LOCAL_CONFIG)
+
+
+#: Settings a project's config may lower and never raise, with their defaults: a value
+#: above yours (or the default) is ignored with a warning naming the key and the file.
+LOWER_ONLY: Mapping[tuple[str, str], float] = MappingProxyType({
+    ("skills", "fork_depth"): Settings.fork_depth, ("limits", "turn_requests"): TurnLimits.turn_requests,
+    ("limits", "turn_tokens"): TurnLimits.turn_tokens, ("limits", "turn_seconds"): TurnLimits.turn_seconds,
+})  # fmt: skip
 
 
 def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -242,15 +245,16 @@ def load_settings(
     sandbox_mode = _sandbox_mode(raw, warnings)
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
     comp = raw.get("compaction") if isinstance(raw.get("compaction"), dict) else {}
-    threshold = comp.get("threshold", 0.85)
+    cs = CompactionSettings  # its class attributes are the defaults
+    threshold = comp.get("threshold", cs.threshold)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.1 <= threshold <= 0.99:
         warnings.append(f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
-                        "(0.85 means 85% of the context window); using 0.85")  # fmt: skip
-        threshold = 0.85
+                        f"({cs.threshold} means {cs.threshold:.0%} of the context window); using {cs.threshold}")  # fmt: skip
+        threshold = cs.threshold
     compaction = CompactionSettings(
-        auto=comp.get("auto", True) is not False, threshold=float(threshold),
-        skill_tokens=num(comp, "skill_tokens", 5000, "compaction"),
-        skills_tokens=num(comp, "skills_tokens", 25000, "compaction"),
+        auto=comp.get("auto", cs.auto) is not False, threshold=float(threshold),
+        skill_tokens=num(comp, "skill_tokens", cs.skill_tokens, "compaction"),
+        skills_tokens=num(comp, "skills_tokens", cs.skills_tokens, "compaction"),
     )  # fmt: skip
     return Settings(
         home=home,
@@ -263,13 +267,13 @@ def load_settings(
         user_overrides=MappingProxyType(layers[0]),
         shared_overrides=MappingProxyType(layers[1]),
         local_overrides=MappingProxyType(layers[2]),
-        listing_budget=num(listing, "budget", 8000, "skills.listing") if "budget" in listing else None,
-        listing_line=num(listing, "line", 220, "skills.listing"),
-        listing_when=num(listing, "when", 160, "skills.listing"),
-        fork_depth=num(skills_cfg, "fork_depth", 2),
-        shell_timeout=num(skills_cfg, "shell_timeout", 120.0),
-        use_index=bool(skills_cfg.get("index", True)),
-        preselect=int(num(skills_cfg, "preselect", 0)) if skills_cfg.get("preselect") else 0,
+        listing_budget=num(listing, "budget", MIN_BUDGET, "skills.listing") if "budget" in listing else None,
+        listing_line=num(listing, "line", Settings.listing_line, "skills.listing"),
+        listing_when=num(listing, "when", Settings.listing_when, "skills.listing"),
+        fork_depth=num(skills_cfg, "fork_depth", Settings.fork_depth),
+        shell_timeout=num(skills_cfg, "shell_timeout", Settings.shell_timeout),
+        use_index=bool(skills_cfg.get("index", Settings.use_index)),
+        preselect=int(num(skills_cfg, "preselect", Settings.preselect)) if skills_cfg.get("preselect") else Settings.preselect,
         raw=MappingProxyType(raw),
         warnings=tuple(warnings),
         trusted=trusted,
@@ -378,8 +382,8 @@ SANDBOX_MODES = ("auto", "on", "off")
 def _sandbox_mode(raw: Mapping[str, Any], warnings: list[str]) -> str:
     cfg = raw.get("sandbox")
     if cfg is None:
-        return "auto"
-    mode = cfg.get("mode", "auto") if isinstance(cfg, dict) else cfg
+        return Settings.sandbox
+    mode = cfg.get("mode", Settings.sandbox) if isinstance(cfg, dict) else cfg
     if mode is True:
         return "on"
     if mode is False:

@@ -6,7 +6,8 @@ both need it and the skill system must not import the config.
 What codebot keeps there (transcripts, traces, caches, usage counts, prompt history,
 config) holds file contents and prompts, so it is private: folders 0700 and files 0600,
 whatever the umask. Every writer goes through `private_dir` and `private_fd` /
-`private_open` / `private_temp` below.
+`private_open` / `private_temp` below; a whole-file replace goes through `write_private`
+(or `atomic_file`, its streaming form), not a hand-written temp file and rename.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -117,21 +118,28 @@ def _tighten_dir(d: Path) -> None:
             os.chmod(d, mode & DIR_MODE)
 
 
-def write_private(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
-    """Replace `path` with `data` atomically, 0600 from the first byte.
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], *, mode: int = FILE_MODE, sync: bool = True,
+                durable: bool = True) -> Iterator[IO[bytes]]:  # fmt: skip
+    """Replace `path` atomically with what is written to the yielded binary file.
 
-    A temporary file in the same folder, fsynced, then `os.replace`: a reader sees the old
-    file or the new one, never half of one, and a symlink at `path` is replaced, its target
-    untouched. `durable` also fsyncs the folder so the rename survives a crash (best
-    effort). Raises OSError; the temporary file never stays behind.
+    A temporary file in the same folder, 0600 from the first byte (given `mode` just before
+    the rename when that is not 0600: the Write tool keeps a project file's mode), fsynced
+    (`sync`), then `os.replace`: a reader sees the old file or the new one, never half of
+    one, and a symlink at `path` is replaced, its target untouched. `durable` also fsyncs
+    the folder so the rename survives a crash (best effort); a cache skips both. Raises
+    OSError (or what the body raises); the temporary file never stays behind.
     """
     target = Path(path)
     fd, tmp = private_temp(target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
+        if mode != FILE_MODE:
+            os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -144,3 +152,10 @@ def write_private(path: str | os.PathLike[str], data: bytes, *, durable: bool = 
                 os.fsync(dfd)
             finally:
                 os.close(dfd)
+
+
+def write_private(path: str | os.PathLike[str], data: bytes, *, durable: bool = True, sync: bool = True) -> None:
+    """Replace `path` with `data` atomically, 0600 from the first byte (`atomic_file`):
+    the one private write of codebot. `sync=False, durable=False` for a cache."""
+    with atomic_file(path, sync=sync, durable=durable) as fh:
+        fh.write(data)

@@ -123,7 +123,7 @@ def _save_global(settings: Settings, key: str, value: str) -> Toggled:
     """`skills.overrides.<key>` in $CODEBOT_HOME/config.yaml (atomically, 0600)."""
     import yaml
 
-    from codebot.home import private_dir, private_temp
+    from codebot.home import private_dir, write_private
 
     path = settings.config_path
     try:
@@ -140,13 +140,9 @@ def _save_global(settings: Settings, key: str, value: str) -> Toggled:
     if value != "on":
         overrides[key] = value
     skills["overrides"] = overrides
-    # 0600 like everything in $CODEBOT_HOME (permission rules, endpoints, overrides);
-    # os.replace gives config.yaml the temp file's mode.
+    # 0600 like everything in $CODEBOT_HOME (permission rules, endpoints, overrides).
     private_dir(path.parent)
-    fd, tmp = private_temp(path.parent, prefix=".config.", suffix=".yaml")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True)
-    os.replace(tmp, path)
+    write_private(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"))
     user = {k: v for k, v in settings.user_overrides.items() if k != key} | ({} if value == "on" else {key: value})
     done = _in_force(settings, user, settings.shared_overrides, settings.local_overrides)
     said = f"saved in {_shown(path)}"

@@ -82,7 +82,7 @@ def remember_declined(home: Path, project: Path) -> None:
     import json
     import os
 
-    from codebot.home import private_dir, private_temp
+    from codebot.home import private_dir, write_private
     from codebot.skills.files import read_regular
 
     path = home / DECLINED
@@ -97,9 +97,6 @@ def remember_declined(home: Path, project: Path) -> None:
         return
     try:
         private_dir(home)
-        fd, tmp = private_temp(home, ".untrusted-", ".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump([*[p for p in current if isinstance(p, str)], real], fh)
-        os.replace(tmp, path)
+        write_private(path, json.dumps([*[p for p in current if isinstance(p, str)], real]).encode("utf-8"))
     except OSError:
         return

@@ -11,7 +11,7 @@ import os
 import re
 
 from codebot.agent.model.protocol import ModelError
-from codebot.agent.model.providers import PROVIDER_KEYS, provider_of
+from codebot.agent.model.providers import key_variables, provider_of
 
 _PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception)\s*[:\-]\s*)+")
 
@@ -69,7 +69,8 @@ def _key_hint(model: str, status: int | None, said: str, api_base: str | None, a
     missing = bool(_MISSING_KEY.search(said))
     refused = "is not allowed to use this model" if status == 403 else "was rejected"
     provider = provider_of(model)
-    var = PROVIDER_KEYS.get(provider, f"{provider.upper()}_API_KEY")
+    names = key_variables(provider)  # the table `key_problem` reads too
+    var = next((name for name in names if os.environ.get(name)), names[0])  # the one in use
     if api_base:
         if missing or not (api_key or os.environ.get(var)):
             return (f"no API key was given for {api_base}. Set the key for that server "

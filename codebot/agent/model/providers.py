@@ -19,14 +19,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "DEEPSEEK_API_KEY": "deepseek/deepseek-chat",
     "OPENROUTER_API_KEY": "openrouter/openai/gpt-4o-mini",
     "XAI_API_KEY": "xai/grok-latest",
-}
-#: litellm provider -> the environment variable holding its key.
-PROVIDER_KEYS: dict[str, str] = {
-    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY", "groq": "GROQ_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY", "xai": "XAI_API_KEY", "cohere": "COHERE_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY", "fireworks_ai": "FIREWORKS_API_KEY", "azure": "AZURE_API_KEY",
-}  # fmt: skip
+}  # each a variable of KEY_VARIABLES below (tests/agent/model/test_providers.py)
 
 
 def provider_key_present(env: Mapping[str, str]) -> str | None:
@@ -51,17 +44,30 @@ def provider_of(model: str) -> str:
     return "openai"
 
 
-#: litellm provider -> every environment variable litellm reads its key from (the first
-#: is the one to suggest). Only providers whose key is a single variable: for the others
-#: (azure, bedrock, vertex_ai, local servers) a missing variable proves nothing.
+#: litellm provider -> every environment variable litellm reads its key from, the first
+#: the one to suggest. The one table of provider keys: the key check (`key_problem`) and
+#: the error hints (errors.py) both read it. Fireworks: litellm's chat also reads
+#: FIREWORKS_API_KEY, its embeddings only FIREWORKS_AI_API_KEY, so that one is suggested.
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",),
     "deepseek": ("DEEPSEEK_API_KEY",), "openrouter": ("OPENROUTER_API_KEY",), "xai": ("XAI_API_KEY",),
     "cohere": ("COHERE_API_KEY",), "together_ai": ("TOGETHERAI_API_KEY",),
     "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"), "perplexity": ("PERPLEXITYAI_API_KEY",),
-    "cerebras": ("CEREBRAS_API_KEY",), "deepinfra": ("DEEPINFRA_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",), "deepinfra": ("DEEPINFRA_API_KEY",), "azure": ("AZURE_API_KEY",),
 }  # fmt: skip
+#: Providers whose key is not all they need (an endpoint, a version): a missing variable
+#: proves nothing, so `key_problem` does not judge them; the error hints still name it.
+NEEDS_MORE_THAN_A_KEY = frozenset({"azure"})
+#: litellm provider -> the variable to suggest for its key (the first of `KEY_VARIABLES`).
+PROVIDER_KEYS: dict[str, str] = {provider: names[0] for provider, names in KEY_VARIABLES.items()}
+
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The variables `provider`'s key may be in; `<PROVIDER>_API_KEY` for one not in the table."""
+    return KEY_VARIABLES.get(provider) or (f"{provider.upper()}_API_KEY",)
+
+
 #: Bare model names (no `provider/`) whose provider the name alone tells.
 _BARE_PREFIXES = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"), ("o3", "openai"),
                   ("o4-", "openai"), ("claude-", "anthropic"))  # fmt: skip
@@ -72,7 +78,7 @@ def _known_provider(model: str) -> str | None:
     have to be asked, and importing it costs seconds)."""
     prefix, _, rest = model.partition("/")
     if rest:
-        return prefix if prefix in KEY_VARIABLES else None
+        return prefix if prefix in KEY_VARIABLES and prefix not in NEEDS_MORE_THAN_A_KEY else None
     return next((provider for start, provider in _BARE_PREFIXES if model.startswith(start)), None)
 
 

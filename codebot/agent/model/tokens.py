@@ -2,10 +2,11 @@
 
 Real models count with litellm's counter (`LiteLLMClient.count_tokens`, only once litellm
 is loaded for the request anyway); the offline and scripted models, and a real client
-before its first request, use `estimate_tokens`: one token per 4 characters, rounded up,
-plus `MESSAGE_OVERHEAD` per message for the role and separators. For English prose and
-code that is within about 15% of what OpenAI's and Anthropic's tokenizers give, and it
-errs high on text with long words, which is the safe side for deciding when to compact.
+before its first request, use `estimate_tokens`: one token per `CHARS_PER_TOKEN`
+characters (4, codebot/units.py), rounded up, plus `MESSAGE_OVERHEAD` per message for the
+role and separators. For English prose and code that is within about 15% of what
+OpenAI's and Anthropic's tokenizers give, and it errs high on text with long words, which
+is the safe side for deciding when to compact.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-CHARS_PER_TOKEN = 4
+from codebot.units import CHARS_PER_TOKEN
+
+__all__ = ["CHARS_PER_TOKEN", "MESSAGE_OVERHEAD", "estimate_tokens", "message_text"]
+
 MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text (OpenAI documents 3-4)
 
 

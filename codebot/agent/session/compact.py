@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codebot.skills.invoke import escape_tags
+from codebot.units import CHARS_PER_TOKEN
 
 # Shares of the room (the threshold's tokens minus system prompt, tools and listing) that
 # each part of the compacted view may take; the rest is where the conversation grows again.
@@ -139,7 +140,7 @@ def reattach(in_force: Sequence[InForce], count: Callable[[str], int], per_skill
 def cut_skill(s: InForce, tokens: int, room: int) -> str:
     """The skill's text cut to about `room` tokens, ending in a marker and `</skill>`."""
     body = s.text.removesuffix("</skill>").rstrip("\n")
-    keep = max(room * 4 - 200, 0)  # 4 characters a token, less the marker
+    keep = max(room * CHARS_PER_TOKEN - 200, 0)  # less the marker
     head = body[:keep]
     nl = head.rfind("\n")
     if nl > keep // 2:

@@ -20,6 +20,7 @@ from codebot.agent.session import compact as cp
 from codebot.agent.session import events as ev
 from codebot.agent.session.context import ContextUse, Meter, resolve_window
 from codebot.agent.session.turn import TurnState
+from codebot.units import CHARS_PER_TOKEN, DENSE_CHARS_PER_TOKEN
 
 #: Tokens kept free for the summary request's instructions.
 INSTRUCTION_TOKENS = 400
@@ -90,7 +91,8 @@ class Compacting:
             start = cp.units(history)[-1][0]
         older, recent = history[:start], history[start:]
         results = sum(1 for m in recent if m.get("role") == "tool") or 1
-        limit = max(400, min(int(room * cp.RESULT_SHARE * 4), int(room * cp.TAIL_SHARE * 4 / results)))
+        limit = max(400, min(int(room * cp.RESULT_SHARE * CHARS_PER_TOKEN),
+                             int(room * cp.TAIL_SHARE * CHARS_PER_TOKEN / results)))
         tail = cp.clip_results(recent, limit)
         summary, failed = await self._summary(older, focus, turn, window, room)
         cfg = self.settings.compaction
@@ -120,8 +122,8 @@ class Compacting:
         out_tokens = int(room * cp.SUMMARY_SHARE)
         budget = int(window * self.settings.compaction.threshold) - self.meter.text(self.system_prompt)
         budget -= INSTRUCTION_TOKENS + out_tokens
-        # 3 characters a token: code and JSON tokenize denser than prose.
-        text = fit_lines(render_lines(older, clip=max(300, budget // 8)), max(budget * 3, 2000))
+        # Code and JSON tokenize denser than prose: the conservative rate.
+        text = fit_lines(render_lines(older, clip=max(300, budget // 8)), max(budget * DENSE_CHARS_PER_TOKEN, 2000))
         request = ModelRequest(
             messages=[{"role": "system", "content": self.system_prompt},
                       {"role": "user", "content": request_text(text, focus)}],
@@ -140,7 +142,7 @@ class Compacting:
         summary = completion.text.strip()
         if summary.startswith(SUMMARY_PREFIX):  # an echo of the request is no summary
             return "", "the model repeated the summary request instead of answering it"
-        limit = out_tokens * 4
+        limit = out_tokens * CHARS_PER_TOKEN
         if len(summary) > limit:
             summary = summary[:limit] + "\n[… the summary was longer and was cut to fit]"
         return summary, None

@@ -9,7 +9,6 @@ import asyncio
 import difflib
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from codebot.agent.tools.base import (
 )
 from codebot.agent.tools.search import SKIP_DIRS, GlobTool, GrepTool, glob_regex
 from codebot.agent.tools.shell import BashTool
+from codebot.home import atomic_file
 
 # SKIP_DIRS, GlobTool, GrepTool and glob_regex moved to `search`; re-exported for callers.
 __all__ = [
@@ -127,26 +127,15 @@ class ReadTool(PathTool):
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder and `os.replace`; keeps the mode."""
+    """Write through a temporary file in the same folder and `os.replace`; keeps the mode
+    (a new file gets the umask's), never 0600 like codebot's own files (`atomic_file`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_UMASK
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_file(path, mode=mode, durable=False) as fh:
+        fh.write(data)
 
 
 def unified_diff(before: str, after: str, name: str, *, max_lines: int | None = DIFF_MAX_LINES, context: int = 3) -> str:

@@ -21,7 +21,6 @@ flushed at exit, and an `Index` reading the same path waits for them.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import gc
 import json
@@ -33,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import codebot
-from codebot.home import codebot_home, private_dir, private_temp
+from codebot.home import codebot_home, private_dir, write_private
 from codebot.skills.catalog.discover import Candidate
 from codebot.skills.catalog.index_codec import decode_row, decode_spec, encode_spec
 from codebot.skills.files import Diagnostic, Root, Spec, Stamp
@@ -331,20 +330,11 @@ def _exists(entry: Any) -> bool:
 
 
 def _write_atomic(path: Path, doc: dict[str, Any]) -> None:
-    tmp = None
     try:
         # ASCII escapes: a lone surrogate from a YAML "\ud800" escape must not break the write.
         data = json.dumps(doc, separators=(",", ":")).encode("ascii")
         # Private: the index holds every skill's parsed text, project skills included.
         private_dir(path.parent)
-        fd, tmp = private_temp(path.parent, prefix=".skill-index.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-        tmp = None
+        write_private(path, data, sync=False, durable=False)  # a cache: no fsync
     except (OSError, ValueError, TypeError):
         pass  # an unwritable cache location only costs the next start some parsing
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from codebot.skills.files import Source, Spec
 from codebot.skills.invoke import Actor, Adapter, eligible, escape_tags
+from codebot.units import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
-#: The budget when none is configured: 1% of the context window (4 characters a token),
+#: The budget when none is configured: 1% of the context window (`CHARS_PER_TOKEN`),
 #: never less than this; exactly this when the window is unknown (the offline model).
 MIN_BUDGET = 8000
 ELLIPSIS = "…"
@@ -131,9 +132,10 @@ def order_for_prompt(specs: Iterable[Spec], active: Collection[str],
 @dataclass(frozen=True)
 class ListingOptions:
     """Budgets in characters. `budget` caps the whole listing (None: 1% of the model's
-    `context_window` in tokens, at 4 characters a token, never less than `MIN_BUDGET`;
+    `context_window` in tokens, at `CHARS_PER_TOKEN`, never less than `MIN_BUDGET`;
     `MIN_BUDGET` when the window is unknown). `line_max` caps one skill line
-    (`- name [hint]: description`), `when_max` one `  when: …` line.
+    (`- name [hint]: description`), `when_max` one `  when: …` line. Their defaults are
+    the config's too (codebot/config.py reads them for `Settings.listing_line`/`_when`).
     """
 
     budget: int | None = None
@@ -146,7 +148,7 @@ class ListingOptions:
         if self.budget is not None:
             return self.budget
         if self.context_window:
-            return max(MIN_BUDGET, self.context_window * 4 // 100)
+            return max(MIN_BUDGET, self.context_window * CHARS_PER_TOKEN // 100)
         return MIN_BUDGET
 
 

@@ -16,7 +16,6 @@ they embed, so a catalog is embedded once and an edited skill again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -27,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from codebot.home import private_dir, private_temp
+from codebot.home import atomic_file, private_dir
 from codebot.skills.files import Spec
 
 #: texts -> unit-length vectors (one row per text); tests inject their own
@@ -166,16 +165,9 @@ class EmbeddingScorer:
         # Private like the rest of cache/: embeddings can be inverted back to skill text.
         # A file object, not a name: np.savez would create a name with the umask's mode.
         private_dir(self.cache_file.parent)
-        fd, tmp = private_temp(self.cache_file.parent, prefix=f".{self.cache_file.stem}.", suffix=".tmp.npz")
-        try:
-            hashes = list(self._vectors)
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes]))
-            os.replace(tmp, self.cache_file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        hashes = list(self._vectors)
+        with atomic_file(self.cache_file, sync=False, durable=False) as fh:  # a cache: no fsync
+            np.savez(fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes]))
 
     def chunk_vectors(self, specs: Sequence[Spec]) -> tuple[Any, Any]:
         """Unit vectors of every text embedded for `specs` (`skill_texts`), and the index
