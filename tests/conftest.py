@@ -1,11 +1,33 @@
-"""Fixtures shared by every test: a private home, a skill writer, the shared corpus."""
+"""Fixtures shared by every test: a private home, no provider keys, a project folder, a
+skill writer, the shared corpus, and `wait_until` (poll a condition instead of sleeping)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+from codebot.agent.model import providers
+
+T = TypeVar("T")
+
+#: Every environment variable that could pick a provider, a key or a model for codebot:
+#: codebot's own provider table (codebot/agent/model/providers.py) plus the variables
+#: codebot and the OpenAI client read directly. One list for the whole suite.
+PROVIDER_KEYS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            *providers.DEFAULT_MODELS,
+            *providers.PROVIDER_KEYS.values(),
+            *(name for names in providers.KEY_VARIABLES.values() for name in names),
+            "CODEBOT_MODEL", "CODEBOT_API_BASE", "CODEBOT_API_KEY",
+            "OPENAI_BASE_URL", "OPENAI_API_BASE",
+        }  # fmt: skip
+    )
+)
 
 CORPUS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "skills"
 
@@ -23,6 +45,72 @@ def isolated_home(
     # No test may find the developer's own Ollama or llama.cpp (the first-run probe).
     monkeypatch.setenv("CODEBOT_NO_PROBE", "1")
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees a real provider key, base URL or a model chosen in the environment
+    (so no test can reach a real provider, and subprocesses inherit the clean env)."""
+    for name in PROVIDER_KEYS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def provider_keys() -> tuple[str, ...]:
+    """The list `no_provider_keys` removes, for tests that build a child's env by hand."""
+    return PROVIDER_KEYS
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project: `<tmp>/proj` with a `.git/` folder. A module that needs more files
+    overrides it with `def project(project, ...)`, which receives this one."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    return proj
+
+
+def _wait_until(
+    predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition", interval: float = 0.02
+) -> T:
+    """Call `predicate` until it returns something truthy and return that; fail the test
+    after `timeout` seconds, naming `what` was waited for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+async def _async_wait_until(
+    predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition", interval: float = 0.01
+) -> T:
+    """`wait_until` for async tests: yields to the event loop between checks."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(interval)
+
+
+@pytest.fixture
+def wait_until() -> Callable[..., object]:
+    """`wait_until(pred, timeout=10, what="...")` -> pred's first truthy value, else the test fails."""
+    return _wait_until
+
+
+@pytest.fixture
+def async_wait_until() -> Callable[..., object]:
+    """`await async_wait_until(pred, timeout=10, what="...")`: the same, without blocking the loop."""
+    return _async_wait_until
 
 
 WriteSkill = Callable[..., Path]

@@ -11,9 +11,8 @@ from codebot.config import codebot_home, load_settings
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / ".codebot").mkdir()
     return proj
 
@@ -67,3 +66,26 @@ def test_skills_dirs_from_config_are_relative_to_the_project(project: Path, writ
     (project / ".codebot" / "config.yaml").write_text("skills:\n  dirs: [extra-skills]\n")
     s = load_settings(cwd=project)
     assert s.skills_dirs == (project / "extra-skills",)
+
+
+def test_the_dataclass_defaults_are_the_only_defaults(project: Path, monkeypatch) -> None:
+    """`load_settings` reads each default from the dataclasses: change one there and an
+    empty config follows it (issue 31)."""
+    from codebot.config import CompactionSettings, Settings, TurnLimits
+
+    s = load_settings(cwd=project)
+    assert (s.listing_line, s.listing_when, s.fork_depth, s.shell_timeout, s.preselect, s.use_index, s.sandbox) == (
+        Settings.listing_line, Settings.listing_when, Settings.fork_depth, Settings.shell_timeout,
+        Settings.preselect, Settings.use_index, Settings.sandbox)  # fmt: skip
+    assert s.compaction == CompactionSettings() and s.limits == TurnLimits()
+    changed = {"listing_line": 300, "listing_when": 90, "fork_depth": 3, "shell_timeout": 60.0}
+    for name, value in changed.items():
+        monkeypatch.setattr(Settings, name, value)
+    monkeypatch.setattr(CompactionSettings, "skill_tokens", 1234)
+    monkeypatch.setattr(CompactionSettings, "threshold", 0.5)
+    monkeypatch.setattr(TurnLimits, "turn_requests", 7)
+    s = load_settings(cwd=project)
+    assert {name: getattr(s, name) for name in changed} == changed
+    assert (s.compaction.skill_tokens, s.compaction.threshold, s.limits.turn_requests) == (1234, 0.5, 7)
+    home_config("skills:\n  listing:\n    line: -5\n")  # an invalid value falls back to the same default
+    assert load_settings(cwd=project).listing_line == 300

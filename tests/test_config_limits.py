@@ -13,11 +13,9 @@ from codebot.home import codebot_home
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".codebot").mkdir(parents=True)
-    (proj / ".git").mkdir()
-    return proj
+def project(project: Path) -> Path:
+    (project / ".codebot").mkdir()
+    return project
 
 
 def project_config(project: Path, text: str) -> Path:

@@ -26,7 +26,7 @@ def loaded_after(code: str) -> dict[str, bool]:
     "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, codebot.skills.prompt.listing, codebot.skills.route.router",
     "import codebot.agent.session.loop, codebot.agent.session.setup, codebot.agent.model.litellm_client, codebot.agent.model.offline",
     "import codebot.cli",
-    "import codebot.agent.permissions.approvals, codebot.agent.permissions.bash_check, codebot.agent.tools.shell",
+    "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, codebot.agent.tools.shell",
 ])  # fmt: skip
 def test_core_modules_do_not_load_heavy_libraries(code: str) -> None:
     assert loaded_after(code) == dict.fromkeys(HEAVY, False)

@@ -1,8 +1,10 @@
 """The house rules of codebot/, read from every module's imports (AST, no import runs).
 
 - no import circle anywhere, counting imports inside functions and under TYPE_CHECKING;
-- layers point one way: base -> skills -> trust -> config -> workspace -> agent -> ui ->
-  commands -> cli;
+- layers point one way: base -> shell -> skills -> trust -> config -> workspace -> agent ->
+  ui -> commands -> cli;
+- `codebot.shell` (the Bash analyzer) imports nothing of codebot but itself, it alone imports
+  tree_sitter, and the Bash decision is made there only;
 - inside `skills` and `agent`, a stage imports only the stages before it in the flow;
 - no module over 400 lines.
 """
@@ -10,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,8 @@ PKG = ROOT / "codebot"
 LAYERS = [
     ("codebot", "codebot._exports", "codebot.home", "codebot.templates", "codebot.display",
      "codebot.protected", "codebot.protected_watch", "codebot.provenance", "codebot.environment",
-     "codebot.inotify"),
+     "codebot.inotify", "codebot.units"),
+    ("codebot.shell",),
     ("codebot.skills",),
     ("codebot.trust", "codebot.project_config"),
     ("codebot.config",),
@@ -185,6 +189,45 @@ def test_the_flow_rule_refuses_backward_imports(bad: tuple[str, str]) -> None:
 def test_skills_never_import_agent_ui_or_config() -> None:
     bad = [f"{n} imports {d}" for n, ds in GRAPH.items() if n.startswith("codebot.skills")
            for d in ds if d.startswith(("codebot.agent", "codebot.ui", "codebot.config"))]  # fmt: skip
+    assert bad == []
+
+
+def _in_shell(name: str) -> bool:
+    return name == "codebot.shell" or name.startswith("codebot.shell.")
+
+
+def test_the_shell_imports_nothing_of_codebot_but_itself() -> None:
+    """`codebot.shell` stands alone (`codebot._exports` is the lazy re-export helper)."""
+    bad = [f"{n} imports {d}" for n, ds in GRAPH.items() if _in_shell(n)
+           for d in ds if not _in_shell(d) and d != "codebot._exports"]  # fmt: skip
+    assert bad == []
+
+
+def test_only_the_shell_imports_tree_sitter() -> None:
+    users = set()
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []  # fmt: skip
+            if any(m.split(".")[0] in ("tree_sitter", "tree_sitter_bash") for m in mods):
+                users.add(name)
+    assert users and all(_in_shell(n) for n in users), users
+
+
+def test_the_bash_decision_is_made_only_in_the_shell() -> None:
+    """One order of deny/ask/allow for Bash (`codebot.shell.check_bash`): no module outside
+    codebot/shell defines `check_bash`, `decide_bash`, `bash_check`, ... or holds the
+    matchers' decision order itself."""
+    decision = re.compile(r"_*((check|decide|decision|verdict)_?bash|bash_?(check|decide|decision|verdict))\w*")
+    bad = []
+    for name, path in MODULES.items():
+        if _in_shell(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and decision.fullmatch(node.name.lower()):
+                bad.append(f"{name}.{node.name}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("codebot.shell"):
+                bad.extend(f"{name} imports {a.name}" for a in node.names if a.name == "needs_asking_under_deny")
     assert bad == []
 
 

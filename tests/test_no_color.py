@@ -19,9 +19,8 @@ DESCRIPTION = r'"Looks \e[32mgreen\e[0m and \x9b1A harmless. Not for anything re
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     write_skill(
         skills,

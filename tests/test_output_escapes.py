@@ -24,9 +24,8 @@ BAD = ("\x1b", "\x07", "\x9b")
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     write_skill(skills, "evil", f"name: {NAME_YAML}\ndescription: {DESC_YAML}", "Body \x1b]52;c;Ym9keQ==\x07 text.\n")
     write_skill(skills, "review", "description: Review the diff.")

@@ -52,9 +52,8 @@ def home() -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     write_skill(proj / ".codebot" / "skills", "deploy", "description: Deploy the app. Not for local runs.",
                 "Deploy steps for $ARGUMENTS.")  # fmt: skip
     return proj

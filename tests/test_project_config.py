@@ -11,9 +11,8 @@ from codebot.config import load_settings
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / ".codebot").mkdir()
     return proj
 

@@ -1,5 +1,10 @@
 """Slash commands shared by every front end: built-ins, skill completion, parsing.
 
+`BUILTINS` is the one table of built-in commands: name, argument hint, help, the
+`Controller` method that handles it and how a front end runs it. A handler returns a
+`Reply` (text and an `Action`); the TUI and line mode only show the text and perform the
+action, so neither decides which command exists or what it means.
+
 Built-ins win over skills with the same name (the skill is reported as shadowed by the
 built-in). Completion lists built-ins and the skills the *person* may invoke, ordered by
 usage, each with its argument hint and description, fuzzy matched.
@@ -7,6 +12,7 @@ usage, each with its argument hint and description, fuzzy matched.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -15,31 +21,103 @@ from codebot.skills.files import Spec, normalize_name
 from codebot.skills.invoke import Actor, eligible
 
 
+class Front(enum.Enum):
+    """The front end a command runs in: what `/help` lists and which keys it names."""
+
+    TUI = "tui"
+    LINE = "line"  # line mode at a terminal
+    PLAIN = "plain"  # line mode reading a pipe: one message per line
+
+
+class Action(enum.Enum):
+    """What a front end does with a built-in's reply, besides showing its text."""
+
+    NONE = enum.auto()  # show the text
+    EXIT = enum.auto()  # quit
+    CLEAR = enum.auto()  # the conversation was cleared: empty the view, then the text
+    COMPACT = enum.auto()  # run `controller.compact(reply.arg)` as a turn (cancellable)
+    OPEN_SKILLS = enum.auto()  # the skills browser (line mode: the table), filtered by reply.arg
+    SKILLS_CHANGED = enum.auto()  # an override was saved: the text, then refresh skill lists
+    SKILLS_RELOADED = enum.auto()  # /reload ran: the text (the TUI also toasts it), refresh
+    PICK_MODEL = enum.auto()  # the text lists the models; the TUI opens its picker
+    MODEL_SWITCHED = enum.auto()  # a new client: the text, then warm it up
+    PICK_SESSION = enum.auto()  # the text lists the sessions; each front end's picker runs /resume ID
+    RESUMED = enum.auto()  # another session replaced this one: show its history instead of the text
+    OPEN_TRANSCRIPT = enum.auto()  # the whole session: a screen in the TUI, the text in line mode
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The outcome of a built-in: text to show, an action, and the action's argument."""
+
+    text: str = ""
+    action: Action = Action.NONE
+    arg: str = ""  # the filter of OPEN_SKILLS, the focus of COMPACT
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
+    """One built-in. `handler` names the `Controller` method (`(args) -> Reply`) that
+    decides what it does; `codebot.ui.builtins.HANDLERS` resolves every name at import."""
+
     name: str
     hint: str
     help: str
+    handler: str
+    runs_turn: bool = False  # sends a model request: runs as a turn (busy, Ctrl+C cancels)
+    not_while_busy: bool = False  # refused while a turn runs (the TUI accepts input then)
+    off_loop: bool = False  # may import a client, rescan folders or read files: a thread in the TUI
+    view: bool = False  # opens a view: the TUI does not echo it into the conversation
+    tui_only: bool = False
+    line_only: bool = False
+
+    def available(self, front: Front) -> bool:
+        return not (self.tui_only and front is not Front.TUI) and not (self.line_only and front is Front.TUI)
 
 
 BUILTINS: tuple[Command, ...] = (
-    Command("help", "", "show commands, skills and keys"),
-    Command("skills", "[filter]", "browse skills: sources, shadowing, diagnostics, on/off"),
-    Command("reload", "", "rescan every skill folder now"),
-    Command("model", "[name]", "show, pick or switch the model for this session"),
-    Command("clear", "", "start a fresh conversation (the old one stays in its transcript)"),
-    Command("context", "", "how full the context is: system, tools, listing, skills, conversation"),
-    Command("compact", "[focus]", "summarize the conversation now, keeping the skills in force"),
-    Command("usage", "", "tokens and cost so far"),
-    Command("exit", "", "quit codebot"),
-    Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox"),
-    Command("resume", "[id]", "switch to another saved session of this project"),
-    Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)"),
-    Command("transcript", "", "the whole session: every message, tool call with its full result, compaction"),
+    Command("help", "", "show commands, skills and keys", "cmd_help"),
+    Command("skills", "[filter]", "browse skills: sources, shadowing, diagnostics, on/off", "cmd_skills"),
+    Command("reload", "", "rescan every skill folder now", "cmd_reload", not_while_busy=True, off_loop=True),
+    Command("model", "[name]", "show, pick or switch the model for this session", "cmd_model",
+            not_while_busy=True, off_loop=True),  # fmt: skip
+    Command("clear", "", "start a fresh conversation (the old one stays in its transcript)", "cmd_clear",
+            not_while_busy=True),  # fmt: skip
+    Command("context", "", "how full the context is: system, tools, listing, skills, conversation", "cmd_context"),
+    Command("compact", "[focus]", "summarize the conversation now, keeping the skills in force", "cmd_compact",
+            runs_turn=True, not_while_busy=True),  # fmt: skip
+    Command("usage", "", "tokens and cost so far", "cmd_usage"),
+    Command("exit", "", "quit codebot", "cmd_exit"),
+    Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox", "cmd_sandbox"),
+    Command("resume", "[id]", "switch to another saved session of this project", "cmd_resume", off_loop=True),
+    Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)", "cmd_local",
+            off_loop=True),  # fmt: skip
+    Command("transcript", "", "the whole session: every message, tool call with its full result, compaction",
+            "cmd_transcript", off_loop=True, view=True),  # fmt: skip
     Command("written", "[accept PATH|all · revert PATH]",
-            "files codebot's agent wrote among skills, config and instructions: review, accept, revert"),
+            "files codebot's agent wrote among skills, config and instructions: review, accept, revert",
+            "cmd_written"),  # fmt: skip
 )
-BUILTIN_NAMES = frozenset(c.name for c in BUILTINS)
+BY_NAME: dict[str, Command] = {c.name: c for c in BUILTINS}
+BUILTIN_NAMES = frozenset(BY_NAME)
+
+# The keys each front end binds (the TUI's are its `CodebotApp.BINDINGS` and the prompt's).
+KEYS = {
+    Front.TUI: "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
+               "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
+               "Esc cancel the turn · Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
+    Front.LINE: "Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
+                "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
+    Front.PLAIN: "Input: one message per line; end of input quits.",
+}  # fmt: skip
+SKILLS_HELP = "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself."
+
+
+def help_text(front: Front) -> str:
+    """`/help`: the built-ins this front end has, from the table, then skills and keys."""
+    lines = ["Commands:"]
+    lines += [f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}" for c in BUILTINS if c.available(front)]
+    return "\n".join([*lines, "", SKILLS_HELP, KEYS[front]])
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +168,13 @@ def fuzzy_score(query: str, candidate: str) -> float | None:
 
 
 def complete(prefix: str, specs: Sequence[Spec], usage: Mapping[str, float],
-             overrides: Mapping[str, str] | None = None, limit: int = 50) -> list[Completion]:  # fmt: skip
+             overrides: Mapping[str, str] | None = None, limit: int = 50,
+             front: Front = Front.TUI) -> list[Completion]:  # fmt: skip
     """Completions for what the person typed after `/` (without the slash)."""
     query = prefix.strip().lower()
     items: list[tuple[float, float, int, str, Completion]] = []
     for i, cmd in enumerate(BUILTINS):
-        s = fuzzy_score(query, cmd.name)
+        s = fuzzy_score(query, cmd.name) if cmd.available(front) else None
         if s is not None:
             items.append((s, 1e9 if not query else 0.0, i, cmd.name, Completion(cmd.name, cmd.hint, cmd.help, "builtin")))
     for spec, _ in eligible(specs, Actor.HUMAN, overrides):

@@ -6,31 +6,26 @@ two behave the same and both stay thin.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Change
 from codebot.ui import commands
+from codebot.ui.builtins import HANDLERS, BuiltinCommands
+from codebot.ui.commands import Action, Front, Reply
 from codebot.ui.reports import context_report, format_change, new_problems, usage_report
 
-__all__ = ["Controller", "Reply", "context_report", "format_change", "new_problems", "usage_report"]
+__all__ = ["Action", "Controller", "Front", "Reply", "context_report", "format_change", "new_problems",
+           "usage_report"]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The outcome of a built-in command: text to show, and an action for the front end."""
+class Controller(BuiltinCommands):
+    #: The front end that drives this controller (it sets this): what `/help` lists.
+    front: Front = Front.TUI
 
-    text: str = ""
-    action: str | None = None  # "exit" | "skills" | "clear" | None
-
-
-class Controller:
     def __init__(self, settings: Settings, *, emit: Callable[[Any], None] | None = None, client=None,
                  interactive: bool = True, allow: Sequence[str] = (), deny: Sequence[str] = (),
                  resume=None, extra_dirs: Sequence[Any] = ()) -> None:  # fmt: skip
@@ -82,7 +77,8 @@ class Controller:
 
     def completions(self, prefix: str, limit: int = 50) -> list[commands.Completion]:
         usage = self.session.usage_tracker.scores() if self.session.usage_tracker else {}
-        return commands.complete(prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit)
+        return commands.complete(prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit,
+                                 self.front)  # fmt: skip
 
     def context_use(self, *, may_import: bool = True):
         """Tokens the next request would spend, by part (`ContextUse`). `may_import=False`
@@ -91,63 +87,12 @@ class Controller:
 
     # -- commands --------------------------------------------------------------------------
 
-    def builtin(self, name: str, args: str) -> Reply:
-        handler = getattr(self, f"_cmd_{name}", None)
-        if handler is None:
+    def builtin(self, name: str, args: str = "") -> Reply:
+        """Run the built-in `name` (a command of `commands.BUILTINS`) with its arguments."""
+        command = commands.BY_NAME.get(name)
+        if command is None or not command.available(self.front):
             return Reply(f"unknown command /{name}; type /help")
-        return handler(args)
-
-    def _cmd_help(self, _args: str) -> Reply:
-        lines = ["Commands:"]
-        lines += [f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}" for c in commands.BUILTINS]
-        lines += ["", "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself.",
-                  "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
-                  "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
-                  "Ctrl+C cancel turn (twice to quit) · Ctrl+D quit"]  # fmt: skip
-        return Reply("\n".join(lines))
-
-    def _cmd_exit(self, _args: str) -> Reply:
-        return Reply("", "exit")
-
-    def _cmd_skills(self, args: str) -> Reply:
-        return Reply(args, "skills")
-
-    def _cmd_transcript(self, _args: str) -> Reply:
-        """The whole session as text; the TUI shows it on a screen of its own instead."""
-        from codebot.ui.transcript_view import as_text, session_entries
-
-        return Reply(as_text(session_entries(self.session)), "transcript")
-
-    def _cmd_clear(self, _args: str) -> Reply:
-        self.session.clear()
-        return Reply("conversation cleared (the transcript keeps the old one)", "clear")
-
-    def _cmd_reload(self, _args: str) -> Reply:
-        change = self.reload()
-        return Reply(self.reload_message(change)[0] or format_change(change, len(self.catalog.snapshot)))
-
-    def _cmd_model(self, args: str) -> Reply:
-        if not args:
-            choices = self.model_choices()
-            listed = "".join(f"\n  {i}. {m}{'  (current)' if m == self.model_name else ''}"
-                             for i, m in enumerate(choices, 1))  # fmt: skip
-            return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}"
-                         + (f"\nReachable with your keys and servers:{listed}\n/model NAME (or its number) switches"
-                            if choices else "\nno provider key is set: export one (e.g. OPENAI_API_KEY) or use "
-                            "--api-base for a local server"), "model")  # fmt: skip
-        name = args.strip()
-        if name.isdigit() and 0 < int(name) <= len(choices := self.model_choices()):
-            name = choices[int(name) - 1]
-        from codebot.agent.model import key_problem
-
-        problem = key_problem(name, os.environ, api_base=self.settings.api_base)
-        if problem:  # said now, before anything is sent, not as 'refused the credentials' later
-            return Reply(f"model not switched: {problem}")
-        from codebot.agent.session import select_client
-
-        client = select_client(dataclasses.replace(self.settings, model=name))
-        self.session.client = client
-        return Reply(f"model switched to {client.model}")
+        return HANDLERS[name](self, args)
 
     def find_local(self) -> str:
         """With no key: look for a local OpenAI-compatible server (loopback only, 150 ms)
@@ -169,26 +114,6 @@ class Controller:
 
         return session_rows(self.settings.home / "sessions", self.settings.project_dir, exclude=self.session.id)
 
-    def _cmd_resume(self, args: str) -> Reply:
-        """`/resume`: this project's other sessions; `/resume ID` (or its number) switches."""
-        rows = self.session_rows()
-        choice = args.strip()
-        if not choice:
-            if not rows:
-                return Reply("no other session of this project to resume")
-            listed = "".join(f"\n  {i}. {r.id}  {r.started}  {r.first_prompt[:60]}" for i, r in enumerate(rows, 1))
-            return Reply(f"Sessions of this project, newest first:{listed}\n/resume ID (or its number) switches",
-                         "resume")  # fmt: skip
-        if choice.isdigit() and 0 < int(choice) <= len(rows):
-            choice = rows[int(choice) - 1].id
-        from codebot.agent.session import SetupError
-
-        try:
-            self.switch_session(choice)
-        except SetupError as exc:
-            return Reply(f"not resumed: {exc}")
-        return Reply(f"resumed session {choice}", "resumed")
-
     def switch_session(self, session_id: str) -> None:
         """Make the saved session `session_id` this controller's session, in place. The other
         one is claimed and read first (in use or damaged: SetupError, nothing changes);
@@ -203,68 +128,6 @@ class Controller:
         if old.transcript is not None:
             old.transcript.close()
         self.session = new
-
-    def _cmd_local(self, args: str) -> Reply:
-        found = getattr(self, "local", None)
-        if found is None:
-            return Reply("no local server was found at start (Ollama 11434, llama.cpp 8080, LM Studio 1234)")
-        from codebot.agent.session.setup import client_for
-
-        model_id = args.strip() or None
-        if model_id is not None and model_id not in found.models:
-            return Reply(f"{found.label} has no model {model_id!r}; it has: {', '.join(found.models) or 'none listed'}")
-        self.session.client = client_for(found, model_id)
-        return Reply(f"model switched to {self.session.client.model} at {found.base_url}")
-
-    def model_choices(self) -> list[str]:
-        """Models the configured keys (and a configured server) can reach: each present
-        key's default model, the configured model, and offline."""
-        from codebot.agent.model.providers import DEFAULT_MODELS
-
-        out = [m for key, m in DEFAULT_MODELS.items() if os.environ.get(key)]
-        if self.settings.model and self.settings.model not in out:
-            out.insert(0, self.settings.model)
-        out = list(dict.fromkeys([self.model_name, *out] if not self.offline else out))
-        return [*out, "offline"] if "offline" not in out else out
-
-    def _cmd_context(self, _args: str) -> Reply:
-        return Reply(context_report(self.context_use(), self.session, self.settings))
-
-    def _cmd_compact(self, args: str) -> Reply:
-        return Reply(args, "compact")  # a model call: the front end runs `compact` as a turn
-
-    def _cmd_written(self, args: str) -> Reply:
-        """What codebot's agent wrote among the protected set: list (with diffs), accept, revert."""
-        from codebot.provenance import ProvenanceError, listing, render
-
-        store, (verb, _, rest) = self.session.guard.store, args.strip().partition(" ")
-        try:
-            if verb == "accept" and rest.strip():
-                chosen = store.accept(None if rest.strip() in ("all", "--all") else rest.split())
-                self._refresh_written(chosen)
-                return Reply(f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} (settings: at the next start)")
-            if verb == "revert" and rest.strip():
-                said = store.revert(rest.strip())
-                self._refresh_written([rest.strip()])
-                return Reply(said)
-        except (ProvenanceError, OSError) as exc:
-            return Reply(f"/written: {exc}")
-        if verb:
-            return Reply("usage: /written · /written accept PATH… | all · /written revert PATH")
-        return Reply(render(listing(store), str(self.settings.project_dir)))
-
-    def _refresh_written(self, rels: list[str]) -> None:
-        """Accepted or reverted files stop counting as agent-written at once."""
-        project = self.session.guard.project
-        for rel in rels:
-            self.session.written.discard(str(project / rel))
-            self.session.written.discard(os.path.realpath(project / rel))
-
-    def _cmd_sandbox(self, _args: str) -> Reply:
-        return Reply(f"sandbox: {self.session.sandbox_state}")
-
-    def _cmd_usage(self, _args: str) -> Reply:
-        return Reply(usage_report(self.session.total_usage, self.session.usage_by_model))
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -224,3 +224,17 @@ def first_prompt(path: Path) -> str:
     in a transcript written before those records, its first user message."""
     text, _, typed = summarize(path)
     return text if typed else user_text(text)
+
+
+def pick(choice: str, rows: Sequence[SessionRow], current: str) -> str:
+    """The session id `choice` names (a number in the list, or an id), or "error: …"."""
+    if choice.isdigit() and len(choice) <= 3:
+        n = int(choice)
+        if 1 <= n <= len(rows):
+            return rows[n - 1].id
+        return f"error: no session numbered {n}; /resume lists them"
+    if choice == current:
+        return f"error: session {current} is the one in use"
+    if "/" in choice or "\\" in choice or choice.startswith("."):
+        return f"error: no session {choice!r}; /resume lists them"  # an id is a file name, never a path
+    return choice

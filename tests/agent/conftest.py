@@ -1,4 +1,6 @@
-"""Fixtures for the agent tests: a scripted OpenAI-compatible server on 127.0.0.1."""
+"""Fixtures for the agent tests: a scripted OpenAI-compatible server on 127.0.0.1.
+
+(Provider keys are removed for every test by tests/conftest.py.)"""
 
 from __future__ import annotations
 
@@ -11,11 +13,6 @@ from typing import Any
 
 import pytest
 
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-    "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY",
-    "OPENAI_BASE_URL", "OPENAI_API_BASE", "CODEBOT_MODEL",
-)  # fmt: skip
 FAKE_OPENAI_PATH = Path(__file__).with_name("fake_openai.py")
 
 
@@ -29,13 +26,6 @@ def _load_fake_openai() -> ModuleType:
         sys.modules["fake_openai"] = module
         spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No agent test sees a real provider key or a model chosen in the environment."""
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / ".env").write_text("API_TOKEN=hunter2-secret\n")
     (proj / "src").mkdir()
     (proj / "src" / "app.py").write_text("print('hello')\n")

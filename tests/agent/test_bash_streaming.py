@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from codebot.agent.model import ScriptedModel
 from codebot.agent.session import build_session
 from codebot.agent.session import events as ev
@@ -20,13 +18,6 @@ from codebot.config import load_settings
 from codebot.workspace import open_catalog
 
 THREE_LINES = "for i in 1 2 3; do echo line$i; sleep 0.4; done"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
 
 
 class Shown:

@@ -18,9 +18,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     write_skill(skills, "deploy", "description: Deploy the app to production. Not for local runs.\n"
                 "model: openai/big-model", "DEPLOY-BODY for $ARGUMENTS.")  # fmt: skip

@@ -19,9 +19,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / "a.txt").write_text("hello\n")
     return proj
 

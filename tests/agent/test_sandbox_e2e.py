@@ -34,9 +34,8 @@ def outside_home() -> Iterator[Path]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / ".env").write_text("API_TOKEN=hunter2-secret\n")
     return proj
 

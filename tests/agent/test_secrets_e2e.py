@@ -35,9 +35,8 @@ SECRET_VARS = {
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / "backend").mkdir()
     (proj / "backend" / ".env").write_text(f"API_TOKEN={SECRET}\n")
     (proj / "backend" / "settings.txt").write_text("DEBUG=visible-4717\n")

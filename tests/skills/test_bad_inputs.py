@@ -187,7 +187,7 @@ def test_50_mb_file_is_rejected_without_being_read(skills_root, load, monkeypatc
     monkeypatch.setattr("codebot.skills.files.parse.open", counting_open, raising=False)
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 2
+    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     diag = rejected(snapshot, bad, "file-too-large")
     assert "52,428,800" in diag.message
     assert sum(read_sizes) <= 2 * (MAX_FILE_BYTES + 1)
@@ -220,7 +220,7 @@ def test_yaml_alias_bomb_is_rejected_quickly(skills_root, load):
     bad = write_raw(skills_root / "bomb" / "SKILL.md", BILLION_LAUGHS)
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 2
+    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     rejected(snapshot, bad, "frontmatter-bomb")
 
 
@@ -248,7 +248,7 @@ def test_deeply_nested_yaml_is_rejected(skills_root, load):
     )
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 2
+    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     # libyaml refuses past its nesting limit; below it, codebot's own recursion guard does.
     errors = [d for d in snapshot.diagnostics if d.path == str(bad)]
     assert [d.code for d in errors] in (["frontmatter-too-deep"], ["yaml-syntax"])

@@ -18,13 +18,6 @@ from codebot.workspace import open_catalog
 GOOD = "description: Review code for bugs and risky changes. Not for writing new features."
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
-
-
 def skills_dir(project: Path) -> Path:
     return project / ".codebot" / "skills"
 

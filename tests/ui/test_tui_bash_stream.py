@@ -21,7 +21,6 @@ from codebot.ui.tui.conversation import LIVE_LINES, ToolCall, live_text
 SIZE = (120, 40)
 # The last line is followed by a pause, so that line2 stays on the running row for 2 s: a
 # busy machine must not let the command finish between two looks at the screen.
-THREE_LINES = "for i in 1 2 3; do echo line$i; sleep 0.4; done; sleep 1.5"
 
 
 @pytest.fixture
@@ -67,14 +66,18 @@ def test_live_text_says_running_with_seconds_and_the_lines() -> None:
     assert live_text(3.9, ["a", "b\tc"]).plain == "running… 3s\na\nb   c"
 
 
+GATED = "echo line1; until [ -e GO ]; do sleep 0.05; done; echo line2; sleep 0.4; echo line3; sleep 1.5"
+
+
 async def test_line1_shows_while_the_command_still_runs(project: Path) -> None:
-    app = make_app(project, [bash(THREE_LINES), "done"])
+    app = make_app(project, [bash(GATED), "done"])
     async with app.run_test(size=SIZE) as pilot:
         await send(app, "count to three")
         await until(pilot, lambda: "line1" in live(app))
         view = tool(app)
         assert view is not None and view.running and not view.query(Collapsible)  # no result yet
         assert live(app).startswith("running… ") and "line3" not in live(app)
+        (project / "GO").touch()  # the command waits for this before line2: no race under load
         await until(pilot, lambda: "line2" in live(app))
         await app.settled()
         await pilot.pause()

@@ -10,6 +10,7 @@ from pilot_wait import until
 
 from codebot.agent.model import ScriptedModel
 from codebot.config import load_settings
+from codebot.ui.commands import Action
 from codebot.ui.controller import Controller
 from codebot.ui.transcript_view import Entry, as_text, entries_of
 from codebot.ui.tui.app import CodebotApp
@@ -138,7 +139,7 @@ async def test_the_transcript_command_in_line_mode_prints_the_whole_result(proje
         reply = controller.builtin("transcript", "")
     finally:
         controller.close()
-    assert reply.action == "transcript"
+    assert reply.action is Action.OPEN_TRANSCRIPT
     assert "> read the notes" in reply.text and "● Read notes.txt  [ok]" in reply.text
     assert "\tNOTES-END" in reply.text and all(f"\t{line}\n" in reply.text for line in LINES)
     assert "\x1b" not in reply.text

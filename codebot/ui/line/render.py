@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from codebot.agent.session import events as ev
 from codebot.display import command_lines, has_hidden, strip_escapes, visible
 from codebot.ui import commands
+from codebot.ui.activation import skill_line
 from codebot.ui.approval_reason import always_line, why_asked
 from codebot.ui.calls import tool_summary
 from codebot.ui.change_diff import SHOWN_LINES, change_diff
@@ -106,26 +107,6 @@ def tool_result(status: str, name: str, content: str) -> str:
     if status == "denied" and not text:
         text = "denied"
     return f"{mark} {text}".rstrip()
-
-
-def skill_line(e: ev.SkillActivated) -> str:
-    """`skill review · inline · model X for this turn`."""
-    parts = [f"skill {strip_escapes(e.name)}", e.mode]
-    if e.actor != "human":
-        parts.append(f"chosen by the {e.actor}")
-    d = e.delta or {}
-    changes = []
-    if d.get("model"):
-        changes.append(f"model {d['model']}")
-    if d.get("effort"):
-        changes.append(f"effort {d['effort']}")
-    if d.get("allowed_tools"):
-        changes.append("allows " + ", ".join(d["allowed_tools"]))
-    if d.get("disallowed_tools"):
-        changes.append("no " + ", ".join(d["disallowed_tools"]))
-    if changes:
-        parts.append(", ".join(changes) + (" for this turn" if e.mode == "inline" else " in the fork"))
-    return " · ".join(parts)
 
 
 def error_line(e: ev.ErrorEvent) -> str:
@@ -300,14 +281,6 @@ def skills_table(controller: Any, query: str = "") -> str:
     if problems:
         lines.append(f"{len(problems)} problem(s) in skill files; run 'codebot skills validate' for details")
     return "\n".join(lines)
-
-
-def skills_command(controller: Any, args: str) -> str:
-    """`/skills [filter]` prints the table; `/skills off NAME` (or on, user-only, ...) saves
-    `skills.overrides.NAME` for this project in `.codebot/config.local.yaml` (with
-    `--global`, in $CODEBOT_HOME/config.yaml), through the controller as in the TUI."""
-    said = controller.toggle_from_args(args)
-    return said if said is not None else skills_table(controller, args)
 
 
 def start_watcher(controller: Any, sink: Sink) -> Any:

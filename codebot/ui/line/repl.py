@@ -21,6 +21,7 @@ from typing import Any
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
 from codebot.config import Settings
 from codebot.ui import commands
+from codebot.ui.commands import Action, Front, Reply
 from codebot.ui.controller import Controller
 from codebot.ui.line import sessions
 from codebot.ui.line.approve import ask_answer, parse_answer, parse_reply
@@ -28,7 +29,7 @@ from codebot.ui.line.render import (
     Renderer,
     Sink,
     approval_text,
-    skills_command,
+    skills_table,
     start_watcher,
     width,
 )
@@ -36,9 +37,8 @@ from codebot.ui.line.wrap import wrap_text
 
 __all__ = ["LineApp", "parse_answer", "parse_reply", "run_line", "should_use_line_mode"]
 
-LINE_KEYS = ("Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
-             "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit")  # fmt: skip
-PLAIN_KEYS = "Input: one message per line; end of input quits."
+LINE_KEYS = commands.KEYS[Front.LINE]
+PLAIN_KEYS = commands.KEYS[Front.PLAIN]
 
 
 def _isatty(stream: Any) -> bool:
@@ -91,6 +91,7 @@ class LineApp:
         self._ask_lock: asyncio.Lock | None = None
         self._interrupts = 0
         controller.set_emit(self._on_event)
+        controller.front = Front.PLAIN if self.plain else Front.LINE  # what /help lists
 
     # -- running -------------------------------------------------------------------------
 
@@ -147,7 +148,7 @@ class LineApp:
         pt_in, pt_out, patch = self._pt
         echo = None if patch else self.sink  # record what was typed where the conversation goes
         history = open_history(project_line_history(self.controller.settings))
-        completer = SlashCompleter(sessions.with_resume(self.controller.completions))
+        completer = SlashCompleter(self.controller.completions)
         return PromptReader(completer, history, input=pt_in, output=pt_out, echo=echo)
 
     async def _loop(self) -> int:
@@ -221,39 +222,41 @@ class LineApp:
 
     async def handle(self, text: str) -> str | None:
         """Run one thing the person typed; "exit" when the session should end."""
-        parsed = commands.parse(text)
-        if text.strip() == "/":
-            parsed = commands.Parsed("builtin", "help")
-        if parsed.kind == "builtin" and parsed.name == "compact":
-            await self.turn(parsed.args, compact=True)  # a model call: cancellable like a turn
-            return None
-        if parsed.name.lower() == sessions.RESUME.name and parsed.kind in ("builtin", "skill"):
-            await sessions.resume_command(self.controller, self.sink, parsed.args, ask=self.reader.ask)
-            return None
+        parsed = commands.Parsed("builtin", "help") if text.strip() == "/" else commands.parse(text)
         if parsed.kind == "builtin":
-            return self.builtin(parsed.name, parsed.args)
+            return await self.builtin(parsed.name, parsed.args)
         await self.turn(text.strip() if parsed.kind == "skill" else text)
         return None
 
-    def builtin(self, name: str, args: str) -> str | None:
+    async def builtin(self, name: str, args: str) -> str | None:
+        """A built-in: the controller decides what it does; this shows the reply and performs
+        its action. "exit" when the session should end."""
         try:
             reply = self.controller.builtin(name, args)
         except Exception as exc:  # a failing command must not end the session
             self.sink.line(f"error: /{name} failed: {type(exc).__name__}: {exc}")
             self.sink.write("\n")
             return None
-        if reply.action == "exit":
+        return await self.perform(reply)
+
+    async def perform(self, reply: Reply) -> str | None:
+        action, text = reply.action, reply.text
+        if action is Action.EXIT:
             return "exit"
-        text = reply.text
-        if reply.action == "skills":
-            text = skills_command(self.controller, reply.text)
-        elif name == "help":
-            lines = [ln for ln in text.splitlines() if not ln.startswith("Keys:")]
-            last = max((i for i, ln in enumerate(lines) if ln.startswith("  /")), default=len(lines) - 1)
-            lines.insert(last + 1, sessions.RESUME_HELP)
-            text = "\n".join([*lines, PLAIN_KEYS if self.plain else LINE_KEYS])
-        if text:
-            self.sink.line(text if reply.action == "skills" else wrap_text(text, self.sink.wrap_width()))
+        if action is Action.COMPACT:
+            await self.turn(reply.arg, compact=True)  # a model call: cancellable like a turn
+            return None
+        if action is Action.PICK_SESSION:  # line mode's picker: a numbered table and a question
+            choice = await sessions.pick_session(self.controller, self.sink, ask=self.reader.ask)
+            return await self.builtin("resume", choice) if choice else None
+        if action is Action.RESUMED:
+            sessions.show_switched(self.sink, self.controller.session)
+            return None
+        if action is Action.OPEN_SKILLS:
+            text = skills_table(self.controller, reply.arg)
+        if text:  # tables keep their columns; prose is wrapped
+            tabular = action in (Action.OPEN_SKILLS, Action.SKILLS_CHANGED)
+            self.sink.line(text if tabular else wrap_text(text, self.sink.wrap_width()))
         self.sink.write("\n")
         return None
 

@@ -1,9 +1,9 @@
-"""Line mode and saved sessions: the history shown when a session is resumed, `/resume`
-(pick another of this project's sessions and switch to it in place), and the line that
-says how to come back after quitting.
+"""Line mode and saved sessions: the history shown when a session is resumed, the picker
+`/resume` opens (a numbered table and a question), and the line that says how to come
+back after quitting.
 
-What is shown comes from `codebot.ui.resume_view` (shared with the TUI); this module only
-draws it as plain lines and does the switching.
+What is shown comes from `codebot.ui.resume_view` (shared with the TUI) and what `/resume`
+does from the controller; this module only draws it as plain lines.
 """
 
 from __future__ import annotations
@@ -12,40 +12,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from codebot.agent.session.transcript import DamagedSession, read_header
-from codebot.ui import commands
 from codebot.ui.line.render import Sink, clip, width
 from codebot.ui.line.wrap import wrap_text
-from codebot.ui.resume_view import Item, SessionRow, resume_view, session_rows
+from codebot.ui.resume_view import Item, SessionRow, pick, resume_view
 
-# `/resume` is line mode's own command until `commands.BUILTINS` has it (the TUI does not
-# switch sessions yet); like every built-in it wins over a skill of the same name.
-RESUME = commands.Completion("resume", "[id]", "switch to another saved session of this project", "builtin")
-RESUME_HELP = f"  /{RESUME.name} {RESUME.hint}  — {RESUME.description}"
+__all__ = ["continue_hint", "draw", "pick", "pick_session", "session_table", "show_resumed", "show_switched"]
+
 PICK = "resume which? number or id (Enter: none): "
 MARKS = {"ok": "✓", "error": "✗ error", "denied": "✗ denied", "interrupted": "✗ interrupted"}
-
-Complete = Callable[..., list[commands.Completion]]
-
-
-def with_resume(complete: Complete) -> Complete:
-    """The controller's completions with `/resume` among the built-ins."""
-
-    def completions(prefix: str, limit: int = 50) -> list[commands.Completion]:
-        q = prefix.strip().lower()
-        score = commands.fuzzy_score(q, RESUME.name)
-        found = complete(prefix, limit)
-        if score is None:
-            return found
-        found = [c for c in found if c.name != RESUME.name]  # a skill named resume: the built-in wins
-
-        def beaten(c: commands.Completion) -> bool:
-            other = commands.fuzzy_score(q, c.name) or 0.0
-            return other < score or (other == score and c.kind == "skill")  # built-ins first on a tie
-
-        at = next((i for i, c in enumerate(found) if beaten(c)), len(found))
-        return [*found[:at], RESUME, *found[at:]][:limit]
-
-    return completions
 
 
 # -- the resumed history ------------------------------------------------------------------------
@@ -98,46 +72,26 @@ def continue_hint(session: Any) -> str | None:
 # -- /resume ----------------------------------------------------------------------------------
 
 
-async def resume_command(controller: Any, sink: Sink, args: str, *, ask: Callable[[str], Awaitable[str]]) -> None:
-    """`/resume`: this project's other sessions, newest first, to pick one by number;
-    `/resume ID` (or a number from the list) switches at once."""
-    settings = controller.settings
-    rows = session_rows(settings.home / "sessions", settings.project_dir, exclude=controller.session.id)
-    choice = args.strip()
-    if not choice:
-        if not rows:
-            _say(sink, f"no other saved session for {settings.project_dir}; `codebot sessions --all` lists "
-                       "every project's")  # fmt: skip
-            return
-        sink.line(session_table(rows, sink.wrap_width() or width() - 1))
-        try:
-            choice = (await ask(PICK)).strip()
-        except (EOFError, KeyboardInterrupt):
-            choice = ""
-        if not choice:
-            _say(sink, "(not resumed)")
-            return
-    picked = pick(choice, rows, controller.session.id)
-    if picked.startswith("error: "):
-        _say(sink, picked)
-        return
-    from codebot.agent.session import SetupError
-
+async def pick_session(controller: Any, sink: Sink, *, ask: Callable[[str], Awaitable[str]]) -> str:
+    """Line mode's picker for `/resume` alone: this project's other sessions, newest first,
+    as a numbered table, and a question; what was answered ("" for none: said so)."""
+    rows = controller.session_rows()
+    sink.line(session_table(rows, sink.wrap_width() or width() - 1))
     try:
-        controller.switch_session(picked)  # the same switch as the TUI's /resume
-        session = controller.session
-    except SetupError as exc:
-        _say(sink, f"error: {exc}")
-        return
+        choice = (await ask(PICK)).strip()
+    except (EOFError, KeyboardInterrupt):
+        choice = ""
+    if not choice:
+        sink.line(wrap_text("(not resumed)", sink.wrap_width()))
+        sink.line("")
+    return choice
+
+
+def show_switched(sink: Sink, session: Any) -> None:
+    """After `/resume ID` switched sessions: the new one's warnings, then its history."""
     for notice in session.transcript.notices if session.transcript is not None else ():
         sink.line(wrap_text(f"warning: {notice}", sink.wrap_width()))
     show_resumed(sink, session)
-
-
-def _say(sink: Sink, text: str) -> None:
-    """A reply to `/resume`: wrapped like any prose, then the blank line every reply ends with."""
-    sink.line(wrap_text(text, sink.wrap_width()))
-    sink.line("")
 
 
 def session_table(rows: Sequence[SessionRow], cols: int) -> str:
@@ -146,17 +100,3 @@ def session_table(rows: Sequence[SessionRow], cols: int) -> str:
         lines.append(clip(f"{n:>3}  {r.id:<26} {r.started:<17} {r.first_prompt or '(no prompt)'}", cols))
     lines.append("(pick one by number; or, after quitting: codebot --resume ID)")
     return "\n".join(lines)
-
-
-def pick(choice: str, rows: Sequence[SessionRow], current: str) -> str:
-    """The session id `choice` names (a number in the list, or an id), or "error: …"."""
-    if choice.isdigit() and len(choice) <= 3:
-        n = int(choice)
-        if 1 <= n <= len(rows):
-            return rows[n - 1].id
-        return f"error: no session numbered {n}; /resume lists them"
-    if choice == current:
-        return f"error: session {current} is the one in use"
-    if "/" in choice or "\\" in choice or choice.startswith("."):
-        return f"error: no session {choice!r}; /resume lists them"  # an id is a file name, never a path
-    return choice

@@ -33,7 +33,6 @@ from codebot.ui.tui.turns import QUIT_WINDOW, TurnDone, TurnsMixin
 from codebot.ui.tui.views import ViewsMixin
 
 log = logging.getLogger("codebot.tui")
-NOT_WHILE_BUSY = frozenset({"clear", "compact", "model", "reload"})
 NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
@@ -303,49 +302,19 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
             self.prompt.focus()
 
     async def run_builtin(self, name: str, args: str = "") -> None:
-        if name == "transcript":  # a view, not a reply: nothing added to the conversation
-            await self.open_transcript()
-            return
-        if name in NOT_WHILE_BUSY and self.busy:
+        """A built-in from the table: the controller decides what it does; `perform` shows
+        the reply and does its action."""
+        command = commands.BY_NAME[name]
+        if command.not_while_busy and self.busy:
             self.notify(f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning")
             return
-        await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")
-        if name in ("model", "reload", "local", "resume"):  # may import a client or rescan folders: off the loop
+        if not command.view:  # a view opens over the conversation: nothing added to it
+            await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")
+        if command.off_loop:  # may import a client, rescan folders or read files
             reply = await asyncio.to_thread(self.controller.builtin, name, args)
         else:
             reply = self.controller.builtin(name, args)
-        if reply.action == "exit":
-            self.exit(0)
-            return
-        if reply.action in ("model", "resume"):  # `/model` or `/resume` alone: pick one
-            await self.conversation.add_line(reply.text)
-            self._pick(name)
-            return
-        if reply.action == "clear":
-            await self.conversation.clear()
-        if reply.action == "resumed":  # another session: its conversation replaces this one
-            await self.conversation.clear()
-            await self._show_resumed()
-            self.update_status()
-            return
-        if reply.action == "compact":  # a model call: runs as a turn (busy, Ctrl+C cancels)
-            self.start_turn(reply.text, compact=True)
-            return
-        if reply.action == "skills" and (said := self.controller.toggle_from_args(reply.text)) is not None:
-            await self.conversation.add_line(said)  # `/skills off NAME`: done, no table
-            self._refresh_skills()
-        elif reply.action == "skills":
-            from codebot.ui.tui.skills_screen import SkillsScreen
-
-            await self.push_screen(SkillsScreen(self.controller, reply.text, self.context_window()))
-        elif reply.text:
-            await self.conversation.add_line(reply.text)
-        if name == "reload":
-            self.notify(reply.text, title="skills")
-            self._refresh_skills()
-        if name in ("model", "local") and (args or name == "local"):
-            self.start_warm_up_if_needed()
-        self.update_status()
+        await self.perform(reply)
 
     def pick_command(self, completion: commands.Completion) -> None:
         """From the palette: run a built-in; put a skill in the prompt for its arguments."""

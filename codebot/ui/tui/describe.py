@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 from codebot.agent.session import events as ev
-from codebot.display import strip_escapes
 from codebot.skills.prompt import one_line, truncate
+from codebot.ui.activation import skill_line
+
+__all__ = ["error_line", "skill_line", "tool_args", "tool_status"]
 
 BULKY = frozenset({"content", "old", "new", "prompt"})  # shown as a size, not inline
 MAIN = ("command", "path", "pattern", "skill", "query", "description", "file")
@@ -44,25 +46,6 @@ def tool_args(name: str, arguments: dict[str, Any], width: int = 160) -> str:
             shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
             parts.append(f"{key}={truncate(one_line(shown), 60)}")
     return truncate("  ".join(parts), width)
-
-
-def skill_line(e: ev.SkillActivated) -> str:
-    """`skill review · inline · model gpt-x for this turn`."""
-    parts = [f"skill {e.name}", e.mode]
-    delta = e.delta or {}
-    scope = "for this turn" if e.mode == "inline" else "in its sub-agent"
-    if delta.get("model"):
-        parts.append(f"model {delta['model']} {scope}")
-    if delta.get("effort"):
-        parts.append(f"effort {delta['effort']}")
-    if delta.get("allowed_tools"):
-        parts.append("allows " + ", ".join(delta["allowed_tools"]))
-    if delta.get("disallowed_tools"):
-        parts.append("hides " + ", ".join(delta["disallowed_tools"]))
-    if e.actor != "human":
-        parts.append(f"chosen by the {e.actor}")
-    # The name and the delta come from a skill file: no escape sequence reaches the screen.
-    return strip_escapes(" · ".join(parts))
 
 
 def error_line(e: ev.ErrorEvent) -> str:

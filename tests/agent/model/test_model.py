@@ -246,7 +246,7 @@ async def test_a_stall_mid_stream_times_out_without_retry(fake_openai: Any) -> N
     elapsed = time.monotonic() - started
     assert error.kind == "timeout"
     assert "1.5 seconds" in error.message
-    assert 1.4 < elapsed < 4.0
+    assert 1.4 < elapsed < 15  # the 1.5 s timeout fired, long before the 30 s stall ends
     assert len(fake_openai.requests) == 1
 
 
@@ -264,19 +264,19 @@ async def test_a_stream_cut_mid_answer_fails_without_retry(fake_openai: Any) -> 
     assert len(fake_openai.requests) == 1
 
 
-async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(fake_openai: Any) -> None:
+async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(fake_openai: Any, async_wait_until) -> None:
     fake_openai.script([{"stall": 30, "text": "slow"}])
 
     async def consume() -> None:
         await collect(client_for(fake_openai))
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.5)
+    await async_wait_until(lambda: fake_openai.requests, 30, "the request to reach the server")
     started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5  # not the 30 s the stream stalls for
 
 
 async def test_connection_refused_is_connection(unused_port: int) -> None:

@@ -58,9 +58,8 @@ class Agent:
 
 
 @pytest.fixture
-def project(tmp_path: Path, isolated_home: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, isolated_home: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     # ~1,200 tokens per read: five reads fill the window.
     (proj / "big.txt").write_text("".join(f"line {i}: the quick brown fox jumps over the lazy dog\n" for i in range(90)))
     counter = proj / "ran.txt"

@@ -17,9 +17,8 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     for i in range(1500):
         write_skill(skills, f"generic-helper-{i:04d}", f"description: Helps with generic task number {i}. "

@@ -16,13 +16,6 @@ from codebot.ui.controller import Controller
 from codebot.workspace import open_catalog
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
-
-
 def session_for(project: Path, replies=(), **changes):
     settings = dataclasses.replace(load_settings(cwd=project, trust=True), **changes)
     return build_session(settings, open_catalog(settings), client=ScriptedModel(list(replies)), allow=["Bash"])

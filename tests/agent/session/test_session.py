@@ -18,9 +18,8 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     write_skill(skills, "deploy", "description: Deploy the app. Not for local runs.\nmodel: big-model\neffort: high",
                 "Deploy steps for $ARGUMENTS.")

@@ -21,9 +21,8 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     write_skill(proj / ".codebot" / "skills", "review", "description: Review code. Not for edits.", "Review $ARGUMENTS.")
     (proj / "src").mkdir()
     return proj

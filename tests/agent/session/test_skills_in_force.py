@@ -19,9 +19,8 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     write_skill(skills, "review", "description: Review code. Not for writing.", "Review $ARGUMENTS carefully.")
     write_skill(skills, "test", "description: Write tests. Not for reviews.", "Test $ARGUMENTS first.")

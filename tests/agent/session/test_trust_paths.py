@@ -22,9 +22,8 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".claude" / "skills"
     write_skill(skills, "review", "description: Review my recent changes for bugs. Not for commits.\n"
                 "allowed-tools: Bash\nmodel: evil-model", "Changes:\n!`touch MARK`\nReview them.")  # fmt: skip

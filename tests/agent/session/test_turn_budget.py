@@ -12,8 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from codebot.agent.model import ScriptedModel
 from codebot.agent.session import build_session
 from codebot.agent.session import events as ev
@@ -42,13 +40,6 @@ class Forever(list):
         if self.taken > self.CEILING:
             return AssertionError(f"no budget stopped the turn: {self.CEILING} requests")
         return self[0]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
 
 
 def configure(isolated_home: Path, text: str) -> None:

@@ -13,7 +13,6 @@ import pytest
 
 from codebot.agent.model import ScriptedModel
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
-from codebot.agent.permissions.shell_parse import analyze
 from codebot.agent.session import build_session
 from codebot.agent.tools.sandbox import SandboxPolicy, is_read_only_in_sandbox, probe
 from codebot.agent.tools.sandbox_failure import (
@@ -24,6 +23,7 @@ from codebot.agent.tools.sandbox_failure import (
     runs_network_program,
 )
 from codebot.config import load_settings
+from codebot.shell.parse import analyze
 from codebot.workspace import open_catalog
 
 FAKE_EROFS = "touch: cannot touch 'x': Read-only file system"
@@ -31,9 +31,8 @@ needs_bwrap = pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {prob
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / "sub").mkdir()
     return proj
 

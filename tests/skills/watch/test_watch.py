@@ -584,7 +584,7 @@ def test_sandbox_placeholders_do_not_reload_but_a_real_root_still_does(tmp_path:
     project = tmp_path / "proj"
     project.mkdir()
     root = project / ".codebot" / "skills"
-    w, rec, cat = watch(root)
+    _w, rec, cat = watch(root)
     calls: list[object] = []
     real_reload = cat.reload
     cat.reload = lambda paths=None: (calls.append(paths), real_reload(paths=paths))[1]  # type: ignore[method-assign]

@@ -178,15 +178,13 @@ def test_resume_is_offered_by_completion_and_help(project: Path) -> None:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from codebot.ui.line.sessions import with_resume
-
-    c = controller(project)
-    found = list(with_resume(c.completions)("res"))
+    c = controller(project)  # /resume is a built-in of the table: the controller completes it
+    found = list(c.completions("res"))
     assert found[0].name == "resume" and found[0].hint == "[id]"
-    assert "help" in [x.name for x in with_resume(c.completions)("")][:1]
+    assert "help" in [x.name for x in c.completions("")][:1]
     from codebot.ui.line.input import SlashCompleter
 
-    shown = list(SlashCompleter(with_resume(c.completions)).get_completions(Document("/resu"), CompleteEvent()))
+    shown = list(SlashCompleter(c.completions).get_completions(Document("/resu"), CompleteEvent()))
     assert shown[0].display_text == "/resume [id]"
     out = io.StringIO()
     LineApp(c, input=io.StringIO("/help\n"), output=out, watch=False).run()
