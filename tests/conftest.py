@@ -3,10 +3,13 @@ skill writer, the shared corpus, and `wait_until` (poll a condition instead of s
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from types import ModuleType
+from typing import Any, TypeVar
 
 import pytest
 
@@ -155,3 +158,30 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir():
         pytest.skip(f"../shared/corpus not present: {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+# -- the scripted OpenAI-compatible server (tests/agent/fake_openai.py), for every folder --
+
+FAKE_OPENAI_PATH = Path(__file__).resolve().parent / "agent" / "fake_openai.py"
+
+
+def _load_fake_openai() -> ModuleType:
+    """tests/ is not a package: load fake_openai.py by path (once) so tests can import it too."""
+    module = sys.modules.get("fake_openai")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("fake_openai", FAKE_OPENAI_PATH)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fake_openai"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[Any]:
+    """A running fake server: `.url` (…/v1), `.script([...])`, `.requests` (request bodies)."""
+    server = _load_fake_openai().FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -13,7 +13,6 @@ Every wait polls the screen, the files or the server's requests; nothing sleeps 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -29,32 +28,13 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-FAKE_OPENAI_PATH = ROOT / "tests" / "agent" / "fake_openai.py"
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-def _fake_openai_module() -> Any:
-    """tests/ is not a package: load fake_openai.py by path, once (tests/agent/conftest.py
-    registers the same module name, so both share one copy)."""
-    module = sys.modules.get("fake_openai")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("fake_openai", FAKE_OPENAI_PATH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["fake_openai"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
-def server() -> Iterator[Any]:
-    """The scripted server, in this process: `.url`, `.script([...])`, `.requests`."""
-    fake = _fake_openai_module().FakeOpenAI().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
+def server(fake_openai: Any) -> Any:
+    """The scripted server (tests/conftest.py), in this process: `.url`, `.script`, `.requests`."""
+    return fake_openai
 
 
 def codebot_p(project: Path, url: str, prompt: str, *args: str) -> subprocess.CompletedProcess:
