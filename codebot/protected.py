@@ -124,9 +124,24 @@ def hooks_path(project: Path) -> str | None:
     """`core.hooksPath` as a project-relative posix path when it points inside the project
     (husky's `.husky`, say), else None. Read with git itself, so includes and the person's
     global config count; cached on the config files' stamps."""
-    git_config = project / ".git" / "config"
-    stamps = tuple(_stamp(p) for p in (git_config, Path.home() / ".gitconfig", Path.home() / ".config/git/config"))
+    configs = (project / ".git" / "config", Path.home() / ".gitconfig", Path.home() / ".config/git/config",
+               Path("/etc/gitconfig"))  # fmt: skip
+    # Most repositories name no hooks folder anywhere: then no git process at start-up
+    # (2-3 ms). An include could name one, so a config that includes runs git too.
+    plain = (project / ".git").is_dir() and not any(k.startswith("GIT_CONFIG") for k in os.environ)
+    if plain and not any(_mentions(p, (b"hookspath", b"include")) for p in configs):
+        return None
+    stamps = tuple(_stamp(p) for p in configs)
     return _hooks_path(str(project), stamps)
+
+
+def _mentions(path: Path, words: tuple[bytes, ...]) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(1 << 20).lower()
+    except OSError:
+        return False
+    return any(w in text for w in words)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

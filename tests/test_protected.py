@@ -176,3 +176,11 @@ def test_created_then_removed_by_the_agent_leaves_no_mark(tmp_path: Path) -> Non
     store.record([("CLAUDE.md", "created", "w")], by="Bash", detail="", session="s")
     store.record([("CLAUDE.md", "removed", "w")], by="Bash", detail="", session="s")
     assert store.marked() == {}
+
+
+def test_a_hooks_folder_named_through_an_include_is_found(tmp_path: Path) -> None:
+    """The no-git fast path must not miss `core.hooksPath` set in an included file."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "extra.cfg").write_text("[core]\n\thooksPath = .hooks\n")
+    subprocess.run(["git", "-C", str(tmp_path), "config", "include.path", "../extra.cfg"], check=True)
+    assert hooks_path(tmp_path) == ".hooks"

@@ -86,6 +86,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         subagents: SubAgents = NO_SUBAGENTS,
         in_force: list[InForce] | None = None,
         last_compaction: Compaction | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.settings = settings
         self.catalog = catalog
@@ -112,8 +113,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         # What runs later: protected writes are asked, and what the agent changes among
         # the protected set is recorded (provenance) and marked in `written`, which holds
         # the real paths the skill system treats as agent-written.
-        self.guard = Guard(settings.project_dir, settings.home, self.id)
-        self.written: set[str] = self.guard.load(set())
+        # A sub-agent shares its parent's guard (and so its `written` set).
+        self.guard = guard if guard is not None else Guard(settings.project_dir, settings.home, self.id)
+        self.written: set[str] = self.guard.written if guard is not None else self.guard.load(set())
         self.total_usage = Usage()
         #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
         self.usage_by_model: dict[str, Usage] = {}

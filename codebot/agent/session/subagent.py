@@ -40,10 +40,9 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         interactive=parent.interactive, session_id=parent.id, usage_tracker=parent.usage_tracker,
         tracer=parent.tracer, depth=parent.depth + 1, chain=chain, tool_filter=tool_filter,
         base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
+        guard=parent.guard,  # one session: what a sub-agent writes is recorded and marked as the parent's
     )  # fmt: skip
-    child.written = parent.written  # one session: what a sub-agent wrote counts too
     child.budget = parent.budget  # one turn: the sub-agents spend from the same budget
-    child.guard = parent.guard  # and is recorded as the parent's
     child.context = parent.context  # the same folders, sandbox and path denies
     child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
     return child
