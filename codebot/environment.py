@@ -17,7 +17,15 @@ from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["SECRET_NAMES", "SECRET_WORDS", "ShellEnv", "added_env", "command_env", "is_secret", "read_shell_env"]
+__all__ = [
+    "SECRET_NAMES",
+    "SECRET_WORDS",
+    "ShellEnv",
+    "added_env",
+    "command_env",
+    "is_secret",
+    "read_shell_env",
+]
 
 #: A variable whose name contains one of these (in any case) is left out.
 SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
@@ -49,11 +57,15 @@ def _kept(name: str, keep: Iterable[str]) -> bool:
     return any(fnmatchcase(name, pattern) for pattern in keep)
 
 
-def command_env(environ: Mapping[str, str], keep: Iterable[str] = (), set: Mapping[str, str] | None = None) -> dict[str, str]:
+def command_env(
+    environ: Mapping[str, str], keep: Iterable[str] = (), set: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """`environ` without its secret variables, except those a name or glob of `keep`
     matches (case-sensitive, as variable names are), then `set` on top."""
     keep = tuple(keep)
-    out = {name: value for name, value in environ.items() if not is_secret(name) or _kept(name, keep)}
+    out = {
+        name: value for name, value in environ.items() if not is_secret(name) or _kept(name, keep)
+    }
     out.update(set or {})
     return out
 
@@ -61,7 +73,11 @@ def command_env(environ: Mapping[str, str], keep: Iterable[str] = (), set: Mappi
 def added_env(environ: Mapping[str, str], shell_env: ShellEnv) -> dict[str, str]:
     """What `shell_env` adds to `command_env(environ)`: the secret variables it keeps, with
     their values in `environ`, and those it sets."""
-    kept = {name: value for name, value in environ.items() if is_secret(name) and _kept(name, shell_env.keep)}
+    kept = {
+        name: value
+        for name, value in environ.items()
+        if is_secret(name) and _kept(name, shell_env.keep)
+    }
     return {**kept, **shell_env.set}
 
 
@@ -77,26 +93,36 @@ def read_shell_env(cfg: Mapping[str, Any], where: str, warnings: list[str]) -> S
         return ShellEnv()
     for key in env:
         if key not in ("keep", "set"):
-            warnings.append(f"{where}: shell.env.{key} is not a setting (only keep and set); ignoring it")
+            warnings.append(
+                f"{where}: shell.env.{key} is not a setting (only keep and set); ignoring it"
+            )
     keep_raw, set_raw = env.get("keep") or [], env.get("set") or {}
     keep: list[str] = []
     if not isinstance(keep_raw, list):
-        warnings.append(f"{where}: shell.env.keep must be a list of variable names or globs; ignoring it")
+        warnings.append(
+            f"{where}: shell.env.keep must be a list of variable names or globs; ignoring it"
+        )
         keep_raw = []
     for i, item in enumerate(keep_raw):
         if isinstance(item, str) and item.strip() and "=" not in item and "\x00" not in item:
             keep.append(item.strip())
         else:
-            warnings.append(f"{where}: shell.env.keep[{i}]: {item!r} is not a variable name or glob; ignoring it")
+            warnings.append(
+                f"{where}: shell.env.keep[{i}]: {item!r} is not a variable name or glob; ignoring it"
+            )
     values: dict[str, str] = {}
     if not isinstance(set_raw, Mapping):
-        warnings.append(f"{where}: shell.env.set must be a mapping of variable names to values; ignoring it")
+        warnings.append(
+            f"{where}: shell.env.set must be a mapping of variable names to values; ignoring it"
+        )
         set_raw = {}
     for name, value in set_raw.items():
         scalar = isinstance(value, str | int | float) and not isinstance(value, bool)
         if not isinstance(name, str) or not _NAME.match(name) or not scalar or "\x00" in str(value):
-            warnings.append(f"{where}: shell.env.set.{name}: {value!r} is not a variable name with a text "
-                            "or number value; ignoring it")  # fmt: skip
+            warnings.append(
+                f"{where}: shell.env.set.{name}: {value!r} is not a variable name with a text "
+                "or number value; ignoring it"
+            )
             continue
         values[name] = str(value)
     return ShellEnv(tuple(keep), MappingProxyType(values))

@@ -35,8 +35,17 @@ IN_NONBLOCK = os.O_NONBLOCK
 IN_CLOEXEC = os.O_CLOEXEC
 
 #: What changes a folder's entries (the watch compares protected files by stat itself).
-FOLDER_EVENTS = (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF
-                 | IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW)  # fmt: skip
+FOLDER_EVENTS = (
+    IN_CREATE
+    | IN_DELETE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+    | IN_ATTRIB
+    | IN_ONLYDIR
+    | IN_DONT_FOLLOW
+)
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len
 
 Event = tuple[int, int, str]  # (watch descriptor, mask, name)

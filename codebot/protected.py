@@ -86,7 +86,9 @@ def protected_reason(rel: str, hooks: str | None = None) -> str | None:
     parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
     if hooks:
         hparts = [p for p in hooks.split("/") if p not in ("", ".")]
-        if hparts and [p.casefold() for p in parts[: len(hparts)]] == [p.casefold() for p in hparts]:
+        if hparts and [p.casefold() for p in parts[: len(hparts)]] == [
+            p.casefold() for p in hparts
+        ]:
             return f"{hooks}: git's hooks folder (core.hooksPath): its scripts run at git commands"
     folded = [p.casefold() for p in parts]
     for i, name in enumerate(folded):
@@ -124,8 +126,12 @@ def hooks_path(project: Path) -> str | None:
     """`core.hooksPath` as a project-relative posix path when it points inside the project
     (husky's `.husky`, say), else None. Read with git itself, so includes and the person's
     global config count; cached on the config files' stamps."""
-    configs = (project / ".git" / "config", Path.home() / ".gitconfig", Path.home() / ".config/git/config",
-               Path("/etc/gitconfig"))  # fmt: skip
+    configs = (
+        project / ".git" / "config",
+        Path.home() / ".gitconfig",
+        Path.home() / ".config/git/config",
+        Path("/etc/gitconfig"),
+    )
     # Most repositories name no hooks folder anywhere: then no git process at start-up
     # (2-3 ms). An include could name one, so a config that includes runs git too.
     plain = (project / ".git").is_dir() and not any(k.startswith("GIT_CONFIG") for k in os.environ)
@@ -159,7 +165,11 @@ def _hooks_path(project: str, _stamps: Iterable[object]) -> str | None:
     try:
         done = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "config", "--get", "core.hooksPath"],
-            cwd=project, capture_output=True, timeout=5, check=False, stdin=subprocess.DEVNULL,
+            cwd=project,
+            capture_output=True,
+            timeout=5,
+            check=False,
+            stdin=subprocess.DEVNULL,
             env={**os.environ, "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"},
         )
     except (OSError, subprocess.SubprocessError):
@@ -223,4 +233,8 @@ def placeholder_paths(grace: bool = True) -> frozenset[str]:
     removed within the grace period, whose events may still be arriving (absolute paths)."""
     now = time.monotonic()
     with _PLACEHOLDER_LOCK:
-        return frozenset(p for p, t in _PLACEHOLDERS.items() if not t or (grace and now - t <= PLACEHOLDER_GRACE_S))
+        return frozenset(
+            p
+            for p, t in _PLACEHOLDERS.items()
+            if not t or (grace and now - t <= PLACEHOLDER_GRACE_S)
+        )

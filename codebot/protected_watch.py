@@ -38,13 +38,39 @@ MAX_DIRS = 20000
 RECENT_NS = 50_000_000
 MAX_PROTECTED_FILES = 20000
 #: Not walked: generated, large, and never where codebot reads instructions from.
-SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
-                  ".pytest_cache", ".ruff_cache", ".hg", ".svn"})  # fmt: skip
+SKIP = frozenset(
+    {
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hg",
+        ".svn",
+    }
+)
 #: What in a git folder is data, not instructions, and large: left alone at any depth
 #: (everything else is watched: config, hooks, commondir, info, and a planted `.git/x/`
 #: that a `commondir` points at; submodules' and worktrees' own folders likewise).
-GIT_BULK = frozenset({"objects", "logs", "refs", "lfs", "index", "packed-refs", "rr-cache", "FETCH_HEAD",
-                      "ORIG_HEAD", "COMMIT_EDITMSG", "sharedindex"})  # fmt: skip
+GIT_BULK = frozenset(
+    {
+        "objects",
+        "logs",
+        "refs",
+        "lfs",
+        "index",
+        "packed-refs",
+        "rr-cache",
+        "FETCH_HEAD",
+        "ORIG_HEAD",
+        "COMMIT_EDITMSG",
+        "sharedindex",
+    }
+)
 _SECOND_LEVEL = frozenset(n.split("/")[1].casefold() for n in NESTED)
 
 
@@ -59,7 +85,9 @@ class Change:
 class Snapshot:
     dirs: list[int] = field(default_factory=list)  # each watched folder's mtime_ns (-1: gone)
     files: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # rel -> signature
-    names: dict[str, frozenset[str]] = field(default_factory=dict)  # recently changed folders' names
+    names: dict[str, frozenset[str]] = field(
+        default_factory=dict
+    )  # recently changed folders' names
     skip: frozenset[str] = frozenset()  # protected entries not compared (read-only meanwhile)
     events: bool = False  # taken with inotify: `dirs` is empty, the queue says what moved
 
@@ -279,8 +307,11 @@ class ProjectWatch:
         # A folder changed within the clock's granularity of now could change again with
         # the same mtime: its names are kept and compared instead.
         fresh = time.time_ns() - RECENT_NS
-        snap.names = {rel: _names(p) for rel, p, m in zip(self.folders or [], self._paths, snap.dirs, strict=False)
-                      if m >= fresh}  # fmt: skip
+        snap.names = {
+            rel: _names(p)
+            for rel, p, m in zip(self.folders or [], self._paths, snap.dirs, strict=False)
+            if m >= fresh
+        }
         snap.skip = skip
         for top in sorted(self.tops - skip):
             self._protected_files(top, snap.files)
@@ -292,17 +323,25 @@ class ProjectWatch:
         self._held = placeholder_paths(grace=False)
         folders = self._ensure()
         gone: set[str] = set()
-        found = self._moved_by_events(folders) if before.events and self._inotify is not None else None
+        found = (
+            self._moved_by_events(folders) if before.events and self._inotify is not None else None
+        )
         if found is not None:
             moved = sorted(found[0])
-            gone = {rel for rel in folders if any(rel == g or rel.startswith(g + "/") for g in found[1])}
+            gone = {
+                rel for rel in folders if any(rel == g or rel.startswith(g + "/") for g in found[1])
+            }
         elif before.events:
             moved = list(folders)  # the queue overflowed: list every folder again
             gone = {rel for rel in folders if not os.path.isdir(self._abs(rel))}
         else:
             now = self._mtimes()
             moved = [rel for rel, a, b in zip(folders, before.dirs, now, strict=False) if a != b]
-            moved += [rel for rel, names in before.names.items() if rel not in moved and _names(self._abs(rel)) != names]
+            moved += [
+                rel
+                for rel, names in before.names.items()
+                if rel not in moved and _names(self._abs(rel)) != names
+            ]
             gone = {rel for rel, m in zip(folders, now, strict=False) if m == -1}
         if gone:
             for wd in [wd for wd, rel in self._wds.items() if rel in gone]:
@@ -323,7 +362,9 @@ class ProjectWatch:
         after: dict[str, tuple[Any, ...]] = {}
         for top in sorted(self.tops - before.skip):
             self._protected_files(top, after)
-        self.tops = {t for t in self.tops if os.path.lexists(self._abs(t)) and self._abs(t) not in self._held}
+        self.tops = {
+            t for t in self.tops if os.path.lexists(self._abs(t)) and self._abs(t) not in self._held
+        }
         out: list[Change] = []
         for rel in sorted(set(before.files) | set(after)):
             old, new = before.files.get(rel), after.get(rel)

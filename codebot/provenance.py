@@ -83,8 +83,10 @@ class Provenance:
             if len(data) > MAX_STORE or not isinstance(files, dict):
                 raise ValueError("not a record of written files")
         except (ValueError, KeyError, TypeError) as exc:
-            raise ProvenanceError(f"{self.path} is damaged ({exc}); move it away to start a new record, "
-                                  "and review the project's skills and config by hand") from exc  # fmt: skip
+            raise ProvenanceError(
+                f"{self.path} is damaged ({exc}); move it away to start a new record, "
+                "and review the project's skills and config by hand"
+            ) from exc
         return {k: v for k, v in files.items() if isinstance(v, dict)}
 
     def marked(self) -> dict[str, Entry]:
@@ -132,8 +134,15 @@ class Provenance:
                 write_private(blob, content, durable=False)
         return sha
 
-    def record(self, changes: list[tuple[str, str, str]], *, by: str, detail: str, session: str,
-               befores: dict[str, str | None] | None = None) -> list[str]:  # fmt: skip
+    def record(
+        self,
+        changes: list[tuple[str, str, str]],
+        *,
+        by: str,
+        detail: str,
+        session: str,
+        befores: dict[str, str | None] | None = None,
+    ) -> list[str]:
         """Record (rel, kind, why) changes; `befores` maps rel to the sha256 of the kept
         earlier content (None: it did not exist). Returns the paths now marked."""
         from codebot.protected_watch import file_sha256
@@ -151,13 +160,26 @@ class Provenance:
             for rel, kind, why in changes:
                 old = files.get(rel)
                 sha = file_sha256(self.project / rel)
-                before = old.get("before") if old else befores.get(rel, "unknown" if kind != "created" else None)
+                before = (
+                    old.get("before")
+                    if old
+                    else befores.get(rel, "unknown" if kind != "created" else None)
+                )
                 first_kind = old.get("kind") if old else kind
                 if first_kind == "created" and kind == "removed":
                     files.pop(rel, None)  # made and unmade by the agent: nothing left to mark
                     continue
-                entry = Entry(rel, "removed" if kind == "removed" else first_kind, sha, before, by,
-                              " ".join(detail.split())[:300], why, session, now)  # fmt: skip
+                entry = Entry(
+                    rel,
+                    "removed" if kind == "removed" else first_kind,
+                    sha,
+                    before,
+                    by,
+                    " ".join(detail.split())[:300],
+                    why,
+                    session,
+                    now,
+                )
                 files[rel] = asdict(entry)
             self._save(files)
         return [rel for rel, _, _ in changes]
@@ -170,7 +192,9 @@ class Provenance:
         """Accept these paths (None: all); returns the ones that were marked."""
         with self._lock():
             files = self._read()
-            chosen = list(files) if rels is None else [r for r in (_norm(x) for x in rels) if r in files]
+            chosen = (
+                list(files) if rels is None else [r for r in (_norm(x) for x in rels) if r in files]
+            )
             for rel in chosen:
                 files.pop(rel)
             if chosen:
@@ -194,8 +218,10 @@ class Provenance:
             else:
                 blob = self.blobs / str(before)
                 if not blob.is_file():
-                    raise ProvenanceError(f"no copy of {rel} as it was before is kept (too large, or changed "
-                                          "by a command codebot did not snapshot); restore it with git")  # fmt: skip
+                    raise ProvenanceError(
+                        f"no copy of {rel} as it was before is kept (too large, or changed "
+                        "by a command codebot did not snapshot); restore it with git"
+                    )
                 if target.is_symlink():
                     target.unlink()
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -237,8 +263,18 @@ def _norm(rel: str) -> str:
 def listing(store: Any, diffs: bool = True) -> list[dict[str, Any]]:
     rows = []
     for rel, e in sorted(store.marked().items()):
-        row = {"path": rel, "kind": e.kind, "by": e.by, "detail": e.detail, "why": e.why, "session": e.session,
-               "at": e.at, "sha256": e.sha256, "before": e.before, "revertible": store_revertible(store, e)}  # fmt: skip
+        row = {
+            "path": rel,
+            "kind": e.kind,
+            "by": e.by,
+            "detail": e.detail,
+            "why": e.why,
+            "session": e.session,
+            "at": e.at,
+            "sha256": e.sha256,
+            "before": e.before,
+            "revertible": store_revertible(store, e),
+        }
         if diffs:
             row["diff"] = store.diff(rel)
         rows.append(row)
@@ -246,7 +282,9 @@ def listing(store: Any, diffs: bool = True) -> list[dict[str, Any]]:
 
 
 def store_revertible(store: Any, entry: Any) -> bool:
-    return entry.before is None or (entry.before != "unknown" and (store.blobs / str(entry.before)).is_file())
+    return entry.before is None or (
+        entry.before != "unknown" and (store.blobs / str(entry.before)).is_file()
+    )
 
 
 def render(rows: list[dict[str, Any]], project: str) -> str:
@@ -255,12 +293,18 @@ def render(rows: list[dict[str, Any]], project: str) -> str:
 
     if not rows:
         return f"nothing written by codebot's agent is waiting for review in {project}"
-    out = [f"{len(rows)} file(s) in {project} written by codebot's agent, not yet accepted "
-           "(their commands are asked, their grants and settings ignored):"]  # fmt: skip
+    out = [
+        f"{len(rows)} file(s) in {project} written by codebot's agent, not yet accepted "
+        "(their commands are asked, their grants and settings ignored):"
+    ]
     for r in rows:
-        out.append(f"  {visible(r['path'])}  {r['kind']} by {visible(r['by'])} at {r['at']}: {visible(r['detail'])}")
+        out.append(
+            f"  {visible(r['path'])}  {r['kind']} by {visible(r['by'])} at {r['at']}: {visible(r['detail'])}"
+        )
         out.append(f"    protected because: {visible(r['why'])}")
         if r.get("diff"):
             out += ["    " + visible(line) for line in r["diff"].splitlines()]
-    out.append("accept: codebot written --accept PATH (or --all) · revert: codebot written --revert PATH")
+    out.append(
+        "accept: codebot written --accept PATH (or --all) · revert: codebot written --revert PATH"
+    )
     return "\n".join(out)

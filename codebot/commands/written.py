@@ -20,14 +20,22 @@ from typing import Any
 HELP = "files codebot's agent wrote among skills, config, instructions and git's config: review, accept, revert"
 
 
-def add_parser(subparsers: Any, common: Callable[..., None] | None = None) -> argparse.ArgumentParser:
+def add_parser(
+    subparsers: Any, common: Callable[..., None] | None = None
+) -> argparse.ArgumentParser:
     p = subparsers.add_parser("written", help=HELP, description=HELP)
     if common is not None:
         common(p, suppress=True)
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--accept", metavar="PATH", nargs="+", help="accept these files (project-relative paths)")
+    what.add_argument(
+        "--accept", metavar="PATH", nargs="+", help="accept these files (project-relative paths)"
+    )
     what.add_argument("--all", action="store_true", help="accept every listed file")
-    what.add_argument("--revert", metavar="PATH", help="restore this file as it was before codebot's agent changed it")
+    what.add_argument(
+        "--revert",
+        metavar="PATH",
+        help="restore this file as it was before codebot's agent changed it",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--no-diff", action="store_true", help="list without the diffs")
     return p
@@ -43,8 +51,11 @@ def run(args: argparse.Namespace) -> int:
         if args.accept or args.all:
             chosen = store.accept(None if args.all and not args.accept else list(args.accept))
             if args.accept and not chosen:
-                print(f"codebot: none of {', '.join(args.accept)} is marked as written by codebot's agent; "
-                      "run 'codebot written' to list them", file=sys.stderr)  # fmt: skip
+                print(
+                    f"codebot: none of {', '.join(args.accept)} is marked as written by codebot's agent; "
+                    "run 'codebot written' to list them",
+                    file=sys.stderr,
+                )
                 return 2
             print(f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'}")
             return 0

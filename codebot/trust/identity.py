@@ -61,16 +61,20 @@ def changed(real: str, device: int, inode: int, root_commit: str | None) -> str 
     except OSError as exc:
         return f"the folder cannot be read now ({exc.strerror or exc})"
     if (st.st_dev, st.st_ino) != (device, inode):
-        return ("the folder there now is another one (its device and inode differ from the trusted folder's: "
-                "it was replaced, moved there, or made again)")  # fmt: skip
+        return (
+            "the folder there now is another one (its device and inode differ from the trusted folder's: "
+            "it was replaced, moved there, or made again)"
+        )
     if root_commit is None:
         return None
     roots = root_commits(real)
     if roots is None:
         return f"its git history cannot be read, so it cannot be shown to be the repository trusted ({root_commit[:12]})"
     if root_commit not in roots:
-        return (f"its git repository is another one (its first commit is {min(roots)[:12]}, "
-                f"the trusted one's was {root_commit[:12]})")  # fmt: skip
+        return (
+            f"its git repository is another one (its first commit is {min(roots)[:12]}, "
+            f"the trusted one's was {root_commit[:12]})"
+        )
     return None
 
 
@@ -94,12 +98,31 @@ def root_commits(real: str) -> frozenset[str] | None:
     if repo is None:
         return frozenset()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat", LC_ALL="C")
-    argv = ["git", "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-            "-C", repo, "rev-list", "--max-parents=0", "HEAD"]  # fmt: skip
+    env.update(
+        GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat", LC_ALL="C"
+    )
+    argv = [
+        "git",
+        "--no-pager",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-C",
+        repo,
+        "rev-list",
+        "--max-parents=0",
+        "HEAD",
+    ]
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                env=env, start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
     except OSError:
         return None
     try:

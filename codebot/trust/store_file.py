@@ -34,9 +34,13 @@ def read_store(path: Path, max_bytes: int) -> bytes:
         if geteuid is not None and st.st_uid not in (geteuid(), 0):
             raise Unusable(f"is owned by another user (uid {st.st_uid})")
         if st.st_mode & 0o022:
-            raise Unusable(f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); run chmod 600 on it")
+            raise Unusable(
+                f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); run chmod 600 on it"
+            )
         if st.st_size > max_bytes:
-            raise Unusable(f"is {st.st_size} bytes, more than the {max_bytes} a trust file may have")
+            raise Unusable(
+                f"is {st.st_size} bytes, more than the {max_bytes} a trust file may have"
+            )
         chunks: list[bytes] = []
         total = 0
         while total <= max_bytes:  # the size may have grown since fstat

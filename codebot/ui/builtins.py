@@ -52,10 +52,14 @@ class BuiltinCommands:
     def cmd_reload(self, _args: str) -> Reply:
         change = self.reload()  # type: ignore[attr-defined]
         said = self.reload_message(change)[0]  # type: ignore[attr-defined]
-        return Reply(said or format_change(change, len(self.catalog.snapshot)), Action.SKILLS_RELOADED)
+        return Reply(
+            said or format_change(change, len(self.catalog.snapshot)), Action.SKILLS_RELOADED
+        )
 
     def cmd_compact(self, args: str) -> Reply:
-        return Reply("", Action.COMPACT, args)  # a model call: the front end runs `compact` as a turn
+        return Reply(
+            "", Action.COMPACT, args
+        )  # a model call: the front end runs `compact` as a turn
 
     def cmd_context(self, _args: str) -> Reply:
         return Reply(context_report(self.session.context_use(), self.session, self.settings))
@@ -71,12 +75,20 @@ class BuiltinCommands:
     def cmd_model(self, args: str) -> Reply:
         if not args:
             choices = self.model_choices()
-            listed = "".join(f"\n  {i}. {m}{'  (current)' if m == self.model_name else ''}"
-                             for i, m in enumerate(choices, 1))  # fmt: skip
-            return Reply(f"model: {self.model_name}{' (offline)' if self.offline else ''}"
-                         + (f"\nReachable with your keys and servers:{listed}\n/model NAME (or its number) switches"
-                            if choices else "\nno provider key is set: export one (e.g. OPENAI_API_KEY) or use "
-                            "--api-base for a local server"), Action.PICK_MODEL)  # fmt: skip
+            listed = "".join(
+                f"\n  {i}. {m}{'  (current)' if m == self.model_name else ''}"
+                for i, m in enumerate(choices, 1)
+            )
+            return Reply(
+                f"model: {self.model_name}{' (offline)' if self.offline else ''}"
+                + (
+                    f"\nReachable with your keys and servers:{listed}\n/model NAME (or its number) switches"
+                    if choices
+                    else "\nno provider key is set: export one (e.g. OPENAI_API_KEY) or use "
+                    "--api-base for a local server"
+                ),
+                Action.PICK_MODEL,
+            )
         name = args.strip()
         if name.isdigit() and 0 < int(name) <= len(choices := self.model_choices()):
             name = choices[int(name) - 1]
@@ -94,14 +106,21 @@ class BuiltinCommands:
     def cmd_local(self, args: str) -> Reply:
         found = getattr(self, "local", None)
         if found is None:
-            return Reply("no local server was found at start (Ollama 11434, llama.cpp 8080, LM Studio 1234)")
+            return Reply(
+                "no local server was found at start (Ollama 11434, llama.cpp 8080, LM Studio 1234)"
+            )
         from codebot.agent.session.setup import client_for
 
         model_id = args.strip() or None
         if model_id is not None and model_id not in found.models:
-            return Reply(f"{found.label} has no model {model_id!r}; it has: {', '.join(found.models) or 'none listed'}")
+            return Reply(
+                f"{found.label} has no model {model_id!r}; it has: {', '.join(found.models) or 'none listed'}"
+            )
         self.session.client = client_for(found, model_id)
-        return Reply(f"model switched to {self.session.client.model} at {found.base_url}", Action.MODEL_SWITCHED)
+        return Reply(
+            f"model switched to {self.session.client.model} at {found.base_url}",
+            Action.MODEL_SWITCHED,
+        )
 
     def model_choices(self) -> list[str]:
         """Models the configured keys (and a configured server) can reach: each present
@@ -124,11 +143,18 @@ class BuiltinCommands:
         choice = args.strip()
         if not choice:
             if not rows:
-                return Reply(f"no other saved session for {self.settings.project_dir}; `codebot sessions --all` "
-                             "lists every project's")  # fmt: skip
-            listed = "".join(f"\n  {i}. {r.id}  {r.started}  {r.first_prompt[:60]}" for i, r in enumerate(rows, 1))
-            return Reply(f"Sessions of this project, newest first:{listed}\n/resume ID (or its number) switches",
-                         Action.PICK_SESSION)  # fmt: skip
+                return Reply(
+                    f"no other saved session for {self.settings.project_dir}; `codebot sessions --all` "
+                    "lists every project's"
+                )
+            listed = "".join(
+                f"\n  {i}. {r.id}  {r.started}  {r.first_prompt[:60]}"
+                for i, r in enumerate(rows, 1)
+            )
+            return Reply(
+                f"Sessions of this project, newest first:{listed}\n/resume ID (or its number) switches",
+                Action.PICK_SESSION,
+            )
         picked = pick(choice, rows, self.session.id)
         if picked.startswith("error: "):
             return Reply(picked)
@@ -151,7 +177,9 @@ class BuiltinCommands:
             if verb == "accept" and rest.strip():
                 chosen = store.accept(None if rest.strip() in ("all", "--all") else rest.split())
                 self._refresh_written(chosen)
-                return Reply(f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} (settings: at the next start)")
+                return Reply(
+                    f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} (settings: at the next start)"
+                )
             if verb == "revert" and rest.strip():
                 said = store.revert(rest.strip())
                 self._refresh_written([rest.strip()])

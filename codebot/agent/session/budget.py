@@ -53,8 +53,10 @@ class TurnBudget:
 
     @staticmethod
     def _why(used: str, key: str, limit: float) -> str:
-        return (f"turn budget reached: {used} in this turn and its sub-agents (limits.{key}: {limit:,.0f}); "
-                f"the turn stops here (ask again to go on, or raise limits.{key} in your own config)")  # fmt: skip
+        return (
+            f"turn budget reached: {used} in this turn and its sub-agents (limits.{key}: {limit:,.0f}); "
+            f"the turn stops here (ask again to go on, or raise limits.{key} in your own config)"
+        )
 
     def spend(self, usage: Usage) -> None:
         self.tokens += usage.prompt_tokens + usage.completion_tokens

@@ -103,7 +103,9 @@ class Guard:
             self.notices.append(f"could not keep a copy of {rel} before the write: {exc}")
             return {rel: "unknown"}
 
-    def wrote(self, tool: str, path: Path, befores: dict[str, str | None], detail: str = "") -> None:
+    def wrote(
+        self, tool: str, path: Path, befores: dict[str, str | None], detail: str = ""
+    ) -> None:
         """After a successful Write or Edit."""
         self.written.add(os.path.realpath(path))
         self.written.add(os.path.abspath(path))
@@ -111,7 +113,9 @@ class Guard:
         if rel is None or rel not in befores:
             return
         kind = "created" if befores[rel] is None else "changed"
-        self._record([(rel, kind, protected_reason(rel, self.hooks) or rel)], tool, detail or rel, befores)
+        self._record(
+            [(rel, kind, protected_reason(rel, self.hooks) or rel)], tool, detail or rel, befores
+        )
 
     @contextlib.contextmanager
     def command(self, by: str, detail: str, sandbox: Any = None) -> Iterator[None]:
@@ -130,9 +134,17 @@ class Guard:
         finally:
             changes = self.watch.changes(before)
             if changes:
-                where = by if sandbox is not None and not isinstance(sandbox, str) else f"{by} (outside the sandbox)"
-                self._record([(c.rel, c.kind, c.why) for c in changes if not _folder(self.project / c.rel)],
-                             where, detail, {})  # fmt: skip
+                where = (
+                    by
+                    if sandbox is not None and not isinstance(sandbox, str)
+                    else f"{by} (outside the sandbox)"
+                )
+                self._record(
+                    [(c.rel, c.kind, c.why) for c in changes if not _folder(self.project / c.rel)],
+                    where,
+                    detail,
+                    {},
+                )
 
     def _unchanging(self, read_only: list[Path]) -> frozenset[str]:
         """The watched protected entries that are bound read-only (not through a link:
@@ -141,22 +153,34 @@ class Guard:
             return frozenset()
         bound = {str(p) for p in read_only}
         root = str(self.project)
-        return frozenset(t for t in self.watch.tops
-                         if f"{root}/{t}" in bound and not os.path.islink(f"{root}/{t}"))  # fmt: skip
+        return frozenset(
+            t
+            for t in self.watch.tops
+            if f"{root}/{t}" in bound and not os.path.islink(f"{root}/{t}")
+        )
 
-    def _record(self, changes: list[tuple[str, str, str]], by: str, detail: str,
-                befores: dict[str, str | None]) -> None:  # fmt: skip
+    def _record(
+        self,
+        changes: list[tuple[str, str, str]],
+        by: str,
+        detail: str,
+        befores: dict[str, str | None],
+    ) -> None:
         if not changes:
             return
         for rel, _, _ in changes:
             self.written.add(str(self.project / rel))
             self.written.add(os.path.realpath(self.project / rel))
         try:
-            self.store.record(changes, by=by, detail=detail, session=self.session_id, befores=befores)
+            self.store.record(
+                changes, by=by, detail=detail, session=self.session_id, befores=befores
+            )
         except (OSError, ProvenanceError, TimeoutError) as exc:
             # The session's own set still marks them; later sessions would not know.
-            self.notices.append(f"could not record what codebot's agent wrote ({exc}); "
-                                f"review {', '.join(r for r, _, _ in changes[:5])} by hand")  # fmt: skip
+            self.notices.append(
+                f"could not record what codebot's agent wrote ({exc}); "
+                f"review {', '.join(r for r, _, _ in changes[:5])} by hand"
+            )
 
     def marked_here(self, path: str | os.PathLike[str]) -> bool:
         return os.path.realpath(path) in self.written or os.path.abspath(path) in self.written

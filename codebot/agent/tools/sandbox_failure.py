@@ -44,27 +44,112 @@ NETWORK_NOTE = "the sandbox has no network"
 #: Bounds on hostile output: error lines looked at, and words tried as paths in each.
 _MAX_LINES = 50
 _MAX_NAMES = 8
-_QUOTED = re.compile(r"'([^'\n]{1,4096})'|\"([^\"\n]{1,4096})\"|`([^`'\n]{1,4096})'|‘([^’\n]{1,4096})’")
+_QUOTED = re.compile(
+    r"'([^'\n]{1,4096})'|\"([^\"\n]{1,4096})\"|`([^`'\n]{1,4096})'|‘([^’\n]{1,4096})’"
+)
 _EDGES = "'\"`‘’()[]{}<>,;:"
 
 #: Programs that use the network whatever they are asked to do.
-_ALWAYS = frozenset({
-    "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet",
-    "ftp", "ping", "ping6", "dig", "nslookup", "host", "http", "https", "aria2c", "npx", "bunx",
-    "pnpx", "uvx", "pipx", "gh", "hub", "glab", "aws", "gcloud", "az", "kubectl", "helm",
-    "docker", "podman", "mvn", "gradle", "gradlew", "sbt", "brew", "yarn",
-})  # fmt: skip
-_INSTALL = frozenset({"install", "i", "add", "ci", "update", "upgrade", "up", "download", "fetch",
-                      "publish", "search", "sync", "lock", "restore", "get"})  # fmt: skip
+_ALWAYS = frozenset(
+    {
+        "curl",
+        "wget",
+        "ssh",
+        "scp",
+        "sftp",
+        "rsync",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "telnet",
+        "ftp",
+        "ping",
+        "ping6",
+        "dig",
+        "nslookup",
+        "host",
+        "http",
+        "https",
+        "aria2c",
+        "npx",
+        "bunx",
+        "pnpx",
+        "uvx",
+        "pipx",
+        "gh",
+        "hub",
+        "glab",
+        "aws",
+        "gcloud",
+        "az",
+        "kubectl",
+        "helm",
+        "docker",
+        "podman",
+        "mvn",
+        "gradle",
+        "gradlew",
+        "sbt",
+        "brew",
+        "yarn",
+    }
+)
+_INSTALL = frozenset(
+    {
+        "install",
+        "i",
+        "add",
+        "ci",
+        "update",
+        "upgrade",
+        "up",
+        "download",
+        "fetch",
+        "publish",
+        "search",
+        "sync",
+        "lock",
+        "restore",
+        "get",
+    }
+)
 #: Programs that use it for some subcommands (the first word that is not an option).
 _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "git": frozenset({"fetch", "pull", "push", "clone", "ls-remote", "submodule", "remote", "lfs"}),
-    **dict.fromkeys(("pip", "pip3", "uv", "poetry", "pdm", "npm", "pnpm", "bun", "gem", "bundle",
-                     "composer", "conda", "mamba", "micromamba", "apt", "apt-get", "dnf", "yum",
-                     "apk", "dotnet", "deno"), _INSTALL | {"pip", "view", "info", "dlx", "exec", "create"}),
-    **dict.fromkeys(("cargo", "go"), _INSTALL | {"build", "run", "test", "check", "mod", "b", "r", "t"}),
-}  # fmt: skip
-_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+    **dict.fromkeys(
+        (
+            "pip",
+            "pip3",
+            "uv",
+            "poetry",
+            "pdm",
+            "npm",
+            "pnpm",
+            "bun",
+            "gem",
+            "bundle",
+            "composer",
+            "conda",
+            "mamba",
+            "micromamba",
+            "apt",
+            "apt-get",
+            "dnf",
+            "yum",
+            "apk",
+            "dotnet",
+            "deno",
+        ),
+        _INSTALL | {"pip", "view", "info", "dlx", "exec", "create"},
+    ),
+    **dict.fromkeys(
+        ("cargo", "go"), _INSTALL | {"build", "run", "test", "check", "mod", "b", "r", "t"}
+    ),
+}
+_GIT_VALUE_OPTIONS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"}
+)
 
 
 def runs_network_program(commands: Iterable[Sequence[str]]) -> bool:
@@ -95,7 +180,9 @@ def runs_network_program(commands: Iterable[Sequence[str]]) -> bool:
 def offer_reason(why: str, commands: Iterable[Sequence[str]]) -> str:
     """`why` (from `checked_failure`) less a network claim the commands cannot have earned;
     "" when nothing is left, and then nothing is offered."""
-    if (why == NETWORK_NOTE or why.endswith("; " + NETWORK_NOTE)) and not runs_network_program(commands):
+    if (why == NETWORK_NOTE or why.endswith("; " + NETWORK_NOTE)) and not runs_network_program(
+        commands
+    ):
         return why.removesuffix(NETWORK_NOTE).removesuffix("; ")
     return why
 
@@ -117,8 +204,9 @@ def _shown(path: Path, cwd: Path) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def checked_failure(returncode: int | None, output: str, policy: SandboxPolicy,
-                    cwd: Path | str | None = None) -> str | None:  # fmt: skip
+def checked_failure(
+    returncode: int | None, output: str, policy: SandboxPolicy, cwd: Path | str | None = None
+) -> str | None:
     """Why the sandbox made this command fail, from facts codebot checked (module doc), in
     words for the person asked to run it outside; None when nothing backs the claim."""
     if not returncode:
@@ -127,7 +215,9 @@ def checked_failure(returncode: int | None, output: str, policy: SandboxPolicy,
     lines = list(dict.fromkeys(output.splitlines()))
     notes: list[str] = []
     blocked: list[str] = []
-    for line in [ln for ln in lines if any(m in ln.lower() for m in (*_EROFS, *_BUSY))][:_MAX_LINES]:
+    for line in [ln for ln in lines if any(m in ln.lower() for m in (*_EROFS, *_BUSY))][
+        :_MAX_LINES
+    ]:
         for name in named_paths(line):
             if name.startswith("~"):
                 continue  # the shell expands `~` before the error is printed
@@ -138,10 +228,15 @@ def checked_failure(returncode: int | None, output: str, policy: SandboxPolicy,
     if blocked:
         notes.append(f"the sandbox keeps {', '.join(blocked[:3])} read-only")
     failing = [ln.lower() for ln in lines if any(m in ln.lower() for m in _MISSING)][:_MAX_LINES]
-    hidden = [shown for shown, pattern in _hidden_names(policy, _real(policy.project)).items()
-              if any(pattern.search(line) for line in failing)]  # fmt: skip
+    hidden = [
+        shown
+        for shown, pattern in _hidden_names(policy, _real(policy.project)).items()
+        if any(pattern.search(line) for line in failing)
+    ]
     if hidden:
         notes.append(f"the sandbox hides {', '.join(hidden)} (denied paths and credentials)")
-    if not policy.network and any(m in ln.lower() for ln in lines for m in (*_NO_NETWORK, *_REFUSED)):
+    if not policy.network and any(
+        m in ln.lower() for ln in lines for m in (*_NO_NETWORK, *_REFUSED)
+    ):
         notes.append(NETWORK_NOTE)
     return "; ".join(notes) or None

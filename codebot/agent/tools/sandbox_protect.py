@@ -67,8 +67,11 @@ def _locations(policy: Any, roots: Sequence[Path]) -> list[Path]:
     for r in roots:
         if r == project and not policy.project_writable:
             continue  # bound read-only as a whole
-        out += fixed_locations(r, here if here is not None and _under(here, r) else None,
-                               policy.hooks if r == project else None)  # fmt: skip
+        out += fixed_locations(
+            r,
+            here if here is not None and _under(here, r) else None,
+            policy.hooks if r == project else None,
+        )
     return out
 
 
@@ -85,15 +88,19 @@ def _gitdirs(dotgit: str) -> list[str]:
         if line.startswith("gitdir:"):
             gitdir = os.path.realpath(os.path.join(os.path.dirname(dotgit), line[7:].strip()))
             found.append(gitdir)
-            with contextlib.suppress(OSError), open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+            with (
+                contextlib.suppress(OSError),
+                open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh,
+            ):
                 common = fh.read(4096).strip()
                 if common:
                     found.append(os.path.realpath(os.path.join(gitdir, common)))
     return found
 
 
-_TARGETS: contextvars.ContextVar[tuple[Any, tuple[list[Path], list[Path]]] | None] = contextvars.ContextVar(
-    "codebot_protected_targets", default=None)  # fmt: skip
+_TARGETS: contextvars.ContextVar[tuple[Any, tuple[list[Path], list[Path]]] | None] = (
+    contextvars.ContextVar("codebot_protected_targets", default=None)
+)
 
 
 def protected_targets(policy: Any, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
