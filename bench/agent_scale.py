@@ -56,7 +56,9 @@ print(n)
 def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(seconds, peak RSS in MB) of one whole process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     took = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -74,7 +76,11 @@ def listing_chars(skills: Path) -> dict[str, int]:
     catalog.load()
     specs = list(catalog.snapshot)
     out = {}
-    for label, window in (("window_unknown", None), ("window_128k", 128_000), ("window_1m", 1_000_000)):
+    for label, window in (
+        ("window_unknown", None),
+        ("window_128k", 128_000),
+        ("window_1m", 1_000_000),
+    ):
         options = ListingOptions(context_window=window)
         listing = listing_for(specs, options=options)
         out[label] = listing.chars
@@ -87,9 +93,15 @@ def measure(n: int, repeat: int, base: Path) -> dict:
     (project / ".git").mkdir(parents=True)
     skills = project / ".codebot" / "skills"
     generate(skills, n, seed=1)
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"}
-    env.update(HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
-    floor = min(run([sys.executable, "-c", FLOOR, str(skills)], env, project)[0] for _ in range(repeat))
+    env = {
+        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"
+    }
+    env.update(
+        HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", LITELLM_LOCAL_MODEL_COST_MAP="True"
+    )
+    floor = min(
+        run([sys.executable, "-c", FLOOR, str(skills)], env, project)[0] for _ in range(repeat)
+    )
     argv = [sys.executable, "-m", "codebot", "-p", "hello there", "--trust"]
     colds, warms, rss = [], [], 0.0
     for i in range(max(1, repeat - 1)):
@@ -107,13 +119,26 @@ def measure(n: int, repeat: int, base: Path) -> dict:
         env["CODEBOT_HOME"] = str(base / f"alone{n}-{i}")
         alone.append(run(task_argv, env | {"CODEBOT_NO_PREFETCH": "1"}, project)[0])
     cold, warm, task = min(colds), min(warms), min(tasks)
-    return {"skills": n, "floor_s": round(floor, 3), "cold_s": round(cold, 3), "warm_s": round(warm, 3),
-            "cold_over_floor": round(cold / floor, 2), "warm_over_floor": round(warm / floor, 2),
-            "cold_task_s": round(task, 3), "cold_task_over_floor": round(task / floor, 2),
-            "cold_task_alone_s": round(min(alone), 3), "prefetch_speedup": round(min(alone) / task, 2),
-            "rss_mb": round(rss, 1), "listing_chars": listing_chars(skills),
-            "targets_met": {"warm_le_1.6x_floor": warm <= 1.6 * floor, "cold_le_3x_floor": cold <= 3 * floor,
-                            "rss_le_200mb": rss <= 200, "cold_task_le_3x_floor": task <= 3 * floor}}  # fmt: skip
+    return {
+        "skills": n,
+        "floor_s": round(floor, 3),
+        "cold_s": round(cold, 3),
+        "warm_s": round(warm, 3),
+        "cold_over_floor": round(cold / floor, 2),
+        "warm_over_floor": round(warm / floor, 2),
+        "cold_task_s": round(task, 3),
+        "cold_task_over_floor": round(task / floor, 2),
+        "cold_task_alone_s": round(min(alone), 3),
+        "prefetch_speedup": round(min(alone) / task, 2),
+        "rss_mb": round(rss, 1),
+        "listing_chars": listing_chars(skills),
+        "targets_met": {
+            "warm_le_1.6x_floor": warm <= 1.6 * floor,
+            "cold_le_3x_floor": cold <= 3 * floor,
+            "rss_le_200mb": rss <= 200,
+            "cold_task_le_3x_floor": task <= 3 * floor,
+        },
+    }
 
 
 def main() -> int:

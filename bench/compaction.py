@@ -55,12 +55,44 @@ class SummaryModel:
 def history(rounds: int = 50) -> list[dict]:
     out: list[dict] = []
     for i in range(rounds):
-        out.append({"role": "user", "content": f"please look at src/mod_{i}.py and fix the failing test {i}"})
-        out.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"c{i}", "type": "function", "function": {"name": "Read", "arguments": json.dumps({"path": f"src/mod_{i}.py"})}}]})  # fmt: skip
-        out.append({"role": "tool", "tool_call_id": f"c{i}",
-                    "content": "".join(f"{n:4} def function_{n}(x):  return x * {n}  # line of code\n" for n in range(40))})  # fmt: skip
-        out.append({"role": "assistant", "content": f"Round {i}: the bug is an off-by-one in function_{i}; fixed."})
+        out.append(
+            {
+                "role": "user",
+                "content": f"please look at src/mod_{i}.py and fix the failing test {i}",
+            }
+        )
+        out.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {
+                            "name": "Read",
+                            "arguments": json.dumps({"path": f"src/mod_{i}.py"}),
+                        },
+                    }
+                ],
+            }
+        )
+        out.append(
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "content": "".join(
+                    f"{n:4} def function_{n}(x):  return x * {n}  # line of code\n"
+                    for n in range(40)
+                ),
+            }
+        )
+        out.append(
+            {
+                "role": "assistant",
+                "content": f"Round {i}: the bug is an off-by-one in function_{i}; fixed.",
+            }
+        )
     return out
 
 
@@ -84,8 +116,10 @@ def measure(count, repeat: int, warm: bool) -> dict:
             session = build_session(settings, catalog, client=model)
             msgs = history()
             session.history[:] = msgs
-            session.in_force[:] = [InForce(f"s{i}", f"s{i}", f'<skill name="s{i}">\n' + "Rule.\n" * 300 + "</skill>")
-                                   for i in range(5)]  # fmt: skip
+            session.in_force[:] = [
+                InForce(f"s{i}", f"s{i}", f'<skill name="s{i}">\n' + "Rule.\n" * 300 + "</skill>")
+                for i in range(5)
+            ]
             if warm:
                 session.context_use()  # the turns before counted every message
             t0 = time.perf_counter()
@@ -100,12 +134,17 @@ def measure(count, repeat: int, warm: bool) -> dict:
             session.transcript.close()
         overhead = statistics.median(times) * 1000
         baseline = statistics.median(base) * 1000
-        return {"overhead_ms": round(overhead, 2), "baseline_json_dumps_ms": round(baseline, 3),
-                "overhead_over_baseline": round(overhead / baseline, 1) if baseline else None,
-                "model_ms": round(statistics.median(model_times) * 1000, 3),
-                "summarized": record.summarized, "kept": record.kept,
-                "tokens_before": record.before, "tokens_after": record.after,
-                "target_met": overhead < TARGET_MS}  # fmt: skip
+        return {
+            "overhead_ms": round(overhead, 2),
+            "baseline_json_dumps_ms": round(baseline, 3),
+            "overhead_over_baseline": round(overhead / baseline, 1) if baseline else None,
+            "model_ms": round(statistics.median(model_times) * 1000, 3),
+            "summarized": record.summarized,
+            "kept": record.kept,
+            "tokens_before": record.before,
+            "tokens_after": record.after,
+            "target_met": overhead < TARGET_MS,
+        }
 
 
 def main() -> int:

@@ -305,8 +305,14 @@ def _desc(rng: random.Random, d: dict[str, list[str]], name_word: str) -> str:
     def fill(t: str) -> str:
         verb = rng.choice(d["verbs"])
         o1, o2 = rng.sample(d["objects"], 2)
-        return t.format(verb=verb, Verb=verb[0].upper() + verb[1:], obj=o1, obj2=o2,
-                        name_word=name_word, lang=rng.choice(d["langs"]))  # fmt: skip
+        return t.format(
+            verb=verb,
+            Verb=verb[0].upper() + verb[1:],
+            obj=o1,
+            obj2=o2,
+            name_word=name_word,
+            lang=rng.choice(d["langs"]),
+        )
 
     parts = [fill(rng.choice(OPENERS)) + "."]
     k = rng.choice((1, 2, 2, 3))

@@ -38,8 +38,17 @@ def main() -> None:
         generate(root, 1000, seed=3)
         specs = Catalog([Root(root, Source.PROJECT, "extra", (0,))]).load().skills
         names = [s.name for s in specs.values() if "!`" not in s.read_body()][:200]
-        reqs = [Request(skill=n, args="src/app.py --fast", actor=Actor.MODEL, session_id="bench",
-                        project_dir=Path(tmp), shell="list") for n in names]  # fmt: skip
+        reqs = [
+            Request(
+                skill=n,
+                args="src/app.py --fast",
+                actor=Actor.MODEL,
+                session_id="bench",
+                project_dir=Path(tmp),
+                shell="list",
+            )
+            for n in names
+        ]
         i = iter(range(10**9))
         inv = timed(lambda: process_invocation(reqs[next(i) % len(reqs)], specs), 2000)
         j = iter(range(10**9))
@@ -47,7 +56,11 @@ def main() -> None:
     p = lambda xs, q: round(sorted(xs)[int(q * (len(xs) - 1))], 4)  # noqa: E731
     out = {
         "catalog_skills": len(specs),
-        "process_invocation_ms": {"p50": p(inv, 0.5), "p95": p(inv, 0.95), "mean": round(statistics.mean(inv), 4)},
+        "process_invocation_ms": {
+            "p50": p(inv, 0.5),
+            "p95": p(inv, 0.95),
+            "mean": round(statistics.mean(inv), 4),
+        },
         "baseline_read_body_ms": {"p50": p(base, 0.5), "p95": p(base, 0.95)},
         "ratio_p50": round(p(inv, 0.5) / max(p(base, 0.5), 1e-6), 2),
         "target_ms": 1.0,

@@ -25,10 +25,38 @@ from codebot.skills.prompt import ListingOptions, order_for_prompt, render_listi
 
 SIZES = (100, 1_000, 10_000)
 TARGETS_MS = {1_000: 2.0, 10_000: 20.0}
-WORDS = ("review", "pull", "request", "diff", "test", "coverage", "deploy", "docker", "lint",
-         "format", "python", "typescript", "release", "notes", "changelog", "database",
-         "migration", "schema", "api", "endpoint", "security", "audit", "performance",
-         "profile", "refactor", "rename", "document", "readme", "commit", "branch")  # fmt: skip
+WORDS = (
+    "review",
+    "pull",
+    "request",
+    "diff",
+    "test",
+    "coverage",
+    "deploy",
+    "docker",
+    "lint",
+    "format",
+    "python",
+    "typescript",
+    "release",
+    "notes",
+    "changelog",
+    "database",
+    "migration",
+    "schema",
+    "api",
+    "endpoint",
+    "security",
+    "audit",
+    "performance",
+    "profile",
+    "refactor",
+    "rename",
+    "document",
+    "readme",
+    "commit",
+    "branch",
+)
 TEMPLATE = """\
 ---
 name: template
@@ -63,9 +91,15 @@ def synthetic(
         )
         when = " ".join(rng.choices(WORDS, k=rng.randint(4, 30))) if rng.random() < 0.4 else None
         hint = "[path] [--flag]" if rng.random() < 0.2 else None
-        spec = dataclasses.replace(base, name=name, key=normalize_name(name), description=description,
-                                   when_to_use=when, argument_hint=hint,
-                                   root=roots[rng.choice(list(Source))])  # fmt: skip
+        spec = dataclasses.replace(
+            base,
+            name=name,
+            key=normalize_name(name),
+            description=description,
+            when_to_use=when,
+            argument_hint=hint,
+            root=roots[rng.choice(list(Source))],
+        )
         specs.append(spec)
         if rng.random() < 0.2:
             usage[spec.key] = round(rng.uniform(0.1, 20.0), 3)

@@ -31,11 +31,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-OLD_SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox",
-                         ".mypy_cache", ".pytest_cache", ".ruff_cache"})  # fmt: skip
+OLD_SKIPPED = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
 
 
-def old_masked_paths(project: Path, is_denied, limit: int = 20000, seconds: float = 0.5) -> tuple[list[Path], bool, int]:
+def old_masked_paths(
+    project: Path, is_denied, limit: int = 20000, seconds: float = 0.5
+) -> tuple[list[Path], bool, int]:
     """The walk as it was (sandbox_scan.masked_paths before issue 30 part 3)."""
     deadline = time.monotonic() + seconds
     found: list[Path] = []
@@ -61,8 +77,11 @@ def old_masked_paths(project: Path, is_denied, limit: int = 20000, seconds: floa
                 if is_denied(rel) or (is_dir and is_denied(rel + "/")):
                     found.append(Path(entry.path))
                     continue
-                if (real_dir and entry.name not in OLD_SKIPPED
-                        and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))):  # fmt: skip
+                if (
+                    real_dir
+                    and entry.name not in OLD_SKIPPED
+                    and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+                ):
                     queue.append((entry.path, rel + "/"))
     return found, True, scanned
 
@@ -114,14 +133,18 @@ def main() -> None:
             new = find_masks(project, rules)
             result[f"{key}_rule"] = rule
             result[f"old_walk_{key}_ms"] = median_ms(
-                lambda a=approvals: old_masked_paths(project, lambda rel: bool(a.path_denied(rel))), args.rounds)
+                lambda a=approvals: old_masked_paths(project, lambda rel: bool(a.path_denied(rel))),
+                args.rounds,
+            )
             result[f"old_walk_{key}_scanned"] = old[2]
             result[f"old_walk_{key}_found"] = len(old[0])
             result[f"{key}_ms"] = median_ms(lambda r=rules: find_masks(project, r), args.rounds)
             result[f"{key}_scanned"] = new.scanned
             result[f"{key}_found"] = len(new.paths)
             result[f"{key}_complete"] = new.complete
-            result[f"{key}_over_old"] = round(result[f"{key}_ms"] / max(result[f"old_walk_{key}_ms"], 1e-9), 4)  # type: ignore[operator]
+            result[f"{key}_over_old"] = round(
+                result[f"{key}_ms"] / max(result[f"old_walk_{key}_ms"], 1e-9), 4
+            )  # type: ignore[operator]
     print(json.dumps(result))
 
 

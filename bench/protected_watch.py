@@ -66,7 +66,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--rounds", type=int, default=60)
-    ap.add_argument("--mtimes", action="store_true", help="compare folder mtimes, not inotify events")
+    ap.add_argument(
+        "--mtimes", action="store_true", help="compare folder mtimes, not inotify events"
+    )
     opts = ap.parse_args()
 
     from codebot.agent.tools.sandbox import SandboxPolicy, probe, wrap
@@ -116,8 +118,14 @@ def main() -> None:
             "first_walk_ms": round(first_walk_ms, 2),
             "watch_ms": {"p50": pct(watch_ms, 0.5), "p95": pct(watch_ms, 0.95)},
             "placeholders_ms": {"p50": pct(place_ms, 0.5), "p95": pct(place_ms, 0.95)},
-            "overhead_ms": {"p50": pct(total, 0.5), "p95": pct(total, 0.95), "max": round(max(total), 3)},
-            "command_ms": {"p50": pct(command_ms, 0.5), "p95": pct(command_ms, 0.95)} if ok.ok else None,
+            "overhead_ms": {
+                "p50": pct(total, 0.5),
+                "p95": pct(total, 0.95),
+                "max": round(max(total), 3),
+            },
+            "command_ms": {"p50": pct(command_ms, 0.5), "p95": pct(command_ms, 0.95)}
+            if ok.ok
+            else None,
             "sandbox": "bwrap" if ok.ok else f"unavailable: {ok.reason}",
         }
         if ok.ok:

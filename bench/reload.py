@@ -217,11 +217,9 @@ def burst_run(kind: str, root: Path, texts: list[str], tag: str) -> dict[str, An
         time.sleep(0.02)
     watcher.stop()
     fresh = Catalog(roots).load()
-    same = (
-        {k: (s.path, s.stamp) for k, s in cat.snapshot.skills.items()}
-        == {k: (s.path, s.stamp) for k, s in fresh.skills.items()}
-        and set(cat.snapshot.diagnostics) == set(fresh.diagnostics)
-    )  # fmt: skip
+    same = {k: (s.path, s.stamp) for k, s in cat.snapshot.skills.items()} == {
+        k: (s.path, s.stamp) for k, s in fresh.skills.items()
+    } and set(cat.snapshot.diagnostics) == set(fresh.diagnostics)
     return {
         "new_skills": len(texts),
         "reloads": seen.calls,

@@ -58,12 +58,21 @@ from codebot.skills.route import router as R  # noqa: E402
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "skills"
 DATA = HERE.parent / "tests" / "data"
 DEV = DATA / "routing_dev.jsonl"
-SETS = {"dev": DEV, "holdout": DATA / "routing_holdout.jsonl", "paraphrase": DATA / "routing_paraphrase.jsonl"}
+SETS = {
+    "dev": DEV,
+    "holdout": DATA / "routing_holdout.jsonl",
+    "paraphrase": DATA / "routing_paraphrase.jsonl",
+}
 TARGETS = {
-    "hit_at_1_min": 0.85, "hit_at_1_over_baseline_min": 0.10, "abstain_rate_negatives_min": 0.90,
-    "near_miss_accuracy_min": 0.75, "p95_ms_10000_max": 10.0, "p95_ms_80000_max": 50.0,
-    "build_s_80000_max": 10.0, "memory_mb_max": 500.0,
-}  # fmt: skip
+    "hit_at_1_min": 0.85,
+    "hit_at_1_over_baseline_min": 0.10,
+    "abstain_rate_negatives_min": 0.90,
+    "near_miss_accuracy_min": 0.75,
+    "p95_ms_10000_max": 10.0,
+    "p95_ms_80000_max": 50.0,
+    "build_s_80000_max": 10.0,
+    "memory_mb_max": 500.0,
+}
 
 
 def log(msg: str) -> None:
@@ -91,7 +100,9 @@ def pct(xs: list[float], q: float) -> float:
 
 def corpus_snapshot(corpus: Path):
     repos = sorted(d for d in corpus.iterdir() if d.is_dir())
-    roots = [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(repos)]
+    roots = [
+        Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(repos)
+    ]
     return Catalog(roots).load()
 
 
@@ -109,8 +120,19 @@ def one_set(path: Path, snap: Any, router: R.Router, base: Bm25Baseline) -> dict
     known = [s.name for s in snap]
     rep = R.evaluate(cases, lambda p: router.route(p, snap, Actor.MODEL), repeat=3, known=known)
     brep = R.evaluate(cases, base.route, known=known)
-    ours = {k: rep[k] for k in ("hit_at_1", "precision", "recall", "abstain_rate_negatives",
-                                "near_miss_accuracy", "stability", "latency_ms", "decisions")}  # fmt: skip
+    ours = {
+        k: rep[k]
+        for k in (
+            "hit_at_1",
+            "precision",
+            "recall",
+            "abstain_rate_negatives",
+            "near_miss_accuracy",
+            "stability",
+            "latency_ms",
+            "decisions",
+        )
+    }
     ours["rank_at_1"] = rank_at_1(rep, cases)
     baseline = baseline_summary(brep)
     return {
@@ -121,7 +143,9 @@ def one_set(path: Path, snap: Any, router: R.Router, base: Bm25Baseline) -> dict
         "baseline": baseline,
         "hit_at_1_over_baseline": round((rep["hit_at_1"] or 0) - (baseline["hit_at_1"] or 0), 4),
         "rank_at_1_over_baseline": round(ours["rank_at_1"] - (baseline["hit_at_1"] or 0), 4),
-        "misses": [r for r in rep["results"] if not r["ok"]] if path == DEV else len([r for r in rep["results"] if not r["ok"]]),
+        "misses": [r for r in rep["results"] if not r["ok"]]
+        if path == DEV
+        else len([r for r in rep["results"] if not r["ok"]]),
     }
 
 
@@ -138,10 +162,19 @@ def quality(semantic: str = "") -> dict[str, Any]:
     router.index(snap)
     build = time.perf_counter() - t0
     base = Bm25Baseline(list(snap))
-    sets = {name: one_set(path, snap, router, base) for name, path in SETS.items() if path.is_file()}
+    sets = {
+        name: one_set(path, snap, router, base) for name, path in SETS.items() if path.is_file()
+    }
     log(f"corpus: {len(snap)} skills; sets: {', '.join(sets)}")
-    out = {"skills": len(snap), "index_build_s": round(build, 3), "sets": sets, "config": router.config.to_json()}
-    if semantic:  # the same sets with the optional embedding scorer fused in (a cold cache each run)
+    out = {
+        "skills": len(snap),
+        "index_build_s": round(build, 3),
+        "sets": sets,
+        "config": router.config.to_json(),
+    }
+    if (
+        semantic
+    ):  # the same sets with the optional embedding scorer fused in (a cold cache each run)
         from codebot.skills.route import EmbeddingScorer
 
         scorer = EmbeddingScorer(semantic, Path(tempfile.mkdtemp()))
@@ -149,8 +182,11 @@ def quality(semantic: str = "") -> dict[str, Any]:
         t0 = time.perf_counter()
         scorer.chunk_vectors(list(snap))
         embed_s = time.perf_counter() - t0
-        out["semantic"] = {"model": semantic, "embed_catalog_s": round(embed_s, 2),
-                           "sets": {n: one_set(p, snap, fused, base) for n, p in SETS.items() if p.is_file()}}  # fmt: skip
+        out["semantic"] = {
+            "model": semantic,
+            "embed_catalog_s": round(embed_s, 2),
+            "sets": {n: one_set(p, snap, fused, base) for n, p in SETS.items() if p.is_file()},
+        }
     return out
 
 
@@ -165,7 +201,9 @@ def queries() -> list[str]:
     rng = random.Random(3)
     for d in DOMAINS.values():
         for _ in range(4):
-            out.append(f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])} in our {rng.choice(d['langs'])} project")
+            out.append(
+                f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])} in our {rng.choice(d['langs'])} project"
+            )
     return out
 
 
@@ -179,8 +217,10 @@ def grow(specs: list[Spec], n: int, seed: int = 5) -> list[Spec]:
         d = rng.choice(domains)
         name = f"{rng.choice(d['names'])}-{rng.choice(d['names'])}-{i}"
         o1, o2 = rng.sample(d["objects"], 2)
-        desc = (f"{rng.choice(d['verbs']).capitalize()} {o1} and {o2}. Use when the user asks to "
-                f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])}.")  # fmt: skip
+        desc = (
+            f"{rng.choice(d['verbs']).capitalize()} {o1} and {o2}. Use when the user asks to "
+            f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])}."
+        )
         if rng.random() < 0.3:
             desc += f" Not for {rng.choice(d['objects'])}."
         out.append(dataclasses.replace(base, name=name, key=normalize_name(name), description=desc))
@@ -204,8 +244,10 @@ def measure(specs: list[Spec], qs: list[str]) -> dict[str, Any]:
             lat.append(r.latency_ms)
     # a pasted log of ~100 KB with the ask after it: every per-request pass must stay linear.
     # Baseline: tokenizing the same text alone, which any router has to do.
-    long = ("Traceback: Moving from Foo.Bar to Baz failed at ModuleX instead of Y.\n" * 1400
-            + "move us off these scripts onto uv, instead of pip")  # fmt: skip
+    long = (
+        "Traceback: Moving from Foo.Bar to Baz failed at ModuleX instead of Y.\n" * 1400
+        + "move us off these scripts onto uv, instead of pip"
+    )
     t0 = time.perf_counter()
     router.tokenizer(long)
     tokenize_ms = (time.perf_counter() - t0) * 1000
@@ -265,8 +307,12 @@ def speed(sizes: list[int]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sorted(sizes):
-            proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--tmp", tmp],
-                                  capture_output=True, text=True, check=False)  # fmt: skip
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", str(n), "--tmp", tmp],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if proc.returncode != 0:
                 raise SystemExit(f"size {n} failed:\n{proc.stderr}")
             result[str(n)] = json.loads(proc.stdout)
@@ -278,8 +324,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,80000")
     ap.add_argument("--no-quality", action="store_true")
-    ap.add_argument("--semantic", default="", metavar="MODEL",
-                    help="also report the router fused with this embedding model (needs codebot[semantic])")
+    ap.add_argument(
+        "--semantic",
+        default="",
+        metavar="MODEL",
+        help="also report the router fused with this embedding model (needs codebot[semantic])",
+    )
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--tmp", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -287,7 +337,11 @@ def main() -> None:
         json.dump(one_size(args.one, args.tmp), sys.stdout)
         return
     sizes = [int(x) for x in args.sizes.split(",") if x]
-    out: dict[str, Any] = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(), "targets": TARGETS}
+    out: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "cpu_count": os.cpu_count(),
+        "targets": TARGETS,
+    }
     if not args.no_quality:
         out["quality"] = quality(args.semantic)
     out["speed"] = speed(sizes)
@@ -297,9 +351,15 @@ def main() -> None:
     dev = q.get("sets", {}).get("dev")
     if dev:  # the targets are set on the dev set; the other sets are reported beside it
         met["hit_at_1"] = dev["router"]["hit_at_1"] >= TARGETS["hit_at_1_min"]
-        met["hit_at_1_over_baseline"] = dev["hit_at_1_over_baseline"] >= TARGETS["hit_at_1_over_baseline_min"]
-        met["abstain_rate_negatives"] = dev["router"]["abstain_rate_negatives"] >= TARGETS["abstain_rate_negatives_min"]
-        met["near_miss_accuracy"] = dev["router"]["near_miss_accuracy"] >= TARGETS["near_miss_accuracy_min"]
+        met["hit_at_1_over_baseline"] = (
+            dev["hit_at_1_over_baseline"] >= TARGETS["hit_at_1_over_baseline_min"]
+        )
+        met["abstain_rate_negatives"] = (
+            dev["router"]["abstain_rate_negatives"] >= TARGETS["abstain_rate_negatives_min"]
+        )
+        met["near_miss_accuracy"] = (
+            dev["router"]["near_miss_accuracy"] >= TARGETS["near_miss_accuracy_min"]
+        )
     if "10000" in s:
         met["p95_10000"] = s["10000"]["p95_ms"] <= TARGETS["p95_ms_10000_max"]
     if "80000" in s:

@@ -88,8 +88,10 @@ def catalogs(corpus: Path, synthetic: Path | None, real: Path | None = None):
     if synthetic is not None:
         roots.append(Root(synthetic, Source.PROJECT, "extra", (0, 2, 0), explicit=True))
     if real is not None:  # one root per folder (repository), after the corpus
-        roots += [Root(d, Source.PROJECT, "extra", (0, 3, i), explicit=True)
-                  for i, d in enumerate(sorted(d for d in real.iterdir() if d.is_dir()))]  # fmt: skip
+        roots += [
+            Root(d, Source.PROJECT, "extra", (0, 3, i), explicit=True)
+            for i, d in enumerate(sorted(d for d in real.iterdir() if d.is_dir()))
+        ]
     return Catalog(roots).load()
 
 
@@ -137,8 +139,16 @@ def report(
     ]
     base = evaluate(cases, Bm25Baseline(list(snap)).route, known=known) if restrict is None else {}
     results = [r for c, r in zip(cases, rep["results"], strict=True) if c.kind == "positive"]
-    details = [{"line": c.line, "prompt": c.prompt, "expected": c.expected, "rank": r["rank"], "top10": top}
-               for c, r, top in zip(positives, results, ranked, strict=True)]  # fmt: skip
+    details = [
+        {
+            "line": c.line,
+            "prompt": c.prompt,
+            "expected": c.expected,
+            "rank": r["rank"],
+            "top10": top,
+        }
+        for c, r, top in zip(positives, results, ranked, strict=True)
+    ]
     return ours, {k: base[k] for k in KEYS if k in base}, details
 
 
@@ -157,8 +167,9 @@ def compare(corpus: dict[str, Any], mixed: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def pushed_out(alone: list[dict[str, Any]], mixed: list[dict[str, Any]], corpus_keys: set[str],
-               snap: Any) -> list[dict[str, Any]]:  # fmt: skip
+def pushed_out(
+    alone: list[dict[str, Any]], mixed: list[dict[str, Any]], corpus_keys: set[str], snap: Any
+) -> list[dict[str, Any]]:
     """Positives in the corpus' first five and not in the mixed catalog's; with the
     generated skills ranked above, and the first one's description, to judge whether it
     is a distractor or a skill the case file would accept had it existed."""
@@ -167,9 +178,17 @@ def pushed_out(alone: list[dict[str, Any]], mixed: list[dict[str, Any]], corpus_
         if a["rank"] is not None and a["rank"] <= 5 and (m["rank"] is None or m["rank"] > 5):
             above = [k for k in m["top10"][: (m["rank"] or 11) - 1] if k not in corpus_keys]
             first = snap.skills[above[0]].description[:200] if above else None
-            out.append({"line": a["line"], "expected": a["expected"], "rank_corpus": a["rank"], "rank_mixed": m["rank"],
-                        "mixed_in_above": above, "first_mixed_in_description": first,
-                        "prompt": a["prompt"]})  # fmt: skip
+            out.append(
+                {
+                    "line": a["line"],
+                    "expected": a["expected"],
+                    "rank_corpus": a["rank"],
+                    "rank_mixed": m["rank"],
+                    "mixed_in_above": above,
+                    "first_mixed_in_description": first,
+                    "prompt": a["prompt"],
+                }
+            )
     return out
 
 
@@ -181,10 +200,18 @@ def main() -> None:
     ap.add_argument(
         "--data", type=Path, help="where generated skills are kept (default: a temporary folder)"
     )
-    ap.add_argument("--semantic", default="", metavar="MODEL",
-                    help="also route with this embedding model fused in (needs codebot[semantic])")  # fmt: skip
-    ap.add_argument("--real", type=Path, metavar="DIR",
-                    help="mix in the real skills under DIR (one root per folder) instead of generated ones")  # fmt: skip
+    ap.add_argument(
+        "--semantic",
+        default="",
+        metavar="MODEL",
+        help="also route with this embedding model fused in (needs codebot[semantic])",
+    )
+    ap.add_argument(
+        "--real",
+        type=Path,
+        metavar="DIR",
+        help="mix in the real skills under DIR (one root per folder) instead of generated ones",
+    )
     args = ap.parse_args()
     if args.real is not None and not args.real.is_dir():
         raise SystemExit(f"--real {args.real}: not a folder (give a folder of skill repositories)")
@@ -214,11 +241,16 @@ def main() -> None:
             mixed_in = f"{args.synthetic} generated skills"
         corpus_keys = {s.key for s in alone}
         out: dict[str, Any] = {
-            "python": sys.version.split()[0], "cpu_count": os.cpu_count(), "mixed_in": mixed_in,
-            "catalogs": {"corpus": len(alone), "mixed": len(mixed),
-                         "mixed_in_shadowed": len(mixed.shadowed) - len(alone.shadowed)},
+            "python": sys.version.split()[0],
+            "cpu_count": os.cpu_count(),
+            "mixed_in": mixed_in,
+            "catalogs": {
+                "corpus": len(alone),
+                "mixed": len(mixed),
+                "mixed_in_shadowed": len(mixed.shadowed) - len(alone.shadowed),
+            },
             "sets": {},
-        }  # fmt: skip
+        }
         scorer = None
         if args.semantic:
             from codebot.skills.route import EmbeddingScorer
@@ -226,8 +258,11 @@ def main() -> None:
             scorer = EmbeddingScorer(args.semantic, synth.parent / "vectors")
             t0 = time.perf_counter()
             scorer.chunk_vectors(list(mixed))
-            out["semantic"] = {"model": args.semantic, "embed_catalog_s": round(time.perf_counter() - t0, 1),
-                               "sets": {}}  # fmt: skip
+            out["semantic"] = {
+                "model": args.semantic,
+                "embed_catalog_s": round(time.perf_counter() - t0, 1),
+                "sets": {},
+            }
         for name, path in SETS.items():
             if not path.is_file():
                 continue
@@ -239,18 +274,27 @@ def main() -> None:
             m, m_base, m_rows = report(cases, mixed)
             r, _, _ = report(cases, mixed, restrict=corpus_keys)
             out["sets"][name] = {
-                "corpus": a, "mixed": m, "mixed_over_corpus": compare(a, m),
-                "mixed_corpus_only": r, "mixed_corpus_only_over_corpus": compare(a, r),
-                "baseline": {"corpus": a_base, "mixed": m_base, "mixed_over_corpus": compare(a_base, m_base)},
+                "corpus": a,
+                "mixed": m,
+                "mixed_over_corpus": compare(a, m),
+                "mixed_corpus_only": r,
+                "mixed_corpus_only_over_corpus": compare(a, r),
+                "baseline": {
+                    "corpus": a_base,
+                    "mixed": m_base,
+                    "mixed_over_corpus": compare(a_base, m_base),
+                },
                 "pushed_out_of_top5": pushed_out(a_rows, m_rows, corpus_keys, mixed),
-            }  # fmt: skip
+            }
             if scorer is not None:
                 sa, _, sa_rows = report(cases, alone, scorer)
                 sm, _, sm_rows = report(cases, mixed, scorer)
                 out["semantic"]["sets"][name] = {
-                    "corpus": sa, "mixed": sm, "mixed_over_corpus": compare(sa, sm),
+                    "corpus": sa,
+                    "mixed": sm,
+                    "mixed_over_corpus": compare(sa, sm),
                     "pushed_out_of_top5": pushed_out(sa_rows, sm_rows, corpus_keys, mixed),
-                }  # fmt: skip
+                }
     dev = out["sets"].get("dev")
     out["target_met"] = (
         {"dev_recall_at_5_kept": dev["mixed_over_corpus"]["recall_at_5"] >= 1.0} if dev else {}

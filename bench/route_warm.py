@@ -94,10 +94,16 @@ def cold(root: Path) -> dict[str, Any]:
     rt.index(snap)
     total = time.perf_counter() - t0
     files = [p for p in store.folder.rglob("*") if p.is_file()]
-    return {"skills": len(snap), "catalog_load_s": round(load_s, 3), "cold_build_s": round(total, 3),
-            "cold_save_s": round(total - rt.stats["last_build_ms"] / 1000, 3), "cold_how": rt.stats["last"],
-            "cold_rows_tokenized": rt.stats["rows_tokenized"], "saved": rt.stats["saves"] == 1,
-            "cache_mb": round(sum(p.stat().st_size for p in files) / 2**20, 1)}  # fmt: skip
+    return {
+        "skills": len(snap),
+        "catalog_load_s": round(load_s, 3),
+        "cold_build_s": round(total, 3),
+        "cold_save_s": round(total - rt.stats["last_build_ms"] / 1000, 3),
+        "cold_how": rt.stats["last"],
+        "cold_rows_tokenized": rt.stats["rows_tokenized"],
+        "saved": rt.stats["saves"] == 1,
+        "cache_mb": round(sum(p.stat().st_size for p in files) / 2**20, 1),
+    }
 
 
 def warm(root: Path) -> dict[str, Any]:
@@ -116,9 +122,12 @@ def warm(root: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     idx, _ = rt.index(snap)
     load_s = time.perf_counter() - t0
-    out: dict[str, Any] = {"warm_load_s": round(load_s, 4), "warm_how": rt.stats["last"],
-                           "warm_rows_tokenized": rt.stats["rows_tokenized"],
-                           "warm_bodies_read": rt.stats["bodies_read"]}  # fmt: skip
+    out: dict[str, Any] = {
+        "warm_load_s": round(load_s, 4),
+        "warm_how": rt.stats["last"],
+        "warm_rows_tokenized": rt.stats["rows_tokenized"],
+        "warm_bodies_read": rt.stats["bodies_read"],
+    }
     # the rest of what `warm()` does ahead of the first request: eligibility, bm25s' import
     t0 = time.perf_counter()
     warm_up(lambda: snap, rt)
@@ -181,8 +190,12 @@ def warm(root: Path) -> dict[str, Any]:
                     worst = max(
                         worst, abs(x.score - by_name[x.name]) / max(abs(by_name[x.name]), 1e-9)
                     )
-        out["patched_vs_cold"] = {"queries": len(qs), "same_decision": decided, "same_candidates": ranked,
-                                  "max_score_rel_diff": float(np.format_float_scientific(worst, 2))}  # fmt: skip
+        out["patched_vs_cold"] = {
+            "queries": len(qs),
+            "same_decision": decided,
+            "same_candidates": ranked,
+            "max_score_rel_diff": float(np.format_float_scientific(worst, 2)),
+        }
     finally:
         for path, text in originals.items():
             path.write_text(text, encoding="utf-8")
@@ -191,8 +204,13 @@ def warm(root: Path) -> dict[str, Any]:
 
 def child(mode: str, root: Path, home: Path) -> dict[str, Any]:
     env = {**os.environ, "CODEBOT_HOME": str(home)}
-    proc = subprocess.run([sys.executable, __file__, "--one", mode, "--root", str(root)], env=env,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, __file__, "--one", mode, "--root", str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"{mode} {root} failed:\n{proc.stderr}")
     return json.loads(proc.stdout)
@@ -210,8 +228,13 @@ def main() -> None:
     if args.one:
         json.dump(cold(args.root) if args.one == "cold" else warm(args.root), sys.stdout)
         return
-    out: dict[str, Any] = {"python": sys.version.split()[0], "cpu_count": os.cpu_count(),
-                           "loadavg_1m": os.getloadavg()[0], "targets": TARGETS, "sizes": {}}  # fmt: skip
+    out: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "cpu_count": os.cpu_count(),
+        "loadavg_1m": os.getloadavg()[0],
+        "targets": TARGETS,
+        "sizes": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
         for n in (int(x) for x in args.sizes.split(",") if x):

@@ -49,7 +49,7 @@ COMMANDS = [
     "git add -A && git commit -m 'Fix the parser'",
     "head -n 40 src/main.py",
     "wc -l src/*.py",
-    "echo \"hello world\"",
+    'echo "hello world"',
     "mkdir -p build/out",
     "npm run build -- --watch=false",
     "cargo test --all-features",
@@ -77,8 +77,11 @@ HOSTILE = {
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
     s = sorted(samples)
-    return {"p50": round(statistics.median(s), 1), "p95": round(s[int(0.95 * (len(s) - 1))], 1),
-            "max": round(s[-1], 1)}  # fmt: skip
+    return {
+        "p50": round(statistics.median(s), 1),
+        "p95": round(s[int(0.95 * (len(s) - 1))], 1),
+        "max": round(s[-1], 1),
+    }
 
 
 def _fresh_first_call() -> dict[str, float]:
@@ -91,14 +94,18 @@ def _fresh_first_call() -> dict[str, float]:
     )
     imports, firsts, loaded = [], [], False
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        )
         i, f, lo = out.stdout.split()
         imports.append(float(i))
         firsts.append(float(f))
         loaded = loaded or lo == "True"
-    return {"import_ms": round(statistics.median(imports), 2),
-            "first_call_fresh_process_ms": round(statistics.median(firsts), 2),
-            "import_loads_tree_sitter": loaded}  # fmt: skip
+    return {
+        "import_ms": round(statistics.median(imports), 2),
+        "first_call_fresh_process_ms": round(statistics.median(firsts), 2),
+        "import_loads_tree_sitter": loaded,
+    }
 
 
 def main() -> None:

@@ -41,12 +41,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAINT_TARGET_MS = 600
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-                 "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "CODEBOT_MODEL",
-                 "CODEBOT_API_BASE", "OPENAI_BASE_URL", "OPENAI_API_BASE")  # fmt: skip
-SHIM = ("import sys; from codebot.cli import build_parser; from codebot.commands.args import settings_from; "
-        "from codebot.ui.tui import run_tui; a = build_parser().parse_args([]); "
-        "sys.exit(run_tui(settings_from(a), allow=a.allow, deny=a.deny))")  # fmt: skip
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+)
+SHIM = (
+    "import sys; from codebot.cli import build_parser; from codebot.commands.args import settings_from; "
+    "from codebot.ui.tui import run_tui; a = build_parser().parse_args([]); "
+    "sys.exit(run_tui(settings_from(a), allow=a.allow, deny=a.deny))"
+)
 RESULT = re.compile(rb'\{"first_paint_ms": [^}]*\}')
 
 
@@ -54,13 +68,23 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run_in_pty(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 30.0) -> tuple[bytes, float, float]:
+def run_in_pty(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 30.0
+) -> tuple[bytes, float, float]:
     """Run argv on a fresh pty of 120x40; (all output, spawn time, seconds to exit)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     spawned = time.monotonic()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-                            start_new_session=True, close_fds=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        close_fds=True,
+    )
     os.close(slave)
     out = bytearray()
     deadline = spawned + timeout
@@ -93,8 +117,13 @@ PROJECTS = Path(tempfile.mkdtemp(prefix="codebot-bench-projects-"))
 
 def trust_projects(env: dict[str, str]) -> None:
     """`codebot trust` on the projects folder (a tree without the command ignores it)."""
-    subprocess.run([sys.executable, "-m", "codebot", "trust", str(PROJECTS)], env=env,
-                   capture_output=True, timeout=60, check=False)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "codebot", "trust", str(PROJECTS)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def first_paint(argv: list[str], env: dict[str, str], home: Path) -> dict[str, float] | None:
@@ -108,29 +137,44 @@ def first_paint(argv: list[str], env: dict[str, str], home: Path) -> dict[str, f
     if not m:
         return None
     data = json.loads(m.group(0))
-    return {"first_paint_ms": float(data["first_paint_ms"]), "ready_ms": float(data.get("ready_ms") or 0),
-            "from_spawn_ms": (data["painted_at"] - spawned) * 1000, "wall_ms": wall * 1000}  # fmt: skip
+    return {
+        "first_paint_ms": float(data["first_paint_ms"]),
+        "ready_ms": float(data.get("ready_ms") or 0),
+        "from_spawn_ms": (data["painted_at"] - spawned) * 1000,
+        "wall_ms": wall * 1000,
+    }
 
 
 def wall(argv: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+    )
     return (time.perf_counter() - t0) * 1000
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"best": round(min(values), 1), "median": round(statistics.median(values), 1),
-            "runs": [round(v, 1) for v in values]}  # fmt: skip
+    return {
+        "best": round(min(values), 1),
+        "median": round(statistics.median(values), 1),
+        "runs": [round(v, 1) for v in values],
+    }
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     opts = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="codebot-bench-home-"))
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
-    env.update(CODEBOT_HOME=str(home), CODEBOT_EXIT_AFTER_PAINT="1", TERM=env.get("TERM", "xterm-256color"),
-               PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))  # fmt: skip
+    env.update(
+        CODEBOT_HOME=str(home),
+        CODEBOT_EXIT_AFTER_PAINT="1",
+        TERM=env.get("TERM", "xterm-256color"),
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
     env.pop("NO_COLOR", None)
     try:
         trust_projects({k: v for k, v in env.items() if k != "CODEBOT_EXIT_AFTER_PAINT"})
@@ -152,28 +196,35 @@ def main() -> int:
         plain_env = {k: v for k, v in env.items() if k != "CODEBOT_EXIT_AFTER_PAINT"}
         wall([sys.executable, "-c", "pass"], plain_env)
         baseline = [wall([sys.executable, "-c", "pass"], plain_env) for _ in range(opts.runs)]
-        helps = [wall([sys.executable, "-m", "codebot", "--help"], plain_env) for _ in range(opts.runs)]
+        helps = [
+            wall([sys.executable, "-m", "codebot", "--help"], plain_env) for _ in range(opts.runs)
+        ]
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(PROJECTS, ignore_errors=True)
     spawn = summary([p["from_spawn_ms"] for p in paints])
     base, help_best = min(baseline), min(helps)
     budget = 3 * base + 120
-    print(json.dumps({
-        "entry": entry,
-        "runs": opts.runs,
-        "first_paint_from_spawn_ms": spawn,
-        "first_paint_in_app_ms": summary([p["first_paint_ms"] for p in paints]),
-        "ready_in_app_ms": summary([p["ready_ms"] for p in paints]),
-        "exit_after_paint_wall_ms": summary([p["wall_ms"] for p in paints]),
-        "first_paint_target_ms": PAINT_TARGET_MS,
-        "first_paint_ok": spawn["median"] <= PAINT_TARGET_MS,
-        "python_pass_ms": round(base, 1),
-        "help_ms": round(help_best, 1),
-        "help_ratio": round(help_best / base, 2),
-        "help_budget_ms": round(budget, 1),
-        "help_ok": help_best <= budget,
-    }, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "entry": entry,
+                "runs": opts.runs,
+                "first_paint_from_spawn_ms": spawn,
+                "first_paint_in_app_ms": summary([p["first_paint_ms"] for p in paints]),
+                "ready_in_app_ms": summary([p["ready_ms"] for p in paints]),
+                "exit_after_paint_wall_ms": summary([p["wall_ms"] for p in paints]),
+                "first_paint_target_ms": PAINT_TARGET_MS,
+                "first_paint_ok": spawn["median"] <= PAINT_TARGET_MS,
+                "python_pass_ms": round(base, 1),
+                "help_ms": round(help_best, 1),
+                "help_ratio": round(help_best / base, 2),
+                "help_budget_ms": round(budget, 1),
+                "help_ok": help_best <= budget,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

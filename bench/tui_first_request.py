@@ -35,7 +35,9 @@ from bench.gen_skills import generate  # noqa: E402
 
 
 def tmux(socket: str, env: dict[str, str], *args: str) -> str:
-    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, env=env, timeout=20).stdout
+    return subprocess.run(
+        ["tmux", "-L", socket, *args], capture_output=True, text=True, env=env, timeout=20
+    ).stdout
 
 
 def wait_for(socket: str, env: dict[str, str], text: str, timeout: float = 60.0) -> float:
@@ -65,7 +67,12 @@ def one_run(project: Path, env: dict[str, str], skill: str) -> dict[str, float]:
         time.sleep(0.2)
         t0 = time.perf_counter()
         tmux(socket, env, "send-keys", "-t", "s", "Enter")
-        while line not in tmux(socket, env, "capture-pane", "-p", "-t", "s").rpartition(f"/{skill} second")[2]:
+        while (
+            line
+            not in tmux(socket, env, "capture-pane", "-p", "-t", "s").rpartition(
+                f"/{skill} second"
+            )[2]
+        ):
             if time.perf_counter() - t0 > 30:
                 raise TimeoutError("the second request did not show")
             time.sleep(0.005)
@@ -110,18 +117,37 @@ def main_cold(args: argparse.Namespace) -> int:
         project = base / "proj"
         (project / ".git").mkdir(parents=True)
         generate(project / ".codebot" / "skills", args.skills, seed=1)
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TMUX")}
-        env.update(HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", TERM="xterm-256color",
-                   LITELLM_LOCAL_MODEL_COST_MAP="True", CODEBOT_MODEL="offline")  # fmt: skip
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and not k.startswith("TMUX")
+        }
+        env.update(
+            HOME=str(base / "userhome"),
+            CODEBOT_NO_PROBE="1",
+            TERM="xterm-256color",
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+            CODEBOT_MODEL="offline",
+        )
         helped, alone = [], []
         for i in range(args.repeat):  # interleaved, so that a noisy moment hits both
             helped.append(cold_run(project, env, base / f"h{i}"))
             alone.append(cold_run(project, env | {"CODEBOT_NO_PREFETCH": "1"}, base / f"a{i}"))
     a, b = statistics.median(helped), statistics.median(alone)
-    print(json.dumps({"skills": args.skills, "request": COLD_REQUEST, "cold_ms": [round(x) for x in helped],
-                      "cold_alone_ms": [round(x) for x in alone], "cold_first_request_ms": round(a),
-                      "cold_alone_first_request_ms": round(b), "prefetch_speedup": round(b / a, 2) if a else None},
-                     indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "skills": args.skills,
+                "request": COLD_REQUEST,
+                "cold_ms": [round(x) for x in helped],
+                "cold_alone_ms": [round(x) for x in alone],
+                "cold_first_request_ms": round(a),
+                "cold_alone_first_request_ms": round(b),
+                "prefetch_speedup": round(b / a, 2) if a else None,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 
@@ -129,7 +155,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--cold", action="store_true", help="empty $CODEBOT_HOME, a request the router ranks")
+    parser.add_argument(
+        "--cold", action="store_true", help="empty $CODEBOT_HOME, a request the router ranks"
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print(json.dumps({"error": "tmux is not installed"}))
@@ -142,19 +170,44 @@ def main() -> int:
         (project / ".git").mkdir(parents=True)
         paths = generate(project / ".codebot" / "skills", args.skills, seed=1)
         skill = paths[len(paths) // 2].parent.name
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TMUX")}
-        env.update(HOME=str(base / "userhome"), CODEBOT_HOME=str(base / "home"), CODEBOT_NO_PROBE="1",
-                   TERM="xterm-256color", LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and not k.startswith("TMUX")
+        }
+        env.update(
+            HOME=str(base / "userhome"),
+            CODEBOT_HOME=str(base / "home"),
+            CODEBOT_NO_PROBE="1",
+            TERM="xterm-256color",
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+        )
         # An earlier run writes the catalog index and the router's index.
-        subprocess.run([sys.executable, "-m", "codebot", "-p", f"/{skill} warm", "--trust"], cwd=project,
-                       env=env, capture_output=True, timeout=300, check=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "codebot", "-p", f"/{skill} warm", "--trust"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            timeout=300,
+            check=True,
+        )
         runs = [one_run(project, env, skill) for _ in range(args.repeat)]
     first = statistics.median(r["first_ms"] for r in runs)
     second = statistics.median(r["second_ms"] for r in runs)
-    print(json.dumps({"skills": args.skills, "runs": [{k: round(v) for k, v in r.items()} for r in runs],
-                      "first_request_ms": round(first), "same_request_again_ms": round(second),
-                      "first_over_again": round(first / second, 2) if second else None,
-                      "target_ms": 500, "target_met": first <= 500}, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "skills": args.skills,
+                "runs": [{k: round(v) for k, v in r.items()} for r in runs],
+                "first_request_ms": round(first),
+                "same_request_again_ms": round(second),
+                "first_over_again": round(first / second, 2) if second else None,
+                "target_ms": 500,
+                "target_met": first <= 500,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -67,16 +67,25 @@ def measure_turns(n_skills: int, turns: int) -> dict:
         asyncio.run(run())
         session.transcript.close()
         warm = times[3:]
-        return {"skills": len(catalog.snapshot), "turns": turns,
-                "p50_ms": round(statistics.median(warm), 3),
-                "p95_ms": round(sorted(warm)[int(0.95 * (len(warm) - 1))], 3),
-                "first_turn_ms": round(times[0], 3)}  # fmt: skip
+        return {
+            "skills": len(catalog.snapshot),
+            "turns": turns,
+            "p50_ms": round(statistics.median(warm), 3),
+            "p95_ms": round(sorted(warm)[int(0.95 * (len(warm) - 1))], 3),
+            "first_turn_ms": round(times[0], 3),
+        }
 
 
 def measure_print(runs: int = 5) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "CODEBOT_HOME": f"{tmp}/home", "HOME": f"{tmp}/userhome"}
-        for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CODEBOT_MODEL", "CODEBOT_API_BASE"):
+        for k in (
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "CODEBOT_MODEL",
+            "CODEBOT_API_BASE",
+        ):
             env.pop(k, None)
 
         def timed(cmd: list[str]) -> float:
@@ -87,8 +96,12 @@ def measure_print(runs: int = 5) -> dict:
         base = [timed([sys.executable, "-c", "pass"]) for _ in range(runs)]
         cmd = [sys.executable, "-m", "codebot", "-p", "please review my recent changes"]
         full = [timed(cmd) for _ in range(runs)]
-    return {"offline_print_ms_best": round(min(full), 1), "offline_print_ms_median": round(statistics.median(full), 1),
-            "python_startup_ms_best": round(min(base), 1), "ratio_to_python_startup": round(min(full) / min(base), 2)}  # fmt: skip
+    return {
+        "offline_print_ms_best": round(min(full), 1),
+        "offline_print_ms_median": round(statistics.median(full), 1),
+        "python_startup_ms_best": round(min(base), 1),
+        "ratio_to_python_startup": round(min(full) / min(base), 2),
+    }
 
 
 def main() -> None:

@@ -26,21 +26,62 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"codebot {__version__}")
     common_options(parser, suppress=False)
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
-                        help="run one turn non-interactively and print the answer (PROMPT may be '/skill args')")  # fmt: skip
-    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
-                        help="print mode output format")  # fmt: skip
-    parser.add_argument("--fail-on-denial", action="store_true",
-                        help="with -p: exit 4 when any tool call of the turn was denied or failed (for CI)")  # fmt: skip
-    parser.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session in this project")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one turn non-interactively and print the answer (PROMPT may be '/skill args')",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="print mode output format",
+    )
+    parser.add_argument(
+        "--fail-on-denial",
+        action="store_true",
+        help="with -p: exit 4 when any tool call of the turn was denied or failed (for CI)",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="resume the latest session in this project",
+    )
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
-    parser.add_argument("--compact", metavar="FOCUS", nargs="?", const="", default=None,
-                        help="with -p: compact the resumed conversation first (optionally keeping FOCUS in view)")
-    parser.add_argument("--allow", metavar="PATTERN", action="append", default=[], help="allow a tool without asking, e.g. 'Bash(git diff:*)'")
-    parser.add_argument("--deny", metavar="PATTERN", action="append", default=[], help="always deny a tool pattern")
-    parser.add_argument("--plain", action="store_true", help="line mode (prompt-toolkit) instead of the full-screen TUI")
-    parser.add_argument("--add-dir", metavar="DIR", type=Path, action="append", default=[],
-                        help="let tools read and write in DIR as well as the project (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--compact",
+        metavar="FOCUS",
+        nargs="?",
+        const="",
+        default=None,
+        help="with -p: compact the resumed conversation first (optionally keeping FOCUS in view)",
+    )
+    parser.add_argument(
+        "--allow",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="allow a tool without asking, e.g. 'Bash(git diff:*)'",
+    )
+    parser.add_argument(
+        "--deny", metavar="PATTERN", action="append", default=[], help="always deny a tool pattern"
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="line mode (prompt-toolkit) instead of the full-screen TUI",
+    )
+    parser.add_argument(
+        "--add-dir",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=[],
+        help="let tools read and write in DIR as well as the project (repeatable)",
+    )
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     skills = sub.add_parser("skills", help="inspect, validate, invoke and route skills")
@@ -58,29 +99,59 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
 
-    p = ssub.add_parser("validate", help="check skills against the Agent Skills spec and codebot's rules")
+    p = ssub.add_parser(
+        "validate", help="check skills against the Agent Skills spec and codebot's rules"
+    )
     common_options(p, suppress=True)
-    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="SKILL.md files or folders (default: the catalog)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="SKILL.md files or folders (default: the catalog)",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
-    p = ssub.add_parser("invoke", help="show exactly what invoking a skill would do (policy, prompt, delta)")
+    p = ssub.add_parser(
+        "invoke", help="show exactly what invoking a skill would do (policy, prompt, delta)"
+    )
     common_options(p, suppress=True)
     p.add_argument("name")
-    p.add_argument("args", nargs="*", help="arguments for the skill (put them after -- if one starts with -)")
-    p.add_argument("--as", dest="actor", choices=ACTORS, default="human", help="who invokes it (default: human)")
-    p.add_argument("--adapter", choices=("core", "extension"), default="extension",
-                   help="core: codebot config only; extension: also host fields (default)")  # fmt: skip
+    p.add_argument(
+        "args", nargs="*", help="arguments for the skill (put them after -- if one starts with -)"
+    )
+    p.add_argument(
+        "--as",
+        dest="actor",
+        choices=ACTORS,
+        default="human",
+        help="who invokes it (default: human)",
+    )
+    p.add_argument(
+        "--adapter",
+        choices=("core", "extension"),
+        default="extension",
+        help="core: codebot config only; extension: also host fields (default)",
+    )
     p.add_argument("--dry-run", action="store_true", help="record no usage or trace")
-    p.add_argument("--run-shell", action="store_true", help="run the skill's !`command` injections (default: list them)")
+    p.add_argument(
+        "--run-shell",
+        action="store_true",
+        help="run the skill's !`command` injections (default: list them)",
+    )
     p.add_argument("--json", action="store_true")
 
     p = ssub.add_parser("listing", help="print exactly the skill listing the model would get now")
     common_options(p, suppress=True)
-    p.add_argument("--budget", type=int, metavar="N", help="character budget (default: config, 4000)")
+    p.add_argument(
+        "--budget", type=int, metavar="N", help="character budget (default: config, 4000)"
+    )
     p.add_argument("--json", action="store_true")
 
-    p = ssub.add_parser("stats", help="invocations, denials, failures and durations from the traces")
+    p = ssub.add_parser(
+        "stats", help="invocations, denials, failures and durations from the traces"
+    )
     common_options(p, suppress=True)
     p.add_argument("--json", action="store_true")
 
@@ -131,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.fail_on_denial and args.prompt is None:
             raise UsageError("--fail-on-denial goes with -p PROMPT")
         if args.prompt is not None and initial_prompt is not None:
-            raise UsageError(f"give the prompt once: either -p PROMPT or a bare prompt, not both ({initial_prompt!r})")
+            raise UsageError(
+                f"give the prompt once: either -p PROMPT or a bare prompt, not both ({initial_prompt!r})"
+            )
         if args.prompt is not None:
             return run_print_mode(args)
         return run_interactive(args, initial_prompt)
@@ -150,12 +223,24 @@ def run_print_mode(args: argparse.Namespace) -> int:
 
     prompt = read_stdin() if args.prompt == "-" else args.prompt
     if not prompt.strip():
-        raise UsageError("-p needs a prompt; it was empty" + (" (nothing on stdin)" if args.prompt == "-" else ""))
+        raise UsageError(
+            "-p needs a prompt; it was empty"
+            + (" (nothing on stdin)" if args.prompt == "-" else "")
+        )
     settings = settings_from(args)
     check_model_key(args, settings)
-    return run_print(prompt, settings, output_format=args.output_format, allow=args.allow, deny=args.deny,
-                     continue_latest=args.continue_, resume_id=args.resume, extra_dirs=args.add_dir,
-                     compact=args.compact, fail_on_denial=args.fail_on_denial)  # fmt: skip
+    return run_print(
+        prompt,
+        settings,
+        output_format=args.output_format,
+        allow=args.allow,
+        deny=args.deny,
+        continue_latest=args.continue_,
+        resume_id=args.resume,
+        extra_dirs=args.add_dir,
+        compact=args.compact,
+        fail_on_denial=args.fail_on_denial,
+    )
 
 
 def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int:
@@ -175,8 +260,13 @@ def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int
         settings = ask_trust(settings, args, tui=not line)
         if settings is None:
             return 0
-    options = {"allow": args.allow, "deny": args.deny, "resume": resume, "extra_dirs": args.add_dir,
-               "initial_prompt": initial_prompt}  # fmt: skip
+    options = {
+        "allow": args.allow,
+        "deny": args.deny,
+        "resume": resume,
+        "extra_dirs": args.add_dir,
+        "initial_prompt": initial_prompt,
+    }
     if line:
         return run_line(settings, **options)
     from codebot.ui.tui import run_tui
@@ -196,8 +286,10 @@ def check_model_key(args: argparse.Namespace, settings) -> None:
         return
     problem = key_problem(settings.model or args.model, os.environ, api_base=settings.api_base)
     if problem:
-        raise UsageError(f"--model {args.model}: {problem}, pass --api-base URL for a local "
-                         "OpenAI-compatible server, or leave out --model to use the offline model")  # fmt: skip
+        raise UsageError(
+            f"--model {args.model}: {problem}, pass --api-base URL for a local "
+            "OpenAI-compatible server, or leave out --model to use the offline model"
+        )
 
 
 def read_stdin() -> str:
@@ -229,7 +321,10 @@ def ask_trust(settings, args: argparse.Namespace, *, tui: bool):
     if choice == "t":
         problem = remember(settings.home, settings.project_dir)
         if problem:
-            print(f"codebot: could not trust {settings.project_dir}: {problem}; continuing untrusted", file=sys.stderr)
+            print(
+                f"codebot: could not trust {settings.project_dir}: {problem}; continuing untrusted",
+                file=sys.stderr,
+            )
             return settings
         return settings_from(args)
     remember_declined(settings.home, settings.project_dir)

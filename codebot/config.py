@@ -30,12 +30,22 @@ LOCAL_CONFIG = (".codebot", "config.local.yaml")
 MAX_CONFIG_BYTES = 1024 * 1024
 #: Upper bounds of the numeric settings. A huge value (`.inf`, 1e308) would otherwise
 #: overflow later (`int(inf)`) or make a wait effectively endless.
-NUMBER_CAPS: Mapping[str, float] = MappingProxyType({
-    "budget": 1_000_000, "line": 10_000, "when": 10_000, "fork_depth": 10,
-    "shell_timeout": 600.0, "preselect": 10_000, "skill_tokens": 1_000_000, "skills_tokens": 1_000_000,
-    "model_context_window": 100_000_000,
-    "turn_requests": 100_000, "turn_tokens": 1_000_000_000, "turn_seconds": 86_400.0,
-})  # fmt: skip
+NUMBER_CAPS: Mapping[str, float] = MappingProxyType(
+    {
+        "budget": 1_000_000,
+        "line": 10_000,
+        "when": 10_000,
+        "fork_depth": 10,
+        "shell_timeout": 600.0,
+        "preselect": 10_000,
+        "skill_tokens": 1_000_000,
+        "skills_tokens": 1_000_000,
+        "model_context_window": 100_000_000,
+        "turn_requests": 100_000,
+        "turn_tokens": 1_000_000_000,
+        "turn_seconds": 86_400.0,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -110,10 +120,14 @@ class Settings:
 
 #: Settings a project's config may lower and never raise, with their defaults: a value
 #: above yours (or the default) is ignored with a warning naming the key and the file.
-LOWER_ONLY: Mapping[tuple[str, str], float] = MappingProxyType({
-    ("skills", "fork_depth"): Settings.fork_depth, ("limits", "turn_requests"): TurnLimits.turn_requests,
-    ("limits", "turn_tokens"): TurnLimits.turn_tokens, ("limits", "turn_seconds"): TurnLimits.turn_seconds,
-})  # fmt: skip
+LOWER_ONLY: Mapping[tuple[str, str], float] = MappingProxyType(
+    {
+        ("skills", "fork_depth"): Settings.fork_depth,
+        ("limits", "turn_requests"): TurnLimits.turn_requests,
+        ("limits", "turn_tokens"): TurnLimits.turn_tokens,
+        ("limits", "turn_seconds"): TurnLimits.turn_seconds,
+    }
+)
 
 
 def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -139,7 +153,9 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
-        warnings.append(f"{path}{where}: config is not valid YAML ({getattr(exc, 'problem', exc)}); ignoring it")
+        warnings.append(
+            f"{path}{where}: config is not valid YAML ({getattr(exc, 'problem', exc)}); ignoring it"
+        )
         return {}
     if data is None:
         return {}
@@ -206,25 +222,32 @@ def load_settings(
     user_cfg = _read_yaml(user_path, warnings)
     project_cfg, user_only = drop_user_only(_read_yaml(project_path, warnings))
     if user_only:
-        warnings.append(f"{project_path}: {', '.join(user_only)} is read only from your own config "
-                        f"({user_path}), never from a project's; ignoring it")  # fmt: skip
+        warnings.append(
+            f"{project_path}: {', '.join(user_only)} is read only from your own config "
+            f"({user_path}), never from a project's; ignoring it"
+        )
     marked = _agent_written(home, project, warnings)
     if project_cfg and ".codebot/config.yaml" in marked:
         project_cfg = _denies_only(project_cfg)
-        warnings.append(f"{project_path} was written by codebot's agent and is not accepted yet, so its settings "
-                        "were ignored (its deny rules still hold); review it with `codebot written` and accept it "
-                        "with `codebot written --accept .codebot/config.yaml`")  # fmt: skip
+        warnings.append(
+            f"{project_path} was written by codebot's agent and is not accepted yet, so its settings "
+            "were ignored (its deny rules still hold); review it with `codebot written` and accept it "
+            "with `codebot written --accept .codebot/config.yaml`"
+        )
     if project_cfg and not trusted:
         project_cfg, dropped = filter_untrusted(project_cfg, project)
         if dropped:
-            warnings.append(f"{project_path}: this project is not trusted, so these settings were ignored: "
-                            f"{', '.join(dropped)} (run `codebot trust` to use them)")  # fmt: skip
+            warnings.append(
+                f"{project_path}: this project is not trusted, so these settings were ignored: "
+                f"{', '.join(dropped)} (run `codebot trust` to use them)"
+            )
     project_cfg = _lower_only(user_cfg, project_cfg, project_path, warnings)
     allow_rules = rule_list(user_cfg, "allow", str(user_path), warnings)
     if trusted:
         allow_rules += rule_list(project_cfg, "allow", str(project_path), warnings)
     deny_rules = rule_list(user_cfg, "deny", str(user_path), warnings) + rule_list(
-        project_cfg, "deny", str(project_path), warnings)  # fmt: skip
+        project_cfg, "deny", str(project_path), warnings
+    )
     raw = _merge(user_cfg, project_cfg)
     # The merged view says what is in force: every layer's denies, never one layer's list.
     raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
@@ -234,7 +257,9 @@ def load_settings(
     layers = [read_overrides(cfg, warnings) for cfg in (user_cfg, project_cfg, local_cfg)]
     overrides = combine_overrides(*layers, trusted=trusted)
     cfg_dirs = tuple(
-        (project / Path(str(d)).expanduser()) for d in (skills_cfg.get("dirs") or []) if isinstance(d, str)
+        (project / Path(str(d)).expanduser())
+        for d in (skills_cfg.get("dirs") or [])
+        if isinstance(d, str)
     )
     listing = skills_cfg.get("listing") if isinstance(skills_cfg.get("listing"), dict) else {}
     limits = raw.get("limits") if isinstance(raw.get("limits"), dict) else {}
@@ -247,62 +272,94 @@ def load_settings(
     comp = raw.get("compaction") if isinstance(raw.get("compaction"), dict) else {}
     cs = CompactionSettings  # its class attributes are the defaults
     threshold = comp.get("threshold", cs.threshold)
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.1 <= threshold <= 0.99:
-        warnings.append(f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
-                        f"({cs.threshold} means {cs.threshold:.0%} of the context window); using {cs.threshold}")  # fmt: skip
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0.1 <= threshold <= 0.99
+    ):
+        warnings.append(
+            f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
+            f"({cs.threshold} means {cs.threshold:.0%} of the context window); using {cs.threshold}"
+        )
         threshold = cs.threshold
     compaction = CompactionSettings(
-        auto=comp.get("auto", cs.auto) is not False, threshold=float(threshold),
+        auto=comp.get("auto", cs.auto) is not False,
+        threshold=float(threshold),
         skill_tokens=num(comp, "skill_tokens", cs.skill_tokens, "compaction"),
         skills_tokens=num(comp, "skills_tokens", cs.skills_tokens, "compaction"),
-    )  # fmt: skip
+    )
     return Settings(
         home=home,
         cwd=cwd,
         project_dir=project,
         skills_dirs=tuple(Path(d).expanduser().resolve() for d in skills_dirs) + cfg_dirs,
-        model=model or env.get("CODEBOT_MODEL") or (str(raw["model"]) if raw.get("model") else None),
-        api_base=api_base or env.get("CODEBOT_API_BASE") or (str(raw["api_base"]) if raw.get("api_base") else None),
+        model=model
+        or env.get("CODEBOT_MODEL")
+        or (str(raw["model"]) if raw.get("model") else None),
+        api_base=api_base
+        or env.get("CODEBOT_API_BASE")
+        or (str(raw["api_base"]) if raw.get("api_base") else None),
         overrides=MappingProxyType(overrides),
         user_overrides=MappingProxyType(layers[0]),
         shared_overrides=MappingProxyType(layers[1]),
         local_overrides=MappingProxyType(layers[2]),
-        listing_budget=num(listing, "budget", MIN_BUDGET, "skills.listing") if "budget" in listing else None,
+        listing_budget=num(listing, "budget", MIN_BUDGET, "skills.listing")
+        if "budget" in listing
+        else None,
         listing_line=num(listing, "line", Settings.listing_line, "skills.listing"),
         listing_when=num(listing, "when", Settings.listing_when, "skills.listing"),
         fork_depth=num(skills_cfg, "fork_depth", Settings.fork_depth),
         shell_timeout=num(skills_cfg, "shell_timeout", Settings.shell_timeout),
         use_index=bool(skills_cfg.get("index", Settings.use_index)),
-        preselect=int(num(skills_cfg, "preselect", Settings.preselect)) if skills_cfg.get("preselect") else Settings.preselect,
+        preselect=int(num(skills_cfg, "preselect", Settings.preselect))
+        if skills_cfg.get("preselect")
+        else Settings.preselect,
         raw=MappingProxyType(raw),
         warnings=tuple(warnings),
         trusted=trusted,
         sandbox=sandbox_mode,
-        sandbox_network=bool(raw.get("sandbox", {}).get("network") is True) if isinstance(raw.get("sandbox"), dict) else False,
+        sandbox_network=bool(raw.get("sandbox", {}).get("network") is True)
+        if isinstance(raw.get("sandbox"), dict)
+        else False,
         allow_rules=tuple(allow_rules),
         deny_rules=tuple(deny_rules),
         context_windows=MappingProxyType(windows),
         context_window=window,
         compaction=compaction,
         shell_env=read_shell_env(user_cfg, str(user_path), warnings),
-        limits=TurnLimits(*(num(limits, key, getattr(TurnLimits, key), "limits")
-                            for key in ("turn_requests", "turn_tokens", "turn_seconds"))),
+        limits=TurnLimits(
+            *(
+                num(limits, key, getattr(TurnLimits, key), "limits")
+                for key in ("turn_requests", "turn_tokens", "turn_seconds")
+            )
+        ),
     )
 
 
-def _number(mapping: Mapping[str, Any], key: str, default: float, where: str, warnings: list[str]) -> Any:
+def _number(
+    mapping: Mapping[str, Any], key: str, default: float, where: str, warnings: list[str]
+) -> Any:
     """`mapping[key]` when it is a finite positive number under its cap, else `default`
     (with a warning naming `where.key`)."""
     value = mapping.get(key, default)
     cap = NUMBER_CAPS[key]
     name = f"{where}.{key}"
     # NaN compares false with everything and inf overflows int(): both are refused here.
-    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-        warnings.append(f"config {name}: {value!r} is not a finite positive number; using the default {default}")
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        warnings.append(
+            f"config {name}: {value!r} is not a finite positive number; using the default {default}"
+        )
         return default
     if value > cap:
-        warnings.append(f"config {name}: {value!r} is more than the largest allowed ({cap:g}); "
-                        f"using the default {default}")  # fmt: skip
+        warnings.append(
+            f"config {name}: {value!r} is more than the largest allowed ({cap:g}); "
+            f"using the default {default}"
+        )
         return default
     if isinstance(default, int) and value < 1:
         warnings.append(f"config {name}: {value!r} is less than 1; using the default {default}")
@@ -310,8 +367,9 @@ def _number(mapping: Mapping[str, Any], key: str, default: float, where: str, wa
     return type(default)(value)
 
 
-def _lower_only(user_cfg: Mapping[str, Any], project_cfg: dict[str, Any], where: Path,
-                warnings: list[str]) -> dict[str, Any]:  # fmt: skip
+def _lower_only(
+    user_cfg: Mapping[str, Any], project_cfg: dict[str, Any], where: Path, warnings: list[str]
+) -> dict[str, Any]:
     """The project's config without the LOWER_ONLY values that are not a valid number at
     most yours: a cloned repository may make sub-agents nest less or a turn spend less,
     never more. A trusted project's config is held to this as well."""
@@ -327,8 +385,10 @@ def _lower_only(user_cfg: Mapping[str, Any], project_cfg: dict[str, Any], where:
             continue
         out[section] = {k: v for k, v in theirs.items() if k != key}
         why = "is not a valid number" if problems else f"is more than your own limit ({ceiling:g})"
-        warnings.append(f"{where}: {section}.{key}: {value!r} {why}; a project config may only lower it, "
-                        "so it was ignored (a higher value goes in your own $CODEBOT_HOME/config.yaml)")  # fmt: skip
+        warnings.append(
+            f"{where}: {section}.{key}: {value!r} {why}; a project config may only lower it, "
+            "so it was ignored (a higher value goes in your own $CODEBOT_HOME/config.yaml)"
+        )
     return out
 
 
@@ -340,11 +400,17 @@ def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str
     given = skills.get("overrides")
     out: dict[str, str] = {}
     for name, value in given.items() if isinstance(given, dict) else ():
-        v = str(value).strip().lower() if not isinstance(value, bool) else ("on" if value else "off")
+        v = (
+            str(value).strip().lower()
+            if not isinstance(value, bool)
+            else ("on" if value else "off")
+        )
         if v in OVERRIDE_VALUES:
             out[normalize_name(str(name))] = v
         else:
-            warnings.append(f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}")
+            warnings.append(
+                f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}"
+            )
     return out
 
 
@@ -352,9 +418,13 @@ def _read_local(path: Path, warnings: list[str]) -> dict[str, Any]:
     """The project's `config.local.yaml`: only `skills.overrides` is read from it."""
     data = _read_yaml(path, warnings)
     skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
-    ignored = [str(k) for k in data if k != "skills"] + [f"skills.{k}" for k in skills if k != "overrides"]
+    ignored = [str(k) for k in data if k != "skills"] + [
+        f"skills.{k}" for k in skills if k != "overrides"
+    ]
     if ignored:
-        warnings.append(f"{path}: only skills.overrides is read from this file; ignoring {', '.join(ignored)}")
+        warnings.append(
+            f"{path}: only skills.overrides is read from this file; ignoring {', '.join(ignored)}"
+        )
     return {"skills": {"overrides": skills["overrides"]}} if "overrides" in skills else {}
 
 
@@ -369,8 +439,10 @@ def _context_windows(cfg: Any, warnings: list[str]) -> tuple[dict[str, int], int
     for name, value in entries:
         where = "model_context_window" + (f".{name}" if isinstance(cfg, dict) else "")
         if isinstance(value, bool) or not isinstance(value, int) or not 1000 <= value <= cap:
-            warnings.append(f"config {where}: {value!r} is not a whole number of tokens between 1000 and "
-                            f"{cap:,.0f}; ignoring it")  # fmt: skip
+            warnings.append(
+                f"config {where}: {value!r} is not a whole number of tokens between 1000 and "
+                f"{cap:,.0f}; ignoring it"
+            )
             continue
         windows[str(name)] = value
     return windows, windows.pop("default", None)

@@ -252,5 +252,7 @@ def command_lines(command: str) -> CommandLines:
             blank += run
             lines.append(f"⏎ ×{run}" if run >= BLANK_RUN else "")
         else:
-            lines.extend(_SPACES.sub(lambda m: f"␠×{len(m.group())}", visible(line)) for line in group)
+            lines.extend(
+                _SPACES.sub(lambda m: f"␠×{len(m.group())}", visible(line)) for line in group
+            )
     return CommandLines(tuple(lines), len(raw), blank, len(command), has_hidden(command))

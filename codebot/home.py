@@ -119,8 +119,9 @@ def _tighten_dir(d: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_file(path: str | os.PathLike[str], *, mode: int = FILE_MODE, sync: bool = True,
-                durable: bool = True) -> Iterator[IO[bytes]]:  # fmt: skip
+def atomic_file(
+    path: str | os.PathLike[str], *, mode: int = FILE_MODE, sync: bool = True, durable: bool = True
+) -> Iterator[IO[bytes]]:
     """Replace `path` atomically with what is written to the yielded binary file.
 
     A temporary file in the same folder, 0600 from the first byte (given `mode` just before
@@ -154,7 +155,9 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int = FILE_MODE, sync: bo
                 os.close(dfd)
 
 
-def write_private(path: str | os.PathLike[str], data: bytes, *, durable: bool = True, sync: bool = True) -> None:
+def write_private(
+    path: str | os.PathLike[str], data: bytes, *, durable: bool = True, sync: bool = True
+) -> None:
     """Replace `path` with `data` atomically, 0600 from the first byte (`atomic_file`):
     the one private write of codebot. `sync=False, durable=False` for a cache."""
     with atomic_file(path, sync=sync, durable=durable) as fh:

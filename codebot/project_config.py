@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 #: `skills.*` keys an untrusted project may set (`dirs` only inside the project).
-SAFE_SKILLS_KEYS = frozenset({"listing", "overrides", "router", "preselect", "fork_depth", "index", "dirs"})
+SAFE_SKILLS_KEYS = frozenset(
+    {"listing", "overrides", "router", "preselect", "fork_depth", "index", "dirs"}
+)
 #: `skills.router.*` keys that are not numbers: the semantic scorer imports a package.
 UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
 #: Settings only the person's own `$CODEBOT_HOME/config.yaml` may set, as (section, key):
@@ -63,7 +65,9 @@ def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, 
                     skills["dirs"] = inside
                     dropped.extend(f"skills.dirs ({d})" for d in outside)
                 elif sub == "router" and isinstance(v, Mapping):
-                    skills["router"] = {k: x for k, x in v.items() if str(k) not in UNSAFE_ROUTER_KEYS}
+                    skills["router"] = {
+                        k: x for k, x in v.items() if str(k) not in UNSAFE_ROUTER_KEYS
+                    }
                     dropped.extend(f"skills.router.{k}" for k in v if str(k) in UNSAFE_ROUTER_KEYS)
                 else:
                     skills[sub] = v
@@ -71,7 +75,11 @@ def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, 
         elif key == "sandbox" and isinstance(value, Mapping):
             # Only what tightens: requiring the sandbox, keeping the network off.
             # (YAML reads a bare `on` as true.)
-            tight = {k: v for k, v in value.items() if (k, v) in (("mode", "on"), ("mode", True), ("network", False))}
+            tight = {
+                k: v
+                for k, v in value.items()
+                if (k, v) in (("mode", "on"), ("mode", True), ("network", False))
+            }
             kept["sandbox"] = tight
             dropped.extend(f"sandbox.{k}" for k in value if k not in tight)
         elif key == "limits" and isinstance(value, Mapping):
@@ -98,7 +106,9 @@ def _dirs_inside(value: Any, project: Path) -> tuple[list[str], list[str]]:
     return inside, outside
 
 
-def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[str]) -> list[tuple[str, str]]:
+def rule_list(
+    layer: Mapping[str, Any], kind: str, where: str, warnings: list[str]
+) -> list[tuple[str, str]]:
     """`permissions.<kind>` of one config layer as (pattern, origin) pairs.
 
     A single string where a list is expected is reported; as a deny it still counts (fail
@@ -109,8 +119,10 @@ def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[st
     if perms is None:
         return []
     if not isinstance(perms, Mapping):
-        warnings.append(f"{where}: permissions must be a mapping with allow/deny lists; ignoring it"
-                        + ("" if kind == "allow" else " (no deny rules could be read from it)"))
+        warnings.append(
+            f"{where}: permissions must be a mapping with allow/deny lists; ignoring it"
+            + ("" if kind == "allow" else " (no deny rules could be read from it)")
+        )
         return []
     value = perms.get(kind)
     if value is None:
@@ -118,13 +130,19 @@ def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[st
     origin = f"{where}: permissions.{kind}"
     if isinstance(value, str):
         if kind == "allow":
-            warnings.append(f"{origin} must be a list of patterns, not a string; the allow rule {value!r} is ignored")
+            warnings.append(
+                f"{origin} must be a list of patterns, not a string; the allow rule {value!r} is ignored"
+            )
             return []
-        warnings.append(f"{origin} must be a list of patterns, not a string; it is read as one deny rule")
+        warnings.append(
+            f"{origin} must be a list of patterns, not a string; it is read as one deny rule"
+        )
         return [(value, origin)]
     if not isinstance(value, list):
-        warnings.append(f"{origin} must be a list of patterns, not {type(value).__name__}"
-                        + ("; ignoring it" if kind == "allow" else "; every tool is denied until it is fixed"))
+        warnings.append(
+            f"{origin} must be a list of patterns, not {type(value).__name__}"
+            + ("; ignoring it" if kind == "allow" else "; every tool is denied until it is fixed")
+        )
         return [] if kind == "allow" else [(DENY_EVERYTHING, origin)]
     out = []
     for i, item in enumerate(value):
@@ -133,7 +151,9 @@ def rule_list(layer: Mapping[str, Any], kind: str, where: str, warnings: list[st
         elif kind == "allow":
             warnings.append(f"{origin}[{i}]: {item!r} is not a pattern; ignoring it")
         else:
-            warnings.append(f"{origin}[{i}]: {item!r} is not a pattern; every tool is denied until it is fixed")
+            warnings.append(
+                f"{origin}[{i}]: {item!r} is not a pattern; every tool is denied until it is fixed"
+            )
             out.append((DENY_EVERYTHING, f"{origin}[{i}]"))
     return out
 
@@ -155,8 +175,9 @@ def narrow(a: str | None, b: str | None) -> str | None:
     return "name-only"
 
 
-def combine_overrides(user: Mapping[str, str], shared: Mapping[str, str], local: Mapping[str, str],
-                      *, trusted: bool) -> dict[str, str]:  # fmt: skip
+def combine_overrides(
+    user: Mapping[str, str], shared: Mapping[str, str], local: Mapping[str, str], *, trusted: bool
+) -> dict[str, str]:
     """The skill overrides in force: the person's `$CODEBOT_HOME/config.yaml` (`user`),
     narrowed by the project's shared `.codebot/config.yaml` (`shared`, committed: it may
     only turn skills off or limit them), then the project's personal

@@ -36,7 +36,9 @@ def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) 
     if prefetch:
         from codebot.skills.route import router, warmup
 
-        router.router_from_settings(settings, shared=True)  # build_session does it again: same router
+        router.router_from_settings(
+            settings, shared=True
+        )  # build_session does it again: same router
         feed = warmup.prefetch_bodies(catalog.roots)
         if feed is not None:
             feed.attach(catalog)

@@ -26,9 +26,12 @@ PROVIDER_KEYS: tuple[str, ...] = tuple(
             *providers.DEFAULT_MODELS,
             *providers.PROVIDER_KEYS.values(),
             *(name for names in providers.KEY_VARIABLES.values() for name in names),
-            "CODEBOT_MODEL", "CODEBOT_API_BASE", "CODEBOT_API_KEY",
-            "OPENAI_BASE_URL", "OPENAI_API_BASE",
-        }  # fmt: skip
+            "CODEBOT_MODEL",
+            "CODEBOT_API_BASE",
+            "CODEBOT_API_KEY",
+            "OPENAI_BASE_URL",
+            "OPENAI_API_BASE",
+        }
     )
 )
 
@@ -74,7 +77,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def _wait_until(
-    predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition", interval: float = 0.02
+    predicate: Callable[[], T],
+    timeout: float = 10.0,
+    what: str = "the condition",
+    interval: float = 0.02,
 ) -> T:
     """Call `predicate` until it returns something truthy and return that; fail the test
     after `timeout` seconds, naming `what` was waited for."""
@@ -89,7 +95,10 @@ def _wait_until(
 
 
 async def _async_wait_until(
-    predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition", interval: float = 0.01
+    predicate: Callable[[], T],
+    timeout: float = 10.0,
+    what: str = "the condition",
+    interval: float = 0.01,
 ) -> T:
     """`wait_until` for async tests: yields to the event loop between checks."""
     import asyncio

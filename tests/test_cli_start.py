@@ -15,8 +15,16 @@ import pytest
 from codebot.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "CODEBOT_API_KEY",
-        "CODEBOT_MODEL", "CODEBOT_API_BASE", "ANTHROPIC_AUTH_TOKEN")  # fmt: skip
+KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "CODEBOT_API_KEY",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+    "ANTHROPIC_AUTH_TOKEN",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -79,8 +87,19 @@ def test_a_bare_prompt_with_plain_goes_to_line_mode(project: Path, entry_points,
 
 
 def test_options_around_the_prompt_keep_their_values(project: Path, entry_points, capsys) -> None:
-    code, _, err = run(["--allow", "Bash(git diff:*)", "--cwd", str(project), "--trust", "--plain", "review", "src/"],
-                       capsys)  # fmt: skip
+    code, _, err = run(
+        [
+            "--allow",
+            "Bash(git diff:*)",
+            "--cwd",
+            str(project),
+            "--trust",
+            "--plain",
+            "review",
+            "src/",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert entry_points["line"]["initial_prompt"] == "review src/"
     assert entry_points["line"]["allow"] == ["Bash(git diff:*)"]
@@ -104,19 +123,23 @@ def test_subcommands_still_work(project: Path, capsys) -> None:
     assert code == 0 and "review" in out
 
 
-@pytest.mark.parametrize(("argv", "expected"), [
-    (["--modle", "x"], "unknown option --modle; did you mean --model?"),
-    (["--modle=x", "fix it"], "unknown option --modle; did you mean --model?"),
-    (["fix it", "--plian"], "unknown option --plian; did you mean --plain?"),
-    (["skills", "list", "--jsn"], "unknown option --jsn; did you mean --json?"),
-    (["skils"], "unknown command 'skils'; did you mean 'skills'?"),
-    (["skills", "lst"], "unknown command 'lst'; did you mean 'list'?"),
-    (["list"], "did you mean 'codebot skills list'?"),
-    (["-p", "hi", "and more"], "give the prompt once"),
-    (["   "], "the prompt is empty"),
-])  # fmt: skip
-def test_mistakes_say_what_was_meant_and_exit_2(argv: list[str], expected: str, project: Path, entry_points,
-                                                 capsys) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--modle", "x"], "unknown option --modle; did you mean --model?"),
+        (["--modle=x", "fix it"], "unknown option --modle; did you mean --model?"),
+        (["fix it", "--plian"], "unknown option --plian; did you mean --plain?"),
+        (["skills", "list", "--jsn"], "unknown option --jsn; did you mean --json?"),
+        (["skils"], "unknown command 'skils'; did you mean 'skills'?"),
+        (["skills", "lst"], "unknown command 'lst'; did you mean 'list'?"),
+        (["list"], "did you mean 'codebot skills list'?"),
+        (["-p", "hi", "and more"], "give the prompt once"),
+        (["   "], "the prompt is empty"),
+    ],
+)
+def test_mistakes_say_what_was_meant_and_exit_2(
+    argv: list[str], expected: str, project: Path, entry_points, capsys
+) -> None:
     code, out, err = run(["--cwd", str(project), *argv], capsys)
     assert code == 2 and out == "" and not entry_points
     lines = err.strip().splitlines()
@@ -125,9 +148,25 @@ def test_mistakes_say_what_was_meant_and_exit_2(argv: list[str], expected: str, 
 
 def test_the_prompt_is_sent_first_in_line_mode(project: Path) -> None:
     """Through the real entry point: the bare prompt is the first turn, then stdin is read."""
-    r = subprocess.run([sys.executable, "-m", "codebot", "--cwd", str(project), "--trust", "--model", "offline",
-                        "--plain", "/review src"], input="thanks\n", capture_output=True, text=True, timeout=120,
-                       cwd=ROOT)  # fmt: skip
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codebot",
+            "--cwd",
+            str(project),
+            "--trust",
+            "--model",
+            "offline",
+            "--plain",
+            "/review src",
+        ],
+        input="thanks\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     first, second = r.stdout.index("> /review src"), r.stdout.index("> thanks")
     assert first < second and "skill review" in r.stdout[first:second]
@@ -138,8 +177,13 @@ def test_run_line_sends_the_initial_prompt(project: Path) -> None:
     from codebot.ui.line.repl import run_line
 
     out = io.StringIO()
-    code = run_line(load_settings(cwd=project, trust=True, model="offline"), input=io.StringIO(""), output=out,
-                    watch=False, initial_prompt="/review src")  # fmt: skip
+    code = run_line(
+        load_settings(cwd=project, trust=True, model="offline"),
+        input=io.StringIO(""),
+        output=out,
+        watch=False,
+        initial_prompt="/review src",
+    )
     assert code == 0
     assert "> /review src" in out.getvalue() and "skill review" in out.getvalue()
 
@@ -148,8 +192,9 @@ def test_run_line_sends_the_initial_prompt(project: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", [["-p", "hi"], ["--plain"], ["--plain", "fix the bug"]])
-def test_model_without_its_key_is_a_clear_error_before_anything_is_sent(mode: list[str], project: Path,
-                                                                         entry_points, capsys) -> None:  # fmt: skip
+def test_model_without_its_key_is_a_clear_error_before_anything_is_sent(
+    mode: list[str], project: Path, entry_points, capsys
+) -> None:
     code, out, err = run(
         ["--cwd", str(project), "--trust", "--model", "gpt-4o-mini", *mode], capsys
     )
@@ -173,13 +218,21 @@ def test_model_with_its_key_or_a_local_server_starts(
 
 
 def test_key_check_does_not_import_litellm(project: Path) -> None:
-    code = ("import sys; from codebot.cli import main; rc = main(['--cwd', sys.argv[1], '--trust', '--model', "
-            "'gpt-4o-mini', '-p', 'hi']); assert rc == 2, rc; assert 'litellm' not in sys.modules; print('ok')")  # fmt: skip
+    code = (
+        "import sys; from codebot.cli import main; rc = main(['--cwd', sys.argv[1], '--trust', '--model', "
+        "'gpt-4o-mini', '-p', 'hi']); assert rc == 2, rc; assert 'litellm' not in sys.modules; print('ok')"
+    )
     env = {
         k: v
         for k, v in __import__("os").environ.items()
         if k not in KEYS and not k.endswith("_API_KEY")
     }
-    r = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60,
-                       cwd=ROOT, env=env)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
     assert r.stdout.strip() == "ok", r.stderr

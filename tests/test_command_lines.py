@@ -63,7 +63,12 @@ def test_a_long_run_of_spaces_is_collapsed_inside_a_line() -> None:
 
 def test_control_and_invisible_characters_stay_visible_escapes() -> None:
     shown = command_lines("rm -rf ~ #\b\b\becho hi\r\nls \u202eabc\n\n\n\x1b[2Jx")
-    assert shown.lines == ("rm -rf ~ #\\x08\\x08\\x08echo hi\\r", "ls \\u202eabc", "⏎ ×2", "\\x1b[2Jx")
+    assert shown.lines == (
+        "rm -rf ~ #\\x08\\x08\\x08echo hi\\r",
+        "ls \\u202eabc",
+        "⏎ ×2",
+        "\\x1b[2Jx",
+    )
     assert shown.hidden and shown.summary.endswith("hidden characters shown as escapes")
     # Other line breaks are not newlines to bash: they are escaped, not taken as lines.
     assert command_lines("a\u2028b\x0bc\x85d").lines == ("a\\u2028b\\x0bc\\x85d",)

@@ -42,7 +42,9 @@ def test_broken_config_is_reported_with_path_and_line_and_ignored(project: Path)
 
 
 def test_overrides_are_normalized_and_bad_values_named(project: Path) -> None:
-    home_config("skills:\n  overrides:\n    Code_Review: user-only\n    deploy: sometimes\n  fork_depth: -1\n")
+    home_config(
+        "skills:\n  overrides:\n    Code_Review: user-only\n    deploy: sometimes\n  fork_depth: -1\n"
+    )
     s = load_settings(cwd=project)
     assert dict(s.overrides) == {"code-review": "user-only"}
     assert any("skills.overrides.deploy" in w and "sometimes" in w for w in s.warnings)
@@ -74,9 +76,23 @@ def test_the_dataclass_defaults_are_the_only_defaults(project: Path, monkeypatch
     from codebot.config import CompactionSettings, Settings, TurnLimits
 
     s = load_settings(cwd=project)
-    assert (s.listing_line, s.listing_when, s.fork_depth, s.shell_timeout, s.preselect, s.use_index, s.sandbox) == (
-        Settings.listing_line, Settings.listing_when, Settings.fork_depth, Settings.shell_timeout,
-        Settings.preselect, Settings.use_index, Settings.sandbox)  # fmt: skip
+    assert (
+        s.listing_line,
+        s.listing_when,
+        s.fork_depth,
+        s.shell_timeout,
+        s.preselect,
+        s.use_index,
+        s.sandbox,
+    ) == (
+        Settings.listing_line,
+        Settings.listing_when,
+        Settings.fork_depth,
+        Settings.shell_timeout,
+        Settings.preselect,
+        Settings.use_index,
+        Settings.sandbox,
+    )
     assert s.compaction == CompactionSettings() and s.limits == TurnLimits()
     changed = {"listing_line": 300, "listing_when": 90, "fork_depth": 3, "shell_timeout": 60.0}
     for name, value in changed.items():
@@ -86,6 +102,12 @@ def test_the_dataclass_defaults_are_the_only_defaults(project: Path, monkeypatch
     monkeypatch.setattr(TurnLimits, "turn_requests", 7)
     s = load_settings(cwd=project)
     assert {name: getattr(s, name) for name in changed} == changed
-    assert (s.compaction.skill_tokens, s.compaction.threshold, s.limits.turn_requests) == (1234, 0.5, 7)
-    home_config("skills:\n  listing:\n    line: -5\n")  # an invalid value falls back to the same default
+    assert (s.compaction.skill_tokens, s.compaction.threshold, s.limits.turn_requests) == (
+        1234,
+        0.5,
+        7,
+    )
+    home_config(
+        "skills:\n  listing:\n    line: -5\n"
+    )  # an invalid value falls back to the same default
     assert load_settings(cwd=project).listing_line == 300

@@ -78,7 +78,9 @@ def test_zero_width_and_other_invisible_characters_in_a_name() -> None:
     assert visible("soft\u00adhyphen\u200d\u2060\ufeff") == "soft\\xadhyphen\\u200d\\u2060\\ufeff"
     assert visible("tag\U000e0041") == "tag\\U000e0041"
     assert visible("nb\u00a0sp line\u2028para\u2029") == "nb\\xa0sp line\\u2028para\\u2029"
-    assert visible("heart\u2764\ufe0f") == "heart\u2764\\ufe0f"  # variation selectors can smuggle data
+    assert (
+        visible("heart\u2764\ufe0f") == "heart\u2764\\ufe0f"
+    )  # variation selectors can smuggle data
     assert visible("\u3164\u2800") == "\\u3164\\u2800"
 
 
@@ -151,16 +153,20 @@ def test_segments_mark_escapes() -> None:
     assert segments("") == []
 
 
-@pytest.mark.parametrize("hostile", [
-    "\x1b[" * 500_000,
-    "\x1b]" * 500_000,
-    "\x1b" * 1_000_000,
-    "\x9d" * 1_000_000,
-    "\x1b]a\x9d" * 250_000,
-    "\x1b[" + "1;" * 500_000,
-    "\x1b]" + "a" * 1_000_000,
-    "\u200b" * 1_000_000,
-], ids=["csi", "osc", "esc", "c1-osc", "osc-c1", "csi-params", "osc-open", "zwsp"])  # fmt: skip
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "\x1b[" * 500_000,
+        "\x1b]" * 500_000,
+        "\x1b" * 1_000_000,
+        "\x9d" * 1_000_000,
+        "\x1b]a\x9d" * 250_000,
+        "\x1b[" + "1;" * 500_000,
+        "\x1b]" + "a" * 1_000_000,
+        "\u200b" * 1_000_000,
+    ],
+    ids=["csi", "osc", "esc", "c1-osc", "osc-c1", "csi-params", "osc-open", "zwsp"],
+)
 def test_one_megabyte_of_hostile_input_is_linear(hostile: str) -> None:
     start = time.perf_counter()
     stripped = strip_escapes(hostile)

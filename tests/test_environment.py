@@ -14,12 +14,25 @@ from codebot.environment import ShellEnv, added_env, command_env, is_secret, rea
 from codebot.home import codebot_home
 
 ENVIRON = {
-    "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "TERM": "xterm",
-    "OPENAI_API_KEY": "sk-1", "GITHUB_TOKEN": "ghp-2", "gh_token": "ghp-3", "AWS_SECRET_ACCESS_KEY": "aws-4",
-    "AWS_ACCESS_KEY_ID": "AKIA5", "AWS_SESSION_TOKEN": "aws-6", "AZURE_OPENAI_ENDPOINT": "https://a",
-    "GOOGLE_APPLICATION_CREDENTIALS": "/k.json", "HF_TOKEN": "hf-7", "PGPASSWORD": "pg-8",
-    "Db_Password": "pw-9", "MY_SERVICE_SECRET": "s-10", "SSH_AUTH_SOCK": "/run/ssh", "PWD": "/p",
-}  # fmt: skip
+    "PATH": "/usr/bin",
+    "HOME": "/home/u",
+    "LANG": "C.UTF-8",
+    "TERM": "xterm",
+    "OPENAI_API_KEY": "sk-1",
+    "GITHUB_TOKEN": "ghp-2",
+    "gh_token": "ghp-3",
+    "AWS_SECRET_ACCESS_KEY": "aws-4",
+    "AWS_ACCESS_KEY_ID": "AKIA5",
+    "AWS_SESSION_TOKEN": "aws-6",
+    "AZURE_OPENAI_ENDPOINT": "https://a",
+    "GOOGLE_APPLICATION_CREDENTIALS": "/k.json",
+    "HF_TOKEN": "hf-7",
+    "PGPASSWORD": "pg-8",
+    "Db_Password": "pw-9",
+    "MY_SERVICE_SECRET": "s-10",
+    "SSH_AUTH_SOCK": "/run/ssh",
+    "PWD": "/p",
+}
 KEPT_BY_DEFAULT = {"PATH", "HOME", "LANG", "TERM", "SSH_AUTH_SOCK", "PWD"}
 
 
@@ -31,13 +44,21 @@ def test_secret_names_are_left_out_whatever_their_case() -> None:
 
 def test_every_provider_key_variable_is_left_out() -> None:
     """The provider table lives above this module (agent/model): checked here instead."""
-    names = {*providers.DEFAULT_MODELS, *providers.PROVIDER_KEYS.values(),
-             *(n for names in providers.KEY_VARIABLES.values() for n in names), "CODEBOT_API_KEY"}  # fmt: skip
+    names = {
+        *providers.DEFAULT_MODELS,
+        *providers.PROVIDER_KEYS.values(),
+        *(n for names in providers.KEY_VARIABLES.values() for n in names),
+        "CODEBOT_API_KEY",
+    }
     assert names and [n for n in sorted(names) if not is_secret(n)] == []
 
 
 def test_keep_and_set() -> None:
-    env = command_env(ENVIRON, keep=["MY_SERVICE_*", "HF_TOKEN", "openai_api_key"], set={"PAGER": "cat", "GH_TOKEN": "x"})
+    env = command_env(
+        ENVIRON,
+        keep=["MY_SERVICE_*", "HF_TOKEN", "openai_api_key"],
+        set={"PAGER": "cat", "GH_TOKEN": "x"},
+    )
     assert env["MY_SERVICE_SECRET"] == "s-10" and env["HF_TOKEN"] == "hf-7"
     assert "OPENAI_API_KEY" not in env  # names are compared case-sensitively, as the shell does
     assert env["PAGER"] == "cat" and env["GH_TOKEN"] == "x"
@@ -48,8 +69,15 @@ def test_keep_and_set() -> None:
 
 def test_read_shell_env_reports_and_drops_bad_entries() -> None:
     warnings: list[str] = []
-    cfg = {"shell": {"env": {"keep": ["A_*", 3, "B=c", ""], "set": {"X": "1", "N": 2, "bad name": "v", "T": True},
-                             "other": 1}}}  # fmt: skip
+    cfg = {
+        "shell": {
+            "env": {
+                "keep": ["A_*", 3, "B=c", ""],
+                "set": {"X": "1", "N": 2, "bad name": "v", "T": True},
+                "other": 1,
+            }
+        }
+    }
     got = read_shell_env(cfg, "cfg.yaml", warnings)
     assert got.keep == ("A_*",) and dict(got.set) == {"X": "1", "N": "2"}
     assert len(warnings) == 6 and all(w.startswith("cfg.yaml: shell.env") for w in warnings)
@@ -67,12 +95,20 @@ def project_with(tmp_path: Path, text: str) -> Path:
 
 @pytest.mark.parametrize("trusted", [True, False])
 def test_only_the_persons_own_config_sets_shell_env(tmp_path: Path, trusted: bool) -> None:
-    (codebot_home() / "config.yaml").write_text("shell: {env: {keep: [MY_*], set: {FROM_USER: u}}}\n")
+    (codebot_home() / "config.yaml").write_text(
+        "shell: {env: {keep: [MY_*], set: {FROM_USER: u}}}\n"
+    )
     project = project_with(tmp_path, "shell: {env: {keep: ['*'], set: {GITHUB_TOKEN: planted}}}\n")
     settings = load_settings(cwd=project, trust=trusted)
-    assert settings.shell_env.keep == ("MY_*",) and dict(settings.shell_env.set) == {"FROM_USER": "u"}
+    assert settings.shell_env.keep == ("MY_*",) and dict(settings.shell_env.set) == {
+        "FROM_USER": "u"
+    }
     said = [w for w in settings.warnings if "shell.env" in w]
-    assert len(said) == 1 and "is read only from your own config" in said[0] and str(project) in said[0]
+    assert (
+        len(said) == 1
+        and "is read only from your own config" in said[0]
+        and str(project) in said[0]
+    )
     assert not any("ignored: shell" in w for w in settings.warnings)  # said once, not twice
 
 

@@ -16,18 +16,25 @@ HEAVY = ("litellm", "textual", "prompt_toolkit", "tree_sitter")
 
 
 def loaded_after(code: str) -> dict[str, bool]:
-    probe = f"import sys, json\n{code}\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    probe = (
+        f"import sys, json\n{code}\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("code", [
-    "import codebot.skills, codebot.agent",
-    "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, codebot.skills.prompt.listing, codebot.skills.route.router",
-    "import codebot.agent.session.loop, codebot.agent.session.setup, codebot.agent.model.litellm_client, codebot.agent.model.offline",
-    "import codebot.cli",
-    "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, codebot.agent.tools.shell",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import codebot.skills, codebot.agent",
+        "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, codebot.skills.prompt.listing, codebot.skills.route.router",
+        "import codebot.agent.session.loop, codebot.agent.session.setup, codebot.agent.model.litellm_client, codebot.agent.model.offline",
+        "import codebot.cli",
+        "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, codebot.agent.tools.shell",
+    ],
+)
 def test_core_modules_do_not_load_heavy_libraries(code: str) -> None:
     assert loaded_after(code) == dict.fromkeys(HEAVY, False)
 
@@ -44,5 +51,9 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_litellm_is_imported_only_by_the_model_client() -> None:
-    users = [p.relative_to(ROOT).as_posix() for p in (ROOT / "codebot").rglob("*.py") if "litellm" in imports_of(p)]
+    users = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "codebot").rglob("*.py")
+        if "litellm" in imports_of(p)
+    ]
     assert users == [] or users == ["codebot/agent/model/litellm_client.py"]

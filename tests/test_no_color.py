@@ -46,12 +46,22 @@ def codebot(project: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=project, env=env)
 
 
-@pytest.mark.parametrize("args", [
-    ["skills", "list"], ["skills", "list", "--all"], ["skills", "show", "evil"], ["skills", "validate"],
-    ["skills", "invoke", "evil", "x"], ["skills", "listing"], ["skills", "route", "evil green"],
-    ["skills", "stats"], ["skills", "show", "evl"],
-    ["--model", "offline", "-p", "/evil x"], ["--model", "offline", "-p", "/evl x"],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["skills", "list"],
+        ["skills", "list", "--all"],
+        ["skills", "show", "evil"],
+        ["skills", "validate"],
+        ["skills", "invoke", "evil", "x"],
+        ["skills", "listing"],
+        ["skills", "route", "evil green"],
+        ["skills", "stats"],
+        ["skills", "show", "evl"],
+        ["--model", "offline", "-p", "/evil x"],
+        ["--model", "offline", "-p", "/evl x"],
+    ],
+)
 def test_no_escape_reaches_the_terminal(project: Path, args: list[str]) -> None:
     codebot(project, "skills", "invoke", "evil", "x")  # a trace with the name in it, for stats
     r = codebot(project, *args)

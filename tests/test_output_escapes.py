@@ -27,7 +27,12 @@ BAD = ("\x1b", "\x07", "\x9b")
 def project(project: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
-    write_skill(skills, "evil", f"name: {NAME_YAML}\ndescription: {DESC_YAML}", "Body \x1b]52;c;Ym9keQ==\x07 text.\n")
+    write_skill(
+        skills,
+        "evil",
+        f"name: {NAME_YAML}\ndescription: {DESC_YAML}",
+        "Body \x1b]52;c;Ym9keQ==\x07 text.\n",
+    )
     write_skill(skills, "review", "description: Review the diff.")
     return proj
 
@@ -46,7 +51,9 @@ def test_skills_list_and_show_strip_escapes(project: Path) -> None:
     listed = codebot(project, "skills", "list")
     assert listed.returncode == 0, listed.stderr
     assert_clean(listed.stdout + listed.stderr)
-    assert "evil" in listed.stdout and "Looks harmless." in listed.stdout and "review" in listed.stdout
+    assert (
+        "evil" in listed.stdout and "Looks harmless." in listed.stdout and "review" in listed.stdout
+    )
     raw = json.loads(codebot(project, "skills", "list", "--json").stdout)
     evil = next(s for s in raw["skills"] if s["name"].startswith("evil"))
     key = evil["key"]
@@ -64,7 +71,9 @@ def _catalog(project: Path):
 
 def test_line_mode_skills_table_strips_escapes(project: Path) -> None:
     settings, catalog = _catalog(project)
-    controller = SimpleNamespace(catalog=catalog, settings=settings, session=None, override_of=lambda key: "on")
+    controller = SimpleNamespace(
+        catalog=catalog, settings=settings, session=None, override_of=lambda key: "on"
+    )
     table = skills_table(controller)
     assert_clean(table)
     assert "evil" in table and "review" in table
@@ -74,7 +83,14 @@ def test_tui_rows_strip_escapes(project: Path) -> None:
     settings, catalog = _catalog(project)
     rows = skill_rows(catalog.snapshot, settings, home=Path.home())
     evil = next(r for r in rows if r.spec.name.startswith("evil"))
-    for field in (evil.name, evil.description, evil.line, *evil.problems, *evil.shadows, evil.shadowed_by):
+    for field in (
+        evil.name,
+        evil.description,
+        evil.line,
+        *evil.problems,
+        *evil.shadows,
+        evil.shadowed_by,
+    ):
         assert_clean(field)
     assert evil.name.startswith("evil") and "Looks harmless." in evil.description
     assert "\x1b" in evil.spec.description  # the spec keeps the exact data

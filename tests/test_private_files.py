@@ -54,8 +54,12 @@ def home() -> Path:
 @pytest.fixture
 def project(project: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
-    write_skill(proj / ".codebot" / "skills", "deploy", "description: Deploy the app. Not for local runs.",
-                "Deploy steps for $ARGUMENTS.")  # fmt: skip
+    write_skill(
+        proj / ".codebot" / "skills",
+        "deploy",
+        "description: Deploy the app. Not for local runs.",
+        "Deploy steps for $ARGUMENTS.",
+    )
     return proj
 
 
@@ -76,8 +80,12 @@ def test_a_session_turn_leaves_only_private_files(home: Path, project: Path) -> 
     assert mode(home) == 0o700  # tightened from 0o755
     for folder in ("sessions", "traces", "cache"):
         assert mode(home / folder) == 0o700, folder
-    files = [home / "sessions" / f"{sid}.jsonl", home / "traces" / f"{sid}.jsonl",
-             home / "skill-usage.json", home / "cache" / "skill-index.json"]  # fmt: skip
+    files = [
+        home / "sessions" / f"{sid}.jsonl",
+        home / "traces" / f"{sid}.jsonl",
+        home / "skill-usage.json",
+        home / "cache" / "skill-index.json",
+    ]
     for f in files:
         assert f.is_file(), f
         assert mode(f) == 0o600, f
@@ -248,7 +256,9 @@ def test_only_codebot_s_own_folders_are_tightened(home: Path) -> None:
     assert mode(home / "cache") == 0o700
 
 
-def test_a_missing_home_is_made_private_and_its_parents_left_alone(tmp_path: Path, monkeypatch) -> None:
+def test_a_missing_home_is_made_private_and_its_parents_left_alone(
+    tmp_path: Path, monkeypatch
+) -> None:
     home = tmp_path / "a" / "b" / ".codebot"
     monkeypatch.setenv("CODEBOT_HOME", str(home))
     with umask(0o022):

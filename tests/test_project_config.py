@@ -46,18 +46,32 @@ skills:
 """
 
 
-def test_untrusted_project_config_cannot_redirect_the_endpoint_or_grant_anything(project: Path) -> None:
+def test_untrusted_project_config_cannot_redirect_the_endpoint_or_grant_anything(
+    project: Path,
+) -> None:
     project_config(project, HOSTILE)
     s = load_settings(cwd=project)
     assert not s.trusted
     assert s.model is None and s.api_base is None
     assert s.allow_rules == () and s.raw["permissions"]["allow"] == []
     assert s.shell_timeout == 120.0 and "semantic" not in s.raw["skills"]["router"]
-    assert s.listing_budget == 5000 and s.raw["skills"]["router"]["min_score"] == 0.5  # harmless keys apply
+    assert (
+        s.listing_budget == 5000 and s.raw["skills"]["router"]["min_score"] == 0.5
+    )  # harmless keys apply
     assert s.skills_dirs == (project / "inside",)
     [warning] = [w for w in s.warnings if "not trusted" in w]
-    for key in ("model", "api_base", "api_key", "env", "permissions.allow", "skills.shell_timeout",
-                "skills.router.semantic", "skills.dirs (/etc)", "skills.dirs (../outside)", "codebot trust"):
+    for key in (
+        "model",
+        "api_base",
+        "api_key",
+        "env",
+        "permissions.allow",
+        "skills.shell_timeout",
+        "skills.router.semantic",
+        "skills.dirs (/etc)",
+        "skills.dirs (../outside)",
+        "codebot trust",
+    ):
         assert key in warning, key
 
 
@@ -77,7 +91,9 @@ def test_trust_from_the_store_counts(project: Path) -> None:
 
 
 @pytest.mark.parametrize("trusted", [False, True])
-def test_a_project_can_add_denies_but_never_remove_the_persons(project: Path, trusted: bool) -> None:
+def test_a_project_can_add_denies_but_never_remove_the_persons(
+    project: Path, trusted: bool
+) -> None:
     user_config("permissions: {deny: ['Bash(rm:*)'], allow: [Edit]}\n")
     project_config(project, "permissions: {deny: []}\n")
     s = load_settings(cwd=project, trust=trusted)
@@ -94,11 +110,16 @@ def test_wrong_types_are_reported_with_file_and_key_and_fail_closed(project: Pat
     assert [r for r, _ in s.deny_rules] == ["Bash(rm:*)"]  # a string still denies
     assert s.allow_rules == ()  # a string never allows
     text = "\n".join(s.warnings)
-    assert "config.yaml: permissions.deny must be a list" in text and "permissions.allow must be a list" in text
+    assert (
+        "config.yaml: permissions.deny must be a list" in text
+        and "permissions.allow must be a list" in text
+    )
     user_config("permissions: {deny: [5, 'Edit']}\n")
     s = load_settings(cwd=project)
     assert [r for r, _ in s.deny_rules] == ["*", "Edit"]
-    assert any("permissions.deny[0]: 5 is not a pattern; every tool is denied" in w for w in s.warnings)
+    assert any(
+        "permissions.deny[0]: 5 is not a pattern; every tool is denied" in w for w in s.warnings
+    )
 
 
 def test_a_malformed_deny_in_config_denies_the_tool_in_the_session(project: Path) -> None:

@@ -13,19 +13,53 @@ from codebot.protected_watch import ProjectWatch
 from codebot.provenance import Provenance, ProvenanceError
 
 
-@pytest.mark.parametrize("rel", [
-    ".git", ".git/config", ".git/x/config", ".git/commondir", ".codebot/config.yaml", ".claude/skills/a/SKILL.md",
-    ".agents/skills/a/SKILL.md", ".codex/skills/a/SKILL.md", ".opencode/skills/a/SKILL.md", ".gemini/x",
-    ".cursor/rules/x.mdc", ".github/skills/a/SKILL.md", ".github/agents/x.md", ".github/copilot-instructions.md",
-    ".mcp.json", "AGENTS.md", "sub/dir/AGENTS.md", "CLAUDE.md", "GEMINI.md", "sub/.claude/settings.json",
-    ".CODEBOT/config.yaml", "agents.md", "./.git/hooks/pre-commit", "a//.git/config",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "rel",
+    [
+        ".git",
+        ".git/config",
+        ".git/x/config",
+        ".git/commondir",
+        ".codebot/config.yaml",
+        ".claude/skills/a/SKILL.md",
+        ".agents/skills/a/SKILL.md",
+        ".codex/skills/a/SKILL.md",
+        ".opencode/skills/a/SKILL.md",
+        ".gemini/x",
+        ".cursor/rules/x.mdc",
+        ".github/skills/a/SKILL.md",
+        ".github/agents/x.md",
+        ".github/copilot-instructions.md",
+        ".mcp.json",
+        "AGENTS.md",
+        "sub/dir/AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+        "sub/.claude/settings.json",
+        ".CODEBOT/config.yaml",
+        "agents.md",
+        "./.git/hooks/pre-commit",
+        "a//.git/config",
+    ],
+)
 def test_protected_paths(rel: str) -> None:
     assert protected_reason(rel)
 
 
-@pytest.mark.parametrize("rel", ["src/app.py", ".github/workflows/ci.yml", ".gitignore", ".github", "docs/agents",
-                                 "AGENTS.md.bak", "my.git/config", "README.md", ".env"])  # fmt: skip
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "src/app.py",
+        ".github/workflows/ci.yml",
+        ".gitignore",
+        ".github",
+        "docs/agents",
+        "AGENTS.md.bak",
+        "my.git/config",
+        "README.md",
+        ".env",
+    ],
+)
 def test_ordinary_paths(rel: str) -> None:
     assert protected_reason(rel) is None
 
@@ -35,8 +69,12 @@ def test_the_hooks_folder_is_protected_when_set(tmp_path: Path) -> None:
     assert hooks_path(tmp_path) is None
     subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", ".husky"], check=True)
     assert hooks_path(tmp_path) == ".husky"
-    assert protected_reason(".husky/pre-commit", ".husky") and not protected_reason(".husky/pre-commit")
-    subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", "/usr/share/hooks"], check=True)
+    assert protected_reason(".husky/pre-commit", ".husky") and not protected_reason(
+        ".husky/pre-commit"
+    )
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "core.hooksPath", "/usr/share/hooks"], check=True
+    )
     assert hooks_path(tmp_path) is None  # outside the project: read-only in the sandbox anyway
 
 
@@ -72,7 +110,9 @@ def changes(watch: ProjectWatch, action) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("events", [True, False], ids=["inotify", "mtimes"])
-def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path: Path, events: bool) -> None:
+def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(
+    tmp_path: Path, events: bool
+) -> None:
     proj = project_of(tmp_path, files=30)
     watch = ProjectWatch(proj, events=events)
 
@@ -108,7 +148,9 @@ def test_the_watch_sees_deep_new_instructions_edits_in_place_and_swaps(tmp_path:
 
 
 @pytest.mark.parametrize("events", [True, False], ids=["inotify", "mtimes"])
-def test_the_watch_finds_nothing_when_nothing_protected_changes(tmp_path: Path, events: bool) -> None:
+def test_the_watch_finds_nothing_when_nothing_protected_changes(
+    tmp_path: Path, events: bool
+) -> None:
     proj = project_of(tmp_path, files=50)
     watch = ProjectWatch(proj, events=events)
     assert changes(watch, lambda: (proj / "src" / "new").mkdir()) == set()
@@ -127,9 +169,16 @@ def test_the_watch_follows_renamed_and_removed_folders(tmp_path: Path, events: b
     assert got == {("moved/er/GEMINI.md", "created")}  # the renamed folder is watched where it is
     import shutil
 
-    assert changes(watch, lambda: shutil.rmtree(proj / "moved")) == {("moved/er/GEMINI.md", "removed")}
-    got = changes(watch, lambda: (proj / "src" / "n1" / "n2").mkdir(parents=True) or
-                  (proj / "src" / "n1" / "n2" / ".mcp.json").write_text("{}"))  # fmt: skip
+    assert changes(watch, lambda: shutil.rmtree(proj / "moved")) == {
+        ("moved/er/GEMINI.md", "removed")
+    }
+    got = changes(
+        watch,
+        lambda: (
+            (proj / "src" / "n1" / "n2").mkdir(parents=True)
+            or (proj / "src" / "n1" / "n2" / ".mcp.json").write_text("{}")
+        ),
+    )
     assert got == {("src/n1/n2/.mcp.json", "created")}
 
 
@@ -154,7 +203,13 @@ def test_the_store_is_private_keeps_the_first_before_and_survives_damage(tmp_pat
     store = Provenance(home, proj)
     sha = store.keep_before(b"one\n")
     (proj / "AGENTS.md").write_text("two\n")
-    store.record([("AGENTS.md", "changed", "why")], by="Edit", detail="x", session="s1", befores={"AGENTS.md": sha})
+    store.record(
+        [("AGENTS.md", "changed", "why")],
+        by="Edit",
+        detail="x",
+        session="s1",
+        befores={"AGENTS.md": sha},
+    )
     (proj / "AGENTS.md").write_text("three\n")
     store.record([("AGENTS.md", "changed", "why")], by="Bash", detail="y", session="s2")
     entry = store.marked()["AGENTS.md"]
@@ -167,7 +222,9 @@ def test_the_store_is_private_keeps_the_first_before_and_survives_damage(tmp_pat
     # A new record starts after setting the damaged one aside, never silently over it.
     store.record([("AGENTS.md", "changed", "why")], by="Bash", detail="z", session="s3")
     assert list(store.marked()) == ["AGENTS.md"]
-    assert any(p.name.startswith(store.path.name + ".damaged-") for p in store.path.parent.iterdir())
+    assert any(
+        p.name.startswith(store.path.name + ".damaged-") for p in store.path.parent.iterdir()
+    )
 
 
 def test_created_then_removed_by_the_agent_leaves_no_mark(tmp_path: Path) -> None:
@@ -182,5 +239,7 @@ def test_a_hooks_folder_named_through_an_include_is_found(tmp_path: Path) -> Non
     """The no-git fast path must not miss `core.hooksPath` set in an included file."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "extra.cfg").write_text("[core]\n\thooksPath = .hooks\n")
-    subprocess.run(["git", "-C", str(tmp_path), "config", "include.path", "../extra.cfg"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "include.path", "../extra.cfg"], check=True
+    )
     assert hooks_path(tmp_path) == ".hooks"

@@ -70,8 +70,12 @@ def test_add_list_revoke_round_trip(home: Path, work: Path) -> None:
     proj = project(work)
     when = datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)
     entry = trust.add(home, proj, now=when)
-    st = proj.stat()  # with the folder's identity (tests/test_trust_identity.py); `.git` holds no history
-    assert entry == trust.TrustEntry(str(proj), "2026-11-30T01:02:03+00:00", st.st_dev, st.st_ino, None)
+    st = (
+        proj.stat()
+    )  # with the folder's identity (tests/test_trust_identity.py); `.git` holds no history
+    assert entry == trust.TrustEntry(
+        str(proj), "2026-11-30T01:02:03+00:00", st.st_dev, st.st_ino, None
+    )
     assert trust.load(home) == ([entry], [])
     assert trust.is_trusted(home, proj)
     assert trust.add(home, proj) == entry  # trusting again keeps the first entry
@@ -81,7 +85,9 @@ def test_add_list_revoke_round_trip(home: Path, work: Path) -> None:
     assert trust.load(home) == ([], [])
 
 
-def test_subfolders_are_trusted_but_not_siblings_with_a_common_prefix(home: Path, work: Path) -> None:
+def test_subfolders_are_trusted_but_not_siblings_with_a_common_prefix(
+    home: Path, work: Path
+) -> None:
     proj = project(work, "b")
     (proj / "src" / "deep").mkdir(parents=True)
     sibling = work / "bc"
@@ -146,16 +152,21 @@ def test_hand_written_home_and_root_entries_are_ignored(home: Path, work: Path) 
     assert trust.is_trusted(home, proj)
 
 
-@pytest.mark.parametrize("content", [
-    b"not json {",
-    b"\xff\xfe garbage",
-    b"[]",
-    b'{"trusted": {"path": "/x"}}',
-    b'{"version": 1, "trusted": "/tmp"}',
-    b"[" * 100_000 + b"]" * 100_000,
-    b'{"trusted": [' + b'"x",' * 400_000 + b'"x"]}',  # over the size limit
-])  # fmt: skip
-def test_damaged_file_trusts_nothing_and_blocks_writes(home: Path, work: Path, content: bytes) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not json {",
+        b"\xff\xfe garbage",
+        b"[]",
+        b'{"trusted": {"path": "/x"}}',
+        b'{"version": 1, "trusted": "/tmp"}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"trusted": [' + b'"x",' * 400_000 + b'"x"]}',  # over the size limit
+    ],
+)
+def test_damaged_file_trusts_nothing_and_blocks_writes(
+    home: Path, work: Path, content: bytes
+) -> None:
     proj = project(work)
     write_file(home, content)
     entries, warnings = trust.load(home)
@@ -169,8 +180,13 @@ def test_damaged_file_trusts_nothing_and_blocks_writes(home: Path, work: Path, c
 
 def test_bad_entries_are_skipped_and_good_ones_kept(home: Path, work: Path) -> None:
     proj = project(work)
-    items = [7, {"path": 1, "since": "x"}, {"path": "relative/p", "since": "x"},
-             {"path": str(proj) + "/", "since": "x"}, {"path": str(proj), "since": "t"}]  # fmt: skip
+    items = [
+        7,
+        {"path": 1, "since": "x"},
+        {"path": "relative/p", "since": "x"},
+        {"path": str(proj) + "/", "since": "x"},
+        {"path": str(proj), "since": "t"},
+    ]
     write_file(home, json.dumps({"version": 1, "trusted": items}))
     entries, warnings = trust.load(home)
     assert entries == [trust.TrustEntry(str(proj), "t")]
@@ -221,7 +237,9 @@ def test_symlinked_trust_file_is_not_followed(home: Path, work: Path) -> None:
 
 def test_file_writable_by_others_is_ignored(home: Path, work: Path) -> None:
     proj = project(work)
-    path = write_file(home, json.dumps({"version": 1, "trusted": [{"path": str(proj), "since": "x"}]}))
+    path = write_file(
+        home, json.dumps({"version": 1, "trusted": [{"path": str(proj), "since": "x"}]})
+    )
     path.chmod(0o666)
     entries, warnings = trust.load(home)
     assert entries == [] and "chmod 600" in warnings[0]
@@ -236,8 +254,18 @@ def test_file_is_written_atomically_with_mode_0600(home: Path, work: Path) -> No
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     doc = json.loads(path.read_text())
     st = (work / "b").stat()
-    assert doc == {"version": 1, "trusted": [{"path": str(work / "b"), "since": doc["trusted"][0]["since"],
-                                              "device": st.st_dev, "inode": st.st_ino, "root_commit": None}]}  # fmt: skip
+    assert doc == {
+        "version": 1,
+        "trusted": [
+            {
+                "path": str(work / "b"),
+                "since": doc["trusted"][0]["since"],
+                "device": st.st_dev,
+                "inode": st.st_ino,
+                "root_commit": None,
+            }
+        ],
+    }
     leftovers = sorted(p.name for p in home.iterdir())
     assert leftovers == ["trust.json", "trust.json.lock"]  # no temp files
 
@@ -326,7 +354,9 @@ def test_cli_refuses_home_root_and_missing_with_exit_2(home: Path, work: Path) -
     assert trust.load(home) == ([], [])
 
 
-def test_a_dotfiles_repository_in_home_does_not_make_home_the_project(home: Path, work: Path) -> None:
+def test_a_dotfiles_repository_in_home_does_not_make_home_the_project(
+    home: Path, work: Path
+) -> None:
     """No project means no home: a `.git` in $HOME does not make $HOME the project of a
     folder inside it, so `codebot trust` there trusts that folder, never the home."""
     user = Path(os.environ["HOME"])
@@ -339,7 +369,9 @@ def test_a_dotfiles_repository_in_home_does_not_make_home_the_project(home: Path
     assert code == 2 and "refusing to trust" in err
 
 
-def test_cli_revoking_a_subfolder_of_a_trusted_folder_says_what_to_do(home: Path, work: Path) -> None:
+def test_cli_revoking_a_subfolder_of_a_trusted_folder_says_what_to_do(
+    home: Path, work: Path
+) -> None:
     proj = project(work)
     (proj / "sub").mkdir()
     cli(home, work, str(proj))
@@ -362,7 +394,9 @@ def test_cli_prints_what_trust_grants(home: Path, work: Path) -> None:
     )
     skill = proj / ".claude" / "skills" / "deploy"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: deploy\n---\nNow: !`git status`\n```!\nmake \x1b[2Kdeploy\n```\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: deploy\n---\nNow: !`git status`\n```!\nmake \x1b[2Kdeploy\n```\n"
+    )
     agents = proj / ".codebot" / "agents"
     agents.mkdir()
     (agents / "rev.md").write_text("---\nname: rev\nmodel: big-model\n---\nbody\n")

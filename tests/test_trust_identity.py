@@ -41,10 +41,16 @@ def work(tmp_path: Path) -> Path:
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
+    ).stdout.strip()
 
 
 def repository(path: Path, content: str) -> Path:
@@ -88,8 +94,13 @@ def test_another_repository_at_the_same_inode_is_untrusted(home: Path, work: Pat
     mine = repository(work / "mine", "mine")
     theirs = repository(work / "theirs", "theirs")
     st = theirs.stat()
-    record = {"path": str(theirs), "since": "2026-01-01T00:00:00+00:00", "device": st.st_dev,
-              "inode": st.st_ino, "root_commit": git(mine, "rev-list", "--max-parents=0", "HEAD")}  # fmt: skip
+    record = {
+        "path": str(theirs),
+        "since": "2026-01-01T00:00:00+00:00",
+        "device": st.st_dev,
+        "inode": st.st_ino,
+        "root_commit": git(mine, "rev-list", "--max-parents=0", "HEAD"),
+    }
     (home / "trust.json").write_text(json.dumps({"version": 1, "trusted": [record]}))
     (home / "trust.json").chmod(0o600)
     entry, why = trust.check(home, theirs / "sub")
@@ -97,7 +108,9 @@ def test_another_repository_at_the_same_inode_is_untrusted(home: Path, work: Pat
 
 
 @needs_git
-def test_a_repository_deleted_and_replaced_by_another_clone_is_untrusted(home: Path, work: Path) -> None:
+def test_a_repository_deleted_and_replaced_by_another_clone_is_untrusted(
+    home: Path, work: Path
+) -> None:
     repo = repository(work / "repo", "mine")
     trust.add(home, repo)
     shutil.rmtree(repo)
@@ -120,7 +133,9 @@ def test_the_root_commit_is_recorded_and_new_commits_keep_trust(home: Path, work
 
 
 @needs_git
-def test_git_runs_no_program_the_repository_names(home: Path, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_runs_no_program_the_repository_names(
+    home: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = repository(work / "repo", "x")
     marker = work / "RAN"
     script = work / "hook.sh"
@@ -134,11 +149,16 @@ def test_git_runs_no_program_the_repository_names(home: Path, work: Path, monkey
     assert not marker.exists()
 
 
-def test_old_entries_are_trusted_by_path_and_upgraded_by_codebot_trust(home: Path, work: Path) -> None:
+def test_old_entries_are_trusted_by_path_and_upgraded_by_codebot_trust(
+    home: Path, work: Path
+) -> None:
     proj = work / "proj"
     proj.mkdir()
-    (home / "trust.json").write_text(json.dumps({"version": 1, "trusted": [
-        {"path": str(proj), "since": "2025-05-05T00:00:00+00:00"}]}))  # fmt: skip
+    (home / "trust.json").write_text(
+        json.dumps(
+            {"version": 1, "trusted": [{"path": str(proj), "since": "2025-05-05T00:00:00+00:00"}]}
+        )
+    )
     (home / "trust.json").chmod(0o600)
     assert trust.is_trusted(home, proj)  # no identity to check: trusted by path
     code, out, _ = cli(home, work, str(proj))
@@ -165,8 +185,22 @@ def test_codebot_trust_trusts_the_new_folder_again(home: Path, work: Path) -> No
 def test_a_malformed_identity_trusts_nothing(home: Path, work: Path) -> None:
     proj = work / "proj"
     proj.mkdir()
-    (home / "trust.json").write_text(json.dumps({"version": 1, "trusted": [
-        {"path": str(proj), "since": "x", "device": "1", "inode": 2, "root_commit": None}]}))  # fmt: skip
+    (home / "trust.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "trusted": [
+                    {
+                        "path": str(proj),
+                        "since": "x",
+                        "device": "1",
+                        "inode": 2,
+                        "root_commit": None,
+                    }
+                ],
+            }
+        )
+    )
     (home / "trust.json").chmod(0o600)
     entries, warnings = trust.load(home)
     assert entries == [] and "malformed" in warnings[0]
@@ -191,4 +225,6 @@ def test_an_outer_trusted_folder_still_covers_a_replaced_inner_one(home: Path, w
     inner.rename(work / "kept")
     (work / "new").mkdir()
     (work / "new").rename(inner)
-    assert trust.trusted_root(home, inner).path == str(work)  # trusted through the unchanged outer one
+    assert trust.trusted_root(home, inner).path == str(
+        work
+    )  # trusted through the unchanged outer one

@@ -33,7 +33,9 @@ class Parser(argparse.ArgumentParser):
                 message = unknown_option(option, all_options(self))
         choice = re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if choice:  # `codebot skills lst`
-            close = difflib.get_close_matches(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), n=1)
+            close = difflib.get_close_matches(
+                choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), n=1
+            )
             if close:
                 message = f"unknown command {choice.group(1)!r}; did you mean {close[0]!r}?"
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -43,7 +45,9 @@ def unknown_option(option: str, known: Iterable[str]) -> str:
     """The error for a mistyped option, with the nearest known spelling: "unknown option
     --modle; did you mean --model?"."""
     name = option.partition("=")[0]
-    close = difflib.get_close_matches(name, [o for o in known if o.startswith("--") == name.startswith("--")], n=1)
+    close = difflib.get_close_matches(
+        name, [o for o in known if o.startswith("--") == name.startswith("--")], n=1
+    )
     return f"unknown option {name}" + (f"; did you mean {close[0]}?" if close else "")
 
 
@@ -63,7 +67,9 @@ def all_options(parser: argparse.ArgumentParser) -> set[str]:
     return found
 
 
-def split_prompt(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[list[str], str | None]:
+def split_prompt(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> tuple[list[str], str | None]:
     """`codebot [options] PROMPT...`: the arguments without the bare prompt, and the prompt.
 
     A first positional word that names no subcommand starts a bare prompt (as in
@@ -109,7 +115,9 @@ def _option_width(parser: argparse.ArgumentParser, token: str) -> int:
         name, eq = name[:2], "attached"  # `-pPROMPT`: a short option with its value attached
         action = known[name]
     if action is None and name.startswith("--"):
-        matches = {known[o] for o in known if o.startswith(name)}  # argparse accepts unique prefixes
+        matches = {
+            known[o] for o in known if o.startswith(name)
+        }  # argparse accepts unique prefixes
         if len(matches) > 1:
             return 1  # ambiguous: argparse says so, naming the candidates
         action = next(iter(matches), None)
@@ -118,7 +126,9 @@ def _option_width(parser: argparse.ArgumentParser, token: str) -> int:
     return 1 if action.nargs == 0 or eq else 2
 
 
-def _check_prompt_words(words: list[str], commands: dict[str, argparse.ArgumentParser], double_dash: bool) -> None:
+def _check_prompt_words(
+    words: list[str], commands: dict[str, argparse.ArgumentParser], double_dash: bool
+) -> None:
     """A bare prompt that is really a mistyped command is an error, not a message to the model."""
     prompt = " ".join(words)
     if not prompt.strip():
@@ -128,28 +138,61 @@ def _check_prompt_words(words: list[str], commands: dict[str, argparse.ArgumentP
     word = prompt.lower()
     close = difflib.get_close_matches(word, list(commands), n=1, cutoff=0.75)
     if close:
-        raise UsageError(f"unknown command {prompt!r}; did you mean {close[0]!r}? "
-                         f"(to send it as a prompt: codebot -- {prompt})")  # fmt: skip
+        raise UsageError(
+            f"unknown command {prompt!r}; did you mean {close[0]!r}? "
+            f"(to send it as a prompt: codebot -- {prompt})"
+        )
     for name, sub in commands.items():
         if word in _subparsers(sub):
-            raise UsageError(f"{prompt!r} is a subcommand of {name}: did you mean 'codebot {name} {word}'? "
-                             f"(to send it as a prompt: codebot -- {prompt})")  # fmt: skip
+            raise UsageError(
+                f"{prompt!r} is a subcommand of {name}: did you mean 'codebot {name} {word}'? "
+                f"(to send it as a prompt: codebot -- {prompt})"
+            )
 
 
 def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
     """Global options, accepted before or after the subcommand."""
     d = argparse.SUPPRESS if suppress else None
     p.add_argument("--cwd", metavar="DIR", type=Path, default=d, help="work as if started in DIR")
-    p.add_argument("--skills-dir", metavar="DIR", type=Path, action="append", default=d,
-                   help="extra project-level skills folder (repeatable; the first given wins a name clash)")  # fmt: skip
-    p.add_argument("--model", metavar="MODEL", default=d, help="any litellm model string (default: config or CODEBOT_MODEL)")
-    p.add_argument("--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server")
-    p.add_argument("--sandbox", dest="sandbox", action="store_const", const="on", default=d,
-                   help="require the bubblewrap sandbox for Bash (fail rather than run bare)")
-    p.add_argument("--no-sandbox", dest="sandbox", action="store_const", const="off", default=d,
-                   help="run Bash commands without the sandbox")
-    p.add_argument("--trust", action="store_true", default=d,
-                   help="trust this project for this run only (its config, skill commands and agents apply)")  # fmt: skip
+    p.add_argument(
+        "--skills-dir",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=d,
+        help="extra project-level skills folder (repeatable; the first given wins a name clash)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="MODEL",
+        default=d,
+        help="any litellm model string (default: config or CODEBOT_MODEL)",
+    )
+    p.add_argument(
+        "--api-base", metavar="URL", default=d, help="base URL of an OpenAI-compatible server"
+    )
+    p.add_argument(
+        "--sandbox",
+        dest="sandbox",
+        action="store_const",
+        const="on",
+        default=d,
+        help="require the bubblewrap sandbox for Bash (fail rather than run bare)",
+    )
+    p.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_const",
+        const="off",
+        default=d,
+        help="run Bash commands without the sandbox",
+    )
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        default=d,
+        help="trust this project for this run only (its config, skill commands and agents apply)",
+    )
 
 
 def check_cwd(args: argparse.Namespace) -> None:

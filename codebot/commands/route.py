@@ -27,6 +27,7 @@ FLOORS = (  # (option, report key, label)
     ("min_over_baseline", "hit_at_1_over_baseline", "hit@1 over the plain BM25 baseline"),
 )
 
+
 def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
     """`print` for text output: names, descriptions, bodies and reasons come from skill
     files, so terminal escape sequences in them are removed and other controls shown
@@ -37,37 +38,88 @@ def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> N
     print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
 
 
-
 def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
     """Add `route` and `eval` to the `codebot skills` subcommands."""
     p = skills_subparsers.add_parser("route", help="which skill a request would go to, and why")
     common(p, suppress=True)
-    p.add_argument("request", nargs="+", metavar="REQUEST", help="the request, as a person would type it")
-    p.add_argument("--as", dest="actor", choices=ACTORS, default="model",
-                   help="whose eligibility applies (default: model, as for the Skill tool)")  # fmt: skip
-    p.add_argument("--adapter", choices=("core", "extension"), default="extension",
-                   help="core: codebot config only; extension: also host fields (default)")  # fmt: skip
-    p.add_argument("--top", type=int, default=None, metavar="K", help="candidates to show (default: config, 5)")
+    p.add_argument(
+        "request", nargs="+", metavar="REQUEST", help="the request, as a person would type it"
+    )
+    p.add_argument(
+        "--as",
+        dest="actor",
+        choices=ACTORS,
+        default="model",
+        help="whose eligibility applies (default: model, as for the Skill tool)",
+    )
+    p.add_argument(
+        "--adapter",
+        choices=("core", "extension"),
+        default="extension",
+        help="core: codebot config only; extension: also host fields (default)",
+    )
+    p.add_argument(
+        "--top", type=int, default=None, metavar="K", help="candidates to show (default: config, 5)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    p = skills_subparsers.add_parser("eval", help="run labeled routing cases (JSONL) and report quality and latency")
+    p = skills_subparsers.add_parser(
+        "eval", help="run labeled routing cases (JSONL) and report quality and latency"
+    )
     common(p, suppress=True)
-    p.add_argument("cases", type=Path, metavar="CASES.jsonl",
-                   help='one case per line: {"prompt", "expected": name|null, "kind": '
-                        'positive|near_miss|negative, "also": [names]}')  # fmt: skip
-    p.add_argument("--as", dest="actor", choices=ACTORS, default="model", help="whose eligibility applies (default: model)")
-    p.add_argument("--repeat", type=int, default=1, metavar="N", help="route every case N times (stability, latency)")
-    p.add_argument("--only-dirs", action="store_true",
-                   help="use only the --skills-dir folders (no project, user, bundled or plugin skills)")  # fmt: skip
+    p.add_argument(
+        "cases",
+        type=Path,
+        metavar="CASES.jsonl",
+        help='one case per line: {"prompt", "expected": name|null, "kind": '
+        'positive|near_miss|negative, "also": [names]}',
+    )
+    p.add_argument(
+        "--as",
+        dest="actor",
+        choices=ACTORS,
+        default="model",
+        help="whose eligibility applies (default: model)",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="route every case N times (stability, latency)",
+    )
+    p.add_argument(
+        "--only-dirs",
+        action="store_true",
+        help="use only the --skills-dir folders (no project, user, bundled or plugin skills)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.add_argument("--min-hit-at-1", type=float, metavar="X", help="exit 1 if hit@1 on positives is below X")
-    p.add_argument("--min-abstain", type=float, metavar="X", help="exit 1 if abstention on negatives is below X")
-    p.add_argument("--min-near-miss", type=float, metavar="X", help="exit 1 if near-miss accuracy is below X")
-    p.add_argument("--min-precision", type=float, metavar="X", help="exit 1 if precision is below X")
-    p.add_argument("--baseline", action="store_true",
-                   help="also run plain BM25 over name + description (top-1, no abstention) on the same cases")
-    p.add_argument("--min-over-baseline", type=float, metavar="X",
-                   help="exit 1 if hit@1 is not at least X above the baseline's (implies --baseline)")
+    p.add_argument(
+        "--min-hit-at-1", type=float, metavar="X", help="exit 1 if hit@1 on positives is below X"
+    )
+    p.add_argument(
+        "--min-abstain",
+        type=float,
+        metavar="X",
+        help="exit 1 if abstention on negatives is below X",
+    )
+    p.add_argument(
+        "--min-near-miss", type=float, metavar="X", help="exit 1 if near-miss accuracy is below X"
+    )
+    p.add_argument(
+        "--min-precision", type=float, metavar="X", help="exit 1 if precision is below X"
+    )
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also run plain BM25 over name + description (top-1, no abstention) on the same cases",
+    )
+    p.add_argument(
+        "--min-over-baseline",
+        type=float,
+        metavar="X",
+        help="exit 1 if hit@1 is not at least X above the baseline's (implies --baseline)",
+    )
 
 
 def _router(settings: Settings):
@@ -82,7 +134,10 @@ def _router(settings: Settings):
 
 def _semantic_note(router: Any) -> None:
     if router.semantic_error:
-        _say(f"codebot: warning: semantic scorer switched off: {router.semantic_error}", file=sys.stderr)
+        _say(
+            f"codebot: warning: semantic scorer switched off: {router.semantic_error}",
+            file=sys.stderr,
+        )
 
 
 def _snapshot(settings: Settings, only_dirs: bool = False):
@@ -90,7 +145,10 @@ def _snapshot(settings: Settings, only_dirs: bool = False):
         from codebot.skills.catalog import Catalog
         from codebot.skills.files import Root, Source
 
-        roots = [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(settings.skills_dirs)]
+        roots = [
+            Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True)
+            for i, d in enumerate(settings.skills_dirs)
+        ]
         return Catalog(roots).load()
     from codebot.workspace import open_catalog
 
@@ -103,15 +161,25 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 
     request = " ".join(args.request).strip()
     if not request:
-        _say("codebot: give the request to route, e.g. codebot skills route \"review my diff\"", file=sys.stderr)
+        _say(
+            'codebot: give the request to route, e.g. codebot skills route "review my diff"',
+            file=sys.stderr,
+        )
         return 2
     if args.top is not None and args.top < 1:
         _say("codebot: --top must be at least 1", file=sys.stderr)
         return 2
     snap = _snapshot(settings)
     router = _router(settings)
-    r = router.route(request, snap, Actor(args.actor), settings.overrides, Adapter(args.adapter), top=args.top,
-                     active=active_keys(snap, settings.project_dir))  # fmt: skip
+    r = router.route(
+        request,
+        snap,
+        Actor(args.actor),
+        settings.overrides,
+        Adapter(args.adapter),
+        top=args.top,
+        active=active_keys(snap, settings.project_dir),
+    )
     _semantic_note(router)
     out = r.to_json()
     out["skills"] = len(snap)
@@ -119,26 +187,39 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    head = {"select": f"select {out['selected']}", "ask": f"ask: {' or '.join(out['options'])}?",
-            "abstain": "abstain (no skill)"}[r.decision]  # fmt: skip
+    head = {
+        "select": f"select {out['selected']}",
+        "ask": f"ask: {' or '.join(out['options'])}?",
+        "abstain": "abstain (no skill)",
+    }[r.decision]
     _say(f"{head} — {r.reason}")
     if r.shape != "task":
         _say(f"  request shape: {r.shape}")
     if r.emphasized:
-        _say(f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}")
+        _say(
+            f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}"
+        )
     if r.left_behind:
-        _say(f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}")
+        _say(
+            f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}"
+        )
     if r.destination:
-        _say(f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}")
+        _say(
+            f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}"
+        )
     for c in r.candidates:
         # with the semantic extra the order is by fused score: show its parts
         extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""
         _say(f"  {c.score:5.2f}{extra}  {c.name}  ({c.why})")
     for f in r.filtered:
         _say(f"  filtered {f.spec.name} [{f.decided_by}]: {f.reason}")
-    how = {"load": "loading", "load+patch": "loading and patching", "patch": "patching"}.get(router.stats["last"], "building")
-    _say(f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after {how} the index in {r.index_ms:.0f} ms",
-          file=sys.stderr)  # fmt: skip
+    how = {"load": "loading", "load+patch": "loading and patching", "patch": "patching"}.get(
+        router.stats["last"], "building"
+    )
+    _say(
+        f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after {how} the index in {r.index_ms:.0f} ms",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -173,8 +254,13 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     rank_fn = None
     if router.config.top < depth:
         rank_fn = lambda p: router.route(p, snap, actor, settings.overrides, top=depth)  # noqa: E731
-    report = evaluate(cases, lambda p: router.route(p, snap, actor, settings.overrides), repeat=args.repeat,
-                      known=[s.name for s in snap], rank_fn=rank_fn)  # fmt: skip
+    report = evaluate(
+        cases,
+        lambda p: router.route(p, snap, actor, settings.overrides),
+        repeat=args.repeat,
+        known=[s.name for s in snap],
+        rank_fn=rank_fn,
+    )
     _semantic_note(router)
     report["skills"] = len(snap)
     report["semantic"] = router.config.semantic if router.semantic is not None else None
@@ -184,8 +270,12 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         from codebot.skills.route import Bm25Baseline, baseline_summary
 
         base = Bm25Baseline(list(snap))
-        report["baseline"] = baseline_summary(evaluate(cases, base.route, known=[s.name for s in snap]))
-        report["hit_at_1_over_baseline"] = round((report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4)
+        report["baseline"] = baseline_summary(
+            evaluate(cases, base.route, known=[s.name for s in snap])
+        )
+        report["hit_at_1_over_baseline"] = round(
+            (report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4
+        )
     missed = []
     for opt, key, label in FLOORS:
         floor = getattr(args, opt)
@@ -217,8 +307,10 @@ def _ranking(r: dict[str, Any]) -> str:
 
 def _print_report(r: dict[str, Any]) -> None:
     c = r["counts"]
-    _say(f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
-          f"over {r['skills']} skills")  # fmt: skip
+    _say(
+        f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
+        f"over {r['skills']} skills"
+    )
     _say(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
     _say(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
     _say(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
@@ -229,19 +321,25 @@ def _print_report(r: dict[str, Any]) -> None:
     _say(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
     if "baseline" in r:
         b = r["baseline"]
-        _say(f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
-              f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
-              f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}")  # fmt: skip
+        _say(
+            f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
+            f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
+            f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}"
+        )
         _say(f"  baseline ranking          {_ranking(b)}")
     if r["unknown_names"]:
         _say(f"  unknown skill names in cases: {', '.join(r['unknown_names'])}")
     if r["confusion"]:
         _say("confusions (expected -> got):")
         for e in r["confusion"][:15]:
-            _say(f"  {e['expected']} -> {e['got']}" + (f" (x{e['count']})" if e["count"] > 1 else ""))
+            _say(
+                f"  {e['expected']} -> {e['got']}" + (f" (x{e['count']})" if e["count"] > 1 else "")
+            )
     misses = [x for x in r["results"] if not x["ok"]]
     if misses:
         _say("misses:")
         for x in misses:
             got = x["selected"] or (" or ".join(x["options"]) if x["options"] else "(abstain)")
-            _say(f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}")
+            _say(
+                f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}"
+            )

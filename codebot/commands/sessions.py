@@ -18,11 +18,15 @@ from typing import Any
 HELP = "list saved sessions (id, time, turns, first prompt) for --continue / --resume"
 
 
-def add_parser(subparsers: Any, common: Callable[..., None] | None = None) -> argparse.ArgumentParser:
+def add_parser(
+    subparsers: Any, common: Callable[..., None] | None = None
+) -> argparse.ArgumentParser:
     p = subparsers.add_parser("sessions", help=HELP, description=HELP)
     if common is not None:
         common(p, suppress=True)
-    p.add_argument("--all", action="store_true", help="every project's sessions, not only this one's")
+    p.add_argument(
+        "--all", action="store_true", help="every project's sessions, not only this one's"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return p
 
@@ -49,15 +53,27 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for info in found:
         prompt, turns = summarize(info.path)
-        rows.append({"id": info.path.stem, "project": info.project, "created": info.created,
-                     "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created)),
-                     "turns": turns, "first_prompt": prompt, "model": info.model, "path": str(info.path)})  # fmt: skip
+        rows.append(
+            {
+                "id": info.path.stem,
+                "project": info.project,
+                "created": info.created,
+                "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created)),
+                "turns": turns,
+                "first_prompt": prompt,
+                "model": info.model,
+                "path": str(info.path),
+            }
+        )
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     if not rows:
         where = "any project" if args.all else str(settings.project_dir)
-        print(f"no saved sessions for {where}" + ("" if args.all else " ('codebot sessions --all' lists every project's)"))
+        print(
+            f"no saved sessions for {where}"
+            + ("" if args.all else " ('codebot sessions --all' lists every project's)")
+        )
         return 0
     print(f"{'ID':<26} {'STARTED':<16} {'TURNS':>5}  {'PROJECT  ' if args.all else ''}FIRST PROMPT")
     for r in rows:

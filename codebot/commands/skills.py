@@ -24,7 +24,6 @@ def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> N
     print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
 
 
-
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     handler = HANDLERS[args.skills_command]
@@ -41,7 +40,9 @@ def model_invocable(spec: Spec) -> bool:
     return not spec.disable_model_invocation and spec.allow_implicit_invocation
 
 
-def entry(spec: Spec, snap: Snapshot, active: frozenset[str], shadowed_by: Spec | None = None) -> dict[str, Any]:
+def entry(
+    spec: Spec, snap: Snapshot, active: frozenset[str], shadowed_by: Spec | None = None
+) -> dict[str, Any]:
     return {
         "name": spec.name,
         "key": spec.key,
@@ -56,8 +57,13 @@ def entry(spec: Spec, snap: Snapshot, active: frozenset[str], shadowed_by: Spec 
         "model_invocable": model_invocable(spec),
         "active": (spec.key in active) if spec.paths else True,
         "paths": list(spec.paths),
-        "shadowed_by": None if shadowed_by is None else {"name": shadowed_by.name, "source": shadowed_by.source.value,
-                                                         "path": str(shadowed_by.path)},  # fmt: skip
+        "shadowed_by": None
+        if shadowed_by is None
+        else {
+            "name": shadowed_by.name,
+            "source": shadowed_by.source.value,
+            "path": str(shadowed_by.path),
+        },
         "diagnostics": [d.to_json() for d in spec.diagnostics],
     }
 
@@ -73,12 +79,25 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     active = _active(snap, settings)
     rows = [entry(s, snap, active) for s in snap]
     if args.all:
-        rows += [entry(sh.spec, snap, active, sh.winner) | {"shadow_reason": sh.reason} for sh in snap.shadowed]
+        rows += [
+            entry(sh.spec, snap, active, sh.winner) | {"shadow_reason": sh.reason}
+            for sh in snap.shadowed
+        ]
     if args.json:
-        json.dump({"skills": rows, "diagnostics": [d.to_json() for d in snap.diagnostics],
-                   "problem_count": problem_count(snap),
-                   "roots": [{"path": str(r.path), "source": r.source.value, "family": r.family} for r in snap.roots]},
-                  sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
+        json.dump(
+            {
+                "skills": rows,
+                "diagnostics": [d.to_json() for d in snap.diagnostics],
+                "problem_count": problem_count(snap),
+                "roots": [
+                    {"path": str(r.path), "source": r.source.value, "family": r.family}
+                    for r in snap.roots
+                ],
+            },
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
         sys.stdout.write("\n")
         return 0
     width = shutil.get_terminal_size((100, 20)).columns
@@ -93,7 +112,9 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
             flags = _flags(r)
             text = strip_escapes(r["description"].replace("\n", " "))
             if r["shadowed_by"]:
-                text = strip_escapes(f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}")
+                text = strip_escapes(
+                    f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}"
+                )
             line = f"  {strip_escapes(r['name']):<{name_w}}  {flags}{text}"
             _say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
     problems = catalog_problems(snap)
@@ -104,7 +125,9 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         if len(problems) > 20:
             _say(f"  … and {len(problems) - 20:,} more")
     if not rows:
-        _say("no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR.")
+        _say(
+            "no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR."
+        )
     return 0
 
 
@@ -136,8 +159,15 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     d = entry(spec, snap, _active(snap, settings), shadow) | {
         "display_name": spec.display_name,
         "short_description": spec.short_description,
-        "arguments": [{"name": a.name, "description": a.description, "required": a.required,
-                       "schema": dict(a.schema) if a.schema else None} for a in spec.arguments],  # fmt: skip
+        "arguments": [
+            {
+                "name": a.name,
+                "description": a.description,
+                "required": a.required,
+                "schema": dict(a.schema) if a.schema else None,
+            }
+            for a in spec.arguments
+        ],
         "agent": spec.agent,
         "model": spec.model,
         "effort": spec.effort,
@@ -151,8 +181,15 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         "extra": dict(spec.extra),
         "root": str(spec.root.path),
         "real_path": str(spec.real_path),
-        "shadows": [{"name": s.spec.name, "source": s.spec.source.value, "path": str(s.spec.path), "reason": s.reason}
-                    for s in snap.shadows_of(spec)],  # fmt: skip
+        "shadows": [
+            {
+                "name": s.spec.name,
+                "source": s.spec.source.value,
+                "path": str(s.spec.path),
+                "reason": s.reason,
+            }
+            for s in snap.shadows_of(spec)
+        ],
         "body_line": spec.body_line,
         "body": _body_or_why(spec),
     }
@@ -164,7 +201,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     for k, v in d.items():
         if v in (None, [], {}, ""):
             continue
-        _say(f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}")
+        _say(
+            f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}"
+        )
     _say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
     return 0
 
@@ -179,10 +218,18 @@ def _not_loaded(args: argparse.Namespace, snap: Snapshot) -> int:
     if not found:
         return 0
     if args.json:
-        print(json.dumps({"name": args.name, "loaded": False, "diagnostics": [d.to_json() for d in found]},
-                         indent=2, ensure_ascii=False))  # fmt: skip
+        print(
+            json.dumps(
+                {"name": args.name, "loaded": False, "diagnostics": [d.to_json() for d in found]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 1
-    _say(f"codebot: skill {args.name!r} did not load: {count_of(len(found), 'problem')} in its file:", file=sys.stderr)
+    _say(
+        f"codebot: skill {args.name!r} did not load: {count_of(len(found), 'problem')} in its file:",
+        file=sys.stderr,
+    )
     for d in found:
         _say("  " + d.format(), file=sys.stderr)
     _say(f"Fix it, then check with: codebot skills validate {found[0].path}", file=sys.stderr)
@@ -203,7 +250,11 @@ def _unknown(name: str, snap: Snapshot) -> int:
     import difflib
 
     close = difflib.get_close_matches(name.lower(), [s.name for s in snap], n=5, cutoff=0.5)
-    hint = f" Did you mean: {', '.join(close)}?" if close else " Run 'codebot skills list' to see them."
+    hint = (
+        f" Did you mean: {', '.join(close)}?"
+        if close
+        else " Run 'codebot skills list' to see them."
+    )
     _say(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
     return 1
 
@@ -222,9 +273,18 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
         report = validate_specs(snap, snap.diagnostics)
     failed = report.failed(args.strict)
     if args.json:
-        json.dump({"ok": not failed, "checked": report.checked, "strict": args.strict,
-                   "problem_count": len(report.problems),
-                   "diagnostics": [d.to_json() for d in report.diagnostics]}, sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
+        json.dump(
+            {
+                "ok": not failed,
+                "checked": report.checked,
+                "strict": args.strict,
+                "problem_count": len(report.problems),
+                "diagnostics": [d.to_json() for d in report.diagnostics],
+            },
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
         sys.stdout.write("\n")
     else:
         for d in report.diagnostics:
@@ -236,10 +296,15 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 def _validate_summary(report: Any, strict: bool) -> str:
     """`3 skills checked: 2 problems (1 error, 1 warning), 4 hints`: the problem count is
     the one `skills list` and /skills show (`Report.problems`, as `catalog_problems`)."""
-    counts = {s: sum(1 for d in report.diagnostics if d.severity.value == s) for s in ("error", "warning", "info")}
-    return (f"{count_of(report.checked, 'skill')} checked: {count_of(len(report.problems), 'problem')} "
-            f"({count_of(counts['error'], 'error')}, {count_of(counts['warning'], 'warning')}), "
-            f"{count_of(counts['info'], 'hint')}{' (strict: warnings fail)' if strict else ''}")  # fmt: skip
+    counts = {
+        s: sum(1 for d in report.diagnostics if d.severity.value == s)
+        for s in ("error", "warning", "info")
+    }
+    return (
+        f"{count_of(report.checked, 'skill')} checked: {count_of(len(report.problems), 'problem')} "
+        f"({count_of(counts['error'], 'error')}, {count_of(counts['warning'], 'warning')}), "
+        f"{count_of(counts['info'], 'hint')}{' (strict: warnings fail)' if strict else ''}"
+    )
 
 
 HANDLERS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate}
@@ -253,20 +318,36 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
 
     snap = _snapshot(settings)
     raw = shlex.join(args.args) if args.args else ""
-    req = Request(skill=args.name, args=raw, actor=Actor(args.actor), session_id="cli",
-                  project_dir=settings.project_dir, adapter=Adapter(args.adapter), overrides=settings.overrides,
-                  shell="run" if args.run_shell else "list", shell_timeout=settings.shell_timeout,
-                  max_depth=settings.fork_depth, trusted_project=settings.trusted)  # fmt: skip
+    req = Request(
+        skill=args.name,
+        args=raw,
+        actor=Actor(args.actor),
+        session_id="cli",
+        project_dir=settings.project_dir,
+        adapter=Adapter(args.adapter),
+        overrides=settings.overrides,
+        shell="run" if args.run_shell else "list",
+        shell_timeout=settings.shell_timeout,
+        max_depth=settings.fork_depth,
+        trusted_project=settings.trusted,
+    )
     t0 = time.perf_counter()
     result = process_invocation(req, snap.skills)
     ms = (time.perf_counter() - t0) * 1000
     if not args.dry_run:
         _record(settings, result, req, ms)
     if not result.ok:
-        out = {"decision": "denied", "error": result.kind, "reasons": [result.message], "skill": result.skill,
-               "suggestions": list(result.suggestions), "adapter": args.adapter,
-               "decided_by": result.decision.decided_by if result.decision else None,
-               "source": result.spec.source.value if result.spec else None, "output": result.output}  # fmt: skip
+        out = {
+            "decision": "denied",
+            "error": result.kind,
+            "reasons": [result.message],
+            "skill": result.skill,
+            "suggestions": list(result.suggestions),
+            "adapter": args.adapter,
+            "decided_by": result.decision.decided_by if result.decision else None,
+            "source": result.spec.source.value if result.spec else None,
+            "output": result.output,
+        }
         if args.json:
             print(json.dumps(out, indent=2, ensure_ascii=False))
         else:
@@ -275,13 +356,20 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
                 _say(result.output, file=sys.stderr)
         return 1
     out = {
-        "decision": "allowed", "reasons": [result.decision.reason, *result.notes], "adapter": args.adapter,
-        "decided_by": result.decision.decided_by, "skill": result.spec.name, "source": result.spec.source.value,
-        "mode": result.mode, "delta": result.delta.to_json(), "arguments": list(result.arguments),
+        "decision": "allowed",
+        "reasons": [result.decision.reason, *result.notes],
+        "adapter": args.adapter,
+        "decided_by": result.decision.decided_by,
+        "skill": result.spec.name,
+        "source": result.spec.source.value,
+        "mode": result.mode,
+        "delta": result.delta.to_json(),
+        "arguments": list(result.arguments),
         "shell": [{"command": c.command, "line": c.line, "ran": c.ran} for c in result.shell],
-        "prompt": result.prompt, "project_trusted": settings.trusted,
+        "prompt": result.prompt,
+        "project_trusted": settings.trusted,
         "dropped": [f for f in ("allowed-tools", "model", "effort") if _dropped(result, f)],
-    }  # fmt: skip
+    }
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
@@ -289,7 +377,9 @@ def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
         if result.delta:
             _say(f"# delta: {json.dumps(out['delta'])}")
         for c in result.shell:
-            _say(f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})")
+            _say(
+                f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})"
+            )
         for n in result.notes:
             _say(f"# note: {n}")
         _say(result.prompt)
@@ -309,11 +399,25 @@ def _record(settings: Settings, result, req, ms: float) -> None:
     if result.ok:
         for event in ("eligible", "selected", "activated"):
             tracer.emit(event, actor=req.actor.value, skill=name, source=source, mode=result.mode)
-        tracer.emit("completed", actor=req.actor.value, skill=name, source=source, mode=result.mode, duration_ms=ms)
+        tracer.emit(
+            "completed",
+            actor=req.actor.value,
+            skill=name,
+            source=source,
+            mode=result.mode,
+            duration_ms=ms,
+        )
         UsageTracker(settings.home / "skill-usage.json").record(result.spec.key)
     else:
         event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
-        tracer.emit(event, actor=req.actor.value, skill=name, source=source, reason=result.message, duration_ms=ms)
+        tracer.emit(
+            event,
+            actor=req.actor.value,
+            skill=name,
+            source=source,
+            reason=result.message,
+            duration_ms=ms,
+        )
 
 
 HANDLERS["invoke"] = cmd_invoke
@@ -325,20 +429,42 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
     snap = _snapshot(settings)
     usage = UsageTracker(settings.home / "skill-usage.json").scores()
     budget = args.budget if args.budget is not None else settings.listing_budget
-    if budget is not None and budget <= 0:  # None: the listing's own default (a share of the window)
+    if (
+        budget is not None and budget <= 0
+    ):  # None: the listing's own default (a share of the window)
         _say("codebot: --budget must be a positive number of characters", file=sys.stderr)
         return 2
     options = ListingOptions(budget, settings.listing_line, settings.listing_when)
-    listing = listing_for(snap, overrides=settings.overrides, active=_active(snap, settings), usage=usage,
-                          options=options)  # fmt: skip
+    listing = listing_for(
+        snap,
+        overrides=settings.overrides,
+        active=_active(snap, settings),
+        usage=usage,
+        options=options,
+    )
     if args.json:
-        print(json.dumps({"text": listing.text, "listed": list(listing.listed), "described": list(listing.described),
-                          "cut": list(listing.cut), "omitted": list(listing.omitted), "chars": listing.chars,
-                          "budget": listing.budget}, indent=2, ensure_ascii=False))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "text": listing.text,
+                    "listed": list(listing.listed),
+                    "described": list(listing.described),
+                    "cut": list(listing.cut),
+                    "omitted": list(listing.omitted),
+                    "chars": listing.chars,
+                    "budget": listing.budget,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         _say(listing.text)
-        _say(f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
-              f"{listing.chars} of {listing.budget} characters", file=sys.stderr)  # fmt: skip
+        _say(
+            f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
+            f"{listing.chars} of {listing.budget} characters",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -376,8 +502,12 @@ HANDLERS["eval"] = cmd_eval
 def _dropped(result: Any, field: str) -> bool:
     """A field the skill set that did not reach the delta (plugin or untrusted project)."""
     spec, delta = result.spec, result.delta
-    wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[field]
-    got = {"allowed-tools": delta.allowed_tools, "model": delta.model, "effort": delta.effort}[field]
+    wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[
+        field
+    ]
+    got = {"allowed-tools": delta.allowed_tools, "model": delta.model, "effort": delta.effort}[
+        field
+    ]
     return bool(wanted) and not got
 
 

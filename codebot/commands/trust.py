@@ -50,18 +50,27 @@ _INLINE = re.compile(r"(?<!\S)!`([^`\n]+)`")
 _FENCE = re.compile(r"^```!")
 
 
-def add_parser(subparsers: Any, common: Callable[..., None] | None = None) -> argparse.ArgumentParser:
+def add_parser(
+    subparsers: Any, common: Callable[..., None] | None = None
+) -> argparse.ArgumentParser:
     """Register `trust` on the top-level subparsers; `common(p, suppress=True)` adds
     the global options (`--cwd` ...) when given."""
     p = subparsers.add_parser("trust", help=HELP, description=DESCRIPTION)
     if common is not None:
         common(p, suppress=True)
-    p.add_argument("path", nargs="?", type=Path, metavar="PATH",
-                   help="the folder (default: the current project: the git root, else the working folder)")  # fmt: skip
+    p.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        metavar="PATH",
+        help="the folder (default: the current project: the git root, else the working folder)",
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--revoke", action="store_true", help="remove the folder's trust entry")
     mode.add_argument("--list", action="store_true", help="list the trusted folders")
-    p.add_argument("--json", action="store_true", help='with --list: a JSON list of {"path", "since"}')
+    p.add_argument(
+        "--json", action="store_true", help='with --list: a JSON list of {"path", "since"}'
+    )
     return p
 
 
@@ -107,17 +116,26 @@ def run_trust(args: argparse.Namespace, home: Path, cwd: Path, out: TextIO, err:
         print(f"codebot trust: {visible(str(exc))}", file=err)
         if given is None and exc.kind in ("home", "contains-home"):
             # A dotfiles repository makes $HOME the git root of every folder below it.
-            print(f"codebot trust: (the current project is the git root above {visible(str(cwd))}; "
-                  "to trust only the folder you are in, run: codebot trust .)", file=err)  # fmt: skip
+            print(
+                f"codebot trust: (the current project is the git root above {visible(str(cwd))}; "
+                "to trust only the folder you are in, run: codebot trust .)",
+                file=err,
+            )
         return USAGE if exc.kind in REFUSED else 1
     if before is not None and before.path == entry.path and before.device is None:
-        print(f"{shown} was already trusted (since {visible(entry.since)}); its identity is recorded now, "
-              "so another folder moved to this path will not be trusted", file=out)  # fmt: skip
+        print(
+            f"{shown} was already trusted (since {visible(entry.since)}); its identity is recorded now, "
+            "so another folder moved to this path will not be trusted",
+            file=out,
+        )
     elif before is not None and before.path == entry.path:
         print(f"{shown} was already trusted (since {visible(entry.since)})", file=out)
     elif why_not is not None:
-        print(f"trusted {shown} and every folder inside it (the folder trusted at this path before was "
-              "another one)", file=out)  # fmt: skip
+        print(
+            f"trusted {shown} and every folder inside it (the folder trusted at this path before was "
+            "another one)",
+            file=out,
+        )
     elif before is not None:
         print(f"trusted {shown}; it was already trusted through {visible(before.path)}", file=out)
     else:
@@ -158,8 +176,11 @@ def _revoke(home: Path, folder: Path, shown: str, out: TextIO, err: TextIO) -> i
     if still is not None:
         # The person wanted this folder untrusted and it is not: say so, and how.
         what = "revoked its own entry, but " if removed else ""
-        print(f"codebot trust: {what}{shown} is still trusted through {visible(still.path)}; "
-              f"run: codebot trust --revoke {visible(still.path)}", file=err)  # fmt: skip
+        print(
+            f"codebot trust: {what}{shown} is still trusted through {visible(still.path)}; "
+            f"run: codebot trust --revoke {visible(still.path)}",
+            file=err,
+        )
         return 1
     print(f"revoked trust in {shown}" if removed else f"{shown} was not trusted", file=out)
     return 0
@@ -176,8 +197,11 @@ def describe_grants(root: Path) -> list[str]:
 def _print_grants(root: Path, out: TextIO) -> None:
     lines = describe_grants(root)
     if not lines:
-        print("Nothing in it uses trust yet (no project config, no shell commands in project "
-              "skills, no agents choosing a model); files added later are trusted too.", file=out)  # fmt: skip
+        print(
+            "Nothing in it uses trust yet (no project config, no shell commands in project "
+            "skills, no agents choosing a model); files added later are trusted too.",
+            file=out,
+        )
         return
     print("Trust lets these files change what codebot does:", file=out)
     for line in lines[:MAX_LINES]:
@@ -233,7 +257,11 @@ def _config_grants(root: Path) -> list[str]:
             lines.append(f"{rel}: {dotted} = {visible(repr(value))}")
     others = []
     for key, value in data.items():
-        subkeys = value if isinstance(value, dict) and any(n.startswith(f"{key}.") for n in named) else {None: 0}
+        subkeys = (
+            value
+            if isinstance(value, dict) and any(n.startswith(f"{key}.") for n in named)
+            else {None: 0}
+        )
         for sub in subkeys:
             dotted = str(key) if sub is None else f"{key}.{sub}"
             if dotted not in named:
@@ -255,7 +283,9 @@ def _local_grants(root: Path) -> list[str]:
     overrides = skills.get("overrides") if isinstance(skills, dict) else None
     if not overrides:
         return []
-    return [f"{rel}: skills.overrides = {visible(repr(overrides))} (these now win over your own toggles)"]
+    return [
+        f"{rel}: skills.overrides = {visible(repr(overrides))} (these now win over your own toggles)"
+    ]
 
 
 def _walk_md(top: Path, depth: int = 4) -> Iterator[Path]:

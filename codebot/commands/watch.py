@@ -79,8 +79,17 @@ def run(args: argparse.Namespace, settings: Any) -> int:
             except queue.Empty:
                 continue
             if as_json:
-                _emit(json.dumps({"event": "reload", "added": list(change.added), "removed": list(change.removed),
-                                  "changed": list(change.changed), "ms": round(change.ms, 1)}))  # fmt: skip
+                _emit(
+                    json.dumps(
+                        {
+                            "event": "reload",
+                            "added": list(change.added),
+                            "removed": list(change.removed),
+                            "changed": list(change.changed),
+                            "ms": round(change.ms, 1),
+                        }
+                    )
+                )
             else:
                 _emit(_human(change, fresh, total))
     except KeyboardInterrupt:

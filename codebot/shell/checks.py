@@ -29,10 +29,18 @@ _TEST_ARITH = re.compile(r"(?:^|\s)-(?:eq|ne|lt|le|gt|ge|v|R)(?:\s|$)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # redirected_statement is reported through its redirect children, which point at the `>`
 _STATEMENTS = frozenset({"command", "list", "pipeline", "redirected_statement"})
-OPERATORS = {"program": frozenset({";"}), "list": frozenset({"&&", "||"}),
-             "pipeline": frozenset({"|"})}  # fmt: skip
-_TOKEN_NAMES = {"&": "a background `&`", "|&": "a `|&` pipe (it redirects errors)",
-                ";;": "a `;;`", ";&": "a `;&`", ";;&": "a `;;&`"}  # fmt: skip
+OPERATORS = {
+    "program": frozenset({";"}),
+    "list": frozenset({"&&", "||"}),
+    "pipeline": frozenset({"|"}),
+}
+_TOKEN_NAMES = {
+    "&": "a background `&`",
+    "|&": "a `|&` pipe (it redirects errors)",
+    ";;": "a `;;`",
+    ";&": "a `;&`",
+    ";;&": "a `;;&`",
+}
 
 
 def fields(node: Any) -> list[tuple[Any, str | None]]:
@@ -163,11 +171,17 @@ class TreeChecks:
             elif child.is_named or i == 0:
                 continue
             elif child.type == "!" and i == 1:
-                self.unresolved.append(f"`{shorten(text)}` is an indirect expansion, which can evaluate a subscript hidden in a value")
+                self.unresolved.append(
+                    f"`{shorten(text)}` is an indirect expansion, which can evaluate a subscript hidden in a value"
+                )
             elif child.type == "@" and i + 1 < len(kids) and self.node_text(kids[i + 1]) == "P":
-                self.unresolved.append(f"`{shorten(text)}` expands a value as a prompt, which runs the command substitutions in it")
+                self.unresolved.append(
+                    f"`{shorten(text)}` expands a value as a prompt, which runs the command substitutions in it"
+                )
             elif child.type == ":" and (i + 1 >= len(kids) or kids[i + 1].type != "number"):
-                self.unresolved.append(f"`{shorten(text)}` takes a substring at an arithmetic offset, which can run commands hidden in variable values")
+                self.unresolved.append(
+                    f"`{shorten(text)}` takes a substring at an arithmetic offset, which can run commands hidden in variable values"
+                )
 
     def subscript(self, node: Any) -> None:
         index = node.child_by_field_name("index")
@@ -185,12 +199,23 @@ class TreeChecks:
             statement = child.is_named and child.type not in ("comment", "ERROR")
             newline_ok = statement and (t == "program" or prev == "op")
             self.gap(pos, child.start_byte, newline_ok)
-            if t == "program" and prev == "statement" and statement and b"\n" not in self.src[pos : child.start_byte]:
-                self.problem("two commands without a separator", self.node_text(child), child.start_byte)
-                self.unresolved.append(f"tree-sitter and bash read the text {self.at(child.start_byte)} differently")
+            if (
+                t == "program"
+                and prev == "statement"
+                and statement
+                and b"\n" not in self.src[pos : child.start_byte]
+            ):
+                self.problem(
+                    "two commands without a separator", self.node_text(child), child.start_byte
+                )
+                self.unresolved.append(
+                    f"tree-sitter and bash read the text {self.at(child.start_byte)} differently"
+                )
             if child.is_named:
                 if child.type not in _STATEMENTS and child.type not in CONSTRUCTS:
-                    self.problem(f"an unexpected `{child.type}`", self.node_text(child), child.start_byte)
+                    self.problem(
+                        f"an unexpected `{child.type}`", self.node_text(child), child.start_byte
+                    )
                 prev = "statement"
             elif child.type in ops and self.node_text(child) == child.type:
                 prev = "op"
@@ -216,14 +241,18 @@ class TreeChecks:
                     continue
                 # `a\<newline>b` is one word for bash, two for tree-sitter: not plain
                 self.problem("a line continuation inside a word", None, start + i)
-                self.unresolved.append(f"a line continuation {self.at(start + i)} joins two words into one")
+                self.unresolved.append(
+                    f"a line continuation {self.at(start + i)} joins two words into one"
+                )
                 self.joins.append(start + i)
             elif c == b"\n":
                 self.problem("a newline that does not separate commands", None, start + i)
             else:
                 self.problem("unexpected text", g[i:].decode("utf-8", "replace"), start + i)
             # the tree is not what bash reads here: the commands it found are in doubt
-            self.unresolved.append(f"tree-sitter and bash read the text {self.at(start + i)} differently")
+            self.unresolved.append(
+                f"tree-sitter and bash read the text {self.at(start + i)} differently"
+            )
             return
 
     def word(self, node: Any) -> None:
@@ -237,8 +266,12 @@ class TreeChecks:
                 i += 2
                 continue
             if text[i] in " \t\n":
-                self.problem("a word that tree-sitter and bash split differently", text, node.start_byte)
-                self.unresolved.append(f"`{shorten(text)}` {self.at(node.start_byte)}: tree-sitter and bash split it differently")
+                self.problem(
+                    "a word that tree-sitter and bash split differently", text, node.start_byte
+                )
+                self.unresolved.append(
+                    f"`{shorten(text)}` {self.at(node.start_byte)}: tree-sitter and bash split it differently"
+                )
                 return
             i += 1
 
@@ -256,16 +289,43 @@ class TreeChecks:
         for child, field in fields(node):
             if not child.is_named or child.is_missing:
                 continue
-            if prev is not None and prev[0].end_byte == child.start_byte and not (prev[1] in words and field in words):
-                self.problem("a word that tree-sitter and bash split differently", self.node_text(child), child.start_byte)
-                self.unresolved.append(f"`{shorten(self.snippet(node))}`: tree-sitter and bash split its words differently")
+            if (
+                prev is not None
+                and prev[0].end_byte == child.start_byte
+                and not (prev[1] in words and field in words)
+            ):
+                self.problem(
+                    "a word that tree-sitter and bash split differently",
+                    self.node_text(child),
+                    child.start_byte,
+                )
+                self.unresolved.append(
+                    f"`{shorten(self.snippet(node))}`: tree-sitter and bash split its words differently"
+                )
                 return
             prev = (child, field)
 
 
 #: Builtins that take variable names: a name with a subscript (`a[$(cmd)]`) is evaluated.
-_NAME_TAKERS = frozenset({"printf", "read", "declare", "typeset", "local", "export", "readonly",
-                          "unset", "mapfile", "readarray", "getopts", "wait", "test", "[", "let"})  # fmt: skip
+_NAME_TAKERS = frozenset(
+    {
+        "printf",
+        "read",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "unset",
+        "mapfile",
+        "readarray",
+        "getopts",
+        "wait",
+        "test",
+        "[",
+        "let",
+    }
+)
 _ARITH_OPERAND = re.compile(r"[A-Za-z_$`\\'\"]")
 
 
@@ -311,6 +371,9 @@ def assigned_by(name: str | None, words: Sequence[str]) -> list[str]:
     if name == "getopts" and len(words) > 2:
         return [words[2]]
     if name == "printf":
-        return [w[2:] or (words[i + 1] if i + 1 < len(words) else "") for i, w in enumerate(words)
-                if w.startswith("-v")]  # fmt: skip
+        return [
+            w[2:] or (words[i + 1] if i + 1 < len(words) else "")
+            for i, w in enumerate(words)
+            if w.startswith("-v")
+        ]
     return []

@@ -20,7 +20,14 @@ from typing import Literal
 from codebot.shell.parse import SimpleCommand
 from codebot.shell.scripts import awk_danger, curl_uploads, sed_danger
 
-__all__ = ["ABBREVIATING", "DANGEROUS_OPTIONS", "DANGEROUS_VARIABLES", "Danger", "Finding", "findings"]
+__all__ = [
+    "ABBREVIATING",
+    "DANGEROUS_OPTIONS",
+    "DANGEROUS_VARIABLES",
+    "Danger",
+    "Finding",
+    "findings",
+]
 
 Kind = Literal["option", "global", "subcommand", "any", "prefix", "check"]
 
@@ -37,104 +44,252 @@ class Danger:
     read_only: tuple[str, ...] = ()  # for kind="subcommand" with options ("*",): the safe ones
 
 
-def _d(commands: str, options: str, why: str, kind: Kind = "option", scope: str = "",
-       read_only: str = "") -> Danger:  # fmt: skip
-    return Danger(tuple(commands.split()), tuple(options.split()), why, kind,
-                  tuple(scope.split()), tuple(read_only.split()))  # fmt: skip
+def _d(
+    commands: str,
+    options: str,
+    why: str,
+    kind: Kind = "option",
+    scope: str = "",
+    read_only: str = "",
+) -> Danger:
+    return Danger(
+        tuple(commands.split()),
+        tuple(options.split()),
+        why,
+        kind,
+        tuple(scope.split()),
+        tuple(read_only.split()),
+    )
 
 
-_NPM_RO = "ls list ll la view v info show outdated why explain help search prefix root whoami ping doctor"
-_DOCKER_RO = ("ps images inspect logs version info stats top port history search diff events "
-              "image:ls image:list image:inspect image:history container:ls container:list "
-              "container:inspect container:logs container:top container:port container:diff "
-              "volume:ls volume:list volume:inspect network:ls network:list network:inspect "
-              "compose:ps compose:logs compose:config compose:ls compose:version compose:images "
-              "compose:top system:df system:info context:ls context:show context:inspect "
-              "buildx:ls buildx:version buildx:inspect")  # fmt: skip
+_NPM_RO = (
+    "ls list ll la view v info show outdated why explain help search prefix root whoami ping doctor"
+)
+_DOCKER_RO = (
+    "ps images inspect logs version info stats top port history search diff events "
+    "image:ls image:list image:inspect image:history container:ls container:list "
+    "container:inspect container:logs container:top container:port container:diff "
+    "volume:ls volume:list volume:inspect network:ls network:list network:inspect "
+    "compose:ps compose:logs compose:config compose:ls compose:version compose:images "
+    "compose:top system:df system:info context:ls context:show context:inspect "
+    "buildx:ls buildx:version buildx:inspect"
+)
 
 #: Options that write files, run other programs or change configuration, per command.
 DANGEROUS_OPTIONS: tuple[Danger, ...] = (
-    _d("git", "-c --config-env", "sets configuration, and settings such as core.pager, core.sshCommand or alias.* run programs", "global"),
-    _d("git", "-C --git-dir --work-tree", "points git at another repository, whose configuration (core.fsmonitor, core.pager, hooks) can run programs", "global"),
-    _d("git", "--exec-path", "changes where git finds its subcommands, so it can run any program", "global"),
+    _d(
+        "git",
+        "-c --config-env",
+        "sets configuration, and settings such as core.pager, core.sshCommand or alias.* run programs",
+        "global",
+    ),
+    _d(
+        "git",
+        "-C --git-dir --work-tree",
+        "points git at another repository, whose configuration (core.fsmonitor, core.pager, hooks) can run programs",
+        "global",
+    ),
+    _d(
+        "git",
+        "--exec-path",
+        "changes where git finds its subcommands, so it can run any program",
+        "global",
+    ),
     _d("git", "--output", "writes its output to a file"),
     _d("git", "-o --output-directory", "writes files", scope="format-patch archive"),
-    _d("git", "--ext-diff", "runs the external diff program from diff.external or GIT_EXTERNAL_DIFF"),
+    _d(
+        "git",
+        "--ext-diff",
+        "runs the external diff program from diff.external or GIT_EXTERNAL_DIFF",
+    ),
     _d("git", "--upload-pack --receive-pack --exec", "runs the program it names"),
     _d("git", "-u", "runs the program it names as upload-pack", scope="clone"),
     _d("git", "-x --exec", "runs a shell command after each commit", scope="rebase"),
-    _d("git", "-O --open-files-in-pager", "opens the matching files with the program it names", scope="grep"),
+    _d(
+        "git",
+        "-O --open-files-in-pager",
+        "opens the matching files with the program it names",
+        scope="grep",
+    ),
     _d("git", "-x --extcmd", "runs the diff program it names", scope="difftool"),
-    _d("git", "--template", "installs hooks from a template folder, and hooks run programs", scope="clone init"),
+    _d(
+        "git",
+        "--template",
+        "installs hooks from a template folder, and hooks run programs",
+        scope="clone init",
+    ),
     _d("git", "-c --config", "sets configuration in the new repository", scope="clone"),
     _d("git", "foreach", "runs a shell command in each submodule", scope="submodule"),
     _d("git", "run", "runs a command at each bisection step", scope="bisect"),
     _d("git", "filter-branch", "runs shell commands as filters", "subcommand"),
-    _d("git", "send-pack receive-pack upload-pack", "talks to a remote or runs a program it names (send-pack pushes, as `git push` does; receive-pack runs the repository's hooks)",
-       "subcommand"),
+    _d(
+        "git",
+        "send-pack receive-pack upload-pack",
+        "talks to a remote or runs a program it names (send-pack pushes, as `git push` does; receive-pack runs the repository's hooks)",
+        "subcommand",
+    ),
     _d("find", "-exec -execdir -ok -okdir", "runs a program for each file"),
     _d("find", "-delete", "deletes files"),
     _d("find", "-fprint -fprint0 -fprintf -fls", "writes the list of files to a file"),
     _d("sed", "-i --in-place", "edits files in place"),
-    _d("sed", "-f --file", "reads its script from a file, and a script can write files (w) or run commands (e)"),
+    _d(
+        "sed",
+        "-f --file",
+        "reads its script from a file, and a script can write files (w) or run commands (e)",
+    ),
     _d("sed", "w W e", "writes files (w, W) or runs commands (e, s///e) from its script", "check"),
-    _d("awk gawk mawk nawk", "-f --file -i --include -l --load -E --exec", "loads a program or a library from a file"),
-    _d("awk gawk mawk nawk", "system() |getline print> print|", "runs commands or writes files from its program", "check"),
-    _d("xargs", "*", "runs the program in its arguments, with more arguments read from its input", "any"),
+    _d(
+        "awk gawk mawk nawk",
+        "-f --file -i --include -l --load -E --exec",
+        "loads a program or a library from a file",
+    ),
+    _d(
+        "awk gawk mawk nawk",
+        "system() |getline print> print|",
+        "runs commands or writes files from its program",
+        "check",
+    ),
+    _d(
+        "xargs",
+        "*",
+        "runs the program in its arguments, with more arguments read from its input",
+        "any",
+    ),
     _d("env", "-S --split-string", "splits a string into a command line and runs it"),
     _d("env", "-P", "looks the command up in another PATH"),
-    _d("tar", "--to-command --checkpoint-action --use-compress-program -I --info-script -F --new-volume-script --rsh-command --rmt-command",
-       "runs the program it names"),
+    _d(
+        "tar",
+        "--to-command --checkpoint-action --use-compress-program -I --info-script -F --new-volume-script --rsh-command --rmt-command",
+        "runs the program it names",
+    ),
     _d("tar", "--index-file --volno-file", "writes to the file it names"),
-    _d("tar", "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete",
-       "writes or deletes files (an archive being extracted can name any path)"),
-    _d("rsync", "*", "copies files, overwriting the destination, and can delete files (--delete, --remove-source-files)", "any"),
+    _d(
+        "tar",
+        "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete",
+        "writes or deletes files (an archive being extracted can name any path)",
+    ),
+    _d(
+        "rsync",
+        "*",
+        "copies files, overwriting the destination, and can delete files (--delete, --remove-source-files)",
+        "any",
+    ),
     _d("rsync", "-e --rsh --rsync-path", "runs the program it names, here or on the remote host"),
-    _d("curl", "-o -O --output --remote-name --remote-name-all --output-dir -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl --etag-save --hsts --alt-svc",
-       "writes files"),
+    _d(
+        "curl",
+        "-o -O --output --remote-name --remote-name-all --output-dir -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl --etag-save --hsts --alt-svc",
+        "writes files",
+    ),
     _d("curl", "-K --config", "reads more options from a file"),
     _d("curl", "-T --upload-file", "uploads a local file"),
-    _d("curl", "-d@ --data@ -F@ --form@ --json@", "uploads a local file (`@file` or `<file` in a value)", "check"),
+    _d(
+        "curl",
+        "-d@ --data@ -F@ --form@ --json@",
+        "uploads a local file (`@file` or `<file` in a value)",
+        "check",
+    ),
     _d("wget", "*", "downloads into files", "any"),
-    _d("wget", "-O --output-document -o --output-file -a --append-output -P --directory-prefix", "writes files where it names"),
+    _d(
+        "wget",
+        "-O --output-document -o --output-file -a --append-output -P --directory-prefix",
+        "writes files where it names",
+    ),
     _d("wget", "--post-file --body-file", "uploads a local file"),
-    _d("wget", "-i --input-file -e --execute --config --use-askpass", "reads commands or URLs from a file, or runs a program"),
-    _d("npm pnpm bun", "*", "runs package scripts, installs packages (whose install scripts run) or changes configuration",
-       "subcommand", read_only=_NPM_RO),
-    _d("yarn", "*", "runs package scripts (`yarn build` runs the script `build`) or installs packages; bare `yarn` installs",
-       "subcommand", read_only="list info why outdated help"),
+    _d(
+        "wget",
+        "-i --input-file -e --execute --config --use-askpass",
+        "reads commands or URLs from a file, or runs a program",
+    ),
+    _d(
+        "npm pnpm bun",
+        "*",
+        "runs package scripts, installs packages (whose install scripts run) or changes configuration",
+        "subcommand",
+        read_only=_NPM_RO,
+    ),
+    _d(
+        "yarn",
+        "*",
+        "runs package scripts (`yarn build` runs the script `build`) or installs packages; bare `yarn` installs",
+        "subcommand",
+        read_only="list info why outdated help",
+    ),
     _d("npx pnpx bunx uvx pipx", "*", "downloads and runs a package", "any"),
-    _d("pip pip3", "*", "installs or removes packages (building one runs its setup code) or changes configuration",
-       "subcommand", read_only="list show freeze check help search index inspect debug hash"),
-    _d("uv", "*", "runs code (uv run), installs packages or changes the environment", "subcommand",
-       read_only="version tree help pip:list pip:show pip:freeze pip:check pip:tree python:list python:find cache:dir"),
-    _d("docker podman", "*", "runs containers (which can mount and change host files) or changes images, volumes and networks",
-       "subcommand", read_only=_DOCKER_RO),
-    _d("docker podman", "-v --volume --mount --privileged --pid --network --net --cap-add --device --security-opt --userns --volumes-from",
-       "gives the container access to host files, devices, processes or privileges", scope="run create exec"),
+    _d(
+        "pip pip3",
+        "*",
+        "installs or removes packages (building one runs its setup code) or changes configuration",
+        "subcommand",
+        read_only="list show freeze check help search index inspect debug hash",
+    ),
+    _d(
+        "uv",
+        "*",
+        "runs code (uv run), installs packages or changes the environment",
+        "subcommand",
+        read_only="version tree help pip:list pip:show pip:freeze pip:check pip:tree python:list python:find cache:dir",
+    ),
+    _d(
+        "docker podman",
+        "*",
+        "runs containers (which can mount and change host files) or changes images, volumes and networks",
+        "subcommand",
+        read_only=_DOCKER_RO,
+    ),
+    _d(
+        "docker podman",
+        "-v --volume --mount --privileged --pid --network --net --cap-add --device --security-opt --userns --volumes-from",
+        "gives the container access to host files, devices, processes or privileges",
+        scope="run create exec",
+    ),
     _d("sort", "-o --output", "writes its output to a file"),
     _d("sort", "--compress-program", "runs the program it names"),
     _d("tee", "*", "writes its input to the files it names", "any"),
     _d("dd", "of=", "writes to a file or device", "prefix"),
-    _d("less more most", "+", "runs pager commands at start, and `!` in them runs shell commands", "prefix"),
-    _d("less", "-k --lesskey-file --lesskey-src --lesskey-content", "reads a key file, whose #env section can set LESSOPEN and so run commands"),
+    _d(
+        "less more most",
+        "+",
+        "runs pager commands at start, and `!` in them runs shell commands",
+        "prefix",
+    ),
+    _d(
+        "less",
+        "-k --lesskey-file --lesskey-src --lesskey-content",
+        "reads a key file, whose #env section can set LESSOPEN and so run commands",
+    ),
     _d("man", "-P --pager -H --html", "runs the pager or browser program it names"),
     _d("vim vi nvim view vimdiff ex", "*", "edits files and runs editor commands", "any"),
-    _d("vim vi nvim view vimdiff ex", "-c --cmd -S -s -u", "runs editor commands, which can write files or run shell commands"),
+    _d(
+        "vim vi nvim view vimdiff ex",
+        "-c --cmd -S -s -u",
+        "runs editor commands, which can write files or run shell commands",
+    ),
     _d("vim vi nvim view vimdiff ex", "+", "runs an editor command at start", "prefix"),
     _d("emacs", "--eval --execute -l --load -f --funcall --script -script -x", "runs Lisp code"),
-    _d("ssh scp sftp", "-o -F", "sets options such as ProxyCommand or LocalCommand, which run local programs"),
+    _d(
+        "ssh scp sftp",
+        "-o -F",
+        "sets options such as ProxyCommand or LocalCommand, which run local programs",
+    ),
     _d("scp sftp", "-S", "runs the program it names instead of ssh"),
     _d("rg", "--pre --hostname-bin", "runs the program it names"),
     _d("fd fdfind", "-x --exec -X --exec-batch", "runs a program for each match"),
     _d("go", "-exec -toolexec", "runs the program it names"),
     _d("go", "generate", "runs the commands in //go:generate comments", "subcommand"),
     _d("zip", "-TT --unzip-command", "runs the program it names to test the archive"),
-    _d("ssh-keygen", "-D -w", "loads the PKCS#11 or security-key provider library it names, which runs its code"),
-    _d("cargo", "--config", "sets configuration, and settings such as target.<triple>.runner or build.rustc-wrapper run programs"),
+    _d(
+        "ssh-keygen",
+        "-D -w",
+        "loads the PKCS#11 or security-key provider library it names, which runs its code",
+    ),
+    _d(
+        "cargo",
+        "--config",
+        "sets configuration, and settings such as target.<triple>.runner or build.rustc-wrapper run programs",
+    ),
     _d("eval", "*", "runs its arguments as shell code", "any"),
     _d("sudo doas su pkexec run0", "*", "runs a command as another user", "any"),
-)  # fmt: skip
+)
 
 #: Programs whose parser takes any unambiguous prefix of a long option as that option, as
 #: GNU getopt_long and argp do (`tar --checkpoint-act=exec=CMD` is `--checkpoint-action`):
@@ -149,31 +304,55 @@ DANGEROUS_OPTIONS: tuple[Danger, ...] = (
 #: `-W name` and take prefixes (`-W ex file`), read as `--name` for every awk.
 ABBREVIATING: dict[str, frozenset[str]] = {
     name: frozenset(exact.split())
-    for names, exact in (("tar", "--checkpoint"), ("curl", "--cookie --head --url"),
-                         ("sed sort env wget man less zip emacs git awk gawk mawk nawk", ""))
+    for names, exact in (
+        ("tar", "--checkpoint"),
+        ("curl", "--cookie --head --url"),
+        ("sed sort env wget man less zip emacs git awk gawk mawk nawk", ""),
+    )
     for name in names.split()
-}  # fmt: skip
+}
 #: The long options each script check reads, so that an abbreviation reaches it spelled out.
 _CHECKED_LONG: dict[str, tuple[str, ...]] = {
     "sed": ("--expression", "--file", "--line-length", "--sandbox"),
     "awk": ("--source", "--file", "--exec", "--include", "--load", "--field-separator", "--assign"),
-    "curl": ("--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "--header",
-             "--url-query", "--form"),
-}  # fmt: skip
+    "curl": (
+        "--data",
+        "--data-binary",
+        "--data-ascii",
+        "--data-urlencode",
+        "--json",
+        "--header",
+        "--url-query",
+        "--form",
+    ),
+}
 
 #: Variables whose value makes an ordinary command run other code (NAME, or PREFIX*).
 DANGEROUS_VARIABLES: tuple[tuple[str, str], ...] = (
     ("PATH", "chooses which program each command name runs"),
     ("LD_* DYLD_*", "loads libraries into every program"),
-    ("BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS", "makes the shell run code or split words differently"),
+    (
+        "BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS",
+        "makes the shell run code or split words differently",
+    ),
     ("HOME XDG_CONFIG_HOME", "moves the configuration files programs read (e.g. ~/.gitconfig)"),
-    ("GIT_*", "sets git configuration, paths and helper programs (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*)"),
-    ("PAGER *_PAGER MANPAGER LESSOPEN LESSCLOSE EDITOR VISUAL *_EDITOR SSH_ASKPASS *_ASKPASS",
-     "names a program that other programs run"),
-    ("PYTHONSTARTUP PYTHONPATH PYTHONHOME NODE_OPTIONS PERL5OPT PERL5LIB RUBYOPT RUBYLIB",
-     "makes an interpreter load other code"),
-    ("npm_config_* NPM_CONFIG_* PIP_* UV_* WGETRC CURL_HOME", "sets a package manager's or downloader's options"),
-)  # fmt: skip
+    (
+        "GIT_*",
+        "sets git configuration, paths and helper programs (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*)",
+    ),
+    (
+        "PAGER *_PAGER MANPAGER LESSOPEN LESSCLOSE EDITOR VISUAL *_EDITOR SSH_ASKPASS *_ASKPASS",
+        "names a program that other programs run",
+    ),
+    (
+        "PYTHONSTARTUP PYTHONPATH PYTHONHOME NODE_OPTIONS PERL5OPT PERL5LIB RUBYOPT RUBYLIB",
+        "makes an interpreter load other code",
+    ),
+    (
+        "npm_config_* NPM_CONFIG_* PIP_* UV_* WGETRC CURL_HOME",
+        "sets a package manager's or downloader's options",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -195,8 +374,19 @@ _BY_COMMAND: dict[str, list[Danger]] = {}
 for _row in DANGEROUS_OPTIONS:
     for _name in _row.commands:
         _BY_COMMAND.setdefault(_name, []).append(_row)
-_GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                         "--super-prefix", "--list-cmds", "--attr-source"})  # fmt: skip
+_GIT_VALUED = frozenset(
+    {
+        "-c",
+        "-C",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    }
+)
 
 
 #: Short options of two letters that may sit in a cluster (`zip -qTT cmd`, `-TTcmd`).
@@ -212,8 +402,14 @@ def _option_hits(option: str, word: str, exact: frozenset[str] | None = None) ->
         if word == option or word.startswith(option + "="):
             return True
         head = word.partition("=")[0]
-        return (exact is not None and option.startswith("--") and head.startswith("--") and len(head) > 2
-                and option.startswith(head) and head not in exact)  # fmt: skip
+        return (
+            exact is not None
+            and option.startswith("--")
+            and head.startswith("--")
+            and len(head) > 2
+            and option.startswith(head)
+            and head not in exact
+        )
     if option.startswith("-") and len(option) == 2:
         return word.startswith("-") and not word.startswith("--") and option[1] in word[1:]
     return word == option
@@ -249,7 +445,9 @@ def _subcommand_hit(row: Danger, words: Sequence[str], pos: list[int]) -> int | 
 
 def findings(cmd: SimpleCommand) -> list[Finding]:
     """The rows of the table (and the variables) that one command triggers."""
-    out: list[Finding] = [Finding(-1, f"{v}=...", why) for v in cmd.assignments if (why := variable_danger(v))]
+    out: list[Finding] = [
+        Finding(-1, f"{v}=...", why) for v in cmd.assignments if (why := variable_danger(v))
+    ]
     name = cmd.name
     if name is None:
         return out
@@ -279,7 +477,14 @@ def findings(cmd: SimpleCommand) -> list[Finding]:
             end = first_pos if row.kind == "global" else len(words)
             for i in range(1, end):
                 w = words[i]
-                hit = next((o for o in row.options if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w, exact))), None)
+                hit = next(
+                    (
+                        o
+                        for o in row.options
+                        if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w, exact))
+                    ),
+                    None,
+                )
                 if hit is not None:
                     out.append(Finding(i, f"option `{hit}`", row.why, row))
                     break
@@ -299,7 +504,11 @@ def _awk_long_options(words: Sequence[str]) -> tuple[str, ...]:
         if w.startswith("-W") and (len(w) > 2 or i + 1 < len(words)):
             at = i if len(w) > 2 else i + 1
             parts = [p for p in (w[2:] if at == i else words[at]).split(",") if p] or ["W"]
-            risky = [p for p in parts if any(o.startswith("--" + p.partition("=")[0]) for o in _CHECKED_LONG["awk"])]
+            risky = [
+                p
+                for p in parts
+                if any(o.startswith("--" + p.partition("=")[0]) for o in _CHECKED_LONG["awk"])
+            ]
             out[i], out[at] = "--W", "--" + (risky or parts)[0]
     return tuple(out)
 
@@ -337,11 +546,23 @@ def _unknown_words(cmd: SimpleCommand, name: str) -> list[Finding]:
     out: list[Finding] = []
     for part in cmd.parts[1:]:
         if part.glob and part.value[:1] in ("*", "?", "[", "-"):
-            out.append(Finding(-1, f"the glob `{part.source}`", f"can expand to a file name starting with `-`, read as an option of {name}"))
+            out.append(
+                Finding(
+                    -1,
+                    f"the glob `{part.source}`",
+                    f"can expand to a file name starting with `-`, read as an option of {name}",
+                )
+            )
         elif not part.literal and not part.glob:
             out.append(Finding(-1, f"`{part.source}`", f"can expand to any option of {name}"))
     if cmd.via and cmd.via[-1] == "xargs":
-        out.append(Finding(-1, "xargs", f"appends arguments read from its input, which can be any option of {name}"))
+        out.append(
+            Finding(
+                -1,
+                "xargs",
+                f"appends arguments read from its input, which can be any option of {name}",
+            )
+        )
     return out
 
 
@@ -349,19 +570,46 @@ def variable_danger(name: str) -> str | None:
     """Why assigning this variable is dangerous, or None."""
     for names, why in DANGEROUS_VARIABLES:
         for pattern in names.split():
-            if pattern == name or (pattern.endswith("*") and name.startswith(pattern[:-1])) or (
-                pattern.startswith("*") and name.endswith(pattern[1:])
+            if (
+                pattern == name
+                or (pattern.endswith("*") and name.startswith(pattern[:-1]))
+                or (pattern.startswith("*") and name.endswith(pattern[1:]))
             ):
                 return why
     return None
 
 
 #: git subcommands that print (or write out) the contents of committed files.
-_GIT_PRINTS = frozenset({"show", "cat-file", "diff", "grep", "archive", "blame", "annotate", "format-patch",
-                         "fast-export", "range-diff", "unpack-file"})  # fmt: skip
+_GIT_PRINTS = frozenset(
+    {
+        "show",
+        "cat-file",
+        "diff",
+        "grep",
+        "archive",
+        "blame",
+        "annotate",
+        "format-patch",
+        "fast-export",
+        "range-diff",
+        "unpack-file",
+    }
+)
 #: ... and those that do so with a patch option (`git log -p`; `git stash show` always).
-_GIT_PATCHES = frozenset({"log", "whatchanged", "reflog", "stash", "diff-tree", "diff-index", "diff-files"})
-_PATCH_OPTIONS = ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-c", "--cc", "--dd", "--binary")
+_GIT_PATCHES = frozenset(
+    {"log", "whatchanged", "reflog", "stash", "diff-tree", "diff-index", "diff-files"}
+)
+_PATCH_OPTIONS = (
+    "-p",
+    "-u",
+    "--patch",
+    "--patch-with-stat",
+    "--patch-with-raw",
+    "-c",
+    "--cc",
+    "--dd",
+    "--binary",
+)
 _PATCH_PREFIXES = ("-U", "--unified", "-L", "--word-diff", "--color-words")
 
 

@@ -65,7 +65,17 @@ class Decision:
 
 @dataclass(frozen=True)
 class _Outcome:
-    step: Literal["deny_all", "deny", "unchecked", "repository", "any", "no_rules", "uncovered", "path", "covered"]
+    step: Literal[
+        "deny_all",
+        "deny",
+        "unchecked",
+        "repository",
+        "any",
+        "no_rules",
+        "uncovered",
+        "path",
+        "covered",
+    ]
     why: str
     rule: str | None = None  # the rule's text
     source: str = "rule"  # where an allow rule comes from: "session", "rule" or "turn"
@@ -133,11 +143,14 @@ def check_bash(
     grants = [(r, src) for r, src in allow if r.tool == "Bash"]
     allow_any = next(((r.text, src) for r, src in grants if r.kind == "any"), None)
     out, analysis = _order(
-        command, deny_all, [(r.kind, r.spec or "", r.text) for r in bash_denies],  # type: ignore[misc]
-        read_denied, allow_any,
+        command,
+        deny_all,
+        [(r.kind, r.spec or "", r.text) for r in bash_denies],  # type: ignore[misc]
+        read_denied,
+        allow_any,
         [(r.kind, r.spec or "", r.text, src) for r, src in grants if r.kind in ("exact", "prefix")],  # type: ignore[misc]
         path_denied,
-    )  # fmt: skip
+    )
     if out.step in ("deny_all", "deny"):
         return Decision("deny", out.why, out.rule)
     if out.step in ("any", "covered"):
@@ -161,10 +174,14 @@ def decide(
     """The verdict for one Bash command under bare rules (`Bash(spec)` or `Bash(spec:*)`),
     in the same order as `check_bash`, with the matcher's own reasons."""
     out, _ = _order(
-        command, None, [(kind, spec, rule_label(spec, kind)) for kind, spec in deny], None,
+        command,
+        None,
+        [(kind, spec, rule_label(spec, kind)) for kind, spec in deny],
+        None,
         ("Bash", "rule") if allow_any else None,
-        [(kind, spec, rule_label(spec, kind), "rule") for kind, spec in allow], None,
-    )  # fmt: skip
+        [(kind, spec, rule_label(spec, kind), "rule") for kind, spec in allow],
+        None,
+    )
     verdict = "deny" if out.step == "deny" else "allow" if out.step in ("any", "covered") else "ask"
     return Decision(verdict, out.why, out.rule)
 
@@ -195,6 +212,8 @@ def _reads_repository(analysis: Analysis, rule: str) -> str | None:
     for cmd in analysis.commands:
         label = prints_repository(cmd)
         if label:
-            return (f"`{label}` prints repository contents, and a Read(...) deny rule ({rule}) is in "
-                    "force: a file it denies, once committed, can be read from git's object store")  # fmt: skip
+            return (
+                f"`{label}` prints repository contents, and a Read(...) deny rule ({rule}) is in "
+                "force: a file it denies, once committed, can be read from git's object store"
+            )
     return None

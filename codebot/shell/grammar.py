@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["MAX_LEXED_BYTES", "MAX_NODES", "MAX_PARSE_OPERATIONS", "SAFETY_SECONDS", "Budget", "parse_tree"]
+__all__ = [
+    "MAX_LEXED_BYTES",
+    "MAX_NODES",
+    "MAX_PARSE_OPERATIONS",
+    "SAFETY_SECONDS",
+    "Budget",
+    "parse_tree",
+]
 
 #: Syntax nodes walked per `analyze` call, nested scripts included (a typical command has 10-50).
 MAX_NODES = 4000

@@ -44,8 +44,17 @@ from codebot.shell.words import (
 )
 from codebot.shell.wrappers import Script, unwrap
 
-__all__ = ["MAX_CHARS", "MAX_NODES", "MAX_SCRIPT_DEPTH", "MAX_SPECIALS", "MAX_TREE_DEPTH",
-           "Analysis", "SimpleCommand", "analyze", "parsed"]  # fmt: skip
+__all__ = [
+    "MAX_CHARS",
+    "MAX_NODES",
+    "MAX_SCRIPT_DEPTH",
+    "MAX_SPECIALS",
+    "MAX_TREE_DEPTH",
+    "Analysis",
+    "SimpleCommand",
+    "analyze",
+    "parsed",
+]
 
 #: Longer commands are not analysed at all: not plain, and unresolved.
 MAX_CHARS = 64 * 1024
@@ -58,8 +67,30 @@ MAX_TREE_DEPTH = 200
 MAX_SPECIALS = 1024
 _SPECIALS = "()<>|&;{}[]$`'\"\\"
 
-_RESERVED = frozenset({"!", "case", "do", "done", "elif", "else", "esac", "fi", "for", "function",
-                       "if", "in", "select", "then", "until", "while", "{", "}", "[[", "]]"})  # fmt: skip
+_RESERVED = frozenset(
+    {
+        "!",
+        "case",
+        "do",
+        "done",
+        "elif",
+        "else",
+        "esac",
+        "fi",
+        "for",
+        "function",
+        "if",
+        "in",
+        "select",
+        "then",
+        "until",
+        "while",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -125,7 +156,9 @@ class _Walk(TreeChecks):
         if root is None:
             return self.result()
         if root.has_error:
-            self.unresolved.append("the command does not parse, so not all of its commands can be found")
+            self.unresolved.append(
+                "the command does not parse, so not all of its commands can be found"
+            )
         stack = [(root, 0)]
         while stack:  # iterative, and capped: a hostile command can nest thousands of levels
             node, level = stack.pop()
@@ -134,8 +167,12 @@ class _Walk(TreeChecks):
                 self.give_up(f"has more than {MAX_NODES} syntax nodes", node.start_byte)
                 break
             if level > MAX_TREE_DEPTH:
-                self.problems.append((node.start_byte, f"is nested more than {MAX_TREE_DEPTH} levels deep", ""))
-                self.unresolved.append(f"nested more than {MAX_TREE_DEPTH} levels deep, so not analysed further")
+                self.problems.append(
+                    (node.start_byte, f"is nested more than {MAX_TREE_DEPTH} levels deep", "")
+                )
+                self.unresolved.append(
+                    f"nested more than {MAX_TREE_DEPTH} levels deep, so not analysed further"
+                )
                 continue
             self.visit(node)
             stack.extend((child, level + 1) for child in reversed(node.children))
@@ -160,17 +197,27 @@ class _Walk(TreeChecks):
         reason = None
         if self.problems:
             # the first construct; at the same place, a parse error says most
-            offset, before, after = min(self.problems, key=lambda p: (p[0], not p[1].startswith("does")))
+            offset, before, after = min(
+                self.problems, key=lambda p: (p[0], not p[1].startswith("does"))
+            )
             reason = f"not plain: {before} {self.at(offset)}{after}"
-        return Analysis(self.text, reason is None, reason, tuple(self.commands),
-                        tuple(dict.fromkeys(self.unresolved)), tuple(dict.fromkeys(self.assigned)))  # fmt: skip
+        return Analysis(
+            self.text,
+            reason is None,
+            reason,
+            tuple(self.commands),
+            tuple(dict.fromkeys(self.unresolved)),
+            tuple(dict.fromkeys(self.assigned)),
+        )
 
     def rejoin(self) -> None:
         """Bash removes `\\<newline>` before splitting words: find the commands it would see."""
         joined = bytearray(self.src)
         for offset in sorted(set(self.joins), reverse=True):
             del joined[offset : offset + 2]
-        again = _Walk(text_of(bytes(joined), 0, len(joined)), self.depth, self.budget, rejoined=True).run()
+        again = _Walk(
+            text_of(bytes(joined), 0, len(joined)), self.depth, self.budget, rejoined=True
+        ).run()
         self.commands = list(again.commands)
         self.unresolved.extend(again.unresolved)
         self.assigned.extend(again.assignments)
@@ -197,7 +244,9 @@ class _Walk(TreeChecks):
             self.line_gaps(node)
         elif t == "file_redirect" and len(node.children_by_field_name("destination")) > 1:
             self.problem(CONSTRUCTS[t], self.snippet(node), node.start_byte)
-            self.unresolved.append(f"`{shorten(self.snippet(node))}`: tree-sitter reads words after a redirection as part of it")
+            self.unresolved.append(
+                f"`{shorten(self.snippet(node))}`: tree-sitter reads words after a redirection as part of it"
+            )
         elif t == "compound_statement" and self.snippet(node).startswith("(("):
             self.problem("an arithmetic command", self.snippet(node), node.start_byte)
             self.arithmetic(node, 2)
@@ -239,7 +288,9 @@ class _Walk(TreeChecks):
             if p.problem is not None:
                 self.problem(p.problem.kind, p.problem.text, p.problem.offset)
                 if p.problem.hides:
-                    self.unresolved.append(f"{p.problem.kind}: `{shorten(p.problem.text)}` {self.at(p.offset)}")
+                    self.unresolved.append(
+                        f"{p.problem.kind}: `{shorten(p.problem.text)}` {self.at(p.offset)}"
+                    )
         if parts[0].glob:
             self.problem("a glob in the command name", parts[0].source, parts[0].offset)
         self.add(self.make(parts, (), tuple(assignments)))
@@ -251,11 +302,21 @@ class _Walk(TreeChecks):
         if not kids:
             return
         keyword = Word(self.node_text(kids[0]), self.node_text(kids[0]), kids[0].start_byte, True)
-        args = tuple(Word(self.node_text(k), self.node_text(k), k.start_byte, False) for k in kids[1:] if k.is_named)
+        args = tuple(
+            Word(self.node_text(k), self.node_text(k), k.start_byte, False)
+            for k in kids[1:]
+            if k.is_named
+        )
         self.add(self.make((keyword, *args), (), ()))
 
-    def make(self, parts: tuple[Word, ...], via: tuple[str, ...], assignments: tuple[str, ...],
-             parent: int = -1, at: int = 0) -> SimpleCommand:  # fmt: skip
+    def make(
+        self,
+        parts: tuple[Word, ...],
+        via: tuple[str, ...],
+        assignments: tuple[str, ...],
+        parent: int = -1,
+        at: int = 0,
+    ) -> SimpleCommand:
         line, column = self.where(parts[0].offset)
         name = command_name(parts[0])
         words = tuple(p.value for p in parts)
@@ -264,7 +325,9 @@ class _Walk(TreeChecks):
             # a reserved word where tree-sitter saw a command name: bash reads it as syntax
             self.problem("a reserved word as a command name", parts[0].source, parts[0].offset)
             if parts[0].source != "!":  # `! ! rm x`: the negation is unwrapped like a wrapper
-                self.unresolved.append(f"`{parts[0].source}` is a reserved word; bash may read this command differently")
+                self.unresolved.append(
+                    f"`{parts[0].source}` is a reserved word; bash may read this command differently"
+                )
         if name is None:
             what = "a glob" if parts[0].glob else "not a literal"
             self.unresolved.append(f"the command name `{shorten(parts[0].source)}`{how} is {what}")
@@ -274,7 +337,9 @@ class _Walk(TreeChecks):
                 self.unresolved.append(why + how)
             self.assigned.extend(assigned_by(name, words))
         literal = all(p.literal for p in parts)
-        return SimpleCommand(words, name, literal, column, via, parts, assignments, line, parent, at)
+        return SimpleCommand(
+            words, name, literal, column, via, parts, assignments, line, parent, at
+        )
 
     def add(self, first: SimpleCommand) -> None:
         """Record a command, then the commands it runs through wrappers and scripts."""
@@ -285,11 +350,24 @@ class _Walk(TreeChecks):
             self.commands.append(cmd)
             self.assigned.extend(cmd.assignments)
             how = f" (run via {' → '.join(cmd.via)})" if cmd.via else ""
-            u = unwrap(cmd.name, cmd.words, [p.literal for p in cmd.parts], [p.source for p in cmd.parts])
+            u = unwrap(
+                cmd.name, cmd.words, [p.literal for p in cmd.parts], [p.source for p in cmd.parts]
+            )
             self.unresolved.extend(r + how for r in u.unresolved)
             for inner in u.inners:  # words of a prefix stand where the command's first word is
-                parts = (*(Word(w, w, cmd.parts[0].offset, True) for w in inner.prefix), *cmd.parts[inner.start : inner.end])
-                queue.append(self.make(parts, (*cmd.via, inner.via), inner.assignments, index, inner.start - len(inner.prefix)))
+                parts = (
+                    *(Word(w, w, cmd.parts[0].offset, True) for w in inner.prefix),
+                    *cmd.parts[inner.start : inner.end],
+                )
+                queue.append(
+                    self.make(
+                        parts,
+                        (*cmd.via, inner.via),
+                        inner.assignments,
+                        index,
+                        inner.start - len(inner.prefix),
+                    )
+                )
             for script in u.scripts:
                 self.script(cmd, index, script)
 
@@ -297,11 +375,17 @@ class _Walk(TreeChecks):
         word = cmd.parts[min(script.index, len(cmd.parts) - 1)]
         via = (*cmd.via, script.via)
         if script.text is None:
-            self.unresolved.append(f"`{script.via}` runs a script that is not a literal: `{shorten(word.source)}`")
-            self.problem(f"a script for `{script.via}` that is not a literal", word.source, word.offset)
+            self.unresolved.append(
+                f"`{script.via}` runs a script that is not a literal: `{shorten(word.source)}`"
+            )
+            self.problem(
+                f"a script for `{script.via}` that is not a literal", word.source, word.offset
+            )
             return
         if self.depth + 1 > MAX_SCRIPT_DEPTH:
-            self.unresolved.append(f"scripts nested more than {MAX_SCRIPT_DEPTH} levels deep are not analysed")
+            self.unresolved.append(
+                f"scripts nested more than {MAX_SCRIPT_DEPTH} levels deep are not analysed"
+            )
             self.problem("scripts nested too deeply", word.source, word.offset)
             return
         inner = _analyze(script.text, self.depth + 1, self.budget)
@@ -309,15 +393,28 @@ class _Walk(TreeChecks):
         base = len(self.commands)
         for c in inner.commands:
             top = c.parent < 0
-            self.commands.append(dataclasses.replace(
-                c, via=via + c.via, start_column=column, start_line=line,
-                parent=index if top else base + c.parent, at=script.index if top else c.at,
-                in_script=top or c.in_script))  # fmt: skip
+            self.commands.append(
+                dataclasses.replace(
+                    c,
+                    via=via + c.via,
+                    start_column=column,
+                    start_line=line,
+                    parent=index if top else base + c.parent,
+                    at=script.index if top else c.at,
+                    in_script=top or c.in_script,
+                )
+            )
         self.unresolved.extend(f"in the script of `{script.via}`: {r}" for r in inner.unresolved)
         self.assigned.extend(inner.assignments)
         if not inner.plain and inner.reason:
             detail = inner.reason.removeprefix("not plain: ")
-            self.problems.append((word.offset, f"contains a script for `{script.via}`", f" that is not plain ({detail})"))
+            self.problems.append(
+                (
+                    word.offset,
+                    f"contains a script for `{script.via}`",
+                    f" that is not plain ({detail})",
+                )
+            )
 
 
 def _analyze(command: str, depth: int, budget: Budget) -> Analysis:

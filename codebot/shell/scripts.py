@@ -25,9 +25,12 @@ _SED_SIMPLE = frozenset("=dDgGhHlLnNpPqQxzF")
 def _sed_scripts(words: Sequence[str]) -> list[tuple[int, str]]:
     """(word index, script) for each -e script, or the first operand when there is none."""
     scripts: list[tuple[int, str]] = []
-    explicit = any(w in ("-f", "--file") or w.startswith(("--file=", "--expression")) or
-                   (w.startswith("-") and not w.startswith("--") and ("e" in w[1:] or "f" in w[1:]))
-                   for w in words[1:])  # fmt: skip
+    explicit = any(
+        w in ("-f", "--file")
+        or w.startswith(("--file=", "--expression"))
+        or (w.startswith("-") and not w.startswith("--") and ("e" in w[1:] or "f" in w[1:]))
+        for w in words[1:]
+    )
     i, n = 1, len(words)
     while i < n:
         w = words[i]
@@ -179,7 +182,8 @@ def _sed_sandboxed(words: Sequence[str]) -> bool:
         if w == "--sandbox":
             return True
         takes_value = w in ("--expression", "--file", "--line-length") or (
-            w.startswith("-") and not w.startswith("--") and len(w) > 1 and w[-1] in "efl")
+            w.startswith("-") and not w.startswith("--") and len(w) > 1 and w[-1] in "efl"
+        )
         i += 2 if takes_value else 1
     return False
 
@@ -198,13 +202,17 @@ def sed_danger(words: Sequence[str]) -> Hit:
 # -- awk ------------------------------------------------------------------------------------
 
 _AWK_VALUED = frozenset("FvfeilEW")
-_AWK_VALUED_LONG = frozenset({"--field-separator", "--assign", "--file", "--source", "--include",
-                              "--load", "--exec"})  # fmt: skip
+_AWK_VALUED_LONG = frozenset(
+    {"--field-separator", "--assign", "--file", "--source", "--include", "--load", "--exec"}
+)
 _AWK_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 _AWK_DANGERS = (
     (re.compile(r"\bsystem\s*\("), "`system()` in its program"),
     (re.compile(r"\|\s*&?\s*getline|\|&"), "a command piped into `getline` in its program"),
-    (re.compile(r"\bprintf?\b[^;{}\n]*[>|]"), "output redirected to a file or a command in its program"),
+    (
+        re.compile(r"\bprintf?\b[^;{}\n]*[>|]"),
+        "output redirected to a file or a command in its program",
+    ),
     (re.compile(r"@\s*[A-Za-z_]"), "`@load`, `@include` or an indirect call in its program"),
 )
 
@@ -227,7 +235,9 @@ def _awk_programs(words: Sequence[str]) -> list[tuple[int, str]]:
         if w.startswith("-") and len(w) > 1:
             ch = w[1]
             if ch in _AWK_VALUED:
-                value, index = (w[2:], i) if len(w) > 2 else (words[i + 1] if i + 1 < n else "", i + 1)
+                value, index = (
+                    (w[2:], i) if len(w) > 2 else (words[i + 1] if i + 1 < n else "", i + 1)
+                )
                 if ch == "e":
                     programs.append((index, value))
                 explicit = explicit or ch in "efE"
@@ -253,8 +263,9 @@ def awk_danger(words: Sequence[str]) -> Hit:
 
 # -- curl -----------------------------------------------------------------------------------
 
-_CURL_DATA = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H", "--header",
-                        "--url-query"})  # fmt: skip
+_CURL_DATA = frozenset(
+    {"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H", "--header", "--url-query"}
+)
 _CURL_ANYWHERE = frozenset({"--data-urlencode", "-F", "--form"})
 
 

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONSTRUCTS", "Problem", "Word", "command_name", "decode_ansi_c", "decode_word", "text_of"]
+__all__ = [
+    "CONSTRUCTS",
+    "Problem",
+    "Word",
+    "command_name",
+    "decode_ansi_c",
+    "decode_word",
+    "text_of",
+]
 
 #: How reasons name each construct that makes a command not plain, by tree-sitter node type.
 CONSTRUCTS: dict[str, str] = {
@@ -55,9 +63,20 @@ _MAYBE_PATTERN = re.compile(r"[{*?\[]")
 _EXPANDS = re.compile(r"[A-Za-z0-9_{(\[@*#?$!-]")
 _DQ_ESCAPABLE = frozenset('$`"\\')
 _SIMPLE_ESCAPES = {
-    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
-}  # fmt: skip
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 @dataclass(frozen=True)
@@ -149,7 +168,9 @@ class _Builder:
         self.chars.extend(text)
         self.quoted.extend([quoted] * len(text))
 
-    def fail(self, kind: str, text: str, offset: int, literal: bool = False, hides: bool = False) -> None:
+    def fail(
+        self, kind: str, text: str, offset: int, literal: bool = False, hides: bool = False
+    ) -> None:
         self.literal = self.literal and literal
         if self.problem is None or (hides and not self.problem.hides):
             self.problem = Problem(kind, text, offset, hides)
@@ -196,7 +217,12 @@ def _string(b: _Builder, node: Any, src: bytes) -> None:
     pos = node.start_byte + 1
     end = node.end_byte - 1
     if src[node.start_byte : pos] != b'"' or src[end : node.end_byte] != b'"' or end < pos:
-        b.fail("an unterminated string", text_of(src, node.start_byte, node.end_byte), node.start_byte, hides=True)
+        b.fail(
+            "an unterminated string",
+            text_of(src, node.start_byte, node.end_byte),
+            node.start_byte,
+            hides=True,
+        )
         return
     for child in node.children:
         if not child.is_named or child.type == "string_content":
@@ -307,8 +333,9 @@ def decode_word(nodes: Sequence[Any], src: bytes) -> Word:
             glob = _is_glob(b.chars, b.quoted)
     if b.literal and "\n" in value and b.problem is None:
         b.fail("a newline inside a word", source, start, literal=True)
-    return Word(value if b.literal else source, source, start, b.literal and not glob, glob,
-                b.problem)  # fmt: skip
+    return Word(
+        value if b.literal else source, source, start, b.literal and not glob, glob, b.problem
+    )
 
 
 def command_name(word: Word) -> str | None:

@@ -50,9 +50,22 @@ def _s(*names: str) -> frozenset[str]:
 
 #: Wrappers whose remaining words are the command they run.
 WRAPPERS: dict[str, Spec] = {
-    "env": Spec("i0v", "uCSP", _s("ignore-environment", "null", "debug", "list-signal-handling",
-                "block-signal", "default-signal", "ignore-signal"), _s("unset", "chdir", "split-string"),
-                assignments=True, script="S"),
+    "env": Spec(
+        "i0v",
+        "uCSP",
+        _s(
+            "ignore-environment",
+            "null",
+            "debug",
+            "list-signal-handling",
+            "block-signal",
+            "default-signal",
+            "ignore-signal",
+        ),
+        _s("unset", "chdir", "split-string"),
+        assignments=True,
+        script="S",
+    ),
     # reserved words tree-sitter reads as command names; bash allows assignments after them
     "!": Spec(assignments=True),  # the second `!` of `! ! rm x`
     "coproc": Spec(assignments=True),
@@ -61,47 +74,126 @@ WRAPPERS: dict[str, Spec] = {
     "exec": Spec("cl", "a"),
     "nice": Spec("", "n", long_valued=_s("adjustment"), numeric_flags=True),
     "nohup": Spec(),
-    "timeout": Spec("v", "sk", _s("preserve-status", "foreground", "verbose"),
-                    _s("signal", "kill-after"), positionals=1),
-    "sudo": Spec("AbEeHiKklnPSsVv", "CDghpRrtTUu",
-                 _s("askpass", "background", "preserve-env", "edit", "set-home", "login",
-                    "remove-timestamp", "reset-timestamp", "list", "non-interactive",
-                    "preserve-groups", "stdin", "shell", "version", "validate"),
-                 _s("close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type",
-                    "command-timeout", "other-user", "user"), assignments=True),
+    "timeout": Spec(
+        "v",
+        "sk",
+        _s("preserve-status", "foreground", "verbose"),
+        _s("signal", "kill-after"),
+        positionals=1,
+    ),
+    "sudo": Spec(
+        "AbEeHiKklnPSsVv",
+        "CDghpRrtTUu",
+        _s(
+            "askpass",
+            "background",
+            "preserve-env",
+            "edit",
+            "set-home",
+            "login",
+            "remove-timestamp",
+            "reset-timestamp",
+            "list",
+            "non-interactive",
+            "preserve-groups",
+            "stdin",
+            "shell",
+            "version",
+            "validate",
+        ),
+        _s(
+            "close-from",
+            "chdir",
+            "group",
+            "host",
+            "prompt",
+            "chroot",
+            "role",
+            "type",
+            "command-timeout",
+            "other-user",
+            "user",
+        ),
+        assignments=True,
+    ),
     "doas": Spec("nsL", "uC"),
-    "time": Spec("pvaq", "of", _s("portability", "verbose", "append", "quiet"), _s("output", "format"),
-                 assignments=True),
+    "time": Spec(
+        "pvaq",
+        "of",
+        _s("portability", "verbose", "append", "quiet"),
+        _s("output", "format"),
+        assignments=True,
+    ),
     "stdbuf": Spec("", "ioe", long_valued=_s("input", "output", "error")),
-    "ionice": Spec("t", "cnpPu", _s("ignore"), _s("class", "classdata", "pid", "pgid", "uid"),
-                   no_command="pPu"),
-    "chrt": Spec("abdefiormRv", "TPD", _s("all-tasks", "batch", "deadline", "fifo", "idle", "other",
-                 "rr", "reset-on-fork", "verbose", "ext"), _s("sched-runtime", "sched-period",
-                 "sched-deadline"), positionals=1, no_command="pm"),
+    "ionice": Spec(
+        "t", "cnpPu", _s("ignore"), _s("class", "classdata", "pid", "pgid", "uid"), no_command="pPu"
+    ),
+    "chrt": Spec(
+        "abdefiormRv",
+        "TPD",
+        _s(
+            "all-tasks",
+            "batch",
+            "deadline",
+            "fifo",
+            "idle",
+            "other",
+            "rr",
+            "reset-on-fork",
+            "verbose",
+            "ext",
+        ),
+        _s("sched-runtime", "sched-period", "sched-deadline"),
+        positionals=1,
+        no_command="pm",
+    ),
     "setsid": Spec("cfw", long_flags=_s("ctty", "fork", "wait")),
     "taskset": Spec("ac", "", _s("all-tasks", "cpu-list"), positionals=1, no_command="p"),
-    "xargs": Spec("0oprtx", "adEILnPs", _s("null", "open-tty", "interactive", "no-run-if-empty",
-                  "verbose", "exit", "show-limits", "eof", "replace", "max-lines"),
-                  _s("arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"),
-                  optional="eil"),
+    "xargs": Spec(
+        "0oprtx",
+        "adEILnPs",
+        _s(
+            "null",
+            "open-tty",
+            "interactive",
+            "no-run-if-empty",
+            "verbose",
+            "exit",
+            "show-limits",
+            "eof",
+            "replace",
+            "max-lines",
+        ),
+        _s("arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"),
+        optional="eil",
+    ),
     "busybox": Spec(),
     "chroot": Spec("", "", long_valued=_s("userspec", "groups", "skip-chdir"), positionals=1),
-    "flock": Spec("sxunoFh", "wEc", _s("shared", "exclusive", "unlock", "nonblock", "close",
-                  "no-fork"), _s("wait", "timeout", "conflict-exit-code", "command"),
-                  positionals=1, script="c"),
+    "flock": Spec(
+        "sxunoFh",
+        "wEc",
+        _s("shared", "exclusive", "unlock", "nonblock", "close", "no-fork"),
+        _s("wait", "timeout", "conflict-exit-code", "command"),
+        positionals=1,
+        script="c",
+    ),
     "strace": Spec("cCdfFhiqrtTvVwxyzZk", "abeEIoOpPsSuUX"),
     "ltrace": Spec("bcCdfhiLrStTV", "aAeEnoOpsux"),
-}  # fmt: skip
+}
 
 #: Shells whose `-c` argument is a script; without `-c` they run a file or their input.
 SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})
 #: Builtins whose arguments, joined with spaces, are a script run in the current shell.
 _EVAL = frozenset({"eval"})
 #: Builtins and programs that run code the command text does not show.
-_HIDDEN = {"source": "runs the commands in a file", ".": "runs the commands in a file",
-           "alias": "defines an alias, which can rename any command",
-           "enable": "can load a builtin from a shared library or disable builtins",
-           "fc": "re-runs commands from the history", "bind": "can bind keys to shell commands"}  # fmt: skip
+_HIDDEN = {
+    "source": "runs the commands in a file",
+    ".": "runs the commands in a file",
+    "alias": "defines an alias, which can rename any command",
+    "enable": "can load a builtin from a shared library or disable builtins",
+    "fc": "re-runs commands from the history",
+    "bind": "can bind keys to shell commands",
+}
 _SHELL_VALUED = frozenset({"o", "O"})
 _SHELL_LONG_VALUED = frozenset({"--rcfile", "--init-file"})
 
@@ -136,8 +228,9 @@ class Unwrap:
 _NOTHING = Unwrap()
 
 
-def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool],
-             sources: Sequence[str]) -> Unwrap:  # fmt: skip
+def _options(
+    name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool], sources: Sequence[str]
+) -> Unwrap:
     """Skip a wrapper's options, positionals and assignments; the rest is the command."""
     i, n = 1, len(words)
     unresolved: list[str] = []
@@ -172,8 +265,11 @@ def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool
             if opt not in spec.long_flags and opt not in spec.long_valued:
                 unresolved.append(f"unknown option `{w}` of {name}")
             if opt in ("command", "split-string"):
-                scripts.append(Script(i, attached, f"{name} --{opt}") if eq
-                               else Script(i + 1, value_at(i + 1), f"{name} --{opt}"))
+                scripts.append(
+                    Script(i, attached, f"{name} --{opt}")
+                    if eq
+                    else Script(i + 1, value_at(i + 1), f"{name} --{opt}")
+                )
                 no_command = True
             i += 2 if takes_value else 1
             continue
@@ -187,8 +283,11 @@ def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool
                 if ch in spec.valued:
                     attached = w[j + 1 :]
                     if ch in spec.script:
-                        scripts.append(Script(i, attached, f"{name} -{ch}") if attached
-                                       else Script(i + 1, value_at(i + 1), f"{name} -{ch}"))
+                        scripts.append(
+                            Script(i, attached, f"{name} -{ch}")
+                            if attached
+                            else Script(i + 1, value_at(i + 1), f"{name} -{ch}")
+                        )
                         no_command = True
                     skip = 1 if attached else 2
                     break
@@ -201,7 +300,11 @@ def _options(name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool
             continue
         # after a reserved word bash decides on the source (`'a'=b` is a command); env and
         # sudo see the word after quote removal
-        if spec.assignments and _ASSIGNMENT.match(w) and (name not in _SYNTAX or _ASSIGNMENT.match(sources[i])):
+        if (
+            spec.assignments
+            and _ASSIGNMENT.match(w)
+            and (name not in _SYNTAX or _ASSIGNMENT.match(sources[i]))
+        ):
             assigned.append(w.split("=", 1)[0])
             i += 1
             continue
@@ -262,11 +365,15 @@ def _shell(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
         text = words[i] if literal[i] else None
         return Unwrap(scripts=(Script(i, text, f"{name} -c"),))
     if i < n:
-        return Unwrap(unresolved=(f"`{name} {words[i]}` runs a script file, whose commands cannot be seen",))
+        return Unwrap(
+            unresolved=(f"`{name} {words[i]}` runs a script file, whose commands cannot be seen",)
+        )
     return Unwrap(unresolved=(f"`{name}` without -c runs the commands it reads from its input",))
 
 
-def _joined(name: str, start: int, words: Sequence[str], literal: Sequence[bool], via: str) -> Unwrap:
+def _joined(
+    name: str, start: int, words: Sequence[str], literal: Sequence[bool], via: str
+) -> Unwrap:
     """The words from `start` on, joined with spaces, are a script (eval, watch, ssh)."""
     if start >= len(words):
         return _NOTHING
@@ -293,8 +400,12 @@ def _builtin_script(name: str, words: Sequence[str], literal: Sequence[bool]) ->
     return _NOTHING
 
 
-def unwrap(name: str | None, words: Sequence[str], literal: Sequence[bool],
-           sources: Sequence[str] | None = None) -> Unwrap:  # fmt: skip
+def unwrap(
+    name: str | None,
+    words: Sequence[str],
+    literal: Sequence[bool],
+    sources: Sequence[str] | None = None,
+) -> Unwrap:
     """What command `words` (whose resolved name is `name`) runs, besides itself.
 
     `literal` says which words are literals; `sources` is the words as written (the
@@ -322,10 +433,17 @@ def unwrap(name: str | None, words: Sequence[str], literal: Sequence[bool],
         for i, w in enumerate(words[1:], 1):
             short_c = w.startswith("-") and not w.startswith("--") and "c" in w
             if (w == "--command" or (short_c and w.endswith("c"))) and i + 1 < len(words):
-                return Unwrap(scripts=(Script(i + 1, words[i + 1] if literal[i + 1] else None, f"{name} -c"),))
+                return Unwrap(
+                    scripts=(Script(i + 1, words[i + 1] if literal[i + 1] else None, f"{name} -c"),)
+                )
             if w.startswith("--command=") or short_c:  # `--command=x`, `-qcx`
-                return Unwrap(scripts=(Script(i, w.split("=", 1)[1] if "=" in w else w.split("c", 1)[1],
-                                              f"{name} -c"),))  # fmt: skip
+                return Unwrap(
+                    scripts=(
+                        Script(
+                            i, w.split("=", 1)[1] if "=" in w else w.split("c", 1)[1], f"{name} -c"
+                        ),
+                    )
+                )
         return _generic(name, words, literal) if name == "runuser" else _NOTHING
     if name in _GENERIC:
         return _generic(name, words, literal)
@@ -338,11 +456,39 @@ def unwrap(name: str | None, words: Sequence[str], literal: Sequence[bool],
 _DASH_C = frozenset({"su", "runuser", "script"})
 #: Less common wrappers whose options we do not model: the first word that is not an option,
 #: and the one after it (in case an option took a value), are both taken as the command.
-_GENERIC = frozenset({"fakeroot", "unbuffer", "firejail", "valgrind", "nsenter", "unshare", "numactl",
-                      "cgexec", "pkexec", "run0", "systemd-run", "catchsegv", "proot", "faketime",
-                      "tsp", "perf", "gdb", "caffeinate", "dbus-run-session", "xvfb-run", "prlimit",
-                      "systemd-inhibit", "torsocks", "proxychains", "proxychains4", "parallel",
-                      "entr", "sem", "runuser"})  # fmt: skip
+_GENERIC = frozenset(
+    {
+        "fakeroot",
+        "unbuffer",
+        "firejail",
+        "valgrind",
+        "nsenter",
+        "unshare",
+        "numactl",
+        "cgexec",
+        "pkexec",
+        "run0",
+        "systemd-run",
+        "catchsegv",
+        "proot",
+        "faketime",
+        "tsp",
+        "perf",
+        "gdb",
+        "caffeinate",
+        "dbus-run-session",
+        "xvfb-run",
+        "prlimit",
+        "systemd-inhibit",
+        "torsocks",
+        "proxychains",
+        "proxychains4",
+        "parallel",
+        "entr",
+        "sem",
+        "runuser",
+    }
+)
 #: Run commands they read from their input (`echo rm x | at now`).
 _STDIN_RUNNERS = frozenset({"at", "batch"})
 
@@ -352,8 +498,10 @@ def _generic(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap
     starts: list[int] = []
     for k in range(1, min(len(words), 9)):
         if not literal[k]:
-            return Unwrap(tuple(Inner(j, len(words), name) for j in starts),
-                          unresolved=(f"`{words[k]}` after {name} is not a literal",))  # fmt: skip
+            return Unwrap(
+                tuple(Inner(j, len(words), name) for j in starts),
+                unresolved=(f"`{words[k]}` after {name} is not a literal",),
+            )
         if not words[k].startswith("-") or words[k - 1] == "--":
             starts.append(k)
     return Unwrap(tuple(Inner(k, len(words), name) for k in starts))

@@ -103,8 +103,9 @@ class Tracer:
         return record
 
     @contextlib.contextmanager
-    def span(self, actor: Any, skill: str, source: Any = None, mode: str | None = None,
-             **extra: Any) -> Iterator[dict[str, Any]]:  # fmt: skip
+    def span(
+        self, actor: Any, skill: str, source: Any = None, mode: str | None = None, **extra: Any
+    ) -> Iterator[dict[str, Any]]:
         """`executing` on enter; `completed` or `failed` (re-raised) with the duration on exit.
 
         Yields a dict: keys put in it are added to the closing event (a `reason` put
@@ -170,8 +171,15 @@ def percentile(values: list[float], p: float) -> float | None:
 
 
 def _new_stats() -> dict[str, Any]:
-    return {"events": {}, "completed": 0, "failures": 0, "denials": 0,
-            "_durations": [], "sources": set(), "actors": set()}  # fmt: skip
+    return {
+        "events": {},
+        "completed": 0,
+        "failures": 0,
+        "denials": 0,
+        "_durations": [],
+        "sources": set(),
+        "actors": set(),
+    }
 
 
 def _finish(stats: dict[str, Any]) -> dict[str, Any]:
@@ -329,8 +337,10 @@ def format_stats(summary: dict[str, Any]) -> str:
     out = [fmt(rows[0]), "  ".join("-" * w for w in widths)]
     out += [fmt(r) for r in rows[1:-1]]
     out += ["  ".join("-" * w for w in widths), fmt(rows[-1])]
-    foot = (f"{summary.get('events', 0)} events from {summary.get('sessions', 0)} session(s) "
-            f"in {summary.get('files', 0)} file(s), {where}")  # fmt: skip
+    foot = (
+        f"{summary.get('events', 0)} events from {summary.get('sessions', 0)} session(s) "
+        f"in {summary.get('files', 0)} file(s), {where}"
+    )
     if summary.get("bad_lines"):
         foot += f"; {summary['bad_lines']} bad line(s) skipped"
     if summary.get("unreadable"):

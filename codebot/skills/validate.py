@@ -18,7 +18,10 @@ from codebot.skills.files import Diagnostic, Root, Severity, Source, Spec
 from codebot.skills.files.parse import KNOWN_KEYS, _key_lines, parse_file
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-NEGATIVE = re.compile(r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b", re.IGNORECASE)
+NEGATIVE = re.compile(
+    r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b",
+    re.IGNORECASE,
+)
 TOOL_PATTERN = re.compile(r"^[A-Za-z_][\w.*-]*(\(.*\))?$")
 MAX_BODY_LINES = 500
 #: Parse warnings that validation reports as errors: the skill loads (with its grants
@@ -74,7 +77,9 @@ def _frontmatter_lines(spec: Spec) -> dict[str, int]:
     from codebot.skills.files import MAX_FILE_BYTES, read_regular
 
     try:  # never open() a file that may have become a FIFO since it was loaded
-        head = read_regular(spec.path, MAX_FILE_BYTES)[: spec.body_offset].decode("utf-8", errors="replace")
+        head = read_regular(spec.path, MAX_FILE_BYTES)[: spec.body_offset].decode(
+            "utf-8", errors="replace"
+        )
     except OSError:
         return {}
     return _key_lines(head, 1)
@@ -95,55 +100,107 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
 
     name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
     if not 1 <= len(name) <= 64:
-        add(Severity.ERROR, "name-length", "name", f"name is {len(name)} characters", "use 1 to 64 characters")
+        add(
+            Severity.ERROR,
+            "name-length",
+            "name",
+            f"name is {len(name)} characters",
+            "use 1 to 64 characters",
+        )
     if not NAME_RE.match(name):
-        add(Severity.ERROR, "name-format", "name", f"name {name!r} is not lowercase letters, digits and single hyphens",
-            f"rename it, e.g. {re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'my-skill'!r}")  # fmt: skip
+        add(
+            Severity.ERROR,
+            "name-format",
+            "name",
+            f"name {name!r} is not lowercase letters, digits and single hyphens",
+            f"rename it, e.g. {re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'my-skill'!r}",
+        )
     if not spec.single_file and name != spec.dir.name:
-        add(Severity.ERROR, "name-mismatch", "name", f"name {name!r} differs from its folder {spec.dir.name!r}",
-            "rename the folder or the name so they are equal")  # fmt: skip
+        add(
+            Severity.ERROR,
+            "name-mismatch",
+            "name",
+            f"name {name!r} differs from its folder {spec.dir.name!r}",
+            "rename the folder or the name so they are equal",
+        )
     if len(spec.description) > 1024:
-        add(Severity.ERROR, "description-length", "description", f"description is {len(spec.description)} characters",
-            "keep it under 1,024 characters; move detail into the body")  # fmt: skip
+        add(
+            Severity.ERROR,
+            "description-length",
+            "description",
+            f"description is {len(spec.description)} characters",
+            "keep it under 1,024 characters; move detail into the body",
+        )
     if spec.compatibility and len(spec.compatibility) > 500:
-        add(Severity.ERROR, "compatibility-length", "compatibility",
-            f"compatibility is {len(spec.compatibility)} characters", "keep it under 500 characters")  # fmt: skip
+        add(
+            Severity.ERROR,
+            "compatibility-length",
+            "compatibility",
+            f"compatibility is {len(spec.compatibility)} characters",
+            "keep it under 500 characters",
+        )
     if spec.paths and (err := glob_error(spec.paths)):
         add(Severity.ERROR, "bad-glob", "paths", err, "fix the pattern (gitignore syntax)")
     for tool in (*spec.allowed_tools, *spec.disallowed_tools):
         if not TOOL_PATTERN.match(tool):
-            add(Severity.WARNING, "bad-tool-pattern", "allowed-tools", f"tool pattern {tool!r} is malformed",
-                "write a tool name, optionally with (argument pattern), e.g. Bash(git diff:*)")  # fmt: skip
+            add(
+                Severity.WARNING,
+                "bad-tool-pattern",
+                "allowed-tools",
+                f"tool pattern {tool!r} is malformed",
+                "write a tool name, optionally with (argument pattern), e.g. Bash(git diff:*)",
+            )
     for key in spec.extra:
         norm = key.lower().replace("_", "-")
         if norm not in KNOWN_KEYS:
-            add(Severity.INFO, "unknown-key", None, f"frontmatter key {key!r} is not used by codebot",
-                "it is kept and shown by 'skills show', but has no effect")  # fmt: skip
+            add(
+                Severity.INFO,
+                "unknown-key",
+                None,
+                f"frontmatter key {key!r} is not used by codebot",
+                "it is kept and shown by 'skills show', but has no effect",
+            )
     if not hints:
         return out
-    if not NEGATIVE.search(spec.description) and not (spec.when_to_use and NEGATIVE.search(spec.when_to_use)):
-        add(Severity.INFO, "no-negative-boundary", "description",
+    if not NEGATIVE.search(spec.description) and not (
+        spec.when_to_use and NEGATIVE.search(spec.when_to_use)
+    ):
+        add(
+            Severity.INFO,
+            "no-negative-boundary",
+            "description",
             "description does not say when NOT to use the skill",
-            "add a sentence like 'Not for X; use Y instead' so it does not trigger on near misses")  # fmt: skip
+            "add a sentence like 'Not for X; use Y instead' so it does not trigger on near misses",
+        )
     try:
         body_lines = spec.read_body().count("\n") + 1
     except OSError:
         body_lines = 0
     if body_lines > MAX_BODY_LINES:
-        add(Severity.INFO, "long-body", None, f"body is {body_lines} lines",
-            f"keep SKILL.md under {MAX_BODY_LINES} lines; move detail into references/")  # fmt: skip
+        add(
+            Severity.INFO,
+            "long-body",
+            None,
+            f"body is {body_lines} lines",
+            f"keep SKILL.md under {MAX_BODY_LINES} lines; move detail into references/",
+        )
     return out
 
 
-def validate_specs(specs: Iterable[Spec], rejected: Iterable[Diagnostic] = (), *, hints: bool = True) -> Report:
+def validate_specs(
+    specs: Iterable[Spec], rejected: Iterable[Diagnostic] = (), *, hints: bool = True
+) -> Report:
     """Every finding for `specs` and the files that did not load; `hints=False` leaves out
     the INFO findings (and the reads they need), never an error or a warning."""
     diags = [d for d in rejected if d.severity is not Severity.INFO]
     n = 0
     for spec in specs:
         n += 1
-        diags.extend(dataclasses.replace(d, severity=Severity.ERROR) if d.code in ERROR_CODES else d
-                     for d in spec.diagnostics if hints or d.severity is not Severity.INFO)  # fmt: skip
+        diags.extend(
+            dataclasses.replace(d, severity=Severity.ERROR) if d.code in ERROR_CODES else d
+            for d in spec.diagnostics
+            if hints or d.severity is not Severity.INFO
+        )
         diags.extend(check_spec(spec, hints))
     diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
     return Report(tuple(diags), n)
@@ -155,7 +212,9 @@ def validate_paths(paths: Iterable[Path]) -> Report:
     rejected: list[Diagnostic] = []
     for i, p in enumerate(paths):
         p = p.resolve()
-        root = Root(p.parent if p.is_file() else p, Source.PROJECT, "extra", (0, 1, i), explicit=True)
+        root = Root(
+            p.parent if p.is_file() else p, Source.PROJECT, "extra", (0, 1, i), explicit=True
+        )
         if p.is_file():
             found = [(p, None, None)]
         else:
@@ -169,8 +228,16 @@ def validate_paths(paths: Iterable[Path]) -> Report:
             else:
                 rejected.extend(diags)
         if not found and not rejected:
-            rejected.append(Diagnostic(str(p), 0, "no-skills", Severity.ERROR, "no SKILL.md found here",
-                                       "pass a SKILL.md, a skill folder or a folder of skills"))  # fmt: skip
+            rejected.append(
+                Diagnostic(
+                    str(p),
+                    0,
+                    "no-skills",
+                    Severity.ERROR,
+                    "no SKILL.md found here",
+                    "pass a SKILL.md, a skill folder or a folder of skills",
+                )
+            )
     return validate_specs(specs, rejected)
 
 
@@ -181,7 +248,9 @@ MIN_DESCRIPTION_WORDS = 8
 #: Two descriptions whose word sets overlap this much (Jaccard, after stemming and stop
 #: words) compete for the same requests.
 OVERLAP_JACCARD = 0.6
-_TITLE_FILLER = frozenset({"skill", "the", "a", "an", "and", "for", "of", "powerful", "example", "expert"})
+_TITLE_FILLER = frozenset(
+    {"skill", "the", "a", "an", "and", "for", "of", "powerful", "example", "expert"}
+)
 _TITLE_WORD = re.compile(r"[A-Za-z0-9][\w'+#]*")
 
 
@@ -196,7 +265,12 @@ def _title_only(spec: Spec) -> bool:
         return True
     alpha = [w for w in words if w[0].isalpha()]
     sentence = re.search(r"[.!?:;](?:\s|$)", text)
-    return bool(alpha) and len(words) <= 10 and not sentence and sum(w[0].isupper() for w in alpha) >= 0.7 * len(alpha)
+    return (
+        bool(alpha)
+        and len(words) <= 10
+        and not sentence
+        and sum(w[0].isupper() for w in alpha) >= 0.7 * len(alpha)
+    )
 
 
 def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
@@ -218,20 +292,44 @@ def description_quality(specs: Iterable[Spec]) -> list[Diagnostic]:
     for spec in specs:
         n_words = len(spec.description.split())
         if _title_only(spec):
-            out.append(Diagnostic(str(spec.path), line_of(spec), "title-only-description", Severity.WARNING,
-                                  f"description {spec.description.strip()!r} is only a title",
-                                  "say what the skill does, when to use it and when not to; the router and "
-                                  "the model choose skills by these words", "description"))  # fmt: skip
+            out.append(
+                Diagnostic(
+                    str(spec.path),
+                    line_of(spec),
+                    "title-only-description",
+                    Severity.WARNING,
+                    f"description {spec.description.strip()!r} is only a title",
+                    "say what the skill does, when to use it and when not to; the router and "
+                    "the model choose skills by these words",
+                    "description",
+                )
+            )
         elif n_words < MIN_DESCRIPTION_WORDS:
-            out.append(Diagnostic(str(spec.path), line_of(spec), "short-description", Severity.WARNING,
-                                  f"description has {count_of(n_words, 'word')}",
-                                  f"write at least {MIN_DESCRIPTION_WORDS} words: what it does, when to use it, "
-                                  "and 'Not for X (use Y)'", "description"))  # fmt: skip
+            out.append(
+                Diagnostic(
+                    str(spec.path),
+                    line_of(spec),
+                    "short-description",
+                    Severity.WARNING,
+                    f"description has {count_of(n_words, 'word')}",
+                    f"write at least {MIN_DESCRIPTION_WORDS} words: what it does, when to use it, "
+                    "and 'Not for X (use Y)'",
+                    "description",
+                )
+            )
     for a, b, jac in _overlapping(specs, Tokenizer("builtin")):
-        out.append(Diagnostic(str(a.path), line_of(a), "overlapping-description", Severity.WARNING,
-                              f"description of {a.name!r} overlaps {jac:.0%} with {b.name!r} ({b.path})",
-                              "make each say what sets it apart from the other, or merge them; "
-                              "requests matching one will match both", "description"))  # fmt: skip
+        out.append(
+            Diagnostic(
+                str(a.path),
+                line_of(a),
+                "overlapping-description",
+                Severity.WARNING,
+                f"description of {a.name!r} overlaps {jac:.0%} with {b.name!r} ({b.path})",
+                "make each say what sets it apart from the other, or merge them; "
+                "requests matching one will match both",
+                "description",
+            )
+        )
     return out
 
 

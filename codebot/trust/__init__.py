@@ -113,7 +113,11 @@ def _load(path: Path) -> tuple[list[TrustEntry], list[str], str | None]:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         # RecursionError: `[[[[...` nested deep enough overflows the JSON parser.
-        return [], [], "is too deeply nested" if isinstance(exc, RecursionError) else "is not valid JSON"
+        return (
+            [],
+            [],
+            "is too deeply nested" if isinstance(exc, RecursionError) else "is not valid JSON",
+        )
     items = doc.get("trusted") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         return [], [], 'does not have the shape {"version": 1, "trusted": [...]}'
@@ -150,7 +154,10 @@ def _entry(item: object, forbidden: _Forbidden) -> tuple[TrustEntry | None, str]
         return TrustEntry(p, since), ""  # written before identities were kept: trusted by path
     ints = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (device, inode))
     if not ints or not (commit is None or identity.valid_commit(commit)):
-        return None, f"{p}: device, inode and root_commit are malformed; run codebot trust on it again"
+        return (
+            None,
+            f"{p}: device, inode and root_commit are malformed; run codebot trust on it again",
+        )
     return TrustEntry(p, since, device, inode, commit), ""
 
 
@@ -174,7 +181,9 @@ def check(home: Path, folder: Path) -> tuple[TrustEntry | None, str | None]:
     trusted), or None and, when a trusted path holds another folder now, why."""
     real = _real(folder)
     entries, _ = load(home)
-    covering = sorted((e for e in entries if _inside(real, e.path)), key=lambda e: len(e.path), reverse=True)
+    covering = sorted(
+        (e for e in entries if _inside(real, e.path)), key=lambda e: len(e.path), reverse=True
+    )
     if not covering or _refusal(real):
         return None, None  # $HOME and its ancestors stay untrusted whatever the file says
     why_not = None
@@ -182,8 +191,10 @@ def check(home: Path, folder: Path) -> tuple[TrustEntry | None, str | None]:
         why = _changed(e)
         if why is None:
             return e, None
-        why_not = why_not or (f"{real} is not trusted: {e.path} was trusted on {e.since[:10]}, but {why}; "
-                              f"if you trust what is there now, run: codebot trust {e.path}")  # fmt: skip
+        why_not = why_not or (
+            f"{real} is not trusted: {e.path} was trusted on {e.since[:10]}, but {why}; "
+            f"if you trust what is there now, run: codebot trust {e.path}"
+        )
     return None, why_not
 
 
@@ -288,7 +299,9 @@ def add(home: Path, folder: Path, *, now: datetime | None = None) -> TrustEntry:
     if not os.path.exists(real):
         raise TrustError(f"cannot trust {shown}: no such folder", "missing")
     if not os.path.isdir(real):
-        raise TrustError(f"cannot trust {shown}: not a folder; trust the folder of the project", "not-a-folder")
+        raise TrustError(
+            f"cannot trust {shown}: not a folder; trust the folder of the project", "not-a-folder"
+        )
     since = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     try:
         ident = identity.identify(real)
@@ -359,7 +372,13 @@ def _encode(entries: list[TrustEntry]) -> bytes:
     def item(e: TrustEntry) -> dict[str, object]:
         if e.device is None:
             return {"path": e.path, "since": e.since}
-        return {"path": e.path, "since": e.since, "device": e.device, "inode": e.inode, "root_commit": e.root_commit}
+        return {
+            "path": e.path,
+            "since": e.since,
+            "device": e.device,
+            "inode": e.inode,
+            "root_commit": e.root_commit,
+        }
 
     doc = {"version": FORMAT, "trusted": [item(e) for e in entries]}
     # ensure_ascii: a path with undecodable bytes (lone surrogates) still round-trips.
@@ -372,4 +391,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     from codebot.home import write_private
 
     write_private(path, data)
-

@@ -31,7 +31,11 @@ def tool_summary(name: str, args: dict[str, Any]) -> str:
         return f"{name} {one_line(args['_raw'])}"
     keys = _SUBJECT_KEYS.get(name)
     if keys:
-        parts = [one_line(args[k]) for k in keys if isinstance(args.get(k), str | int | float) and str(args[k]).strip()]
+        parts = [
+            one_line(args[k])
+            for k in keys
+            if isinstance(args.get(k), str | int | float) and str(args[k]).strip()
+        ]
         if name == "Task" and not parts and isinstance(args.get("prompt"), str):
             parts = [one_line(args["prompt"])]
         return " ".join([name, *parts])

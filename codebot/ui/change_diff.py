@@ -30,4 +30,3 @@ def change_diff(name: str, status: str, content: str, max_lines: int | None = No
     if max_lines is not None and len(body) > max_lines:
         body = [*body[:max_lines], f"[… {len(body) - max_lines} more diff lines]"]
     return "\n".join(body)
-

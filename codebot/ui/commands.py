@@ -41,7 +41,9 @@ class Action(enum.Enum):
     SKILLS_RELOADED = enum.auto()  # /reload ran: the text (the TUI also toasts it), refresh
     PICK_MODEL = enum.auto()  # the text lists the models; the TUI opens its picker
     MODEL_SWITCHED = enum.auto()  # a new client: the text, then warm it up
-    PICK_SESSION = enum.auto()  # the text lists the sessions; each front end's picker runs /resume ID
+    PICK_SESSION = (
+        enum.auto()
+    )  # the text lists the sessions; each front end's picker runs /resume ID
     RESUMED = enum.auto()  # another session replaced this one: show its history instead of the text
     OPEN_TRANSCRIPT = enum.auto()  # the whole session: a screen in the TUI, the text in line mode
 
@@ -72,31 +74,86 @@ class Command:
     line_only: bool = False
 
     def available(self, front: Front) -> bool:
-        return not (self.tui_only and front is not Front.TUI) and not (self.line_only and front is Front.TUI)
+        return not (self.tui_only and front is not Front.TUI) and not (
+            self.line_only and front is Front.TUI
+        )
 
 
 BUILTINS: tuple[Command, ...] = (
     Command("help", "", "show commands, skills and keys", "cmd_help"),
-    Command("skills", "[filter]", "browse skills: sources, shadowing, diagnostics, on/off", "cmd_skills"),
-    Command("reload", "", "rescan every skill folder now", "cmd_reload", not_while_busy=True, off_loop=True),
-    Command("model", "[name]", "show, pick or switch the model for this session", "cmd_model",
-            not_while_busy=True, off_loop=True),  # fmt: skip
-    Command("clear", "", "start a fresh conversation (the old one stays in its transcript)", "cmd_clear",
-            not_while_busy=True),  # fmt: skip
-    Command("context", "", "how full the context is: system, tools, listing, skills, conversation", "cmd_context"),
-    Command("compact", "[focus]", "summarize the conversation now, keeping the skills in force", "cmd_compact",
-            runs_turn=True, not_while_busy=True),  # fmt: skip
+    Command(
+        "skills", "[filter]", "browse skills: sources, shadowing, diagnostics, on/off", "cmd_skills"
+    ),
+    Command(
+        "reload",
+        "",
+        "rescan every skill folder now",
+        "cmd_reload",
+        not_while_busy=True,
+        off_loop=True,
+    ),
+    Command(
+        "model",
+        "[name]",
+        "show, pick or switch the model for this session",
+        "cmd_model",
+        not_while_busy=True,
+        off_loop=True,
+    ),
+    Command(
+        "clear",
+        "",
+        "start a fresh conversation (the old one stays in its transcript)",
+        "cmd_clear",
+        not_while_busy=True,
+    ),
+    Command(
+        "context",
+        "",
+        "how full the context is: system, tools, listing, skills, conversation",
+        "cmd_context",
+    ),
+    Command(
+        "compact",
+        "[focus]",
+        "summarize the conversation now, keeping the skills in force",
+        "cmd_compact",
+        runs_turn=True,
+        not_while_busy=True,
+    ),
     Command("usage", "", "tokens and cost so far", "cmd_usage"),
     Command("exit", "", "quit codebot", "cmd_exit"),
-    Command("sandbox", "", "whether Bash commands run inside the bubblewrap sandbox", "cmd_sandbox"),
-    Command("resume", "[id]", "switch to another saved session of this project", "cmd_resume", off_loop=True),
-    Command("local", "[model]", "use the local server found at start (Ollama, llama.cpp, LM Studio)", "cmd_local",
-            off_loop=True),  # fmt: skip
-    Command("transcript", "", "the whole session: every message, tool call with its full result, compaction",
-            "cmd_transcript", off_loop=True, view=True),  # fmt: skip
-    Command("written", "[accept PATH|all · revert PATH]",
-            "files codebot's agent wrote among skills, config and instructions: review, accept, revert",
-            "cmd_written"),  # fmt: skip
+    Command(
+        "sandbox", "", "whether Bash commands run inside the bubblewrap sandbox", "cmd_sandbox"
+    ),
+    Command(
+        "resume",
+        "[id]",
+        "switch to another saved session of this project",
+        "cmd_resume",
+        off_loop=True,
+    ),
+    Command(
+        "local",
+        "[model]",
+        "use the local server found at start (Ollama, llama.cpp, LM Studio)",
+        "cmd_local",
+        off_loop=True,
+    ),
+    Command(
+        "transcript",
+        "",
+        "the whole session: every message, tool call with its full result, compaction",
+        "cmd_transcript",
+        off_loop=True,
+        view=True,
+    ),
+    Command(
+        "written",
+        "[accept PATH|all · revert PATH]",
+        "files codebot's agent wrote among skills, config and instructions: review, accept, revert",
+        "cmd_written",
+    ),
 )
 BY_NAME: dict[str, Command] = {c.name: c for c in BUILTINS}
 BUILTIN_NAMES = frozenset(BY_NAME)
@@ -104,19 +161,23 @@ BUILTIN_NAMES = frozenset(BY_NAME)
 # The keys each front end binds (the TUI's are its `CodebotApp.BINDINGS` and the prompt's).
 KEYS = {
     Front.TUI: "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
-               "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
-               "Esc cancel the turn · Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
+    "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
+    "Esc cancel the turn · Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
     Front.LINE: "Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
-                "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
+    "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
     Front.PLAIN: "Input: one message per line; end of input quits.",
-}  # fmt: skip
+}
 SKILLS_HELP = "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself."
 
 
 def help_text(front: Front) -> str:
     """`/help`: the built-ins this front end has, from the table, then skills and keys."""
     lines = ["Commands:"]
-    lines += [f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}" for c in BUILTINS if c.available(front)]
+    lines += [
+        f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}"
+        for c in BUILTINS
+        if c.available(front)
+    ]
     return "\n".join([*lines, "", SKILLS_HELP, KEYS[front]])
 
 
@@ -167,26 +228,51 @@ def fuzzy_score(query: str, candidate: str) -> float | None:
     return 1.0 / (1 + gaps)
 
 
-def complete(prefix: str, specs: Sequence[Spec], usage: Mapping[str, float],
-             overrides: Mapping[str, str] | None = None, limit: int = 50,
-             front: Front = Front.TUI) -> list[Completion]:  # fmt: skip
+def complete(
+    prefix: str,
+    specs: Sequence[Spec],
+    usage: Mapping[str, float],
+    overrides: Mapping[str, str] | None = None,
+    limit: int = 50,
+    front: Front = Front.TUI,
+) -> list[Completion]:
     """Completions for what the person typed after `/` (without the slash)."""
     query = prefix.strip().lower()
     items: list[tuple[float, float, int, str, Completion]] = []
     for i, cmd in enumerate(BUILTINS):
         s = fuzzy_score(query, cmd.name) if cmd.available(front) else None
         if s is not None:
-            items.append((s, 1e9 if not query else 0.0, i, cmd.name, Completion(cmd.name, cmd.hint, cmd.help, "builtin")))
+            items.append(
+                (
+                    s,
+                    1e9 if not query else 0.0,
+                    i,
+                    cmd.name,
+                    Completion(cmd.name, cmd.hint, cmd.help, "builtin"),
+                )
+            )
     for spec, _ in eligible(specs, Actor.HUMAN, overrides):
         if spec.key in BUILTIN_NAMES:
             continue  # shadowed by the built-in
         s = fuzzy_score(query, spec.name)
         if s is None:
             continue
-        items.append((s, usage.get(spec.key, 0.0), 1000, spec.name,
-                      # hint and description come from a skill file: no escape sequences on screen
-                      Completion(spec.name, strip_escapes(spec.argument_hint or ""), strip_escapes(spec.description),
-                                 "skill", spec.source.value)))  # fmt: skip
+        items.append(
+            (
+                s,
+                usage.get(spec.key, 0.0),
+                1000,
+                spec.name,
+                # hint and description come from a skill file: no escape sequences on screen
+                Completion(
+                    spec.name,
+                    strip_escapes(spec.argument_hint or ""),
+                    strip_escapes(spec.description),
+                    "skill",
+                    spec.source.value,
+                ),
+            )
+        )
     items.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
     return [t[4] for t in items[:limit]]
 

@@ -18,17 +18,34 @@ from codebot.ui.builtins import HANDLERS, BuiltinCommands
 from codebot.ui.commands import Action, Front, Reply
 from codebot.ui.reports import context_report, format_change, new_problems, usage_report
 
-__all__ = ["Action", "Controller", "Front", "Reply", "context_report", "format_change", "new_problems",
-           "usage_report"]  # fmt: skip
+__all__ = [
+    "Action",
+    "Controller",
+    "Front",
+    "Reply",
+    "context_report",
+    "format_change",
+    "new_problems",
+    "usage_report",
+]
 
 
 class Controller(BuiltinCommands):
     #: The front end that drives this controller (it sets this): what `/help` lists.
     front: Front = Front.TUI
 
-    def __init__(self, settings: Settings, *, emit: Callable[[Any], None] | None = None, client=None,
-                 interactive: bool = True, allow: Sequence[str] = (), deny: Sequence[str] = (),
-                 resume=None, extra_dirs: Sequence[Any] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        emit: Callable[[Any], None] | None = None,
+        client=None,
+        interactive: bool = True,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        resume=None,
+        extra_dirs: Sequence[Any] = (),
+    ) -> None:
         from codebot.agent.session import build_session
         from codebot.workspace import open_catalog
 
@@ -36,9 +53,17 @@ class Controller(BuiltinCommands):
         self._session_args = {"allow": allow, "deny": deny, "extra_dirs": extra_dirs}  # for /resume
         self.catalog = open_catalog(settings, prefetch=True)  # warm_router builds the index soon
         self._emit = emit or (lambda _e: None)
-        self.session = build_session(settings, self.catalog, client=client, emit=self._relay,
-                                     interactive=interactive, allow=allow, deny=deny, resume=resume,
-                                     extra_dirs=extra_dirs)  # fmt: skip
+        self.session = build_session(
+            settings,
+            self.catalog,
+            client=client,
+            emit=self._relay,
+            interactive=interactive,
+            allow=allow,
+            deny=deny,
+            resume=resume,
+            extra_dirs=extra_dirs,
+        )
         self._diagnostics = self.catalog.snapshot.diagnostics  # reload messages name the new ones
         transcript = self.session.transcript
         # Said once at start by each front end (a session in use, a damaged file skipped).
@@ -77,8 +102,9 @@ class Controller(BuiltinCommands):
 
     def completions(self, prefix: str, limit: int = 50) -> list[commands.Completion]:
         usage = self.session.usage_tracker.scores() if self.session.usage_tracker else {}
-        return commands.complete(prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit,
-                                 self.front)  # fmt: skip
+        return commands.complete(
+            prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit, self.front
+        )
 
     def context_use(self, *, may_import: bool = True):
         """Tokens the next request would spend, by part (`ContextUse`). `may_import=False`
@@ -112,7 +138,9 @@ class Controller(BuiltinCommands):
     def session_rows(self) -> list[Any]:
         from codebot.ui.resume_view import session_rows
 
-        return session_rows(self.settings.home / "sessions", self.settings.project_dir, exclude=self.session.id)
+        return session_rows(
+            self.settings.home / "sessions", self.settings.project_dir, exclude=self.session.id
+        )
 
     def switch_session(self, session_id: str) -> None:
         """Make the saved session `session_id` this controller's session, in place. The other
@@ -122,9 +150,15 @@ class Controller(BuiltinCommands):
         from codebot.agent.session import ResumeChoice, build_session
 
         old = self.session
-        new = build_session(self.settings, self.catalog, client=old.client, emit=self._relay,
-                            interactive=old.interactive, resume=ResumeChoice(False, session_id),
-                            **self._session_args)  # fmt: skip
+        new = build_session(
+            self.settings,
+            self.catalog,
+            client=old.client,
+            emit=self._relay,
+            interactive=old.interactive,
+            resume=ResumeChoice(False, session_id),
+            **self._session_args,
+        )
         if old.transcript is not None:
             old.transcript.close()
         self.session = new
@@ -252,8 +286,12 @@ def written_notice(guard: Any) -> list[str]:
     marked = guard.store.marked()
     notes = [guard.store.warning] if guard.store.warning else []
     if marked:
-        names = ", ".join(sorted(marked)[:5]) + (f" and {len(marked) - 5} more" if len(marked) > 5 else "")
-        notes.append(f"{len(marked)} file(s) written by codebot's agent are not accepted yet ({names}): their "
-                     "commands are asked and their grants and settings ignored; /written shows the diffs, "
-                     "/written accept PATH|all accepts, /written revert PATH puts one back")  # fmt: skip
+        names = ", ".join(sorted(marked)[:5]) + (
+            f" and {len(marked) - 5} more" if len(marked) > 5 else ""
+        )
+        notes.append(
+            f"{len(marked)} file(s) written by codebot's agent are not accepted yet ({names}): their "
+            "commands are asked and their grants and settings ignored; /written shows the diffs, "
+            "/written accept PATH|all accepts, /written revert PATH puts one back"
+        )
     return notes

@@ -41,22 +41,34 @@ def init_json(session: Any) -> dict[str, Any]:
     from codebot.agent.tools import META_TOOLS
 
     tools = [n for n in (*session.registry.names(), *META_TOOLS) if session.tool_filter(n)]
-    return {"type": "init", "session_id": session.id, "model": session.client.model,
-            "cwd": str(session.settings.cwd), "tools": tools, "skills": len(session.catalog.snapshot)}  # fmt: skip
+    return {
+        "type": "init",
+        "session_id": session.id,
+        "model": session.client.model,
+        "cwd": str(session.settings.cwd),
+        "tools": tools,
+        "skills": len(session.catalog.snapshot),
+    }
 
 
 def usage_by_model(session: Any) -> dict[str, Any]:
     return {model: u.to_json() for model, u in session.usage_by_model.items()}
 
 
-def result_json(session: Any, text: str, *, error: tuple[str, str] | None = None,
-                usage: Any = None) -> dict[str, Any]:  # fmt: skip
+def result_json(
+    session: Any, text: str, *, error: tuple[str, str] | None = None, usage: Any = None
+) -> dict[str, Any]:
     """stream-json's last line: the answer, whether it failed, and what it cost.
     `error`: (kind, message). `usage`: this turn's (the session's usage by model also
     counts a compaction run before it)."""
-    out = {"type": "result", "session_id": session.id, "result": text, "is_error": error is not None,
-           "usage": (usage if usage is not None else session.total_usage).to_json(),
-           "usage_by_model": usage_by_model(session)}  # fmt: skip
+    out = {
+        "type": "result",
+        "session_id": session.id,
+        "result": text,
+        "is_error": error is not None,
+        "usage": (usage if usage is not None else session.total_usage).to_json(),
+        "usage_by_model": usage_by_model(session),
+    }
     if error is not None:
         out["error"] = {"kind": error[0], "message": error[1]}
     return out
@@ -100,9 +112,19 @@ def _routes(prompt: str) -> bool:
     return commands.parse(prompt).kind != "builtin" and request_shape(prompt) != "chat"
 
 
-def run_print(prompt: str, settings: Settings, *, output_format: str = "text", allow=(), deny=(),
-              continue_latest: bool = False, resume_id: str | None = None, extra_dirs=(),
-              compact: str | None = None, fail_on_denial: bool = False) -> int:
+def run_print(
+    prompt: str,
+    settings: Settings,
+    *,
+    output_format: str = "text",
+    allow=(),
+    deny=(),
+    continue_latest: bool = False,
+    resume_id: str | None = None,
+    extra_dirs=(),
+    compact: str | None = None,
+    fail_on_denial: bool = False,
+) -> int:
     """Exit codes: 0 done, 1 the turn failed (`is_error`), 2 it could not start, 4 with
     `fail_on_denial` a tool call of the turn (a sub-agent's too) was denied or failed,
     130 cancelled."""
@@ -110,7 +132,9 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
     from codebot.workspace import open_catalog
 
     answer = _Answer()
-    with contextlib.suppress(AttributeError, ValueError):  # no write to stdout may end on a codec error
+    with contextlib.suppress(
+        AttributeError, ValueError
+    ):  # no write to stdout may end on a codec error
         sys.stdout.reconfigure(errors="replace")
 
     def emit(e: Any) -> None:
@@ -130,8 +154,16 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
 
     catalog = open_catalog(settings, prefetch=_routes(prompt))
     try:
-        session = build_session(settings, catalog, emit=emit, interactive=False, allow=allow, deny=deny,
-                                resume=ResumeChoice(continue_latest, resume_id), extra_dirs=extra_dirs)  # fmt: skip
+        session = build_session(
+            settings,
+            catalog,
+            emit=emit,
+            interactive=False,
+            allow=allow,
+            deny=deny,
+            resume=ResumeChoice(continue_latest, resume_id),
+            extra_dirs=extra_dirs,
+        )
     except SetupError as exc:
         _say(f"codebot: {exc}")
         return 2
@@ -191,8 +223,10 @@ def run_print(prompt: str, settings: Settings, *, output_format: str = "text", a
             _say(f"codebot: {record.error.splitlines()[0] if record.error else ''}")
         return 1
     if fail_on_denial and (record.denied_calls or record.failed_calls):
-        _say(f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied and {record.failed_calls} "
-             "failed in this turn (sub-agents included); exit code 4")  # fmt: skip
+        _say(
+            f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied and {record.failed_calls} "
+            "failed in this turn (sub-agents included); exit code 4"
+        )
         return 4
     return 0
 
@@ -222,9 +256,14 @@ def _compact_only(session: Any, focus: str, output_format: str) -> int:
             session.transcript.close()
     text = error or (record.describe() if record is not None else "nothing to compact yet")
     if output_format == "json":
-        out = {"result": text, "session_id": session.id, "model": session.client.model,
-               "compaction": record.to_json() if record is not None else None, "is_error": error is not None,
-               "usage_by_model": usage_by_model(session)}  # fmt: skip
+        out = {
+            "result": text,
+            "session_id": session.id,
+            "model": session.client.model,
+            "compaction": record.to_json() if record is not None else None,
+            "is_error": error is not None,
+            "usage_by_model": usage_by_model(session),
+        }
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
     elif output_format == "stream-json":
         _line(result_json(session, text, error=(kind, error) if error else None))
@@ -255,13 +294,17 @@ def denial_hint(call: dict[str, Any], session: Any) -> str:
     what = _call_text(name, args)
     by_rule = _BY_RULE.match(str(call.get("reason") or ""))
     if by_rule and by_rule.group(1) != "None":
-        return (f"{what} was denied by the rule {by_rule.group(1)}; a deny rule wins over --allow, so remove it "
-                "(--deny, or permissions.deny in the config) to let such calls run")  # fmt: skip
+        return (
+            f"{what} was denied by the rule {by_rule.group(1)}; a deny rule wins over --allow, so remove it "
+            "(--deny, or permissions.deny in the config) to let such calls run"
+        )
     subject = _subject(session, name, args)
     rules, why = allow_rules_for(name, subject, session.approvals)
     if not rules:
-        return (f"{what} was denied: print mode cannot ask, and no --allow rule can allow it ({why}); "
-                "run it where you can approve it: codebot, or codebot --plain")  # fmt: skip
+        return (
+            f"{what} was denied: print mode cannot ask, and no --allow rule can allow it ({why}); "
+            "run it where you can approve it: codebot, or codebot --plain"
+        )
     hint = f"{what} was denied: print mode cannot ask. To allow it, add {_flags(rules[0])}"
     return hint + (f" (or exactly this call: {_flags(rules[1])})" if len(rules) > 1 else "")
 
@@ -315,7 +358,9 @@ def allow_rules_for(tool: str, subject: str, approvals: Any) -> tuple[list[list[
     return found, why
 
 
-_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")  # `git push`, `npm test`: the second word names the action
+_SUBCOMMAND = re.compile(
+    r"[a-z][a-z0-9-]*"
+)  # `git push`, `npm test`: the second word names the action
 
 
 def _bash_prefixes(exact: list[str]) -> list[str]:

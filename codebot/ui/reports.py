@@ -13,8 +13,13 @@ from codebot.skills.catalog import Change
 
 def usage_report(total, by_model) -> str:
     """`/usage`: tokens in and out and cost (litellm's price table), per model and in all."""
+
     def line(name: str, u) -> str:
-        cost = f"${u.cost:.4f}" if u.cost is not None else "cost unknown (not in litellm's price table)"
+        cost = (
+            f"${u.cost:.4f}"
+            if u.cost is not None
+            else "cost unknown (not in litellm's price table)"
+        )
         return f"  {name:<28} {u.prompt_tokens:>10,} in {u.completion_tokens:>9,} out   {cost}"
 
     lines = ["Usage this session:"] + [line(m, u) for m, u in sorted(by_model.items())]
@@ -23,17 +28,23 @@ def usage_report(total, by_model) -> str:
     return "\n".join(lines)
 
 
-WINDOW_SOURCES = {"config": "the config (model_context_window)", "litellm": "litellm's model table",
-                  "default": "the default (the model is unknown to litellm and to the config)"}  # fmt: skip
+WINDOW_SOURCES = {
+    "config": "the config (model_context_window)",
+    "litellm": "litellm's model table",
+    "default": "the default (the model is unknown to litellm and to the config)",
+}
 
 
 def context_report(use, session, settings: Settings) -> str:
     """`/context`: tokens by part against the window, the threshold, the last compaction."""
+
     def k(n: int) -> str:
         return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
-    lines = [f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
-             f"{WINDOW_SOURCES.get(use.source, use.source)}"]  # fmt: skip
+    lines = [
+        f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
+        f"{WINDOW_SOURCES.get(use.source, use.source)}"
+    ]
     for name, n in use.parts().items():
         lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")
     comp = settings.compaction
@@ -45,8 +56,10 @@ def context_report(use, session, settings: Settings) -> str:
     if session.last_compaction is not None:
         lines.append(f"  {session.last_compaction.describe()}")
     if not settings.trusted:
-        lines.append(f"  untrusted: {settings.project_dir} (project config limited, project skills run no "
-                     "commands; `codebot trust` to change)")  # fmt: skip
+        lines.append(
+            f"  untrusted: {settings.project_dir} (project config limited, project skills run no "
+            "commands; `codebot trust` to change)"
+        )
     return "\n".join(lines)
 
 
@@ -56,8 +69,11 @@ def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> s
     from codebot.skills.validate import count_of
 
     head = f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
-    names = [*(f"+ {n}" for n in change.added), *(f"~ {n}" for n in change.changed),
-             *(f"− {n}" for n in change.removed)]  # fmt: skip
+    names = [
+        *(f"+ {n}" for n in change.added),
+        *(f"~ {n}" for n in change.changed),
+        *(f"− {n}" for n in change.removed),
+    ]
     if names:
         more = f" and {len(names) - 5} more" if len(names) > 5 else ""
         head += " · " + ", ".join(names[:5]) + more

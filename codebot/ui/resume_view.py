@@ -33,7 +33,9 @@ MAX_LINES = 20  # of one user or assistant text; a pasted log must not fill the 
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
 # A skill block as `invocation` writes it, or the line sent instead of an unchanged one.
-_SKILL = re.compile(r'<skill name="([^"]*)"[^>]*>(.*?)</skill>|\[skill "([^"]+)" is already loaded[^\]]*\]', re.S)
+_SKILL = re.compile(
+    r'<skill name="([^"]*)"[^>]*>(.*?)</skill>|\[skill "([^"]+)" is already loaded[^\]]*\]', re.S
+)
 _ARGUMENTS = re.compile(r"\n\nARGUMENTS: (.*)\n?$", re.S)
 _SUMMARY = re.compile(r'<conversation-summary messages="(\d+)" at="([^"]*)">')
 
@@ -47,12 +49,22 @@ class Item:
     status: str = ""
 
 
-def resume_view(history: Sequence[dict[str, Any]], session_id: str, started: float | None, *,
-                last: int = LAST_TURNS, max_lines: int | None = MAX_LINES) -> list[Item]:  # fmt: skip
+def resume_view(
+    history: Sequence[dict[str, Any]],
+    session_id: str,
+    started: float | None,
+    *,
+    last: int = LAST_TURNS,
+    max_lines: int | None = MAX_LINES,
+) -> list[Item]:
     """The heading, a note on a compaction, then the last `last` turns (a turn is a user
     message and what followed), after a note on how many earlier ones are not shown.
     `started`: the session's start (the transcript header's `created`), when known."""
-    when = f" from {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}" if started is not None else ""
+    when = (
+        f" from {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}"
+        if started is not None
+        else ""
+    )
     items = [Item("heading", f"resumed session {session_id}{when}")]
     messages = list(history)
     if messages and is_preamble(messages[0]):
@@ -62,7 +74,9 @@ def resume_view(history: Sequence[dict[str, Any]], session_id: str, started: flo
     shown = turns[len(turns) - last :] if 0 < last < len(turns) else ([] if last <= 0 else turns)
     if len(shown) < len(turns):
         n = len(turns) - len(shown)
-        items.append(Item("note", f"… {n} earlier turn{'s' if n != 1 else ''} (see `codebot sessions`)"))
+        items.append(
+            Item("note", f"… {n} earlier turn{'s' if n != 1 else ''} (see `codebot sessions`)")
+        )
     for turn in shown:
         items.extend(turn_items(turn, max_lines))
     return items
@@ -71,9 +85,15 @@ def resume_view(history: Sequence[dict[str, Any]], session_id: str, started: flo
 def compaction_note(content: str) -> str:
     """What the summary message says about the compaction, in one line."""
     m = _SUMMARY.match(content)
-    how = "dropped without a summary" if "were dropped to fit the context window" in content[:600] else "summarized"
+    how = (
+        "dropped without a summary"
+        if "were dropped to fit the context window" in content[:600]
+        else "summarized"
+    )
     what = f"{m.group(1)} messages {how} at {m.group(2)}" if m else f"the earlier messages {how}"
-    skills = list(dict.fromkeys(html.unescape(s.group(1)) for s in _SKILL.finditer(content) if s.group(1)))
+    skills = list(
+        dict.fromkeys(html.unescape(s.group(1)) for s in _SKILL.finditer(content) if s.group(1))
+    )
     again = f"; skills re-attached: {', '.join(skills)}" if skills else ""
     return f"(the conversation before was compacted: {what}{again}; the transcript keeps it all)"
 
@@ -92,7 +112,9 @@ def split_turns(messages: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]
 
 
 def turn_items(turn: Sequence[dict[str, Any]], max_lines: int | None = MAX_LINES) -> list[Item]:
-    results = {m.get("tool_call_id"): text_of(m.get("content")) for m in turn if m.get("role") == "tool"}
+    results = {
+        m.get("tool_call_id"): text_of(m.get("content")) for m in turn if m.get("role") == "tool"
+    }
     items: list[Item] = []
     for m in turn:
         role = m.get("role")
@@ -114,7 +136,11 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text"
+        )
     return ""
 
 
@@ -154,7 +180,11 @@ def call_parts(call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     name = str(fn.get("name") or "?")
     raw = fn.get("arguments") or ""
     try:
-        args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw if isinstance(raw, dict) else {})
+        args = (
+            json.loads(raw)
+            if isinstance(raw, str) and raw.strip()
+            else (raw if isinstance(raw, dict) else {})
+        )
     except ValueError:
         args = {"_raw": raw}
     if not isinstance(args, dict):
@@ -179,13 +209,30 @@ def tool_status(name: str, result: str | None) -> str:
     refusals and failures; a result in any other words counts as ok."""
     if result is None or result.startswith("[interrupted:"):
         return "interrupted"
-    if result.startswith(("denied by rule ", "the person did not approve", "the person denied this call")):
+    if result.startswith(
+        ("denied by rule ", "the person did not approve", "the person denied this call")
+    ):
         return "denied"
-    failed = (f"{name} failed: ", f"{name}: ", f"{name}.", "unknown tool ", f"tool {name} is not available",
-              "command timed out after ", "the sub-agent was stopped: ")  # fmt: skip
-    if name == "Bash" and result.startswith("exit code ") and not result.startswith("exit code 0\n"):
+    failed = (
+        f"{name} failed: ",
+        f"{name}: ",
+        f"{name}.",
+        "unknown tool ",
+        f"tool {name} is not available",
+        "command timed out after ",
+        "the sub-agent was stopped: ",
+    )
+    if (
+        name == "Bash"
+        and result.startswith("exit code ")
+        and not result.startswith("exit code 0\n")
+    ):
         return "error"  # a command that failed, as the Bash tool said when it ran
-    return "error" if result.startswith(failed) or " was not run: turn budget reached" in result[:80] else "ok"
+    return (
+        "error"
+        if result.startswith(failed) or " was not run: turn budget reached" in result[:80]
+        else "ok"
+    )
 
 
 def clip_lines(text: str, max_lines: int | None) -> str:
@@ -205,7 +252,9 @@ class SessionRow:
     first_prompt: str  # one line
 
 
-def session_rows(sessions_dir: Path, project: Path, *, exclude: str = "", limit: int = 20) -> list[SessionRow]:
+def session_rows(
+    sessions_dir: Path, project: Path, *, exclude: str = "", limit: int = 20
+) -> list[SessionRow]:
     """This project's sessions, newest first (by last write), but `exclude` (the one in
     use), at most `limit`. Damaged files are left out (`codebot sessions` names them)."""
     rows = []

@@ -62,8 +62,11 @@ def save_toggle(settings: Settings, key: str, value: str, *, everywhere: bool = 
 def _in_force(settings: Settings, user: Any, shared: Any, local: Any) -> Settings:
     layers = {"user_overrides": user, "shared_overrides": shared, "local_overrides": local}
     overrides = combine_overrides(user, shared, local, trusted=settings.trusted)
-    return dataclasses.replace(settings, overrides=MappingProxyType(overrides),
-                               **{k: MappingProxyType(dict(v)) for k, v in layers.items()})  # fmt: skip
+    return dataclasses.replace(
+        settings,
+        overrides=MappingProxyType(overrides),
+        **{k: MappingProxyType(dict(v)) for k, v in layers.items()},
+    )
 
 
 def _save_project(settings: Settings, key: str, value: str) -> Toggled:
@@ -73,14 +76,19 @@ def _save_project(settings: Settings, key: str, value: str) -> Toggled:
     local = {k: v for k, v in settings.local_overrides.items() if k != key}
     # `on` takes the project's own toggle away; it is written only where another layer
     # would still limit the skill (the person's global toggle, the shared project file).
-    if value != "on" or combine_overrides(user, shared, local, trusted=settings.trusted).get(key, "on") != "on":
+    if (
+        value != "on"
+        or combine_overrides(user, shared, local, trusted=settings.trusted).get(key, "on") != "on"
+    ):
         local[key] = value
     now = combine_overrides(user, shared, local, trusted=settings.trusted).get(key, "on")
     if now != value:  # only in an untrusted project: its files may narrow, never widen
         mine = settings.user_overrides.get(key, "on") != "on"
         by = settings.config_path if mine else settings.project_dir / ".codebot" / "config.yaml"
-        raise ToggleError(f"not saved: it would stay {now} here, as {_shown(by)} limits it and this project is not "
-                          f"trusted, so its settings may only narrow that (run `codebot trust`, or add --global)")
+        raise ToggleError(
+            f"not saved: it would stay {now} here, as {_shown(by)} limits it and this project is not "
+            f"trusted, so its settings may only narrow that (run `codebot trust`, or add --global)"
+        )
     path = settings.local_config_path
     written: dict[str, dict[str, str]] = {}
 
@@ -113,7 +121,9 @@ def _save_project(settings: Settings, key: str, value: str) -> Toggled:
         _ignore_in_git(settings.project_dir, path)
         said = f"saved in {_shown(path)}; this project only, add --global for every project"
     else:
-        said = f"already so in {_shown(path)}" if path.exists() else "this project sets nothing for it"
+        said = (
+            f"already so in {_shown(path)}" if path.exists() else "this project sets nothing for it"
+        )
     if saved.comments_lost:
         said += "; its comments were not kept"
     return Toggled(_in_force(settings, user, shared, written.get("overrides", local)), said)
@@ -129,7 +139,9 @@ def _save_global(settings: Settings, key: str, value: str) -> Toggled:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (OSError, yaml.YAMLError) as exc:
-        raise ToggleError(f"{path} cannot be read ({exc}); fix it before changing skills here") from exc
+        raise ToggleError(
+            f"{path} cannot be read ({exc}); fix it before changing skills here"
+        ) from exc
     data = data if isinstance(data, dict) else {}
     if not isinstance(data.get("skills"), dict):
         data["skills"] = {}
@@ -143,7 +155,9 @@ def _save_global(settings: Settings, key: str, value: str) -> Toggled:
     # 0600 like everything in $CODEBOT_HOME (permission rules, endpoints, overrides).
     private_dir(path.parent)
     write_private(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"))
-    user = {k: v for k, v in settings.user_overrides.items() if k != key} | ({} if value == "on" else {key: value})
+    user = {k: v for k, v in settings.user_overrides.items() if k != key} | (
+        {} if value == "on" else {key: value}
+    )
     done = _in_force(settings, user, settings.shared_overrides, settings.local_overrides)
     said = f"saved in {_shown(path)}"
     now = done.overrides.get(key, "on")
@@ -157,11 +171,19 @@ def _ignore_in_git(project: Path, path: Path) -> None:
     repository and the folder has no .gitignore yet (an existing one is not touched)."""
     if not (project / ".git").exists():
         return
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
     with contextlib.suppress(OSError):  # a convenience: saving the toggle does not depend on it
         fd = os.open(path.parent / ".gitignore", flags, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"# personal settings codebot writes (/skills); not for the repository\n{path.name}\n")
+            fh.write(
+                f"# personal settings codebot writes (/skills); not for the repository\n{path.name}\n"
+            )
 
 
 def _shown(path: Path) -> str:

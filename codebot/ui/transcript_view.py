@@ -50,13 +50,20 @@ def session_entries(session: Any) -> list[Entry]:
         entries = file_entries(Path(path))
         error = getattr(transcript, "error", None)
         if error:
-            entries.append(Entry("note", f"the transcript stopped being written ({error}); what followed is not here"))
+            entries.append(
+                Entry(
+                    "note",
+                    f"the transcript stopped being written ({error}); what followed is not here",
+                )
+            )
         return entries
     history = list(getattr(session, "history", None) or ())
     if not history:
         return [Entry("note", "nothing in this session yet")]
-    return [Entry("note", "no transcript file for this session; showing the messages in the context"),
-            *entries_of({"type": "message", "message": m} for m in history)]  # fmt: skip
+    return [
+        Entry("note", "no transcript file for this session; showing the messages in the context"),
+        *entries_of({"type": "message", "message": m} for m in history),
+    ]
 
 
 def file_entries(path: Path) -> list[Entry]:
@@ -68,8 +75,13 @@ def file_entries(path: Path) -> list[Entry]:
             if size > MAX_BYTES:
                 fh.seek(size - MAX_BYTES)
                 fh.readline()  # the rest of a cut line
-                notes.append(Entry("note", f"the first {(size - MAX_BYTES) // (1024 * 1024)} MiB of the "
-                                           f"transcript are not shown ({path})"))  # fmt: skip
+                notes.append(
+                    Entry(
+                        "note",
+                        f"the first {(size - MAX_BYTES) // (1024 * 1024)} MiB of the "
+                        f"transcript are not shown ({path})",
+                    )
+                )
             data = fh.read()
     except OSError as exc:
         return [Entry("note", f"the transcript cannot be read ({exc.strerror or exc}): {path}")]
@@ -132,7 +144,9 @@ def _message(m: dict[str, Any], out: list[Entry], calls: dict[str, int], typed: 
         result = text_of(m.get("content"))
         at = calls.pop(str(m.get("tool_call_id")), None)
         if at is None:
-            out.append(Entry("tool", "result of an earlier call", result=_safe(result), status="ok"))
+            out.append(
+                Entry("tool", "result of an earlier call", result=_safe(result), status="ok")
+            )
         else:
             name = out[at].text.split(" ", 1)[0]
             out[at] = replace(out[at], result=_safe(result), status=tool_status(name, result))
@@ -141,15 +155,20 @@ def _message(m: dict[str, Any], out: list[Entry], calls: dict[str, int], typed: 
 
 def _call(call: dict[str, Any]) -> Entry:
     name, args = call_parts(call)
-    detail = "\n".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
-                       for k, v in args.items())  # fmt: skip
+    detail = "\n".join(
+        f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+        for k, v in args.items()
+    )
     return Entry("tool", _safe(tool_summary(name, args)), _safe(detail), None, "no result")
 
 
 def _heading(rec: dict[str, Any]) -> str:
     created = rec.get("created")
-    when = (time.strftime(" · started %Y-%m-%d %H:%M", time.localtime(created))
-            if isinstance(created, int | float) and not isinstance(created, bool) else "")  # fmt: skip
+    when = (
+        time.strftime(" · started %Y-%m-%d %H:%M", time.localtime(created))
+        if isinstance(created, int | float) and not isinstance(created, bool)
+        else ""
+    )
     return _safe(f"session {rec.get('id', '?')}{when} · {rec.get('project', '')}")
 
 
@@ -176,7 +195,10 @@ def as_text(entries: Sequence[Entry]) -> str:
         elif e.kind == "tool":
             lines.append(f"● {e.text}  [{e.status}]")
             lines += [f"    {ln}" for ln in e.detail.splitlines()]
-            lines += [f"  │ {ln}" for ln in (e.result if e.result is not None else "(no result)").splitlines()]
+            lines += [
+                f"  │ {ln}"
+                for ln in (e.result if e.result is not None else "(no result)").splitlines()
+            ]
         elif e.kind in ("marker", "heading"):
             lines.append(f"── {e.text} ──")
         else:

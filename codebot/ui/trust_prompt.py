@@ -41,7 +41,14 @@ def ask_line(project: Path, read: Callable[[str], str], out: TextIO) -> str:
             answer = read(prompt).strip().lower()
         except EOFError:
             return "q"
-        if answer[:1] in ("t", "u", "q") and answer in ("t", "u", "q", "trust", "untrusted", "quit"):
+        if answer[:1] in ("t", "u", "q") and answer in (
+            "t",
+            "u",
+            "q",
+            "trust",
+            "untrusted",
+            "quit",
+        ):
             return answer[:1]
         print("  please answer t, u or q", file=out)
 
@@ -97,6 +104,8 @@ def remember_declined(home: Path, project: Path) -> None:
         return
     try:
         private_dir(home)
-        write_private(path, json.dumps([*[p for p in current if isinstance(p, str)], real]).encode("utf-8"))
+        write_private(
+            path, json.dumps([*[p for p in current if isinstance(p, str)], real]).encode("utf-8")
+        )
     except OSError:
         return

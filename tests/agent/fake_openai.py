@@ -45,20 +45,32 @@ from typing import Any
 
 ERROR_TYPES = {
     400: ("invalid_request_error", "Bad request"),
-    401: ("invalid_request_error", "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys."),
+    401: (
+        "invalid_request_error",
+        "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.",
+    ),
     403: ("permission_error", "You are not allowed to use this model"),
     404: ("invalid_request_error", "The model `test-model` does not exist"),
-    429: ("rate_limit_exceeded", "Rate limit reached for test-model: 3 requests per minute. Please try again in 1s."),
+    429: (
+        "rate_limit_exceeded",
+        "Rate limit reached for test-model: 3 requests per minute. Please try again in 1s.",
+    ),
     500: ("server_error", "The server had an error while processing your request."),
     503: ("server_error", "The engine is currently overloaded, please try again later."),
-}  # fmt: skip
+}
 ERROR_CODES = {401: "invalid_api_key", 429: "rate_limit_exceeded", 404: "model_not_found"}
 
 
 def error_body(status: int, message: str | None = None) -> dict[str, Any]:
     kind, default = ERROR_TYPES.get(status, ("server_error", f"HTTP {status}"))
-    return {"error": {"message": message or default, "type": kind, "param": None,
-                      "code": ERROR_CODES.get(status)}}  # fmt: skip
+    return {
+        "error": {
+            "message": message or default,
+            "type": kind,
+            "param": None,
+            "code": ERROR_CODES.get(status),
+        }
+    }
 
 
 def _pieces(text: str, n: int) -> list[str]:
@@ -77,8 +89,13 @@ def _arguments(raw: Any) -> str:
 class FakeOpenAI:
     """A scripted chat-completions server; `.url` ends in /v1, `.requests` holds bodies."""
 
-    def __init__(self, responses: Iterable[dict[str, Any]] = (), *, port: int = 0,
-                 log_path: str | Path | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        responses: Iterable[dict[str, Any]] = (),
+        *,
+        port: int = 0,
+        log_path: str | Path | None = None,
+    ) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.log_path = Path(log_path) if log_path else None
@@ -261,8 +278,14 @@ def _usage(body: dict[str, Any], response: dict[str, Any], text: str) -> dict[st
 
 
 def _calls(response: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"id": c.get("id") or f"call_{i}", "name": c["name"], "arguments": _arguments(c.get("arguments", {}))}
-            for i, c in enumerate(response.get("tool_calls") or [])]  # fmt: skip
+    return [
+        {
+            "id": c.get("id") or f"call_{i}",
+            "name": c["name"],
+            "arguments": _arguments(c.get("arguments", {})),
+        }
+        for i, c in enumerate(response.get("tool_calls") or [])
+    ]
 
 
 def _finish(response: dict[str, Any]) -> str:
@@ -274,12 +297,22 @@ def _completion(body: dict[str, Any], response: dict[str, Any]) -> dict[str, Any
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     calls = _calls(response)
     if calls:
-        message["tool_calls"] = [{"id": c["id"], "type": "function",
-                                  "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]  # fmt: skip
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": response.get("model") or body.get("model", "fake"),
-            "choices": [{"index": 0, "message": message, "finish_reason": _finish(response)}],
-            "usage": _usage(body, response, text)}  # fmt: skip
+        message["tool_calls"] = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
+            for c in calls
+        ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": response.get("model") or body.get("model", "fake"),
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish(response)}],
+        "usage": _usage(body, response, text),
+    }
 
 
 def _chunks(body: dict[str, Any], response: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -287,8 +320,14 @@ def _chunks(body: dict[str, Any], response: dict[str, Any]) -> Iterable[dict[str
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
-        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}  # fmt: skip
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
 
     text = response.get("text", "")
     yield chunk({"role": "assistant", "content": ""})
@@ -315,8 +354,14 @@ def _chunks(body: dict[str, Any], response: dict[str, Any]) -> Iterable[dict[str
         yield chunk({"tool_calls": [d]})
     yield chunk({}, _finish(response))
     if (body.get("stream_options") or {}).get("include_usage"):
-        yield {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
-               "choices": [], "usage": _usage(body, response, text)}  # fmt: skip
+        yield {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [],
+            "usage": _usage(body, response, text),
+        }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,7 +35,9 @@ class Shown:
 
 
 async def bash(project: Path, command: str, progress: Any = None) -> Any:
-    return await BashTool().run({"command": command}, ToolContext(project_dir=project, progress=progress))
+    return await BashTool().run(
+        {"command": command}, ToolContext(project_dir=project, progress=progress)
+    )
 
 
 async def test_line1_is_shown_while_the_command_still_runs(project: Path) -> None:
@@ -63,7 +65,11 @@ async def test_the_result_is_the_same_with_and_without_streaming(project: Path) 
 async def test_a_character_split_across_two_chunks_comes_out_whole(project: Path) -> None:
     shown = Shown()
     # é is c3 a9, € is e2 82 ac: each split across two writes, 0.2 s apart (two reads).
-    await bash(project, "printf 'caf\\xc3'; sleep 0.2; printf '\\xa9 \\xe2\\x82'; sleep 0.2; printf '\\xac\\n'", shown)
+    await bash(
+        project,
+        "printf 'caf\\xc3'; sleep 0.2; printf '\\xa9 \\xe2\\x82'; sleep 0.2; printf '\\xac\\n'",
+        shown,
+    )
     assert shown.lines == ["café €"]
 
 
@@ -80,11 +86,15 @@ async def test_the_decoder_keeps_partial_utf8_between_feeds() -> None:
 
 async def test_escape_sequences_are_stripped_from_what_is_shown(project: Path) -> None:
     shown = Shown()
-    command = ("printf '\\033[1;31mred\\033[0m \\033]52;c;ZWNobw==\\007clip\\n'; "
-               "printf '10%%\\r50%%\\r100%%\\n'; printf 'bell\\007 back\\bspace\\n'")  # fmt: skip
+    command = (
+        "printf '\\033[1;31mred\\033[0m \\033]52;c;ZWNobw==\\007clip\\n'; "
+        "printf '10%%\\r50%%\\r100%%\\n'; printf 'bell\\007 back\\bspace\\n'"
+    )
     result = await bash(project, command, shown)
     assert shown.lines == ["red clip", "100%", "bell\\x07 back\\x08space"]
-    assert all("\x1b" not in line and "\x07" not in line and "\r" not in line for line in shown.lines)
+    assert all(
+        "\x1b" not in line and "\x07" not in line and "\r" not in line for line in shown.lines
+    )
     assert "\x1b]52;" in result.content  # unchanged for the model
 
 
@@ -98,7 +108,9 @@ async def test_a_flood_gives_a_bounded_number_of_updates_and_the_same_result(pro
     assert streamed == plain
     assert 1 <= len(shown.updates) <= took / INTERVAL + 3
     assert all(len(text.split("\n")) <= TAIL + 1 for _, text in shown.updates)
-    assert any("lines not shown" in text for _, text in shown.updates)  # what was passed over is counted
+    assert any(
+        "lines not shown" in text for _, text in shown.updates
+    )  # what was passed over is counted
     assert shown.lines[-1] == "y"
 
 
@@ -130,15 +142,31 @@ async def test_a_progress_callback_that_fails_does_not_fail_the_command(project:
 async def test_the_session_emits_tool_output_between_start_and_finish(project: Path) -> None:
     settings = load_settings(cwd=project, trust=True)
     events: list[Any] = []
-    call = {"text": "", "tool_calls": [{"id": "c1", "name": "Bash", "arguments": {"command": THREE_LINES}}]}
+    call = {
+        "text": "",
+        "tool_calls": [{"id": "c1", "name": "Bash", "arguments": {"command": THREE_LINES}}],
+    }
     model = ScriptedModel([call, "done"])
-    session = build_session(settings, open_catalog(settings), client=model, emit=events.append,
-                            interactive=False, allow=("Bash",))  # fmt: skip
+    session = build_session(
+        settings,
+        open_catalog(settings),
+        client=model,
+        emit=events.append,
+        interactive=False,
+        allow=("Bash",),
+    )
     await session.run_turn("count")
-    kinds = [type(e).__name__ for e in events if isinstance(e, ev.ToolStarted | ev.ToolOutput | ev.ToolFinished)]
+    kinds = [
+        type(e).__name__
+        for e in events
+        if isinstance(e, ev.ToolStarted | ev.ToolOutput | ev.ToolFinished)
+    ]
     assert kinds == ["ToolStarted", "ToolOutput", "ToolOutput", "ToolOutput", "ToolFinished"]
     outputs = [e for e in events if isinstance(e, ev.ToolOutput)]
-    assert [(e.call_id, e.text, e.depth) for e in outputs] == [("c1", "line1", 0), ("c1", "line2", 0),
-                                                               ("c1", "line3", 0)]  # fmt: skip
+    assert [(e.call_id, e.text, e.depth) for e in outputs] == [
+        ("c1", "line1", 0),
+        ("c1", "line2", 0),
+        ("c1", "line3", 0),
+    ]
     tool_message = next(m for m in model.requests[1].messages if m["role"] == "tool")
     assert tool_message["content"] == "exit code 0\nline1\nline2\nline3\n"

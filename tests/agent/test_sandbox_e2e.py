@@ -19,7 +19,10 @@ import pytest
 
 from codebot.agent.tools.sandbox import probe
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {probe().reason}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {probe().reason}"),
+]
 
 
 @pytest.fixture
@@ -42,15 +45,32 @@ def project(project: Path) -> Path:
 
 def bash(*commands: str) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = [
-        {"tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": c})}], "split": True} for c in commands
+        {"tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": c})}], "split": True}
+        for c in commands
     ]
     return [*steps, {"text": "done"}]
 
 
 def codebot(project: Path, home: Path, url: str, *args: str) -> dict[str, Any]:
     env = {**os.environ, "HOME": str(home), "CODEBOT_HOME": str(home / ".codebot")}
-    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "go", "--output-format", "json",
-           "--api-base", url, "--model", "openai/test-model", "--allow", "Bash", *args]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "codebot",
+        "--cwd",
+        str(project),
+        "-p",
+        "go",
+        "--output-format",
+        "json",
+        "--api-base",
+        url,
+        "--model",
+        "openai/test-model",
+        "--allow",
+        "Bash",
+        *args,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=90, cwd=project, env=env)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
@@ -60,7 +80,9 @@ def tool_outputs(server) -> list[str]:
     return [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
 
 
-def test_writes_outside_the_project_fail_and_inside_work(fake_openai, project: Path, outside_home: Path) -> None:
+def test_writes_outside_the_project_fail_and_inside_work(
+    fake_openai, project: Path, outside_home: Path
+) -> None:
     fake_openai.script(bash("touch ~/outside", "touch ./inside"))
     codebot(project, outside_home, fake_openai.url, "--sandbox")
     assert not (outside_home / "outside").exists()
@@ -69,7 +91,9 @@ def test_writes_outside_the_project_fail_and_inside_work(fake_openai, project: P
     assert "Read-only file system" in first and "[sandbox:" in first
 
 
-def test_without_the_sandbox_the_same_write_lands(fake_openai, project: Path, outside_home: Path) -> None:
+def test_without_the_sandbox_the_same_write_lands(
+    fake_openai, project: Path, outside_home: Path
+) -> None:
     fake_openai.script(bash("touch ~/outside"))
     codebot(project, outside_home, fake_openai.url, "--no-sandbox")
     assert (outside_home / "outside").exists()  # the control: the command itself works
@@ -99,7 +123,9 @@ def listener() -> Iterator[tuple[int, list[bytes]]]:
         srv.close()
 
 
-def test_no_connection_to_a_server_on_loopback(fake_openai, project: Path, outside_home: Path, listener) -> None:
+def test_no_connection_to_a_server_on_loopback(
+    fake_openai, project: Path, outside_home: Path, listener
+) -> None:
     port, got = listener
     send = f"python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), 3); s.sendall(b'leak')\""
     fake_openai.script(bash(send))
@@ -108,11 +134,18 @@ def test_no_connection_to_a_server_on_loopback(fake_openai, project: Path, outsi
     assert "[sandbox:" in tool_outputs(fake_openai)[0]
 
 
-def test_denied_env_file_prints_nothing_secret_even_with_bash_allowed(fake_openai, project: Path,
-                                                                      outside_home: Path) -> None:  # fmt: skip
-    fake_openai.script(bash("cat .env", "grep -r API_TOKEN . || true", "cp .env leak.txt; cat leak.txt"))
+def test_denied_env_file_prints_nothing_secret_even_with_bash_allowed(
+    fake_openai, project: Path, outside_home: Path
+) -> None:
+    fake_openai.script(
+        bash("cat .env", "grep -r API_TOKEN . || true", "cp .env leak.txt; cat leak.txt")
+    )
     codebot(project, outside_home, fake_openai.url, "--sandbox", "--deny", "Read(.env)")
     outputs = "\n".join(tool_outputs(fake_openai))
     assert "hunter2" not in outputs
     assert (project / ".env").read_text() == "API_TOKEN=hunter2-secret\n"
-    assert "hunter2" not in (project / "leak.txt").read_text() if (project / "leak.txt").exists() else True
+    assert (
+        "hunter2" not in (project / "leak.txt").read_text()
+        if (project / "leak.txt").exists()
+        else True
+    )

@@ -25,13 +25,18 @@ from codebot.agent.tools.sandbox import probe
 from codebot.home import codebot_home
 
 pytestmark = pytest.mark.slow
-needs_bwrap = pytest.mark.skipif(not probe().ok, reason=f"the sandbox is not available here: {probe().reason}")
+needs_bwrap = pytest.mark.skipif(
+    not probe().ok, reason=f"the sandbox is not available here: {probe().reason}"
+)
 
 SECRET = "s3cr3t-4711"
 SECRET_VARS = {
-    "OPENAI_API_KEY": "sk-openai-4712", "GITHUB_TOKEN": "ghp-4713", "AWS_SECRET_ACCESS_KEY": "aws-4714",
-    "AZURE_OPENAI_ENDPOINT": "https://azure-4715.example", "db_password": "pw-4716",
-}  # fmt: skip
+    "OPENAI_API_KEY": "sk-openai-4712",
+    "GITHUB_TOKEN": "ghp-4713",
+    "AWS_SECRET_ACCESS_KEY": "aws-4714",
+    "AZURE_OPENAI_ENDPOINT": "https://azure-4715.example",
+    "db_password": "pw-4716",
+}
 
 
 @pytest.fixture
@@ -52,13 +57,30 @@ def fill(folder: Path, n: int = 21000) -> None:
 
 
 def bash(*commands: str) -> list[dict[str, Any]]:
-    steps = [{"tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": c})}], "split": True} for c in commands]
+    steps = [
+        {"tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": c})}], "split": True}
+        for c in commands
+    ]
     return [*steps, {"text": "done"}]
 
 
 def codebot(project: Path, url: str, *args: str, prompt: str = "go") -> tuple[dict[str, Any], str]:
-    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", prompt, "--output-format", "json",
-           "--api-base", url, "--model", "openai/test-model", *args]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "codebot",
+        "--cwd",
+        str(project),
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--api-base",
+        url,
+        "--model",
+        "openai/test-model",
+        *args,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=project)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout), r.stderr
@@ -76,26 +98,38 @@ def tool_outputs(server) -> list[str]:
 def user_skill(name: str, body: str) -> None:
     folder = codebot_home() / "skills" / name
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Test skill {name}. Not for anything.\n---\n{body}")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Test skill {name}. Not for anything.\n---\n{body}"
+    )
 
 
 # -- masks fail closed -------------------------------------------------------------------
 
 
 @needs_bwrap
-def test_a_literal_rule_masks_its_path_in_a_project_too_big_to_walk(fake_openai, project: Path) -> None:
+def test_a_literal_rule_masks_its_path_in_a_project_too_big_to_walk(
+    fake_openai, project: Path
+) -> None:
     fill(project)  # 21,000 entries beside backend/: the old walk stopped before reaching it
     fake_openai.script(bash("cat backend/.env", "cat backend/settings.txt"))
-    codebot(project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(backend/.env)")
+    codebot(
+        project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(backend/.env)"
+    )
     secret, control = tool_outputs(fake_openai)
     assert SECRET not in sent(fake_openai) and "Permission denied" in secret
-    assert "DEBUG=visible-4717" in control  # the control: the command ran, and reads what is not denied
+    assert (
+        "DEBUG=visible-4717" in control
+    )  # the control: the command ran, and reads what is not denied
 
 
 @needs_bwrap
 @pytest.mark.parametrize("rule", ["Read(backend/.env)", "Read(.env)", "Read(**/.env)"])
-def test_a_virtualenv_marker_beside_the_secret_hides_nothing(fake_openai, project: Path, rule: str) -> None:
-    (project / "backend" / "pyvenv.cfg").write_text("home = /usr/bin-4718\n")  # the old walk skipped "virtualenvs"
+def test_a_virtualenv_marker_beside_the_secret_hides_nothing(
+    fake_openai, project: Path, rule: str
+) -> None:
+    (project / "backend" / "pyvenv.cfg").write_text(
+        "home = /usr/bin-4718\n"
+    )  # the old walk skipped "virtualenvs"
     fake_openai.script(bash("cat backend/.env", "cat backend/pyvenv.cfg"))
     codebot(project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", rule)
     secret, control = tool_outputs(fake_openai)
@@ -104,21 +138,31 @@ def test_a_virtualenv_marker_beside_the_secret_hides_nothing(fake_openai, projec
 
 
 @needs_bwrap
-def test_a_walk_that_cannot_finish_denies_the_command_in_print_mode(fake_openai, project: Path) -> None:
+def test_a_walk_that_cannot_finish_denies_the_command_in_print_mode(
+    fake_openai, project: Path
+) -> None:
     fill(project)
     fake_openai.script(bash("cat backend/.env"))
-    out, _ = codebot(project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(.env)")
+    out, _ = codebot(
+        project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(.env)"
+    )
     [call] = out["tool_calls"]
     assert call["status"] == "denied"
-    assert ("not run: the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
-            "the project walk stopped after 20,000 entries") in call["reason"]  # fmt: skip
+    assert (
+        "not run: the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
+        "the project walk stopped after 20,000 entries"
+    ) in call["reason"]
     assert SECRET not in sent(fake_openai)
 
 
 @needs_bwrap
-def test_the_control_a_walk_that_finishes_runs_the_command_masked(fake_openai, project: Path) -> None:
+def test_the_control_a_walk_that_finishes_runs_the_command_masked(
+    fake_openai, project: Path
+) -> None:
     fake_openai.script(bash("cat backend/.env; cat backend/settings.txt"))
-    out, _ = codebot(project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(.env)")
+    out, _ = codebot(
+        project, fake_openai.url, "--sandbox", "--allow", "Bash", "--deny", "Read(.env)"
+    )
     assert out["tool_calls"][0]["status"] != "denied"
     assert SECRET not in sent(fake_openai) and "DEBUG=visible-4717" in tool_outputs(fake_openai)[0]
 
@@ -131,28 +175,52 @@ def test_a_skill_command_under_an_incomplete_mask_is_not_run(fake_openai, projec
     codebot(project, fake_openai.url, "--sandbox", "--deny", "Read(.env)", prompt="/peek")
     text = sent(fake_openai)
     assert SECRET not in text
-    assert "[command not run: the sandbox could not find every path your Read deny rules refuse" in text
+    assert (
+        "[command not run: the sandbox could not find every path your Read deny rules refuse"
+        in text
+    )
 
 
 # -- the environment ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("sandbox", ["--no-sandbox", pytest.param("--sandbox", marks=needs_bwrap)])
-def test_commands_get_no_secret_variables(fake_openai, project: Path, monkeypatch, sandbox: str) -> None:
-    for name, value in {**SECRET_VARS, "MY_SERVICE_TOKEN": "kept-4719", "CODEBOT_TEST_PLAIN": "plain-4720"}.items():
+def test_commands_get_no_secret_variables(
+    fake_openai, project: Path, monkeypatch, sandbox: str
+) -> None:
+    for name, value in {
+        **SECRET_VARS,
+        "MY_SERVICE_TOKEN": "kept-4719",
+        "CODEBOT_TEST_PLAIN": "plain-4720",
+    }.items():
         monkeypatch.setenv(name, value)
-    (codebot_home() / "config.yaml").write_text("shell: {env: {keep: ['MY_SERVICE_*'], set: {FROM_CONFIG: set-4721}}}\n")
+    (codebot_home() / "config.yaml").write_text(
+        "shell: {env: {keep: ['MY_SERVICE_*'], set: {FROM_CONFIG: set-4721}}}\n"
+    )
     # A trusted project's config cannot keep a secret for its commands: only your own can.
     (project / ".codebot").mkdir()
-    (project / ".codebot" / "config.yaml").write_text("shell: {env: {keep: ['*'], set: {LEAK: '${OPENAI_API_KEY}'}}}\n")
+    (project / ".codebot" / "config.yaml").write_text(
+        "shell: {env: {keep: ['*'], set: {LEAK: '${OPENAI_API_KEY}'}}}\n"
+    )
     fake_openai.script(bash("env", "cat /proc/self/environ"))
-    _, err = codebot(project, fake_openai.url, sandbox, "--trust", "--allow", "Bash(env)", "--allow", "Bash(cat:*)")
+    _, err = codebot(
+        project,
+        fake_openai.url,
+        sandbox,
+        "--trust",
+        "--allow",
+        "Bash(env)",
+        "--allow",
+        "Bash(cat:*)",
+    )
     outputs = tool_outputs(fake_openai)
     assert len(outputs) == 2
     text = sent(fake_openai)
     for name, value in SECRET_VARS.items():
         assert value not in text and f"{name}=" not in text
-    for out in outputs:  # the control: the environment is there, with what your config keeps and sets
+    for (
+        out
+    ) in outputs:  # the control: the environment is there, with what your config keeps and sets
         assert "PATH=" in out and "CODEBOT_TEST_PLAIN=plain-4720" in out
         assert "MY_SERVICE_TOKEN=kept-4719" in out and "FROM_CONFIG=set-4721" in out
         assert "LEAK=" not in out
@@ -168,4 +236,6 @@ def test_a_skills_commands_get_no_secret_variables(fake_openai, project: Path, m
     text = sent(fake_openai)
     for name, value in SECRET_VARS.items():
         assert value not in text and f"{name}=" not in text
-    assert "PATH=" in text and "CODEBOT_TEST_PLAIN=plain-4720" in text  # the control: the command ran
+    assert (
+        "PATH=" in text and "CODEBOT_TEST_PLAIN=plain-4720" in text
+    )  # the control: the command ran

@@ -33,14 +33,37 @@ def test_sigterm_ends_the_running_bash_command(fake_openai, tmp_path: Path) -> N
     (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
     pidfile = proj / "sleep.pid"
     command = f"sleep 300 & echo $! > {pidfile}; wait"
-    fake_openai.script([{"tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": command})}],
-                         "split": True}, {"text": "done"}])  # fmt: skip
-    cmd = [sys.executable, "-m", "codebot", "--cwd", str(proj), "--trust", "-p", "sleep please",
-           "--allow", "Bash", "--api-base", fake_openai.url, "--model", "openai/test-model"]  # fmt: skip
+    fake_openai.script(
+        [
+            {
+                "tool_calls": [{"name": "Bash", "arguments": json.dumps({"command": command})}],
+                "split": True,
+            },
+            {"text": "done"},
+        ]
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "codebot",
+        "--cwd",
+        str(proj),
+        "--trust",
+        "-p",
+        "sleep please",
+        "--allow",
+        "Bash",
+        "--api-base",
+        fake_openai.url,
+        "--model",
+        "openai/test-model",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=proj)
     try:
         deadline = time.monotonic() + 60
-        while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        while (
+            not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline
+        ):
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.1)
         sleep_pid = int(pidfile.read_text())

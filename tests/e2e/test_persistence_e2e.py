@@ -38,8 +38,21 @@ def server(fake_openai: Any) -> Any:
 
 
 def codebot_p(project: Path, url: str, prompt: str, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--trust", "-p", prompt,
-           "--api-base", url, "--model", "openai/test-model", *args]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "codebot",
+        "--cwd",
+        str(project),
+        "--trust",
+        "-p",
+        prompt,
+        "--api-base",
+        url,
+        "--model",
+        "openai/test-model",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=90, cwd=project)
 
 
@@ -52,14 +65,25 @@ class Pane:
     """A tmux server of our own (its own socket) with one window running `sh`."""
 
     def __init__(self, wait_until: Callable[..., Any]) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}  # keys: tests/conftest.py
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("TMUX")
+        }  # keys: tests/conftest.py
         env.update(TERM="xterm-256color", CODEBOT_NO_PROBE="1", PS1="$ ")
-        self.socket, self.env, self.wait_until = f"codebot-e2e-{uuid.uuid4().hex[:8]}", env, wait_until
+        self.socket, self.env, self.wait_until = (
+            f"codebot-e2e-{uuid.uuid4().hex[:8]}",
+            env,
+            wait_until,
+        )
         self.run("new-session", "-d", "-s", "s", "-x", "120", "-y", "40", "sh")
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              env=self.env, timeout=20).stdout  # fmt: skip
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-S", "-200", "-t", "s")
@@ -86,8 +110,10 @@ class Pane:
         self.wait_until(lambda: self.screen().rstrip("\n ").endswith("\n>"), 30, "the `> ` prompt")
 
     def codebot_plain(self, project: Path, url: str) -> None:
-        self.type(f"cd {project} && {sys.executable} -m codebot --plain --trust --model openai/test-model "
-                  f"--api-base {url}")  # fmt: skip
+        self.type(
+            f"cd {project} && {sys.executable} -m codebot --plain --trust --model openai/test-model "
+            f"--api-base {url}"
+        )
         # The prompt, not just the welcome line: keys typed before it is up can be lost.
         self.wait_for(r"(?m)Ctrl\+D quits\n(?:[ \t]*\n)*> *$")
 
@@ -112,7 +138,13 @@ def pane(wait_until) -> Iterator[Pane]:
 def test_resume_in_line_mode_switches_session_and_the_next_request_carries_its_history(
     project: Path, server: Any, pane: Pane, wait_until
 ) -> None:
-    server.script([{"text": "Noted ALPHA-7731."}, {"text": "Noted BRAVO-9042."}, {"text": "You asked about ALPHA."}])
+    server.script(
+        [
+            {"text": "Noted ALPHA-7731."},
+            {"text": "Noted BRAVO-9042."},
+            {"text": "You asked about ALPHA."},
+        ]
+    )
     ids = {}
     for word in ("ALPHA-7731", "BRAVO-9042"):
         r = codebot_p(project, server.url, f"remember {word}", "--output-format", "json")
@@ -123,14 +155,18 @@ def test_resume_in_line_mode_switches_session_and_the_next_request_carries_its_h
     pane.codebot_plain(project, server.url)
     pane.type("/resume")
     listing = pane.wait_for(r"resume which\?")
-    assert ids["ALPHA-7731"] in listing and ids["BRAVO-9042"] in listing  # both saved sessions are offered
+    assert (
+        ids["ALPHA-7731"] in listing and ids["BRAVO-9042"] in listing
+    )  # both saved sessions are offered
     pane.type(ids["ALPHA-7731"])  # the older one: not what --continue would pick
     pane.wait_for(f"resumed session {re.escape(ids['ALPHA-7731'])}")
     pane.prompt_ready()
     pane.type("what did I ask you to remember?")
     wait_until(lambda: len(server.requests) == 3, 30, "the request after /resume")
     request = sent(server.requests[2])
-    assert "remember ALPHA-7731" in request and "Noted ALPHA-7731." in request  # that session's history
+    assert (
+        "remember ALPHA-7731" in request and "Noted ALPHA-7731." in request
+    )  # that session's history
     assert "BRAVO-9042" not in request  # and not the other's
     assert "what did I ask you to remember?" in request
     pane.wait_for("You asked about ALPHA")
@@ -157,11 +193,15 @@ def test_always_allow_in_line_mode_is_honoured_by_a_new_print_process(
     pane.prompt_ready()
     config = project / ".codebot" / "config.yaml"
     saved = wait_until(lambda: config.is_file() and config.read_text(), 10, "the saved rule")
-    assert "touch" in str(saved), saved  # codebot itself wrote the rule, though .codebot/ is protected
+    assert "touch" in str(saved), (
+        saved
+    )  # codebot itself wrote the rule, though .codebot/ is protected
     pane.quit_codebot()
 
     made.unlink()
-    r = codebot_p(project, server.url, "make the file again")  # no --allow: the saved rule allows it
+    r = codebot_p(
+        project, server.url, "make the file again"
+    )  # no --allow: the saved rule allows it
     assert r.returncode == 0, r.stderr
     assert made.exists(), (r.stdout, r.stderr)
     assert "Made it again." in r.stdout
@@ -169,10 +209,22 @@ def test_always_allow_in_line_mode_is_honoured_by_a_new_print_process(
     assert "denied" not in str(tool_result.get("content")).lower(), tool_result
 
 
-def test_stacked_skills_in_print_mode_send_both_skills(project: Path, server: Any, write_skill) -> None:
+def test_stacked_skills_in_print_mode_send_both_skills(
+    project: Path, server: Any, write_skill
+) -> None:
     skills = project / ".codebot" / "skills"
-    write_skill(skills, "alpha", "description: Alpha checks. Not for beta things.", "ALPHA-BODY-5521 for $ARGUMENTS")
-    write_skill(skills, "bravo", "description: Bravo checks. Not for alpha things.", "BRAVO-BODY-6632 for $ARGUMENTS")
+    write_skill(
+        skills,
+        "alpha",
+        "description: Alpha checks. Not for beta things.",
+        "ALPHA-BODY-5521 for $ARGUMENTS",
+    )
+    write_skill(
+        skills,
+        "bravo",
+        "description: Bravo checks. Not for alpha things.",
+        "BRAVO-BODY-6632 for $ARGUMENTS",
+    )
     (project / "src").mkdir()
     server.script([{"text": "Both done."}])
     r = codebot_p(project, server.url, "/alpha /bravo src/")

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]  # fmt: skip
-
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 class Tmux:
@@ -23,8 +24,13 @@ class Tmux:
         self.env = env
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              env=self.env, timeout=20).stdout  # fmt: skip
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "codebot")
@@ -48,7 +54,9 @@ def tmux(tmp_path: Path, isolated_home: Path):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     (project / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}  # keys: tests/conftest.py
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TMUX")
+    }  # keys: tests/conftest.py
     env.update(TERM="xterm-256color", COLORTERM="truecolor")
     socket = f"codebot-test-{uuid.uuid4().hex[:8]}"
     t = Tmux(socket, env)
@@ -70,7 +78,9 @@ def test_real_terminal_completion_skill_run_and_hot_reload(tmux) -> None:
     assert "offline" in screen.lower()
     skill = project / ".codebot" / "skills" / "zebra-check"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\ndescription: Check zebras. Not for horses.\n---\nLook for stripes.\n")
+    (skill / "SKILL.md").write_text(
+        "---\ndescription: Check zebras. Not for horses.\n---\nLook for stripes.\n"
+    )
     t0 = time.monotonic()
     t.keys("/zeb")
     # The completion is computed when typing; retype until the reload has landed. How fast
@@ -92,18 +102,31 @@ def _start_untrusted(tmp_path: Path) -> tuple[Tmux, Path]:
     skill = project / ".claude" / "skills" / "review"
     skill.mkdir(parents=True)
     (project / ".git").mkdir()
-    (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review changes. Not for commits.\n---\n"
-                                    "!`touch MARK`\nReview.\n")  # fmt: skip
+    (skill / "SKILL.md").write_text(
+        "---\nname: review\ndescription: Review changes. Not for commits.\n---\n"
+        "!`touch MARK`\nReview.\n"
+    )
     return _codebot_in(project), project
 
 
 def _codebot_in(project: Path) -> Tmux:
     """`codebot` (no --trust) in a fresh tmux server, started in `project`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}  # keys: tests/conftest.py
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TMUX")
+    }  # keys: tests/conftest.py
     env.update(TERM="xterm-256color", COLORTERM="truecolor")
     t = Tmux(f"codebot-test-{uuid.uuid4().hex[:8]}", env)
-    t.run("new-session", "-d", "-s", "codebot", "-x", "120", "-y", "40",
-          f"cd {project} && exec {sys.executable} -m codebot")  # fmt: skip
+    t.run(
+        "new-session",
+        "-d",
+        "-s",
+        "codebot",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        f"cd {project} && exec {sys.executable} -m codebot",
+    )
     return t
 
 
@@ -114,7 +137,12 @@ def test_trust_screen_trust_this_folder(tmp_path: Path) -> None:
     t, project = _start_untrusted(tmp_path)
     try:
         screen = t.wait_for("[q] quit", timeout=30)
-        assert "has not been told to trust" in screen and "[t] trust this folder" in screen and "[u] continue untrusted" in screen and "[q] quit" in screen
+        assert (
+            "has not been told to trust" in screen
+            and "[t] trust this folder" in screen
+            and "[u] continue untrusted" in screen
+            and "[q] quit" in screen
+        )
         t.keys("t")
         t.wait_for("OFFLINE", timeout=30)
         assert "untrusted" not in t.screen()

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]  # fmt: skip
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "agent" / "fake_openai.py"
@@ -30,8 +32,13 @@ class Pane:
         self.socket, self.env = socket, env
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              env=self.env, timeout=20).stdout  # fmt: skip
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "s")
@@ -56,12 +63,19 @@ class Pane:
 @pytest.fixture
 def server(tmp_path: Path):
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps([
-        {"tool_calls": [{"name": "Bash", "arguments": {"command": ATTACK}}]},
-        {"text": "All right, I will not run it."},
-    ]))  # fmt: skip
-    proc = subprocess.Popen([sys.executable, str(FAKE), "--port", "0", "--script", str(script)],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    script.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [{"name": "Bash", "arguments": {"command": ATTACK}}]},
+                {"text": "All right, I will not run it."},
+            ]
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(FAKE), "--port", "0", "--script", str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     assert line.startswith("READY"), line
     try:
@@ -71,17 +85,22 @@ def server(tmp_path: Path):
         proc.wait()
 
 
-def test_line_mode_shows_the_first_line_and_the_counts_with_the_question(tmp_path: Path, isolated_home: Path,
-                                                                         server: str) -> None:  # fmt: skip
+def test_line_mode_shows_the_first_line_and_the_counts_with_the_question(
+    tmp_path: Path, isolated_home: Path, server: str
+) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}  # keys: tests/conftest.py
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TMUX")
+    }  # keys: tests/conftest.py
     env.update(TERM="xterm-256color", CODEBOT_NO_PROBE="1")
     pane = Pane(f"codebot-e2e-{uuid.uuid4().hex[:8]}", env)
     pane.run("new-session", "-d", "-s", "s", "-x", "100", "-y", "30", "sh")
     try:
-        pane.type(f"cd {project} && {sys.executable} -m codebot --plain --trust "
-                  f"--model openai/test-model --api-base {server}")  # fmt: skip
+        pane.type(
+            f"cd {project} && {sys.executable} -m codebot --plain --trust "
+            f"--model openai/test-model --api-base {server}"
+        )
         pane.keys("Enter")
         pane.wait_for(r"(?m)^> ?$|›|>>>", timeout=30)  # line mode's prompt
         pane.type("tidy up")
@@ -89,7 +108,9 @@ def test_line_mode_shows_the_first_line_and_the_counts_with_the_question(tmp_pat
         screen = pane.wait_for(r"\(122 lines, 120 of them empty\)")
         rows = screen.rstrip("\n").split("\n")
         question = next(i for i, row in enumerate(rows) if "(122 lines, 120 of them empty)" in row)
-        assert rows[question].lstrip().startswith("Run this command? (122 lines, 120 of them empty)"), screen
+        assert (
+            rows[question].lstrip().startswith("Run this command? (122 lines, 120 of them empty)")
+        ), screen
         above = [row.strip() for row in rows[:question]]
         assert "touch X" in above and "⏎ ×120" in above and "git status" in above, screen
         pane.type("n")

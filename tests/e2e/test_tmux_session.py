@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]  # fmt: skip
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "agent" / "fake_openai.py"
@@ -28,8 +30,13 @@ class Pane:
         self.socket, self.env = socket, env
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              env=self.env, timeout=20).stdout  # fmt: skip
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "s")
@@ -57,14 +64,24 @@ class Pane:
 @pytest.fixture
 def server(tmp_path: Path):
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps([
-        {"text": STORY, "chunks": 200, "chunk_delay": 0.05},  # ~10 s: cancelled with Esc
-        {"tool_calls": [{"name": "Read", "arguments": {"path": "notes.txt"}}], "delay": 2.0},
-        {"text": "The notes say hello."},
-        {"text": "You are welcome."},
-    ]))  # fmt: skip
-    proc = subprocess.Popen([sys.executable, str(FAKE), "--port", "0", "--script", str(script)],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    script.write_text(
+        json.dumps(
+            [
+                {"text": STORY, "chunks": 200, "chunk_delay": 0.05},  # ~10 s: cancelled with Esc
+                {
+                    "tool_calls": [{"name": "Read", "arguments": {"path": "notes.txt"}}],
+                    "delay": 2.0,
+                },
+                {"text": "The notes say hello."},
+                {"text": "You are welcome."},
+            ]
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(FAKE), "--port", "0", "--script", str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     assert line.startswith("READY"), line
     try:
@@ -74,11 +91,15 @@ def server(tmp_path: Path):
         proc.wait()
 
 
-def test_progress_escape_queue_ctrl_o_quit_and_continue(tmp_path: Path, isolated_home: Path, server: str) -> None:
+def test_progress_escape_queue_ctrl_o_quit_and_continue(
+    tmp_path: Path, isolated_home: Path, server: str
+) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     (project / "notes.txt").write_text("NOTES-CONTENT: hello from the notes file\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}  # keys: tests/conftest.py
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TMUX")
+    }  # keys: tests/conftest.py
     env.update(TERM="xterm-256color", COLORTERM="truecolor", CODEBOT_NO_PROBE="1", PS1="$ ")
     pane = Pane(f"codebot-e2e-{uuid.uuid4().hex[:8]}", env)
     cmd = f"{sys.executable} -m codebot --trust --model openai/test-model --api-base {server}"

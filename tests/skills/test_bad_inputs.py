@@ -187,7 +187,9 @@ def test_50_mb_file_is_rejected_without_being_read(skills_root, load, monkeypatc
     monkeypatch.setattr("codebot.skills.files.parse.open", counting_open, raising=False)
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
+    assert (
+        time.perf_counter() - t0 < 10
+    )  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     diag = rejected(snapshot, bad, "file-too-large")
     assert "52,428,800" in diag.message
     assert sum(read_sizes) <= 2 * (MAX_FILE_BYTES + 1)
@@ -220,7 +222,9 @@ def test_yaml_alias_bomb_is_rejected_quickly(skills_root, load):
     bad = write_raw(skills_root / "bomb" / "SKILL.md", BILLION_LAUGHS)
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
+    assert (
+        time.perf_counter() - t0 < 10
+    )  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     rejected(snapshot, bad, "frontmatter-bomb")
 
 
@@ -248,7 +252,9 @@ def test_deeply_nested_yaml_is_rejected(skills_root, load):
     )
     t0 = time.perf_counter()
     snapshot = load(skills_root)
-    assert time.perf_counter() - t0 < 10  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
+    assert (
+        time.perf_counter() - t0 < 10
+    )  # generous: catches a hang, not a slowdown (speed: bench/catalog.py)
     # libyaml refuses past its nesting limit; below it, codebot's own recursion guard does.
     errors = [d for d in snapshot.diagnostics if d.path == str(bad)]
     assert [d.code for d in errors] in (["frontmatter-too-deep"], ["yaml-syntax"])
@@ -268,8 +274,29 @@ def test_extremely_deeply_nested_yaml_is_rejected(skills_root, load):
 
 def test_random_bytes_never_crash_the_parser(skills_root):
     rng = random.Random(1234)
-    pieces = [b"---\n", b"description: ", b"name: ", b"x", b": ", b"\n", b"[", b"]", b"{", b"}",
-              b"&a ", b"*a", b"\xff", b"\xef\xbb\xbf", b"\r\n", b"- ", b"  ", b"'", b'"', b"|", b"#"]  # fmt: skip
+    pieces = [
+        b"---\n",
+        b"description: ",
+        b"name: ",
+        b"x",
+        b": ",
+        b"\n",
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b"&a ",
+        b"*a",
+        b"\xff",
+        b"\xef\xbb\xbf",
+        b"\r\n",
+        b"- ",
+        b"  ",
+        b"'",
+        b'"',
+        b"|",
+        b"#",
+    ]
     root = Root(skills_root, Source.PROJECT, "codebot", (0,))
     path = skills_root / "fuzz" / "SKILL.md"
     path.parent.mkdir()
@@ -359,9 +386,13 @@ def _three_sources(tmp_path: Path, root_of) -> tuple[Root, Root, Root]:
 
 @pytest.mark.parametrize(
     ("present", "winner"),
-    [(("project", "user"), "project"), (("user", "bundled"), "user"),
-     (("project", "bundled"), "project"), (("project", "user", "bundled"), "project")],
-)  # fmt: skip
+    [
+        (("project", "user"), "project"),
+        (("user", "bundled"), "user"),
+        (("project", "bundled"), "project"),
+        (("project", "user", "bundled"), "project"),
+    ],
+)
 def test_project_beats_user_beats_bundled(tmp_path, load, write_skill, root_of, present, winner):
     roots = _three_sources(tmp_path, root_of)
     for root in roots:

@@ -19,7 +19,11 @@ from codebot.skills.watch import SkillWatcher
 
 OPS = 1000
 SEED = 20261201
-NAMES = [f"s{i}" for i in range(12)] + [f"group/g{i}" for i in range(6)] + ["group/deep/d0", "group/deep/d1"]
+NAMES = (
+    [f"s{i}" for i in range(12)]
+    + [f"group/g{i}" for i in range(6)]
+    + ["group/deep/d0", "group/deep/d1"]
+)
 
 
 def _root(path: Path) -> Root:
@@ -49,11 +53,17 @@ class Churn:
         self.counts: dict[str, int] = {}
 
     def dirs(self) -> list[Path]:
-        return [self.root / n for n in NAMES if (self.root / n).is_dir() and not (self.root / n).is_symlink()]
+        return [
+            self.root / n
+            for n in NAMES
+            if (self.root / n).is_dir() and not (self.root / n).is_symlink()
+        ]
 
     def step(self) -> None:
         rng = self.rng
-        op = rng.choice(["create", "create", "edit", "edit", "rename", "delete", "symlink", "fifo", "chmod"])
+        op = rng.choice(
+            ["create", "create", "edit", "edit", "rename", "delete", "symlink", "fifo", "chmod"]
+        )
         self.counts[op] = self.counts.get(op, 0) + 1
         getattr(self, op)(rng)
 
@@ -81,10 +91,17 @@ class Churn:
         if rng.random() < 0.1:
             (d / "agents").mkdir(exist_ok=True)
             self._clear(d / "agents" / "openai.yaml")  # maybe a FIFO: writing would block
-            (d / "agents" / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n")
+            (d / "agents" / "openai.yaml").write_text(
+                "policy:\n  allow_implicit_invocation: false\n"
+            )
 
     def edit(self, rng: random.Random) -> None:
-        files = [f for d in self.dirs() for f in (d / "SKILL.md", d / "skill.md") if f.is_file() and not f.is_symlink()]
+        files = [
+            f
+            for d in self.dirs()
+            for f in (d / "SKILL.md", d / "skill.md")
+            if f.is_file() and not f.is_symlink()
+        ]
         if files:
             rng.choice(files).write_text(_text(rng, "x"), encoding="utf-8")
 
@@ -149,7 +166,11 @@ class Churn:
         target = d / "SKILL.md" if (d / "SKILL.md").is_file() and rng.random() < 0.5 else d
         if target.is_symlink():
             return
-        mode = rng.choice([0o000, 0o200, 0o444, 0o755]) if target.is_dir() else rng.choice([0o000, 0o200, 0o644])
+        mode = (
+            rng.choice([0o000, 0o200, 0o444, 0o755])
+            if target.is_dir()
+            else rng.choice([0o000, 0o200, 0o644])
+        )
         if target.is_dir() and mode != 0o755 and rng.random() < 0.7:
             mode = 0o755  # mostly readable folders, so most of the tree stays visible
         target.chmod(mode)

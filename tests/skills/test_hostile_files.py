@@ -47,7 +47,9 @@ def within(fn: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
 
 
 def load(root: Path, index: Index | None = None):
-    return within(lambda: Catalog([Root(root, Source.PROJECT, "codebot", (0,))], index=index).load())
+    return within(
+        lambda: Catalog([Root(root, Source.PROJECT, "codebot", (0,))], index=index).load()
+    )
 
 
 def diag_about(snap, path: Path):
@@ -90,7 +92,9 @@ def test_fifo_openai_yaml_is_a_warning(root: Path, write_skill) -> None:
     assert "agents/openai.yaml is a FIFO" in d.message
 
 
-@pytest.mark.parametrize(("target", "kind"), [("/dev/null", "a character device"), ("/dev/tty", "a character device")])
+@pytest.mark.parametrize(
+    ("target", "kind"), [("/dev/null", "a character device"), ("/dev/tty", "a character device")]
+)
 def test_skill_md_linked_to_a_device(root: Path, target: str, kind: str) -> None:
     if not os.path.exists(target):
         pytest.skip(f"no {target}")
@@ -173,8 +177,14 @@ def test_skills_list_subprocess_with_a_fifo_in_the_project(tmp_path: Path, write
     os.mkfifo(skills / "bad" / "SKILL.md")
     (project / ".git").mkdir()
     try:
-        out = subprocess.run([sys.executable, "-m", "codebot", "skills", "list"], cwd=project, capture_output=True,
-                             text=True, timeout=20, env=os.environ.copy())  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-m", "codebot", "skills", "list"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            env=os.environ.copy(),
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("`codebot skills list` hung on a FIFO SKILL.md")
     assert "good-skill" in out.stdout, out.stderr

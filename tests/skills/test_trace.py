@@ -67,9 +67,16 @@ def test_events_are_json_lines_with_every_field(home: Path) -> None:
         assert r["session"] == "s1"
         assert before <= r["time"] <= time.time()
     assert recs[0] | {"time": 0} == {
-        "time": 0, "session": "s1", "event": "eligible", "actor": "model", "skill": "review",
-        "source": "project", "mode": "inline", "duration_ms": None, "reason": None,
-    }  # fmt: skip
+        "time": 0,
+        "session": "s1",
+        "event": "eligible",
+        "actor": "model",
+        "skill": "review",
+        "source": "project",
+        "mode": "inline",
+        "duration_ms": None,
+        "reason": None,
+    }
     assert recs[-1]["reason"] == "user-invocable: false"
     assert recs[-1]["decided_by"] == "user-invocable"
     assert recs[-1]["source"] is None and recs[-1]["mode"] is None
@@ -182,8 +189,10 @@ def test_concurrent_writers_do_not_interleave(home: Path) -> None:
         "assert not t.errors, t.errors\n"
     )
     root = str(Path(__file__).resolve().parents[2])
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), name], cwd=root)
-             for name in ("a", "b", "c")]  # fmt: skip
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(path), name], cwd=root)
+        for name in ("a", "b", "c")
+    ]
     for p in procs:
         assert p.wait(timeout=60) == 0
     recs = _lines(path)  # every line parses
@@ -202,8 +211,17 @@ def test_percentile_nearest_rank() -> None:
 
 
 def _event(event: str, skill: str, **kw: object) -> str:
-    rec = {"time": 1.0, "session": "s", "event": event, "actor": "model", "skill": skill,
-           "source": "project", "mode": "inline", "duration_ms": None, "reason": None}  # fmt: skip
+    rec = {
+        "time": 1.0,
+        "session": "s",
+        "event": event,
+        "actor": "model",
+        "skill": skill,
+        "source": "project",
+        "mode": "inline",
+        "duration_ms": None,
+        "reason": None,
+    }
     rec.update(kw)
     return json.dumps(rec)
 
@@ -213,10 +231,18 @@ def test_summarize_hand_made_traces(tmp_path: Path) -> None:
     d.mkdir()
     review = []
     for ms in (10, 20, 30, 40):
-        review += [_event("eligible", "review"), _event("selected", "review"), _event("activated", "review"),
-                   _event("executing", "review"), _event("completed", "review", duration_ms=ms)]  # fmt: skip
-    review += [_event("activated", "review", actor="human", source="user"), _event("executing", "review"),
-               _event("failed", "review", duration_ms=100, reason="boom")]  # fmt: skip
+        review += [
+            _event("eligible", "review"),
+            _event("selected", "review"),
+            _event("activated", "review"),
+            _event("executing", "review"),
+            _event("completed", "review", duration_ms=ms),
+        ]
+    review += [
+        _event("activated", "review", actor="human", source="user"),
+        _event("executing", "review"),
+        _event("failed", "review", duration_ms=100, reason="boom"),
+    ]
     (d / "one.jsonl").write_text("\n".join(review) + "\n")
     other = [
         _event("denied", "deploy", actor="model", reason="disable-model-invocation"),

@@ -28,7 +28,9 @@ def test_duplicate_grant_is_an_error(skills_root: Path, write_skill, capsys) -> 
     assert report.failed(strict=False)
     code, out = run(capsys, str(path))
     assert code == 1
-    assert [x["severity"] for x in out["diagnostics"] if x["code"] == "duplicate-grant"] == ["error"]
+    assert [x["severity"] for x in out["diagnostics"] if x["code"] == "duplicate-grant"] == [
+        "error"
+    ]
 
 
 def test_folded_spelling_duplicate_is_an_error(skills_root: Path, write_skill, capsys) -> None:
@@ -49,7 +51,9 @@ def test_duplicate_non_grant_key_is_a_warning(skills_root: Path, write_skill, ca
     path = write_skill(skills_root, "ship", CLEAN + "license: MIT\nlicense: Apache-2.0\n")
     code, out = run(capsys, str(path))
     assert code == 0
-    assert [x["severity"] for x in out["diagnostics"] if x["code"] == "duplicate-key"] == ["warning"]
+    assert [x["severity"] for x in out["diagnostics"] if x["code"] == "duplicate-key"] == [
+        "warning"
+    ]
     code, _ = run(capsys, str(path), "--strict")
     assert code == 1
 
@@ -61,4 +65,6 @@ def test_loaded_catalog_reports_it_as_an_error_too(tmp_path: Path, write_skill, 
     write_skill(extra, "ship", CLEAN + "model: a\nmodel: b\n")
     code, out = run(capsys, "--cwd", str(project), "--skills-dir", str(extra))
     assert code == 1
-    assert [x["code"] for x in out["diagnostics"] if x["severity"] == "error"] == ["duplicate-grant"]
+    assert [x["code"] for x in out["diagnostics"] if x["severity"] == "error"] == [
+        "duplicate-grant"
+    ]

@@ -113,22 +113,28 @@ def hint_for(skills_root: Path, write_skill, frontmatter: str) -> str:
     return d.hint
 
 
-@pytest.mark.parametrize("frontmatter", [
-    "description: x\nmetadata:\n  note: see: the docs",  # ': ' inside a nested plain value
-    "description: x\nmetadata:\n  note: `code`",
-    "description: x\nmetadata:\n  note: [a] [b]",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "description: x\nmetadata:\n  note: see: the docs",  # ': ' inside a nested plain value
+        "description: x\nmetadata:\n  note: `code`",
+        "description: x\nmetadata:\n  note: [a] [b]",
+    ],
+)
 def test_quoting_is_advised_where_quoting_fixes_it(
     skills_root: Path, write_skill, frontmatter: str
 ) -> None:
     assert "quote" in hint_for(skills_root, write_skill, frontmatter)
 
 
-@pytest.mark.parametrize(("frontmatter", "says"), [
-    ('description: "never closed\nname: x', "close the quote"),
-    ("description: ok\nname: x\n  extra: y", "indent"),
-    ("description: ok\n\tname: x", "spaces"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("frontmatter", "says"),
+    [
+        ('description: "never closed\nname: x', "close the quote"),
+        ("description: ok\nname: x\n  extra: y", "indent"),
+        ("description: ok\n\tname: x", "spaces"),
+    ],
+)
 def test_other_yaml_errors_get_their_own_fix(
     skills_root: Path, write_skill, frontmatter: str, says: str
 ) -> None:

@@ -7,7 +7,9 @@ import time
 from collections.abc import Callable
 
 
-async def until(pilot, predicate: Callable[[], object], timeout: float = 5.0, step: float = 0.02) -> None:
+async def until(
+    pilot, predicate: Callable[[], object], timeout: float = 5.0, step: float = 0.02
+) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -21,7 +21,13 @@ from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.approval import ApprovalScreen
 from codebot.ui.tui.conversation import ToolCall
 
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CODEBOT_MODEL", "CODEBOT_API_BASE")
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +49,9 @@ def call(name: str, **args: Any) -> dict[str, Any]:
 
 
 def controller(project: Path, replies: list[Any], trust: bool = True) -> Controller:
-    return Controller(load_settings(cwd=project, trust=trust), client=ScriptedModel(replies), interactive=True)
+    return Controller(
+        load_settings(cwd=project, trust=trust), client=ScriptedModel(replies), interactive=True
+    )
 
 
 def run_keys(ctrl: Controller, keys: str) -> str:
@@ -64,30 +72,45 @@ def tool_messages(ctrl: Controller) -> list[str]:
 # --------------------------------------------------------------------------- line mode
 
 
-@pytest.mark.parametrize(("text", "reply"), [
-    ("y", (ApprovalAnswer.ALLOW_ONCE, "")), (" yes ", (ApprovalAnswer.ALLOW_ONCE, "")),
-    ("a", (ApprovalAnswer.ALLOW_SESSION, "")), ("session", (ApprovalAnswer.ALLOW_SESSION, "")),
-    ("A", (ApprovalAnswer.ALLOW_ALWAYS, "")), ("always", (ApprovalAnswer.ALLOW_ALWAYS, "")),
-    ("!", (ApprovalAnswer.ALLOW_ALWAYS, "")),
-    ("n", (ApprovalAnswer.DENY, "")), ("no", (ApprovalAnswer.DENY, "")),
-    ("n use the other file", (ApprovalAnswer.DENY, "use the other file")),
-    ("no  not now ", (ApprovalAnswer.DENY, "not now")),
-    ("r", (ApprovalAnswer.DENY, None)), ("r too risky", (ApprovalAnswer.DENY, "too risky")),
-    ("", None), ("maybe", None), ("yes please", None), ("aa", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "reply"),
+    [
+        ("y", (ApprovalAnswer.ALLOW_ONCE, "")),
+        (" yes ", (ApprovalAnswer.ALLOW_ONCE, "")),
+        ("a", (ApprovalAnswer.ALLOW_SESSION, "")),
+        ("session", (ApprovalAnswer.ALLOW_SESSION, "")),
+        ("A", (ApprovalAnswer.ALLOW_ALWAYS, "")),
+        ("always", (ApprovalAnswer.ALLOW_ALWAYS, "")),
+        ("!", (ApprovalAnswer.ALLOW_ALWAYS, "")),
+        ("n", (ApprovalAnswer.DENY, "")),
+        ("no", (ApprovalAnswer.DENY, "")),
+        ("n use the other file", (ApprovalAnswer.DENY, "use the other file")),
+        ("no  not now ", (ApprovalAnswer.DENY, "not now")),
+        ("r", (ApprovalAnswer.DENY, None)),
+        ("r too risky", (ApprovalAnswer.DENY, "too risky")),
+        ("", None),
+        ("maybe", None),
+        ("yes please", None),
+        ("aa", None),
+    ],
+)
 def test_parse_reply(text: str, reply: Any) -> None:
     assert parse_reply(text) == reply
 
 
 def test_the_question_leaves_out_what_is_not_offered() -> None:
-    offered = ApprovalRequest("Bash", {}, "ls", "ls", always=("Bash(ls)",), always_path="/p/.codebot/config.yaml")
+    offered = ApprovalRequest(
+        "Bash", {}, "ls", "ls", always=("Bash(ls)",), always_path="/p/.codebot/config.yaml"
+    )
     assert "[A]lways" in question_for(offered) and "n <reason>" in question_for(offered)
     outside = ApprovalRequest("Bash", {}, "ls", "ls", outside_sandbox="no network")
     assert "[A]lways" not in question_for(outside) and "reason" not in question_for(outside)
 
 
 def test_line_always_shows_the_rule_saves_it_and_says_where(project: Path) -> None:
-    ctrl = controller(project, [call("Bash", command="echo hi"), "one", call("Bash", command="echo hi"), "two"])
+    ctrl = controller(
+        project, [call("Bash", command="echo hi"), "one", call("Bash", command="echo hi"), "two"]
+    )
     out = run_keys(ctrl, "go\rA\ragain\r\x04")
     cfg = project / ".codebot" / "config.yaml"
     assert f"always allow saves Bash(echo hi) to {cfg}" in out  # before the question
@@ -120,17 +143,21 @@ def test_line_r_asks_for_the_reason_on_the_next_line(project: Path) -> None:
 
 
 def test_line_shows_the_diff_after_an_edit(project: Path) -> None:
-    ctrl = controller(project, [call("Edit", path="app.py", old="return 1", new="return 2"), "done"])
+    ctrl = controller(
+        project, [call("Edit", path="app.py", old="return 1", new="return 2"), "done"]
+    )
     out = run_keys(ctrl, "go\ry\r\x04")
-    after = out[out.index("✓ edited app.py"):]
+    after = out[out.index("✓ edited app.py") :]
     assert "    -    return 1" in after and "    +    return 2" in after and "@@ " in after
     assert (project / "app.py").read_text() == "def f():\n    return 2\n"
 
 
 def test_line_shows_the_diff_after_an_overwrite_escaped(project: Path) -> None:
-    ctrl = controller(project, [call("Write", path="app.py", content="print('\x1b[2Jhi')\n"), "done"])
+    ctrl = controller(
+        project, [call("Write", path="app.py", content="print('\x1b[2Jhi')\n"), "done"]
+    )
     out = run_keys(ctrl, "go\ry\r\x04")
-    after = out[out.index("✓ wrote"):]
+    after = out[out.index("✓ wrote") :]
     assert "-def f():" in after and "+print('\\x1b[2Jhi')" in after
     assert "\x1b[2J" not in out  # the file's escape sequence never reaches the terminal
 
@@ -222,7 +249,11 @@ async def test_tui_shows_the_diff_of_an_edit_open(project: Path) -> None:
         box = view.query_one(Collapsible)
         assert not box.collapsed
         text = str(view.query_one(".tool-result").content.code)  # a Syntax of the diff
-        assert "edited app.py (1 replacement)" in text and "-    return 1" in text and "+    return 2" in text
+        assert (
+            "edited app.py (1 replacement)" in text
+            and "-    return 1" in text
+            and "+    return 2" in text
+        )
 
 
 async def test_tui_exclamation_mark_is_always_too(project: Path) -> None:
@@ -256,7 +287,9 @@ async def test_write_says_what_an_overwrite_changed_and_keeps_it_short(project: 
     over = await reg.call("Write", {"path": "app.py", "content": "def f():\n    return 3\n"}, ctx)
     assert over.content.startswith("wrote 22 bytes to app.py\n--- a/app.py\n+++ b/app.py\n@@ ")
     assert "-    return 1\n+    return 3" in over.content
-    big = await reg.call("Write", {"path": "app.py", "content": "".join(f"{i}\n" for i in range(500))}, ctx)
+    big = await reg.call(
+        "Write", {"path": "app.py", "content": "".join(f"{i}\n" for i in range(500))}, ctx
+    )
     assert len(big.content.splitlines()) <= 62 and "more diff lines not shown" in big.content
     (project / "blob.bin").write_bytes(b"\x00\x01")
     blob = await reg.call("Write", {"path": "blob.bin", "content": "text\n"}, ctx)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from codebot.agent.permissions import ApprovalRequest
 from codebot.ui.line.render import approval_text
 
-SPOOF = 'rm -rf ~/work #' + "\b" * 16 + 'echo "hello" ; true #___'
+SPOOF = "rm -rf ~/work #" + "\b" * 16 + 'echo "hello" ; true #___'
 
 
 def request(command: str, reason: str = "") -> ApprovalRequest:
@@ -34,7 +34,8 @@ def test_newlines_stay_newlines_and_bidi_is_escaped() -> None:
 def test_the_reason_is_shown() -> None:
     reason = "needs approval: not plain: contains a parameter expansion `${x@P}` at column 26"
     assert "why: not plain: contains a parameter expansion `${x@P}` at column 26" in approval_text(
-        request("echo ${x@P}", reason))
+        request("echo ${x@P}", reason)
+    )
 
 
 def test_tui_preview_escapes_too() -> None:

@@ -23,8 +23,16 @@ from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.approval import ApprovalScreen
 
 ATTACK = "touch X" + "\n" * 121 + "git status"  # 122 lines, 120 of them empty
-LONG = "touch X\n" + "\n".join(f"echo line {i}" for i in range(78)) + "\ngit status"  # 80 lines, none empty
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "CODEBOT_MODEL", "CODEBOT_API_BASE")
+LONG = (
+    "touch X\n" + "\n".join(f"echo line {i}" for i in range(78)) + "\ngit status"
+)  # 80 lines, none empty
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +53,11 @@ def bash(command: str) -> dict[str, Any]:
 
 
 def controller(project: Path, command: str) -> Controller:
-    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([bash(command), "done"]),
-                      interactive=True)  # fmt: skip
+    return Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel([bash(command), "done"]),
+        interactive=True,
+    )
 
 
 # --------------------------------------------------------------------------- line mode
@@ -56,10 +67,20 @@ def test_line_question_holds_the_counts_and_the_whole_command_is_just_above() ->
     request = ApprovalRequest("Bash", {"command": ATTACK}, ATTACK, ATTACK)
     text = approval_text(request)
     assert text.split("\n") == ["? Bash needs approval:", "  touch X", "  ⏎ ×120", "  git status"]
-    assert question_for(request).startswith("Run this command? (122 lines, 120 of them empty) [y]es once")
-    outside = ApprovalRequest("Bash", {"command": ATTACK}, ATTACK, "whatever", outside_sandbox="the sandbox keeps /usr/x read-only")
+    assert question_for(request).startswith(
+        "Run this command? (122 lines, 120 of them empty) [y]es once"
+    )
+    outside = ApprovalRequest(
+        "Bash",
+        {"command": ATTACK},
+        ATTACK,
+        "whatever",
+        outside_sandbox="the sandbox keeps /usr/x read-only",
+    )
     assert approval_text(outside).split("\n")[1:] == ["  touch X", "  ⏎ ×120", "  git status"]
-    assert question_for(outside).startswith("Run it once OUTSIDE the sandbox? (122 lines, 120 of them empty)")
+    assert question_for(outside).startswith(
+        "Run it once OUTSIDE the sandbox? (122 lines, 120 of them empty)"
+    )
 
 
 def test_line_mode_prints_the_command_collapsed_right_above_the_question(project: Path) -> None:
@@ -73,7 +94,9 @@ def test_line_mode_prints_the_command_collapsed_right_above_the_question(project
     ctrl.close()
     text = out.getvalue()
     lines = text.split("\n")
-    ask = next(i for i, ln in enumerate(lines) if "Run this command? (122 lines, 120 of them empty)" in ln)
+    ask = next(
+        i for i, ln in enumerate(lines) if "Run this command? (122 lines, 120 of them empty)" in ln
+    )
     first = next(i for i, ln in enumerate(lines) if ln.strip() == "touch X")
     assert 0 < ask - first <= 6, text  # the first line is a few lines above the question
     assert "⏎ ×120" in text and not (project / "X").exists()
@@ -98,7 +121,10 @@ async def test_tui_title_has_the_counts_and_the_first_line_is_shown(project: Pat
     app = CodebotApp(controller(project, ATTACK), watch_skills=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await ask(pilot, app)
-        assert str(screen.query_one(".title", Static).content) == "Run this command? (122 lines, 120 of them empty)"
+        assert (
+            str(screen.query_one(".title", Static).content)
+            == "Run this command? (122 lines, 120 of them empty)"
+        )
         assert shown_text(screen).split("\n")[:3] == ["touch X", "⏎ ×120", "git status"]
         await until(pilot, lambda: screen.seen_end)  # three lines: all of it is on screen
         assert not screen.has_class("-long")
@@ -111,10 +137,15 @@ async def test_tui_refuses_to_allow_until_the_end_has_been_seen(project: Path) -
     app = CodebotApp(controller(project, LONG), watch_skills=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await ask(pilot, app)
-        assert str(screen.query_one(".title", Static).content).startswith("Run this command? (80 lines")
+        assert str(screen.query_one(".title", Static).content).startswith(
+            "Run this command? (80 lines"
+        )
         await until(pilot, lambda: screen.has_class("-long"))
         position = str(screen.query_one("#position", Static).content)
-        assert position.startswith("lines 1-") and " of 80 · PgDn / ↓ / End: read to the end to allow" in position, position
+        assert (
+            position.startswith("lines 1-")
+            and " of 80 · PgDn / ↓ / End: read to the end to allow" in position
+        ), position
         assert shown_text(screen).startswith("touch X\n")
         assert screen.query_one("#allow_once", Button).disabled
         for key in ("y", "a", "enter"):
@@ -140,6 +171,8 @@ async def test_tui_dialog_grows_with_the_screen(project: Path) -> None:
     async with app.run_test(size=(100, 100)) as pilot:
         screen = await ask(pilot, app)
         await until(pilot, lambda: screen.seen_end)  # 80 lines fit on a 100-line screen
-        assert not screen.has_class("-long") and not screen.query_one("#allow_once", Button).disabled
+        assert (
+            not screen.has_class("-long") and not screen.query_one("#allow_once", Button).disabled
+        )
         await pilot.press("n")
         await app.settled()

@@ -24,9 +24,22 @@ from codebot.ui.line.repl import LineApp
 from codebot.ui.tui.app import CodebotApp
 
 SIZE = (120, 40)
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-                 "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "OPENAI_BASE_URL",
-                 "OPENAI_API_BASE", "CODEBOT_MODEL", "CODEBOT_API_BASE", "NO_COLOR")  # fmt: skip
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+    "NO_COLOR",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -39,20 +52,28 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def project(tmp_path: Path, write_skill) -> Path:
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
-    write_skill(proj / ".codebot" / "skills", "deploy", "description: Deploy the app.\nmodel: big-model",
-                "Deploy to $ARGUMENTS.")  # fmt: skip
+    write_skill(
+        proj / ".codebot" / "skills",
+        "deploy",
+        "description: Deploy the app.\nmodel: big-model",
+        "Deploy to $ARGUMENTS.",
+    )
     return proj
 
 
 def controller(project: Path) -> Controller:
-    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True)
+    return Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True
+    )
 
 
 def run_line(project: Path, lines: list[str]) -> str:
     ctrl = controller(project)
     out = io.StringIO()
     try:
-        LineApp(ctrl, input=io.StringIO("".join(f"{line}\n" for line in lines)), output=out, watch=False).run()
+        LineApp(
+            ctrl, input=io.StringIO("".join(f"{line}\n" for line in lines)), output=out, watch=False
+        ).run()
     finally:
         ctrl.close()
     return out.getvalue()
@@ -60,8 +81,11 @@ def run_line(project: Path, lines: list[str]) -> str:
 
 def shown(app: CodebotApp) -> list[str]:
     """What the TUI's conversation shows, one entry per widget."""
-    return [w.source if isinstance(w, Markdown) else str(w.content)
-            for w in app.conversation.children if isinstance(w, Markdown | Static)]  # fmt: skip
+    return [
+        w.source if isinstance(w, Markdown) else str(w.content)
+        for w in app.conversation.children
+        if isinstance(w, Markdown | Static)
+    ]
 
 
 async def run_tui(project: Path, lines: list[str]) -> list[str]:
@@ -97,8 +121,14 @@ def test_every_handler_returns_a_reply_with_an_action(project: Path) -> None:
         ctrl.close()
     for name, reply in replies.items():
         assert isinstance(reply, Reply) and isinstance(reply.action, Action), name
-    assert replies["transcript"].action is Action.OPEN_TRANSCRIPT and replies["exit"].action is Action.EXIT
-    assert replies["compact"].action is Action.COMPACT and replies["skills"].action is Action.OPEN_SKILLS
+    assert (
+        replies["transcript"].action is Action.OPEN_TRANSCRIPT
+        and replies["exit"].action is Action.EXIT
+    )
+    assert (
+        replies["compact"].action is Action.COMPACT
+        and replies["skills"].action is Action.OPEN_SKILLS
+    )
 
 
 def stub_every_handler(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
@@ -108,14 +138,18 @@ def stub_every_handler(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return said
 
 
-def test_line_mode_runs_every_command_through_the_table(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_line_mode_runs_every_command_through_the_table(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     said = stub_every_handler(monkeypatch)  # replaced handlers: line mode decides nothing itself
     out = run_line(project, [f"/{c.name}" for c in BUILTINS])
     for name, text in said.items():
         assert text in out, name
 
 
-async def test_the_tui_runs_every_command_through_the_table(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_tui_runs_every_command_through_the_table(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     said = stub_every_handler(monkeypatch)
     view = await run_tui(project, [f"/{c.name}" for c in BUILTINS])
     for name, text in said.items():
@@ -127,7 +161,9 @@ def text_only(project: Path, front: Front) -> dict[str, str]:
     ctrl = controller(project)
     ctrl.front = front
     try:
-        replies = {c.name: ctrl.builtin(c.name, "") for c in BUILTINS if c.name not in ("clear", "reload")}
+        replies = {
+            c.name: ctrl.builtin(c.name, "") for c in BUILTINS if c.name not in ("clear", "reload")
+        }
     finally:
         ctrl.close()
     return {name: r.text for name, r in replies.items() if r.action is Action.NONE and r.text}
@@ -158,7 +194,9 @@ def test_help_comes_from_the_table_and_names_each_front_ends_keys() -> None:
     tui = commands.help_text(Front.TUI)
     for c in BUILTINS:
         line = f"  /{c.name}{' ' + c.hint if c.hint else ''}  — {c.help}"
-        assert tui.count(line + "\n") == 1 and commands.help_text(Front.LINE).count(line + "\n") == 1
+        assert (
+            tui.count(line + "\n") == 1 and commands.help_text(Front.LINE).count(line + "\n") == 1
+        )
     assert "escape" in {b.key for b in CodebotApp.BINDINGS} and "Esc cancel the turn" in tui
     assert "Ctrl+P palette" in tui and "Ctrl+P" not in commands.help_text(Front.LINE)
     assert commands.help_text(Front.PLAIN).endswith(commands.KEYS[Front.PLAIN])
@@ -181,19 +219,33 @@ def test_a_command_of_one_front_end_is_unknown_in_the_other(project: Path, monke
 
 
 EVENTS = [
-    ev.SkillActivated("deploy", "human", "inline", "project",
-                      {"model": "gpt-4.1", "allowed_tools": ["Bash(make deploy:*)"]}),
-    ev.SkillActivated("review\x1b[2J", "model", "fork", "bundled",
-                      {"model": "gpt-x", "effort": "high", "disallowed_tools": ["Write"]}),
+    ev.SkillActivated(
+        "deploy",
+        "human",
+        "inline",
+        "project",
+        {"model": "gpt-4.1", "allowed_tools": ["Bash(make deploy:*)"]},
+    ),
+    ev.SkillActivated(
+        "review\x1b[2J",
+        "model",
+        "fork",
+        "bundled",
+        {"model": "gpt-x", "effort": "high", "disallowed_tools": ["Write"]},
+    ),
     ev.SkillActivated("helper", "human", "inline", "user"),
-]  # fmt: skip
+]
 
 
 def test_the_skill_line_says_what_the_skill_changes() -> None:
-    assert (skill_line(EVENTS[0])
-            == "skill deploy · inline · model gpt-4.1 for this turn · allows Bash(make deploy:*)")  # fmt: skip
-    assert skill_line(EVENTS[1]) == ("skill review · fork · model gpt-x in its sub-agent · effort high · "
-                                     "hides Write · chosen by the model")  # fmt: skip
+    assert (
+        skill_line(EVENTS[0])
+        == "skill deploy · inline · model gpt-4.1 for this turn · allows Bash(make deploy:*)"
+    )
+    assert skill_line(EVENTS[1]) == (
+        "skill review · fork · model gpt-x in its sub-agent · effort high · "
+        "hides Write · chosen by the model"
+    )
     assert skill_line(EVENTS[2]) == "skill helper · inline"
 
 

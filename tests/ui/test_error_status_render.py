@@ -25,6 +25,8 @@ def test_a_resumed_session_reads_the_same_status_from_the_text() -> None:
     assert tool_status("Bash", "exit code 137 (killed by SIGKILL)\n") == "error"
     assert tool_status("Bash", "exit code 0\nok") == "ok"
     assert tool_status("Bash", "exit code 0\nexit code 1") == "ok"
-    assert tool_status("Task", "Task was not run: turn budget reached: 20 model requests …") == "error"
+    assert (
+        tool_status("Task", "Task was not run: turn budget reached: 20 model requests …") == "error"
+    )
     assert tool_status("Task", "the sub-agent was stopped: turn budget reached: …") == "error"
     assert tool_status("Read", "exit code 1") == "ok"  # only Bash speaks that way

@@ -28,12 +28,13 @@ def project(tmp_path: Path, write_skill) -> Path:
     return proj
 
 
-
-
 def transcript(app: CodebotApp) -> list[str]:
     """What the conversation shows, one entry per widget."""
-    return [w.source if isinstance(w, Markdown) else str(w.content) for w in app.conversation.children
-            if isinstance(w, Markdown | Static)]  # fmt: skip
+    return [
+        w.source if isinstance(w, Markdown) else str(w.content)
+        for w in app.conversation.children
+        if isinstance(w, Markdown | Static)
+    ]
 
 
 @pytest.mark.parametrize("built_later", [False, True])

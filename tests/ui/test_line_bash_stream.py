@@ -43,8 +43,12 @@ class Timed(io.StringIO):
 
 def run(project: Path, command: str) -> Timed:
     call = {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": command}}]}
-    ctrl = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([call, "All done."]),
-                      interactive=True, allow=("Bash",))  # fmt: skip
+    ctrl = Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel([call, "All done."]),
+        interactive=True,
+        allow=("Bash",),
+    )
     out = Timed()
     assert LineApp(ctrl, input=io.StringIO("go\n"), output=out, watch=False).run() == 0
     ctrl.close()
@@ -61,7 +65,12 @@ def test_lines_are_printed_as_they_come_and_only_once(project: Path) -> None:
     # line1 is on screen while the command still runs: well before its result line.
     assert out.when("│ line1") < out.when("│ line3") - 0.5
     assert out.when("│ line3") <= out.when("✓ exit code 0")
-    assert text.index("→ Bash") < text.index("│ line1") < text.index("✓ exit code 0") < text.index("All done.")
+    assert (
+        text.index("→ Bash")
+        < text.index("│ line1")
+        < text.index("✓ exit code 0")
+        < text.index("All done.")
+    )
 
 
 def test_escape_sequences_never_reach_the_terminal(project: Path) -> None:

@@ -20,7 +20,11 @@ class _Host(App[None]):
 
 
 async def test_brackets_and_escapes_in_labels_are_shown_as_text() -> None:
-    picker = Picker("Resume a session [/x]", [("s1", "fix [/oops] the [b]build"), ("s2", "paint \x1b[31mred\x1b[0m")], "s2")
+    picker = Picker(
+        "Resume a session [/x]",
+        [("s1", "fix [/oops] the [b]build"), ("s2", "paint \x1b[31mred\x1b[0m")],
+        "s2",
+    )
     app = _Host(picker)
     async with app.run_test() as pilot:
         await pilot.pause(0.1)

@@ -34,12 +34,15 @@ def denied(name: str, reason: str = "the person did not approve this call", **ar
     return {"name": name, "arguments": args, "status": "denied", "reason": reason}
 
 
-@pytest.mark.parametrize(("command", "prefix"), [
-    ("git push origin main", "Bash(git push:*)"),
-    ("npm test", "Bash(npm test:*)"),
-    ("cat notes.txt", "Bash(cat:*)"),
-    ("make && make test", "Bash(make:*)"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("command", "prefix"),
+    [
+        ("git push origin main", "Bash(git push:*)"),
+        ("npm test", "Bash(npm test:*)"),
+        ("cat notes.txt", "Bash(cat:*)"),
+        ("make && make test", "Bash(make:*)"),
+    ],
+)
 def test_bash_gets_a_prefix_rule_that_really_allows_it(
     tmp_path: Path, command: str, prefix: str
 ) -> None:
@@ -62,8 +65,11 @@ def test_write_gets_a_path_rule(tmp_path: Path) -> None:
 
 
 def test_repeated_denials_give_one_line(tmp_path: Path) -> None:
-    calls = [denied("Bash", command="npm test"), denied("Bash", command="npm test"),
-             {"name": "Read", "arguments": {}, "status": "ok"}]  # fmt: skip
+    calls = [
+        denied("Bash", command="npm test"),
+        denied("Bash", command="npm test"),
+        {"name": "Read", "arguments": {}, "status": "ok"},
+    ]
     assert len(denial_hints(calls, session(tmp_path))) == 1
 
 

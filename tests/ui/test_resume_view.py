@@ -29,8 +29,10 @@ def user(text: str) -> dict[str, Any]:
 def answer(text: str, *calls: tuple[str, str, dict[str, Any]]) -> dict[str, Any]:
     m: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
-        m["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                           for i, n, a in calls]  # fmt: skip
+        m["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, n, a in calls
+        ]
     return m
 
 
@@ -48,8 +50,12 @@ def kinds(items: list[Item]) -> list[str]:
 
 
 def test_heading_then_each_message_of_a_short_session() -> None:
-    history = [user("fix the flaky test"), answer("Looking.", ("c1", "Bash", {"command": "pytest -x"})),
-               result("c1", "exit code 1\nFAILED"), answer("It was the clock.")]  # fmt: skip
+    history = [
+        user("fix the flaky test"),
+        answer("Looking.", ("c1", "Bash", {"command": "pytest -x"})),
+        result("c1", "exit code 1\nFAILED"),
+        answer("It was the clock."),
+    ]
     items = resume_view(history, "20261201-120000-abcd1234", NOON)
     assert items == [
         Item("heading", "resumed session 20261201-120000-abcd1234 from 2026-12-01 12:00"),
@@ -69,43 +75,73 @@ def test_only_the_last_turns_are_shown_after_a_count_of_the_others() -> None:
     items = resume_view(history, "s", NOON)
     assert items[1] == Item("note", "… 3 earlier turns (see `codebot sessions`)")
     assert [i.text for i in items if i.kind == "user"] == [f"question {i}" for i in range(3, 8)]
-    assert kinds(resume_view(history, "s", NOON, last=1)) == ["heading", "note", "user", "assistant"]
-    assert resume_view(history[:2], "s", NOON, last=5)[1:] == [Item("user", "question 0"), Item("assistant", "answer 0")]
+    assert kinds(resume_view(history, "s", NOON, last=1)) == [
+        "heading",
+        "note",
+        "user",
+        "assistant",
+    ]
+    assert resume_view(history[:2], "s", NOON, last=5)[1:] == [
+        Item("user", "question 0"),
+        Item("assistant", "answer 0"),
+    ]
 
 
 def test_a_compacted_history_says_so_and_hides_the_summary() -> None:
-    preamble = {"role": "user", "content": '<conversation-summary messages="40" at="2026-12-01 11:50">\nThe '
-                "conversation so far was compacted: …\n</conversation-summary>\n\n<system-reminder>\nSkills in "
-                f"force\n</system-reminder>\n\n{skill_block('review')}"}  # fmt: skip
+    preamble = {
+        "role": "user",
+        "content": '<conversation-summary messages="40" at="2026-12-01 11:50">\nThe '
+        "conversation so far was compacted: …\n</conversation-summary>\n\n<system-reminder>\nSkills in "
+        f"force\n</system-reminder>\n\n{skill_block('review')}",
+    }
     items = resume_view([preamble, answer("kept answer"), user("next"), answer("ok")], "s", NOON)
-    assert items[1] == Item("note", "(the conversation before was compacted: 40 messages summarized at "
-                                    "2026-12-01 11:50; skills re-attached: review; the transcript keeps it all)")  # fmt: skip
+    assert items[1] == Item(
+        "note",
+        "(the conversation before was compacted: 40 messages summarized at "
+        "2026-12-01 11:50; skills re-attached: review; the transcript keeps it all)",
+    )
     assert "conversation-summary" not in " ".join(i.text for i in items)
-    assert [i.text for i in items[2:]] == ["kept answer", "next", "ok"]  # the cut turn's end counts as a turn
-    failed = {"role": "user", "content": '<conversation-summary messages="9" at="x">\n[9 earlier messages were '
-                                         "dropped to fit the context window, without a summary (boom).]"}  # fmt: skip
+    assert [i.text for i in items[2:]] == [
+        "kept answer",
+        "next",
+        "ok",
+    ]  # the cut turn's end counts as a turn
+    failed = {
+        "role": "user",
+        "content": '<conversation-summary messages="9" at="x">\n[9 earlier messages were '
+        "dropped to fit the context window, without a summary (boom).]",
+    }
     assert "9 messages dropped without a summary" in resume_view([failed], "s", NOON)[1].text
 
 
 def test_a_typed_skill_is_shown_as_the_command() -> None:
     assert user_text(REMINDER + skill_block("review", args="src/")) == "/review src/"
-    assert user_text(REMINDER + skill_block("deploy", "Deploy to staging.")) == "/deploy"  # args went into the text
+    assert (
+        user_text(REMINDER + skill_block("deploy", "Deploy to staging.")) == "/deploy"
+    )  # args went into the text
     stacked = skill_block("review", args="src/") + "\n\n" + skill_block("test", args="src/")
     assert user_text(stacked) == "/review /test src/"
     loaded = '[skill "review" is already loaded in this conversation with exactly this text (same file); ok]'
     assert user_text(REMINDER + loaded) == "/review"
-    assert user_text("look at this\n" + skill_block("a&amp;b")) == "look at this\n[skill a&b loaded]"
+    assert (
+        user_text("look at this\n" + skill_block("a&amp;b")) == "look at this\n[skill a&b loaded]"
+    )
 
 
 def test_content_as_a_list_of_parts() -> None:
-    history = [{"role": "user", "content": [{"type": "text", "text": "hello"}, {"type": "image_url"}]}]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "hello"}, {"type": "image_url"}]}
+    ]
     assert resume_view(history, "s", NOON)[1] == Item("user", "hello")
 
 
 def test_tool_statuses_read_from_the_fixed_wordings() -> None:
     assert tool_status("Bash", "exit code 0\nok") == "ok"
     assert tool_status("Write", "denied by rule Write(*): no") == "denied"
-    assert tool_status("Write", "the person did not approve this Write call. needs approval") == "denied"
+    assert (
+        tool_status("Write", "the person did not approve this Write call. needs approval")
+        == "denied"
+    )
     assert tool_status("Read", "Read failed: file not found: x") == "error"
     assert tool_status("Read", "Read: the arguments were not valid JSON") == "error"
     assert tool_status("Nope", "unknown tool 'Nope'; available tools: Read") == "error"
@@ -114,9 +150,15 @@ def test_tool_statuses_read_from_the_fixed_wordings() -> None:
 
 
 def test_a_skill_called_by_the_model_is_a_tool_line() -> None:
-    history = [user("debug it"), answer("", ("c1", "Skill", {"skill": "debug"})), result("c1", skill_block("debug")),
-               answer("Found it.")]  # fmt: skip
-    assert resume_view(history, "s", NOON)[2] == Item("tool", "Skill debug  [skill debug loaded]", "ok")
+    history = [
+        user("debug it"),
+        answer("", ("c1", "Skill", {"skill": "debug"})),
+        result("c1", skill_block("debug")),
+        answer("Found it."),
+    ]
+    assert resume_view(history, "s", NOON)[2] == Item(
+        "tool", "Skill debug  [skill debug loaded]", "ok"
+    )
 
 
 def test_long_texts_are_clipped_to_a_number_of_lines() -> None:
@@ -137,21 +179,33 @@ def project(tmp_path: Path) -> Path:
 
 
 def run_session(project: Path, lines: str, replies: list[Any]) -> Controller:
-    c = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True)
+    c = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True
+    )
     LineApp(c, input=io.StringIO(lines), output=io.StringIO(), watch=False).run()
     c.close()
     return c
 
 
 def test_a_real_session_reads_back_as_typed(project: Path) -> None:
-    replies = ["Reviewed.", {"text": "Let me look.", "tool_calls": [{"name": "Read", "arguments": {"path": "nope.txt"}}]},
-               "Done."]  # fmt: skip
+    replies = [
+        "Reviewed.",
+        {
+            "text": "Let me look.",
+            "tool_calls": [{"name": "Read", "arguments": {"path": "nope.txt"}}],
+        },
+        "Done.",
+    ]
     c = run_session(project, "/review\nplease read nope.txt\n", replies)
     items = resume_view(c.session.history, c.session.id, NOON)
     assert [(i.kind, i.text, i.status) for i in items[1:]] == [
-        ("user", "/review", ""), ("assistant", "Reviewed.", ""), ("user", "please read nope.txt", ""),
-        ("assistant", "Let me look.", ""), ("tool", "Read nope.txt", "error"), ("assistant", "Done.", ""),
-    ]  # fmt: skip
+        ("user", "/review", ""),
+        ("assistant", "Reviewed.", ""),
+        ("user", "please read nope.txt", ""),
+        ("assistant", "Let me look.", ""),
+        ("tool", "Read nope.txt", "error"),
+        ("assistant", "Done.", ""),
+    ]
 
 
 def test_session_rows_newest_first_without_the_one_in_use(project: Path) -> None:
@@ -165,8 +219,12 @@ def test_session_rows_newest_first_without_the_one_in_use(project: Path) -> None
     rows = session_rows(sessions, project.resolve(), exclude=third)
     assert [r.id for r in rows] == [second, first]
     assert [r.first_prompt for r in rows] == ["a second one", "/review src/"]
-    assert rows[0].started == time.strftime("%Y-%m-%d %H:%M", time.localtime(float(json.loads(
-        (sessions / f"{second}.jsonl").read_text().splitlines()[0])["created"])))  # fmt: skip
+    assert rows[0].started == time.strftime(
+        "%Y-%m-%d %H:%M",
+        time.localtime(
+            float(json.loads((sessions / f"{second}.jsonl").read_text().splitlines()[0])["created"])
+        ),
+    )
     assert session_rows(sessions, project.resolve(), limit=1)[0].id == third
     assert session_rows(sessions, project.resolve() / "elsewhere") == []
 
@@ -174,15 +232,31 @@ def test_session_rows_newest_first_without_the_one_in_use(project: Path) -> None
 def test_first_prompt_of_a_transcript_without_turn_records(project: Path, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
-    head = {"type": "session", "format": 1, "id": "old-1", "project": str(project), "created": NOON, "model": None}
+    head = {
+        "type": "session",
+        "format": 1,
+        "id": "old-1",
+        "project": str(project),
+        "created": NOON,
+        "model": None,
+    }
     lines = [head, {"type": "message", "message": user(skill_block("review", args="src/"))}]
     (sessions / "old-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert [(r.id, r.first_prompt, r.started) for r in session_rows(sessions, project)] == [
-        ("old-1", "/review src/", "2026-12-01 12:00")]
+        ("old-1", "/review src/", "2026-12-01 12:00")
+    ]
 
 
-@pytest.mark.parametrize("call", [{"function": "Bash"}, {"function": None}, {"function": {"name": "Bash", "arguments": "[1]"}},
-                                  {"function": {"name": "Bash", "arguments": "{not json"}}, {}])  # fmt: skip
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"function": "Bash"},
+        {"function": None},
+        {"function": {"name": "Bash", "arguments": "[1]"}},
+        {"function": {"name": "Bash", "arguments": "{not json"}},
+        {},
+    ],
+)
 def test_a_damaged_tool_call_in_a_saved_session_is_shown_not_fatal(call: dict[str, Any]) -> None:
     """A transcript file is read as untrusted: a call whose `function` is not an object, or
     whose arguments are not a JSON object, is shown as it can be."""

@@ -31,7 +31,12 @@ def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def controller(project: Path, replies: list, **kw) -> Controller:
-    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True, **kw)
+    return Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel(replies),
+        interactive=True,
+        **kw,
+    )
 
 
 def test_line_mode_says_a_failed_write_once(project: Path, monkeypatch) -> None:
@@ -52,12 +57,17 @@ def test_line_mode_says_the_session_is_in_use(project: Path) -> None:
     out = io.StringIO()
     second = controller(project, [], resume=ResumeChoice(continue_latest=True))
     LineApp(second, input=io.StringIO(""), output=out, watch=False).run()
-    assert "in use by another codebot process" in out.getvalue() and second.session.id in out.getvalue()
+    assert (
+        "in use by another codebot process" in out.getvalue()
+        and second.session.id in out.getvalue()
+    )
     second.close()
     holder.close()
 
 
-async def test_tui_status_keeps_saying_the_transcript_is_not_saved(project: Path, monkeypatch) -> None:
+async def test_tui_status_keeps_saying_the_transcript_is_not_saved(
+    project: Path, monkeypatch
+) -> None:
     full_disk(monkeypatch)
     c = controller(project, ["one", "two"])
     app = CodebotApp(c, watch_skills=False)
@@ -75,7 +85,9 @@ async def test_tui_status_keeps_saying_the_transcript_is_not_saved(project: Path
 
 async def test_tui_says_the_session_is_in_use(project: Path) -> None:
     first = controller(project, ["one"])
-    await LineApp(first, input=io.StringIO("hello\n"), output=io.StringIO(), watch=False).run_async()
+    await LineApp(
+        first, input=io.StringIO("hello\n"), output=io.StringIO(), watch=False
+    ).run_async()
     first.close()
     holder = controller(project, [], resume=ResumeChoice(continue_latest=True))
     c = controller(project, [], resume=ResumeChoice(continue_latest=True))

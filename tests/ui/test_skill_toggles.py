@@ -30,7 +30,9 @@ def projects(tmp_path: Path, write_skill) -> tuple[Path, Path]:
 
 
 def controller(project: Path, trust: bool = True) -> Controller:
-    return Controller(load_settings(cwd=project, trust=trust), client=ScriptedModel([]), interactive=True)
+    return Controller(
+        load_settings(cwd=project, trust=trust), client=ScriptedModel([]), interactive=True
+    )
 
 
 def toggle(project: Path, args: str, trust: bool = True) -> str:
@@ -59,7 +61,9 @@ def test_a_toggle_in_one_project_does_not_reach_another(projects: tuple[Path, Pa
     a, b = projects
     said = toggle(a, "off deploy")
     local = a / ".codebot" / "config.local.yaml"
-    assert said == f"deploy: off (saved in {local}; this project only, add --global for every project)"
+    assert (
+        said == f"deploy: off (saved in {local}; this project only, add --global for every project)"
+    )
     assert overrides_in(local) == {"deploy": "off"}
     assert state(a) == "off" and state(b) == "on"
     assert not (codebot_home() / "config.yaml").exists()
@@ -67,7 +71,10 @@ def test_a_toggle_in_one_project_does_not_reach_another(projects: tuple[Path, Pa
     assert "config.local.yaml" in (a / ".codebot" / ".gitignore").read_text().splitlines()
     assert toggle(b, "on deploy") == "deploy: on (this project sets nothing for it)"
     assert toggle(a, "off deploy") == f"deploy: off (already so in {local})"
-    assert not (b / ".codebot" / "config.local.yaml").exists() and not (b / ".codebot" / ".gitignore").exists()
+    assert (
+        not (b / ".codebot" / "config.local.yaml").exists()
+        and not (b / ".codebot" / ".gitignore").exists()
+    )
 
 
 def test_a_global_toggle_applies_where_the_project_sets_none(projects: tuple[Path, Path]) -> None:
@@ -83,12 +90,18 @@ def test_the_project_toggle_wins_over_the_global_one(projects: tuple[Path, Path]
     global_config("skills:\n  overrides:\n    deploy: 'off'\n    review: model-only\n")
     toggle(a, "on deploy")  # undoes the global `off` here only
     toggle(a, "user-only review")
-    assert overrides_in(a / ".codebot" / "config.local.yaml") == {"deploy": "on", "review": "user-only"}
+    assert overrides_in(a / ".codebot" / "config.local.yaml") == {
+        "deploy": "on",
+        "review": "user-only",
+    }
     assert (state(a), state(a, "review")) == ("on", "user-only")
     assert (state(b), state(b, "review")) == ("off", "model-only")
     # A global change afterwards says that this project keeps its own.
     said = toggle(a, "name-only review --global")
-    assert said.endswith("; this project's own settings keep it user-only here)") and state(b, "review") == "name-only"
+    assert (
+        said.endswith("; this project's own settings keep it user-only here)")
+        and state(b, "review") == "name-only"
+    )
 
 
 def test_on_in_a_project_undoes_its_off_and_keeps_other_keys(projects: tuple[Path, Path]) -> None:
@@ -109,15 +122,19 @@ def test_the_controller_sees_its_own_toggle_at_once(projects: tuple[Path, Path])
     ctrl = controller(projects[0])
     try:
         ctrl.toggle_from_args("off deploy")
-        assert ctrl.override_of("deploy") == "off" and ctrl.session.settings.overrides["deploy"] == "off"
+        assert (
+            ctrl.override_of("deploy") == "off"
+            and ctrl.session.settings.overrides["deploy"] == "off"
+        )
         ctrl.toggle_from_args("on deploy")
         assert ctrl.override_of("deploy") == "on"
     finally:
         ctrl.close()
 
 
-def test_a_symlinked_settings_file_is_refused_and_its_target_left_alone(projects: tuple[Path, Path],
-                                                                         tmp_path: Path) -> None:  # fmt: skip
+def test_a_symlinked_settings_file_is_refused_and_its_target_left_alone(
+    projects: tuple[Path, Path], tmp_path: Path
+) -> None:
     a, _ = projects
     outside = tmp_path / "outside.yaml"
     outside.write_text("keep: me\n")
@@ -139,7 +156,9 @@ def test_a_symlinked_settings_folder_is_refused(tmp_path: Path) -> None:
     assert "is a symbolic link" in said and list(elsewhere.iterdir()) == []
 
 
-def test_the_file_is_replaced_atomically(projects: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_file_is_replaced_atomically(
+    projects: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, _ = projects
     local = a / ".codebot" / "config.local.yaml"
     toggle(a, "off deploy")
@@ -160,14 +179,20 @@ def test_the_file_is_replaced_atomically(projects: tuple[Path, Path], monkeypatc
     [(tmp, text)] = seen
     assert Path(tmp).name.startswith(".config.local.yaml.") and "review: 'off'" in text
     assert local.read_text() == before  # the old file, whole
-    assert sorted(p.name for p in local.parent.iterdir()) == [".gitignore", "config.local.yaml", "skills"]
+    assert sorted(p.name for p in local.parent.iterdir()) == [
+        ".gitignore",
+        "config.local.yaml",
+        "skills",
+    ]
 
 
 def test_an_untrusted_project_may_narrow_but_never_widen(projects: tuple[Path, Path]) -> None:
     a, _ = projects
     global_config("skills:\n  overrides:\n    deploy: 'off'\n")
     # A cloned repository can ship both files: they may not turn on what the person turned off.
-    (a / ".codebot" / "config.yaml").write_text("skills:\n  overrides:\n    deploy: 'on'\n    review: user-only\n")
+    (a / ".codebot" / "config.yaml").write_text(
+        "skills:\n  overrides:\n    deploy: 'on'\n    review: user-only\n"
+    )
     (a / ".codebot" / "config.local.yaml").write_text("skills:\n  overrides:\n    deploy: 'on'\n")
     assert state(a, trust=False) == "off" and state(a, "review", trust=False) == "user-only"
     # The shared file only narrows in a trusted project too; the personal file wins there.
@@ -176,7 +201,9 @@ def test_an_untrusted_project_may_narrow_but_never_widen(projects: tuple[Path, P
     said = toggle(a, "on deploy", trust=False)
     assert said.startswith("error: not saved: it would stay off here") and "codebot trust" in said
     assert not (a / ".codebot" / "config.local.yaml").exists()
-    assert toggle(a, "model-only review", trust=False).startswith("error: not saved: it would stay off")
+    assert toggle(a, "model-only review", trust=False).startswith(
+        "error: not saved: it would stay off"
+    )
     toggle(a, "off review", trust=False)  # narrowing is always possible
     assert state(a, "review", trust=False) == "off"
     toggle(a, "on deploy", trust=True)
@@ -197,11 +224,19 @@ async def test_skills_off_in_the_tui_saves_for_this_project(projects: tuple[Path
     assert not (codebot_home() / "config.yaml").exists()
 
 
-@pytest.mark.parametrize(("a", "b", "both"), [
-    (None, "off", "off"), ("on", "user-only", "user-only"), ("user-only", "model-only", "off"),
-    ("name-only", "model-only", "model-only"), ("name-only", None, "name-only"), ("on", None, "on"),
-    ("off", "on", "off"), ("user-only", "name-only", "user-only"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("a", "b", "both"),
+    [
+        (None, "off", "off"),
+        ("on", "user-only", "user-only"),
+        ("user-only", "model-only", "off"),
+        ("name-only", "model-only", "model-only"),
+        ("name-only", None, "name-only"),
+        ("on", None, "on"),
+        ("off", "on", "off"),
+        ("user-only", "name-only", "user-only"),
+    ],
+)
 def test_narrowing_allows_only_what_both_allow(a: str | None, b: str | None, both: str) -> None:
     from codebot.project_config import narrow
 
@@ -210,20 +245,28 @@ def test_narrowing_allows_only_what_both_allow(a: str | None, b: str | None, bot
 
 def test_only_overrides_are_read_from_the_personal_file(projects: tuple[Path, Path]) -> None:
     a, _ = projects
-    (a / ".codebot" / "config.local.yaml").write_text("model: evil\nskills:\n  dirs: [/x]\n  overrides: {deploy: off}\n")
+    (a / ".codebot" / "config.local.yaml").write_text(
+        "model: evil\nskills:\n  dirs: [/x]\n  overrides: {deploy: off}\n"
+    )
     s = load_settings(cwd=a, trust=True)
     assert s.model is None and s.overrides == {"deploy": "off"}
-    assert any("config.local.yaml: only skills.overrides is read" in w and "model, skills.dirs" in w
-               for w in s.warnings)  # fmt: skip
+    assert any(
+        "config.local.yaml: only skills.overrides is read" in w and "model, skills.dirs" in w
+        for w in s.warnings
+    )
 
 
-def test_codebot_trust_names_the_toggles_the_personal_file_will_widen(projects: tuple[Path, Path]) -> None:
+def test_codebot_trust_names_the_toggles_the_personal_file_will_widen(
+    projects: tuple[Path, Path],
+) -> None:
     from codebot.commands.trust import describe_grants
 
     a, b = projects
     (a / ".codebot" / "config.local.yaml").write_text("skills:\n  overrides:\n    deploy: 'on'\n")
-    assert ".codebot/config.local.yaml: skills.overrides = {'deploy': 'on'} (these now win over your own toggles)" in (
-        describe_grants(a))  # fmt: skip
+    assert (
+        ".codebot/config.local.yaml: skills.overrides = {'deploy': 'on'} (these now win over your own toggles)"
+        in (describe_grants(a))
+    )
     assert not any("config.local.yaml" in line for line in describe_grants(b))
 
 

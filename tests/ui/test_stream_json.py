@@ -16,9 +16,22 @@ from codebot.config import load_settings
 from codebot.ui.print_mode import run_print
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-                 "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "OPENAI_BASE_URL",
-                 "OPENAI_API_BASE", "CODEBOT_MODEL", "CODEBOT_API_BASE", "CODEBOT_API_KEY")  # fmt: skip
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+    "CODEBOT_API_KEY",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -34,13 +47,19 @@ def project(tmp_path: Path) -> Path:
     return proj
 
 
-def stream_json(project: Path, prompt: str, capsys: pytest.CaptureFixture[str], **kw: Any) -> tuple[int, list[dict]]:
-    code = run_print(prompt, load_settings(cwd=project, trust=True), output_format="stream-json", **kw)
+def stream_json(
+    project: Path, prompt: str, capsys: pytest.CaptureFixture[str], **kw: Any
+) -> tuple[int, list[dict]]:
+    code = run_print(
+        prompt, load_settings(cwd=project, trust=True), output_format="stream-json", **kw
+    )
     lines = capsys.readouterr().out.splitlines()
     return code, [json.loads(ln) for ln in lines]
 
 
-def test_stream_json_begins_with_init_and_ends_with_result(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stream_json_begins_with_init_and_ends_with_result(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, events = stream_json(project, "please review my recent changes", capsys)
     assert code == 0
     init, result = events[0], events[-1]
@@ -53,17 +72,23 @@ def test_stream_json_begins_with_init_and_ends_with_result(project: Path, capsys
     assert result["result"] == next(e["text"] for e in events if e["type"] == "TurnEnded")
     assert set(result["usage"]) >= {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
     assert list(result["usage_by_model"]) == ["offline"]
-    assert [e["type"] for e in events].count("init") == 1 and [e["type"] for e in events].count("result") == 1
+    assert [e["type"] for e in events].count("init") == 1 and [e["type"] for e in events].count(
+        "result"
+    ) == 1
 
 
-def test_stream_json_result_of_a_failed_turn_is_an_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stream_json_result_of_a_failed_turn_is_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, events = stream_json(project, "/no-such-skill", capsys)
     assert code == 1
     assert events[0]["type"] == "init" and events[-1]["type"] == "result"
     assert events[-1]["is_error"] is True and events[-1]["error"]["kind"] == "skill"
 
 
-def test_stream_json_compact_only_has_init_and_result(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stream_json_compact_only_has_init_and_result(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, events = stream_json(project, "/compact", capsys)
     assert code == 0
     assert [events[0]["type"], events[-1]["type"]] == ["init", "result"]
@@ -79,8 +104,23 @@ def test_json_has_usage_by_model(project: Path, capsys: pytest.CaptureFixture[st
 def test_stream_json_from_the_command_line(project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "codebot", "-p", "hello there", "--output-format", "stream-json",
-                           "--trust"], capture_output=True, text=True, cwd=project, env=env, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codebot",
+            "-p",
+            "hello there",
+            "--output-format",
+            "stream-json",
+            "--trust",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(ln) for ln in proc.stdout.splitlines()]
     assert events[0]["type"] == "init" and events[-1]["type"] == "result"

@@ -29,9 +29,22 @@ from codebot.ui.tui.status import StatusBar
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-                 "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "OPENAI_BASE_URL",
-                 "OPENAI_API_BASE", "CODEBOT_MODEL", "CODEBOT_API_BASE", "NO_COLOR")  # fmt: skip
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+    "NO_COLOR",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -43,10 +56,18 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def make_project(proj: Path, write_skill) -> Path:
     (proj / ".git").mkdir(parents=True, exist_ok=True)
     skills = proj / ".codebot" / "skills"
-    write_skill(skills, "review", 'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
-                "Review $ARGUMENTS.")  # fmt: skip
-    write_skill(skills, "deploy", "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
-                "Deploy to $ARGUMENTS.")  # fmt: skip
+    write_skill(
+        skills,
+        "review",
+        'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
+        "Review $ARGUMENTS.",
+    )
+    write_skill(
+        skills,
+        "deploy",
+        "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
+        "Deploy to $ARGUMENTS.",
+    )
     write_skill(skills, "help", "description: A project skill named like a built-in.")
     return proj
 
@@ -62,12 +83,14 @@ MakeApp = Callable[..., CodebotApp]
 @pytest.fixture
 def make_app(project: Path) -> MakeApp:
     def make(replies: list[Any] | None = None, **kwargs: Any) -> CodebotApp:
-        controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies or []), interactive=True)
+        controller = Controller(
+            load_settings(cwd=project, trust=True),
+            client=ScriptedModel(replies or []),
+            interactive=True,
+        )
         return CodebotApp(controller, watch_skills=False, **kwargs)
 
     return make
-
-
 
 
 async def type_text(pilot, text: str) -> None:
@@ -107,7 +130,17 @@ async def test_slash_lists_builtins_first_with_hints_then_skills(make_app: MakeA
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "/")
         labels = menu_labels(app)
-        assert labels[:9] == ["/help", "/skills", "/reload", "/model", "/clear", "/context", "/compact", "/usage", "/exit"]
+        assert labels[:9] == [
+            "/help",
+            "/skills",
+            "/reload",
+            "/model",
+            "/clear",
+            "/context",
+            "/compact",
+            "/usage",
+            "/exit",
+        ]
         items = {i.label: i for i in app.prompt.menu.suggestions.items}
         assert items["/deploy"].hint == "<env>"
         assert items["/deploy"].description == "Deploy the app to an environment."
@@ -185,7 +218,9 @@ async def test_a_message_streams_the_answer_as_markdown(make_app: MakeApp) -> No
         shown = transcript(app)
         assert "› make a plan" in shown
         assert shown[-1] == answer
-        assert 1 <= len(pieces) <= 3 and "".join(pieces) == answer  # streamed (deltas that queue up are drawn together)
+        assert (
+            1 <= len(pieces) <= 3 and "".join(pieces) == answer
+        )  # streamed (deltas that queue up are drawn together)
         assert len(app.conversation.query(Markdown)) == 1
         assert app.prompt.text == ""
         assert not app.busy
@@ -202,7 +237,11 @@ async def test_multiline_input_with_shift_enter_and_ctrl_j(make_app: MakeApp) ->
         assert app.prompt.text == "one\ntwo\nthree"
         await pilot.press("enter")
         await app.settled()
-        assert app.controller.session.client.requests[0].messages[-1]["content"].endswith("one\ntwo\nthree")
+        assert (
+            app.controller.session.client.requests[0]
+            .messages[-1]["content"]
+            .endswith("one\ntwo\nthree")
+        )
 
 
 async def test_history_is_persisted_and_recalled_with_up_and_down(make_app: MakeApp) -> None:
@@ -227,9 +266,18 @@ async def test_history_is_persisted_and_recalled_with_up_and_down(make_app: Make
         assert again.prompt.text == "second question"
 
 
-async def test_skill_activation_line_and_temporary_model_in_the_status_bar(make_app: MakeApp) -> None:
-    app = make_app([{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "echo deploying"}}]},
-                    "Deployed."])  # fmt: skip
+async def test_skill_activation_line_and_temporary_model_in_the_status_bar(
+    make_app: MakeApp,
+) -> None:
+    app = make_app(
+        [
+            {
+                "text": "",
+                "tool_calls": [{"name": "Bash", "arguments": {"command": "echo deploying"}}],
+            },
+            "Deployed.",
+        ]
+    )
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "/deploy staging")
         await pilot.press("enter")
@@ -251,14 +299,20 @@ async def test_model_errors_are_shown_in_plain_words(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await app.settled()
         await pilot.pause()
-        assert "✗ The model provider refused the credentials: The API key was rejected." in transcript(app)
+        assert (
+            "✗ The model provider refused the credentials: The API key was rejected."
+            in transcript(app)
+        )
 
 
 # -- approvals ---------------------------------------------------------------------------------
 
 
 def write_call(path: str = "hello.txt", content: str = "hello\n") -> dict[str, Any]:
-    return {"text": "", "tool_calls": [{"name": "Write", "arguments": {"path": path, "content": content}}]}
+    return {
+        "text": "",
+        "tool_calls": [{"name": "Write", "arguments": {"path": path, "content": content}}],
+    }
 
 
 async def test_allowing_a_write_writes_the_file(make_app: MakeApp, project: Path) -> None:
@@ -441,7 +495,9 @@ async def test_skills_browser_shows_shadowing_cost_and_totals(make_app: MakeApp)
         rows = {(r.name, r.source): r for r in screen.rows}
         winner, loser = rows["review", "project"], rows["review", "bundled"]
         assert loser.state == "shadowed" and loser.shadowed_by.startswith("project review")
-        assert winner.shadows and winner.shadows[0].startswith("bundled review (<bundled>/review/SKILL.md)")
+        assert winner.shadows and winner.shadows[0].startswith(
+            "bundled review (<bundled>/review/SKILL.md)"
+        )
         assert winner.path == "./.codebot/skills/review/SKILL.md"
         assert rows["help", "project"].shadowed_by == "built-in /help"
         # The cost is the skill's own line in the listing the model really gets.
@@ -468,14 +524,16 @@ async def test_skills_browser_lists_diagnostics(make_app: MakeApp, project: Path
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, SkillsScreen))
         details = str(app.screen.query_one("#detail-text", Static).content)
-        catalog = details[details.index("catalog: "):]
+        catalog = details[details.index("catalog: ") :]
         assert "broken/SKILL.md:1: error missing-description" in catalog
 
 
 # -- hot reload, start-up, colours --------------------------------------------------------------------
 
 
-async def test_reload_notifies_and_completion_sees_the_new_skill(make_app: MakeApp, project: Path, write_skill) -> None:
+async def test_reload_notifies_and_completion_sees_the_new_skill(
+    make_app: MakeApp, project: Path, write_skill
+) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         write_skill(project / ".codebot" / "skills", "zebra", "description: Paint stripes.")
@@ -524,7 +582,10 @@ async def test_the_session_can_be_built_after_the_first_paint(project: Path) -> 
         await pilot.press("enter")  # before the session exists: the message waits for it
         assert app.prompt.text == ""
         gate.set()
-        await until(pilot, lambda: app.controller is not None and not app.busy and "hello back" in transcript(app))
+        await until(
+            pilot,
+            lambda: app.controller is not None and not app.busy and "hello back" in transcript(app),
+        )
         assert app.controller is built[0]
         assert transcript(app)[0].startswith("codebot ")
         assert app.first_paint_ms is not None and app.ready_ms is not None
@@ -536,7 +597,9 @@ async def test_a_session_that_cannot_start_ends_the_app_with_the_reason(project:
     def make() -> Controller:
         raise SetupError("no session 'nope' in ~/.codebot/sessions")
 
-    app = CodebotApp(settings=load_settings(cwd=project, trust=True), make_controller=make, watch_skills=False)
+    app = CodebotApp(
+        settings=load_settings(cwd=project, trust=True), make_controller=make, watch_skills=False
+    )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
     assert app.return_code == 2
@@ -553,8 +616,12 @@ async def test_no_color_is_respected(make_app: MakeApp, monkeypatch: pytest.Monk
         from rich.style import Style
         from textual.color import Color
 
-        out = nocolor.apply([Segment("x", Style.parse("bold red on rgb(10,20,30)"))], Color(0, 0, 0))
-        assert out[0].style.bold and out[0].style.color.is_default and out[0].style.bgcolor.is_default
+        out = nocolor.apply(
+            [Segment("x", Style.parse("bold red on rgb(10,20,30)"))], Color(0, 0, 0)
+        )
+        assert (
+            out[0].style.bold and out[0].style.color.is_default and out[0].style.bgcolor.is_default
+        )
 
 
 def test_theme_follows_the_config_then_the_terminal(project: Path) -> None:
@@ -565,17 +632,25 @@ def test_theme_follows_the_config_then_the_terminal(project: Path) -> None:
     assert theme_for(settings, {"COLORFGBG": "15;0"}) == "textual-dark"
     assert theme_for(settings, {}) == "textual-dark"
     (project / ".codebot" / "config.yaml").write_text("theme: light\n")
-    assert theme_for(load_settings(cwd=project, trust=True), {"COLORFGBG": "15;0"}) == "textual-light"
+    assert (
+        theme_for(load_settings(cwd=project, trust=True), {"COLORFGBG": "15;0"}) == "textual-light"
+    )
 
 
 def test_core_modules_do_not_import_textual() -> None:
-    code = ("import sys, codebot.ui.tui, codebot.ui.controller, codebot.cli; "
-            "print('textual' in sys.modules)")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    code = (
+        "import sys, codebot.ui.tui, codebot.ui.controller, codebot.cli; "
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
-async def test_skills_off_name_in_the_tui_switches_it_off_without_a_table(make_app: MakeApp) -> None:
+async def test_skills_off_name_in_the_tui_switches_it_off_without_a_table(
+    make_app: MakeApp,
+) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "/skills off deploy")
@@ -586,7 +661,9 @@ async def test_skills_off_name_in_the_tui_switches_it_off_without_a_table(make_a
         assert app.controller.override_of("deploy") == "off"
 
 
-async def test_a_broken_skill_on_reload_is_a_problem_in_the_toast(make_app: MakeApp, project: Path) -> None:
+async def test_a_broken_skill_on_reload_is_a_problem_in_the_toast(
+    make_app: MakeApp, project: Path
+) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         bad = project / ".codebot" / "skills" / "broken" / "SKILL.md"
@@ -598,10 +675,14 @@ async def test_a_broken_skill_on_reload_is_a_problem_in_the_toast(make_app: Make
         assert "1 new problem" in toast and "broken/SKILL.md:" in toast
 
 
-async def test_skills_table_cuts_with_an_ellipsis_and_fits_60_columns(make_app: MakeApp, project: Path,
-                                                                      write_skill) -> None:  # fmt: skip
-    write_skill(project / ".codebot" / "skills", "a-skill-with-a-really-long-name-that-goes-on-and-on",
-                "description: " + "word " * 60)  # fmt: skip
+async def test_skills_table_cuts_with_an_ellipsis_and_fits_60_columns(
+    make_app: MakeApp, project: Path, write_skill
+) -> None:
+    write_skill(
+        project / ".codebot" / "skills",
+        "a-skill-with-a-really-long-name-that-goes-on-and-on",
+        "description: " + "word " * 60,
+    )
     app = make_app()
     async with app.run_test(size=(60, 30)) as pilot:
         await type_text(pilot, "/skills")
@@ -612,17 +693,29 @@ async def test_skills_table_cuts_with_an_ellipsis_and_fits_60_columns(make_app: 
         table = screen.query_one(DataTable)
         widths = [c.width for c in table.columns.values()]
         assert widths[0] <= 28 and sum(widths) + 2 * len(widths) <= 60
-        cells = [str(c) for c in table.get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")]
+        cells = [
+            str(c)
+            for c in table.get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")
+        ]
         assert cells[0].endswith("…") and cells[4].endswith("…") and " wor…" not in cells[4][-5:]
         head = str(screen.query_one("#head", Static).content)
-        assert head.index("problem") < 40, "the problem count is near the start, where 60 columns show it"
+        assert head.index("problem") < 40, (
+            "the problem count is near the start, where 60 columns show it"
+        )
         screen.action_cycle()  # a state change rebuilds the table: still cut with an ellipsis
         await pilot.pause()
-        cells = [str(c) for c in screen.query_one(DataTable).get_row("skill:a-skill-with-a-really-long-name-that-goes-on-and-on")]
+        cells = [
+            str(c)
+            for c in screen.query_one(DataTable).get_row(
+                "skill:a-skill-with-a-really-long-name-that-goes-on-and-on"
+            )
+        ]
         assert cells[4].endswith("…")
 
 
-async def test_model_without_its_key_is_refused_at_once_and_alone_opens_a_picker(make_app: MakeApp) -> None:
+async def test_model_without_its_key_is_refused_at_once_and_alone_opens_a_picker(
+    make_app: MakeApp,
+) -> None:
     from codebot.ui.tui.picker import Picker
 
     app = make_app()
@@ -630,22 +723,33 @@ async def test_model_without_its_key_is_refused_at_once_and_alone_opens_a_picker
         await type_text(pilot, "/model gpt-4o-mini")
         await pilot.press("enter")
         await until(pilot, lambda: any("model not switched" in t for t in transcript(app)))
-        assert any("OPENAI_API_KEY" in t for t in transcript(app)) and app.controller.model_name == "scripted"
+        assert (
+            any("OPENAI_API_KEY" in t for t in transcript(app))
+            and app.controller.model_name == "scripted"
+        )
         await type_text(pilot, "/model")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, Picker))
         await pilot.press("escape")
 
 
-async def test_continue_shows_the_earlier_conversation_and_quitting_says_how_to_come_back(project: Path) -> None:
+async def test_continue_shows_the_earlier_conversation_and_quitting_says_how_to_come_back(
+    project: Path,
+) -> None:
     from codebot.agent.session import ResumeChoice
     from codebot.ui.tui import farewell
 
-    first = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(["the first answer"]))
+    first = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel(["the first answer"])
+    )
     await first.run_turn("the first question")
     first.close()
-    again = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True,
-                       resume=ResumeChoice(continue_latest=True))  # fmt: skip
+    again = Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel([]),
+        interactive=True,
+        resume=ResumeChoice(continue_latest=True),
+    )
     app = CodebotApp(again, watch_skills=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: any(t.startswith("resumed session ") for t in transcript(app)))

@@ -32,7 +32,9 @@ def project(tmp_path: Path) -> Path:
 
 def make_app(project: Path, replies: list[Any]) -> CodebotApp:
     settings = load_settings(cwd=project, trust=True)
-    controller = Controller(settings, client=ScriptedModel(replies), interactive=True, allow=("Bash",))
+    controller = Controller(
+        settings, client=ScriptedModel(replies), interactive=True, allow=("Bash",)
+    )
     return CodebotApp(controller, watch_skills=False)
 
 
@@ -66,7 +68,9 @@ def test_live_text_says_running_with_seconds_and_the_lines() -> None:
     assert live_text(3.9, ["a", "b\tc"]).plain == "running… 3s\na\nb   c"
 
 
-GATED = "echo line1; until [ -e GO ]; do sleep 0.05; done; echo line2; sleep 0.4; echo line3; sleep 1.5"
+GATED = (
+    "echo line1; until [ -e GO ]; do sleep 0.05; done; echo line2; sleep 0.4; echo line3; sleep 1.5"
+)
 
 
 async def test_line1_shows_while_the_command_still_runs(project: Path) -> None:
@@ -116,7 +120,9 @@ async def test_a_long_line_takes_one_row(project: Path) -> None:
         await until(pilot, lambda: "long6" in live(app))
         await pilot.pause()
         line = tool(app).query_one(".tool-live", Static)
-        assert line.size.height == 1 + LIVE_LINES  # `running…` and five rows, however long the lines
+        assert (
+            line.size.height == 1 + LIVE_LINES
+        )  # `running…` and five rows, however long the lines
         await app.settled()
 
 

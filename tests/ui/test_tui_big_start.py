@@ -28,11 +28,15 @@ def project(tmp_path: Path, write_skill) -> Path:
     return proj
 
 
-async def test_watches_of_a_big_catalog_start_late_and_miss_nothing(project: Path, write_skill, monkeypatch) -> None:
+async def test_watches_of_a_big_catalog_start_late_and_miss_nothing(
+    project: Path, write_skill, monkeypatch
+) -> None:
     monkeypatch.setattr(startup, "BIG_CATALOG", 2)
     monkeypatch.setattr(startup, "WATCH_AFTER", 0.6)
     monkeypatch.setattr(startup, "CATCH_UP_AFTER", 0.4)
-    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(["done"]), interactive=True)
+    controller = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel(["done"]), interactive=True
+    )
     app = CodebotApp(controller, watch_skills=True)
     skills = project / ".codebot" / "skills"
     async with app.run_test(size=(100, 30)) as pilot:
@@ -49,7 +53,9 @@ async def test_watches_of_a_big_catalog_start_late_and_miss_nothing(project: Pat
 
 
 async def test_a_small_catalog_is_watched_at_once(project: Path) -> None:
-    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True)
+    controller = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel([]), interactive=True
+    )
     app = CodebotApp(controller, watch_skills=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app._watcher is not None)

@@ -51,7 +51,9 @@ def test_file_walk_skips_dependency_folders_and_is_bounded(tmp_path: Path) -> No
 
 
 def test_slash_completes_only_the_first_word_of_the_first_line(tmp_path: Path) -> None:
-    completer = Completer(lambda q: [Completion("review", "[path]", "Review.", "skill", "project")], tmp_path)
+    completer = Completer(
+        lambda q: [Completion("review", "[path]", "Review.", "skill", "project")], tmp_path
+    )
     s = completer.suggest("/rev src", (0, 3))
     assert s is not None and (s.start, s.end, s.items[0].insert) == ((0, 0), (0, 4), "/review ")
     assert completer.suggest("/review src", (0, 9)) is None
@@ -75,8 +77,13 @@ def test_tool_arguments_read_like_the_call() -> None:
 
 
 def test_skill_line_names_the_delta_and_who_chose_it() -> None:
-    e = ev.SkillActivated("review", "model", "fork", "project", {"model": "gpt-x", "allowed_tools": ["Bash(git:*)"]})
-    assert skill_line(e) == "skill review · fork · model gpt-x in its sub-agent · allows Bash(git:*) · chosen by the model"
+    e = ev.SkillActivated(
+        "review", "model", "fork", "project", {"model": "gpt-x", "allowed_tools": ["Bash(git:*)"]}
+    )
+    assert (
+        skill_line(e)
+        == "skill review · fork · model gpt-x in its sub-agent · allows Bash(git:*) · chosen by the model"
+    )
 
 
 def test_tui_completer_offers_a_second_skill_in_a_stack(tmp_path) -> None:
@@ -84,7 +91,10 @@ def test_tui_completer_offers_a_second_skill_in_a_stack(tmp_path) -> None:
     from codebot.ui.tui.completer import Completer
 
     def slash(query: str) -> list[commands.Completion]:
-        items = [commands.Completion("help", "", "", "builtin"), commands.Completion("review", "", "", "skill", "project")]
+        items = [
+            commands.Completion("help", "", "", "builtin"),
+            commands.Completion("review", "", "", "skill", "project"),
+        ]
         return [c for c in items if query in c.name]
 
     s = Completer(slash, tmp_path).suggest("/test /rev src", (0, 10))

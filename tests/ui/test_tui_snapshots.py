@@ -46,19 +46,37 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CODEBOT_MODEL", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
     # The bundled skills change as they are improved; these pictures are about the UI.
-    monkeypatch.setattr(codebot.workspace, "default_roots", partial(default_roots, include_bundled=False))
+    monkeypatch.setattr(
+        codebot.workspace, "default_roots", partial(default_roots, include_bundled=False)
+    )
     lock = SNAP_LOCK.open("a")
     fcntl.flock(lock, fcntl.LOCK_EX)  # released when the fixture ends (or the process dies)
     try:
         shutil.rmtree(SNAP_PROJECT, ignore_errors=True)
         (SNAP_PROJECT / ".git").mkdir(parents=True)
         skills = SNAP_PROJECT / ".codebot" / "skills"
-        write_skill(skills, "review", 'description: Review this project\'s code for bugs.\nargument-hint: "[path]"')
-        write_skill(skills, "deploy", "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x")
-        write_skill(skills, "release", "description: Tag, changelog and publish a release.\nargument-hint: <version>")
+        write_skill(
+            skills,
+            "review",
+            'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
+        )
+        write_skill(
+            skills,
+            "deploy",
+            "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
+        )
+        write_skill(
+            skills,
+            "release",
+            "description: Tag, changelog and publish a release.\nargument-hint: <version>",
+        )
         user = Path.home() / ".codebot" / "skills"
         write_skill(user, "review", "description: My own review checklist, used everywhere.")
-        write_skill(user, "explain", "description: Explain a piece of code in plain words.\ndisable-model-invocation: true")
+        write_skill(
+            user,
+            "explain",
+            "description: Explain a piece of code in plain words.\ndisable-model-invocation: true",
+        )
         yield SNAP_PROJECT
     finally:
         shutil.rmtree(SNAP_PROJECT.parent, ignore_errors=True)
@@ -67,7 +85,9 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def app_for(project: Path, replies: list[Any]) -> CodebotApp:
-    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True)
+    controller = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True
+    )
     app = CodebotApp(controller, watch_skills=False)
     app.clock = lambda: 0.0  # no clocks on screen: the turn's elapsed time stays 0.0s
     return app
@@ -104,14 +124,23 @@ def test_skills_browser(snap_compare, snap_project: Path) -> None:
     async def run_before(pilot) -> None:
         await send(pilot, "/skills")
         await until(pilot, lambda: isinstance(pilot.app.screen, SkillsScreen))
-        await until(pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content))
+        await until(
+            pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content)
+        )
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_approval_dialog(snap_compare, snap_project: Path) -> None:
-    write = {"text": "I will create the file.",
-             "tool_calls": [{"name": "Write", "arguments": {"path": "notes/todo.md", "content": "# TODO\n\n- ship it\n"}}]}  # fmt: skip
+    write = {
+        "text": "I will create the file.",
+        "tool_calls": [
+            {
+                "name": "Write",
+                "arguments": {"path": "notes/todo.md", "content": "# TODO\n\n- ship it\n"},
+            }
+        ],
+    }
     app = app_for(snap_project, [write])
 
     async def run_before(pilot) -> None:
@@ -148,6 +177,8 @@ def test_skills_browser_at_60_columns(snap_compare, snap_project: Path) -> None:
     async def run_before(pilot) -> None:
         await send(pilot, "/skills")
         await until(pilot, lambda: isinstance(pilot.app.screen, SkillsScreen))
-        await until(pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content))
+        await until(
+            pilot, lambda: "counting" not in str(pilot.app.screen.query_one("#head").content)
+        )
 
     assert snap_compare(app, terminal_size=(60, 24), run_before=run_before)

@@ -19,7 +19,9 @@ from codebot.ui.tui.transcript_screen import TranscriptScreen
 SIZE = (120, 40)
 # Longer than the collapsed result in the conversation shows, with an escape sequence.
 LINES = [f"line {i:03d} of notes" for i in range(120)]
-NOTES = "\n".join(LINES[:60]) + "\n\x1b]52;c;aGk=\x07\x1b[2J" + "\n".join(LINES[60:]) + "\nNOTES-END\n"
+NOTES = (
+    "\n".join(LINES[:60]) + "\n\x1b]52;c;aGk=\x07\x1b[2J" + "\n".join(LINES[60:]) + "\nNOTES-END\n"
+)
 
 
 @pytest.fixture
@@ -31,13 +33,16 @@ def project(tmp_path: Path) -> Path:
 
 
 def make_app(project: Path, replies: list[Any]) -> CodebotApp:
-    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True)
+    controller = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel(replies), interactive=True
+    )
     return CodebotApp(controller, watch_skills=False)
 
 
-READ = {"text": "Let me read it.", "tool_calls": [{"name": "Read", "arguments": {"path": "notes.txt"}}]}
-
-
+READ = {
+    "text": "Let me read it.",
+    "tool_calls": [{"name": "Read", "arguments": {"path": "notes.txt"}}],
+}
 
 
 async def turn(pilot, app: CodebotApp, text: str) -> None:
@@ -96,25 +101,60 @@ async def test_the_transcript_command_opens_it_too(project: Path) -> None:
 
 
 def test_markers_for_clear_compaction_and_skills_and_parallel_calls_in_order() -> None:
-    call = {"id": "c1", "type": "function", "function": {"name": "Bash", "arguments": '{"command": "ls"}'}}
-    other = {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": '{"path": "a"}'}}
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "Bash", "arguments": '{"command": "ls"}'},
+    }
+    other = {
+        "id": "c2",
+        "type": "function",
+        "function": {"name": "Read", "arguments": '{"path": "a"}'},
+    }
     records = [
         {"type": "session", "id": "s1", "project": "/p", "created": 0},
         {"type": "turn", "text": "/review src"},
         {"type": "skill", "key": "review", "name": "review", "text": "Review src.", "at": 0},
-        {"type": "message", "message": {"role": "user", "content": '<skill name="review">Review src.</skill>'}},
-        {"type": "message", "message": {"role": "assistant", "content": "", "tool_calls": [call, other]}},
+        {
+            "type": "message",
+            "message": {"role": "user", "content": '<skill name="review">Review src.</skill>'},
+        },
+        {
+            "type": "message",
+            "message": {"role": "assistant", "content": "", "tool_calls": [call, other]},
+        },
         {"type": "message", "message": {"role": "tool", "tool_call_id": "c2", "content": "A-TEXT"}},
         {"type": "message", "message": {"role": "tool", "tool_call_id": "c1", "content": "LS-OUT"}},
-        {"type": "compact", "at": 0, "reason": "manual", "summarized": 4, "kept": 0, "before": 900, "after": 100,
-         "messages": []},
+        {
+            "type": "compact",
+            "at": 0,
+            "reason": "manual",
+            "summarized": 4,
+            "kept": 0,
+            "before": 900,
+            "after": 100,
+            "messages": [],
+        },
         {"type": "clear"},
         {"type": "message", "message": {"role": "user", "content": "untyped \x1b[31mred"}},
-    ]  # fmt: skip
+    ]
     entries = entries_of(records)
-    assert [e.kind for e in entries] == ["heading", "user", "skill", "tool", "tool", "marker", "marker", "user"]
+    assert [e.kind for e in entries] == [
+        "heading",
+        "user",
+        "skill",
+        "tool",
+        "tool",
+        "marker",
+        "marker",
+        "user",
+    ]
     assert entries[1].text == "/review src"  # what was typed, not the expanded skill
-    assert (entries[3].text, entries[3].result, entries[4].result) == ("Bash ls", "LS-OUT", "A-TEXT")
+    assert (entries[3].text, entries[3].result, entries[4].result) == (
+        "Bash ls",
+        "LS-OUT",
+        "A-TEXT",
+    )
     assert "compacted" in entries[5].text and "4 messages summarized" in entries[5].text
     assert "cleared" in entries[6].text and entries[7].text == "untyped red"
     text = as_text(entries)
@@ -128,12 +168,16 @@ def test_a_session_without_a_file_shows_its_history() -> None:
 
     session = SimpleNamespace(transcript=None, history=[{"role": "user", "content": "hello"}])
     assert session_entries(session)[1:] == [Entry("user", "hello")]
-    assert session_entries(SimpleNamespace(transcript=None, history=[]))[0].text == "nothing in this session yet"
+    assert (
+        session_entries(SimpleNamespace(transcript=None, history=[]))[0].text
+        == "nothing in this session yet"
+    )
 
 
 async def test_the_transcript_command_in_line_mode_prints_the_whole_result(project: Path) -> None:
-    controller = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([READ, "ok"]),
-                            interactive=True)  # fmt: skip
+    controller = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel([READ, "ok"]), interactive=True
+    )
     try:
         await controller.run_turn("read the notes")
         reply = controller.builtin("transcript", "")

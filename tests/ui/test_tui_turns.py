@@ -84,7 +84,9 @@ async def key(app: CodebotApp, name: str) -> None:
 
 
 def test_progress_text_has_spinner_seconds_tokens_and_queue() -> None:
-    assert progress_text(3.44, 120, 2, 1) == "⠹ working 3.4s · ↓ 120 tokens · 1 queued · Esc cancels"
+    assert (
+        progress_text(3.44, 120, 2, 1) == "⠹ working 3.4s · ↓ 120 tokens · 1 queued · Esc cancels"
+    )
     assert progress_text(0.0, 0, 0) == "⠋ working 0.0s · Esc cancels"
 
 
@@ -114,13 +116,24 @@ async def test_cancel_at_random_points_stops_the_stream_within_200_ms(project: P
             await key(app, name)
             await until(pilot, lambda: app._dropping or not app.busy, timeout=2.0)
             took = time.monotonic() - t0
-            assert took < 0.2, f"attempt {attempt} ({name}): the key was handled {took * 1000:.0f} ms after it"
+            assert took < 0.2, (
+                f"attempt {attempt} ({name}): the key was handled {took * 1000:.0f} ms after it"
+            )
             await pilot.pause(max(0.0, 0.2 - (time.monotonic() - t0)))
             at_200ms = shown_text(app)
             await pilot.pause(0.1)
-            assert shown_text(app) == at_200ms, f"attempt {attempt}: text kept arriving after the cancel"
+            assert shown_text(app) == at_200ms, (
+                f"attempt {attempt}: text kept arriving after the cancel"
+            )
             await until(pilot, lambda: not app.busy, timeout=2.0)
-        assert sum(1 for w in app.conversation.children if "cancelled" in str(getattr(w, "content", ""))) == 50
+        assert (
+            sum(
+                1
+                for w in app.conversation.children
+                if "cancelled" in str(getattr(w, "content", ""))
+            )
+            == 50
+        )
 
 
 async def test_a_message_sent_while_a_turn_runs_is_queued_then_sent(project: Path) -> None:
@@ -150,7 +163,9 @@ async def test_cancelling_puts_the_queued_message_back_in_the_prompt(project: Pa
         assert app.prompt.text == "second" and len(client.requests) <= 1  # "second" was never sent
 
 
-async def test_ctrl_o_toggles_the_latest_result_and_a_click_keeps_the_prompt_focused(project: Path) -> None:
+async def test_ctrl_o_toggles_the_latest_result_and_a_click_keeps_the_prompt_focused(
+    project: Path,
+) -> None:
     call = {"text": "", "tool_calls": [{"name": "Read", "arguments": {"path": "a.txt"}}]}
     app = make_app(project, ScriptedModel([call, "done"]))
     async with app.run_test(size=SIZE) as pilot:
@@ -179,8 +194,13 @@ async def test_a_quit_before_the_turn_starts_leaves_no_coroutine_behind(project:
     from codebot.ui.tui.turns import TurnsMixin
 
     def unstarted() -> list[Any]:
-        return [o for o in gc.get_objects() if inspect.iscoroutine(o) and o.cr_code is TurnsMixin._run_turn.__code__
-                and inspect.getcoroutinestate(o) == inspect.CORO_CREATED]  # fmt: skip
+        return [
+            o
+            for o in gc.get_objects()
+            if inspect.iscoroutine(o)
+            and o.cr_code is TurnsMixin._run_turn.__code__
+            and inspect.getcoroutinestate(o) == inspect.CORO_CREATED
+        ]
 
     app = make_app(project, ScriptedModel(["never drawn"]))
     async with app.run_test(size=SIZE) as pilot:

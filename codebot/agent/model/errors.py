@@ -23,8 +23,16 @@ def _said(exc: BaseException) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def model_error(exc: BaseException, model: str, timeout: float, *, received: bool, retries: int = 0,
-                api_base: str | None = None, api_key: str | None = None) -> ModelError:  # fmt: skip
+def model_error(
+    exc: BaseException,
+    model: str,
+    timeout: float,
+    *,
+    received: bool,
+    retries: int = 0,
+    api_base: str | None = None,
+    api_key: str | None = None,
+) -> ModelError:
     """`exc` in plain words. Retryable only when nothing has streamed yet."""
     kind, status = _classify(exc)
     said = _said(exc)
@@ -34,10 +42,14 @@ def model_error(exc: BaseException, model: str, timeout: float, *, received: boo
     elif kind == "auth":
         message = f"Authentication failed for {model}: {_key_hint(model, status, said, api_base, api_key)}"
     elif kind == "rate_limit":
-        message = f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
+        message = (
+            f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
+        )
     elif kind == "context":
-        message = (f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
-                   "Use /clear to start over, or switch to a model with a larger context window.")  # fmt: skip
+        message = (
+            f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
+            "Use /clear to start over, or switch to a model with a larger context window."
+        )
     elif kind == "timeout" and received:
         message = f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was abandoned."
     elif kind == "timeout":
@@ -45,15 +57,13 @@ def model_error(exc: BaseException, model: str, timeout: float, *, received: boo
     elif received:
         message = f"The answer from {where} broke off mid-stream: {said}"
     elif kind == "connection":
-        message = f"Could not reach {where}: {said} Check the network connection and the API base URL."
+        message = (
+            f"Could not reach {where}: {said} Check the network connection and the API base URL."
+        )
     elif kind == "server":
-        message = (
-            f"{where} had a server error ({status or 'no status'}): {said} Try again later."
-        )
+        message = f"{where} had a server error ({status or 'no status'}): {said} Try again later."
     elif kind == "not_found":
-        message = (
-            f"Model {model} was not found at {where}: {said} Check the model name (/model)."
-        )
+        message = f"Model {model} was not found at {where}: {said} Check the model name (/model)."
     elif kind == "bad_request":
         message = f"{where} rejected the request for {model}: {said}"
     else:
@@ -64,7 +74,9 @@ def model_error(exc: BaseException, model: str, timeout: float, *, received: boo
     return ModelError(kind, message, retryable=retryable, status=status)
 
 
-def _key_hint(model: str, status: int | None, said: str, api_base: str | None, api_key: str | None) -> str:
+def _key_hint(
+    model: str, status: int | None, said: str, api_base: str | None, api_key: str | None
+) -> str:
     """Which key is missing or was refused, and what to do about it."""
     missing = bool(_MISSING_KEY.search(said))
     refused = "is not allowed to use this model" if status == 403 else "was rejected"
@@ -73,16 +85,22 @@ def _key_hint(model: str, status: int | None, said: str, api_base: str | None, a
     var = next((name for name in names if os.environ.get(name)), names[0])  # the one in use
     if api_base:
         if missing or not (api_key or os.environ.get(var)):
-            return (f"no API key was given for {api_base}. Set the key for that server "
-                    f"(api_key in the config, or {var}) and try again.")  # fmt: skip
-        return (f"the key for {api_base} {refused} ({said.rstrip('.')}). "
-                "Check the key for that server and try again.")  # fmt: skip
+            return (
+                f"no API key was given for {api_base}. Set the key for that server "
+                f"(api_key in the config, or {var}) and try again."
+            )
+        return (
+            f"the key for {api_base} {refused} ({said.rstrip('.')}). "
+            "Check the key for that server and try again."
+        )
     if api_key:
         return f"the configured API key for {provider} {refused} ({said.rstrip('.')}). Check it, or set {var}."
     if missing or not os.environ.get(var):
         return f"{var} is not set. Export {var}=<your key>, or pick another model with /model or --model."
-    return (f"{provider} rejected {var} ({said.rstrip('.')}). Check that the key is valid and active, "
-            f"then export it again, or pick another model with /model.")  # fmt: skip
+    return (
+        f"{provider} rejected {var} ({said.rstrip('.')}). Check that the key is valid and active, "
+        f"then export it again, or pick another model with /model."
+    )
 
 
 def _unknown_model(model: str, api_base: str | None) -> str:
@@ -90,11 +108,16 @@ def _unknown_model(model: str, api_base: str | None) -> str:
     nothing was sent anywhere, so no provider rejected anything; say how to write one."""
     prefix, _, rest = model.partition("/")
     why = f"{prefix!r} is not a provider litellm knows" if rest else "it names no provider"
-    local = (f"for the server at {api_base}, write --model openai/{rest or model}" if api_base
-             else "for a local OpenAI-compatible server, pass --api-base URL with --model openai/NAME")  # fmt: skip
-    return (f"{model!r} is not a model litellm knows ({why}). Write it as provider/model, e.g. "
-            f"openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 or gemini/gemini-2.5-flash "
-            f"(https://docs.litellm.ai/docs/providers); {local}. Change it with /model or --model.")  # fmt: skip
+    local = (
+        f"for the server at {api_base}, write --model openai/{rest or model}"
+        if api_base
+        else "for a local OpenAI-compatible server, pass --api-base URL with --model openai/NAME"
+    )
+    return (
+        f"{model!r} is not a model litellm knows ({why}). Write it as provider/model, e.g. "
+        f"openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 or gemini/gemini-2.5-flash "
+        f"(https://docs.litellm.ai/docs/providers); {local}. Change it with /model or --model."
+    )
 
 
 _UNKNOWN_MODEL = re.compile(r"LLM Provider NOT provided", re.I)

@@ -105,8 +105,11 @@ class _ToolCallAccumulator:
         entry["arguments"] += _get(fn, "arguments") or ""
 
     def calls(self) -> tuple[ToolCall, ...]:
-        return tuple(ToolCall(s["id"] or f"call_{uuid.uuid4().hex[:24]}", s["name"], s["arguments"])
-                     for s in self._slots if s["name"])  # fmt: skip
+        return tuple(
+            ToolCall(s["id"] or f"call_{uuid.uuid4().hex[:24]}", s["name"], s["arguments"])
+            for s in self._slots
+            if s["name"]
+        )
 
 
 class LiteLLMClient:
@@ -114,9 +117,16 @@ class LiteLLMClient:
 
     offline = False
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 max_retries: int = 3, backoff: float = 0.5, timeout: float = 600.0,
-                 completion_kwargs: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        timeout: float = 600.0,
+        completion_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
         self.model = model
         self.api_base = api_base
         self.api_key = api_key
@@ -166,9 +176,13 @@ class LiteLLMClient:
     # -- the request ---------------------------------------------------------------
     def _kwargs(self, litellm: Any, request: ModelRequest, model: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
-            "model": model, "messages": list(request.messages), "tools": list(request.tools) or None,
-            "stream": True, "timeout": min(request.timeout, self.timeout), "num_retries": 0,
-        }  # fmt: skip
+            "model": model,
+            "messages": list(request.messages),
+            "tools": list(request.tools) or None,
+            "stream": True,
+            "timeout": min(request.timeout, self.timeout),
+            "num_retries": 0,
+        }
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self.api_key:
@@ -267,8 +281,11 @@ class LiteLLMClient:
         if not (usage.prompt_tokens or usage.completion_tokens):
             return usage
         try:
-            prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=usage.prompt_tokens,
-                                                        completion_tokens=usage.completion_tokens)  # fmt: skip
+            prompt, completion = litellm.cost_per_token(
+                model=model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+            )
             return Usage(
                 usage.prompt_tokens, usage.completion_tokens, float(prompt) + float(completion)
             )
@@ -286,11 +303,19 @@ class LiteLLMClient:
             delay = max(delay, retry_after)
         return delay
 
-    def _error(self, exc: BaseException, model: str, timeout: float, *, received: bool,
-               retries: int = 0) -> ModelError:  # fmt: skip
+    def _error(
+        self, exc: BaseException, model: str, timeout: float, *, received: bool, retries: int = 0
+    ) -> ModelError:
         """`exc` in plain words (see `model_errors`). Retryable only when nothing has streamed yet."""
-        return model_error(exc, model, timeout, received=received, retries=retries,
-                           api_base=self.api_base, api_key=self.api_key)  # fmt: skip
+        return model_error(
+            exc,
+            model,
+            timeout,
+            received=received,
+            retries=retries,
+            api_base=self.api_base,
+            api_key=self.api_key,
+        )
 
 
 async def _within(awaitable: Any, timeout: float) -> Any:

@@ -34,13 +34,19 @@ MAX_BODY = 256 * 1024
 #: Model ids kept per server.
 MAX_MODELS = 5
 _KIND_BY_PORT = {11434: "ollama", 8080: "llama.cpp", 1234: "lm-studio"}
-_LABEL = {"ollama": "Ollama", "llama.cpp": "llama.cpp", "lm-studio": "LM Studio",
-          "openai-compatible": "an OpenAI-compatible server"}  # fmt: skip
+_LABEL = {
+    "ollama": "Ollama",
+    "llama.cpp": "llama.cpp",
+    "lm-studio": "LM Studio",
+    "openai-compatible": "an OpenAI-compatible server",
+}
 # A model id is shown in a command line the person may paste: plain characters only.
 _MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
 #: The suggestion when nothing local answered.
-DEFAULT_CONNECT = ("Connect a model: export OPENAI_API_KEY=… or run "
-                   "codebot --api-base http://127.0.0.1:11434/v1 --model openai/llama3.1")  # fmt: skip
+DEFAULT_CONNECT = (
+    "Connect a model: export OPENAI_API_KEY=… or run "
+    "codebot --api-base http://127.0.0.1:11434/v1 --model openai/llama3.1"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +70,13 @@ class Found:
         return f"openai/{mid}"
 
     def to_json(self) -> dict[str, object]:
-        return {"port": self.port, "kind": self.kind, "base_url": self.base_url, "models": list(self.models),
-                "host": self.host}  # fmt: skip
+        return {
+            "port": self.port,
+            "kind": self.kind,
+            "base_url": self.base_url,
+            "models": list(self.models),
+            "host": self.host,
+        }
 
 
 def connect_line(found: Sequence[Found] = ()) -> str:
@@ -76,12 +87,19 @@ def connect_line(found: Sequence[Found] = ()) -> str:
     return f"Connect a model: {f.label} is running; run codebot --api-base {f.base_url} --model {f.model_string()}"
 
 
-def probe(ports: Iterable[int] = DEFAULT_PORTS, budget_s: float = DEFAULT_BUDGET_S,
-          hosts: Sequence[str] = LOOPBACK) -> list[Found]:  # fmt: skip
+def probe(
+    ports: Iterable[int] = DEFAULT_PORTS,
+    budget_s: float = DEFAULT_BUDGET_S,
+    hosts: Sequence[str] = LOOPBACK,
+) -> list[Found]:
     """Ask every (loopback host, port) at once; what answered, in `ports` order, one per port
     (the first host in `hosts` that answered). Returns within about `budget_s`."""
     deadline = time.monotonic() + max(0.0, budget_s)
-    wanted = [p for p in dict.fromkeys(ports) if isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536]
+    wanted = [
+        p
+        for p in dict.fromkeys(ports)
+        if isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536
+    ]
     targets = [(h, p) for p in wanted for h in hosts if _is_loopback(h)]
     results: dict[tuple[str, int], Found] = {}
     lock = threading.Lock()
@@ -95,7 +113,10 @@ def probe(ports: Iterable[int] = DEFAULT_PORTS, budget_s: float = DEFAULT_BUDGET
             with lock:
                 results[(host, port)] = found
 
-    threads = [threading.Thread(target=run, args=t, name=f"codebot-probe-{t[1]}", daemon=True) for t in targets]
+    threads = [
+        threading.Thread(target=run, args=t, name=f"codebot-probe-{t[1]}", daemon=True)
+        for t in targets
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -149,8 +170,10 @@ def _get(host: str, port: int, path: str, deadline: float) -> bytes | None:
         try:
             sock.connect((host, port))
             netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            request = (f"GET {path} HTTP/1.0\r\nHost: {netloc}\r\nAccept: application/json\r\n"
-                       "User-Agent: codebot-probe\r\nConnection: close\r\n\r\n")  # fmt: skip
+            request = (
+                f"GET {path} HTTP/1.0\r\nHost: {netloc}\r\nAccept: application/json\r\n"
+                "User-Agent: codebot-probe\r\nConnection: close\r\n\r\n"
+            )
             sock.sendall(request.encode("ascii"))
             buf = bytearray()
             while True:
@@ -235,7 +258,12 @@ def _model_ids(body: bytes) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
         if not isinstance(item, dict):
             continue
         mid = item.get("id")
-        if isinstance(mid, str) and _MODEL_ID.fullmatch(mid) and mid not in models and len(models) < MAX_MODELS:
+        if (
+            isinstance(mid, str)
+            and _MODEL_ID.fullmatch(mid)
+            and mid not in models
+            and len(models) < MAX_MODELS
+        ):
             models.append(mid)
         owner = item.get("owned_by")
         if isinstance(owner, str) and len(owner) <= 64:

@@ -53,15 +53,23 @@ Matcher = Callable[[str, Sequence[tuple[str, str]]], str | None]
 #: Fixed argv, never taken from a skill body or the request; run only in a trusted folder.
 READ_ONLY_STEPS: dict[str, tuple[tuple[str, ...], ...]] = {
     "review": (("git", "status", "--short"), ("git", "diff", "--stat")),
-    "commit": (("git", "status", "--short"), ("git", "diff", "--stat"), ("git", "diff", "--cached", "--stat")),
+    "commit": (
+        ("git", "status", "--short"),
+        ("git", "diff", "--stat"),
+        ("git", "diff", "--cached", "--stat"),
+    ),
 }
 #: Skills for which the project's test files are listed (a bounded walk, no command).
 LISTS_TESTS = frozenset({"test"})
 STEP_TIMEOUT = 5.0  # seconds per command
 PROMPT_CHARS, PROMPT_LINES = 1200, 30  # how much of the skill prompt is quoted
 OUTPUT_CHARS, OUTPUT_LINES = 3000, 40  # how much of one command's output is shown
-_TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)")
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "build", "dist", "target", "venv", "site-packages"})
+_TEST_FILE = re.compile(
+    r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)"
+)
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "build", "dist", "target", "venv", "site-packages"}
+)
 
 
 def lexical_match(text: str, listed: Sequence[tuple[str, str]]) -> str | None:
@@ -73,7 +81,9 @@ def lexical_match(text: str, listed: Sequence[tuple[str, str]]) -> str | None:
     return ranked[0][1]
 
 
-def _lexical_ranking(text: str, listed: Sequence[tuple[str, str]]) -> list[tuple[float, str, list[str]]]:
+def _lexical_ranking(
+    text: str, listed: Sequence[tuple[str, str]]
+) -> list[tuple[float, str, list[str]]]:
     """(score, name, shared words) for listed skills sharing a word with `text`, best first."""
     from codebot.skills.prompt import tokens
 
@@ -141,9 +151,15 @@ class OfflineModel:
     def count_tokens(text: str) -> int:
         return estimate_tokens(text)
 
-    def __init__(self, matcher: Matcher | None = None, *, project_dir: str | Path | None = None,
-                 trusted: bool = False, snapshot: Callable[[], Any] | None = None,
-                 local_servers: Sequence[Found] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        matcher: Matcher | None = None,
+        *,
+        project_dir: str | Path | None = None,
+        trusted: bool = False,
+        snapshot: Callable[[], Any] | None = None,
+        local_servers: Sequence[Found] = (),
+    ) -> None:
         #: () -> the catalog snapshot, for the router's explanation and the closest skills
         self.snapshot = snapshot
         self.project_dir = Path(project_dir) if project_dir is not None else None
@@ -174,7 +190,9 @@ class OfflineModel:
         for m in messages:
             if m.get("role") != "user":
                 continue
-            for block in re.findall(r"<system-reminder>(.*?)</system-reminder>", _text(m.get("content")), re.DOTALL):
+            for block in re.findall(
+                r"<system-reminder>(.*?)</system-reminder>", _text(m.get("content")), re.DOTALL
+            ):
                 if block.strip().startswith(DELTA_HEAD):
                     for line in block.splitlines():
                         if line[:2] in ("+ ", "~ ") and (x := _LISTED.match("- " + line[2:])):
@@ -194,24 +212,43 @@ class OfflineModel:
             # (and can be tested) without a model.
             return Completion(extract(_text(messages[last_user].get("content"))))
         after = messages[last_user + 1 :]
-        used_skill = [c["function"]["name"] for m in after for c in m.get("tool_calls") or [] if "function" in c]
-        request = _REMINDER.sub("", _text(messages[last_user].get("content"))).strip() if last_user >= 0 else ""
+        used_skill = [
+            c["function"]["name"]
+            for m in after
+            for c in m.get("tool_calls") or []
+            if "function" in c
+        ]
+        request = (
+            _REMINDER.sub("", _text(messages[last_user].get("content"))).strip()
+            if last_user >= 0
+            else ""
+        )
         if after and after[-1].get("role") == "tool":
             result = _text(after[-1].get("content"))
             if _SKILL_START.match(result):
-                return Completion(self._skill_answer(result, self._why_routed(request, messages, result)))
-            return Completion(f"The tool answered:\n\n{_block(_clip(result, 2000, 40)[0])}\n\n"
-                              f"I am codebot's offline model, so I cannot act on it.\n\n{self.connect()}")  # fmt: skip
+                return Completion(
+                    self._skill_answer(result, self._why_routed(request, messages, result))
+                )
+            return Completion(
+                f"The tool answered:\n\n{_block(_clip(result, 2000, 40)[0])}\n\n"
+                f"I am codebot's offline model, so I cannot act on it.\n\n{self.connect()}"
+            )
         if _SKILL_START.match(request):
             names = _SKILL_TAGS.findall(request)
             typed = ", ".join(f"`/{n}`" for n in names)
-            return Completion(self._skill_answer(request, f"you asked for it by name ({typed}), so no routing was needed."))
+            return Completion(
+                self._skill_answer(
+                    request, f"you asked for it by name ({typed}), so no routing was needed."
+                )
+            )
         listed = self._listed(messages)
         if "Skill" not in used_skill and request:
             choice = self.matcher(request, listed)
             if choice:
                 self._calls += 1
-                call = ToolCall(f"offline-{self._calls}", "Skill", json.dumps({"skill": choice, "args": ""}))
+                call = ToolCall(
+                    f"offline-{self._calls}", "Skill", json.dumps({"skill": choice, "args": ""})
+                )
                 return Completion("", (call,), finish_reason="tool_calls")
         return Completion(self._unrouted(request, listed))
 
@@ -220,7 +257,13 @@ class OfflineModel:
         completion = await asyncio.to_thread(self.decide, request.messages)
         if completion.text:
             yield TextDelta(completion.text)
-        yield Completion(completion.text, completion.tool_calls, Usage(), self.model, completion.finish_reason or "stop")
+        yield Completion(
+            completion.text,
+            completion.tool_calls,
+            Usage(),
+            self.model,
+            completion.finish_reason or "stop",
+        )
 
     # -- routing, explained ----------------------------------------------------------------
 
@@ -236,7 +279,9 @@ class OfflineModel:
         from codebot.skills.invoke import Actor
         from codebot.skills.route.router import default_router
 
-        return default_router().route(request, snap, Actor.MODEL, restrict={normalize_name(n) for n, _ in listed})
+        return default_router().route(
+            request, snap, Actor.MODEL, restrict={normalize_name(n) for n, _ in listed}
+        )
 
     def _why_routed(self, request: str, messages: Sequence[dict[str, Any]], result: str) -> str:
         m = _SKILL_START.match(result)
@@ -255,19 +300,27 @@ class OfflineModel:
     def _skill_answer(self, prompt: str, why: str) -> str:
         names = _SKILL_TAGS.findall(prompt) or ["?"]
         shown = ", ".join(f"**{n}**" for n in names)
-        parts = [f"I am codebot's offline model, so I cannot carry out {shown} myself. "
-                 "Here is what a real model would get, and what I could run.",
-                 f"**Why {names[0]}:** {why}"]  # fmt: skip
+        parts = [
+            f"I am codebot's offline model, so I cannot carry out {shown} myself. "
+            "Here is what a real model would get, and what I could run.",
+            f"**Why {names[0]}:** {why}",
+        ]
         body, left = _clip(prompt.strip(), PROMPT_CHARS, PROMPT_LINES)
         shown_note = f", the first {len(body.splitlines())} lines shown" if left else ""
         quoted = "\n".join(
-            ">" if not row.strip() else f"> {_code(row)}" if row.startswith(("<skill ", "</skill>")) else f"> {row}"
+            ">"
+            if not row.strip()
+            else f"> {_code(row)}"
+            if row.startswith(("<skill ", "</skill>"))
+            else f"> {row}"
             for row in body.splitlines()
         )
         if left:
             quoted += f"\n>\n> … {left} more lines"
-        parts.append(f"**The prompt a real model would receive** ({len(prompt.strip()):,} characters{shown_note}):"
-                     f"\n\n{quoted}")  # fmt: skip
+        parts.append(
+            f"**The prompt a real model would receive** ({len(prompt.strip()):,} characters{shown_note}):"
+            f"\n\n{quoted}"
+        )
         parts.extend(self._steps(names))
         parts.append(self.connect())
         return "\n\n".join(parts)
@@ -279,33 +332,53 @@ class OfflineModel:
         r = self._route(request, listed)
         shape = r.shape if r is not None else request_shape(request) if request else "chat"
         if r is not None:
-            close = [(c.name, f"{c.score:.2f}: {', '.join(c.words()[:4])}") for c in r.candidates[:3] if c.words()]
+            close = [
+                (c.name, f"{c.score:.2f}: {', '.join(c.words()[:4])}")
+                for c in r.candidates[:3]
+                if c.words()
+            ]
         else:
             close = [(n, ", ".join(w[:4])) for _, n, w in _lexical_ranking(request, listed)[:3]]
-        closest = "Closest skills:\n" + "\n".join(f"- `/{n}` ({why})" for n, why in close) if close else ""
+        closest = (
+            "Closest skills:\n" + "\n".join(f"- `/{n}` ({why})" for n, why in close)
+            if close
+            else ""
+        )
         if not listed:
-            text = ("I am codebot's offline model, and no skills are listed for this conversation, "
-                    "so there is nothing I can run for this.")  # fmt: skip
+            text = (
+                "I am codebot's offline model, and no skills are listed for this conversation, "
+                "so there is nothing I can run for this."
+            )
         elif shape == "chat":
             examples = ", ".join(f"`/{n}`" for n, _ in listed[:3])
-            text = (f"Hello! I am codebot's offline model: no model is connected, so I cannot chat, but skills "
-                    f"work. Type one ({examples}, … {len(listed)} in all) or describe a task such as "
-                    f"\"review my changes\", and I will show which skill it goes to and why.")  # fmt: skip
+            text = (
+                f"Hello! I am codebot's offline model: no model is connected, so I cannot chat, but skills "
+                f"work. Type one ({examples}, … {len(listed)} in all) or describe a task such as "
+                f'"review my changes", and I will show which skill it goes to and why.'
+            )
         elif shape in ("concept", "howto"):
-            text = ("That is a question, and answering questions takes a real model: I am codebot's offline "
-                    "model and can only route requests to skills.")  # fmt: skip
+            text = (
+                "That is a question, and answering questions takes a real model: I am codebot's offline "
+                "model and can only route requests to skills."
+            )
             text += f"\n\n{closest}" if closest else ""
         elif r is not None and r.decision == "ask" and len(r.options) >= 2:
             a, b = (s.name for s in r.options[:2])
-            text = (f"I am codebot's offline model. Two skills fit this about equally, so I did not choose: "
-                    f"`/{a}` or `/{b}` ({r.reason}). Type the one you mean.")  # fmt: skip
+            text = (
+                f"I am codebot's offline model. Two skills fit this about equally, so I did not choose: "
+                f"`/{a}` or `/{b}` ({r.reason}). Type the one you mean."
+            )
         elif close:
             why = f" (the router: {r.reason})" if r is not None else ""
-            text = (f"I am codebot's offline model, and no skill fits this closely enough to choose one{why}.\n\n"
-                    f"{closest}\n\nType `/name` to run one anyway.")  # fmt: skip
+            text = (
+                f"I am codebot's offline model, and no skill fits this closely enough to choose one{why}.\n\n"
+                f"{closest}\n\nType `/name` to run one anyway."
+            )
         else:
-            text = (f"I am codebot's offline model, and none of the {len(listed)} listed skills shares a word with "
-                    "this request (`/skills` or `codebot skills list` shows them).")  # fmt: skip
+            text = (
+                f"I am codebot's offline model, and none of the {len(listed)} listed skills shares a word with "
+                "this request (`/skills` or `codebot skills list` shows them)."
+            )
         return f"{text}\n\n{self.connect()}"
 
     # -- read-only steps ------------------------------------------------------------------
@@ -316,19 +389,29 @@ class OfflineModel:
         folder = self.project_dir
         if folder is not None and any(n in LISTS_TESTS for n in names):
             found, more = _test_files(folder)
-            listing = "\n".join(f"- `{f}`" for f in found) + (f"\n- … and {more} more" if more else "")
-            out.append(f"**Test files in this project:**\n\n{listing}" if found else "No test files found in this project.")
+            listing = "\n".join(f"- `{f}`" for f in found) + (
+                f"\n- … and {more} more" if more else ""
+            )
+            out.append(
+                f"**Test files in this project:**\n\n{listing}"
+                if found
+                else "No test files found in this project."
+            )
         if not commands or folder is None:
             return out
         if not self.trusted:
             shown = ", ".join(_code(" ".join(c)) for c in commands)
-            out.append(f"Not run: {shown}, because this folder is not trusted (`codebot trust` allows them).")
+            out.append(
+                f"Not run: {shown}, because this folder is not trusted (`codebot trust` allows them)."
+            )
             return out
         if not any((p / ".git").exists() for p in (folder, *folder.parents)):
             out.append(f"Not a git repository ({folder}), so there are no changes to show.")
             return out
         runs = [f"$ {' '.join(c)}\n{_run_git(c, folder)}".rstrip() for c in commands]
-        out.append(f"**Read-only steps I ran** in {_code(str(folder))}:\n\n{_block(chr(10).join(runs))}")
+        out.append(
+            f"**Read-only steps I ran** in {_code(str(folder))}:\n\n{_block(chr(10).join(runs))}"
+        )
         return out
 
 
@@ -342,8 +425,15 @@ def _run_git(cmd: Sequence[str], folder: Path) -> str:
         argv += ["--no-ext-diff", "--no-textconv"]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
     try:
-        p = subprocess.run(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                           timeout=STEP_TIMEOUT, check=False)  # fmt: skip
+        p = subprocess.run(
+            argv,
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=STEP_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return f"(stopped after {STEP_TIMEOUT:g} s)"
     except OSError as exc:

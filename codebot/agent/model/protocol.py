@@ -21,12 +21,24 @@ class Usage:
     cost: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
-        cost = None if self.cost is None and other.cost is None else (self.cost or 0) + (other.cost or 0)
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens, cost)
+        cost = (
+            None
+            if self.cost is None and other.cost is None
+            else (self.cost or 0) + (other.cost or 0)
+        )
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            cost,
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.prompt_tokens + self.completion_tokens, "cost": self.cost}  # fmt: skip
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "cost": self.cost,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +77,9 @@ class ModelError(Exception):
     kind: auth | rate_limit | context | timeout | connection | server | bad_request | not_found | unknown
     """
 
-    def __init__(self, kind: str, message: str, *, retryable: bool = False, status: int | None = None) -> None:
+    def __init__(
+        self, kind: str, message: str, *, retryable: bool = False, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message

@@ -49,13 +49,22 @@ def provider_of(model: str) -> str:
 #: the error hints (errors.py) both read it. Fireworks: litellm's chat also reads
 #: FIREWORKS_API_KEY, its embeddings only FIREWORKS_AI_API_KEY, so that one is suggested.
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",), "openrouter": ("OPENROUTER_API_KEY",), "xai": ("XAI_API_KEY",),
-    "cohere": ("COHERE_API_KEY",), "together_ai": ("TOGETHERAI_API_KEY",),
-    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"), "perplexity": ("PERPLEXITYAI_API_KEY",),
-    "cerebras": ("CEREBRAS_API_KEY",), "deepinfra": ("DEEPINFRA_API_KEY",), "azure": ("AZURE_API_KEY",),
-}  # fmt: skip
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "cohere": ("COHERE_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY",),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "perplexity": ("PERPLEXITYAI_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "deepinfra": ("DEEPINFRA_API_KEY",),
+    "azure": ("AZURE_API_KEY",),
+}
 #: Providers whose key is not all they need (an endpoint, a version): a missing variable
 #: proves nothing, so `key_problem` does not judge them; the error hints still name it.
 NEEDS_MORE_THAN_A_KEY = frozenset({"azure"})
@@ -69,8 +78,14 @@ def key_variables(provider: str) -> tuple[str, ...]:
 
 
 #: Bare model names (no `provider/`) whose provider the name alone tells.
-_BARE_PREFIXES = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"), ("o3", "openai"),
-                  ("o4-", "openai"), ("claude-", "anthropic"))  # fmt: skip
+_BARE_PREFIXES = (
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4-", "openai"),
+    ("claude-", "anthropic"),
+)
 
 
 def _known_provider(model: str) -> str | None:

@@ -77,7 +77,9 @@ def render_lines(messages: Iterable[dict[str, Any]], clip: int = 2000) -> list[s
         role = m.get("role")
         if role == "user":
             text = _user_text(_content(m))
-            if text.startswith(EARLIER):  # a summary is kept whole: it is all that is left of its part
+            if text.startswith(
+                EARLIER
+            ):  # a summary is kept whole: it is all that is left of its part
                 out.append(text)
             elif text:
                 out.append(f"[user] {_clip(text, clip * 2)}")
@@ -91,10 +93,14 @@ def render_lines(messages: Iterable[dict[str, Any]], clip: int = 2000) -> list[s
                 fn = call.get("function") if isinstance(call.get("function"), dict) else {}
                 name = str(fn.get("name") or "tool")
                 names[str(call.get("id"))] = name
-                out.append(f"[assistant calls {name}] {_clip(str(fn.get('arguments') or ''), clip)}")
+                out.append(
+                    f"[assistant calls {name}] {_clip(str(fn.get('arguments') or ''), clip)}"
+                )
         elif role == "tool":
             name = names.get(str(m.get("tool_call_id")), "tool")
-            out.append(f"[{name} result] {_clip(_SKILL.sub(lambda x: f'[skill {x.group(1)} loaded]', _content(m)), clip)}")
+            out.append(
+                f"[{name} result] {_clip(_SKILL.sub(lambda x: f'[skill {x.group(1)} loaded]', _content(m)), clip)}"
+            )
     return out
 
 
@@ -128,7 +134,12 @@ def _calls(lines: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
             args = json.loads(m.group("text"))
         except ValueError:
             args = {}
-        out.append((m.group("who").removeprefix("assistant calls "), args if isinstance(args, dict) else {}))
+        out.append(
+            (
+                m.group("who").removeprefix("assistant calls "),
+                args if isinstance(args, dict) else {},
+            )
+        )
     return out
 
 
@@ -160,8 +171,11 @@ def extract(request: str) -> str:
     parts = [
         "(written by codebot's offline model: an extract, not an understanding)",
         "Goals:\n" + bullets(asks[:3]),
-        "Decisions:\n" + (bullets(earlier, 1, 600) + "\n" if earlier else "") + bullets(answers[-2:], 2, 300),
-        "Files touched:\n" + bullets([f"{p} (changed)" for p in changed] + [f"{p} (read)" for p in read], 20),
+        "Decisions:\n"
+        + (bullets(earlier, 1, 600) + "\n" if earlier else "")
+        + bullets(answers[-2:], 2, 300),
+        "Files touched:\n"
+        + bullets([f"{p} (changed)" for p in changed] + [f"{p} (read)" for p in read], 20),
         "Commands run:\n" + bullets(commands),
         "Open tasks:\n- (not known to the offline model: see what the person asked last)",
         "Asked last:\n" + bullets(asks[-1:], 1, 600),

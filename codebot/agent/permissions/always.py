@@ -1,4 +1,4 @@
-""""Always allow": which rules an approval may save for good, and where.
+""" "Always allow": which rules an approval may save for good, and where.
 
 The rules are exactly what "allow for the session" grants (`session_patterns_for`): each
 command of a plain Bash chain exactly (`Bash(npm test)`), or exactly the path of an Edit
@@ -42,15 +42,26 @@ class AlwaysOffer:
     why_not: str = ""
 
 
-def always_offer(tool: str, subject: str, approvals, *, trusted: bool, project_dir: str | os.PathLike[str],
-                 user_config: str | os.PathLike[str] | None = None) -> AlwaysOffer:  # fmt: skip
+def always_offer(
+    tool: str,
+    subject: str,
+    approvals,
+    *,
+    trusted: bool,
+    project_dir: str | os.PathLike[str],
+    user_config: str | os.PathLike[str] | None = None,
+) -> AlwaysOffer:
     """What "always allow" offers for this call (never raises)."""
     if not trusted:
-        return AlwaysOffer(why_not="this project is not trusted, so allow rules in its .codebot/config.yaml are "
-                                   "ignored; run `codebot trust` to save rules there")  # fmt: skip
+        return AlwaysOffer(
+            why_not="this project is not trusted, so allow rules in its .codebot/config.yaml are "
+            "ignored; run `codebot trust` to save rules there"
+        )
     path = Path(project_dir, *PROJECT_CONFIG)
     if user_config is not None and _same_file(path, Path(user_config)):
-        return AlwaysOffer(why_not=f"{path} is your user config: a rule saved there would hold in every project")
+        return AlwaysOffer(
+            why_not=f"{path} is your user config: a rule saved there would hold in every project"
+        )
     from codebot.agent.permissions.save_rule import target_problem
 
     problem = target_problem(path)
@@ -77,15 +88,24 @@ def always_rules(tool: str, subject: str, approvals) -> tuple[list[str], str]:
 
         analysis = parsed(subject)
         if not analysis.plain or not analysis.chain:
-            return [], f"only a plain command can be saved as a rule; this one is {analysis.reason or 'not plain'}"
+            return (
+                [],
+                f"only a plain command can be saved as a rule; this one is {analysis.reason or 'not plain'}",
+            )
         if analysis.unresolved:
-            return [], f"only a command that can be checked fully can be saved as a rule: {analysis.unresolved[0]}"
+            return (
+                [],
+                f"only a command that can be checked fully can be saved as a rule: {analysis.unresolved[0]}",
+            )
     elif tool not in ("Edit", "Write"):
         return [], f"{tool} calls cannot be saved as a rule"
     else:
         if "\\" in subject or any(part != part.strip() for part in subject.split("/")):
             # Rules read `\` as `/`, and gitignore drops spaces at the end.
-            return [], "a path with a backslash or spaces at the edge of a name cannot be written as a rule exactly"
+            return (
+                [],
+                "a path with a backslash or spaces at the edge of a name cannot be written as a rule exactly",
+            )
         where = Path(getattr(approvals, "project_dir", None) or ".", subject)
         if where.is_dir() or (where.exists() and not where.is_file()):
             # `Write(/src)` would also allow every file below src/.
@@ -107,11 +127,19 @@ def rule_text(pattern: Pattern) -> str | None:
     if pattern.tool == "Bash" and pattern.kind == "exact" and pattern.spec:
         text = f"Bash({pattern.spec})"
         back = _parse(text)
-        return text if back is not None and back.kind == "exact" and back.spec == pattern.spec else None
+        return (
+            text
+            if back is not None and back.kind == "exact" and back.spec == pattern.spec
+            else None
+        )
     if pattern.kind != "literal_path" or not pattern.spec:
         return None
     spec = pattern.spec
-    if spec in (".", "/") or spec != spec.strip() or any(part != part.strip() for part in spec.split("/")):
+    if (
+        spec in (".", "/")
+        or spec != spec.strip()
+        or any(part != part.strip() for part in spec.split("/"))
+    ):
         return None  # the project itself, or spaces at an edge (gitignore drops them)
     escaped = "".join("\\" + ch if ch in _GLOB_CHARS else ch for ch in spec)
     # Anchored: `/src/app.py` is that file in the project root only; `//abs` is absolute.
@@ -123,7 +151,7 @@ def rule_text(pattern: Pattern) -> str | None:
 
 
 def _check(tool: str, subject: str, texts: list[str], approvals) -> str:
-    """"" when the rules, read back, allow this call under the session's deny rules and
+    """ "" when the rules, read back, allow this call under the session's deny rules and
     match nothing next to it; else why not (and the rules must not be offered)."""
     from codebot.agent.permissions.approvals import Approvals
 
@@ -141,7 +169,9 @@ def _check(tool: str, subject: str, texts: list[str], approvals) -> str:
         neighbours = [subject + "x", f"{parent}/x" if parent else "x", parent or "."]
         if not subject.startswith("/"):
             neighbours.append("sub/" + subject)
-        if any(rule.matches(tool, n) for rule in probe.allow_rules for n in neighbours if n != subject):
+        if any(
+            rule.matches(tool, n) for rule in probe.allow_rules for n in neighbours if n != subject
+        ):
             return "the rule would also match other paths"
     return ""
 

@@ -45,7 +45,7 @@ __all__ = [
 
 
 def session_patterns_for(tool: str, subject: str) -> list[Pattern]:
-    """"Allow for the session" on a plain Bash chain grants each of its commands exactly
+    """ "Allow for the session" on a plain Bash chain grants each of its commands exactly
     (a rule of several commands allows nothing: every part must be allowed on its own), so
     `make && make test` asked once runs unasked again, and so do `make` and `make test`,
     but nothing else. Anything else: exactly what was seen (`session_pattern_for`)."""
@@ -70,8 +70,6 @@ def session_pattern_for(tool: str, subject: str) -> Pattern:
 
 
 # --------------------------------------------------------------------------- verdicts
-
-
 
 
 class Approvals:
@@ -106,7 +104,9 @@ class Approvals:
                 rule = fail_closed(text)
                 scope = "every tool" if rule.tool == EVERY_TOOL else f"every {rule.tool} call"
                 if text != EVERY_TOOL:
-                    self.warnings.append(f"{where}malformed deny pattern {text!r} ({e}); {scope} is denied until it is fixed")
+                    self.warnings.append(
+                        f"{where}malformed deny pattern {text!r} ({e}); {scope} is denied until it is fixed"
+                    )
                 rules.append(rule)
         return rules
 
@@ -163,15 +163,20 @@ class Approvals:
             from codebot.shell import check_bash
 
             grants = [g if isinstance(g, Pattern) else _try_parse(g) for g in turn_grants]
-            allow = [*((r, "session") for r in self.session_rules), *((r, "rule") for r in self.allow_rules),
-                     *((g, "turn") for g in grants if g is not None)]  # fmt: skip
+            allow = [
+                *((r, "session") for r in self.session_rules),
+                *((r, "rule") for r in self.allow_rules),
+                *((g, "turn") for g in grants if g is not None),
+            ]
             d = check_bash(subject, self.deny_rules, allow, self.path_denied)
             return Verdict(d.verdict, d.rule, d.reason)
         for rule in self.deny_rules:
             # A path rule means the path, whichever tool touches it: Read(...) holds for
             # Grep, Glob and Edit too, Edit(...) for Write.
             covered = COVERS.get(rule.tool, ())
-            if rule.matches_for_deny(tool, subject) or (tool in covered and rule.matches_for_deny(rule.tool, subject)):
+            if rule.matches_for_deny(tool, subject) or (
+                tool in covered and rule.matches_for_deny(rule.tool, subject)
+            ):
                 return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
         if tool in self.read_only_tools:
             return Verdict("allow", None, f"{tool} is read-only")
@@ -184,7 +189,11 @@ class Approvals:
         for grant in turn_grants:
             rule = grant if isinstance(grant, Pattern) else _try_parse(grant)
             if rule is not None and rule.matches(tool, subject):
-                return Verdict("allow", rule.text, f"allowed for this turn by {rule.text} (the active skill's allowed-tools)")
+                return Verdict(
+                    "allow",
+                    rule.text,
+                    f"allowed for this turn by {rule.text} (the active skill's allowed-tools)",
+                )
         return Verdict("ask", None, "needs approval")
 
 
@@ -246,7 +255,9 @@ class ApprovalRequest:
 
 #: The longest reason for a denial the model is told (longer ones are cut).
 REASON_MAX_CHARS = 500
-_SEQUENCE = re.compile(r"\x1b\[[\x20-\x3f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[\x20-\x7e]?")
+_SEQUENCE = re.compile(
+    r"\x1b\[[\x20-\x3f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[\x20-\x7e]?"
+)
 
 
 def clean_reason(text: object) -> str:
@@ -297,8 +308,13 @@ def _preview(tool: str, args: Mapping[str, Any], ctx: ToolContext) -> str:
             if not path.is_file():
                 return f"(file not found: {shown}; the edit will fail)"
             before = path.read_text(encoding="utf-8", errors="replace")
-            after, _ = apply_edit(before, str(args.get("old", "")), str(args.get("new", "")),
-                                  bool(args.get("replace_all")), shown)  # fmt: skip
+            after, _ = apply_edit(
+                before,
+                str(args.get("old", "")),
+                str(args.get("new", "")),
+                bool(args.get("replace_all")),
+                shown,
+            )
             return unified_diff(before, after, shown, max_lines=PREVIEW_MAX_LINES)
         content = str(args.get("content", ""))
         if path.is_file():
@@ -308,7 +324,11 @@ def _preview(tool: str, args: Mapping[str, Any], ctx: ToolContext) -> str:
             return unified_diff(before, content, shown, max_lines=PREVIEW_MAX_LINES)
         lines = content.splitlines()
         head = "\n".join(lines[:NEW_FILE_HEAD_LINES])
-        more = f"\n[... {len(lines) - NEW_FILE_HEAD_LINES} more lines]" if len(lines) > NEW_FILE_HEAD_LINES else ""
+        more = (
+            f"\n[... {len(lines) - NEW_FILE_HEAD_LINES} more lines]"
+            if len(lines) > NEW_FILE_HEAD_LINES
+            else ""
+        )
         size = len(content.encode("utf-8"))
         return f"new file {shown} ({size} bytes, {len(lines)} lines)\n{head}{more}"
     if tool in PATH_TOOLS and isinstance(args.get("path"), str):

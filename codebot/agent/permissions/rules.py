@@ -75,7 +75,9 @@ class Pattern:
             return cls(tool, "exact", subject.strip(), text)
         if tool in PATH_TOOLS:
             rel = _norm_rel(subject)
-            return cls(tool, "literal_path", rel if rel is not None else posixpath.normpath(subject), text)
+            return cls(
+                tool, "literal_path", rel if rel is not None else posixpath.normpath(subject), text
+            )
         return cls(tool, "exact", subject, text)
 
     # -- matching ---------------------------------------------------------------------------
@@ -175,12 +177,16 @@ def parse_pattern(text: str) -> Pattern:
     if not raw:
         raise ValueError("empty permission pattern")
     if raw == "*" or raw.startswith("*"):
-        raise ValueError(f"{raw!r}: a bare '*' is not supported; name a tool, e.g. 'Bash' or 'Edit(src/**)'")
+        raise ValueError(
+            f"{raw!r}: a bare '*' is not supported; name a tool, e.g. 'Bash' or 'Edit(src/**)'"
+        )
     if "(" not in raw:
         if ")" in raw:
             raise ValueError(f"{raw!r}: unbalanced parentheses")
         if not _NAME_RE.match(raw):
-            raise ValueError(f"{raw!r}: not a tool name (expected e.g. 'Edit' or 'Bash(git diff:*)')")
+            raise ValueError(
+                f"{raw!r}: not a tool name (expected e.g. 'Edit' or 'Bash(git diff:*)')"
+            )
         return Pattern(raw, "any", None, raw)
     name, _, rest = raw.partition("(")
     name = name.strip()
@@ -195,12 +201,16 @@ def parse_pattern(text: str) -> Pattern:
         raise ValueError(f"{raw!r}: unbalanced parentheses")
     spec = spec.strip()
     if not spec:
-        raise ValueError(f"{raw!r}: empty specifier; write {name!r} alone to match every {name} call")
+        raise ValueError(
+            f"{raw!r}: empty specifier; write {name!r} alone to match every {name} call"
+        )
     if name == "Bash":
         if spec.endswith((":*", " *")):
             prefix = spec[:-2].strip()
             if not prefix:
-                raise ValueError(f"{raw!r}: empty command prefix; write 'Bash' alone to allow every command")
+                raise ValueError(
+                    f"{raw!r}: empty command prefix; write 'Bash' alone to allow every command"
+                )
             return Pattern(name, "prefix", prefix, raw)
         if spec == "*":
             return Pattern(name, "any", None, raw)

@@ -30,8 +30,19 @@ from typing import Any
 
 #: The largest config file read (as `config.MAX_CONFIG_BYTES`).
 MAX_BYTES = 1024 * 1024
-_O_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_O_READ = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_O_NEW = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class RuleSaveError(Exception):
@@ -73,7 +84,9 @@ def save_allow_rules(path: str | os.PathLike[str], rules: Sequence[str]) -> Save
 
     def add(data: dict[str, Any]) -> bool:
         allow = _allow_list(path, data)
-        found["added"] = tuple(r for i, r in enumerate(rules) if r not in allow and r not in rules[:i])
+        found["added"] = tuple(
+            r for i, r in enumerate(rules) if r not in allow and r not in rules[:i]
+        )
         found["already"] = tuple(r for r in rules if r in allow)
         allow.extend(found["added"])
         return bool(found["added"])
@@ -106,7 +119,12 @@ def update_config(path: str | os.PathLike[str], change: Callable[[dict[str, Any]
         if not change(data):
             return Saved(path)
         _write(path, folder, data)
-        return Saved(path, comments_lost=any(line.lstrip().startswith("#") or " #" in line for line in text.splitlines()))
+        return Saved(
+            path,
+            comments_lost=any(
+                line.lstrip().startswith("#") or " #" in line for line in text.splitlines()
+            ),
+        )
 
 
 def _read(path: Path, folder: int | None) -> str:
@@ -115,7 +133,9 @@ def _read(path: Path, folder: int | None) -> str:
     except FileNotFoundError:
         return ""
     except OSError as exc:
-        raise RuleSaveError(f"{path} cannot be read ({exc.strerror or exc}); it was left as it is") from None
+        raise RuleSaveError(
+            f"{path} cannot be read ({exc.strerror or exc}); it was left as it is"
+        ) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -125,7 +145,9 @@ def _read(path: Path, folder: int | None) -> str:
             chunks.append(chunk)
             size += len(chunk)
             if size > MAX_BYTES:
-                raise RuleSaveError(f"{path} is larger than {MAX_BYTES} bytes; it was left as it is")
+                raise RuleSaveError(
+                    f"{path} is larger than {MAX_BYTES} bytes; it was left as it is"
+                )
     finally:
         os.close(fd)
     try:
@@ -140,7 +162,9 @@ def _load(path: Path, text: str) -> dict[str, Any]:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
-        raise RuleSaveError(f"{path} is not valid YAML ({getattr(exc, 'problem', exc)}); fix it first") from None
+        raise RuleSaveError(
+            f"{path} is not valid YAML ({getattr(exc, 'problem', exc)}); fix it first"
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -172,7 +196,9 @@ def _write(path: Path, folder: int | None, data: dict[str, Any]) -> None:
 
     out = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
     if yaml.safe_load(out) != data:  # every key must survive, exactly
-        raise RuleSaveError(f"{path} could not be written without changing other settings; it was left as it is")
+        raise RuleSaveError(
+            f"{path} could not be written without changing other settings; it was left as it is"
+        )
     if folder is None:
         from codebot.home import private_temp
 
@@ -214,7 +240,9 @@ def _folder(folder: Path) -> Iterator[int | None]:
         yield None
         return
     try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(
+            folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+        )
     except OSError as exc:
         raise RuleSaveError(f"cannot open {folder} ({exc.strerror or exc})") from None
     try:

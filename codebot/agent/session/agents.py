@@ -30,12 +30,20 @@ class AgentDef:
 
 
 BUILTIN = {
-    "general": AgentDef("general", "General-purpose agent with every tool.", None,
-                        prompt="You are a sub-agent. Complete the task you are given, then reply with a concise final "
-                               "answer: it is the only thing the caller will see."),  # fmt: skip
-    "explore": AgentDef("explore", "Read-only agent for searching and understanding code.", READ_ONLY,
-                        prompt="You are a read-only sub-agent. Find and read what the task needs, change nothing, "
-                               "and reply with a concise final answer with file paths and line numbers."),  # fmt: skip
+    "general": AgentDef(
+        "general",
+        "General-purpose agent with every tool.",
+        None,
+        prompt="You are a sub-agent. Complete the task you are given, then reply with a concise final "
+        "answer: it is the only thing the caller will see.",
+    ),
+    "explore": AgentDef(
+        "explore",
+        "Read-only agent for searching and understanding code.",
+        READ_ONLY,
+        prompt="You are a read-only sub-agent. Find and read what the task needs, change nothing, "
+        "and reply with a concise final answer with file paths and line numbers.",
+    ),
 }
 
 
@@ -85,7 +93,9 @@ class AgentNameError(ValueError):
 
 def check_agent_name(name: str) -> str:
     if not AGENT_NAME.fullmatch(name):
-        raise AgentNameError(f"agent names are plain names (letters, digits, '-' and '_'); {name!r} is not one")
+        raise AgentNameError(
+            f"agent names are plain names (letters, digits, '-' and '_'); {name!r} is not one"
+        )
     return name
 
 

@@ -60,20 +60,35 @@ class Asking:
             self.waited_s += (waited := time.perf_counter() - t0)
             self.budget.waited += waited  # the person's time is not the turn's (budget.py)
 
-    async def _ask(self, tool: str, args: dict[str, Any], subject: str, reason: str = "",
-                   protected: str = "") -> Asked:  # fmt: skip
+    async def _ask(
+        self, tool: str, args: dict[str, Any], subject: str, reason: str = "", protected: str = ""
+    ) -> Asked:
         """`protected`: why the path is protected (then nothing is granted beyond this call)."""
         if not self.interactive:
             return Asked(False)
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        request = ApprovalRequest(tool, args, subject, preview_for(tool, args, self.context), future, reason=reason)
+        request = ApprovalRequest(
+            tool, args, subject, preview_for(tool, args, self.context), future, reason=reason
+        )
         settings = getattr(self, "settings", None)
-        offer = always_offer(tool, subject, self.approvals, trusted=bool(getattr(settings, "trusted", False)),
-                             project_dir=getattr(settings, "project_dir", self.context.project_dir),
-                             user_config=getattr(settings, "config_path", None))  # fmt: skip
-        request.always, request.always_path, request.always_unavailable = offer.rules, offer.path, offer.why_not
+        offer = always_offer(
+            tool,
+            subject,
+            self.approvals,
+            trusted=bool(getattr(settings, "trusted", False)),
+            project_dir=getattr(settings, "project_dir", self.context.project_dir),
+            user_config=getattr(settings, "config_path", None),
+        )
+        request.always, request.always_path, request.always_unavailable = (
+            offer.rules,
+            offer.path,
+            offer.why_not,
+        )
         if protected:
-            request.always, request.always_unavailable = (), f"a protected path is asked every time ({protected})"
+            request.always, request.always_unavailable = (
+                (),
+                f"a protected path is asked every time ({protected})",
+            )
         self.emit(request)
         answer = await self._answer(future)
         if protected and answer is ApprovalAnswer.ALLOW_SESSION:
@@ -97,15 +112,28 @@ class Asking:
             self.approvals.grant_session(parse_pattern(text))
         shown = ", ".join(request.always)
         try:
-            saved = await asyncio.to_thread(save_allow_rules, request.always_path, list(request.always))
+            saved = await asyncio.to_thread(
+                save_allow_rules, request.always_path, list(request.always)
+            )
         except (RuleSaveError, OSError) as exc:
-            self.emit(ev.Notice(f"always allow: could not save {shown} ({exc}); allowed for this session only", "warning"))
+            self.emit(
+                ev.Notice(
+                    f"always allow: could not save {shown} ({exc}); allowed for this session only",
+                    "warning",
+                )
+            )
             return
         if not saved.added:
-            self.emit(ev.Notice(f"always allow: {shown} is already in {saved.path} (permissions.allow)"))
+            self.emit(
+                ev.Notice(f"always allow: {shown} is already in {saved.path} (permissions.allow)")
+            )
             return
         lost = "; its comments were not kept" if saved.comments_lost else ""
-        self.emit(ev.Notice(f"always allow: saved {', '.join(saved.added)} to {saved.path} (permissions.allow{lost})"))
+        self.emit(
+            ev.Notice(
+                f"always allow: saved {', '.join(saved.added)} to {saved.path} (permissions.allow{lost})"
+            )
+        )
 
     def not_approved(self, tool: str, asked: Asked, why: str) -> str:
         """The tool result when the person did not approve a call (`why`: the verdict's reason)."""
@@ -130,8 +158,17 @@ class Asking:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         shown = command_lines(command)
         preview = f"{shown.text}\n\nfailed inside the sandbox: {why}\n{shown.question('Run it once OUTSIDE the sandbox?')}"
-        self.emit(ApprovalRequest("Bash", args, command, preview, future, outside_sandbox=why,
-                                  always_unavailable="running outside the sandbox is allowed once only"))  # fmt: skip
+        self.emit(
+            ApprovalRequest(
+                "Bash",
+                args,
+                command,
+                preview,
+                future,
+                outside_sandbox=why,
+                always_unavailable="running outside the sandbox is allowed once only",
+            )
+        )
         return await self._answer(future) in ALLOWED
 
     async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
@@ -139,8 +176,14 @@ class Asking:
         verdict = self.approvals.check("Bash", command, turn.grants)
         if verdict.outcome == "deny":
             return f"denied by rule {verdict.rule}"
-        if verdict.outcome == "ask" and not (asked := await self._ask("Bash", {"command": command}, command, verdict.reason)):
+        if verdict.outcome == "ask" and not (
+            asked := await self._ask("Bash", {"command": command}, command, verdict.reason)
+        ):
             if asked.reason:
                 return f"not approved: the person denied this call: {asked.reason}"
-            return "not approved" if self.interactive else "not approved (print mode denies; allow it with --allow 'Bash(...)')"
+            return (
+                "not approved"
+                if self.interactive
+                else "not approved (print mode denies; allow it with --allow 'Bash(...)')"
+            )
         return None

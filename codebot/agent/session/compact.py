@@ -57,9 +57,19 @@ class Compaction:
     focus: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"at": self.at, "reason": self.reason, "summarized": self.summarized, "kept": self.kept,
-                "attached": list(self.attached), "cut": list(self.cut), "named": list(self.named),
-                "before": self.before, "after": self.after, "failed": self.failed, "focus": self.focus}  # fmt: skip
+        return {
+            "at": self.at,
+            "reason": self.reason,
+            "summarized": self.summarized,
+            "kept": self.kept,
+            "attached": list(self.attached),
+            "cut": list(self.cut),
+            "named": list(self.named),
+            "before": self.before,
+            "after": self.after,
+            "failed": self.failed,
+            "focus": self.focus,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Compaction:
@@ -72,17 +82,29 @@ class Compaction:
             return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
         at = d.get("at")
-        return cls(float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0,
-                   str(d.get("reason") or "auto"), num("summarized"), num("kept"), names("attached"),
-                   names("cut"), names("named"), num("before"), num("after"),
-                   str(d["failed"]) if d.get("failed") else None, str(d.get("focus") or ""))  # fmt: skip
+        return cls(
+            float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0,
+            str(d.get("reason") or "auto"),
+            num("summarized"),
+            num("kept"),
+            names("attached"),
+            names("cut"),
+            names("named"),
+            num("before"),
+            num("after"),
+            str(d["failed"]) if d.get("failed") else None,
+            str(d.get("focus") or ""),
+        )
 
     def describe(self) -> str:
         when = time.strftime("%H:%M:%S", time.localtime(self.at))
         skills = [*self.attached, *(f"{n} (cut)" for n in self.cut)]
-        parts = [f"last compacted at {when} ({self.reason}): {self.summarized} messages "
-                 + ("dropped without a summary" if self.failed else "summarized"),
-                 f"{self.kept} recent kept", f"{self.before:,} → {self.after:,} tokens"]  # fmt: skip
+        parts = [
+            f"last compacted at {when} ({self.reason}): {self.summarized} messages "
+            + ("dropped without a summary" if self.failed else "summarized"),
+            f"{self.kept} recent kept",
+            f"{self.before:,} → {self.after:,} tokens",
+        ]
         if skills:
             parts.append("skills re-attached: " + ", ".join(skills))
         if self.named:
@@ -111,8 +133,13 @@ def latest_first(in_force: Sequence[InForce]) -> list[InForce]:
     return out
 
 
-def reattach(in_force: Sequence[InForce], count: Callable[[str], int], per_skill: int,
-             total: int, present: Callable[[str], bool] = lambda _t: False) -> Attached:  # fmt: skip
+def reattach(
+    in_force: Sequence[InForce],
+    count: Callable[[str], int],
+    per_skill: int,
+    total: int,
+    present: Callable[[str], bool] = lambda _t: False,
+) -> Attached:
     """The skills to re-attach, latest invocation first: each whole when it fits its
     budget, else cut with a marker; past `total`, named instead. A skill whose text is
     still in the kept messages (`present`) needs no copy."""
@@ -164,8 +191,12 @@ def units(messages: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
     return out
 
 
-def tail_start(messages: Sequence[dict[str, Any]], count: Callable[[dict[str, Any]], int], budget: int,
-               floor: int = 0) -> int:  # fmt: skip
+def tail_start(
+    messages: Sequence[dict[str, Any]],
+    count: Callable[[dict[str, Any]], int],
+    budget: int,
+    floor: int = 0,
+) -> int:
     """Where the kept recent messages begin: the newest whole units within `budget`
     tokens (at least the last one), never before `floor` (a previous summary message)."""
     start = len(messages)
@@ -188,36 +219,56 @@ def clip_results(messages: Sequence[dict[str, Any]], limit_chars: int) -> list[d
         content = m.get("content")
         if m.get("role") == "tool" and isinstance(content, str) and len(content) > limit_chars:
             head = content[: max(limit_chars - 120, 0)]
-            m = {**m, "content": f"{head}\n[… {len(content) - len(head):,} more characters of this result were "
-                                 "cut at compaction; run the tool again if you need them]"}  # fmt: skip
+            m = {
+                **m,
+                "content": f"{head}\n[… {len(content) - len(head):,} more characters of this result were "
+                "cut at compaction; run the tool again if you need them]",
+            }
         out.append(m)
     return out
 
 
-def preamble(summary: str, attached: Attached, listing_blocks: Sequence[str], summarized: int,
-             failed: str | None = None) -> dict[str, Any]:  # fmt: skip
+def preamble(
+    summary: str,
+    attached: Attached,
+    listing_blocks: Sequence[str],
+    summarized: int,
+    failed: str | None = None,
+) -> dict[str, Any]:
     """The user message that stands for everything before the kept messages."""
     when = time.strftime("%Y-%m-%d %H:%M")
     if failed:
-        head = (f"<conversation-summary messages=\"{summarized}\" at=\"{when}\">\n[{summarized} earlier messages "
-                f"were dropped to fit the context window, without a summary ({escape_tags(failed)}). The transcript "
-                "on disk keeps them; ask the person if something from before matters.]\n</conversation-summary>")  # fmt: skip
+        head = (
+            f'<conversation-summary messages="{summarized}" at="{when}">\n[{summarized} earlier messages '
+            f"were dropped to fit the context window, without a summary ({escape_tags(failed)}). The transcript "
+            "on disk keeps them; ask the person if something from before matters.]\n</conversation-summary>"
+        )
     else:
-        head = (f"<conversation-summary messages=\"{summarized}\" at=\"{when}\">\nThe conversation so far was "
-                f"compacted: {summarized} earlier messages are summarized here, and the most recent ones follow "
-                f"as they were.\n\n{escape_tags(summary.strip())}\n</conversation-summary>")  # fmt: skip
+        head = (
+            f'<conversation-summary messages="{summarized}" at="{when}">\nThe conversation so far was '
+            f"compacted: {summarized} earlier messages are summarized here, and the most recent ones follow "
+            f"as they were.\n\n{escape_tags(summary.strip())}\n</conversation-summary>"
+        )
     parts = [head]
     if attached.blocks:
-        parts.append("<system-reminder>\nSkills in force, loaded earlier in this conversation (their text as it "
-                     "was when invoked; keep following them):\n</system-reminder>")  # fmt: skip
+        parts.append(
+            "<system-reminder>\nSkills in force, loaded earlier in this conversation (their text as it "
+            "was when invoked; keep following them):\n</system-reminder>"
+        )
         parts.extend(attached.blocks)
     if attached.named:
-        parts.append(f"<system-reminder>\nAlso in force earlier: {', '.join(attached.named)}; invoke again to "
-                     "reload (the Skill tool, or /name).\n</system-reminder>")  # fmt: skip
+        parts.append(
+            f"<system-reminder>\nAlso in force earlier: {', '.join(attached.named)}; invoke again to "
+            "reload (the Skill tool, or /name).\n</system-reminder>"
+        )
     parts.extend(listing_blocks)
     return {"role": "user", "content": "\n\n".join(parts)}
 
 
 def is_preamble(message: dict[str, Any]) -> bool:
     content = message.get("content")
-    return message.get("role") == "user" and isinstance(content, str) and content.startswith("<conversation-summary")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, str)
+        and content.startswith("<conversation-summary")
+    )

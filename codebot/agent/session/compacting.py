@@ -50,8 +50,12 @@ class Compacting:
         """What the next request would spend (without the next user message)."""
         turn = turn or TurnState()
         model = turn.model or self.base_model
-        return self.meter.use(self.system_prompt, self.tool_schemas(turn), self.history,
-                              self.window(model, may_import=may_import))  # fmt: skip
+        return self.meter.use(
+            self.system_prompt,
+            self.tool_schemas(turn),
+            self.history,
+            self.window(model, may_import=may_import),
+        )
 
     async def maybe_compact(self, turn: TurnState) -> None:
         """Compact before a request that would pass the threshold (config, 85%)."""
@@ -64,8 +68,15 @@ class Compacting:
 
     # -- compacting --------------------------------------------------------------------------
 
-    async def compact(self, focus: str = "", *, reason: str = "manual", turn: TurnState | None = None,
-                      before: ContextUse | None = None, shrink: float = 1.0) -> cp.Compaction | None:  # fmt: skip
+    async def compact(
+        self,
+        focus: str = "",
+        *,
+        reason: str = "manual",
+        turn: TurnState | None = None,
+        before: ContextUse | None = None,
+        shrink: float = 1.0,
+    ) -> cp.Compaction | None:
         """Compact now; the record of what was done, or None when there is nothing to
         compact. `shrink` < 1 aims lower (after the provider said the request overflowed)."""
         turn = turn or TurnState()
@@ -78,10 +89,17 @@ class Compacting:
         fixed = before.system + before.tools + meter.text(self.last_listing or "")
         room = int((window * self.settings.compaction.threshold - fixed) * shrink)
         if room < 400:
-            raise ModelError("context", f"the system prompt, tool definitions and skill listing alone take "
-                             f"{fixed:,} of the {window:,}-token context window, so compacting the conversation "
-                             "cannot make room; use a model with a larger window (or set model_context_window)")  # fmt: skip
-        self.emit(ev.Notice(f"compacting the conversation ({reason}: {before.total:,} of {window:,} tokens)…"))
+            raise ModelError(
+                "context",
+                f"the system prompt, tool definitions and skill listing alone take "
+                f"{fixed:,} of the {window:,}-token context window, so compacting the conversation "
+                "cannot make room; use a model with a larger window (or set model_context_window)",
+            )
+        self.emit(
+            ev.Notice(
+                f"compacting the conversation ({reason}: {before.total:,} of {window:,} tokens)…"
+            )
+        )
 
         def tokens(m: dict[str, Any]) -> int:
             return sum(meter.message(m))
@@ -91,44 +109,82 @@ class Compacting:
             start = cp.units(history)[-1][0]
         older, recent = history[:start], history[start:]
         results = sum(1 for m in recent if m.get("role") == "tool") or 1
-        limit = max(400, min(int(room * cp.RESULT_SHARE * CHARS_PER_TOKEN),
-                             int(room * cp.TAIL_SHARE * CHARS_PER_TOKEN / results)))
+        limit = max(
+            400,
+            min(
+                int(room * cp.RESULT_SHARE * CHARS_PER_TOKEN),
+                int(room * cp.TAIL_SHARE * CHARS_PER_TOKEN / results),
+            ),
+        )
         tail = cp.clip_results(recent, limit)
         summary, failed = await self._summary(older, focus, turn, window, room)
         cfg = self.settings.compaction
         tail_text = [str(m.get("content") or "") for m in tail]
-        attached = cp.reattach(self.in_force, meter.text, min(cfg.skill_tokens, cfg.skills_tokens),
-                               min(cfg.skills_tokens, int(room * cp.SKILLS_SHARE)),
-                               present=lambda t: any(t in c for c in tail_text))  # fmt: skip
+        attached = cp.reattach(
+            self.in_force,
+            meter.text,
+            min(cfg.skill_tokens, cfg.skills_tokens),
+            min(cfg.skills_tokens, int(room * cp.SKILLS_SHARE)),
+            present=lambda t: any(t in c for c in tail_text),
+        )
         listing = self.current_listing(self._last_request())
-        pre = cp.preamble(summary, attached, [self.listing_reminder(listing.text)], len(older), failed)
+        pre = cp.preamble(
+            summary, attached, [self.listing_reminder(listing.text)], len(older), failed
+        )
         view = [pre, *tail]
-        after = meter.use(self.system_prompt, self.tool_schemas(turn), view, (window, before.source))
-        record = cp.Compaction(time.time(), reason, len(older), len(tail), tuple(attached.whole), tuple(attached.cut),
-                               tuple(attached.named), before.total, after.total, failed, focus.strip())  # fmt: skip
+        after = meter.use(
+            self.system_prompt, self.tool_schemas(turn), view, (window, before.source)
+        )
+        record = cp.Compaction(
+            time.time(),
+            reason,
+            len(older),
+            len(tail),
+            tuple(attached.whole),
+            tuple(attached.cut),
+            tuple(attached.named),
+            before.total,
+            after.total,
+            failed,
+            focus.strip(),
+        )
         if self.transcript is not None:
             self.transcript.mark("compact", **record.to_json(), messages=view)
         self.history[:] = view
         self.last_listing = listing.text
         self.last_compaction = record
         meter.forget_except(view)
-        self.emit(ev.Notice(("compacted: " if not failed else "compacted without a summary: ")
-                            + record.describe().split(": ", 1)[1], "warning" if failed else "info"))  # fmt: skip
+        self.emit(
+            ev.Notice(
+                ("compacted: " if not failed else "compacted without a summary: ")
+                + record.describe().split(": ", 1)[1],
+                "warning" if failed else "info",
+            )
+        )
         return record
 
-    async def _summary(self, older: list[dict[str, Any]], focus: str, turn: TurnState, window: int,
-                       room: int) -> tuple[str, str | None]:  # fmt: skip
+    async def _summary(
+        self, older: list[dict[str, Any]], focus: str, turn: TurnState, window: int, room: int
+    ) -> tuple[str, str | None]:
         """(summary, None), or ("", why) when the model could not write one."""
         out_tokens = int(room * cp.SUMMARY_SHARE)
-        budget = int(window * self.settings.compaction.threshold) - self.meter.text(self.system_prompt)
+        budget = int(window * self.settings.compaction.threshold) - self.meter.text(
+            self.system_prompt
+        )
         budget -= INSTRUCTION_TOKENS + out_tokens
         # Code and JSON tokenize denser than prose: the conservative rate.
-        text = fit_lines(render_lines(older, clip=max(300, budget // 8)), max(budget * DENSE_CHARS_PER_TOKEN, 2000))
+        text = fit_lines(
+            render_lines(older, clip=max(300, budget // 8)),
+            max(budget * DENSE_CHARS_PER_TOKEN, 2000),
+        )
         request = ModelRequest(
-            messages=[{"role": "system", "content": self.system_prompt},
-                      {"role": "user", "content": request_text(text, focus)}],
-            tools=(), model=turn.model or self.base_model,
-        )  # fmt: skip
+            messages=[
+                {"role": "system", "content": self.system_prompt},
+                {"role": "user", "content": request_text(text, focus)},
+            ],
+            tools=(),
+            model=turn.model or self.base_model,
+        )
         try:
             completion: Completion | None = None
             async for item in self.client.stream(request):

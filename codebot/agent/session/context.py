@@ -32,7 +32,9 @@ _SKILL_BLOCK = re.compile(r'<skill name="[^"]*"[^>]*>.*?</skill>', re.DOTALL)
 _REMINDER = re.compile(r"<system-reminder>\n?(.*?)\n?</system-reminder>", re.DOTALL)
 
 
-def resolve_window(settings: Any, client: Any, model: str | None = None, *, may_import: bool = True) -> tuple[int, str]:
+def resolve_window(
+    settings: Any, client: Any, model: str | None = None, *, may_import: bool = True
+) -> tuple[int, str]:
     """(tokens, where it came from: "config", "litellm" or "default") for `model` (the
     client's own by default). `may_import=False` never imports litellm to find out (the
     TUI before the library is warm): the litellm step is skipped until it is loaded."""
@@ -71,8 +73,13 @@ class ContextUse:
         return self.total / self.window if self.window else 0.0
 
     def parts(self) -> dict[str, int]:
-        return {"system prompt": self.system, "tool definitions": self.tools, "skill listing": self.listing,
-                "skills in force": self.skills, "conversation": self.conversation}  # fmt: skip
+        return {
+            "system prompt": self.system,
+            "tool definitions": self.tools,
+            "skill listing": self.listing,
+            "skills in force": self.skills,
+            "conversation": self.conversation,
+        }
 
 
 def _split(message: dict[str, Any]) -> tuple[int, int, int]:
@@ -124,11 +131,20 @@ class Meter:
         keep = {id(m) for m in messages}
         self._cache = {k: v for k, v in self._cache.items() if k in keep}
 
-    def use(self, system: str, tools: Sequence[dict[str, Any]], messages: Sequence[dict[str, Any]],
-            window: tuple[int, str]) -> ContextUse:  # fmt: skip
+    def use(
+        self,
+        system: str,
+        tools: Sequence[dict[str, Any]],
+        messages: Sequence[dict[str, Any]],
+        window: tuple[int, str],
+    ) -> ContextUse:
         listing = skills = rest = 0
         for m in messages:
             a, b, c = self.message(m)
             listing, skills, rest = listing + a, skills + b, rest + c
-        tools_n = self.text(json.dumps(list(tools), ensure_ascii=False, sort_keys=True)) if tools else 0
-        return ContextUse(self.text(system) + MESSAGE_OVERHEAD, tools_n, listing, skills, rest, *window)
+        tools_n = (
+            self.text(json.dumps(list(tools), ensure_ascii=False, sort_keys=True)) if tools else 0
+        )
+        return ContextUse(
+            self.text(system) + MESSAGE_OVERHEAD, tools_n, listing, skills, rest, *window
+        )

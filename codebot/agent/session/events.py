@@ -84,5 +84,14 @@ class TurnEnded:
     text: str = ""
 
 
-Event = (TextDelta | AssistantText | ToolStarted | ToolOutput | ToolFinished | SkillActivated | Notice | ErrorEvent
-         | TurnEnded)
+Event = (
+    TextDelta
+    | AssistantText
+    | ToolStarted
+    | ToolOutput
+    | ToolFinished
+    | SkillActivated
+    | Notice
+    | ErrorEvent
+    | TurnEnded
+)

@@ -114,7 +114,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         # the protected set is recorded (provenance) and marked in `written`, which holds
         # the real paths the skill system treats as agent-written.
         # A sub-agent shares its parent's guard (and so its `written` set).
-        self.guard = guard if guard is not None else Guard(settings.project_dir, settings.home, self.id)
+        self.guard = (
+            guard if guard is not None else Guard(settings.project_dir, settings.home, self.id)
+        )
         self.written: set[str] = self.guard.written if guard is not None else self.guard.load(set())
         self.total_usage = Usage()
         #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
@@ -141,7 +143,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         return [n for n in names if n not in hidden and self.tool_filter(n)]
 
     def tool_schemas(self, turn: TurnState) -> list[dict[str, Any]]:
-        hidden = {n for n in (*self.registry.names(), *META_TOOLS) if n in turn.hidden or not self.tool_filter(n)}
+        hidden = {
+            n
+            for n in (*self.registry.names(), *META_TOOLS)
+            if n in turn.hidden or not self.tool_filter(n)
+        }
         schemas = self.registry.schemas(hidden=hidden)
         schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
         return schemas
@@ -149,7 +155,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
     # -- history ----------------------------------------------------------------------
 
     def add(self, message: dict[str, Any]) -> None:
-        message = clean(message)  # valid UTF-8 for the transcript and the provider (file names, tool output)
+        message = clean(
+            message
+        )  # valid UTF-8 for the transcript and the provider (file names, tool output)
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.append(message)
@@ -165,7 +173,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
     # -- the turn -----------------------------------------------------------------------
 
     async def run_turn(self, text: str) -> TurnRecord:
-        turn, record, text = TurnState(), TurnRecord(), clean_text(text)  # argv/stdin bytes arrive as surrogates
+        turn, record, text = (
+            TurnState(),
+            TurnRecord(),
+            clean_text(text),
+        )  # argv/stdin bytes arrive as surrogates
         self.budget = TurnBudget(self.settings.limits)  # shared by every sub-agent of this turn
         if self.transcript is not None:
             self.transcript.mark("turn", text=text)  # what was typed, for `codebot sessions`
@@ -198,7 +210,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         """The user message to send, or None when a `/skill` was handled without the model."""
         body = text
         name = text[1:].partition(" ")[0]
-        path_like = "/" in name and self.catalog.snapshot.get(name) is None  # `/tmp/app.py crashes` is a prompt
+        path_like = (
+            "/" in name and self.catalog.snapshot.get(name) is None
+        )  # `/tmp/app.py crashes` is a prompt
         if text.startswith("/") and name and not text.startswith("//") and not path_like:
             result = await self.run_stack(text, turn, record)
             if not result.ok:
@@ -228,7 +242,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
             message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
             if completion.tool_calls:
                 message["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
                     for c in completion.tool_calls
                 ]
             self.add(message)
@@ -246,13 +264,21 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         """One model call with the history as it stands; when the provider says the
         request is over its window (our count was low), compact harder and try once more."""
         for retry in (False, True):
-            request = ModelRequest(messages=[{"role": "system", "content": self.system_prompt}, *self.history],
-                                   tools=self.tool_schemas(turn), model=turn.model or self.base_model,
-                                   effort=turn.effort)  # fmt: skip
+            request = ModelRequest(
+                messages=[{"role": "system", "content": self.system_prompt}, *self.history],
+                tools=self.tool_schemas(turn),
+                model=turn.model or self.base_model,
+                effort=turn.effort,
+            )
             try:
                 return await self._complete(request)
             except ModelError as exc:
-                if exc.kind != "context" or retry or len(self.history) < 2 or not self.settings.compaction.auto:
+                if (
+                    exc.kind != "context"
+                    or retry
+                    or len(self.history) < 2
+                    or not self.settings.compaction.auto
+                ):
                     raise
                 if await self.compact(reason="overflow", turn=turn, shrink=0.6) is None:
                     raise
@@ -286,7 +312,10 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         elif call.name in turn.hidden or not self.tool_filter(call.name):
             result = ToolResult(f"tool {call.name} is not available in this turn", "error")
         elif not isinstance(args, dict):
-            result = ToolResult(f"{call.name}: the arguments were not a valid JSON object; send a JSON object", "error")
+            result = ToolResult(
+                f"{call.name}: the arguments were not a valid JSON object; send a JSON object",
+                "error",
+            )
         elif call.name in META_TOOLS:
             result = await self._run_meta(call.name, args, turn, record)
         else:
@@ -296,13 +325,23 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
             entry["reason"] = result.content  # why, for `-p --output-format json`
         record.tool_calls.append(entry)
         self.budget.count(result.status)
-        self.emit(ev.ToolFinished(call.id, call.name, result.status, clean_text(result.content),
-                                  self._ran_ms(t0, waited), self.depth))  # fmt: skip
+        self.emit(
+            ev.ToolFinished(
+                call.id,
+                call.name,
+                result.status,
+                clean_text(result.content),
+                self._ran_ms(t0, waited),
+                self.depth,
+            )
+        )
         return result
 
     def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
         first = why.splitlines()[0] if why else "a passing error"
-        self.emit(ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning"))
+        self.emit(
+            ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning")
+        )
 
     def count_usage(self, model: str, usage: Usage) -> None:
         self.total_usage = self.total_usage + usage
@@ -312,7 +351,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         """Milliseconds since `t0`, less the time the person took to answer approvals."""
         return max(0.0, time.perf_counter() - t0 - (self.waited_s - waited)) * 1000
 
-    async def _run_builtin(self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = "") -> ToolResult:
+    async def _run_builtin(
+        self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = ""
+    ) -> ToolResult:
         tool = self.registry.get(name)
         if tool is None:
             return await self.registry.call(name, args, self.context)  # the registry explains
@@ -322,37 +363,77 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         # Read-only tools are checked too: a deny rule such as `Read(.env)` must hold.
         subject = tool.approval_subject(args, self.context)
         verdict = self.approvals.check(name, subject, turn.grants)
-        target = resolve_path(self.context, args["path"]) if name in WRITING_TOOLS and isinstance(args.get("path"), str) else None
+        target = (
+            resolve_path(self.context, args["path"])
+            if name in WRITING_TOOLS and isinstance(args.get("path"), str)
+            else None
+        )
         protected = self.guard.write_reason(target) if target is not None else None
-        if protected and verdict.outcome == "allow" and (
-                self.interactive or not self.guard.exact_rule(self.approvals.allow_rules, name, target)):
+        if (
+            protected
+            and verdict.outcome == "allow"
+            and (
+                self.interactive
+                or not self.guard.exact_rule(self.approvals.allow_rules, name, target)
+            )
+        ):
             # Asked every time, whatever allowed it; print mode only with a rule naming the path.
-            verdict = Verdict("ask", None, f"protected path ({protected}): what is written there runs later, "
-                                           "so codebot asks every time")  # fmt: skip
+            verdict = Verdict(
+                "ask",
+                None,
+                f"protected path ({protected}): what is written there runs later, "
+                "so codebot asks every time",
+            )
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
-        base, gap = await asyncio.to_thread(with_masks, self.context) if name == "Bash" else (self.context, "")
-        if gap and not self.interactive:  # some denied paths may be unmasked: asked, denied in print mode
-            return ToolResult(f"not run: {gap} (print mode does not run a command with an incomplete mask)", "denied")
+        base, gap = (
+            await asyncio.to_thread(with_masks, self.context)
+            if name == "Bash"
+            else (self.context, "")
+        )
+        if (
+            gap and not self.interactive
+        ):  # some denied paths may be unmasked: asked, denied in print mode
+            return ToolResult(
+                f"not run: {gap} (print mode does not run a command with an incomplete mask)",
+                "denied",
+            )
         if gap:
-            verdict = Verdict("ask", None, f"{verdict.reason}; {gap}; run it anyway?" if verdict.outcome == "ask" else f"{gap}; run it anyway?")
-        if verdict.outcome == "ask" and not (asked := await self._ask(name, args, subject, verdict.reason,
-                                                                      protected=protected or "")):
+            verdict = Verdict(
+                "ask",
+                None,
+                f"{verdict.reason}; {gap}; run it anyway?"
+                if verdict.outcome == "ask"
+                else f"{gap}; run it anyway?",
+            )
+        if verdict.outcome == "ask" and not (
+            asked := await self._ask(name, args, subject, verdict.reason, protected=protected or "")
+        ):
             # The person's reason, when they gave one, is what the model is told (asking.py).
             return ToolResult(self.not_approved(name, asked, verdict.reason), "denied")
         # The context of this call: what the tool prints while it runs is shown (ToolOutput).
-        ctx = dataclasses.replace(base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth)))
+        ctx = dataclasses.replace(
+            base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth))
+        )
         befores = self.guard.before_write(target) if target is not None else {}
         result = await self._guarded(name, args, ctx, subject)
-        if result.sandbox_failure and self.interactive and await self._ask_outside(args, subject, result.sandbox_failure):
-            result = await self._guarded(name, args, dataclasses.replace(ctx, sandbox=None), subject)
+        if (
+            result.sandbox_failure
+            and self.interactive
+            and await self._ask_outside(args, subject, result.sandbox_failure)
+        ):
+            result = await self._guarded(
+                name, args, dataclasses.replace(ctx, sandbox=None), subject
+            )
         if target is not None and result.status == "ok":
             # Remembered so that a skill file written now cannot run commands unasked.
             self.guard.wrote(name, target, befores, subject)
         self._say_guard_notices()
         return result
 
-    async def _guarded(self, name: str, args: dict[str, Any], ctx: ToolContext, subject: str) -> ToolResult:
+    async def _guarded(
+        self, name: str, args: dict[str, Any], ctx: ToolContext, subject: str
+    ) -> ToolResult:
         """Run one tool call; a command is compared before and after (`Guard.command`)."""
         if name != "Bash":
             return await self.registry.call(name, args, ctx)
@@ -363,7 +444,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         while self.guard.notices:
             self.emit(ev.Notice(self.guard.notices.pop(0), "warning"))
 
-    async def _run_meta(self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord) -> ToolResult:
+    async def _run_meta(
+        self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord
+    ) -> ToolResult:
         from codebot.agent.tools import validate_meta
 
         problem = validate_meta(name, args)
@@ -372,12 +455,16 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         # Deny rules hold for the meta tools too: `Skill`, `Skill(name-glob)`, `Task`,
         # `Task(agent)`, `SkillSearch`. A skill is checked under the name the model asked
         # for and under the name it resolves to, so `Review` or `/REVIEW` cannot slip by.
-        verdict = self.approvals.denied(name, meta_subjects(self.catalog.snapshot.skills, name, args))
+        verdict = self.approvals.denied(
+            name, meta_subjects(self.catalog.snapshot.skills, name, args)
+        )
         if verdict is not None:
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
         if name == SKILL:
             actor = Actor.MODEL if self.depth == 0 else (Actor.SKILL if self.chain else Actor.AGENT)
-            result = await self.invoke_skill(str(args["skill"]), str(args.get("args") or ""), actor, turn, record)
+            result = await self.invoke_skill(
+                str(args["skill"]), str(args.get("args") or ""), actor, turn, record
+            )
             if not result.ok:
                 return ToolResult(result.message, "error")
             if result.mode == "fork":
@@ -388,7 +475,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
 
             return ToolResult(skill_search(self, str(args["query"]), int(args.get("limit") or 5)))
         if name == TASK:
-            task = self.subagents.run_task(self, str(args["prompt"]), str(args.get("agent") or "general"),
-                                           description=str(args.get("description", "")))  # fmt: skip
+            task = self.subagents.run_task(
+                self,
+                str(args["prompt"]),
+                str(args.get("agent") or "general"),
+                description=str(args.get("description", "")),
+            )
             return self.budget_result(await task)
         return ToolResult(f"unknown tool {name}", "error")

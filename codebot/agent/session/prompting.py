@@ -38,8 +38,12 @@ class Prompting:
         from codebot.skills.prompt import ListingOptions, listing_for
 
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
-        options = ListingOptions(self.settings.listing_budget, self.settings.listing_line,
-                                 self.settings.listing_when, self.client.context_window)  # fmt: skip
+        options = ListingOptions(
+            self.settings.listing_budget,
+            self.settings.listing_line,
+            self.settings.listing_when,
+            self.client.context_window,
+        )
         snap = self.catalog.snapshot
         specs = list(snap)
         k = self.settings.preselect
@@ -51,9 +55,16 @@ class Prompting:
             recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
             specs = preselect(request, specs, k, recent)
         in_force = [s.key for s in reversed(self.in_force)]
-        return listing_for(specs, overrides=self.settings.overrides, active=self.active_keys(), usage=usage,
-                           options=options, in_force=in_force, rank=self._ranker(request),
-                           allowed=None if k > 0 and request else self._allowed(snap))  # fmt: skip
+        return listing_for(
+            specs,
+            overrides=self.settings.overrides,
+            active=self.active_keys(),
+            usage=usage,
+            options=options,
+            in_force=in_force,
+            rank=self._ranker(request),
+            allowed=None if k > 0 and request else self._allowed(snap),
+        )
 
     def _allowed(self, snap: Any) -> list[Any]:
         """What the model may invoke, kept while the snapshot and the overrides stay."""
@@ -85,8 +96,9 @@ class Prompting:
         def rank(_specs) -> list[str]:
             from codebot.skills.route.router import default_router
 
-            found = default_router().route(request, self.catalog.snapshot, Actor.MODEL, self.settings.overrides,
-                                           top=RANKED)  # fmt: skip
+            found = default_router().route(
+                request, self.catalog.snapshot, Actor.MODEL, self.settings.overrides, top=RANKED
+            )
             return [c.spec.key for c in found.candidates[:RANKED]]
 
         return rank
@@ -102,8 +114,12 @@ class Prompting:
         from codebot.skills.prompt import build_reminders
 
         listing = self.current_listing(request) if listing is None else listing
-        blocks, sent = build_reminders(now=datetime.now(), listing=listing, last_listing_text=self.last_listing,
-                                       path_hints=turn.path_hints)  # fmt: skip
+        blocks, sent = build_reminders(
+            now=datetime.now(),
+            listing=listing,
+            last_listing_text=self.last_listing,
+            path_hints=turn.path_hints,
+        )
         self.last_listing = sent
         return blocks
 
@@ -117,4 +133,3 @@ class Prompting:
 
         listing = await asyncio.to_thread(self.current_listing, request)
         return self.reminders(turn, request, listing)
-

@@ -71,8 +71,11 @@ def _litellm_client(model: str, api_base: str | None, env: Mapping[str, str]) ->
     return LiteLLMClient(model, api_base=api_base, api_key=api_key)
 
 
-def local_servers(settings: Settings, env: Mapping[str, str] | None = None,
-                  probe: Callable[..., list[Found]] | None = None) -> list[Found]:  # fmt: skip
+def local_servers(
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    probe: Callable[..., list[Found]] | None = None,
+) -> list[Found]:
     """Local OpenAI-compatible servers to offer, for a front end to call once after its
     first paint (in a worker thread: it takes up to 150 ms). Empty, without probing, when
     a model or endpoint is configured, a provider key is set, or CODEBOT_NO_PROBE=1.
@@ -83,18 +86,31 @@ def local_servers(settings: Settings, env: Mapping[str, str] | None = None,
     from codebot.agent.model import local_probe, provider_key_present
 
     env = os.environ if env is None else env
-    if settings.model or settings.api_base or provider_key_present(env) or env.get("CODEBOT_API_KEY"):
+    if (
+        settings.model
+        or settings.api_base
+        or provider_key_present(env)
+        or env.get("CODEBOT_API_KEY")
+    ):
         return []
     if env.get("CODEBOT_NO_PROBE", "").strip().lower() in ("1", "true", "yes", "on"):
         return []
-    ports = [int(p) for p in env.get("CODEBOT_PROBE_PORTS", "").replace(" ", "").split(",") if p.isdigit()]
+    ports = [
+        int(p)
+        for p in env.get("CODEBOT_PROBE_PORTS", "").replace(" ", "").split(",")
+        if p.isdigit()
+    ]
     return (probe or local_probe.probe)(ports or local_probe.DEFAULT_PORTS)
 
 
-def client_for(found: Found, model_id: str | None = None, env: Mapping[str, str] | None = None) -> ModelClient:
+def client_for(
+    found: Found, model_id: str | None = None, env: Mapping[str, str] | None = None
+) -> ModelClient:
     """The client for a server `local_servers` found: `openai/<model_id>` (its first model
     when not given) at its base URL. Assign it to `session.client` to switch."""
-    return _litellm_client(found.model_string(model_id), found.base_url, os.environ if env is None else env)
+    return _litellm_client(
+        found.model_string(model_id), found.base_url, os.environ if env is None else env
+    )
 
 
 def build_session(
@@ -133,14 +149,22 @@ def build_session(
         deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
     )
     session = Session(
-        settings, catalog, client,
-        registry=ToolRegistry(builtin_tools()), approvals=approvals, emit=emit, interactive=interactive,
-        transcript=transcript, session_id=session_id, history=loaded.messages if loaded else None,
-        in_force=_in_force(loaded), last_compaction=_compaction(loaded),
+        settings,
+        catalog,
+        client,
+        registry=ToolRegistry(builtin_tools()),
+        approvals=approvals,
+        emit=emit,
+        interactive=interactive,
+        transcript=transcript,
+        session_id=session_id,
+        history=loaded.messages if loaded else None,
+        in_force=_in_force(loaded),
+        last_compaction=_compaction(loaded),
         usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
         tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
         subagents=subagent,
-    )  # fmt: skip
+    )
     transcript.notices = notices
     # Said once, as it happens, in every front end (a Notice); the turn goes on.
     transcript.on_error = lambda text: session.emit(ev.Notice(text, "warning"))
@@ -159,16 +183,32 @@ def build_session(
 def _in_force(loaded: Loaded | None) -> list[InForce]:
     if loaded is None:
         return []
-    return [InForce(d["key"], d["name"], d["text"], float(d["at"]) if isinstance(d.get("at"), int | float) else 0.0)
-            for d in loaded.in_force]  # fmt: skip
+    return [
+        InForce(
+            d["key"],
+            d["name"],
+            d["text"],
+            float(d["at"]) if isinstance(d.get("at"), int | float) else 0.0,
+        )
+        for d in loaded.in_force
+    ]
 
 
 def _compaction(loaded: Loaded | None) -> Compaction | None:
-    return Compaction.from_json(loaded.compaction) if loaded is not None and loaded.compaction else None
+    return (
+        Compaction.from_json(loaded.compaction)
+        if loaded is not None and loaded.compaction
+        else None
+    )
 
 
-def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None, model: str,
-            notices: list[str]) -> tuple[Transcript, Loaded | None]:  # fmt: skip
+def _resume(
+    settings: Settings,
+    sessions_dir: Path,
+    resume: ResumeChoice | None,
+    model: str,
+    notices: list[str],
+) -> tuple[Transcript, Loaded | None]:
     """The transcript to write (locked when resumed) and the history to start from.
 
     One process writes a session at a time. `--continue` onto a session another codebot
@@ -177,6 +217,7 @@ def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None,
     a session in use is an error: an explicit id means that session or nothing.
     `--continue` skips damaged files with a warning; `--resume` of one is an error.
     """
+
     def fresh() -> Transcript:
         return Transcript(sessions_dir, new_session_id(), settings.project_dir, model)
 
@@ -187,12 +228,16 @@ def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None,
         try:
             header = read_header(path)
             if header is None:
-                raise SetupError(f"no session {resume.session_id!r} in {sessions_dir}; "
-                                 "run 'codebot sessions' to list this project's sessions")  # fmt: skip
+                raise SetupError(
+                    f"no session {resume.session_id!r} in {sessions_dir}; "
+                    "run 'codebot sessions' to list this project's sessions"
+                )
             transcript = Transcript(sessions_dir, path.stem, settings.project_dir, model)
             if not transcript.claim():
-                raise SetupError(f"session {path.stem} is in use by another codebot process; "
-                                 "wait for it to end, or use --continue to start a new one")  # fmt: skip
+                raise SetupError(
+                    f"session {path.stem} is in use by another codebot process; "
+                    "wait for it to end, or use --continue to start a new one"
+                )
             try:
                 return transcript, load_state(path)
             except BaseException:
@@ -208,18 +253,24 @@ def _resume(settings: Settings, sessions_dir: Path, resume: ResumeChoice | None,
         transcript = Transcript(sessions_dir, info.path.stem, settings.project_dir, model)
         if not transcript.claim():
             new = fresh()
-            notices.append(f"session {info.path.stem} is in use by another codebot process; "
-                           f"started a new session {new.id} instead")  # fmt: skip
+            notices.append(
+                f"session {info.path.stem} is in use by another codebot process; "
+                f"started a new session {new.id} instead"
+            )
             return new, None
         try:
             return transcript, load_state(info.path)
         except (DamagedSession, OSError) as exc:
             transcript.close()
             notices.append(f"skipped damaged session file {info.path.name}: {exc}")
-    skipped = "".join(f"; {n}" for n in notices)  # an error ends the start: say what was skipped in it
+    skipped = "".join(
+        f"; {n}" for n in notices
+    )  # an error ends the start: say what was skipped in it
     if not found:
-        raise SetupError(f"no earlier session for {settings.project_dir} to continue{skipped}; "
-                         "'codebot sessions --all' lists every project's sessions")  # fmt: skip
+        raise SetupError(
+            f"no earlier session for {settings.project_dir} to continue{skipped}; "
+            "'codebot sessions --all' lists every project's sessions"
+        )
     raise SetupError(f"no session for {settings.project_dir} can be continued{skipped}")
 
 
@@ -234,10 +285,16 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
         return "off: commands run without a sandbox (sandbox.mode: off or --no-sandbox)"
     found = probe() if sys.platform.startswith("linux") else None
     if found is None or not found.ok:
-        why = found.reason if found is not None else f"not Linux ({sys.platform}): commands are not sandboxed"
+        why = (
+            found.reason
+            if found is not None
+            else f"not Linux ({sys.platform}): commands are not sandboxed"
+        )
         if settings.sandbox == "on":
             session.context.sandbox = UNAVAILABLE
-            session.sandbox_notice = f"sandbox required but unavailable ({why}): Bash calls will fail"
+            session.sandbox_notice = (
+                f"sandbox required but unavailable ({why}): Bash calls will fail"
+            )
             return f"required but unavailable: {why}; Bash calls fail until it works or --no-sandbox is given"
         session.sandbox_notice = f"commands are not sandboxed: {why}"
         return f"unavailable: {why}"
@@ -247,16 +304,26 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
     # is never a writable project, or `~/.bashrc` would be the project's to change.
     writable = not home_like(settings.project_dir)
     session.context.sandbox = SandboxPolicy(
-        project=settings.project_dir, extra_writable=session.context.extra_roots,
-        network=settings.sandbox_network, codebot_home=settings.home, project_writable=writable,
-        hooks=hooks_path(settings.project_dir), cwd=settings.cwd,
-    )  # fmt: skip
+        project=settings.project_dir,
+        extra_writable=session.context.extra_roots,
+        network=settings.sandbox_network,
+        codebot_home=settings.home,
+        project_writable=writable,
+        hooks=hooks_path(settings.project_dir),
+        cwd=settings.cwd,
+    )
     net = "network on" if settings.sandbox_network else "no network"
     if not writable:
-        session.sandbox_notice = (f"{settings.project_dir} is your home folder (or above it), not a project: "
-                                  "commands see it read-only; start codebot inside a project folder to work on one")
-        return f"on: bubblewrap, the home folder read-only (not a project), {net}, denied paths masked"
-    return f"on: bubblewrap, project writable, protected paths read-only, {net}, denied paths masked"
+        session.sandbox_notice = (
+            f"{settings.project_dir} is your home folder (or above it), not a project: "
+            "commands see it read-only; start codebot inside a project folder to work on one"
+        )
+        return (
+            f"on: bubblewrap, the home folder read-only (not a project), {net}, denied paths masked"
+        )
+    return (
+        f"on: bubblewrap, project writable, protected paths read-only, {net}, denied paths masked"
+    )
 
 
 #: `context.sandbox` when the sandbox is required and cannot run: Bash refuses to run bare.

@@ -33,9 +33,21 @@ def trace_invocation(tracer: Any, result: Any, actor: Actor, name: str, ms: floa
         for e in ("eligible", "selected", "activated"):
             tracer.emit(e, actor=actor.value, skill=skill, source=source, mode=result.mode)
         tracer.emit("executing", actor=actor.value, skill=skill, source=source, mode=result.mode)
-        tracer.emit("completed", actor=actor.value, skill=skill, source=source, mode=result.mode,
-                    duration_ms=ms)  # fmt: skip
+        tracer.emit(
+            "completed",
+            actor=actor.value,
+            skill=skill,
+            source=source,
+            mode=result.mode,
+            duration_ms=ms,
+        )
     else:
         event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
-        tracer.emit(event, actor=actor.value, skill=skill, source=source, reason=result.message,
-                    duration_ms=ms)  # fmt: skip
+        tracer.emit(
+            event,
+            actor=actor.value,
+            skill=skill,
+            source=source,
+            reason=result.message,
+            duration_ms=ms,
+        )

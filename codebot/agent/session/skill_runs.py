@@ -44,20 +44,30 @@ def stack_problem(specs: list[Any], trusted: bool) -> str | None:
         return f"at most {MAX_STACK} skills can be stacked in one message; {len(specs)} were given"
     for spec in specs:
         if spec.context == "fork":
-            return (f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked with "
-                    f"others: forks run alone; send /{spec.name} on its own")  # fmt: skip
+            return (
+                f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked with "
+                f"others: forks run alone; send /{spec.name} on its own"
+            )
     for field in ("model", "effort"):
-        setters = [(s.name, getattr(s, field)) for s in specs if getattr(s, field) and may_grant(s, trusted)]
+        setters = [
+            (s.name, getattr(s, field))
+            for s in specs
+            if getattr(s, field) and may_grant(s, trusted)
+        ]
         if len({v for _, v in setters}) > 1:
             (a, va), (b, vb) = setters[0], next(x for x in setters if x[1] != setters[0][1])
-            return (f"skills {a!r} ({field} {va}) and {b!r} ({field} {vb}) each switch the {field}; stack at most "
-                    f"one skill that changes the {field}")  # fmt: skip
+            return (
+                f"skills {a!r} ({field} {va}) and {b!r} ({field} {vb}) each switch the {field}; stack at most "
+                f"one skill that changes the {field}"
+            )
     return None
 
 
 def already_loaded_note(name: str) -> str:
-    return (f'[skill "{name}" is already loaded in this conversation with exactly this text (same file, same '
-            "arguments); it was not sent again: follow it as loaded above]")  # fmt: skip
+    return (
+        f'[skill "{name}" is already loaded in this conversation with exactly this text (same file, same '
+        "arguments); it was not sent again: follow it as loaded above]"
+    )
 
 
 class SkillRuns:
@@ -72,7 +82,9 @@ class SkillRuns:
     async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Any:
         """A `/name …` the person typed: one skill, or a stack of up to five. The
         Invocation (its prompt joins the stack's), or an error result with `message`."""
-        names, args = stack_of(text, lambda n: self.catalog.snapshot.get(normalize_name(n)) is not None)
+        names, args = stack_of(
+            text, lambda n: self.catalog.snapshot.get(normalize_name(n)) is not None
+        )
         if len(names) == 1:
             return await self.invoke_skill(names[0], args, Actor.HUMAN, turn, record)
         snapshot = self.catalog.snapshot
@@ -87,11 +99,18 @@ class SkillRuns:
                 return result
             results.append(result)
         first = results[0]
-        return Invocation(first.spec, "inline", "\n\n".join(r.prompt for r in results), first.delta,
-                          first.decision, first.arguments)  # fmt: skip
+        return Invocation(
+            first.spec,
+            "inline",
+            "\n\n".join(r.prompt for r in results),
+            first.delta,
+            first.decision,
+            first.arguments,
+        )
 
-    async def invoke_skill(self, name: str, args: str, actor: Actor, turn: TurnState,
-                           record: TurnRecord) -> Invocation | Any:  # fmt: skip
+    async def invoke_skill(
+        self, name: str, args: str, actor: Actor, turn: TurnState, record: TurnRecord
+    ) -> Invocation | Any:
         loop = asyncio.get_running_loop()
 
         def approve(command: str) -> str | None:
@@ -104,12 +123,22 @@ class SkillRuns:
                 return f"no answer ({type(exc).__name__})"
 
         req = Request(
-            skill=name, args=args, actor=actor, session_id=self.id, project_dir=self.settings.project_dir,
-            chain=self.chain, overrides=self.settings.overrides, shell="run",
-            shell_timeout=self.settings.shell_timeout, max_depth=self.settings.fork_depth,
-            trusted_project=self.settings.trusted, approve=approve, written=frozenset(self.written),
-            wrap=self._sandbox_wrapper(), env=self.context.env,
-        )  # fmt: skip
+            skill=name,
+            args=args,
+            actor=actor,
+            session_id=self.id,
+            project_dir=self.settings.project_dir,
+            chain=self.chain,
+            overrides=self.settings.overrides,
+            shell="run",
+            shell_timeout=self.settings.shell_timeout,
+            max_depth=self.settings.fork_depth,
+            trusted_project=self.settings.trusted,
+            approve=approve,
+            written=frozenset(self.written),
+            wrap=self._sandbox_wrapper(),
+            env=self.context.env,
+        )
         t0 = time.perf_counter()
         # Shell injections block; run them off the event loop so the UI stays live.
         # Its injected commands are commands: what they change among the protected set is
@@ -129,16 +158,36 @@ class SkillRuns:
             loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
             self._in_force(result)
             if loaded:
-                result = Invocation(result.spec, result.mode, already_loaded_note(result.spec.name), result.delta,
-                                    result.decision, result.arguments, result.shell, result.notes)  # fmt: skip
+                result = Invocation(
+                    result.spec,
+                    result.mode,
+                    already_loaded_note(result.spec.name),
+                    result.delta,
+                    result.decision,
+                    result.arguments,
+                    result.shell,
+                    result.notes,
+                )
         entry = {"name": result.spec.name, "actor": actor.value, "mode": result.mode}
         if loaded:
             entry["already_loaded"] = True
         record.skills.append(entry)
-        self.emit(ev.SkillActivated(result.spec.name, actor.value, result.mode, result.spec.source.value,
-                                    result.delta.to_json() if result.delta else {}, self.depth))  # fmt: skip
+        self.emit(
+            ev.SkillActivated(
+                result.spec.name,
+                actor.value,
+                result.mode,
+                result.spec.source.value,
+                result.delta.to_json() if result.delta else {},
+                self.depth,
+            )
+        )
         if loaded:
-            self.emit(ev.Notice(f"skill {result.spec.name}: already loaded with the same text; not sent again"))
+            self.emit(
+                ev.Notice(
+                    f"skill {result.spec.name}: already loaded with the same text; not sent again"
+                )
+            )
         for note in result.notes:
             self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
         return result
@@ -160,7 +209,11 @@ class SkillRuns:
         if isinstance(policy, str):  # required but unavailable: refuse to run bare
 
             def refuse(argv: list[str]) -> list[str]:
-                return ["/bin/sh", "-c", "echo 'the sandbox is required but cannot run here' >&2; exit 126"]
+                return [
+                    "/bin/sh",
+                    "-c",
+                    "echo 'the sandbox is required but cannot run here' >&2; exit 126",
+                ]
 
             return refuse
         from codebot.agent.tools.shell import sandboxed

@@ -35,23 +35,38 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         return not (name == TASK and parent.depth + 1 >= parent.settings.fork_depth)
 
     child = Session(
-        parent.settings, parent.catalog, parent.client,
-        registry=parent.registry, approvals=parent.approvals, emit=parent.emit,
-        interactive=parent.interactive, session_id=parent.id, usage_tracker=parent.usage_tracker,
-        tracer=parent.tracer, depth=parent.depth + 1, chain=chain, tool_filter=tool_filter,
-        base_model=model or parent.base_model, max_steps=SUBAGENT_STEPS, subagents=parent.subagents,
+        parent.settings,
+        parent.catalog,
+        parent.client,
+        registry=parent.registry,
+        approvals=parent.approvals,
+        emit=parent.emit,
+        interactive=parent.interactive,
+        session_id=parent.id,
+        usage_tracker=parent.usage_tracker,
+        tracer=parent.tracer,
+        depth=parent.depth + 1,
+        chain=chain,
+        tool_filter=tool_filter,
+        base_model=model or parent.base_model,
+        max_steps=SUBAGENT_STEPS,
+        subagents=parent.subagents,
         guard=parent.guard,  # one session: what a sub-agent writes is recorded and marked as the parent's
-    )  # fmt: skip
+    )
     child.budget = parent.budget  # one turn: the sub-agents spend from the same budget
     child.context = parent.context  # the same folders, sandbox and path denies
-    child._system = render_system(parent.settings.project_dir, child._tool_names(set()), agent.prompt)
+    child._system = render_system(
+        parent.settings.project_dir, child._tool_names(set()), agent.prompt
+    )
     return child
 
 
 async def run_fork(parent: Session, inv: Invocation) -> str:
     """Run a `context: fork` skill: its wrapped body is the sub-agent's whole task."""
     try:
-        agent = find_agent(inv.spec.agent or "general", parent.catalog.roots, parent.settings.trusted)
+        agent = find_agent(
+            inv.spec.agent or "general", parent.catalog.roots, parent.settings.trusted
+        )
     except AgentNameError as exc:
         return f"skill {inv.spec.name!r}: {exc}; no sub-agent ran"
     if agent is None:
@@ -62,7 +77,9 @@ async def run_fork(parent: Session, inv: Invocation) -> str:
 
 async def run_task(parent: Session, prompt: str, agent_name: str, description: str = "") -> str:
     if parent.depth + 1 > parent.settings.fork_depth:
-        return f"sub-agents may nest at most {parent.settings.fork_depth} deep; do this task yourself"
+        return (
+            f"sub-agents may nest at most {parent.settings.fork_depth} deep; do this task yourself"
+        )
     try:
         agent = find_agent(agent_name, parent.catalog.roots, parent.settings.trusted)
     except AgentNameError as exc:

@@ -69,7 +69,9 @@ class SessionInfo:
 
 
 class Transcript:
-    def __init__(self, sessions_dir: Path, session_id: str, project: Path, model: str | None = None) -> None:
+    def __init__(
+        self, sessions_dir: Path, session_id: str, project: Path, model: str | None = None
+    ) -> None:
         self.id = session_id
         self.path = sessions_dir / f"{session_id}.jsonl"
         self.lock_path = sessions_dir / f"{session_id}.lock"
@@ -111,7 +113,9 @@ class Transcript:
         history with a hole in it. Said once."""
         first = self.error is None
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        self.error = f"cannot write transcript {self.path}: {why}; this session is not saved from here on"
+        self.error = (
+            f"cannot write transcript {self.path}: {why}; this session is not saved from here on"
+        )
         if self._fh is not None:
             with contextlib.suppress(OSError, ValueError):
                 self._fh.close()  # closes the file even when flushing what is buffered fails
@@ -128,8 +132,16 @@ class Transcript:
                 new = not self.path.exists()
                 self._fh = private_open(self.path, "a", encoding="utf-8")
                 if new:
-                    self._write({"type": "session", "format": FORMAT, "id": self.id, "project": str(self.project),
-                                 "created": time.time(), "model": self.model})  # fmt: skip
+                    self._write(
+                        {
+                            "type": "session",
+                            "format": FORMAT,
+                            "id": self.id,
+                            "project": str(self.project),
+                            "created": time.time(),
+                            "model": self.model,
+                        }
+                    )
             except OSError as exc:
                 self._fail(exc)
         return self._fh
@@ -191,7 +203,9 @@ def read_header(path: Path) -> SessionInfo | None:
     if isinstance(created, bool) or not isinstance(created, int | float):
         raise DamagedSession(f"its header has a bad 'created' time ({created!r})")
     model = head.get("model")
-    return SessionInfo(str(sid), path, project, float(created), model if isinstance(model, str) else None)
+    return SessionInfo(
+        str(sid), path, project, float(created), model if isinstance(model, str) else None
+    )
 
 
 @dataclass
@@ -236,12 +250,22 @@ def load_state(path: Path) -> Loaded:
                 messages.clear()
                 in_force.clear()
                 compaction = None
-            elif kind == "skill" and all(isinstance(rec.get(k), str) for k in ("key", "name", "text")):
-                in_force.append(clean({k: rec[k] for k in ("key", "name", "text")} | {"at": rec.get("at")}))
+            elif kind == "skill" and all(
+                isinstance(rec.get(k), str) for k in ("key", "name", "text")
+            ):
+                in_force.append(
+                    clean({k: rec[k] for k in ("key", "name", "text")} | {"at": rec.get("at")})
+                )
             elif kind == "compact" and isinstance(rec.get("messages"), list):
                 view = rec["messages"]
-                problem = next((_malformed(m) if isinstance(m, dict) else "a message that is not an object"
-                                for m in view if not isinstance(m, dict) or _malformed(m)), None)  # fmt: skip
+                problem = next(
+                    (
+                        _malformed(m) if isinstance(m, dict) else "a message that is not an object"
+                        for m in view
+                        if not isinstance(m, dict) or _malformed(m)
+                    ),
+                    None,
+                )
                 if problem:
                     raise DamagedSession(f"line {n}: the compaction record holds {problem}")
                 messages = [clean(m) for m in view]
@@ -261,8 +285,12 @@ def _malformed(m: dict[str, Any]) -> str | None:
     if m["role"] != "assistant" or not isinstance(calls, list):
         return f"'tool_calls' is {calls!r}"
     for c in calls:
-        if not (isinstance(c, dict) and isinstance(c.get("id"), str) and isinstance(c.get("function"), dict)
-                and isinstance(c["function"].get("name"), str)):  # fmt: skip
+        if not (
+            isinstance(c, dict)
+            and isinstance(c.get("id"), str)
+            and isinstance(c.get("function"), dict)
+            and isinstance(c["function"].get("name"), str)
+        ):
             return f"a tool call without an id and a function name: {c!r}"[:200]
     return None
 
@@ -287,18 +315,30 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         pending = []
         out.append(m)
         if m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
-            ids = [c["id"] for c in m["tool_calls"] if isinstance(c, dict) and isinstance(c.get("id"), str)]
+            ids = [
+                c["id"]
+                for c in m["tool_calls"]
+                if isinstance(c, dict) and isinstance(c.get("id"), str)
+            ]
             pending = list(dict.fromkeys(ids))
     out.extend(_interrupted(pending))
     return out
 
 
 def _interrupted(ids: list[str]) -> list[dict[str, Any]]:
-    return [{"role": "tool", "tool_call_id": i, "content": "[interrupted: this tool call did not finish]"} for i in ids]
+    return [
+        {
+            "role": "tool",
+            "tool_call_id": i,
+            "content": "[interrupted: this tool call did not finish]",
+        }
+        for i in ids
+    ]
 
 
-def find_sessions(sessions_dir: Path, project: Path | None = None,
-                  damaged: list[tuple[Path, str]] | None = None) -> list[SessionInfo]:  # fmt: skip
+def find_sessions(
+    sessions_dir: Path, project: Path | None = None, damaged: list[tuple[Path, str]] | None = None
+) -> list[SessionInfo]:
     """Sessions, newest first (by last write), optionally only those of one project.
 
     A file whose header is damaged is skipped; when `damaged` is given, it receives

@@ -22,7 +22,9 @@ class SubAgents(Protocol):
 
     def run_fork(self, parent: Any, inv: Invocation) -> Awaitable[str]: ...
 
-    def run_task(self, parent: Any, prompt: str, agent_name: str, description: str = "") -> Awaitable[str]: ...
+    def run_task(
+        self, parent: Any, prompt: str, agent_name: str, description: str = ""
+    ) -> Awaitable[str]: ...
 
 
 class _NoSubAgents:
@@ -31,7 +33,9 @@ class _NoSubAgents:
     async def run_fork(self, parent: Any, inv: Invocation) -> str:
         return "sub-agents are not available in this session; no sub-agent ran"
 
-    async def run_task(self, parent: Any, prompt: str, agent_name: str, description: str = "") -> str:
+    async def run_task(
+        self, parent: Any, prompt: str, agent_name: str, description: str = ""
+    ) -> str:
         return "sub-agents are not available in this session; do this task yourself"
 
 
@@ -78,5 +82,10 @@ class TurnRecord:
 def render_system(project_dir: Path, tools: list[str], agent_prompt: str = "") -> str:
     from codebot.templates import render
 
-    return render("system.j2", project_dir=str(project_dir), platform=platform.system(), tools=tools,
-                  agent_prompt=agent_prompt)  # fmt: skip
+    return render(
+        "system.j2",
+        project_dir=str(project_dir),
+        platform=platform.system(),
+        tools=tools,
+        agent_prompt=agent_prompt,
+    )

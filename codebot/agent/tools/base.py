@@ -80,8 +80,14 @@ class Tool(abc.ABC):
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool format."""
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}  # fmt: skip
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
         """What a permission pattern is matched against (see `codebot.agent.permissions.approvals`).
@@ -103,7 +109,12 @@ class PathTool(Tool):
 
 def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     """The JSON Schema every tool uses for its arguments: an object, no unknown keys."""
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 # --------------------------------------------------------------------------- paths
@@ -140,8 +151,7 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
         return real
     shown = path if real == Path(os.path.abspath(raw)) else f"{path} (resolves to {real})"
     raise PathOutsideProject(
-        f"path {shown} is outside the project {roots[0]}; "
-        "ask the user to allow it with --add-dir"
+        f"path {shown} is outside the project {roots[0]}; ask the user to allow it with --add-dir"
     )
 
 
@@ -167,7 +177,9 @@ def subject_path(path: str, ctx: ToolContext | None = None) -> str:
     return norm
 
 
-def path_subject(args: Mapping[str, Any], ctx: ToolContext | None, key: str = "path", default: str = "") -> str:
+def path_subject(
+    args: Mapping[str, Any], ctx: ToolContext | None, key: str = "path", default: str = ""
+) -> str:
     """`approval_subject` for a tool whose `key` argument is a path (`default` when absent)."""
     value = args.get(key) or default
     return subject_path(value, ctx) if isinstance(value, str) else ""
@@ -224,11 +236,15 @@ class ToolRegistry:
         if v is None:
             import jsonschema  # lazy: only needed once a tool is actually called
 
-            cls = jsonschema.validators.validator_for(tool.parameters, default=jsonschema.Draft202012Validator)
+            cls = jsonschema.validators.validator_for(
+                tool.parameters, default=jsonschema.Draft202012Validator
+            )
             v = self._validators[tool.name] = cls(tool.parameters)
         return v
 
-    def parse_arguments(self, name: str, raw_arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | ToolResult:
+    def parse_arguments(
+        self, name: str, raw_arguments: str | Mapping[str, Any] | None
+    ) -> dict[str, Any] | ToolResult:
         """Parse and validate; returns the argument dict or an error ToolResult."""
         tool = self._tools.get(name)
         if tool is None:
@@ -243,17 +259,25 @@ class ToolRegistry:
                 try:
                     args = json.loads(raw_arguments)
                 except (json.JSONDecodeError, RecursionError) as e:
-                    snippet = raw_arguments if len(raw_arguments) <= 200 else raw_arguments[:200] + "…"
+                    snippet = (
+                        raw_arguments if len(raw_arguments) <= 200 else raw_arguments[:200] + "…"
+                    )
                     return ToolResult(
                         f"{name}: the arguments were not valid JSON ({e}); send one JSON object "
-                        f"matching the tool's parameters. Received: {snippet}", "error")  # fmt: skip
+                        f"matching the tool's parameters. Received: {snippet}",
+                        "error",
+                    )
         else:
             args = raw_arguments
         if not isinstance(args, Mapping):
-            return ToolResult(f"{name}: the arguments must be a JSON object, not {type(args).__name__}", "error")
+            return ToolResult(
+                f"{name}: the arguments must be a JSON object, not {type(args).__name__}", "error"
+            )
         args = dict(args)
         validator = self._validator(tool)
-        errors = sorted(validator.iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        errors = sorted(
+            validator.iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+        )
         if errors:
             lines = [f"{_error_location(name, e)}: {e.message}" for e in errors[:5]]
             if len(errors) > 5:
@@ -274,12 +298,16 @@ class ToolRegistry:
             return f"{name}: could not check the arguments: {type(e).__name__}: {e}"
         return parsed.content if isinstance(parsed, ToolResult) else None
 
-    async def call(self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext) -> ToolResult:
+    async def call(
+        self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext
+    ) -> ToolResult:
         """Run a tool call. Never raises, except asyncio.CancelledError (and KeyboardInterrupt)."""
         try:
             parsed = self.parse_arguments(name, raw_arguments)
         except Exception as e:  # a broken schema, say: still never raise into the loop
-            return ToolResult(f"{name} failed: could not check the arguments: {type(e).__name__}: {e}", "error")
+            return ToolResult(
+                f"{name} failed: could not check the arguments: {type(e).__name__}: {e}", "error"
+            )
         if isinstance(parsed, ToolResult):
             return parsed
         tool = self._tools[name]
@@ -293,5 +321,8 @@ class ToolRegistry:
                 detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             return ToolResult(f"{name} failed: {detail}", "error")
         if not isinstance(result, ToolResult):
-            return ToolResult(f"{name} failed: the tool returned {type(result).__name__}, not a ToolResult", "error")
+            return ToolResult(
+                f"{name} failed: the tool returned {type(result).__name__}, not a ToolResult",
+                "error",
+            )
         return result

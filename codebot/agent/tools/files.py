@@ -65,11 +65,26 @@ class ReadTool(PathTool):
         "page through long files. Lines longer than 2000 characters are cut. Binary files are "
         "refused. Paths are relative to the project folder."
     )
-    parameters = object_schema({
-        "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project."},
-        "offset": {"type": "integer", "minimum": 1, "description": "First line number to show (1-based)."},
-        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show (default 2000)."},
-    }, required=["path"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to read, relative to the project.",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "First line number to show (1-based).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "How many lines to show (default 2000).",
+            },
+        },
+        required=["path"],
+    )
     read_only = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -89,7 +104,9 @@ class ReadTool(PathTool):
         with path.open("rb") as fh:
             if is_binary(fh.read(8192)):
                 size = path.stat().st_size
-                raise ToolError(f"{shown} looks like a binary file ({size:,} bytes); Read shows text files only")
+                raise ToolError(
+                    f"{shown} looks like a binary file ({size:,} bytes); Read shows text files only"
+                )
         out: list[str] = []
         chars = 0
         total = 0
@@ -116,8 +133,10 @@ class ReadTool(PathTool):
         shown_last = (stopped_at - 1) if stopped_at else min(last, total)
         text = "\n".join(out)
         if stopped_at is not None:
-            text += (f"\n[output capped at {READ_MAX_CHARS:,} characters: showing lines {offset}-{shown_last} "
-                     f"of {total}; use offset={stopped_at} to read on]")  # fmt: skip
+            text += (
+                f"\n[output capped at {READ_MAX_CHARS:,} characters: showing lines {offset}-{shown_last} "
+                f"of {total}; use offset={stopped_at} to read on]"
+            )
         elif shown_last < total:
             text += f"\n[showing lines {offset}-{shown_last} of {total}; use offset={shown_last + 1} to read on]"
         return ToolResult(text)
@@ -138,10 +157,19 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.write(data)
 
 
-def unified_diff(before: str, after: str, name: str, *, max_lines: int | None = DIFF_MAX_LINES, context: int = 3) -> str:
+def unified_diff(
+    before: str, after: str, name: str, *, max_lines: int | None = DIFF_MAX_LINES, context: int = 3
+) -> str:
     """A unified diff of two texts (a/name -> b/name), cut after `max_lines` lines."""
-    lines = list(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                      fromfile=f"a/{name}", tofile=f"b/{name}", n=context))  # fmt: skip
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+            n=context,
+        )
+    )
     out = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
     if max_lines is not None and len(out) > max_lines:
         hidden = len(out) - max_lines
@@ -161,9 +189,13 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> 
         old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
         count = text.count(old)
     if count == 0:
-        raise ToolError(f"old text not found in {shown}; Read the file and copy the text exactly, including whitespace")
+        raise ToolError(
+            f"old text not found in {shown}; Read the file and copy the text exactly, including whitespace"
+        )
     if count > 1 and not replace_all:
-        raise ToolError(f"old text occurs {count} times in {shown}; add context to make it unique or set replace_all")
+        raise ToolError(
+            f"old text occurs {count} times in {shown}; add context to make it unique or set replace_all"
+        )
     if replace_all:
         return text.replace(old, new), count
     return text.replace(old, new, 1), 1
@@ -199,7 +231,9 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ToolError(f"{shown} is not valid UTF-8 ({e.reason} at byte {e.start}); Edit changes UTF-8 text only") from None
+        raise ToolError(
+            f"{shown} is not valid UTF-8 ({e.reason} at byte {e.start}); Edit changes UTF-8 text only"
+        ) from None
 
 
 class WriteTool(PathTool):
@@ -209,10 +243,17 @@ class WriteTool(PathTool):
         "created. Prefer Edit for changing part of an existing file. Paths are relative to the "
         "project folder. Overwriting a file returns a short unified diff of what changed."
     )
-    parameters = object_schema({
-        "path": {"type": "string", "minLength": 1, "description": "File to write, relative to the project."},
-        "content": {"type": "string", "description": "The complete new content of the file."},
-    }, required=["path", "content"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to write, relative to the project.",
+            },
+            "content": {"type": "string", "description": "The complete new content of the file."},
+        },
+        required=["path", "content"],
+    )
     read_only = False
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -230,11 +271,15 @@ class WriteTool(PathTool):
         if not existed:  # a new file: its content is what the call says
             return ToolResult(done)
         if before is None:
-            return ToolResult(f"{done} (it replaced a file that is not UTF-8 text or over 1 MiB: no diff)")
+            return ToolResult(
+                f"{done} (it replaced a file that is not UTF-8 text or over 1 MiB: no diff)"
+            )
         if before == content:
             return ToolResult(f"{done} (no change: it already had this content)")
         # An overwrite says what changed, kept short: the model sees what it replaced.
-        return ToolResult(f"{done}\n{unified_diff(before, content, shown, max_lines=WRITE_DIFF_MAX_LINES)}")
+        return ToolResult(
+            f"{done}\n{unified_diff(before, content, shown, max_lines=WRITE_DIFF_MAX_LINES)}"
+        )
 
 
 class EditTool(PathTool):
@@ -245,12 +290,22 @@ class EditTool(PathTool):
         "replaced. `old` must match the file exactly, whitespace and indentation included; Read "
         "the file first. Returns a unified diff of the change."
     )
-    parameters = object_schema({
-        "path": {"type": "string", "minLength": 1, "description": "File to edit, relative to the project."},
-        "old": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
-        "new": {"type": "string", "description": "The replacement text."},
-        "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
-    }, required=["path", "old", "new"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to edit, relative to the project.",
+            },
+            "old": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
+            "new": {"type": "string", "description": "The replacement text."},
+            "replace_all": {
+                "type": "boolean",
+                "description": "Replace every occurrence (default false).",
+            },
+        },
+        required=["path", "old", "new"],
+    )
     read_only = False
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -260,7 +315,9 @@ class EditTool(PathTool):
     def _edit(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> ToolResult:
         shown = display_path(ctx, path)
         before = _read_text_for_edit(path, shown)
-        after, count = apply_edit(before, args["old"], args["new"], bool(args.get("replace_all")), shown)
+        after, count = apply_edit(
+            before, args["old"], args["new"], bool(args.get("replace_all")), shown
+        )
         atomic_write(path, after.encode("utf-8"))
         what = "1 replacement" if count == 1 else f"{count} replacements"
         return ToolResult(f"edited {shown} ({what})\n{unified_diff(before, after, shown)}")

@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["MAX_BRACE_ALTERNATIVES", "GlobError", "GlobPattern", "expand_braces", "glob_pattern", "glob_regex"]
+__all__ = [
+    "MAX_BRACE_ALTERNATIVES",
+    "GlobError",
+    "GlobPattern",
+    "expand_braces",
+    "glob_pattern",
+    "glob_regex",
+]
 
 #: A pattern whose braces expand to more alternatives than this is refused, not expanded
 #: (`{a,b}` twenty times over is a million patterns).
@@ -45,8 +52,10 @@ def expand_braces(pattern: str) -> list[str]:
                 head, tail = pattern[:start], pattern[i + 1 :]
                 tails = expand_braces(tail)
                 if len(parts) * len(tails) > MAX_BRACE_ALTERNATIVES:
-                    raise GlobError(f"the braces in {pattern!r} expand to more than "
-                                    f"{MAX_BRACE_ALTERNATIVES} patterns")  # fmt: skip
+                    raise GlobError(
+                        f"the braces in {pattern!r} expand to more than "
+                        f"{MAX_BRACE_ALTERNATIVES} patterns"
+                    )
                 return [head + p + t for p in parts for t in tails]
     return [pattern]
 

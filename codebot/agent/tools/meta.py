@@ -15,9 +15,17 @@ SKILL_SEARCH = "SkillSearch"
 TASK = "Task"
 
 
-def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function",
-            "function": {"name": name, "description": description, "parameters": object_schema(properties, required)}}
+def _fn(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": object_schema(properties, required),
+        },
+    }
 
 
 META_TOOLS: dict[str, dict[str, Any]] = {
@@ -26,8 +34,13 @@ META_TOOLS: dict[str, dict[str, Any]] = {
         "Invoke a skill by name. When the person's request matches a skill in the listing, invoke it "
         "BEFORE answering and follow the instructions it returns. Only names listed in the skills "
         "reminder (or found with SkillSearch) exist; do not guess names.",
-        {"skill": {"type": "string", "description": "the skill name exactly as listed"},
-         "args": {"type": "string", "description": "arguments for the skill, as the person would type them"}},
+        {
+            "skill": {"type": "string", "description": "the skill name exactly as listed"},
+            "args": {
+                "type": "string",
+                "description": "arguments for the skill, as the person would type them",
+            },
+        },
         ["skill"],
     ),
     SKILL_SEARCH: _fn(
@@ -41,12 +54,17 @@ META_TOOLS: dict[str, dict[str, Any]] = {
         TASK,
         "Run a sub-agent on a self-contained task with its own fresh context; only its final answer "
         "comes back. agent: 'general' (all tools), 'explore' (read-only), or a custom agent's name.",
-        {"description": {"type": "string", "description": "3-7 words saying what the task is"},
-         "prompt": {"type": "string", "description": "the complete task; the sub-agent sees nothing else"},
-         "agent": {"type": "string"}},
+        {
+            "description": {"type": "string", "description": "3-7 words saying what the task is"},
+            "prompt": {
+                "type": "string",
+                "description": "the complete task; the sub-agent sees nothing else",
+            },
+            "agent": {"type": "string"},
+        },
         ["description", "prompt"],
     ),
-}  # fmt: skip
+}
 
 
 def validate_meta(name: str, args: dict[str, Any]) -> str | None:

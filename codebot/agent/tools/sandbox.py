@@ -64,17 +64,50 @@ __all__ = [
 #: this costs nothing for commands that never look there; commands that need one of them
 #: (`git push` over ssh, `aws`, `kubectl`, `docker login`) fail inside the sandbox.
 CREDENTIAL_PATHS: tuple[str, ...] = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
-    ".docker/run", ".docker/desktop", ".netrc", ".git-credentials", ".config/git/credentials",
-    ".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
-    ".config/gh", ".config/hub", ".password-store", ".local/share/keyrings", ".vault-token",
-    ".terraform.d/credentials.tfrc.json", ".config/rclone", ".s3cfg", ".boto", ".pgpass",
-    ".my.cnf", ".claude/.credentials.json", ".codex/auth.json",
-    ".mozilla", ".config/google-chrome", ".config/chromium",
-)  # fmt: skip
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".docker/run",
+    ".docker/desktop",
+    ".netrc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/gh",
+    ".config/hub",
+    ".password-store",
+    ".local/share/keyrings",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/rclone",
+    ".s3cfg",
+    ".boto",
+    ".pgpass",
+    ".my.cnf",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+)
 
 #: The protected names, as they appear in error lines (the set itself: `codebot.protected`).
-PROTECTED_PATHS: tuple[str, ...] = (*DIR_NAMES, *NESTED, "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json")
+PROTECTED_PATHS: tuple[str, ...] = (
+    *DIR_NAMES,
+    *NESTED,
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".mcp.json",
+)
 
 #: Mounted as private tmpfs when they are real folders: writes there vanish with the command.
 #: (/var/run is usually a link to /run; where it is not, it holds the same sockets.)
@@ -136,7 +169,12 @@ def _tool_dirs() -> list[Path]:
     for c in candidates:
         real = _real(c)
         # /tmp itself on PATH must not turn the private /tmp back into the real one.
-        if real.is_dir() and _private(real) and real not in _private_dirs() and not any(_under(real, f) for f in found):
+        if (
+            real.is_dir()
+            and _private(real)
+            and real not in _private_dirs()
+            and not any(_under(real, f) for f in found)
+        ):
             found = [f for f in found if not _under(f, real)] + [real]
     return found
 
@@ -160,9 +198,13 @@ def _masks(policy: SandboxPolicy, roots: list[Path]) -> list[tuple[Path, bool]]:
 
     def covered(m: Path) -> bool:
         # Inside another masked folder, unless a writable folder in between brings it back.
-        return any(d != m and is_dir and _under(m, d)
-                   and not any(_under(m, r) and _under(r, d) for r in roots)
-                   for d, is_dir in found.items())  # fmt: skip
+        return any(
+            d != m
+            and is_dir
+            and _under(m, d)
+            and not any(_under(m, r) and _under(r, d) for r in roots)
+            for d, is_dir in found.items()
+        )
 
     return sorted((m, d) for m, d in found.items() if not covered(m))
 
@@ -246,7 +288,9 @@ def probe(bwrap: str | None = None) -> Availability:
     path = shutil.which(bwrap or "bwrap")
     if path is None:
         where = f" at {bwrap}" if bwrap else ""
-        return Availability(False, f"bwrap not found{where} (install the Debian package bubblewrap)")
+        return Availability(
+            False, f"bwrap not found{where} (install the Debian package bubblewrap)"
+        )
     return _probe(os.path.realpath(path))
 
 
@@ -261,9 +305,15 @@ def _probe(bwrap: str) -> Availability:
         (project / ".git" / "hooks").mkdir(parents=True)
         policy = SandboxPolicy(project, masked=(project / "masked-file", project / "masked-dir"))
         try:
-            done = subprocess.run(wrap(["true"], policy, bwrap), stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=_PROBE_TIMEOUT, cwd=tmp, check=False)  # fmt: skip
+            done = subprocess.run(
+                wrap(["true"], policy, bwrap),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=_PROBE_TIMEOUT,
+                cwd=tmp,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return Availability(False, f"bwrap did not finish within {_PROBE_TIMEOUT:g} s", bwrap)
         except OSError as exc:
@@ -279,10 +329,15 @@ _EROFS = ("read-only file system", "erofs")
 _BUSY = ("device or resource busy", "ebusy")
 _MISSING = ("permission denied", "eacces", "no such file or directory", "enoent", *_EROFS)
 _NO_NETWORK = (
-    "network is unreachable", "enetunreach", "could not resolve host",
-    "temporary failure in name resolution", "eai_again", "unable to resolve host address",
-    "could not resolve hostname", "name or service not known",
-)  # fmt: skip
+    "network is unreachable",
+    "enetunreach",
+    "could not resolve host",
+    "temporary failure in name resolution",
+    "eai_again",
+    "unable to resolve host address",
+    "could not resolve hostname",
+    "name or service not known",
+)
 _REFUSED = ("connection refused", "econnrefused", "couldn't connect to server")
 
 
@@ -311,7 +366,9 @@ def _hidden_names(policy: SandboxPolicy, project: Path) -> dict[str, re.Pattern[
     return names
 
 
-def is_read_only_in_sandbox(path: Path | str, policy: SandboxPolicy, cwd: Path | str | None = None) -> bool:
+def is_read_only_in_sandbox(
+    path: Path | str, policy: SandboxPolicy, cwd: Path | str | None = None
+) -> bool:
     """Whether the sandbox keeps `path` (relative to `cwd`, default the project; missing or
     not) from being written: outside the writable folders, except the private /tmp, /run and
     /dev; inside one, a protected name at any depth (`codebot.protected`) or a masked path.
@@ -350,27 +407,39 @@ def explain_failure(returncode: int | None, output: str, policy: SandboxPolicy) 
     notes: list[str] = []
     failing = _lines_with(lines, _MISSING)
     patterns = _hidden_names(policy, project)
-    hidden = [shown for shown, pattern in patterns.items()
-              if any(pattern.search(line) for line in failing)]  # fmt: skip
+    hidden = [
+        shown
+        for shown, pattern in patterns.items()
+        if any(pattern.search(line) for line in failing)
+    ]
     if hidden:
         notes.append(f"the sandbox hides {', '.join(hidden)} (denied paths and credentials)")
     # Writing a protected path fails with EROFS (a write) or EBUSY (a rename over it).
     blocked = _lines_with(lines, (*_EROFS, *_BUSY))
     protected = [rel for rel in PROTECTED_PATHS if any(rel.lower() in line for line in blocked)]
     if protected:
-        notes.append(f"the sandbox keeps {', '.join(protected)} read-only, because what is "
-                     "written there runs later outside it")  # fmt: skip
-    unexplained = [line for line in _lines_with(lines, _EROFS)
-                   if not any(rel.lower() in line for rel in protected)
-                   and not any(p.search(line) for p in patterns.values())]  # fmt: skip
+        notes.append(
+            f"the sandbox keeps {', '.join(protected)} read-only, because what is "
+            "written there runs later outside it"
+        )
+    unexplained = [
+        line
+        for line in _lines_with(lines, _EROFS)
+        if not any(rel.lower() in line for rel in protected)
+        and not any(p.search(line) for p in patterns.values())
+    ]
     if unexplained:
         writable = ", ".join(os.path.abspath(p) for p in (policy.project, *policy.extra_writable))
-        notes.append(f"the sandbox made the filesystem read-only outside {writable}; /tmp is "
-                     "private and emptied after each command")  # fmt: skip
+        notes.append(
+            f"the sandbox made the filesystem read-only outside {writable}; /tmp is "
+            "private and emptied after each command"
+        )
     if not policy.network:
         if _lines_with(lines, _NO_NETWORK):
             notes.append("the sandbox has no network")
         elif _lines_with(lines, _REFUSED):
-            notes.append("the sandbox has no network: its localhost is its own, so servers "
-                         "running outside it, even on this machine, cannot be reached")  # fmt: skip
+            notes.append(
+                "the sandbox has no network: its localhost is its own, so servers "
+                "running outside it, even on this machine, cannot be reached"
+            )
     return "; ".join(notes) if notes else None

@@ -35,7 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LIMIT", "MAX_MASKS", "SECONDS", "DeniedPaths", "MaskScan", "find_masks", "masked_paths", "with_masks"]
+__all__ = [
+    "LIMIT",
+    "MAX_MASKS",
+    "SECONDS",
+    "DeniedPaths",
+    "MaskScan",
+    "find_masks",
+    "masked_paths",
+    "with_masks",
+]
 
 #: The walk's bounds: entries looked at, and seconds.
 LIMIT = 20000
@@ -50,7 +59,9 @@ class MaskScan:
     paths: tuple[Path, ...]  # existing denied paths, a denied folder once (not its contents)
     complete: bool  # False when the walk stopped early or could not read a folder
     scanned: int  # entries looked at
-    why: str = ""  # when not complete, why, in words ("the project walk stopped after 20,000 entries")
+    why: str = (
+        ""  # when not complete, why, in words ("the project walk stopped after 20,000 entries")
+    )
 
 
 class DeniedPaths:
@@ -96,7 +107,9 @@ def _walk_root(spec: str) -> str:
     return "/".join(fixed)
 
 
-def find_masks(project: Path, rules: Sequence[Any], *, limit: int = LIMIT, seconds: float = SECONDS) -> MaskScan:
+def find_masks(
+    project: Path, rules: Sequence[Any], *, limit: int = LIMIT, seconds: float = SECONDS
+) -> MaskScan:
     """The existing paths the Read deny `rules` refuse: literal ones looked up, the others
     found by one bounded walk of the folders they can match in."""
     found: list[Path] = []
@@ -117,13 +130,18 @@ def find_masks(project: Path, rules: Sequence[Any], *, limit: int = LIMIT, secon
 
     matcher = pathspec.GitIgnoreSpec.from_lines([r.spec for r in walked])
     roots = sorted({_walk_root(r.spec) for r in walked})
-    roots = [r for r in roots if not any(o != r and (o == "" or r.startswith(o + "/")) for o in roots)]
+    roots = [
+        r for r in roots if not any(o != r and (o == "" or r.startswith(o + "/")) for o in roots)
+    ]
     scan = _walk(project, matcher.match_file, roots, limit, seconds, found)
     if scan.complete:
         return scan
     texts = ", ".join(r.text for r in walked)
-    return dataclasses.replace(scan, why=f"the sandbox could not find every path your Read deny rules refuse "
-                                         f"({texts}): {scan.why}")  # fmt: skip
+    return dataclasses.replace(
+        scan,
+        why=f"the sandbox could not find every path your Read deny rules refuse "
+        f"({texts}): {scan.why}",
+    )
 
 
 def masked_paths(
@@ -134,18 +152,27 @@ def masked_paths(
     scan = _walk(project, is_denied, [""], limit, seconds, [])
     if scan.complete:
         return scan
-    return dataclasses.replace(scan, why=f"the sandbox could not find every path your Read deny rules "
-                                         f"refuse: {scan.why}")  # fmt: skip
+    return dataclasses.replace(
+        scan, why=f"the sandbox could not find every path your Read deny rules refuse: {scan.why}"
+    )
 
 
-def _walk(project: Path, is_denied: Callable[[str], bool], roots: list[str], limit: int, seconds: float,
-          found: list[Path]) -> MaskScan:  # fmt: skip
+def _walk(
+    project: Path,
+    is_denied: Callable[[str], bool],
+    roots: list[str],
+    limit: int,
+    seconds: float,
+    found: list[Path],
+) -> MaskScan:
     """Breadth first from `roots`, so when the budget runs out the shallow paths (`.env`,
     `secrets/`), the likeliest to be denied, have been seen. `found` is extended."""
     deadline = time.monotonic() + seconds
     scanned = 0
     queue: deque[tuple[str, str]] = deque(
-        (os.path.join(project, root) if root else os.fspath(project), f"{root}/" if root else "") for root in roots)
+        (os.path.join(project, root) if root else os.fspath(project), f"{root}/" if root else "")
+        for root in roots
+    )
 
     def stopped(why: str) -> MaskScan:
         return MaskScan(tuple(found), False, scanned, why)
@@ -183,7 +210,9 @@ def _walk(project: Path, is_denied: Callable[[str], bool], roots: list[str], lim
             if isinstance(exc, PermissionError) and not os.access(folder, os.X_OK):
                 continue  # cannot be entered either: no command can open what is inside
             # A folder that can be entered but not listed may hold a file a command opens.
-            return stopped(f"the folder {rel_folder or './'} could not be read ({exc.strerror or exc})")
+            return stopped(
+                f"the folder {rel_folder or './'} could not be read ({exc.strerror or exc})"
+            )
     return MaskScan(tuple(found), True, scanned)
 
 

@@ -26,11 +26,31 @@ from codebot.agent.tools.base import (
 from codebot.agent.tools.glob_match import GlobError, GlobPattern, glob_pattern, glob_regex
 from codebot.agent.tools.shell import run_process
 
-__all__ = ["SKIP_DIRS", "GlobError", "GlobPattern", "GlobTool", "GrepTool", "glob_pattern", "glob_regex"]
+__all__ = [
+    "SKIP_DIRS",
+    "GlobError",
+    "GlobPattern",
+    "GlobTool",
+    "GrepTool",
+    "glob_pattern",
+    "glob_regex",
+]
 
 #: Folders Glob and Grep never descend into.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})  # fmt: skip
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 GLOB_MAX_RESULTS = 500
 GREP_LINE_CHARS = 500
 _RG_MATCH = re.compile(r"^.+?:\d+:")
@@ -55,10 +75,21 @@ class GlobTool(PathTool):
         "folder to search (default: the project). Results are paths relative to the project, "
         "newest first, at most 500. .git and node_modules are skipped."
     )
-    parameters = object_schema({
-        "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to `path`."},
-        "path": {"type": "string", "minLength": 1, "description": "Folder to search (default: the project)."},
-    }, required=["pattern"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Glob pattern, relative to `path`.",
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Folder to search (default: the project).",
+            },
+        },
+        required=["pattern"],
+    )
     read_only = True
 
     path_default = "."
@@ -101,8 +132,10 @@ class GlobTool(PathTool):
         found.sort(key=lambda item: (-item[0], item[1]))
         lines = [p for _, p in found[:GLOB_MAX_RESULTS]]
         if len(found) > GLOB_MAX_RESULTS:
-            lines.append(f"[{len(found) - GLOB_MAX_RESULTS} more files not shown: {len(found)} match; "
-                         "narrow the pattern or the path]")  # fmt: skip
+            lines.append(
+                f"[{len(found) - GLOB_MAX_RESULTS} more files not shown: {len(found)} match; "
+                "narrow the pattern or the path]"
+            )
         return ToolResult("\n".join(lines) + _skipped_note(skipped))
 
 
@@ -117,11 +150,26 @@ class GrepTool(PathTool):
         "or `src/**/*.{ts,tsx}`. Output lines are `path:line:text`. .git and node_modules are "
         "skipped, and binary files are ignored."
     )
-    parameters = object_schema({
-        "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for."},
-        "path": {"type": "string", "minLength": 1, "description": "File or folder to search (default: the project)."},
-        "glob": {"type": "string", "minLength": 1, "description": "Only search files matching this glob."},
-    }, required=["pattern"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Regular expression to search for.",
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File or folder to search (default: the project).",
+            },
+            "glob": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only search files matching this glob.",
+            },
+        },
+        required=["pattern"],
+    )
     read_only = True
 
     path_default = "."
@@ -138,18 +186,41 @@ class GrepTool(PathTool):
             return await self._ripgrep(rg, ctx, target, shown, pattern, glob)
         return await asyncio.to_thread(self._python, ctx, target, shown, pattern, glob)
 
-    async def _ripgrep(self, rg: str, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
-        argv = [rg, "--line-number", "--no-heading", "--color", "never", "--with-filename",
-                "--hidden", "--no-messages", "--sort", "path", "--max-columns", str(GREP_LINE_CHARS), "--max-columns-preview"]  # fmt: skip
+    async def _ripgrep(
+        self, rg: str, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None
+    ) -> ToolResult:
+        argv = [
+            rg,
+            "--line-number",
+            "--no-heading",
+            "--color",
+            "never",
+            "--with-filename",
+            "--hidden",
+            "--no-messages",
+            "--sort",
+            "path",
+            "--max-columns",
+            str(GREP_LINE_CHARS),
+            "--max-columns-preview",
+        ]
         for d in sorted(SKIP_DIRS):
             argv += ["--glob", f"!{d}"]
         if glob:
             argv += ["--glob", glob]
         argv += ["--null", "--regexp", pattern, "--", shown]
-        result = await run_process(argv, cwd=ctx.project_dir, timeout=ctx.bash_timeout, cap=ctx.output_cap,
-                                   env={**os.environ, **ctx.env}, stop_when_over=True)  # fmt: skip
+        result = await run_process(
+            argv,
+            cwd=ctx.project_dir,
+            timeout=ctx.bash_timeout,
+            cap=ctx.output_cap,
+            env={**os.environ, **ctx.env},
+            stop_when_over=True,
+        )
         if result.timed_out:
-            raise ToolError(f"search timed out after {ctx.bash_timeout:g}s; narrow the path or the glob")
+            raise ToolError(
+                f"search timed out after {ctx.bash_timeout:g}s; narrow the path or the glob"
+            )
         # `--null` ends each path with NUL, so a file name holding ':' cannot be misread.
         lines, denied_files = [], set()
         for ln in result.output.splitlines():
@@ -162,15 +233,21 @@ class GrepTool(PathTool):
         if result.exit_code == 1 and not result.output.strip():
             return ToolResult(f"no matches for {pattern!r} in {shown}")
         if not lines and denied_files:
-            return ToolResult(f"no matches for {pattern!r} in {shown}{_skipped_note(len(denied_files))}")
-        if result.exit_code == 2 and (not lines or lines[0].startswith("rg:") or not _RG_MATCH.match(lines[0])):
+            return ToolResult(
+                f"no matches for {pattern!r} in {shown}{_skipped_note(len(denied_files))}"
+            )
+        if result.exit_code == 2 and (
+            not lines or lines[0].startswith("rg:") or not _RG_MATCH.match(lines[0])
+        ):
             raise ToolError(result.output.strip() or "ripgrep failed")
         text = "\n".join(lines)
         if result.truncated:
             text = _cap_note(text, ctx.output_cap)
         return ToolResult(text + _skipped_note(len(denied_files)))
 
-    def _python(self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None) -> ToolResult:
+    def _python(
+        self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None
+    ) -> ToolResult:
         # The `regex` package (re-compatible syntax) because its matching can be stopped:
         # `(a+)+$` on a long line backtracks exponentially, and `re` cannot be interrupted.
         # One deadline for the whole search, like the rg path's process timeout.
@@ -215,9 +292,11 @@ class GrepTool(PathTool):
                 try:
                     hit = regex.search(line, timeout=max(deadline - time.monotonic(), 0.001))
                 except TimeoutError:
-                    raise ToolError(f"search stopped after {limit:g}s: matching {pattern!r} takes too long "
-                                    f"(nested repetition such as `(a+)+` backtracks); simplify the "
-                                    f"pattern or narrow the path") from None  # fmt: skip
+                    raise ToolError(
+                        f"search stopped after {limit:g}s: matching {pattern!r} takes too long "
+                        f"(nested repetition such as `(a+)+` backtracks); simplify the "
+                        f"pattern or narrow the path"
+                    ) from None
                 if hit:
                     if len(line) > GREP_LINE_CHARS:
                         line = line[:GREP_LINE_CHARS] + " [... line cut]"

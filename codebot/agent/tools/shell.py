@@ -32,7 +32,14 @@ from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, o
 from codebot.agent.tools.live_output import LiveOutput
 from codebot.environment import command_env
 
-__all__ = ["MAX_BASH_TIMEOUT", "BashTool", "ProcessOutput", "kill_all", "live_groups", "run_process"]
+__all__ = [
+    "MAX_BASH_TIMEOUT",
+    "BashTool",
+    "ProcessOutput",
+    "kill_all",
+    "live_groups",
+    "run_process",
+]
 
 MAX_BASH_TIMEOUT = 600.0
 #: After the process exits, how long to wait for output its children still hold open.
@@ -100,7 +107,9 @@ class _Collector:
 
 
 class _Protocol(asyncio.SubprocessProtocol):
-    def __init__(self, collector: _Collector, stop_when_over: bool, live: LiveOutput | None = None) -> None:
+    def __init__(
+        self, collector: _Collector, stop_when_over: bool, live: LiveOutput | None = None
+    ) -> None:
         loop = asyncio.get_running_loop()
         self.collector = collector
         self.stop_when_over = stop_when_over
@@ -265,9 +274,15 @@ async def run_process(
         _spawning += 1
     try:
         transport, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(collector, stop_when_over, live), *argv, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=str(cwd),
-            env=dict(env) if env is not None else None, start_new_session=True)  # fmt: skip
+            lambda: _Protocol(collector, stop_when_over, live),
+            *argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=str(cwd),
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
         pid = transport.get_pid()
         with _LIVE_LOCK:
             _LIVE.add(pid)
@@ -344,8 +359,10 @@ def bash_timeout(value: Any, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ToolError(f"timeout must be a number of seconds, not {value!r}")
     if not math.isfinite(value) or value <= 0:
-        raise ToolError(f"timeout must be a finite number of seconds above 0 (at most {MAX_BASH_TIMEOUT:g}), "
-                        f"not {value!r}")  # fmt: skip
+        raise ToolError(
+            f"timeout must be a finite number of seconds above 0 (at most {MAX_BASH_TIMEOUT:g}), "
+            f"not {value!r}"
+        )
     return min(float(value), MAX_BASH_TIMEOUT)
 
 
@@ -358,11 +375,21 @@ class BashTool(Tool):
         "command and everything it started is killed. Long output is truncated in the middle. "
         "Prefer the Read, Grep, Glob and Edit tools for reading, searching and editing files."
     )
-    parameters = object_schema({
-        "command": {"type": "string", "minLength": 1, "description": "The bash command to run."},
-        "timeout": {"type": "number", "exclusiveMinimum": 0,
-                    "description": "Seconds before the command is killed (default 120, max 600)."},
-    }, required=["command"])  # fmt: skip
+    parameters = object_schema(
+        {
+            "command": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The bash command to run.",
+            },
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "description": "Seconds before the command is killed (default 120, max 600).",
+            },
+        },
+        required=["command"],
+    )
     read_only = False
 
     def approval_subject(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> str:
@@ -374,25 +401,43 @@ class BashTool(Tool):
         if not command.strip():
             raise ToolError("command must not be empty")
         timeout = bash_timeout(args.get("timeout"), ctx.bash_timeout)
-        env = command_env(os.environ, set={"PAGER": "cat", "GIT_PAGER": "cat", **ctx.env})  # no secrets
+        env = command_env(
+            os.environ, set={"PAGER": "cat", "GIT_PAGER": "cat", **ctx.env}
+        )  # no secrets
         cwd = Path(ctx.project_dir)
         if not cwd.is_dir():
             raise ToolError(f"the project folder {cwd} does not exist")
         argv, policy = ["/bin/bash", "-c", command], None
         if isinstance(ctx.sandbox, str):  # required (sandbox.mode: on) but bwrap cannot run here
-            raise ToolError("the sandbox is required (sandbox.mode: on) but cannot run here; see /sandbox")
+            raise ToolError(
+                "the sandbox is required (sandbox.mode: on) but cannot run here; see /sandbox"
+            )
         if ctx.sandbox is not None:
             argv, policy = await asyncio.to_thread(sandboxed, argv, ctx, cwd)
-        result = await run_process(argv, cwd=cwd, timeout=timeout, cap=ctx.output_cap, env=env,
-                                   progress=ctx.progress)  # fmt: skip
+        result = await run_process(
+            argv, cwd=cwd, timeout=timeout, cap=ctx.output_cap, env=env, progress=ctx.progress
+        )
         output = result.output if result.output else "(no output)"
         if result.timed_out:
-            return ToolResult(f"command timed out after {timeout:g}s and was killed\n{output}", "error")
+            return ToolResult(
+                f"command timed out after {timeout:g}s and was killed\n{output}", "error"
+            )
         assert result.exit_code is not None
         if policy is not None:
             from codebot.agent.tools import sandbox, sandbox_failure
 
-            why = sandbox.explain_failure(result.exit_code, result.output, policy)  # for the model; a run outside needs checked facts
+            why = sandbox.explain_failure(
+                result.exit_code, result.output, policy
+            )  # for the model; a run outside needs checked facts
             if why:
-                return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}\n[sandbox: {why}]", "error", sandbox_failure=sandbox_failure.checked_failure(result.exit_code, result.output, policy, cwd))
-        return ToolResult(f"{_describe_exit(result.exit_code)}\n{output}", "ok" if result.exit_code == 0 else "error")
+                return ToolResult(
+                    f"{_describe_exit(result.exit_code)}\n{output}\n[sandbox: {why}]",
+                    "error",
+                    sandbox_failure=sandbox_failure.checked_failure(
+                        result.exit_code, result.output, policy, cwd
+                    ),
+                )
+        return ToolResult(
+            f"{_describe_exit(result.exit_code)}\n{output}",
+            "ok" if result.exit_code == 0 else "error",
+        )

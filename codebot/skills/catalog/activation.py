@@ -15,8 +15,22 @@ from pathlib import Path
 from codebot.skills.files import Spec
 
 MAX_FILES = 50_000
-_PRUNE = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
-                    ".pytest_cache", ".ruff_cache", "dist", "build", ".cache"})  # fmt: skip
+_PRUNE = frozenset(
+    {
+        ".git",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "dist",
+        "build",
+        ".cache",
+    }
+)
 
 
 class GlobError(ValueError):
@@ -50,7 +64,9 @@ def glob_error(patterns: Iterable[str]) -> str | None:
     return None
 
 
-def active_keys(specs: Iterable[Spec], project_dir: Path, max_files: int = MAX_FILES) -> frozenset[str]:
+def active_keys(
+    specs: Iterable[Spec], project_dir: Path, max_files: int = MAX_FILES
+) -> frozenset[str]:
     """Keys of `paths:` skills whose globs match at least one file under the project."""
     pending: dict[str, object] = {}
     for spec in specs:

@@ -67,7 +67,9 @@ class Catalog:
         # first time: unchanged folders are not listed again.
         self._dirs: dict[str, object] = {}
         self._dirs_loaded = False
-        self._order: list[str] | None = None  # candidate keys in precedence order, while the set holds
+        self._order: list[str] | None = (
+            None  # candidate keys in precedence order, while the set holds
+        )
         self._dirty = True  # something the snapshot is built from has changed
         # Specs re-parsed into the same place (same key, name, root and file): when nothing
         # else changed, the snapshot is patched instead of rebuilt. key -> (old, new).
@@ -109,7 +111,9 @@ class Catalog:
                     new = patch(old, self._replaced.values(), self.roots, old.generation + 1)
                     only = [n.key for _, n in self._replaced.values()]  # all that can differ
                 else:  # nothing changed: the same contents under a new generation, no rebuild
-                    new = dataclasses.replace(old, generation=old.generation + 1, loaded_at=time.time())
+                    new = dataclasses.replace(
+                        old, generation=old.generation + 1, loaded_at=time.time()
+                    )
                 self._replaced.clear()
                 self._snapshot = new
                 change = diff(old, new, only)
@@ -126,7 +130,9 @@ class Catalog:
                     gc.enable()
             if self._index is not None:
                 self._index.save_if_dirty()
-        return Change(change.added, change.removed, change.changed, (time.perf_counter() - t0) * 1000)
+        return Change(
+            change.added, change.removed, change.changed, (time.perf_counter() - t0) * 1000
+        )
 
     # -- scanning ------------------------------------------------------------------
 
@@ -138,7 +144,9 @@ class Catalog:
         return DirCache(self._dirs, {} if full else None, prev)
 
     def _keep_dirs(self, cache: DirCache) -> None:
-        changed = cache.changed or (cache.new is not cache.old and cache.new.keys() != cache.old.keys())
+        changed = cache.changed or (
+            cache.new is not cache.old and cache.new.keys() != cache.old.keys()
+        )
         self._dirs = cache.new
         if changed and self._index is not None:
             self._index.put_dirs(dict(cache.new), [str(r.path) for r in self.roots])
@@ -230,8 +238,11 @@ class Catalog:
         """Parse new and changed candidates: all of them, or those whose keys are in `only`."""
         keys = self._candidates.keys() if only is None else only
         parsed_by_key = self._parsed
-        for gone in [k for k in (parsed_by_key if only is None else only)
-                     if k in parsed_by_key and k not in self._candidates]:  # fmt: skip
+        for gone in [
+            k
+            for k in (parsed_by_key if only is None else only)
+            if k in parsed_by_key and k not in self._candidates
+        ]:
             del parsed_by_key[gone]
             self._dirty = True
         index = self._index
@@ -244,7 +255,11 @@ class Catalog:
                 continue  # the scan found the file unchanged and kept its candidate
             st = c.stat
             stamp = new_stamp(st.st_mtime_ns, st.st_size, st.st_ino)  # parse.stamp_of, inlined
-            if cached is not None and cached.stamp == stamp and (cached.spec is None or cached.spec.root == c.root):
+            if (
+                cached is not None
+                and cached.stamp == stamp
+                and (cached.spec is None or cached.spec.root == c.root)
+            ):
                 cached.source = c
                 continue
             spec = diags = None
@@ -301,8 +316,15 @@ class Catalog:
             ident = (st.st_dev, st.st_ino)
             first = by_file.get(ident)
             if first is not None:
-                diags.append(Diagnostic(str(candidates[k].path), 0, "same-file", Severity.INFO,
-                                        f"same file as {first.path} (reached through a link); loaded once"))  # fmt: skip
+                diags.append(
+                    Diagnostic(
+                        str(candidates[k].path),
+                        0,
+                        "same-file",
+                        Severity.INFO,
+                        f"same file as {first.path} (reached through a link); loaded once",
+                    )
+                )
                 continue
             by_file[ident] = spec
             key = spec.key
@@ -312,7 +334,9 @@ class Catalog:
             else:
                 shadowed.append(Shadowed(spec, winner, _clash_reason(spec, winner)))
         _resolve_lookalikes(winners, shadowed)
-        return Snapshot(MappingProxyType(winners), tuple(shadowed), tuple(diags), self.roots, generation)
+        return Snapshot(
+            MappingProxyType(winners), tuple(shadowed), tuple(diags), self.roots, generation
+        )
 
 
 _in_root = attrgetter("order")
@@ -352,7 +376,11 @@ def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> N
             if s.key.isascii():
                 continue
             del winners[s.key]
-            shadowed.append(Shadowed(s, keep, f"name looks like '{keep.name}' but uses other characters (spoofing?)"))
+            shadowed.append(
+                Shadowed(
+                    s, keep, f"name looks like '{keep.name}' but uses other characters (spoofing?)"
+                )
+            )
 
 
 def _is_below(p: Path, parent: Path) -> bool:

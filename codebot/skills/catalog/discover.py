@@ -32,24 +32,66 @@ from codebot.skills.files import Diagnostic, Root, Severity
 
 # Other code imports these from here (they lived in this module before it was split).
 __all__ = [
-    "AGENTS", "DIRS_PER_SKILL", "FAMILIES", "MAX_DEPTH", "MAX_DIRS", "NOT_SKILLS", "RACY_NS", "SKIP_DIRS",
-    "VENV", "Candidate", "DirCache", "ScanResult", "bundled_dir", "default_roots", "new_candidate",
-    "plugin_roots", "project_root", "scan_all", "scan_root",
-]  # fmt: skip
+    "AGENTS",
+    "DIRS_PER_SKILL",
+    "FAMILIES",
+    "MAX_DEPTH",
+    "MAX_DIRS",
+    "NOT_SKILLS",
+    "RACY_NS",
+    "SKIP_DIRS",
+    "VENV",
+    "Candidate",
+    "DirCache",
+    "ScanResult",
+    "bundled_dir",
+    "default_roots",
+    "new_candidate",
+    "plugin_roots",
+    "project_root",
+    "scan_all",
+    "scan_root",
+]
 
 MAX_DEPTH = 6
 MAX_DIRS = 2000  # folders that hold no skill, per root and per folder at its top
 DIRS_PER_SKILL = 4  # extra folders allowed for every skill found
 # Folders that never hold skills and can be huge. Other hidden folders ARE scanned:
 # openai/skills keeps real skills under `.curated/`, `.system/` and `.experimental/`.
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cache", ".idea", ".vscode", ".eggs",
-    "site-packages",
-})  # fmt: skip
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".cache",
+        ".idea",
+        ".vscode",
+        ".eggs",
+        "site-packages",
+    }
+)
 # Markdown files at the top of a root that are documentation, not single-file skills.
-NOT_SKILLS = frozenset({"readme.md", "license.md", "changelog.md", "contributing.md",
-                        "agents.md", "claude.md", "code_of_conduct.md", "security.md"})  # fmt: skip
+NOT_SKILLS = frozenset(
+    {
+        "readme.md",
+        "license.md",
+        "changelog.md",
+        "contributing.md",
+        "agents.md",
+        "claude.md",
+        "code_of_conduct.md",
+        "security.md",
+    }
+)
 
 
 #: candidates per call of `scan_root`'s `found` (the router's helper starts on the first ones)
@@ -68,8 +110,12 @@ def _diag(path: Path | str, code: str, sev: Severity, msg: str, hint: str = "") 
     return Diagnostic(str(path), 0, code, sev, msg, hint)
 
 
-def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = None,
-              found: Callable[[list[Candidate]], None] | None = None) -> ScanResult:  # fmt: skip
+def scan_root(
+    root: Root,
+    start: Path | None = None,
+    cache: DirCache | None = None,
+    found: Callable[[list[Candidate]], None] | None = None,
+) -> ScanResult:
     """Every skill file below `root.path` (or below `start`, a folder inside it).
 
     With a `cache`, folders that have not changed since the last scan are not listed again.
@@ -82,17 +128,36 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
         st = os.stat(base)
     except FileNotFoundError:
         if root.explicit:
-            res.diagnostics.append(_diag(base, "root-missing", Severity.WARNING,
-                                         "skills folder does not exist", "check the --skills-dir path"))  # fmt: skip
+            res.diagnostics.append(
+                _diag(
+                    base,
+                    "root-missing",
+                    Severity.WARNING,
+                    "skills folder does not exist",
+                    "check the --skills-dir path",
+                )
+            )
         return res
     except OSError as exc:
-        res.diagnostics.append(_diag(base, "root-unreadable", Severity.WARNING,
-                                     f"cannot open skills folder: {exc.strerror or exc}"))  # fmt: skip
+        res.diagnostics.append(
+            _diag(
+                base,
+                "root-unreadable",
+                Severity.WARNING,
+                f"cannot open skills folder: {exc.strerror or exc}",
+            )
+        )
         return res
     if not S_ISDIR(st.st_mode):
-        res.diagnostics.append(_diag(base, "root-not-a-folder", Severity.WARNING,
-                                     "skills root is a file, not a folder",
-                                     "point the skills folder setting at a directory"))  # fmt: skip
+        res.diagnostics.append(
+            _diag(
+                base,
+                "root-not-a-folder",
+                Severity.WARNING,
+                "skills root is a file, not a folder",
+                "point the skills folder setting at a directory",
+            )
+        )
         return res
     # Strings, not Paths, from here on: building a Path costs microseconds and a big root
     # has tens of thousands of entries. Only candidates become Paths.
@@ -111,7 +176,9 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
     # is walked. Each entry is (path, real path, depth, reached through a link, top): `top`
     # is the folder at the top of the root the entry is inside (None for the root itself).
     top0 = None if depth0 == 0 else os.path.join(str(base), start.relative_to(base).parts[0])  # type: ignore[union-attr]
-    stack: deque[tuple[str, str, int, bool, str | None]] = deque([(begin, real_begin, depth0, linked, top0)])
+    stack: deque[tuple[str, str, int, bool, str | None]] = deque(
+        [(begin, real_begin, depth0, linked, top0)]
+    )
     pop = stack.popleft
     now = time.time_ns() if cache is not None else 0
     dirs_seen = 0
@@ -142,10 +209,16 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
             if last[0] >= MAX_DIRS + DIRS_PER_SKILL * last[1]:
                 if top not in full:
                     full.add(top)
-                    res.diagnostics.append(_diag(top, "scan-limit", Severity.WARNING,
-                                                 f"stopped scanning {os.path.basename(top)!r} after {last[0]} folders; "
-                                                 "skills inside it may be missing",
-                                                 "move bulky assets or caches out of the skills folder"))  # fmt: skip
+                    res.diagnostics.append(
+                        _diag(
+                            top,
+                            "scan-limit",
+                            Severity.WARNING,
+                            f"stopped scanning {os.path.basename(top)!r} after {last[0]} folders; "
+                            "skills inside it may be missing",
+                            "move bulky assets or caches out of the skills folder",
+                        )
+                    )
                 last = None
                 continue
             last[0] += 1
@@ -155,12 +228,20 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
         # root that really holds skills earns room for each one and its scripts/,
         # references/ and assets/ folders, so 10,000 skills in one root still load.
         if dirs_seen > MAX_DIRS + DIRS_PER_SKILL * len(cands):
-            left = sorted({os.path.basename(e[4] or d) for e in stack} | {os.path.basename(top or d)})
+            left = sorted(
+                {os.path.basename(e[4] or d) for e in stack} | {os.path.basename(top or d)}
+            )
             more = f" and {len(left) - 3} more" if len(left) > 3 else ""
-            res.diagnostics.append(_diag(base, "scan-limit", Severity.WARNING,
-                                         f"stopped after {dirs_seen - 1} folders; skills may be missing in "
-                                         f"{', '.join(map(repr, left[:3]))}{more}",
-                                         "point codebot at a smaller folder"))  # fmt: skip
+            res.diagnostics.append(
+                _diag(
+                    base,
+                    "scan-limit",
+                    Severity.WARNING,
+                    f"stopped after {dirs_seen - 1} folders; skills may be missing in "
+                    f"{', '.join(map(repr, left[:3]))}{more}",
+                    "point codebot at a smaller folder",
+                )
+            )
             break
         if old_get is None or linked:
             _scan_dir(root, d, real_d, depth, linked, stack, visited, res, None, cache, top)
@@ -176,9 +257,13 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
         if old is not None and type(old) is not tuple:
             old = valid_entry(old)  # read from the index file
         if old is None or not (
-            old[0] == st.st_mtime_ns and old[1] == st.st_ctime_ns and old[2] == st.st_ino
-            and old[3] == st.st_dev and old[0] < old[4] - RACY_NS and old[1] < old[4] - RACY_NS
-        ):  # fmt: skip
+            old[0] == st.st_mtime_ns
+            and old[1] == st.st_ctime_ns
+            and old[2] == st.st_ino
+            and old[3] == st.st_dev
+            and old[0] < old[4] - RACY_NS
+            and old[1] < old[4] - RACY_NS
+        ):
             _relist(root, d, real_d, depth, st, old, stack, visited, res, cache, now, top)  # type: ignore[arg-type]
             continue
         # The kept listing is good: do what _scan_dir would do with it (no links in it).
@@ -192,10 +277,12 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
         real_prefix = prefix if same else real_d if real_d[-1:] == sep else real_d + sep
         if files:
             skill_file = (
-                "SKILL.md" if "SKILL.md" in files or (dirs and "SKILL.md" in dirs)
-                else "skill.md" if "skill.md" in files or (dirs and "skill.md" in dirs)
+                "SKILL.md"
+                if "SKILL.md" in files or (dirs and "SKILL.md" in dirs)
+                else "skill.md"
+                if "skill.md" in files or (dirs and "skill.md" in dirs)
                 else None
-            )  # fmt: skip
+            )
             side = bool(flags & AGENTS)
             for name in files:
                 if name == skill_file or (depth == 0 and _single_file(name)):
@@ -203,40 +290,82 @@ def scan_root(root: Root, start: Path | None = None, cache: DirCache | None = No
                     try:
                         fst = os.stat(p)
                     except OSError as exc:
-                        res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
-                                                     f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
+                        res.diagnostics.append(
+                            _diag(
+                                p,
+                                "unreadable",
+                                Severity.ERROR,
+                                f"cannot stat file: {exc.strerror or exc}",
+                            )
+                        )
                         continue
                     real_s = p if same else real_prefix + name
                     if prev:
                         cands.append(_candidate(root, p, real_s, fst, depth, side, cache))
                     else:
                         path = Path(p)
-                        cands.append(new_candidate(path, path if real_s == p else Path(real_s), fst, root, (depth, p), side))
+                        cands.append(
+                            new_candidate(
+                                path,
+                                path if real_s == p else Path(real_s),
+                                fst,
+                                root,
+                                (depth, p),
+                                side,
+                            )
+                        )
         if dirs and ("SKILL.md" in dirs or "skill.md" in dirs):
             _folder_named_skill(prefix, dirs, files, res)
         if dirs and depth < MAX_DEPTH:
             if same:
-                subdirs = [(q, q, False, name) for name in dirs if name not in SKIP_DIRS for q in (prefix + name,)]
+                subdirs = [
+                    (q, q, False, name)
+                    for name in dirs
+                    if name not in SKIP_DIRS
+                    for q in (prefix + name,)
+                ]
             else:
-                subdirs = [(prefix + name, real_prefix + name, False, name) for name in dirs if name not in SKIP_DIRS]
+                subdirs = [
+                    (prefix + name, real_prefix + name, False, name)
+                    for name in dirs
+                    if name not in SKIP_DIRS
+                ]
             if subdirs:
                 _push(subdirs, depth, False, False, stack, visited, res, top)
     return res
 
 
-def _relist(root: Root, d: str, real_d: str, depth: int, st: os.stat_result, old: tuple[Any, ...] | None,
-            stack: deque[Any], visited: set[str], res: ScanResult,
-            cache: DirCache, now: int, top: str | None = None) -> None:  # fmt: skip
+def _relist(
+    root: Root,
+    d: str,
+    real_d: str,
+    depth: int,
+    st: os.stat_result,
+    old: tuple[Any, ...] | None,
+    stack: deque[Any],
+    visited: set[str],
+    res: ScanResult,
+    cache: DirCache,
+    now: int,
+    top: str | None = None,
+) -> None:
     """List `d` again and keep the listing, stamped with `st` (taken before listing)."""
     listing: list[Any] = []
-    if _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache, top) and listing:
+    if (
+        _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache, top)
+        and listing
+    ):
         mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
         flags, dirs, files = listing
         new = (mtime, ctime, st.st_ino, st.st_dev, now, flags, dirs, files)
         cache.new[d] = new
         # Worth persisting unless only the listing time moved and the folder is still racy.
-        if (old is None or old[:4] != new[:4] or old[5:] != new[5:]
-                or (mtime < now - RACY_NS and ctime < now - RACY_NS)):  # fmt: skip
+        if (
+            old is None
+            or old[:4] != new[:4]
+            or old[5:] != new[5:]
+            or (mtime < now - RACY_NS and ctime < now - RACY_NS)
+        ):
             cache.changed = True
     else:
         forget(cache, d)
@@ -245,8 +374,15 @@ def _relist(root: Root, d: str, real_d: str, depth: int, st: os.stat_result, old
 _by_name = attrgetter("name")
 
 
-def _candidate(root: Root, p: str, real_s: str, fst: os.stat_result, depth: int, side: bool,
-               cache: DirCache | None) -> Candidate:  # fmt: skip
+def _candidate(
+    root: Root,
+    p: str,
+    real_s: str,
+    fst: os.stat_result,
+    depth: int,
+    side: bool,
+    cache: DirCache | None,
+) -> Candidate:
     if cache is not None:
         prev = cache.prev.get(p)
         if prev is not None:
@@ -268,9 +404,19 @@ def _candidate(root: Root, p: str, real_s: str, fst: os.stat_result, depth: int,
     return new_candidate(path, real, fst, root, (depth, p), side)
 
 
-def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
-              stack: deque[Any], visited: set[str], res: ScanResult,
-              listing: list[Any] | None, cache: DirCache | None = None, top: str | None = None) -> bool:  # fmt: skip
+def _scan_dir(
+    root: Root,
+    d: str,
+    real_d: str,
+    depth: int,
+    linked: bool,
+    stack: deque[Any],
+    visited: set[str],
+    res: ScanResult,
+    listing: list[Any] | None,
+    cache: DirCache | None = None,
+    top: str | None = None,
+) -> bool:
     """List `d`. With `listing`, also fill it with (flags, dirs, md_files) and return
     whether the folder can be cached (it was read and holds no symbolic link)."""
     res.listed += 1
@@ -278,9 +424,15 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
         with os.scandir(d) as it:
             entries = sorted(it, key=_by_name)
     except OSError as exc:
-        res.diagnostics.append(_diag(d, "folder-unreadable", Severity.WARNING,
-                                     f"cannot list folder: {exc.strerror or exc}",
-                                     "fix its permissions or remove it"))  # fmt: skip
+        res.diagnostics.append(
+            _diag(
+                d,
+                "folder-unreadable",
+                Severity.WARNING,
+                f"cannot list folder: {exc.strerror or exc}",
+                "fix its permissions or remove it",
+            )
+        )
         return False
     names = {e.name for e in entries}
     side = "agents" in names
@@ -289,7 +441,9 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
         if listing is not None:
             listing[:] = [flags | VENV, 0, 0]
         return True  # a virtualenv: thousands of folders, no skills
-    skill_file = "SKILL.md" if "SKILL.md" in names else ("skill.md" if "skill.md" in names else None)
+    skill_file = (
+        "SKILL.md" if "SKILL.md" in names else ("skill.md" if "skill.md" in names else None)
+    )
     same = real_d == d  # no link on the way: real paths are the paths
     real_prefix = real_d if real_d.endswith(os.sep) else real_d + os.sep
     deeper = depth + 1 <= MAX_DEPTH
@@ -309,9 +463,15 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
                     os.stat(e.path)
                 except OSError as exc:
                     code = "symlink-loop" if exc.errno == errno.ELOOP else "dangling-symlink"
-                    res.diagnostics.append(_diag(e.path, code, Severity.WARNING,
-                                                 f"symbolic link cannot be followed: {exc.strerror or exc}",
-                                                 "fix or remove the link"))  # fmt: skip
+                    res.diagnostics.append(
+                        _diag(
+                            e.path,
+                            code,
+                            Severity.WARNING,
+                            f"symbolic link cannot be followed: {exc.strerror or exc}",
+                            "fix or remove the link",
+                        )
+                    )
                     continue
             is_dir = e.is_dir()
         except OSError:
@@ -332,8 +492,14 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
                     fst = e.stat()
                 except OSError as exc:
                     cacheable = False
-                    res.diagnostics.append(_diag(p, "unreadable", Severity.ERROR,
-                                                 f"cannot stat file: {exc.strerror or exc}"))  # fmt: skip
+                    res.diagnostics.append(
+                        _diag(
+                            p,
+                            "unreadable",
+                            Severity.ERROR,
+                            f"cannot stat file: {exc.strerror or exc}",
+                        )
+                    )
                     continue
                 real_s = os.path.realpath(p) if is_link else p if same else real_prefix + name
                 res.candidates.append(_candidate(root, p, real_s, fst, depth, side, cache))
@@ -346,8 +512,16 @@ def _scan_dir(root: Root, d: str, real_d: str, depth: int, linked: bool,
     return cacheable
 
 
-def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, any_link: bool,
-          stack: deque[Any], visited: set[str], res: ScanResult, top: str | None) -> None:  # fmt: skip
+def _push(
+    subdirs: list[tuple[str, str, bool, str]],
+    depth: int,
+    linked: bool,
+    any_link: bool,
+    stack: deque[Any],
+    visited: set[str],
+    res: ScanResult,
+    top: str | None,
+) -> None:
     """Queue the subfolders not seen yet, so they are scanned in name order. Below the
     root each keeps the top folder it is in; at the root each is a top folder."""
     # Real folders claim their real path before links to them, so a skill is named after
@@ -355,8 +529,14 @@ def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, a
     fresh: list[tuple[str, str, bool, str]] = []
     for sub in sorted(subdirs, key=_is_link) if any_link else subdirs:
         if sub[1] in visited:
-            res.diagnostics.append(_diag(sub[0], "folder-seen-twice", Severity.INFO,
-                                         "folder reached twice (symlink); scanned once"))  # fmt: skip
+            res.diagnostics.append(
+                _diag(
+                    sub[0],
+                    "folder-seen-twice",
+                    Severity.INFO,
+                    "folder reached twice (symlink); scanned once",
+                )
+            )
             continue
         visited.add(sub[1])
         fresh.append(sub)
@@ -364,25 +544,37 @@ def _push(subdirs: list[tuple[str, str, bool, str]], depth: int, linked: bool, a
         fresh.sort(key=_sub_name)
     depth += 1
     if top is None:
-        stack.extend([(p, real_sub, depth, linked or link, p) for p, real_sub, link, _name in fresh])
+        stack.extend(
+            [(p, real_sub, depth, linked or link, p) for p, real_sub, link, _name in fresh]
+        )
     else:
-        stack.extend([(p, real_sub, depth, linked or link, top) for p, real_sub, link, _name in fresh])
+        stack.extend(
+            [(p, real_sub, depth, linked or link, top) for p, real_sub, link, _name in fresh]
+        )
 
 
 _is_link = itemgetter(2)
 _sub_name = itemgetter(3)
 
 
-def _folder_named_skill(prefix: str, dirs: list[str], files: list[str] | int, res: ScanResult) -> None:
+def _folder_named_skill(
+    prefix: str, dirs: list[str], files: list[str] | int, res: ScanResult
+) -> None:
     """A folder called SKILL.md is no skill; say so rather than leave the skill missing.
     (The same from a fresh listing and a cached one: both give `dirs` and `files`.)"""
     for name in ("SKILL.md", "skill.md"):
         if name in dirs:
             if name == "skill.md" and files and "SKILL.md" in files:
                 return  # SKILL.md is the file that counts, and it is a file
-            res.diagnostics.append(_diag(prefix + name, "not-a-file", Severity.ERROR,
-                                         f"{name} is a directory, not a regular file; it is not read",
-                                         "replace it with a plain text file, or remove it"))  # fmt: skip
+            res.diagnostics.append(
+                _diag(
+                    prefix + name,
+                    "not-a-file",
+                    Severity.ERROR,
+                    f"{name} is a directory, not a regular file; it is not read",
+                    "replace it with a plain text file, or remove it",
+                )
+            )
             return
 
 

@@ -48,8 +48,12 @@ class DirCache:
 
     __slots__ = ("changed", "new", "old", "prev")
 
-    def __init__(self, old: dict[str, Any] | None = None, new: dict[str, Any] | None = None,
-                 prev: dict[str, Candidate] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        old: dict[str, Any] | None = None,
+        new: dict[str, Any] | None = None,
+        prev: dict[str, Candidate] | None = None,
+    ) -> None:
         self.old: dict[str, Any] = {} if old is None else old
         self.new: dict[str, Any] = self.old if new is None else new
         self.prev: dict[str, Candidate] = prev or {}
@@ -79,7 +83,13 @@ def _valid_names(names: list[Any]) -> bool:
     (a name that could lead the scan out of its folder is refused)."""
     if len(names) == 1:
         n = names[0]
-        return type(n) is str and n not in _BAD_NAMES and "/" not in n and "\x00" not in n and os.sep not in n
+        return (
+            type(n) is str
+            and n not in _BAD_NAMES
+            and "/" not in n
+            and "\x00" not in n
+            and os.sep not in n
+        )
     try:
         joined = "/".join(names)  # TypeError unless every name is a string
     except TypeError:
@@ -88,8 +98,10 @@ def _valid_names(names: list[Any]) -> bool:
         joined.count("/") != len(names) - 1
         or "\x00" in joined
         or (os.sep != "/" and os.sep in joined)
-        or "" in names or "." in names or ".." in names
-    )  # fmt: skip
+        or "" in names
+        or "." in names
+        or ".." in names
+    )
 
 
 def forget(cache: DirCache, d: str) -> None:

@@ -38,7 +38,15 @@ from codebot.skills.catalog.index_codec import decode_row, decode_spec, encode_s
 from codebot.skills.files import Diagnostic, Root, Spec, Stamp
 
 # The row codec lives in index_codec; other code imports it from here too.
-__all__ = ["FILENAME", "FORMAT", "SAVE_DELAY", "Index", "decode_spec", "default_path", "encode_spec"]
+__all__ = [
+    "FILENAME",
+    "FORMAT",
+    "SAVE_DELAY",
+    "Index",
+    "decode_spec",
+    "default_path",
+    "encode_spec",
+]
 
 FORMAT = 2  # 2: spec rows instead of objects, folder listings
 FILENAME = "skill-index.json"
@@ -74,8 +82,24 @@ def _parser_fingerprint() -> str:
     from codebot.skills.files.fingerprint import code_fingerprint
 
     # Every module the parse, the scan or the JSON rows come from (split modules included).
-    return code_fingerprint((parse, arguments, codex_meta, coerce, frontmatter, spec, safe_read, discover,
-                             folder_cache, roots, candidate, collector, index_codec, sys.modules[__name__]))  # fmt: skip
+    return code_fingerprint(
+        (
+            parse,
+            arguments,
+            codex_meta,
+            coerce,
+            frontmatter,
+            spec,
+            safe_read,
+            discover,
+            folder_cache,
+            roots,
+            candidate,
+            collector,
+            index_codec,
+            sys.modules[__name__],
+        )
+    )
 
 
 @functools.cache
@@ -92,7 +116,10 @@ def _key(c: Candidate) -> str:
     if known is None or known[0] is not root:
         if len(_root_suffix) > 256:
             _root_suffix.clear()
-        known = _root_suffix[id(root)] = (root, f"\x00{','.join(map(str, root.rank))}\x00{root.plugin or ''}")
+        known = _root_suffix[id(root)] = (
+            root,
+            f"\x00{','.join(map(str, root.rank))}\x00{root.plugin or ''}",
+        )
     return c.order[1] + known[1]  # the path as a string: str(c.path), without making it
 
 
@@ -176,7 +203,9 @@ class Index:
         entries = doc.get("entries")
         dirs = doc.get("dirs")
         # Each folder entry is checked when the scanner first uses it (folder_cache.valid_entry).
-        return (entries if isinstance(entries, dict) else {}), (dirs if isinstance(dirs, dict) else {})
+        return (entries if isinstance(entries, dict) else {}), (
+            dirs if isinstance(dirs, dict) else {}
+        )
 
     def dirs(self) -> dict[str, Any]:
         """The scanner's folder listings as last saved (a copy the caller may change)."""
@@ -193,7 +222,9 @@ class Index:
         roots = tuple(scope)
         inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
         with self._lock:
-            kept = {k: v for k, v in self._dirs.items() if k not in roots and not k.startswith(inside)}
+            kept = {
+                k: v for k, v in self._dirs.items() if k not in roots and not k.startswith(inside)
+            }
             kept.update(dirs)
             self._dirs = kept
             self._dirs_scope = tuple(sorted(set(self._dirs_scope) | set(roots)))
@@ -223,8 +254,15 @@ class Index:
             spec = None
             if sd is not None:
                 path = c.path
-                spec = decode_row(sd, path, c.real_path, path.parent, c.root, stamp,
-                                   tuple(diags) if e.get("sd") else None)  # fmt: skip
+                spec = decode_row(
+                    sd,
+                    path,
+                    c.real_path,
+                    path.parent,
+                    c.root,
+                    stamp,
+                    tuple(diags) if e.get("sd") else None,
+                )
         except Exception:
             self.misses += 1
             return None
@@ -316,7 +354,11 @@ class Index:
                         self._entries.pop(k, None)
             # Listings put this session are current; others are kept while their folder is.
             inside = tuple(r.rstrip(os.sep) + os.sep for r in scope)
-            dirs = {k: v for k, v in dirs.items() if k in scope or k.startswith(inside) or os.path.isdir(k)}
+            dirs = {
+                k: v
+                for k, v in dirs.items()
+                if k in scope or k.startswith(inside) or os.path.isdir(k)
+            }
             _write_atomic(self.path, {"header": _header(), "entries": live, "dirs": dirs})
 
     def __len__(self) -> int:

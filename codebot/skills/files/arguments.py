@@ -40,7 +40,9 @@ def read_arguments(value: Any, warn: Callable[[str], None]) -> tuple[Argument, .
         warn(f"expected a list, a string or a mapping, got {type(value).__name__}")
     for arg in items:
         if not ARG_NAME.match(arg.name):
-            warn(f"argument name {arg.name!r} is not a valid identifier; $-placeholders cannot refer to it")
+            warn(
+                f"argument name {arg.name!r} is not a valid identifier; $-placeholders cannot refer to it"
+            )
     return tuple(items)
 
 
@@ -57,6 +59,8 @@ def _argument(name: str, v: Any, warn: Callable[[str], None]) -> Argument:
         description = str(schema.get("description", ""))
         # Only the keys that constrain a value make this a schema worth validating.
         constraining = set(schema) - {"description", "title", "examples", "default"}
-        return Argument(name, description, required, MappingProxyType(schema) if constraining else None)
+        return Argument(
+            name, description, required, MappingProxyType(schema) if constraining else None
+        )
     warn(f"argument {name!r}: expected a schema mapping or a description, got {type(v).__name__}")
     return Argument(name)

@@ -30,18 +30,30 @@ def read_openai_yaml(path: str, out: Collector) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except NotRegularFile as exc:  # a FIFO here would block the whole catalog load
-        out.add(Severity.WARNING, "openai-yaml", f"agents/openai.yaml is {kind_of(exc.mode)}, "
-                "not a regular file; it is not read", hint="replace it with a YAML file, or remove it")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "openai-yaml",
+            f"agents/openai.yaml is {kind_of(exc.mode)}, not a regular file; it is not read",
+            hint="replace it with a YAML file, or remove it",
+        )
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        out.add(Severity.WARNING, "openai-yaml", f"cannot read agents/openai.yaml: {exc}",
-                hint="fix or remove the file")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "openai-yaml",
+            f"cannot read agents/openai.yaml: {exc}",
+            hint="fix or remove the file",
+        )
         return {}
     try:
         doc = frontmatter.yaml.load(text, Loader=frontmatter._Loader)
     except frontmatter.yaml.YAMLError as exc:
-        out.add(Severity.WARNING, "openai-yaml", f"agents/openai.yaml is not valid YAML: {exc}".splitlines()[0],
-                hint="fix the YAML; its policy is ignored until then")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "openai-yaml",
+            f"agents/openai.yaml is not valid YAML: {exc}".splitlines()[0],
+            hint="fix the YAML; its policy is ignored until then",
+        )
         return {}
     if not isinstance(doc, dict):
         return {}

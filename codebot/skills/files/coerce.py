@@ -61,10 +61,16 @@ def to_str_list(value: Any) -> tuple[tuple[str, ...], str | None]:
         bad = False
         for item in value:
             if isinstance(item, str | int | float) and not isinstance(item, bool):
-                out.extend(split_list(str(item)) if isinstance(item, str) and "," in item else [str(item).strip()])
+                out.extend(
+                    split_list(str(item))
+                    if isinstance(item, str) and "," in item
+                    else [str(item).strip()]
+                )
             else:
                 bad = True
-        return tuple(x for x in out if x), ("some entries are not strings and were ignored" if bad else None)
+        return tuple(x for x in out if x), (
+            "some entries are not strings and were ignored" if bad else None
+        )
     return (), f"expected a list or a string, got {type(value).__name__}"
 
 

@@ -18,10 +18,19 @@ class Collector:
         self.path = str(path)
         self.items: list[Diagnostic] = []
 
-    def add(self, sev: Severity, code: str, msg: str, line: int = 1, hint: str = "",
-            field: str | None = None) -> None:  # fmt: skip
+    def add(
+        self,
+        sev: Severity,
+        code: str,
+        msg: str,
+        line: int = 1,
+        hint: str = "",
+        field: str | None = None,
+    ) -> None:
         self.items.append(Diagnostic(self.path, line, code, sev, msg, hint, field))
 
-    def error(self, code: str, msg: str, line: int = 1, hint: str = "") -> tuple[None, list[Diagnostic]]:
+    def error(
+        self, code: str, msg: str, line: int = 1, hint: str = ""
+    ) -> tuple[None, list[Diagnostic]]:
         self.add(Severity.ERROR, code, msg, line, hint)
         return None, self.items

@@ -65,6 +65,7 @@ def unwrap_numbers(value: object) -> object:
         return [unwrap_numbers(v) for v in value]
     return value
 
+
 BOM = b"\xef\xbb\xbf"
 _FENCE = re.compile(rb"^---[ \t]*\r?$")
 _CLOSE = re.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
@@ -103,9 +104,11 @@ def split(data: bytes) -> Split | None:
         return None
     if first_end == -1:
         raise FrontmatterError(
-            "no-closing-fence", "frontmatter opens with '---' but never closes", 1,
+            "no-closing-fence",
+            "frontmatter opens with '---' but never closes",
+            1,
             "add a line with just '---' after the last frontmatter key",
-        )  # fmt: skip
+        )
     # The first line after the opening one that is `---` or `...` (each may be followed
     # by spaces, tabs or a CR) closes the frontmatter.
     m = _CLOSE.search(data, first_end + 1)
@@ -113,9 +116,11 @@ def split(data: bytes) -> Split | None:
         yaml_bytes = data[first_end + 1 : m.start()]
         if len(yaml_bytes) > MAX_FRONTMATTER_BYTES:
             raise FrontmatterError(
-                "frontmatter-too-large", f"frontmatter is {len(yaml_bytes)} bytes", 2,
+                "frontmatter-too-large",
+                f"frontmatter is {len(yaml_bytes)} bytes",
+                2,
                 f"keep frontmatter under {MAX_FRONTMATTER_BYTES // 1024} KiB; move text into the body",
-            )  # fmt: skip
+            )
         end = m.end()  # at the line's newline, or at the end of the data
         return Split(
             yaml_text=yaml_bytes.decode("utf-8").replace("\r\n", "\n"),
@@ -124,17 +129,24 @@ def split(data: bytes) -> Split | None:
             body_line=data.count(b"\n", first_end + 1, m.start()) + 3,
         )
     raise FrontmatterError(
-        "no-closing-fence", "frontmatter opens with '---' on line 1 but never closes", 1,
+        "no-closing-fence",
+        "frontmatter opens with '---' on line 1 but never closes",
+        1,
         "add a line with just '---' after the last frontmatter key",
-    )  # fmt: skip
+    )
 
 
 # A top-level `key: value` line whose value is a plain scalar (not quoted, not a block or
 # flow collection, not an anchor/alias/tag).
-_PLAIN_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>[^\s'\"|>\[{&*!%@`#].*?)[ \t]*$")
+_PLAIN_LINE = re.compile(
+    r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>[^\s'\"|>\[{&*!%@`#].*?)[ \t]*$"
+)
 # Keys whose value is always text: `argument-hint: [path] [--fix]` or a description that
 # starts with a backtick is not YAML, but the author's meaning is clear.
-_TEXT_LINE = re.compile(r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+(?P<value>[\[{%@`].*?)[ \t]*$", re.IGNORECASE)
+_TEXT_LINE = re.compile(
+    r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+(?P<value>[\[{%@`].*?)[ \t]*$",
+    re.IGNORECASE,
+)
 
 
 def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
@@ -143,7 +155,9 @@ def _quote_plain_scalars(text: str) -> tuple[str, list[int]]:
     fixed: list[int] = []
     for i, line in enumerate(text.split("\n")):
         m = _PLAIN_LINE.match(line)
-        bad_plain = m is not None and (": " in m["value"] or " #" in m["value"] or m["value"].endswith(":"))
+        bad_plain = m is not None and (
+            ": " in m["value"] or " #" in m["value"] or m["value"].endswith(":")
+        )
         if not bad_plain:
             m = _TEXT_LINE.match(line)
             if m and _parses_alone(line):
@@ -171,9 +185,11 @@ def _count_nodes(value: Any, budget: list[int]) -> None:
         budget[1] -= len(value)
     if budget[0] < 0 or budget[1] < 0:
         raise FrontmatterError(
-            "frontmatter-bomb", "frontmatter expands into too many values (YAML aliases?)", 1,
+            "frontmatter-bomb",
+            "frontmatter expands into too many values (YAML aliases?)",
+            1,
             "remove the YAML anchors and aliases (&name / *name) from the frontmatter",
-        )  # fmt: skip
+        )
     if isinstance(value, dict):
         for k, v in value.items():
             _count_nodes(k, budget)
@@ -350,8 +366,11 @@ def _yaml_load(text: str, keys: list[tuple[str, int]]) -> Any:
         if node is None:
             return None
         if isinstance(node, yaml.MappingNode):
-            keys.extend((str(k.value), k.start_mark.line) for k, _ in node.value
-                        if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE_TAG)  # fmt: skip
+            keys.extend(
+                (str(k.value), k.start_mark.line)
+                for k, _ in node.value
+                if isinstance(k, yaml.ScalarNode) and k.tag != _MERGE_TAG
+            )
         return loader.construct_document(node)
     finally:
         loader.dispose()
@@ -393,5 +412,9 @@ def load_keys(sp: Split) -> tuple[dict[str, Any], list[int], list[tuple[str, int
 
 def _yaml_failure(err: yaml.YAMLError, first_line: int, text: str) -> FrontmatterError:
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    return FrontmatterError("yaml-syntax", f"frontmatter is not valid YAML: {problem}",
-                            _yaml_error_line(err, first_line), yaml_hint(err, text))  # fmt: skip
+    return FrontmatterError(
+        "yaml-syntax",
+        f"frontmatter is not valid YAML: {problem}",
+        _yaml_error_line(err, first_line),
+        yaml_hint(err, text),
+    )

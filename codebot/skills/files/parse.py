@@ -43,10 +43,24 @@ TAG_LIKE = re.compile(r"</?\s*(system-reminder|skill)\b", re.IGNORECASE)
 
 # Frontmatter keys with behaviour, after folding case and `_` to `-`.
 KNOWN_KEYS = {
-    "name", "description", "when-to-use", "argument-hint", "arguments", "context", "agent",
-    "model", "effort", "allowed-tools", "disallowed-tools", "paths", "user-invocable",
-    "disable-model-invocation", "license", "compatibility", "metadata",
-}  # fmt: skip
+    "name",
+    "description",
+    "when-to-use",
+    "argument-hint",
+    "arguments",
+    "context",
+    "agent",
+    "model",
+    "effort",
+    "allowed-tools",
+    "disallowed-tools",
+    "paths",
+    "user-invocable",
+    "disable-model-invocation",
+    "license",
+    "compatibility",
+    "metadata",
+}
 # The fields that grant something (pre-approved tools, a model, an effort, a sub-agent
 # and its type). YAML keeps the last of two equal keys without a word, so a second
 # `allowed-tools:` appended below the one a reviewer read would win; when any of these is
@@ -90,68 +104,114 @@ def parse_file(
     try:
         return _parse(path, root, st, real_path, out, side)
     except RecursionError:
-        return out.error("frontmatter-too-deep", "frontmatter is nested too deeply to read",
-                         hint="flatten the frontmatter")  # fmt: skip
+        return out.error(
+            "frontmatter-too-deep",
+            "frontmatter is nested too deeply to read",
+            hint="flatten the frontmatter",
+        )
     except Exception as exc:
-        return out.error("internal-error", f"could not read this skill: {type(exc).__name__}: {exc}",
-                         hint="please report this file to the codebot developers")  # fmt: skip
+        return out.error(
+            "internal-error",
+            f"could not read this skill: {type(exc).__name__}: {exc}",
+            hint="please report this file to the codebot developers",
+        )
 
 
-def _parse(path: Path, root: Root, st: os.stat_result | None, real_path: Path | None,
-           out: Collector, side: bool = True) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
+def _parse(
+    path: Path,
+    root: Root,
+    st: os.stat_result | None,
+    real_path: Path | None,
+    out: Collector,
+    side: bool = True,
+) -> tuple[Spec | None, list[Diagnostic]]:
     try:
         st = st or path.stat()
     except OSError as exc:
-        return out.error("unreadable", f"cannot stat file: {exc.strerror or exc}",
-                         hint="check that the file exists and is readable")  # fmt: skip
+        return out.error(
+            "unreadable",
+            f"cannot stat file: {exc.strerror or exc}",
+            hint="check that the file exists and is readable",
+        )
     # A FIFO, a device or a folder is refused before it is opened (opening some devices
     # does something); read_regular checks the opened descriptor again, for a file
     # swapped in between.
     if not S_ISREG(st.st_mode):
         return _not_regular(path, st.st_mode, out)
     if st.st_size > MAX_FILE_BYTES:
-        return out.error("file-too-large", f"file is {st.st_size:,} bytes (limit {MAX_FILE_BYTES:,})",
-                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
+        return out.error(
+            "file-too-large",
+            f"file is {st.st_size:,} bytes (limit {MAX_FILE_BYTES:,})",
+            hint="move long material into references/ files next to SKILL.md",
+        )
     try:
         data = read_regular(path, MAX_FILE_BYTES, size_hint=st.st_size)
     except NotRegularFile as exc:
         return _not_regular(path, exc.mode, out)
     except TooLarge:  # it grew past the limit since the scan's stat
-        return out.error("file-too-large", f"file is over {MAX_FILE_BYTES:,} bytes",
-                         hint="move long material into references/ files next to SKILL.md")  # fmt: skip
+        return out.error(
+            "file-too-large",
+            f"file is over {MAX_FILE_BYTES:,} bytes",
+            hint="move long material into references/ files next to SKILL.md",
+        )
     except OSError as exc:
-        return out.error("unreadable", f"cannot read file: {exc.strerror or exc}",
-                         hint="check the file's permissions")  # fmt: skip
+        return out.error(
+            "unreadable",
+            f"cannot read file: {exc.strerror or exc}",
+            hint="check the file's permissions",
+        )
     if not data or data.isspace():  # no copy of the whole file
-        return out.error("empty-file", "file is empty",
-                         hint="start it with '---', 'name:', 'description:', '---' and a body")  # fmt: skip
+        return out.error(
+            "empty-file",
+            "file is empty",
+            hint="start it with '---', 'name:', 'description:', '---' and a body",
+        )
     nul = data.find(b"\x00")
     if nul != -1:
-        return out.error("binary-file", "file contains NUL bytes (is it binary?)",
-                         data.count(b"\n", 0, nul) + 1, "save the skill as plain UTF-8 text")  # fmt: skip
+        return out.error(
+            "binary-file",
+            "file contains NUL bytes (is it binary?)",
+            data.count(b"\n", 0, nul) + 1,
+            "save the skill as plain UTF-8 text",
+        )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return out.error("invalid-utf8", f"file is not valid UTF-8 (byte {exc.start})",
-                         data.count(b"\n", 0, exc.start) + 1,
-                         "re-save the file as UTF-8")  # fmt: skip
+        return out.error(
+            "invalid-utf8",
+            f"file is not valid UTF-8 (byte {exc.start})",
+            data.count(b"\n", 0, exc.start) + 1,
+            "re-save the file as UTF-8",
+        )
     try:
         sp = frontmatter.split(data)
         if sp is None:
-            return out.error("no-frontmatter", "file does not start with a '---' frontmatter block",
-                             hint="add '---', 'description: ...', '---' at the top")  # fmt: skip
+            return out.error(
+                "no-frontmatter",
+                "file does not start with a '---' frontmatter block",
+                hint="add '---', 'description: ...', '---' at the top",
+            )
         raw, repaired, keys = frontmatter.load_keys(sp)
     except FrontmatterError as exc:
         return out.error(exc.code, exc.message, exc.line, exc.hint)
     for line in repaired:
-        out.add(Severity.WARNING, "yaml-repaired", "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
-                line, "put the value in double quotes", "frontmatter")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "yaml-repaired",
+            "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
+            line,
+            "put the value in double quotes",
+            "frontmatter",
+        )
     return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
 
 
 def _not_regular(path: Path, mode: int, out: Collector) -> tuple[None, list[Diagnostic]]:
-    return out.error("not-a-file", f"{path.name} is {kind_of(mode)}, not a regular file; it is not read",
-                     hint="replace it with a plain text file, or remove it")  # fmt: skip
+    return out.error(
+        "not-a-file",
+        f"{path.name} is {kind_of(mode)}, not a regular file; it is not read",
+        hint="replace it with a plain text file, or remove it",
+    )
 
 
 def _duplicates(keys: list[tuple[str, int]], out: Collector) -> bool:
@@ -170,13 +230,24 @@ def _duplicates(keys: list[tuple[str, int]], out: Collector) -> bool:
         where = ", ".join(f"{k!r} on line {n}" for k, n in seen)
         if norm in GRANT_KEYS:
             grant = True
-            out.add(Severity.WARNING, "duplicate-grant",
-                    f"{norm!r} is written {len(seen)} times ({where}); this skill's allowed-tools, model "
-                    "and effort are ignored and it runs inline", seen[-1][1],
-                    f"keep one {norm!r} line: with two, which one was meant cannot be known", norm)  # fmt: skip
+            out.add(
+                Severity.WARNING,
+                "duplicate-grant",
+                f"{norm!r} is written {len(seen)} times ({where}); this skill's allowed-tools, model "
+                "and effort are ignored and it runs inline",
+                seen[-1][1],
+                f"keep one {norm!r} line: with two, which one was meant cannot be known",
+                norm,
+            )
         else:
-            out.add(Severity.WARNING, "duplicate-key", f"{norm!r} is written {len(seen)} times ({where}); "
-                    "the last one is used", seen[-1][1], f"keep one {norm!r} line", norm)  # fmt: skip
+            out.add(
+                Severity.WARNING,
+                "duplicate-key",
+                f"{norm!r} is written {len(seen)} times ({where}); the last one is used",
+                seen[-1][1],
+                f"keep one {norm!r} line",
+                norm,
+            )
     return grant
 
 
@@ -230,9 +301,17 @@ class _Fields:
         return value
 
 
-def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
-           raw: dict[str, Any], sp: frontmatter.Split, out: Collector,
-           side: bool = True, no_grants: bool = False) -> tuple[Spec | None, list[Diagnostic]]:  # fmt: skip
+def _build(
+    path: Path,
+    root: Root,
+    st: os.stat_result,
+    real_path: Path | None,
+    raw: dict[str, Any],
+    sp: frontmatter.Split,
+    out: Collector,
+    side: bool = True,
+    no_grants: bool = False,
+) -> tuple[Spec | None, list[Diagnostic]]:
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for k, v in raw.items():
@@ -297,11 +376,23 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
     compatibility = text("compatibility")
 
     if "<" in description and TAG_LIKE.search(description):
-        out.add(Severity.WARNING, "tag-in-text", "description contains a <system-reminder> or <skill> tag",
-                f.lines.get("description", 1), "it is shown to the model escaped; remove it", "description")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "tag-in-text",
+            "description contains a <system-reminder> or <skill> tag",
+            f.lines.get("description", 1),
+            "it is shown to the model escaped; remove it",
+            "description",
+        )
     if when and "<" in when and TAG_LIKE.search(when):
-        out.add(Severity.WARNING, "tag-in-text", "when-to-use contains a <system-reminder> or <skill> tag",
-                f.lines.get("when-to-use", 1), "it is shown to the model escaped; remove it", "when-to-use")  # fmt: skip
+        out.add(
+            Severity.WARNING,
+            "tag-in-text",
+            "when-to-use contains a <system-reminder> or <skill> tag",
+            f.lines.get("when-to-use", 1),
+            "it is shown to the model escaped; remove it",
+            "when-to-use",
+        )
 
     codex = (
         read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out)
@@ -314,8 +405,12 @@ def _build(path: Path, root: Root, st: os.stat_result, real_path: Path | None,
     else:
         key = normalize_name(name)
     if not key:
-        return out.error("bad-name", "name is empty after normalization", f.lines.get("name", 1),
-                         "use a name of letters, digits and hyphens")  # fmt: skip
+        return out.error(
+            "bad-name",
+            "name is empty after normalization",
+            f.lines.get("name", 1),
+            "use a name of letters, digits and hyphens",
+        )
 
     spec = make_spec(
         name=name,

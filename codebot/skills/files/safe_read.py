@@ -19,7 +19,10 @@ import stat
 MAX_FILE_BYTES = 1024 * 1024  # the largest skill file (or body) codebot reads
 
 _O_READ = (
-    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
 )
 
 
@@ -70,8 +73,9 @@ def _read_upto(fd: int, n: int) -> bytes:
     return data
 
 
-def read_regular(path: str | os.PathLike[str], limit: int, *, size_hint: int | None = None,
-                 offset: int = 0) -> bytes:  # fmt: skip
+def read_regular(
+    path: str | os.PathLike[str], limit: int, *, size_hint: int | None = None, offset: int = 0
+) -> bytes:
     """The bytes of `path` (from `offset`), when it is a regular file of at most `limit`
     bytes. Raises NotRegularFile or TooLarge (both OSError, with a message naming the file)
     and any OSError of opening or reading (FileNotFoundError, PermissionError, ...).

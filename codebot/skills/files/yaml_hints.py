@@ -33,8 +33,10 @@ def yaml_hint(err: Any, text: str) -> str:
     if "mapping values are not allowed" in problem:
         if key_value and ": " in key_value.group(2):
             return f"{quote}: its ': ' reads as the start of another key"
-        return ("every line must be 'key: value' at the left margin, or indented under a 'key:' with nothing "
-                "after it; check this line's indentation and the line above it")  # fmt: skip
+        return (
+            "every line must be 'key: value' at the left margin, or indented under a 'key:' with nothing "
+            "after it; check this line's indentation and the line above it"
+        )
     if "alias" in problem or "anchor" in context or "alias" in context:
         return f"{quote}: a value starting with * or & is a YAML alias or anchor"
     if "flow" in context:

@@ -13,7 +13,9 @@ import re
 
 # `<` that opens or closes a system-reminder, skill or conversation-summary tag (the
 # block compaction writes), with any whitespace around `/`.
-_TAG_OPEN = re.compile(r"<(?=\s*/?\s*(?:system-reminder|skill|conversation-summary)\b)", re.IGNORECASE)
+_TAG_OPEN = re.compile(
+    r"<(?=\s*/?\s*(?:system-reminder|skill|conversation-summary)\b)", re.IGNORECASE
+)
 
 
 def escape_tags(text: str) -> str:

@@ -132,9 +132,14 @@ def run_shell(command: str, policy: ShellPolicy) -> str:
         except Exception as exc:  # the sandbox cannot be set up (its masks may be incomplete)
             raise ShellRefused(str(exc)) from None
     proc = subprocess.Popen(
-        argv, cwd=policy.cwd, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        argv,
+        cwd=policy.cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + policy.timeout
     data, over, timed_out, done = b"", False, False, False
     try:
@@ -195,10 +200,15 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 def _cap(data: bytes, stopped: bool = False) -> str:
     text = data.decode("utf-8", errors="replace")
     if stopped:
-        return text[:OUTPUT_CAP] + (f"\n[output truncated: the command printed more than {READ_LIMIT:,} bytes "
-                                    f"and was stopped; showing the first {OUTPUT_CAP:,} characters]")  # fmt: skip
+        return text[:OUTPUT_CAP] + (
+            f"\n[output truncated: the command printed more than {READ_LIMIT:,} bytes "
+            f"and was stopped; showing the first {OUTPUT_CAP:,} characters]"
+        )
     if len(text) > OUTPUT_CAP:
-        return text[:OUTPUT_CAP] + f"\n[output truncated: {len(text):,} characters, showing {OUTPUT_CAP:,}]"
+        return (
+            text[:OUTPUT_CAP]
+            + f"\n[output truncated: {len(text):,} characters, showing {OUTPUT_CAP:,}]"
+        )
     return text.rstrip("\n")
 
 
@@ -223,7 +233,9 @@ def expand(
     def replace(m: re.Match[str]) -> str:
         nonlocal placeholder
         if m.group("block") is not None or m.group("inline") is not None:
-            cmd = (m.group("block_cmd") if m.group("block") is not None else m.group("inline_cmd")).strip()
+            cmd = (
+                m.group("block_cmd") if m.group("block") is not None else m.group("inline_cmd")
+            ).strip()
             line = body.count("\n", 0, m.start()) + 1
             if shell.mode == "run":
                 try:

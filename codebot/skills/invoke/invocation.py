@@ -46,11 +46,18 @@ class Delta:
     paths: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.allowed_tools or self.disallowed_tools or self.model or self.effort or self.paths)
+        return bool(
+            self.allowed_tools or self.disallowed_tools or self.model or self.effort or self.paths
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"allowed_tools": list(self.allowed_tools), "disallowed_tools": list(self.disallowed_tools),
-                "model": self.model, "effort": self.effort, "paths": list(self.paths)}  # fmt: skip
+        return {
+            "allowed_tools": list(self.allowed_tools),
+            "disallowed_tools": list(self.disallowed_tools),
+            "model": self.model,
+            "effort": self.effort,
+            "paths": list(self.paths),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,27 +125,47 @@ def closest(name: str, specs: Sequence[Spec], n: int = 5) -> tuple[str, ...]:
     return tuple(by_key[k] for k in keys)
 
 
-def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner = run_shell) -> Result:
+def process_invocation(
+    req: Request, specs: Mapping[str, Spec], runner: Runner = run_shell
+) -> Result:
     """`specs` maps normalized keys to winning specs (a catalog snapshot's `skills`)."""
     key = normalize_name(req.skill.lstrip("/"))
     spec = specs.get(key)
     if spec is None:
-        pool = [s for s in specs.values() if decide(s, req.actor, req.overrides, req.adapter).allowed]
+        pool = [
+            s for s in specs.values() if decide(s, req.actor, req.overrides, req.adapter).allowed
+        ]
         sugg = closest(req.skill, pool)
         hint = f" Did you mean: {', '.join(sugg)}?" if sugg else ""
         return InvocationError("unknown", req.skill, f"no skill named {req.skill!r}.{hint}", sugg)
     decision = decide(spec, req.actor, req.overrides, req.adapter)
     if not decision.allowed:
-        return InvocationError("denied", spec.name, f"{req.actor.value} may not run skill {spec.name!r}: "
-                               f"{decision.reason}", decision=decision, spec=spec)  # fmt: skip
+        return InvocationError(
+            "denied",
+            spec.name,
+            f"{req.actor.value} may not run skill {spec.name!r}: {decision.reason}",
+            decision=decision,
+            spec=spec,
+        )
     if spec.key in req.chain:
         path = " → ".join([*req.chain, spec.key])
-        return InvocationError("cycle", spec.name, f"skill {spec.name!r} is already running above this call "
-                               f"({path}); a skill cannot invoke itself through others", decision=decision, spec=spec)  # fmt: skip
+        return InvocationError(
+            "cycle",
+            spec.name,
+            f"skill {spec.name!r} is already running above this call "
+            f"({path}); a skill cannot invoke itself through others",
+            decision=decision,
+            spec=spec,
+        )
     if len(req.chain) >= req.max_depth:
-        return InvocationError("depth", spec.name, f"skill nesting is limited to {req.max_depth} levels "
-                               f"({' → '.join(req.chain)} → {spec.key}); finish the current skill instead",
-                               decision=decision, spec=spec)  # fmt: skip
+        return InvocationError(
+            "depth",
+            spec.name,
+            f"skill nesting is limited to {req.max_depth} levels "
+            f"({' → '.join(req.chain)} → {spec.key}); finish the current skill instead",
+            decision=decision,
+            spec=spec,
+        )
 
     args, split_note = split_arguments(req.args)
     problem = check_arguments(spec, args)
@@ -147,38 +174,72 @@ def process_invocation(req: Request, specs: Mapping[str, Spec], runner: Runner =
     try:
         body = spec.read_body()
     except OSError as exc:
-        return InvocationError("unreadable", spec.name, f"cannot read {spec.path}: {exc.strerror or exc}; "
-                               "was it deleted? run /reload", decision=decision, spec=spec)  # fmt: skip
+        return InvocationError(
+            "unreadable",
+            spec.name,
+            f"cannot read {spec.path}: {exc.strerror or exc}; was it deleted? run /reload",
+            decision=decision,
+            spec=spec,
+        )
 
-    variables = {"SKILL_DIR": str(spec.dir), "SESSION_ID": req.session_id, "PROJECT_DIR": str(req.project_dir)}
-    env = {**req.env, **{f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")}}
+    variables = {
+        "SKILL_DIR": str(spec.dir),
+        "SESSION_ID": req.session_id,
+        "PROJECT_DIR": str(req.project_dir),
+    }
+    env = {
+        **req.env,
+        **{f"{p}_{k}": v for k, v in variables.items() for p in ("CODEBOT", "CLAUDE")},
+    }
     agent_written = written_by_agent(spec, req.written)
     grants_ok = may_grant(spec, req.trusted_project) and not agent_written
     policy, runner = shell_policy(spec, req, env, runner)
     try:
         exp = expand(
-            body, args=args, raw_args=req.args.strip(), declared=[a.name for a in spec.arguments],
-            positional_live=bool(spec.arguments or spec.argument_hint), variables=variables,
-            shell=policy, runner=runner,
-        )  # fmt: skip
+            body,
+            args=args,
+            raw_args=req.args.strip(),
+            declared=[a.name for a in spec.arguments],
+            positional_live=bool(spec.arguments or spec.argument_hint),
+            variables=variables,
+            shell=policy,
+            runner=runner,
+        )
     except ShellError as exc:
-        return InvocationError("shell", spec.name, f"skill {spec.name!r}: command `{exc.command}` {exc.reason}; "
-                               "the skill was not run", decision=decision, spec=spec, output=exc.output)  # fmt: skip
+        return InvocationError(
+            "shell",
+            spec.name,
+            f"skill {spec.name!r}: command `{exc.command}` {exc.reason}; the skill was not run",
+            decision=decision,
+            spec=spec,
+            output=exc.output,
+        )
     text = exp.text.strip("\n")
     if args and not exp.had_placeholder:
         text += f"\n\nARGUMENTS: {req.args.strip()}"
     notes = [n for n in (split_note, *exp.notes) if n]
-    prompt = (f'<skill name="{attr(spec.name)}" source="{spec.source.value}" dir="{attr(str(spec.dir))}">\n'
-              f"{escape_tags(text)}\n</skill>")  # fmt: skip
-    delta = Delta() if not grants_ok else Delta(
-        spec.allowed_tools, spec.disallowed_tools, spec.model, spec.effort, spec.paths)  # fmt: skip
-    if not grants_ok and (spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths):
+    prompt = (
+        f'<skill name="{attr(spec.name)}" source="{spec.source.value}" dir="{attr(str(spec.dir))}">\n'
+        f"{escape_tags(text)}\n</skill>"
+    )
+    delta = (
+        Delta()
+        if not grants_ok
+        else Delta(spec.allowed_tools, spec.disallowed_tools, spec.model, spec.effort, spec.paths)
+    )
+    if not grants_ok and (
+        spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths
+    ):
         who = "plugin skills" if spec.source is Source.PLUGIN else "skills of an untrusted project"
         if agent_written:
-            who = ("skills written by codebot's agent and not yet accepted (`codebot written` lists them, "
-                   "`codebot written --accept PATH` accepts one)")  # fmt: skip
+            who = (
+                "skills written by codebot's agent and not yet accepted (`codebot written` lists them, "
+                "`codebot written --accept PATH` accepts one)"
+            )
         notes.append(f"{who} may not change tools, model or effort; those fields were ignored")
-    return Invocation(spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes))
+    return Invocation(
+        spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes)
+    )
 
 
 def written_by_agent(spec: Spec, written: frozenset[str]) -> bool:
@@ -200,7 +261,9 @@ def may_grant(spec: Spec, trusted_project: bool) -> bool:
     return spec.source.trusted
 
 
-def shell_policy(spec: Spec, req: Request, env: Mapping[str, str], runner: Runner) -> tuple[ShellPolicy, Runner]:
+def shell_policy(
+    spec: Spec, req: Request, env: Mapping[str, str], runner: Runner
+) -> tuple[ShellPolicy, Runner]:
     """How this invocation treats the skill's `!` commands, and the runner that runs them.
 
     Who runs them follows who invoked the skill: the person's own `/name` runs them; for
@@ -208,11 +271,21 @@ def shell_policy(spec: Spec, req: Request, env: Mapping[str, str], runner: Runne
     session) each command must pass `req.approve` first.
     """
     if spec.source is Source.PLUGIN:
-        return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
-                           "plugin skills may not run shell commands"), runner  # fmt: skip
+        return ShellPolicy(
+            "refuse",
+            req.project_dir,
+            req.shell_timeout,
+            env,
+            "plugin skills may not run shell commands",
+        ), runner
     if not may_grant(spec, req.trusted_project):
-        return ShellPolicy("refuse", req.project_dir, req.shell_timeout, env,
-                           "this project is not trusted (run `codebot trust` to allow its skills' commands)"), runner  # fmt: skip
+        return ShellPolicy(
+            "refuse",
+            req.project_dir,
+            req.shell_timeout,
+            env,
+            "this project is not trusted (run `codebot trust` to allow its skills' commands)",
+        ), runner
     policy = ShellPolicy(req.shell, req.project_dir, req.shell_timeout, env, wrap=req.wrap)
     written = written_by_agent(spec, req.written)
     if req.actor is Actor.HUMAN and not written:
@@ -257,7 +330,10 @@ def _typed(value: str, schema: Mapping[str, Any]) -> Any:
     """Arguments arrive as text; read them as JSON when the schema wants a non-string."""
     t = schema.get("type")
     types = set(t) if isinstance(t, list) else {t}
-    if types & {"integer", "number", "boolean", "array", "object", "null"} and "string" not in types:
+    if (
+        types & {"integer", "number", "boolean", "array", "object", "null"}
+        and "string" not in types
+    ):
         try:
             return json.loads(value)
         except ValueError:

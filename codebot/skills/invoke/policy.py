@@ -46,8 +46,13 @@ class Decision:
     describe: bool = True  # False for `name-only`: listed without its description
 
     def to_json(self) -> dict[str, object]:
-        return {"allowed": self.allowed, "actor": self.actor.value, "adapter": self.adapter.value,
-                "decided_by": self.decided_by, "reason": self.reason}  # fmt: skip
+        return {
+            "allowed": self.allowed,
+            "actor": self.actor.value,
+            "adapter": self.adapter.value,
+            "decided_by": self.decided_by,
+            "reason": self.reason,
+        }
 
 
 def normalize_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
@@ -69,8 +74,12 @@ def how_to_run(spec: Spec, actor: Actor) -> str:
     return "change skills.overrides in config to allow it"
 
 
-def decide(spec: Spec, actor: Actor, overrides: Mapping[str, str] | None = None,
-           adapter: Adapter = Adapter.EXTENSION) -> Decision:  # fmt: skip
+def decide(
+    spec: Spec,
+    actor: Actor,
+    overrides: Mapping[str, str] | None = None,
+    adapter: Adapter = Adapter.EXTENSION,
+) -> Decision:
     ov = override_for(spec, overrides or {})
     rule = f"skills.overrides.{spec.name}={ov}"
 
@@ -89,15 +98,21 @@ def decide(spec: Spec, actor: Actor, overrides: Mapping[str, str] | None = None,
         if actor in MODEL_ACTORS and spec.disable_model_invocation:
             return deny("disable-model-invocation", "the skill sets disable-model-invocation: true")
         if actor in MODEL_ACTORS and not spec.allow_implicit_invocation:
-            return deny("agents/openai.yaml:policy.allow_implicit_invocation",
-                        "agents/openai.yaml sets allow_implicit_invocation: false")  # fmt: skip
+            return deny(
+                "agents/openai.yaml:policy.allow_implicit_invocation",
+                "agents/openai.yaml sets allow_implicit_invocation: false",
+            )
     if ov == "name-only":
         return Decision(True, actor, adapter, rule, "allowed; listed by name only", describe=False)
     return Decision(True, actor, adapter, rule if ov else "default", "allowed")
 
 
-def eligible(specs: Iterable[Spec], actor: Actor, overrides: Mapping[str, str] | None = None,
-             adapter: Adapter = Adapter.EXTENSION) -> list[tuple[Spec, Decision]]:  # fmt: skip
+def eligible(
+    specs: Iterable[Spec],
+    actor: Actor,
+    overrides: Mapping[str, str] | None = None,
+    adapter: Adapter = Adapter.EXTENSION,
+) -> list[tuple[Spec, Decision]]:
     """The skills this actor may invoke, each with its decision (in input order)."""
     out = []
     # Most skills have no override and restrict no one: `decide` allows them by default for
@@ -105,8 +120,12 @@ def eligible(specs: Iterable[Spec], actor: Actor, overrides: Mapping[str, str] |
     # skill of the catalog each turn; 10,000 calls to `decide` took 30 ms).
     plain = Decision(True, actor, adapter, "default", "allowed")
     for spec in specs:
-        if (not overrides or spec.key not in overrides) and spec.user_invocable and \
-                not spec.disable_model_invocation and spec.allow_implicit_invocation:
+        if (
+            (not overrides or spec.key not in overrides)
+            and spec.user_invocable
+            and not spec.disable_model_invocation
+            and spec.allow_implicit_invocation
+        ):
             out.append((spec, plain))
             continue
         d = decide(spec, actor, overrides, adapter)

@@ -14,7 +14,44 @@ from codebot.skills.invoke import escape_tags
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#.]*")
 STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "please", "the", "this", "to", "use", "using", "what", "when", "with", "you", "your", "our", "we", "us"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "the",
+        "this",
+        "to",
+        "use",
+        "using",
+        "what",
+        "when",
+        "with",
+        "you",
+        "your",
+        "our",
+        "we",
+        "us",
+    ]
 )
 
 
@@ -46,8 +83,12 @@ def rank(query: str, specs: Iterable[Spec], limit: int = 5) -> list[tuple[Spec, 
 
 
 def card(spec: Spec) -> str:
-    lines = [f"- {spec.name}" + (f" [{spec.argument_hint}]" if spec.argument_hint else "") + f" ({spec.source.value})",
-             f"  {spec.description}"]  # fmt: skip
+    lines = [
+        f"- {spec.name}"
+        + (f" [{spec.argument_hint}]" if spec.argument_hint else "")
+        + f" ({spec.source.value})",
+        f"  {spec.description}",
+    ]
     if spec.when_to_use:
         lines.append(f"  when: {spec.when_to_use}")
     return escape_tags("\n".join(lines))

@@ -85,8 +85,9 @@ def _field(text: str | None) -> str:
 # -- ordering ----------------------------------------------------------------------------
 
 
-def order_for_prompt(specs: Iterable[Spec], active: Collection[str],
-                     usage: Mapping[str, float]) -> list[Spec]:  # fmt: skip
+def order_for_prompt(
+    specs: Iterable[Spec], active: Collection[str], usage: Mapping[str, float]
+) -> list[Spec]:
     """Order skills for the listing: active `paths` skills (key in `active`) first, then
     higher usage score (`usage` by `Spec.key`; missing = 0), then source (project, user,
     bundled, plugin: the order of `Source`), then name. Pure: the inputs are not modified.
@@ -168,8 +169,12 @@ class Listing:
 def _env() -> Environment:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    return Environment(loader=FileSystemLoader(str(TEMPLATES_DIR)), undefined=StrictUndefined,
-                       autoescape=False, keep_trailing_newline=True)  # fmt: skip
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES_DIR)),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
 
 
 def _template(name: str) -> Template:
@@ -180,8 +185,11 @@ def _frame(lines: str, count: int, cut: bool, omitted: int) -> str:
     return _template("listing.j2").render(lines=lines, count=count, cut=cut, omitted=omitted)
 
 
-def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | None = None,
-                   describe: Callable[[Spec], bool] | None = None) -> Listing:  # fmt: skip
+def render_listing(
+    specs_in_order: Sequence[Spec],
+    options: ListingOptions | None = None,
+    describe: Callable[[Spec], bool] | None = None,
+) -> Listing:
     """Render the listing of `specs_in_order` (already ordered, see `order_for_prompt`).
 
     The caller passes only skills the model may invoke: policy filtering happens
@@ -214,8 +222,10 @@ def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | Non
     else:
         described_ok = [bool(describe(spec)) for spec in specs_in_order]
         # `name-only` skills keep their argument hint: it is not the description.
-        base = [b if ok else _head(spec, b, line_max)
-                for spec, b, ok in zip(specs_in_order, bare, described_ok, strict=True)]  # fmt: skip
+        base = [
+            b if ok else _head(spec, b, line_max)
+            for spec, b, ok in zip(specs_in_order, bare, described_ok, strict=True)
+        ]
     base_total = sum(map(len, base)) + max(n - 1, 0)
     room_plain = budget - len(_frame("", n, False, 0))
     room_cut = budget - len(_frame("", n, True, 0))
@@ -240,8 +250,10 @@ def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | Non
         has_desc.append(desc)
 
     if len(short) == n:
-        full = [line + _when(spec, when_max) if desc else line
-                for spec, line, desc in zip(specs_in_order, short, has_desc, strict=True)]  # fmt: skip
+        full = [
+            line + _when(spec, when_max) if desc else line
+            for spec, line, desc in zip(specs_in_order, short, has_desc, strict=True)
+        ]
         if size + sum(map(len, full)) - sum(map(len, short)) <= room_plain:
             text = _frame("\n".join(full), n, False, 0)
             described = tuple(nm for nm, d in zip(names, has_desc, strict=True) if d)
@@ -267,15 +279,36 @@ def render_listing(specs_in_order: Sequence[Spec], options: ListingOptions | Non
     if full is not None:
         cut = tuple(nm for nm, c, f in zip(names, chosen, full, strict=True) if c != f)
     else:  # the tail was never rendered: it lost whatever text it has
-        tail = zip(names[kept_desc:], specs_in_order[kept_desc:], described_ok[kept_desc:], strict=True)
-        cut = tuple([nm for nm, spec, ok in tail
-                     if ok and (spec.description or spec.when_to_use or spec.argument_hint)])  # fmt: skip
-    return Listing(text=text, listed=names, described=tuple(nm for nm, d in zip(names, has_desc, strict=True) if d),
-                   cut=cut, omitted=(), chars=len(text), budget=budget, searchable=True)  # fmt: skip
+        tail = zip(
+            names[kept_desc:], specs_in_order[kept_desc:], described_ok[kept_desc:], strict=True
+        )
+        cut = tuple(
+            [
+                nm
+                for nm, spec, ok in tail
+                if ok and (spec.description or spec.when_to_use or spec.argument_hint)
+            ]
+        )
+    return Listing(
+        text=text,
+        listed=names,
+        described=tuple(nm for nm, d in zip(names, has_desc, strict=True) if d),
+        cut=cut,
+        omitted=(),
+        chars=len(text),
+        budget=budget,
+        searchable=True,
+    )
 
 
-def _capped(specs: Sequence[Spec], names: tuple[str, ...], base: list[str], described_ok: list[bool],
-            options: ListingOptions, budget: int) -> Listing:  # fmt: skip
+def _capped(
+    specs: Sequence[Spec],
+    names: tuple[str, ...],
+    base: list[str],
+    described_ok: list[bool],
+    options: ListingOptions,
+    budget: int,
+) -> Listing:
     """The names alone are over the budget: the first skills of the order that fit, each
     with its description while it fits (a bare name when only that does), then the
     overflow line naming SkillSearch. Only the listed prefix is rendered."""
@@ -296,14 +329,26 @@ def _capped(specs: Sequence[Spec], names: tuple[str, ...], base: list[str], desc
             described.append(spec.name)
     kept = len(lines)
     text = _frame("\n".join(lines), kept, True, n - kept)
-    cut = tuple(nm for nm, spec, ok in zip(names[:kept], specs, described_ok, strict=False)
-                if ok and nm not in described and (spec.description or spec.argument_hint))  # fmt: skip
-    return Listing(text=text, listed=names[:kept], described=tuple(described), cut=cut, omitted=names[kept:],
-                   chars=len(text), budget=budget, searchable=True)  # fmt: skip
+    cut = tuple(
+        nm
+        for nm, spec, ok in zip(names[:kept], specs, described_ok, strict=False)
+        if ok and nm not in described and (spec.description or spec.argument_hint)
+    )
+    return Listing(
+        text=text,
+        listed=names[:kept],
+        described=tuple(described),
+        cut=cut,
+        omitted=names[kept:],
+        chars=len(text),
+        budget=budget,
+        searchable=True,
+    )
 
 
-def _fit(full: list[str], short: list[str], base: list[str], has_desc: list[bool],
-         room: int) -> list[str]:  # fmt: skip
+def _fit(
+    full: list[str], short: list[str], base: list[str], has_desc: list[bool], room: int
+) -> list[str]:
     """Trim from the end of the order until the lines fit in `room`: `when:` lines first,
     then descriptions. Updates `has_desc` for skills that lost their description."""
     n = len(full)
@@ -349,12 +394,18 @@ def _when(spec: Spec, when_max: int) -> str:
     return f"\n  when: {when}" if when else ""
 
 
-def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] | None = None,
-                active: Collection[str] = frozenset(), usage: Mapping[str, float] | None = None,
-                options: ListingOptions | None = None, adapter: Adapter = Adapter.EXTENSION,
-                in_force: Sequence[str] = (),
-                rank: Callable[[Sequence[Spec]], Sequence[str]] | None = None,
-                allowed: Sequence[tuple[Spec, Decision]] | None = None) -> Listing:  # fmt: skip
+def listing_for(
+    snapshot_specs: Iterable[Spec],
+    *,
+    overrides: Mapping[str, str] | None = None,
+    active: Collection[str] = frozenset(),
+    usage: Mapping[str, float] | None = None,
+    options: ListingOptions | None = None,
+    adapter: Adapter = Adapter.EXTENSION,
+    in_force: Sequence[str] = (),
+    rank: Callable[[Sequence[Spec]], Sequence[str]] | None = None,
+    allowed: Sequence[tuple[Spec, Decision]] | None = None,
+) -> Listing:
     """The listing the main model sees: the skills it may invoke (policy for
     `Actor.MODEL`, decided before anything is ordered), minus `paths` skills that are not
     active (DESIGN §3.2), ordered by `order_for_prompt` and rendered; `name-only`
@@ -382,7 +433,10 @@ def listing_for(snapshot_specs: Iterable[Spec], *, overrides: Mapping[str, str] 
     if (in_force or rank) and sum(len(spec.name) + 3 for spec in ordered) > options.total_budget:
         used = {spec.key for spec in ordered if (usage or {}).get(spec.key, 0) > 0}
         ranked = list(rank(ordered)) if rank is not None else []
-        ordered = promote(ordered, [*in_force, *(s.key for s in ordered if s.key in active or s.key in used), *ranked])
+        ordered = promote(
+            ordered,
+            [*in_force, *(s.key for s in ordered if s.key in active or s.key in used), *ranked],
+        )
     return render_listing(ordered, options, describe)
 
 

@@ -25,9 +25,14 @@ def path_hint(spec: Spec) -> str:
     return f"The active skill {_field(spec.name)} applies to files matching: {globs}"
 
 
-def build_reminders(*, now: datetime, listing: Listing | None, last_listing_text: str | None,
-                    path_hints: Sequence[str] = (),
-                    extra: Sequence[str] = ()) -> tuple[list[str], str | None]:  # fmt: skip
+def build_reminders(
+    *,
+    now: datetime,
+    listing: Listing | None,
+    last_listing_text: str | None,
+    path_hints: Sequence[str] = (),
+    extra: Sequence[str] = (),
+) -> tuple[list[str], str | None]:
     """The `<system-reminder>` blocks for one turn, and the listing text now sent.
 
     Blocks, in order: the date; the listing (or a one-line "unchanged" note when it is

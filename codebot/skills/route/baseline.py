@@ -28,9 +28,13 @@ class Bm25Baseline:
 
         self._bm25s = bm25s
         self.specs = list(specs)
-        texts = [f"{s.name.replace('-', ' ').replace('_', ' ')} {s.description}" for s in self.specs]
+        texts = [
+            f"{s.name.replace('-', ' ').replace('_', ' ')} {s.description}" for s in self.specs
+        ]
         self._retriever = bm25s.BM25()
-        self._retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        self._retriever.index(
+            bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False
+        )
 
     def ranked(self, query: str, k: int = RANK_DEPTH) -> list[tuple[Spec, float]]:
         """The first `k` skills that score above 0, best first (ties: catalog order)."""
@@ -38,7 +42,9 @@ class Bm25Baseline:
 
         if not self.specs:
             return []
-        tokens = self._bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        tokens = self._bm25s.tokenize(
+            [query], stopwords="en", show_progress=False, return_ids=False
+        )[0]
         tokens = [t for t in tokens if t in self._retriever.vocab_dict]
         if not tokens:
             return []
@@ -57,12 +63,32 @@ class Bm25Baseline:
         spec = ranked[0][0] if ranked else None
         cands = tuple(Candidate(s, v, v, {}) for s, v in ranked)
         decision = "select" if spec is not None else "abstain"
-        return Route(query, decision, spec, cands, (), "plain BM25 top-1", (), "task", 0.0, 0.0,
-                     (time.perf_counter() - t0) * 1000, Actor.MODEL)  # fmt: skip
+        return Route(
+            query,
+            decision,
+            spec,
+            cands,
+            (),
+            "plain BM25 top-1",
+            (),
+            "task",
+            0.0,
+            0.0,
+            (time.perf_counter() - t0) * 1000,
+            Actor.MODEL,
+        )
 
 
 def baseline_summary(report: dict[str, Any]) -> dict[str, Any]:
     """The headline numbers of an `evaluate` report of the baseline."""
-    keys = ("hit_at_1", "precision", "recall", "abstain_rate_negatives", "near_miss_accuracy", "recall_at_k", "mrr",
-            "latency_ms")  # fmt: skip
+    keys = (
+        "hit_at_1",
+        "precision",
+        "recall",
+        "abstain_rate_negatives",
+        "near_miss_accuracy",
+        "recall_at_k",
+        "mrr",
+        "latency_ms",
+    )
     return {k: report[k] for k in keys}

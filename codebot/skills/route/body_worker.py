@@ -81,8 +81,19 @@ def run(inp: BinaryIO, out: BinaryIO) -> int:
             offset = split.body_offset if split is not None else 0
             # as Spec.read_body()[:n] decodes it: the same bytes from the same offset
             bag = tokens._bag(data[offset:].decode("utf-8", errors="replace")[:n], cfg)
-            bodies.append((real, offset, mtime, size, inode, n, bag.ids.tobytes(), bag.counts.tobytes(),
-                           bag.length))  # fmt: skip
+            bodies.append(
+                (
+                    real,
+                    offset,
+                    mtime,
+                    size,
+                    inode,
+                    n,
+                    bag.ids.tobytes(),
+                    bag.counts.tobytes(),
+                    bag.length,
+                )
+            )
             if len(bodies) >= FRAME_BODIES:
                 if os.getppid() != parent:
                     return 1  # the parent is gone: nobody will read this

@@ -70,10 +70,19 @@ class IndexCache:
         # for tests, benchmarks and `skills route`: "builds" counts every new index,
         # whichever way it was made; "last" says how: "build", "patch", "reuse" (new spec
         # objects, same rows), "refresh", "load" or "load+patch"
-        self.stats: dict[str, Any] = {"builds": 0, "full_builds": 0, "patches": 0, "loads": 0, "refreshes": 0,
-                                      "saves": 0, "rows_tokenized": 0, "bodies_read": 0, "bodies_prefetched": 0,
-                                      "last_build_ms": 0.0,
-                                      "last": ""}  # fmt: skip
+        self.stats: dict[str, Any] = {
+            "builds": 0,
+            "full_builds": 0,
+            "patches": 0,
+            "loads": 0,
+            "refreshes": 0,
+            "saves": 0,
+            "rows_tokenized": 0,
+            "bodies_read": 0,
+            "bodies_prefetched": 0,
+            "last_build_ms": 0.0,
+            "last": "",
+        }
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -213,8 +222,11 @@ class IndexCache:
             rest = np.nonzero(old_rows < 0)[0]
             if len(rest):
                 others = map(specs.__getitem__, rest.tolist())
-                old_rows[rest] = np.fromiter(map(base_idx.pos.get, map(id, others), repeat(-1)),
-                                             dtype=np.int64, count=len(rest))  # fmt: skip
+                old_rows[rest] = np.fromiter(
+                    map(base_idx.pos.get, map(id, others), repeat(-1)),
+                    dtype=np.int64,
+                    count=len(rest),
+                )
         else:
             old_rows = np.full(n, -1, dtype=np.int64)
         ident = old_rows >= 0
@@ -247,8 +259,15 @@ class IndexCache:
         fresh = {i: self.tokens.row(specs[i], cfg, fps.get(i)) for i in todo}
         return old_rows, ident & (old_rows >= 0), fresh
 
-    def _install(self, idx: Index, owner: Any, where: tuple[str, dict[str, Any]] | None, how: str, t0: float,
-                 loaded: bool = False) -> None:  # fmt: skip
+    def _install(
+        self,
+        idx: Index,
+        owner: Any,
+        where: tuple[str, dict[str, Any]] | None,
+        how: str,
+        t0: float,
+        loaded: bool = False,
+    ) -> None:
         self._index, self._index_owner, self._index_key, self._slot = (
             idx,
             owner,

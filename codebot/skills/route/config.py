@@ -137,27 +137,61 @@ class RouterConfig:
     @property
     def index_key(self) -> tuple[Any, ...]:
         """What the index depends on (the decision numbers do not need a rebuild)."""
-        return (tuple(sorted(self.weights.items())), self.k1, self.b, self.body_chars, self.stemmer, self.field_mix)
+        return (
+            tuple(sorted(self.weights.items())),
+            self.k1,
+            self.b,
+            self.body_chars,
+            self.stemmer,
+            self.field_mix,
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "margin": self.margin,
-                "duplicate_similarity": self.duplicate_similarity, "weights": dict(self.weights),
-                "field_mix": self.field_mix, "negative_penalty": self.negative_penalty, "question_penalty": self.question_penalty,
-                "howto_penalty": self.howto_penalty, "min_terms": self.min_terms,
-                "min_evidence": self.min_evidence, "corroboration": self.corroboration,
-                "anchor_worth": self.anchor_worth, "anchor_lead": self.anchor_lead, "small_catalog": self.small_catalog,
-                "small_catalog_factor": self.small_catalog_factor,
-                "name_case_weight": self.name_case_weight,
-                "name_case_worth": self.name_case_worth,
-                "left_behind_weight": self.left_behind_weight, "destination_weight": self.destination_weight,
-                "coverage_power": self.coverage_power, "rerank_depth": self.rerank_depth, "rerank_share": self.rerank_share, "rerank_max": self.rerank_max, "folder_cap": self.folder_cap, "crowd_decay": self.crowd_decay, "oov_weight": self.oov_weight, "k1": self.k1, "b": self.b, "body_chars": self.body_chars,
-                "top": self.top, "rrf_k": self.rrf_k, "stemmer": self.stemmer, "semantic": self.semantic,
-                "semantic_threshold": self.semantic_threshold, "fusion": self.fusion,
-                "semantic_weight": self.semantic_weight, "semantic_chunks": self.semantic_chunks,
-                "semantic_agree": self.semantic_agree}  # fmt: skip
+        return {
+            "threshold": self.threshold,
+            "margin": self.margin,
+            "duplicate_similarity": self.duplicate_similarity,
+            "weights": dict(self.weights),
+            "field_mix": self.field_mix,
+            "negative_penalty": self.negative_penalty,
+            "question_penalty": self.question_penalty,
+            "howto_penalty": self.howto_penalty,
+            "min_terms": self.min_terms,
+            "min_evidence": self.min_evidence,
+            "corroboration": self.corroboration,
+            "anchor_worth": self.anchor_worth,
+            "anchor_lead": self.anchor_lead,
+            "small_catalog": self.small_catalog,
+            "small_catalog_factor": self.small_catalog_factor,
+            "name_case_weight": self.name_case_weight,
+            "name_case_worth": self.name_case_worth,
+            "left_behind_weight": self.left_behind_weight,
+            "destination_weight": self.destination_weight,
+            "coverage_power": self.coverage_power,
+            "rerank_depth": self.rerank_depth,
+            "rerank_share": self.rerank_share,
+            "rerank_max": self.rerank_max,
+            "folder_cap": self.folder_cap,
+            "crowd_decay": self.crowd_decay,
+            "oov_weight": self.oov_weight,
+            "k1": self.k1,
+            "b": self.b,
+            "body_chars": self.body_chars,
+            "top": self.top,
+            "rrf_k": self.rrf_k,
+            "stemmer": self.stemmer,
+            "semantic": self.semantic,
+            "semantic_threshold": self.semantic_threshold,
+            "fusion": self.fusion,
+            "semantic_weight": self.semantic_weight,
+            "semantic_chunks": self.semantic_chunks,
+            "semantic_agree": self.semantic_agree,
+        }
 
 
-def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | None = None) -> RouterConfig:
+def config_from_mapping(
+    raw: Mapping[str, Any] | None, warnings: list[str] | None = None
+) -> RouterConfig:
     """Build a config from `skills.router` (values that are not valid are reported and skipped)."""
     out: dict[str, Any] = {}
     warn = warnings if warnings is not None else []
@@ -172,17 +206,26 @@ def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | Non
                 continue
             weights = dict(default)
             for f, w in value.items():
-                if f in FIELDS and isinstance(w, int | float) and not isinstance(w, bool) and w >= 0:
+                if (
+                    f in FIELDS
+                    and isinstance(w, int | float)
+                    and not isinstance(w, bool)
+                    and w >= 0
+                ):
                     weights[f] = float(w)
                 else:
-                    warn.append(f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
-                                "with a non-negative number")  # fmt: skip
+                    warn.append(
+                        f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
+                        "with a non-negative number"
+                    )
             out[key] = weights
         elif key == "semantic":
             if isinstance(value, str) or value is None:
                 out[key] = value or ""
             else:
-                warn.append(f"config skills.router.semantic: {value!r} is not a model folder or package name")
+                warn.append(
+                    f"config skills.router.semantic: {value!r} is not a model folder or package name"
+                )
         elif key == "fusion":
             if value in ("sum", "rrf"):
                 out[key] = value
@@ -195,12 +238,16 @@ def config_from_mapping(raw: Mapping[str, Any] | None, warnings: list[str] | Non
                 warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
         elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
             if key == "crowd_decay" and value > 1:
-                warn.append(f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
-                            f"give 0..1 (1: off); using {default}")  # fmt: skip
+                warn.append(
+                    f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
+                    f"give 0..1 (1: off); using {default}"
+                )
             else:
                 out[key] = type(default)(value)
         else:
-            warn.append(f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}")
+            warn.append(
+                f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}"
+            )
     return RouterConfig(**out)
 
 

@@ -38,8 +38,11 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
     if c.coverage is not None:
         text += f"; {c.coverage:.0%} of what the request's words are worth"
     if c.ordered_by is not None and placed_by_stage:  # not the decision's own pick(s)
-        crowd = (f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same words"
-                 if c.crowded else "")  # fmt: skip
+        crowd = (
+            f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same words"
+            if c.crowded
+            else ""
+        )
         text += f"; second stage {c.ordered_by:.3f} (score x coverage{crowd})"
     return text
 
@@ -50,8 +53,10 @@ def held_in_front(decision: str) -> int:
     return {"select": 1, "ask": 2}.get(decision, 0)
 
 
-_SHAPE_NOTE = {"howto": " (a how-to question: scores scaled by howto_penalty)",
-               "concept": " (a concept question: scores scaled by question_penalty)"}
+_SHAPE_NOTE = {
+    "howto": " (a how-to question: scores scaled by howto_penalty)",
+    "concept": " (a concept question: scores scaled by question_penalty)",
+}
 
 
 def _strong_words(c: Candidate) -> list[str]:
@@ -63,11 +68,18 @@ def _strong_words(c: Candidate) -> list[str]:
     return list(seen)
 
 
-def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_content: int = 0,
-           sem_on: bool = False, n_eligible: int | None = None,
-           similarity: Callable[[Spec, Spec], float] | None = None,
-           worth: Callable[[str], float] | None = None,
-           named: Collection[str] = (), moved_to: Collection[str] = ()) -> tuple[str, Spec | None, str]:  # fmt: skip
+def decide(
+    cands: list[Candidate],
+    cfg: RouterConfig,
+    shape: str = "task",
+    n_content: int = 0,
+    sem_on: bool = False,
+    n_eligible: int | None = None,
+    similarity: Callable[[Spec, Spec], float] | None = None,
+    worth: Callable[[str], float] | None = None,
+    named: Collection[str] = (),
+    moved_to: Collection[str] = (),
+) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
     decision, the chosen skill and the reason. `explain` then writes each shown
@@ -89,15 +101,24 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
     note = _SHAPE_NOTE.get(shape, "")
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
-    need = cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
+    need = (
+        cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
+    )
     strong = _strong_words(best)
     threshold = cfg.threshold
-    if shape == "task" and n_eligible is not None and n_eligible <= cfg.small_catalog and best.matched.get("name"):
+    if (
+        shape == "task"
+        and n_eligible is not None
+        and n_eligible <= cfg.small_catalog
+        and best.matched.get("name")
+    ):
         # in a handful of skills, a request that names one ("write tests for utils.py")
         # means it; and most of its other words are in no skill, which says nothing here
         need, threshold = 1, threshold * cfg.small_catalog_factor
-        note += (f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
-                 f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})")  # fmt: skip
+        note += (
+            f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
+            f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})"
+        )
     # words the body alone matched: one strong word backed by several of them is a match
     # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
@@ -112,7 +133,9 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
         for w in best.matched.get("name", ()):
             if worth(w) >= cfg.anchor_worth:
-                anchors.setdefault(w, f"is a rare word of its name (anchor_worth {cfg.anchor_worth:.2f})")
+                anchors.setdefault(
+                    w, f"is a rare word of its name (anchor_worth {cfg.anchor_worth:.2f})"
+                )
     for w in strong:
         if w.lower() in named:
             anchors.setdefault(w, "is a rare word the request writes as a name")
@@ -120,17 +143,27 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
         if w.lower() in moved_to:
             anchors.setdefault(w, "is in its name and is where the request moves things")
     lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
-    anchored = (cfg.anchor_worth > 0 and shape == "task" and bool(anchors)
-                and best.score >= cfg.threshold and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9))  # fmt: skip
+    anchored = (
+        cfg.anchor_worth > 0
+        and shape == "task"
+        and bool(anchors)
+        and best.score >= cfg.threshold
+        and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9)
+    )
     # the semantic scorer's word: a similarity this high stands in for the lexical evidence
     # (cosine similarities are not on the lexical scale, hence a threshold of their own)
     # (scaled like the lexical score for questions, which a skill rarely answers)
     vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= cfg.semantic_threshold
     # both scorers agree: the lexical match is also the most similar skill of the candidates,
     # which one strong word alone cannot arrange by accident
-    agreed = (sem_on and cfg.semantic_agree > 0 and shape == "task" and best.score >= threshold
-              and (best.semantic or 0.0) >= cfg.semantic_agree
-              and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:]))  # fmt: skip
+    agreed = (
+        sem_on
+        and cfg.semantic_agree > 0
+        and shape == "task"
+        and best.score >= threshold
+        and (best.semantic or 0.0) >= cfg.semantic_agree
+        and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:])
+    )
     if best.score < threshold and not vouched:
         decision, selected = "abstain", None
         reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
@@ -139,40 +172,64 @@ def decide(cands: list[Candidate], cfg: RouterConfig, shape: str = "task", n_con
     elif len(strong) < need and not corroborated and not vouched and not anchored and not agreed:
         decision, selected = "abstain", None
         what = f"only {', '.join(strong)}" if strong else "no word"
-        reason = (f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
-                  f"{need} request words must match its name or description (min_terms), or one "
-                  f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}")  # fmt: skip
-    elif (need > 1 and not (corroborated or vouched or agreed or anchored) and evidence is not None
-          and evidence < cfg.min_evidence):
+        reason = (
+            f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
+            f"{need} request words must match its name or description (min_terms), or one "
+            f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}"
+        )
+    elif (
+        need > 1
+        and not (corroborated or vouched or agreed or anchored)
+        and evidence is not None
+        and evidence < cfg.min_evidence
+    ):
         decision, selected = "abstain", None
-        reason = (f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
-                  f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
-                  f"(min_evidence {cfg.min_evidence:.2f}){note}")  # fmt: skip
-    elif (second is not None and b - s < cfg.margin and similarity is not None
-          and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity):
+        reason = (
+            f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
+            f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
+            f"(min_evidence {cfg.min_evidence:.2f}){note}"
+        )
+    elif (
+        second is not None
+        and b - s < cfg.margin
+        and similarity is not None
+        and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity
+    ):
         decision, selected = "select", best.spec
-        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin {cfg.margin:.2f} "
-                  f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
-                  f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one is chosen{note}")  # fmt: skip
+        reason = (
+            f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin {cfg.margin:.2f} "
+            f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
+            f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one is chosen{note}"
+        )
     elif second is not None and b - s < cfg.margin:
         decision, selected = "ask", None
-        reason = (f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
-                  f"{cfg.margin:.2f}: ask which one is meant{note}")  # fmt: skip
+        reason = (
+            f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
+            f"{cfg.margin:.2f}: ask which one is meant{note}"
+        )
     else:
         decision, selected = "select", best.spec
-        reason = (f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
-                  f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}")  # fmt: skip
+        reason = (
+            f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
+            f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}"
+        )
     if decision == "select" and len(strong) < need and anchored and not corroborated:
         lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
         w, what = next(iter(anchors.items()))
-        reason += (f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
-                   f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})")  # fmt: skip
+        reason += (
+            f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
+            f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})"
+        )
     if decision == "select" and len(strong) < need and agreed and not (corroborated or anchored):
-        reason += (f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
-                   f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})")  # fmt: skip
+        reason += (
+            f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
+            f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})"
+        )
     if decision == "select" and len(strong) < need and corroborated:
-        reason += (f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
-                   f"words in it (corroboration {cfg.corroboration})")  # fmt: skip
+        reason += (
+            f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
+            f"words in it (corroboration {cfg.corroboration})"
+        )
     return decision, selected, reason
 
 
@@ -183,8 +240,14 @@ def _conf(c: Candidate, sem_on: bool) -> float:
     return max(c.score, c.semantic or 0.0) if sem_on else c.score
 
 
-def explain(cands: list[Candidate], decision: str, reason: str, first: list[Candidate], cfg: RouterConfig,
-            sem_on: bool = False) -> list[Candidate]:  # fmt: skip
+def explain(
+    cands: list[Candidate],
+    decision: str,
+    reason: str,
+    first: list[Candidate],
+    cfg: RouterConfig,
+    sem_on: bool = False,
+) -> list[Candidate]:
     """Each of `cands` (as shown) with its `why`, against the decision's `first` two (the
     first stage's, which the decision was made on): chosen, offered, not chosen or lost."""
     import dataclasses

@@ -49,7 +49,11 @@ def parse_cases(lines: Iterable[str]) -> tuple[list[Case], list[str]]:
         except json.JSONDecodeError as exc:
             errors.append(f"line {n}: not JSON ({exc.msg})")
             continue
-        if not isinstance(d, dict) or not isinstance(d.get("prompt"), str) or not d["prompt"].strip():
+        if (
+            not isinstance(d, dict)
+            or not isinstance(d.get("prompt"), str)
+            or not d["prompt"].strip()
+        ):
             errors.append(f"line {n}: needs a non-empty string 'prompt'")
             continue
         expected = d.get("expected")
@@ -80,7 +84,9 @@ def _pct(values: Sequence[float], p: float) -> float:
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
-def first_rank(ranked: Sequence[str], acceptable: Collection[str], depth: int = RANK_KS[-1]) -> int | None:
+def first_rank(
+    ranked: Sequence[str], acceptable: Collection[str], depth: int = RANK_KS[-1]
+) -> int | None:
     """The 1-based rank of the first acceptable key among the first `depth`, or None."""
     for r, key in enumerate(ranked[:depth], 1):
         if key in acceptable:
@@ -95,14 +101,20 @@ def ranking_summary(ranks: Sequence[int | None], ks: Sequence[int] = RANK_KS) ->
         return {"recall_at_k": {str(k): None for k in ks}, "mrr": None}
     n = len(ranks)
     return {
-        "recall_at_k": {str(k): round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) for k in ks},
+        "recall_at_k": {
+            str(k): round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) for k in ks
+        },
         "mrr": round(sum(1.0 / r for r in ranks if r is not None and r <= ks[-1]) / n, 4),
     }
 
 
-def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: int = 1,
-             known: Collection[str] | None = None,
-             rank_fn: Callable[[str], Route] | None = None) -> dict[str, Any]:  # fmt: skip
+def evaluate(
+    cases: Sequence[Case],
+    route_fn: Callable[[str], Route],
+    repeat: int = 1,
+    known: Collection[str] | None = None,
+    rank_fn: Callable[[str], Route] | None = None,
+) -> dict[str, Any]:
     """Run every case `repeat` times and compute the report (see docs/routing.md).
 
     - hit_at_1: positives whose top-ranked eligible skill is acceptable and the router did
@@ -134,7 +146,10 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
     for case in cases:
         runs = [route_fn(case.prompt) for _ in range(max(1, repeat))]
         latencies.extend(r.latency_ms for r in runs)
-        sigs = {(r.decision, r.selected.key if r.selected else None, r.top.spec.key if r.top else None) for r in runs}
+        sigs = {
+            (r.decision, r.selected.key if r.selected else None, r.top.spec.key if r.top else None)
+            for r in runs
+        }
         if len(sigs) > 1:
             unstable += 1
         r = runs[0]
@@ -167,12 +182,21 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
         if not hit:
             got = sel or (top if r.decision == "ask" else None) or "(abstain)"
             confusion[(case.expected or "(none)", got)] += 1
-        results.append({
-            "line": case.line, "prompt": case.prompt, "kind": case.kind, "expected": case.expected,
-            "decision": r.decision, "selected": r.selected.name if r.selected else None,
-            "top": r.top.name if r.top else None, "score": round(r.top.score, 4) if r.top else 0.0,
-            "options": [s.name for s in r.options], "ok": hit, "rank": rank,
-        })  # fmt: skip
+        results.append(
+            {
+                "line": case.line,
+                "prompt": case.prompt,
+                "kind": case.kind,
+                "expected": case.expected,
+                "decision": r.decision,
+                "selected": r.selected.name if r.selected else None,
+                "top": r.top.name if r.top else None,
+                "score": round(r.top.score, 4) if r.top else 0.0,
+                "options": [s.name for s in r.options],
+                "ok": hit,
+                "rank": rank,
+            }
+        )
 
     def rate(a: int, b: int) -> float | None:
         return round(a / b, 4) if b else None
@@ -187,11 +211,16 @@ def evaluate(cases: Sequence[Case], route_fn: Callable[[str], Route], repeat: in
         "near_miss_accuracy": rate(hits["near_miss"], counts["near_miss"]),
         **ranking_summary(ranks),
         "decisions": {k: dict(v) for k, v in by_decision.items()},
-        "confusion": [{"expected": e, "got": g, "count": c} for (e, g), c in confusion.most_common()],
+        "confusion": [
+            {"expected": e, "got": g, "count": c} for (e, g), c in confusion.most_common()
+        ],
         "repeat": max(1, repeat),
         "stability": rate(len(cases) - unstable, len(cases)),
-        "latency_ms": {"p50": round(_pct(latencies, 0.5), 3), "p95": round(_pct(latencies, 0.95), 3),
-                       "max": round(max(latencies, default=0.0), 3)},  # fmt: skip
+        "latency_ms": {
+            "p50": round(_pct(latencies, 0.5), 3),
+            "p95": round(_pct(latencies, 0.95), 3),
+            "max": round(max(latencies, default=0.0), 3),
+        },
         "unknown_names": sorted(unknown_names),
         "results": results,
     }

@@ -48,8 +48,14 @@ class Index:
     reused instead of computed again for ten thousand specs.
     """
 
-    def __init__(self, specs: Sequence[Spec], postings: Postings, lexicon: Mapping[str, int], config: RouterConfig,
-                 carry: tuple[Index, Any] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        specs: Sequence[Spec],
+        postings: Postings,
+        lexicon: Mapping[str, int],
+        config: RouterConfig,
+        carry: tuple[Index, Any] | None = None,
+    ) -> None:
         import numpy as np
 
         t0 = time.perf_counter()
@@ -127,7 +133,9 @@ class Index:
         cond = set(old.conditional.tolist()).difference(changed)
         cond.update(i for i in changed if self.specs[i].paths)
         self.pos, self.by_key = pos, by_key
-        if old._folder_rows is not None and all(self.specs[i].root.path == old.specs[i].root.path for i in changed):
+        if old._folder_rows is not None and all(
+            self.specs[i].root.path == old.specs[i].root.path for i in changed
+        ):
             self._folder_rows = old._folder_rows  # an edit leaves every skill in its folder
         self.conditional = np.asarray(sorted(cond), dtype=np.int64)
         return True
@@ -178,8 +186,13 @@ class Index:
             self._eligibility[key] = hit
         return hit
 
-    def scores(self, term_ids: Sequence[int], neg_ids: Sequence[int], penalty: float,
-               weight: Mapping[int, float] | None = None) -> Any:  # fmt: skip
+    def scores(
+        self,
+        term_ids: Sequence[int],
+        neg_ids: Sequence[int],
+        penalty: float,
+        weight: Mapping[int, float] | None = None,
+    ) -> Any:
         """BM25 scores of every skill for these terms (`weight`: term id -> multiplier)."""
         import numpy as np
 
@@ -225,11 +238,23 @@ class Index:
         if cap <= 0:
             return plain
         owner, sizes = self.folders()
-        share = np.minimum(1.0, max(cap, int(sizes.min()) if len(sizes) else 0) / np.maximum(sizes, 1))
+        share = np.minimum(
+            1.0, max(cap, int(sizes.min()) if len(sizes) else 0) / np.maximum(sizes, 1)
+        )
         if bool((share >= 1.0).all()):
             return plain
-        df = np.asarray([float(np.bincount(owner[self.indices[self.indptr[t] : self.indptr[t + 1]]],
-                                           minlength=len(sizes)) @ share) for t in term_ids])  # fmt: skip
+        df = np.asarray(
+            [
+                float(
+                    np.bincount(
+                        owner[self.indices[self.indptr[t] : self.indptr[t + 1]]],
+                        minlength=len(sizes),
+                    )
+                    @ share
+                )
+                for t in term_ids
+            ]
+        )
         return np.where(plain > 0, idf_lucene(df, float(sizes @ share)), 0.0).astype(np.float64)
 
     def folders(self) -> tuple[Any, Any]:
@@ -240,8 +265,11 @@ class Index:
 
         if self._folder_rows is None:
             seen: dict[Any, int] = {}
-            owner = np.fromiter((seen.setdefault(s.root.path, len(seen)) for s in self.specs),
-                                dtype=np.int64, count=self.n)  # fmt: skip
+            owner = np.fromiter(
+                (seen.setdefault(s.root.path, len(seen)) for s in self.specs),
+                dtype=np.int64,
+                count=self.n,
+            )
             self._folder_rows = (owner, np.bincount(owner, minlength=len(seen)))
         return self._folder_rows
 

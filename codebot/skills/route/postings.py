@@ -71,8 +71,11 @@ def average_lengths(rows: Rows) -> tuple[float, ...]:
 
 
 def _weighted(cfg: RouterConfig) -> list[tuple[int, float]]:
-    return [(f, float(cfg.weights.get(name, 0.0))) for f, name in enumerate(FIELDS)
-            if float(cfg.weights.get(name, 0.0)) > 0]  # fmt: skip
+    return [
+        (f, float(cfg.weights.get(name, 0.0)))
+        for f, name in enumerate(FIELDS)
+        if float(cfg.weights.get(name, 0.0)) > 0
+    ]
 
 
 def _ranges(starts: Any, sizes: Any) -> Any:
@@ -146,8 +149,10 @@ def build(
     import numpy as np
 
     avgs = tuple(avgs) if avgs is not None else average_lengths(rows)
-    parts = [tf_entries(rows, np.arange(lo, min(rows.n, lo + _CHUNK)), avgs, cfg, n_terms)
-             for lo in range(0, rows.n, _CHUNK)]  # fmt: skip
+    parts = [
+        tf_entries(rows, np.arange(lo, min(rows.n, lo + _CHUNK)), avgs, cfg, n_terms)
+        for lo in range(0, rows.n, _CHUNK)
+    ]
     df = np.zeros(n_terms, dtype=np.int64)
     for _, terms, _ in parts:
         df += np.bincount(terms, minlength=n_terms)
@@ -244,8 +249,12 @@ def patch(
     import numpy as np
 
     gone = np.nonzero(old_to_new < 0)[0]
-    in_place = (rows.n == base.rows.n and len(gone) <= IN_PLACE_MAX and np.array_equal(gone, fresh)
-                and ((old_to_new == np.arange(len(old_to_new))) | (old_to_new < 0)).all())  # fmt: skip
+    in_place = (
+        rows.n == base.rows.n
+        and len(gone) <= IN_PLACE_MAX
+        and np.array_equal(gone, fresh)
+        and ((old_to_new == np.arange(len(old_to_new))) | (old_to_new < 0)).all()
+    )
     if in_place:  # edits only: every other row keeps its number, so only their entries move
         drop = _entries_of(base, gone, cfg)
         kd, kv = _without(base.indices, drop), _without(base.tf, drop)

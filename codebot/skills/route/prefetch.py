@@ -86,14 +86,20 @@ class BodyPrefetch:
         #: real path -> its place in what the helper was given (it works in that order)
         self.order: dict[str, int] = {}
         self._jobs: queue.Queue[dict[str, Any]] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, name="codebot-prefetch-read", daemon=True)
+        self._reader = threading.Thread(
+            target=self._read, name="codebot-prefetch-read", daemon=True
+        )
         self._reader.start()
         threading.Thread(target=self._feed, name="codebot-prefetch-feed", daemon=True).start()
 
     @staticmethod
     def available(config: RouterConfig) -> bool:
         """Whether a helper would be started here at all."""
-        return not os.environ.get("CODEBOT_NO_PREFETCH") and _cpus() >= 2 and config.weights.get("body", 0) > 0
+        return (
+            not os.environ.get("CODEBOT_NO_PREFETCH")
+            and _cpus() >= 2
+            and config.weights.get("body", 0) > 0
+        )
 
     @classmethod
     def spawn(cls, config: RouterConfig) -> BodyPrefetch | None:
@@ -103,9 +109,12 @@ class BodyPrefetch:
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-P", "-c", _BOOT, _PACKAGE_PARENT],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                close_fds=True, start_new_session=True,
-            )  # fmt: skip
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+                start_new_session=True,
+            )
         except OSError:
             return None
         _LIVE.add(proc)

@@ -23,14 +23,30 @@ class Staged:
 
     __slots__ = ("coverage", "crowded", "first_rank", "ordered_by", "rows")
 
-    def __init__(self, rows: list[int], coverage: dict[int, float], ordered_by: dict[int, float],
-                 crowded: dict[int, int], first_rank: dict[int, int]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rows: list[int],
+        coverage: dict[int, float],
+        ordered_by: dict[int, float],
+        crowded: dict[int, int],
+        first_rank: dict[int, int],
+    ) -> None:
         self.rows, self.coverage, self.ordered_by = rows, coverage, ordered_by
         self.crowded, self.first_rank = crowded, first_rank
 
 
-def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: Any, known: list[int], w: Any,
-                 cfg: RouterConfig, scale: float, k: int) -> Staged:  # fmt: skip
+def second_stage(
+    idx: Index,
+    elig: Any,
+    positive: Any,
+    front: list[int],
+    raw: Any,
+    known: list[int],
+    w: Any,
+    cfg: RouterConfig,
+    scale: float,
+    k: int,
+) -> Staged:
     """The first stage's best `depth` (`rerank_depth`, or `rerank_share` of a large
     catalog, at most `rerank_max`) ordered by score x coverage (`rerank`) after `front`
     (what the decision keeps first); `k` rows in all.
@@ -63,9 +79,15 @@ def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: An
     rows, cov, key = rerank(pool, raw, tf[at], plain, worth, cfg.coverage_power, scale)
     crowd: dict[int, int] = {}
     if crowding:
-        rest, crowd = crowd_order(front, rows, key, dict(zip(pool, group[at].tolist(), strict=True)),
-                                  dict(zip(pool, words[at].tolist(), strict=True)), cfg.crowd_decay,
-                                  max(k - len(front), 0))  # fmt: skip
+        rest, crowd = crowd_order(
+            front,
+            rows,
+            key,
+            dict(zip(pool, group[at].tolist(), strict=True)),
+            dict(zip(pool, words[at].tolist(), strict=True)),
+            cfg.crowd_decay,
+            max(k - len(front), 0),
+        )
         for i, j in crowd.items():  # only positive keys are ever crowded
             key[i] *= cfg.crowd_decay**j
     else:
@@ -75,8 +97,15 @@ def second_stage(idx: Index, elig: Any, positive: Any, front: list[int], raw: An
     return Staged(shown, cov, key, crowd, {i: place.index(i) + 1 for i in shown})
 
 
-def crowd_order(front: list[int], rows: list[int], key: dict[int, float], group: dict[int, int],
-                words: dict[int, int], decay: float, k: int) -> tuple[list[int], dict[int, int]]:  # fmt: skip
+def crowd_order(
+    front: list[int],
+    rows: list[int],
+    key: dict[int, float],
+    group: dict[int, int],
+    words: dict[int, int],
+    decay: float,
+    k: int,
+) -> tuple[list[int], dict[int, int]]:
     """The first `k` of `rows` (`front` left out) in the order they are shown after
     `front`, and each one's j when it is not 0: a row counts `key` x decay**j, j being how
     many rows of its `group` shown above it (`front` included) match every request word it
@@ -133,7 +162,9 @@ def crowd_counts(key: Any, group: Any, words: Any, held: Any) -> Any:
     held = np.asarray(held, dtype=bool)
     order = np.lexsort((pos, -key, ~held, words, group))
     g, w = np.asarray(group)[order], np.asarray(words)[order]
-    start = np.r_[True, (g[1:] != g[:-1]) | (w[1:] != w[:-1])] if len(key) else np.zeros(0, dtype=bool)
+    start = (
+        np.r_[True, (g[1:] != g[:-1]) | (w[1:] != w[:-1])] if len(key) else np.zeros(0, dtype=bool)
+    )
     j = np.empty(len(key), dtype=np.int64)
     j[order] = pos - np.maximum.accumulate(np.where(start, pos, 0))
     return np.where(held, 0, j)
@@ -150,8 +181,9 @@ def crowded(key: Any, group: Any, words: Any, held: Any, decay: float) -> Any:
     return np.where(key > 0, key * np.power(decay, crowd_counts(key, group, words, held)), key)
 
 
-def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float,
-           scale: float) -> tuple[list[int], dict[int, float], dict[int, float]]:  # fmt: skip
+def rerank(
+    pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float, scale: float
+) -> tuple[list[int], dict[int, float], dict[int, float]]:
     """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
     each row's coverage; and what it was ordered by, in the units of the shown score.
 
@@ -177,7 +209,11 @@ def rerank(pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: fl
     cov = ((tf > 0) @ worth) / max(float(worth.sum()), 1e-9)
     key = score * scale * cov**power
     order = np.argsort(-key, kind="stable")
-    return rows[order].tolist(), dict(zip(pool, cov.tolist(), strict=True)), dict(zip(pool, key.tolist(), strict=True))
+    return (
+        rows[order].tolist(),
+        dict(zip(pool, cov.tolist(), strict=True)),
+        dict(zip(pool, key.tolist(), strict=True)),
+    )
 
 
 def top_rows(score: Any, rows: Any, k: int) -> list[int]:

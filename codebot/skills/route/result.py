@@ -45,11 +45,17 @@ class Candidate:
         return list(seen)
 
     def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"name": self.spec.name, "score": round(self.score, 4), "raw": round(self.raw, 3),
-                             "matched": self.words(),
-                             "fields": {f: list(w) for f, w in self.matched.items() if w},
-                             "penalized": list(self.penalized), "eligible": self.eligible, "why": self.why,
-                             "source": self.spec.source.value}  # fmt: skip
+        d: dict[str, Any] = {
+            "name": self.spec.name,
+            "score": round(self.score, 4),
+            "raw": round(self.raw, 3),
+            "matched": self.words(),
+            "fields": {f: list(w) for f, w in self.matched.items() if w},
+            "penalized": list(self.penalized),
+            "eligible": self.eligible,
+            "why": self.why,
+            "source": self.spec.source.value,
+        }
         if self.semantic is not None:
             d["semantic"] = round(self.semantic, 4)
         if self.fused is not None:
@@ -71,8 +77,13 @@ class Filtered:
     score: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.spec.name, "reason": self.reason, "decided_by": self.decided_by,
-                "score": round(self.score, 4), "eligible": False}  # fmt: skip
+        return {
+            "name": self.spec.name,
+            "reason": self.reason,
+            "decided_by": self.decided_by,
+            "score": round(self.score, 4),
+            "eligible": False,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +101,9 @@ class Route:
     latency_ms: float  # routing only; a (re)build of the index is in index_ms
     actor: Actor = Actor.MODEL
     index_ms: float = 0.0
-    emphasized: tuple[str, ...] = ()  # request words written as names, counted name_case_weight times
+    emphasized: tuple[
+        str, ...
+    ] = ()  # request words written as names, counted name_case_weight times
     left_behind: tuple[str, ...] = ()  # words of what the request moves away from, counted less
     destination: tuple[str, ...] = ()  # words of where the request moves things, counted more
 

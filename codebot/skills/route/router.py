@@ -77,19 +77,46 @@ if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a r
 
 # Other code imports these from here; the router's pieces may move between modules.
 __all__ = [
-    "ALIASES", "DEFAULTS", "FIELDS", "KINDS", "SHAPES", "STOP_WORDS", "Candidate", "Case", "Filtered", "Index",
-    "Route", "Router", "RouterConfig", "SemanticScorer", "Tokenizer", "config_from_mapping", "config_from_settings",
-    "default_router", "evaluate", "offline_matcher", "parse_cases", "preselect", "request_shape", "route", "router_from_settings", "search",
+    "ALIASES",
+    "DEFAULTS",
+    "FIELDS",
+    "KINDS",
+    "SHAPES",
+    "STOP_WORDS",
+    "Candidate",
+    "Case",
+    "Filtered",
+    "Index",
+    "Route",
+    "Router",
+    "RouterConfig",
+    "SemanticScorer",
+    "Tokenizer",
+    "config_from_mapping",
+    "config_from_settings",
+    "default_router",
+    "evaluate",
+    "offline_matcher",
+    "parse_cases",
+    "preselect",
+    "request_shape",
+    "route",
+    "router_from_settings",
+    "search",
     "split_negative",
-]  # fmt: skip
+]
 
 
 class Router:
     """Routes requests among skills. `indexes` keeps the index of the current snapshot and
     the token caches that make rebuilds incremental; the router adds the decision."""
 
-    def __init__(self, config: RouterConfig | None = None, semantic: SemanticScorer | None = None,
-                 store: IndexStore | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        config: RouterConfig | None = None,
+        semantic: SemanticScorer | None = None,
+        store: IndexStore | None = None,
+    ) -> None:
         self.indexes = IndexCache(config or RouterConfig(), store)
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
@@ -117,10 +144,18 @@ class Router:
 
     # -- routing --------------------------------------------------------------------
 
-    def route(self, request: str, specs: Any, actor: Actor = Actor.MODEL,
-              overrides: Mapping[str, str] | None = None, adapter: Adapter = Adapter.EXTENSION,
-              top: int | None = None, active: Collection[str] | None = None,
-              restrict: Collection[str] | None = None, config: RouterConfig | None = None) -> Route:  # fmt: skip
+    def route(
+        self,
+        request: str,
+        specs: Any,
+        actor: Actor = Actor.MODEL,
+        overrides: Mapping[str, str] | None = None,
+        adapter: Adapter = Adapter.EXTENSION,
+        top: int | None = None,
+        active: Collection[str] | None = None,
+        restrict: Collection[str] | None = None,
+        config: RouterConfig | None = None,
+    ) -> Route:
         """Route one request among `specs` (a Snapshot or a sequence of Spec).
 
         `active`: keys of conditional skills (`paths:`) whose paths matched; the others are
@@ -135,8 +170,11 @@ class Router:
         shape = request_shape(request)
         if shape == "chat":  # decided on the words alone: no index is loaded or built for it
             terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
-            return self._empty(request, terms, shape, cfg, actor, t0, "small talk: no skill is needed", 0.0)
+            return self._empty(
+                request, terms, shape, cfg, actor, t0, "small talk: no skill is needed", 0.0
+            )
         import numpy as np  # after small talk, which a greeting's process need not load it for
+
         builds = self.stats["builds"]
         idx, subset = self.index(specs)
         # latency_ms counts everything but a (re)build of the index, which index_ms reports
@@ -144,7 +182,9 @@ class Router:
         t_index = t0 + index_ms / 1000
 
         # 1. eligibility, before anything is ranked
-        mask, denied = idx.eligibility(actor, normalize_overrides(overrides) if overrides else {}, adapter)
+        mask, denied = idx.eligibility(
+            actor, normalize_overrides(overrides) if overrides else {}, adapter
+        )
         other: dict[int, tuple[str, str]] = {}  # row -> (reason, decided_by) for non-policy filters
         if subset is not None or active is not None or restrict is not None:
             mask = mask.copy()
@@ -157,7 +197,10 @@ class Router:
                 for i in idx.conditional.tolist():
                     if mask[i] and idx.specs[i].key not in act:
                         mask[i] = False
-                        other[i] = ("conditional skill: none of its paths matched a file in this session", "paths")
+                        other[i] = (
+                            "conditional skill: none of its paths matched a file in this session",
+                            "paths",
+                        )
             if restrict is not None:
                 allowed = set(restrict)
                 for i in np.nonzero(mask)[0].tolist():
@@ -177,14 +220,20 @@ class Router:
         counted = sorted(set(known) | set(neg_ids))
         n_oov = len(terms) - len(counted)
         if not known and self.semantic is None:
-            why = "no word of the request appears in any skill" if terms else "the request has no content words"
+            why = (
+                "no word of the request appears in any skill"
+                if terms
+                else "the request has no content words"
+            )
             return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
         weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
-        bound = (sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
-                 + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale)
+        bound = (
+            sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
+            + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale
+        )
         norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
 
         # 3. who was filtered out (only those that would have ranked)
@@ -193,7 +242,9 @@ class Router:
         if len(blocked):
             for i in blocked[np.argsort(-norm[blocked], kind="stable")][: max(top, 5)].tolist():
                 d = denied.get(i)
-                reason, by = (d.reason, d.decided_by) if d is not None else other.get(i, ("filtered", "?"))
+                reason, by = (
+                    (d.reason, d.decided_by) if d is not None else other.get(i, ("filtered", "?"))
+                )
                 filtered.append(Filtered(idx.specs[i], reason, by, float(norm[i])))
 
         # 4. rank the eligible ones (optionally fused with semantic scores)
@@ -204,11 +255,19 @@ class Router:
         lex_rank = {i: r + 1 for r, i in enumerate(order)}  # first-stage ranks
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
-        staged = cfg.coverage_power > 0 and len(known) > 1 and self.semantic is None and len(positive) > 2
+        staged = (
+            cfg.coverage_power > 0
+            and len(known) > 1
+            and self.semantic is None
+            and len(positive) > 2
+        )
         if self.semantic is not None:
             eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
             try:
-                sem = {key: float(v) for key, v in (self.semantic.score(request, eligible_specs) or {}).items()}
+                sem = {
+                    key: float(v)
+                    for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
+                }
             except Exception as exc:  # a broken optional model must not break routing
                 self.semantic, self.semantic_error = None, str(exc)
             if sem:
@@ -217,20 +276,41 @@ class Router:
 
         def make(i: int) -> Candidate:
             fields = idx.field_matches(i, known)
-            matched = {f: tuple(surface[t] for t in terms if lex.get(t) in hit) for f, hit in fields.items()}
-            ruled_out = tuple(surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t])))
-            return Candidate(idx.specs[i], float(norm[i]) if mask[i] else 0.0, float(raw[i]), matched, ruled_out,
-                             sem.get(idx.specs[i].key) if sem else None, lex_rank.get(i), fused=fused.get(i),
-                             coverage=stage.coverage.get(i) if stage else None,
-                             ordered_by=stage.ordered_by.get(i) if stage else None,
-                             crowded=stage.crowded.get(i, 0) if stage else 0)  # fmt: skip
+            matched = {
+                f: tuple(surface[t] for t in terms if lex.get(t) in hit)
+                for f, hit in fields.items()
+            }
+            ruled_out = tuple(
+                surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t]))
+            )
+            return Candidate(
+                idx.specs[i],
+                float(norm[i]) if mask[i] else 0.0,
+                float(raw[i]),
+                matched,
+                ruled_out,
+                sem.get(idx.specs[i].key) if sem else None,
+                lex_rank.get(i),
+                fused=fused.get(i),
+                coverage=stage.coverage.get(i) if stage else None,
+                ordered_by=stage.ordered_by.get(i) if stage else None,
+                crowded=stage.crowded.get(i, 0) if stage else 0,
+            )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
         first = [make(i) for i in order[: 2 if staged else k]]
-        decision, selected, reason = decide(first, cfg, shape, len(counted) + n_oov, sem_on=bool(sem),
-                                            n_eligible=int(mask.sum()), similarity=self._alike,
-                                            worth=lambda w: self._worth(idx, w),
-                                            named={w.lower() for w in kinds["emphasized"]}, moved_to=dest)  # fmt: skip
+        decision, selected, reason = decide(
+            first,
+            cfg,
+            shape,
+            len(counted) + n_oov,
+            sem_on=bool(sem),
+            n_eligible=int(mask.sum()),
+            similarity=self._alike,
+            worth=lambda w: self._worth(idx, w),
+            named={w.lower() for w in kinds["emphasized"]},
+            moved_to=dest,
+        )
         cands = first
         if staged:
             # A second stage orders the first rerank_depth (rerank_share of a large catalog)
@@ -238,15 +318,39 @@ class Router:
             # bigger folder's look-alikes giving way (rank.second_stage). What the decision
             # chose, or offers when it asks, stays in front; an abstention chose nothing.
             w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
-            stage = second_stage(idx, elig, positive, order[: held_in_front(decision)], raw, known, w, cfg,
-                                 shape_factor(shape, cfg) / max(bound, 1e-9), k)  # fmt: skip
+            stage = second_stage(
+                idx,
+                elig,
+                positive,
+                order[: held_in_front(decision)],
+                raw,
+                known,
+                w,
+                cfg,
+                shape_factor(shape, cfg) / max(bound, 1e-9),
+                k,
+            )
             lex_rank = stage.first_rank
             cands = [make(i) for i in stage.rows]
         cands = explain(cands, decision, reason, first[:2], cfg, sem_on=bool(sem))
-        return Route(request, decision, selected, tuple(cands[:top] if top else cands), tuple(filtered),
-                     reason, tuple(terms), shape, cfg.threshold, cfg.margin,
-                     (time.perf_counter() - t_index) * 1000, actor, index_ms, kinds["emphasized"], kinds["left_behind"],
-                     kinds["destination"])  # fmt: skip
+        return Route(
+            request,
+            decision,
+            selected,
+            tuple(cands[:top] if top else cands),
+            tuple(filtered),
+            reason,
+            tuple(terms),
+            shape,
+            cfg.threshold,
+            cfg.margin,
+            (time.perf_counter() - t_index) * 1000,
+            actor,
+            index_ms,
+            kinds["emphasized"],
+            kinds["left_behind"],
+            kinds["destination"],
+        )
 
     def _worth(self, idx: Index, word: str) -> float:
         """A request word's idf over the rarest word's (0..1): how much its match says."""
@@ -261,8 +365,16 @@ class Router:
         wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
         return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
 
-    def _fuse(self, idx: Index, elig: Any, mask: Any, sem: Mapping[str, float], k: int,
-              cfg: RouterConfig, shape: str = "task") -> tuple[list[int], dict[int, int], dict[int, float]]:  # fmt: skip
+    def _fuse(
+        self,
+        idx: Index,
+        elig: Any,
+        mask: Any,
+        sem: Mapping[str, float],
+        k: int,
+        cfg: RouterConfig,
+        shape: str = "task",
+    ) -> tuple[list[int], dict[int, int], dict[int, float]]:
         """The lexical and semantic rankings fused (eligible skills only): the order, each
         row's lexical rank and, for fusion "sum", each row's fused score.
 
@@ -276,7 +388,11 @@ class Router:
         positive = np.nonzero(elig > 0)[0]
         lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
         lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
-        sem_rows = [(v, idx.by_key[kk]) for kk, v in sem.items() if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0]
+        sem_rows = [
+            (v, idx.by_key[kk])
+            for kk, v in sem.items()
+            if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0
+        ]
         sem_rows.sort(key=lambda x: -x[0])
         if cfg.fusion == "sum":
             sem_of = {i: v for v, i in sem_rows}
@@ -293,10 +409,32 @@ class Router:
         order = sorted(fused, key=lambda i: (-fused[i], i))
         return order, lex_rank, {}
 
-    def _empty(self, request: str, terms: list[str], shape: str, cfg: RouterConfig, actor: Actor,
-               t0: float, why: str, index_ms: float) -> Route:  # fmt: skip
-        return Route(request, "abstain", None, (), (), why, tuple(terms), shape, cfg.threshold, cfg.margin,
-                     (time.perf_counter() - t0) * 1000, actor, index_ms)  # fmt: skip
+    def _empty(
+        self,
+        request: str,
+        terms: list[str],
+        shape: str,
+        cfg: RouterConfig,
+        actor: Actor,
+        t0: float,
+        why: str,
+        index_ms: float,
+    ) -> Route:
+        return Route(
+            request,
+            "abstain",
+            None,
+            (),
+            (),
+            why,
+            tuple(terms),
+            shape,
+            cfg.threshold,
+            cfg.margin,
+            (time.perf_counter() - t0) * 1000,
+            actor,
+            index_ms,
+        )
 
 
 def _member(arr: Any) -> Any:
@@ -311,8 +449,11 @@ _DEFAULT: Router | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_router(config: RouterConfig | None = None, semantic: SemanticScorer | None = None,
-                   store: IndexStore | None = None) -> Router:  # fmt: skip
+def default_router(
+    config: RouterConfig | None = None,
+    semantic: SemanticScorer | None = None,
+    store: IndexStore | None = None,
+) -> Router:
     """The shared router; `config` / `semantic` / `store`, when given, replace its settings."""
     global _DEFAULT
     with _DEFAULT_LOCK:
@@ -327,7 +468,9 @@ def default_router(config: RouterConfig | None = None, semantic: SemanticScorer 
         return _DEFAULT
 
 
-def router_from_settings(settings: Any, warnings: list[str] | None = None, shared: bool = False) -> Router:
+def router_from_settings(
+    settings: Any, warnings: list[str] | None = None, shared: bool = False
+) -> Router:
     """A router with `skills.router` from config, including the optional semantic scorer
     (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME)
     and a store for its index in `<home>/cache/router` (see `store`).
@@ -339,17 +482,33 @@ def router_from_settings(settings: Any, warnings: list[str] | None = None, share
 
     cfg = config_from_settings(settings, warnings)
     home = getattr(settings, "home", None)
-    scorer = scorer_from_config(cfg.semantic, Path(home) / "cache" if home else None, warnings,
-                                chunks=max(1, cfg.semantic_chunks))  # fmt: skip
+    scorer = scorer_from_config(
+        cfg.semantic,
+        Path(home) / "cache" if home else None,
+        warnings,
+        chunks=max(1, cfg.semantic_chunks),
+    )
     store = IndexStore(default_folder(Path(home))) if home else None
-    return default_router(cfg, scorer, store) if shared else Router(cfg, semantic=scorer, store=store)
+    return (
+        default_router(cfg, scorer, store) if shared else Router(cfg, semantic=scorer, store=store)
+    )
 
 
-def route(request: str, specs: Any, actor: Actor = Actor.MODEL, overrides: Mapping[str, str] | None = None,
-          adapter: Adapter = Adapter.EXTENSION, top: int | None = None, active: Collection[str] | None = None,
-          restrict: Collection[str] | None = None, config: RouterConfig | None = None) -> Route:  # fmt: skip
+def route(
+    request: str,
+    specs: Any,
+    actor: Actor = Actor.MODEL,
+    overrides: Mapping[str, str] | None = None,
+    adapter: Adapter = Adapter.EXTENSION,
+    top: int | None = None,
+    active: Collection[str] | None = None,
+    restrict: Collection[str] | None = None,
+    config: RouterConfig | None = None,
+) -> Route:
     """Route with the shared router (its index cache survives between calls)."""
-    return default_router().route(request, specs, actor, overrides, adapter, top, active, restrict, config)
+    return default_router().route(
+        request, specs, actor, overrides, adapter, top, active, restrict, config
+    )
 
 
 def search(query: str, specs: Sequence[Spec], limit: int = 5) -> list[Spec]:
@@ -364,7 +523,9 @@ def search(query: str, specs: Sequence[Spec], limit: int = 5) -> list[Spec]:
     return [c.spec for c in r.candidates if c.raw > 0 or (c.semantic or 0.0) > 0][:limit]
 
 
-def offline_matcher(snapshot_getter: Callable[[], Any]) -> Callable[[str, Sequence[tuple[str, str]]], str | None]:
+def offline_matcher(
+    snapshot_getter: Callable[[], Any],
+) -> Callable[[str, Sequence[tuple[str, str]]], str | None]:
     """A `Matcher` for the offline model: route among the listed names; act only on `select`.
 
     `snapshot_getter()` returns the current catalog snapshot (or None). The index is the
@@ -384,7 +545,9 @@ def offline_matcher(snapshot_getter: Callable[[], Any]) -> Callable[[str, Sequen
     return match
 
 
-def preselect(request: str, specs: Sequence[Spec], k: int, recent: Collection[str] = ()) -> list[Spec]:
+def preselect(
+    request: str, specs: Sequence[Spec], k: int, recent: Collection[str] = ()
+) -> list[Spec]:
     """`skills.preselect: K`: the top-K routed skills plus recently used ones, in input order."""
     if k <= 0 or len(specs) <= k:
         return list(specs)

@@ -66,8 +66,10 @@ def fingerprint(spec: Spec) -> bytes:
     import hashlib
 
     st = spec.stamp
-    text = (f"{spec.name}\0{spec.description}\0{spec.when_to_use or ''}\0{spec.real_path}\0"
-            f"{spec.body_offset}\0{st.mtime_ns}\0{st.size}\0{st.inode}")  # fmt: skip
+    text = (
+        f"{spec.name}\0{spec.description}\0{spec.when_to_use or ''}\0{spec.real_path}\0"
+        f"{spec.body_offset}\0{st.mtime_ns}\0{st.size}\0{st.inode}"
+    )
     # surrogatepass: a YAML "\ud800" escape can leave a lone surrogate in a description
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=FP_BYTES).digest()
 
@@ -102,16 +104,32 @@ class Rows:
         return out
 
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.ptr, self.ids, self.counts, self.lengths, self.neg_ptr,
-                                            self.neg_ids, self.fps))  # fmt: skip
+        return sum(
+            int(a.nbytes)
+            for a in (
+                self.ptr,
+                self.ids,
+                self.counts,
+                self.lengths,
+                self.neg_ptr,
+                self.neg_ids,
+                self.fps,
+            )
+        )
 
 
 def empty_rows() -> Rows:
     import numpy as np
 
-    return Rows(np.zeros((N_FIELDS, 1), np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint16),
-                np.zeros((N_FIELDS, 0), np.int32), np.zeros(1, np.int64), np.zeros(0, np.int32),
-                np.zeros((0, FP_BYTES), np.uint8))  # fmt: skip
+    return Rows(
+        np.zeros((N_FIELDS, 1), np.int64),
+        np.zeros(0, np.int32),
+        np.zeros(0, np.uint16),
+        np.zeros((N_FIELDS, 0), np.int32),
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int32),
+        np.zeros((0, FP_BYTES), np.uint8),
+    )
 
 
 def _offsets(sizes: Any, start: int = 0) -> Any:
@@ -178,9 +196,15 @@ def assemble(pieces: Sequence[Run | Sequence[RowBags]]) -> Rows:
     for f in range(N_FIELDS):
         ptr[f] = _offsets(cat(sizes[f], np.int64), start)
         start += len(flat_ids[f])
-    return Rows(ptr, np.concatenate(flat_ids), np.concatenate([cat(x, np.uint16) for x in counts]),
-                np.stack([cat(x, np.int32) for x in lengths]), _offsets(cat(neg_sizes, np.int64)),
-                cat(neg_ids, np.int32), np.concatenate(fps))  # fmt: skip
+    return Rows(
+        ptr,
+        np.concatenate(flat_ids),
+        np.concatenate([cat(x, np.uint16) for x in counts]),
+        np.stack([cat(x, np.int32) for x in lengths]),
+        _offsets(cat(neg_sizes, np.int64)),
+        cat(neg_ids, np.int32),
+        np.concatenate(fps),
+    )
 
 
 def pieces_for(

@@ -88,8 +88,11 @@ def resolve_model(ref: str) -> Path:
             "the folder of a sentence-transformers model"
         ) from exc
     getter = getattr(module, "get_model_path", None)
-    places = [getter() if callable(getter) else None, getattr(module, "MODEL_DIR", None),
-              Path(module.__file__).parent / "model" if module.__file__ else None]  # fmt: skip
+    places = [
+        getter() if callable(getter) else None,
+        getattr(module, "MODEL_DIR", None),
+        Path(module.__file__).parent / "model" if module.__file__ else None,
+    ]
     for place in places:
         if place and Path(place).is_dir():
             return Path(place)
@@ -113,10 +116,14 @@ def sentence_transformer_encoder(model_dir: Path) -> Encoder:
     try:
         model = SentenceTransformer(str(model_dir), device="cpu")
     except Exception as exc:  # any load failure is reported the same way
-        raise SemanticUnavailable(f"config skills.router.semantic: cannot load the model in {model_dir}: {exc}") from exc
+        raise SemanticUnavailable(
+            f"config skills.router.semantic: cannot load the model in {model_dir}: {exc}"
+        ) from exc
 
     def encode(texts: list[str]) -> Any:
-        return model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return model.encode(
+            texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False
+        )
 
     return encode
 
@@ -124,14 +131,24 @@ def sentence_transformer_encoder(model_dir: Path) -> Encoder:
 class EmbeddingScorer:
     """`SemanticScorer` over sentence embeddings (cosine similarity, clipped to 0..1)."""
 
-    def __init__(self, model: str, cache_dir: Path | None = None, encoder: Encoder | None = None,
-                 chunks: int = DEFAULT_CHUNKS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        cache_dir: Path | None = None,
+        encoder: Encoder | None = None,
+        chunks: int = DEFAULT_CHUNKS,
+    ) -> None:
         self.model = model
-        self.cache_file = (cache_dir / f"embeddings-{hashlib.sha1(model.encode()).hexdigest()[:12]}.npz"
-                           if cache_dir is not None else None)  # fmt: skip
+        self.cache_file = (
+            cache_dir / f"embeddings-{hashlib.sha1(model.encode()).hexdigest()[:12]}.npz"
+            if cache_dir is not None
+            else None
+        )
         self._encoder = encoder
         self._vectors: dict[str, Any] = {}  # text hash -> vector
-        self._hashes: dict[tuple[Any, ...], tuple[str, ...]] = {}  # skill file version -> its texts' hashes
+        self._hashes: dict[
+            tuple[Any, ...], tuple[str, ...]
+        ] = {}  # skill file version -> its texts' hashes
         self.chunks = max(1, chunks)
         # the matrix of the last list of skills scored (a catalog changes only on reload)
         self._last: tuple[tuple[int, ...], tuple[Spec, ...], Any, Any] | None = None
@@ -167,7 +184,9 @@ class EmbeddingScorer:
         private_dir(self.cache_file.parent)
         hashes = list(self._vectors)
         with atomic_file(self.cache_file, sync=False, durable=False) as fh:  # a cache: no fsync
-            np.savez(fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes]))
+            np.savez(
+                fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes])
+            )
 
     def chunk_vectors(self, specs: Sequence[Spec]) -> tuple[Any, Any]:
         """Unit vectors of every text embedded for `specs` (`skill_texts`), and the index
@@ -177,7 +196,11 @@ class EmbeddingScorer:
         with self._lock:
             ids = tuple(map(id, specs))
             last = self._last
-            if last is not None and last[0] == ids and all(a is b for a, b in zip(last[1], specs, strict=True)):
+            if (
+                last is not None
+                and last[0] == ids
+                and all(a is b for a, b in zip(last[1], specs, strict=True))
+            ):
                 self.stats["reused"] += 1
                 return last[2], last[3]  # the same skills as the last request: nothing to do
             if not self._loaded_cache:
@@ -194,7 +217,9 @@ class EmbeddingScorer:
             missing: dict[str, str] = {}
             for h, i in zip(hashes, owner, strict=True):
                 if h not in self._vectors and h not in missing:
-                    if h not in texts:  # hashed by an earlier call whose embedding failed: read again
+                    if (
+                        h not in texts
+                    ):  # hashed by an earlier call whose embedding failed: read again
                         hs, built = self._text_hashes(specs[i], fresh=True)
                         texts.update(zip(hs, built or [], strict=True))
                     missing[h] = texts[h]
@@ -207,7 +232,10 @@ class EmbeddingScorer:
                 self._save_cache()
             if not hashes:
                 return np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
-            mat, rows = np.stack([self._vectors[h] for h in hashes]), np.asarray(owner, dtype=np.int64)
+            mat, rows = (
+                np.stack([self._vectors[h] for h in hashes]),
+                np.asarray(owner, dtype=np.int64),
+            )
             self._last = (ids, tuple(specs), mat, rows)
             return mat, rows
 
@@ -228,10 +256,19 @@ class EmbeddingScorer:
             body = ""
         return skill_texts(spec, body, self.chunks)
 
-    def _text_hashes(self, spec: Spec, fresh: bool = False) -> tuple[tuple[str, ...], list[str] | None]:
+    def _text_hashes(
+        self, spec: Spec, fresh: bool = False
+    ) -> tuple[tuple[str, ...], list[str] | None]:
         """The hashes of what is embedded for `spec`, and the texts when they were just built
         (the body is read once per file version, not per request)."""
-        key = (str(spec.path), spec.body_offset, spec.stamp, spec.name, spec.description, spec.when_to_use)
+        key = (
+            str(spec.path),
+            spec.body_offset,
+            spec.stamp,
+            spec.name,
+            spec.description,
+            spec.when_to_use,
+        )
         hs = None if fresh else self._hashes.get(key)
         if hs is not None:
             return hs, None
@@ -254,17 +291,28 @@ class EmbeddingScorer:
         # not `mat @ q`: a BLAS call wakes OpenBLAS's thread pool, which then fights torch's
         # for the cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118)
         np.maximum.at(best, owner, np.einsum("ij,j->i", mat, q))
-        return {s.key: float(max(0.0, min(1.0, v))) for s, v in zip(specs, best.tolist(), strict=True)}
+        return {
+            s.key: float(max(0.0, min(1.0, v))) for s, v in zip(specs, best.tolist(), strict=True)
+        }
 
 
-def scorer_from_config(model: str, cache_dir: Path | None, warnings: list[str] | None = None,
-                       chunks: int = DEFAULT_CHUNKS) -> EmbeddingScorer | None:  # fmt: skip
+def scorer_from_config(
+    model: str,
+    cache_dir: Path | None,
+    warnings: list[str] | None = None,
+    chunks: int = DEFAULT_CHUNKS,
+) -> EmbeddingScorer | None:
     """The scorer `skills.router.semantic` asks for, or None (off, or not installed: warned)."""
     if not model:
         return None
-    if not Path(model).expanduser().is_dir() and importlib.util.find_spec("sentence_transformers") is None:
+    if (
+        not Path(model).expanduser().is_dir()
+        and importlib.util.find_spec("sentence_transformers") is None
+    ):
         if warnings is not None:
-            warnings.append("config skills.router.semantic is set but sentence-transformers is not installed: "
-                            "pip install 'codebot[semantic]'; routing stays lexical")  # fmt: skip
+            warnings.append(
+                "config skills.router.semantic is set but sentence-transformers is not installed: "
+                "pip install 'codebot[semantic]'; routing stays lexical"
+            )
         return None
     return EmbeddingScorer(model, cache_dir, chunks=chunks)

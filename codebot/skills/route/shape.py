@@ -17,10 +17,23 @@ _NEG_START = re.compile(
     re.IGNORECASE,
 )
 #: Cues that make the whole clause negative ("for X, use the Y skill instead").
-_NEG_CLAUSE = re.compile(r"\binstead\b|\bis\s+handled\s+by\b|\bbelongs?\s+(?:in|to)\b", re.IGNORECASE)
+_NEG_CLAUSE = re.compile(
+    r"\binstead\b|\bis\s+handled\s+by\b|\bbelongs?\s+(?:in|to)\b", re.IGNORECASE
+)
 
 
-_NEG_KEYS = ("not", "n't", "never", "avoid", "except", "rather", "unlike", "instead", "handled", "belong")
+_NEG_KEYS = (
+    "not",
+    "n't",
+    "never",
+    "avoid",
+    "except",
+    "rather",
+    "unlike",
+    "instead",
+    "handled",
+    "belong",
+)
 
 
 def split_negative(text: str) -> tuple[str, str]:
@@ -28,7 +41,9 @@ def split_negative(text: str) -> tuple[str, str]:
     if not text:
         return "", ""
     low = text.lower()
-    if not any(k in low for k in _NEG_KEYS) or (not _NEG_START.search(text) and not _NEG_CLAUSE.search(text)):
+    if not any(k in low for k in _NEG_KEYS) or (
+        not _NEG_START.search(text) and not _NEG_CLAUSE.search(text)
+    ):
         return text, ""
     pos: list[str] = []
     neg: list[str] = []
@@ -39,11 +54,11 @@ def split_negative(text: str) -> tuple[str, str]:
             neg.append(clause)
             continue
         m = _NEG_START.search(clause)
-        if m is None or (m.group(0) == "NOT" and not clause[m.end():].strip()):
+        if m is None or (m.group(0) == "NOT" and not clause[m.end() :].strip()):
             pos.append(clause)
             continue
         pos.append(clause[: m.start()])
-        neg.append(clause[m.start():])
+        neg.append(clause[m.start() :])
     return " ".join(pos), " ".join(neg)
 
 
@@ -63,11 +78,17 @@ _CONCEPT = re.compile(
     r"did|can\s+you\s+explain|explain|meaning\s+of|difference\s+between|when\s+(?:is|was|did|should))\b",
     re.IGNORECASE,
 )
-_FACT = re.compile(r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:many|much|come|long|old|big)\b", re.IGNORECASE)
-_HOWTO = re.compile(r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:do|does|can|could|should|would|to)\b",
-                    re.IGNORECASE)
-_PROJECT_REF = re.compile(r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|project|codebase|app|application|"
-                          r"service|site|website|pr|branch|pipeline|cluster)\b", re.IGNORECASE)
+_FACT = re.compile(
+    r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:many|much|come|long|old|big)\b", re.IGNORECASE
+)
+_HOWTO = re.compile(
+    r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:do|does|can|could|should|would|to)\b", re.IGNORECASE
+)
+_PROJECT_REF = re.compile(
+    r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|project|codebase|app|application|"
+    r"service|site|website|pr|branch|pipeline|cluster)\b",
+    re.IGNORECASE,
+)
 
 SHAPES = ("task", "howto", "concept", "chat")
 
@@ -113,27 +134,36 @@ def written_as_names(text: str) -> dict[str, str]:
         w = m.group(0)
         if w in seen or len(w) < 2:
             continue
-        if sum(1 for ch in w if ch.isupper()) >= 2 or (w[0].isupper() and not _starts_sentence(text, m.start())):
+        if sum(1 for ch in w if ch.isupper()) >= 2 or (
+            w[0].isupper() and not _starts_sentence(text, m.start())
+        ):
             seen.add(w)
             out.setdefault(w.lower(), w)
     return out
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_MOVE_VERB = re.compile(r"\b(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
-                        r"convert(?:s|ed|ing)?|transition(?:s|ed|ing)?)\b", re.IGNORECASE)
+_MOVE_VERB = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
+    r"convert(?:s|ed|ing)?|transition(?:s|ed|ing)?)\b",
+    re.IGNORECASE,
+)
 #: Where what is left behind starts: "instead of X", "rather than X", "no longer X" always;
 #: "off X", "away from X", "from X" in a sentence with a moving verb
 _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|no\s+longer)\s+", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
 #: ... and where it ends: the destination ("onto uv", "to playwright") or the clause
-_SPAN_END = re.compile(r"\b(?:onto|into|to|towards?|for|with|so|but|because|after|while)\b|[.;,!?:](?=\s|$)|[()\n]",
-                       re.IGNORECASE)
+_SPAN_END = re.compile(
+    r"\b(?:onto|into|to|towards?|for|with|so|but|because|after|while)\b|[.;,!?:](?=\s|$)|[()\n]",
+    re.IGNORECASE,
+)
 #: Where things are moved to, after the moving verb ...
 _TO = re.compile(r"\b(?:onto|into|to|over\s+to)\s+", re.IGNORECASE)
 #: ... up to the end of that clause
-_DEST_END = re.compile(r"\b(?:so|but|because|with|and|for|after|while|instead)\b|[.;,!?:](?=\s|$)|[()\n]",
-                       re.IGNORECASE)
+_DEST_END = re.compile(
+    r"\b(?:so|but|because|with|and|for|after|while|instead)\b|[.;,!?:](?=\s|$)|[()\n]",
+    re.IGNORECASE,
+)
 
 
 def left_behind(text: str) -> frozenset[str]:
@@ -179,7 +209,10 @@ def destination(text: str) -> frozenset[str]:
         m = _TO.search(sentence, v.end()) if v else None
         if m:
             end = _DEST_END.search(sentence, m.end())
-            out.update(w.lower() for w in _WORDS.findall(sentence, m.end(), end.start() if end else len(sentence)))
+            out.update(
+                w.lower()
+                for w in _WORDS.findall(sentence, m.end(), end.start() if end else len(sentence))
+            )
     return frozenset(out)
 
 

@@ -62,9 +62,17 @@ MAX_MANIFEST = 64 << 20
 MAX_ARRAY = 4 << 30
 #: the arrays of a generation: name -> (dtype, dimensions)
 ARRAYS = {
-    "ptr": ("<i8", 2), "ids": ("<i4", 1), "counts": ("<u2", 1), "lengths": ("<i4", 2), "neg_ptr": ("<i8", 1),
-    "neg_ids": ("<i4", 1), "fps": ("|u1", 2), "indptr": ("<i8", 1), "indices": ("<i4", 1), "tf": ("<f4", 1),
-}  # fmt: skip
+    "ptr": ("<i8", 2),
+    "ids": ("<i4", 1),
+    "counts": ("<u2", 1),
+    "lengths": ("<i4", 2),
+    "neg_ptr": ("<i8", 1),
+    "neg_ids": ("<i4", 1),
+    "fps": ("|u1", 2),
+    "indptr": ("<i8", 1),
+    "indices": ("<i4", 1),
+    "tf": ("<f4", 1),
+}
 _GEN = re.compile(r"[0-9a-f]{16}-[0-9a-f]{12}")
 #: what a damaged or hostile cache can make reading raise: all of it is a miss
 _MISS = (
@@ -93,13 +101,20 @@ def _code_fingerprint() -> str:
     from codebot.skills.files.fingerprint import code_fingerprint
     from codebot.skills.route import config, index, npy, postings, rows, shape, text, tokens
 
-    return code_fingerprint((config, index, npy, postings, rows, shape, text, tokens, sys.modules[__name__]))
+    return code_fingerprint(
+        (config, index, npy, postings, rows, shape, text, tokens, sys.modules[__name__])
+    )
 
 
 def header(cfg: RouterConfig) -> dict[str, Any]:
     """What a persisted index must have been made with to be used here."""
-    doc = {"format": FORMAT, "codebot": codebot.__version__, "code": _code_fingerprint(),
-           "index": cfg.index_key, "stemmer": stemmer_name(cfg.stemmer)}  # fmt: skip
+    doc = {
+        "format": FORMAT,
+        "codebot": codebot.__version__,
+        "code": _code_fingerprint(),
+        "index": cfg.index_key,
+        "stemmer": stemmer_name(cfg.stemmer),
+    }
     return json.loads(json.dumps(doc))  # tuples as lists: compares equal to a loaded one
 
 
@@ -111,8 +126,18 @@ def slot(roots: Sequence[Root], head: dict[str, Any]) -> str:
 
 def _arrays(p: Postings) -> dict[str, Any]:
     r = p.rows
-    return {"ptr": r.ptr, "ids": r.ids, "counts": r.counts, "lengths": r.lengths, "neg_ptr": r.neg_ptr,
-            "neg_ids": r.neg_ids, "fps": r.fps, "indptr": p.indptr, "indices": p.indices, "tf": p.tf}  # fmt: skip
+    return {
+        "ptr": r.ptr,
+        "ids": r.ids,
+        "counts": r.counts,
+        "lengths": r.lengths,
+        "neg_ptr": r.neg_ptr,
+        "neg_ids": r.neg_ids,
+        "fps": r.fps,
+        "indptr": p.indptr,
+        "indices": p.indices,
+        "tf": p.tf,
+    }
 
 
 def _int(v: Any) -> bool:
@@ -132,9 +157,15 @@ def _consistent(a: dict[str, Any], n: int, n_terms: int) -> bool:
     import numpy as np
 
     ptr, ids, nptr, indptr, indices = a["ptr"], a["ids"], a["neg_ptr"], a["indptr"], a["indices"]
-    shapes = (ptr.shape == (N_FIELDS, n + 1) and a["lengths"].shape == (N_FIELDS, n) and nptr.shape == (n + 1,)
-              and a["fps"].shape == (n, FP_BYTES) and indptr.shape == (n_terms + 1,)
-              and len(ids) == len(a["counts"]) and len(indices) == len(a["tf"]))  # fmt: skip
+    shapes = (
+        ptr.shape == (N_FIELDS, n + 1)
+        and a["lengths"].shape == (N_FIELDS, n)
+        and nptr.shape == (n + 1,)
+        and a["fps"].shape == (n, FP_BYTES)
+        and indptr.shape == (n_terms + 1,)
+        and len(ids) == len(a["counts"])
+        and len(indices) == len(a["tf"])
+    )
     if not shapes:
         return False
     if ptr[0, 0] != 0 or ptr[-1, -1] != len(ids) or (np.diff(ptr, axis=1) < 0).any():
@@ -212,12 +243,23 @@ class IndexStore:
         gen, n, n_terms, terms, avgs, meta = (
             doc.get(k) for k in ("dir", "n", "n_terms", "terms", "avgs", "arrays")
         )
-        ok = (isinstance(gen, str) and _GEN.fullmatch(gen) is not None and gen.startswith(f"{slot_id}-")
-              and _int(n) and _int(n_terms) and _int(doc.get("patches")) and isinstance(terms, list)
-              and len(terms) == n_terms and all(type(t) is str for t in terms) and len(set(terms)) == n_terms
-              and isinstance(avgs, list) and len(avgs) == N_FIELDS
-              and all(type(x) in (int, float) and math.isfinite(x) and x > 0 for x in avgs)
-              and isinstance(meta, dict) and all(isinstance(meta.get(k), dict) for k in ARRAYS))  # fmt: skip
+        ok = (
+            isinstance(gen, str)
+            and _GEN.fullmatch(gen) is not None
+            and gen.startswith(f"{slot_id}-")
+            and _int(n)
+            and _int(n_terms)
+            and _int(doc.get("patches"))
+            and isinstance(terms, list)
+            and len(terms) == n_terms
+            and all(type(t) is str for t in terms)
+            and len(set(terms)) == n_terms
+            and isinstance(avgs, list)
+            and len(avgs) == N_FIELDS
+            and all(type(x) in (int, float) and math.isfinite(x) and x > 0 for x in avgs)
+            and isinstance(meta, dict)
+            and all(isinstance(meta.get(k), dict) for k in ARRAYS)
+        )
         if not ok:
             raise UnusableFile(f"{path}: damaged manifest")
         return doc
@@ -237,8 +279,15 @@ class IndexStore:
         n, n_terms = doc["n"], doc["n_terms"]
         if not _consistent(arrays, n, n_terms):
             raise UnusableFile(f"{gen}: inconsistent arrays")
-        rows = Rows(arrays["ptr"], arrays["ids"], arrays["counts"], arrays["lengths"], arrays["neg_ptr"],
-                    arrays["neg_ids"], arrays["fps"])  # fmt: skip
+        rows = Rows(
+            arrays["ptr"],
+            arrays["ids"],
+            arrays["counts"],
+            arrays["lengths"],
+            arrays["neg_ptr"],
+            arrays["neg_ids"],
+            arrays["fps"],
+        )
         avgs = tuple(float(x) for x in doc["avgs"])
         postings = Postings(
             rows, arrays["indptr"], arrays["indices"], arrays["tf"], n_terms, avgs, doc["patches"]
@@ -268,9 +317,16 @@ class IndexStore:
                 gen = f"{slot_id}-{secrets.token_hex(6)}"
                 os.rename(tmp, self.folder / gen)
                 tmp = None
-                doc = {"header": head, "dir": gen, "n": postings.rows.n, "n_terms": postings.n_terms,
-                       "patches": postings.patches, "avgs": list(postings.avgs), "arrays": meta,
-                       "terms": list(terms[: postings.n_terms])}  # fmt: skip
+                doc = {
+                    "header": head,
+                    "dir": gen,
+                    "n": postings.rows.n,
+                    "n_terms": postings.n_terms,
+                    "patches": postings.patches,
+                    "avgs": list(postings.avgs),
+                    "arrays": meta,
+                    "terms": list(terms[: postings.n_terms]),
+                }
                 write_private(
                     self.folder / f"{slot_id}.json", json.dumps(doc).encode(), durable=False
                 )
@@ -284,8 +340,14 @@ class IndexStore:
             self.last_error = None
             return True
 
-    def save_later(self, slot_id: str, head: dict[str, Any], postings: Postings, terms: Sequence[str],
-                   delay: float = 0.5) -> None:  # fmt: skip
+    def save_later(
+        self,
+        slot_id: str,
+        head: dict[str, Any],
+        postings: Postings,
+        terms: Sequence[str],
+        delay: float = 0.5,
+    ) -> None:
         """Save in a background thread `delay` seconds from now (a burst of edits is saved
         once, the last state); `flush` (also run at exit) saves at once."""
         with self._pending_lock:
@@ -313,8 +375,14 @@ class IndexStore:
         now = time.time()
         with contextlib.suppress(OSError):
             entries = [(e.name, e.stat(follow_symlinks=False)) for e in os.scandir(self.folder)]
-            manifests = sorted(((st.st_mtime, name[:-5]) for name, st in entries
-                                if name.endswith(".json") and stat.S_ISREG(st.st_mode)), reverse=True)  # fmt: skip
+            manifests = sorted(
+                (
+                    (st.st_mtime, name[:-5])
+                    for name, st in entries
+                    if name.endswith(".json") and stat.S_ISREG(st.st_mode)
+                ),
+                reverse=True,
+            )
             live = {s for _, s in manifests[:MAX_SLOTS]}
             for _, s in manifests[MAX_SLOTS:]:
                 with contextlib.suppress(OSError):
@@ -325,8 +393,12 @@ class IndexStore:
                 age = now - st.st_mtime
                 owner = name.split("-")[0]
                 old_tmp = name.startswith(".tmp-") and age > STALE_TMP
-                stale = (_GEN.fullmatch(name) is not None and name != keep and age > GRACE
-                         and (owner == slot_id or owner not in live))  # fmt: skip
+                stale = (
+                    _GEN.fullmatch(name) is not None
+                    and name != keep
+                    and age > GRACE
+                    and (owner == slot_id or owner not in live)
+                )
                 if old_tmp or stale:
                     shutil.rmtree(self.folder / name, ignore_errors=True)
 

@@ -194,7 +194,9 @@ class TokenCache:
                 self._prime(spec, cfg)
             # backwards through the helper's order; what it was not given comes first
             last = len(pf.order)
-            for spec in sorted(specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True):
+            for spec in sorted(
+                specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True
+            ):
                 for frame in pf.ready():
                     got += self._take(frame, local)
                 key = self._body_key(spec, n)
@@ -224,7 +226,11 @@ class TokenCache:
 
         terms = frame.get("terms", ())
         bodies = frame.get("bodies", ())
-        if not isinstance(terms, list) or not all(type(t) is str for t in terms) or not isinstance(bodies, list):
+        if (
+            not isinstance(terms, list)
+            or not all(type(t) is str for t in terms)
+            or not isinstance(bodies, list)
+        ):
             return 0
         local.extend(self._ids(terms))
         remap = np.asarray(local, dtype=np.int32)
@@ -236,7 +242,9 @@ class TokenCache:
                     continue
                 if len(ids_b) != 2 * len(counts_b) or len(ids_b) % 4:
                     continue
-                keys.append((str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n)))
+                keys.append(
+                    (str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n))
+                )
                 lengths.append(int(length))
             except (TypeError, ValueError):
                 continue
@@ -258,8 +266,11 @@ class TokenCache:
         at = 0
         for key, length, k in zip(keys, lengths, lens, strict=True):
             if key not in self._body_bags:
-                self._body_bags[key] = Bag(array("i", ids[4 * at : 4 * (at + k)]),
-                                           array("H", counts[2 * at : 2 * (at + k)]), length)  # fmt: skip
+                self._body_bags[key] = Bag(
+                    array("i", ids[4 * at : 4 * (at + k)]),
+                    array("H", counts[2 * at : 2 * (at + k)]),
+                    length,
+                )
                 got += 1
             at += k
         return got

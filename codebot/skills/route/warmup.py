@@ -44,8 +44,11 @@ PREFETCH_MIN = 1000
 WARM_ACTORS = (Actor.MODEL, Actor.EVAL)
 
 
-def warm(snapshot_getter: Callable[[], Any], router: Router | None = None,
-         actors: Iterable[Actor] = WARM_ACTORS) -> None:  # fmt: skip
+def warm(
+    snapshot_getter: Callable[[], Any],
+    router: Router | None = None,
+    actors: Iterable[Actor] = WARM_ACTORS,
+) -> None:
     """Load or build the index of `snapshot_getter()` (None: nothing to do) in `router`
     (default: the shared one), and what its first request would compute."""
     rt = router or default_router()
@@ -81,7 +84,11 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Scan
 
     rt = router or default_router()
     cache = rt.indexes
-    if cache.tokens.prefetch is not None or cache.current is not None or not BodyPrefetch.available(rt.config):
+    if (
+        cache.tokens.prefetch is not None
+        or cache.current is not None
+        or not BodyPrefetch.available(rt.config)
+    ):
         return None
     head = header(rt.config)
     if cache.store is not None and cache.store.saved(slot(roots, head), head):

@@ -16,8 +16,14 @@ from codebot.skills.route.shape import left_behind, written_as_names
 KINDS = ("emphasized", "left_behind", "destination")
 
 
-def term_weights(idx: Index, request: str, surface: Mapping[str, str], known: Sequence[int],
-                 cfg: RouterConfig, dest: frozenset[str]) -> tuple[dict[int, float], dict[str, tuple[str, ...]]]:  # fmt: skip
+def term_weights(
+    idx: Index,
+    request: str,
+    surface: Mapping[str, str],
+    known: Sequence[int],
+    cfg: RouterConfig,
+    dest: frozenset[str],
+) -> tuple[dict[int, float], dict[str, tuple[str, ...]]]:
     """Request words that count more or less than one: (term id -> weight, and for the
     explanation the words of each kind: "emphasized", "left_behind", "destination").
 
@@ -38,8 +44,13 @@ def term_weights(idx: Index, request: str, surface: Mapping[str, str], known: Se
         rules = (
             ("left_behind", cfg.left_behind_weight, left_behind(request), lambda i: True),
             ("destination", cfg.destination_weight, dest, lambda i: True),
-            ("emphasized", cfg.name_case_weight, names, lambda i: idx.idf[i] >= cfg.name_case_worth * idx.max_idf),
-        )  # fmt: skip
+            (
+                "emphasized",
+                cfg.name_case_weight,
+                names,
+                lambda i: idx.idf[i] >= cfg.name_case_worth * idx.max_idf,
+            ),
+        )
         for kind, w, found, rare_enough in rules:
             if w == 1.0 or not found:
                 continue

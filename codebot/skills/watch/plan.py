@@ -128,7 +128,9 @@ class EventFilter:
         import watchfiles
 
         self.catalog = catalog
-        self._filter = watchfiles.DefaultFilter()  # on root-relative paths: a root under .venv works
+        self._filter = (
+            watchfiles.DefaultFilter()
+        )  # on root-relative paths: a root under .venv works
         self._known: tuple[object, frozenset[str]] | None = None
 
     def classify(self, item: tuple, plan: Plan | None) -> Batch:

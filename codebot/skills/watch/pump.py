@@ -35,8 +35,15 @@ class _ArmFlag:
 class Pump:
     """One ``watchfiles.watch`` loop in its own thread, feeding batches into a queue."""
 
-    def __init__(self, kind: str, paths: tuple[str, ...], out: queue.Queue, debounce_ms: int,
-                 step_ms: int, force_polling: bool | None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        kind: str,
+        paths: tuple[str, ...],
+        out: queue.Queue,
+        debounce_ms: int,
+        step_ms: int,
+        force_polling: bool | None,
+    ) -> None:
         self.kind = kind
         self.paths = paths
         self.out = out

@@ -167,8 +167,11 @@ class SkillWatcher:
 
         self._deliver = deliver
         thread = self.run_in_thread()
-        waiter = threading.Thread(target=lambda: (thread.join(), _safe_call_soon(loop, finished)),
-                                  name="codebot-watch-join", daemon=True)  # fmt: skip
+        waiter = threading.Thread(
+            target=lambda: (thread.join(), _safe_call_soon(loop, finished)),
+            name="codebot-watch-join",
+            daemon=True,
+        )
         waiter.start()
         try:
             await done
@@ -242,11 +245,27 @@ class SkillWatcher:
             self._queue = queue.Queue()
             self._pumps = []
             if plan.recursive:
-                self._pumps.append(Pump(RECURSIVE, plan.recursive, self._queue, self.debounce_ms,
-                                         self.step_ms, self.force_polling))  # fmt: skip
+                self._pumps.append(
+                    Pump(
+                        RECURSIVE,
+                        plan.recursive,
+                        self._queue,
+                        self.debounce_ms,
+                        self.step_ms,
+                        self.force_polling,
+                    )
+                )
             if plan.parents:
-                self._pumps.append(Pump(PARENT, plan.parents, self._queue, self.debounce_ms,
-                                         self.step_ms, self.force_polling))  # fmt: skip
+                self._pumps.append(
+                    Pump(
+                        PARENT,
+                        plan.parents,
+                        self._queue,
+                        self.debounce_ms,
+                        self.step_ms,
+                        self.force_polling,
+                    )
+                )
             for pump in self._pumps:
                 pump.start()
             deadline = time.monotonic() + 10

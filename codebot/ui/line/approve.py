@@ -17,15 +17,23 @@ from codebot.ui.approval_reason import command_question
 __all__ = ["ANSWERS", "QUESTION", "ask_answer", "parse_answer", "parse_reply", "question_for"]
 
 ANSWERS = {
-    "y": ApprovalAnswer.ALLOW_ONCE, "yes": ApprovalAnswer.ALLOW_ONCE, "once": ApprovalAnswer.ALLOW_ONCE,
-    "a": ApprovalAnswer.ALLOW_SESSION, "session": ApprovalAnswer.ALLOW_SESSION,
-    "always": ApprovalAnswer.ALLOW_ALWAYS, "!": ApprovalAnswer.ALLOW_ALWAYS,
-    "n": ApprovalAnswer.DENY, "no": ApprovalAnswer.DENY, "deny": ApprovalAnswer.DENY,
-}  # fmt: skip
+    "y": ApprovalAnswer.ALLOW_ONCE,
+    "yes": ApprovalAnswer.ALLOW_ONCE,
+    "once": ApprovalAnswer.ALLOW_ONCE,
+    "a": ApprovalAnswer.ALLOW_SESSION,
+    "session": ApprovalAnswer.ALLOW_SESSION,
+    "always": ApprovalAnswer.ALLOW_ALWAYS,
+    "!": ApprovalAnswer.ALLOW_ALWAYS,
+    "n": ApprovalAnswer.DENY,
+    "no": ApprovalAnswer.DENY,
+    "deny": ApprovalAnswer.DENY,
+}
 #: Words that deny and take the rest of the line as the reason (`r` alone asks for it).
 REASON_WORDS = ("n", "no", "deny", "r", "reason")
 #: The question with every answer offered (`question_for` leaves out what is not).
-QUESTION = "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): "
+QUESTION = (
+    "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): "
+)
 REASON_QUESTION = "Why not? (the model is told): "
 
 
@@ -65,12 +73,18 @@ async def ask_answer(reader: Any, sink: Any, request: ApprovalRequest) -> Approv
     while True:
         reply = parse_reply(await reader.ask(question_for(request)))
         if reply is None:
-            sink.line("please answer y (once), a (this session)" + (", A (always)" if request.always else "")
-                      + ", n (no)" + (" or n and your reason" if request.takes_reason else ""))  # fmt: skip
+            sink.line(
+                "please answer y (once), a (this session)"
+                + (", A (always)" if request.always else "")
+                + ", n (no)"
+                + (" or n and your reason" if request.takes_reason else "")
+            )
             continue
         answer, reason = reply
         if answer is ApprovalAnswer.ALLOW_ALWAYS and not request.always:
-            sink.line(f"always allow is not offered here: {request.always_unavailable or 'no rule fits this call'}")
+            sink.line(
+                f"always allow is not offered here: {request.always_unavailable or 'no rule fits this call'}"
+            )
             continue
         if answer is ApprovalAnswer.DENY and request.takes_reason:
             if reason is None:

@@ -42,7 +42,9 @@ class SlashCompleter(Completer):
     def __init__(self, complete: Callable[[str], list[commands.Completion]]) -> None:
         self._complete = complete
 
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
         text = document.text_before_cursor
         if not text.startswith("/") or text.startswith("//"):
             return
@@ -100,15 +102,27 @@ class PromptReader:
     """prompt-toolkit input. `echo` (a Sink) also records what was typed when the prompt is
     drawn somewhere other than where the conversation goes (stdout redirected, tests)."""
 
-    def __init__(self, completer: Completer, history: History, *, input: Any = None, output: Any = None,
-                 echo: Sink | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        completer: Completer,
+        history: History,
+        *,
+        input: Any = None,
+        output: Any = None,
+        echo: Sink | None = None,
+    ) -> None:
         from prompt_toolkit import PromptSession
 
         self.echo = echo
         self.session: PromptSession[str] = PromptSession(
-            history=history, completer=completer, complete_while_typing=True, key_bindings=key_bindings(),
-            prompt_continuation="  ", input=input, output=output,
-        )  # fmt: skip
+            history=history,
+            completer=completer,
+            complete_while_typing=True,
+            key_bindings=key_bindings(),
+            prompt_continuation="  ",
+            input=input,
+            output=output,
+        )
         self.asker: PromptSession[str] = PromptSession(input=input, output=output)
 
     async def read_line(self) -> str:
@@ -134,7 +148,9 @@ class TerminalSink(Sink):
     """
 
     def __init__(self, output: Any) -> None:
-        super().__init__(None, lambda: output.get_size().columns)  # the prompt's terminal, wherever stdout goes
+        super().__init__(
+            None, lambda: output.get_size().columns
+        )  # the prompt's terminal, wherever stdout goes
         self._output = output
         self._session = get_app_session()
         self._context = contextvars.copy_context()
@@ -188,7 +204,11 @@ class PlainReader:
                 return False
 
         fd = _fileno(self.stream)
-        target = (lambda: _pump_fd(fd, _encoding(self.stream), put)) if fd is not None else (lambda: _pump_lines(self.stream, put))
+        target = (
+            (lambda: _pump_fd(fd, _encoding(self.stream), put))
+            if fd is not None
+            else (lambda: _pump_lines(self.stream, put))
+        )
         # A daemon thread, reading the raw fd when there is one: a thread blocked inside a
         # buffered stdin would make interpreter shutdown abort on the buffer's lock.
         threading.Thread(target=target, name="codebot-line-input", daemon=True).start()

@@ -52,7 +52,9 @@ class Sink:
     `columns`: the terminal's width when the text goes to a terminal, else None: prose is
     word-wrapped to it (`wrap_width`), and not wrapped at all for a pipe or a log."""
 
-    def __init__(self, stream: TextIO | None = None, columns: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, columns: Callable[[], int] | None = None
+    ) -> None:
         self._stream = stream
         self._lock = threading.RLock()
         self.at_line_start = True
@@ -99,6 +101,7 @@ class Sink:
 
 # -- single lines ---------------------------------------------------------------------------
 
+
 def tool_result(status: str, name: str, content: str) -> str:
     mark = "✓" if status == "ok" else "✗"
     text = first_line(content)
@@ -144,7 +147,9 @@ class Renderer:
         """Lines a running tool printed, as they come: indented under its call, escape
         sequences stripped, each cut to the terminal's width (whole to a pipe or a log)."""
         columns = self.sink.wrap_width()
-        lines = [f"{indent}  │ {strip_escapes(line).expandtabs(4)}".rstrip() for line in text.split("\n")]
+        lines = [
+            f"{indent}  │ {strip_escapes(line).expandtabs(4)}".rstrip() for line in text.split("\n")
+        ]
         self.sink.line("\n".join(clip(line, columns) if columns else line for line in lines))
 
     def begin_turn(self) -> None:
@@ -178,7 +183,9 @@ class Renderer:
         elif isinstance(e, ev.ToolFinished):
             # After streamed output only the summary (`✓ exit code 0`): the lines are on screen.
             sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
-            diff = change_diff(e.name, e.status, e.content, SHOWN_LINES)  # what an Edit/Write changed
+            diff = change_diff(
+                e.name, e.status, e.content, SHOWN_LINES
+            )  # what an Edit/Write changed
             if diff:
                 sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
         elif isinstance(e, ev.SkillActivated):
@@ -205,7 +212,9 @@ def approval_text(request: Any) -> str:
     shown = command_lines(subject).lines if bash else visible(subject).split("\n")
     lines = [head, *("  " + ln for ln in shown)]
     if has_hidden(subject):
-        lines.append("  [it contains hidden or control characters, shown above as \\x.. / \\u.... escapes]")
+        lines.append(
+            "  [it contains hidden or control characters, shown above as \\x.. / \\u.... escapes]"
+        )
     why = why_asked(getattr(request, "reason", ""))
     if why:
         lines.append(f"  why: {visible(why)}")
@@ -259,8 +268,14 @@ def skills_table(controller: Any, query: str = "") -> str:
             state = skill_state(spec, controller, active)
         rows.append((_shown(spec.name), spec.source.value, state, _shown(spec.description)))
     for sh in snap.shadowed:
-        rows.append((_shown(sh.spec.name), sh.spec.source.value, f"shadowed by {sh.winner.source.value}",
-                     _shown(sh.spec.description)))  # fmt: skip
+        rows.append(
+            (
+                _shown(sh.spec.name),
+                sh.spec.source.value,
+                f"shadowed by {sh.winner.source.value}",
+                _shown(sh.spec.description),
+            )
+        )
     shown = [r for r in rows if not q or q in r[0].lower() or q == r[1]]
     if q and not shown:  # no name matches: look in the descriptions
         shown = [r for r in rows if q in r[3].lower()]
@@ -274,12 +289,18 @@ def skills_table(controller: Any, query: str = "") -> str:
     w = width() - 1
     lines = [f"{'name':<{nw}}  {'source':<{sw}}  {'state':<{tw}}  description"]
     for name, source, state, desc in shown:
-        lines.append(clip(f"{clip(name, nw):<{nw}}  {source:<{sw}}  {clip(state, tw):<{tw}}  {desc}", w))
-    count = f"{len(shown)} of {len(rows)} skills" if len(shown) != len(rows) else f"{len(rows)} skills"
+        lines.append(
+            clip(f"{clip(name, nw):<{nw}}  {source:<{sw}}  {clip(state, tw):<{tw}}  {desc}", w)
+        )
+    count = (
+        f"{len(shown)} of {len(rows)} skills" if len(shown) != len(rows) else f"{len(rows)} skills"
+    )
     lines.append(f"{count} · change: {OVERRIDE_HELP}")
     problems = [d for d in snap.diagnostics if d.severity.value != "info"]
     if problems:
-        lines.append(f"{len(problems)} problem(s) in skill files; run 'codebot skills validate' for details")
+        lines.append(
+            f"{len(problems)} problem(s) in skill files; run 'codebot skills validate' for details"
+        )
     return "\n".join(lines)
 
 
@@ -293,7 +314,9 @@ def start_watcher(controller: Any, sink: Sink) -> Any:
 
     def on_reload(change: Any = None, *_: Any) -> None:
         if change is not None and hasattr(change, "added"):
-            text, _ = controller.reload_message(change)  # names what changed, new and fixed problems
+            text, _ = controller.reload_message(
+                change
+            )  # names what changed, new and fixed problems
             if text:
                 sink.line(text)
         else:

@@ -72,8 +72,15 @@ class LineApp:
     conversation (the prompt itself is then drawn nowhere unless the stream is a terminal).
     """
 
-    def __init__(self, controller: Controller, *, input: Any = None, output: Any = None, watch: bool = True,
-                 initial_prompt: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        controller: Controller,
+        *,
+        input: Any = None,
+        output: Any = None,
+        watch: bool = True,
+        initial_prompt: str | None = None,
+    ) -> None:
         self.controller = controller
         self.watch = watch
         self.initial_prompt = initial_prompt  # `codebot --plain "fix the bug"`: sent before reading
@@ -205,8 +212,16 @@ class LineApp:
         from codebot import __version__
 
         c = self.controller
-        model = f"{c.model_name} (offline: set a provider key or --model for a real one)" if c.offline else c.model_name
-        how = "one message per line" if self.plain else "/help for commands, Tab completes, Ctrl+D quits"
+        model = (
+            f"{c.model_name} (offline: set a provider key or --model for a real one)"
+            if c.offline
+            else c.model_name
+        )
+        how = (
+            "one message per line"
+            if self.plain
+            else "/help for commands, Tab completes, Ctrl+D quits"
+        )
         say = self.renderer.prose
         say(f"codebot {__version__} · model {model} · {c.skill_count()} skills · {how}")
         for w in getattr(c.session.approvals, "warnings", ()):
@@ -263,7 +278,9 @@ class LineApp:
     async def turn(self, text: str, compact: bool = False) -> None:
         """One model turn (or `/compact`) as a task: Ctrl+C cancels it, not the session."""
         self.renderer.begin_turn()
-        task = asyncio.ensure_future(self.controller.compact(text) if compact else self.controller.run_turn(text))
+        task = asyncio.ensure_future(
+            self.controller.compact(text) if compact else self.controller.run_turn(text)
+        )
         self._turn = task
         try:
             with self._sigint_cancels_turn():
@@ -303,7 +320,9 @@ class LineApp:
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+            signal.signal(
+                signal.SIGINT, previous if previous is not None else signal.default_int_handler
+            )
 
     # -- events ----------------------------------------------------------------------------
 
@@ -340,12 +359,26 @@ def project_line_history(settings: Settings) -> Any:
     """Line mode's history, kept per project like the TUI's (`$CODEBOT_HOME/line-history.d/`)."""
     from codebot.ui.tui.history import project_history_path
 
-    return settings.home / "line-history.d" / project_history_path(settings.home, settings.project_dir).name
+    return (
+        settings.home
+        / "line-history.d"
+        / project_history_path(settings.home, settings.project_dir).name
+    )
 
 
-def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume: Any = None,
-             input: Any = None, output: Any = None, client: Any = None, watch: bool = True,
-             extra_dirs: Sequence[Any] = (), initial_prompt: str | None = None) -> int:  # fmt: skip
+def run_line(
+    settings: Settings,
+    *,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    resume: Any = None,
+    input: Any = None,
+    output: Any = None,
+    client: Any = None,
+    watch: bool = True,
+    extra_dirs: Sequence[Any] = (),
+    initial_prompt: str | None = None,
+) -> int:
     """Run line mode until /exit or end of input; the exit code (0, 2 for a setup problem).
 
     `resume`: None, a session id, or a `ResumeChoice(continue_latest, session_id)`.
@@ -358,14 +391,23 @@ def run_line(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[st
     if isinstance(resume, str):
         resume = ResumeChoice(False, resume)
     try:
-        controller = Controller(settings, client=client, interactive=True, allow=allow, deny=deny, resume=resume,
-                                extra_dirs=extra_dirs)  # fmt: skip
+        controller = Controller(
+            settings,
+            client=client,
+            interactive=True,
+            allow=allow,
+            deny=deny,
+            resume=resume,
+            extra_dirs=extra_dirs,
+        )
     except SetupError as exc:
         print(f"codebot: {exc}", file=sys.stderr)
         return 2
     try:
         # The controller keeps allow/deny/extra_dirs for a session `/resume` switches to.
-        return LineApp(controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt).run()
+        return LineApp(
+            controller, input=input, output=output, watch=watch, initial_prompt=initial_prompt
+        ).run()
     except KeyboardInterrupt:
         return 130
     finally:

@@ -16,7 +16,15 @@ from codebot.ui.line.render import Sink, clip, width
 from codebot.ui.line.wrap import wrap_text
 from codebot.ui.resume_view import Item, SessionRow, pick, resume_view
 
-__all__ = ["continue_hint", "draw", "pick", "pick_session", "session_table", "show_resumed", "show_switched"]
+__all__ = [
+    "continue_hint",
+    "draw",
+    "pick",
+    "pick_session",
+    "session_table",
+    "show_resumed",
+    "show_switched",
+]
 
 PICK = "resume which? number or id (Enter: none): "
 MARKS = {"ok": "✓", "error": "✗ error", "denied": "✗ denied", "interrupted": "✗ interrupted"}
@@ -35,7 +43,10 @@ def show_resumed(sink: Sink, session: Any) -> None:
         header = read_header(transcript.path)
     except DamagedSession:
         header = None
-    draw(sink, resume_view(session.history, session.id, header.created if header is not None else None))
+    draw(
+        sink,
+        resume_view(session.history, session.id, header.created if header is not None else None),
+    )
 
 
 def draw(sink: Sink, items: Sequence[Item]) -> None:
@@ -97,6 +108,8 @@ def show_switched(sink: Sink, session: Any) -> None:
 def session_table(rows: Sequence[SessionRow], cols: int) -> str:
     lines = [f"{'':>3}  {'ID':<26} {'STARTED':<17} FIRST PROMPT"]
     for n, r in enumerate(rows, 1):
-        lines.append(clip(f"{n:>3}  {r.id:<26} {r.started:<17} {r.first_prompt or '(no prompt)'}", cols))
+        lines.append(
+            clip(f"{n:>3}  {r.id:<26} {r.started:<17} {r.first_prompt or '(no prompt)'}", cols)
+        )
     lines.append("(pick one by number; or, after quitting: codebot --resume ID)")
     return "\n".join(lines)

@@ -15,7 +15,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-_BULLET = re.compile(r"[-*+•>]|\d{1,3}[.)]")  # a list item's (or quote's) marker: its text hangs after it
+_BULLET = re.compile(
+    r"[-*+•>]|\d{1,3}[.)]"
+)  # a list item's (or quote's) marker: its text hangs after it
 _FENCES = ("```", "~~~")
 
 
@@ -47,7 +49,9 @@ class Wrapper:
         self._col = 0  # cells written on this line
         self._word = ""  # held back until the whitespace after it
         self._gap = ""  # whitespace before the held word (the indent, at line start)
-        self._hang: int | None = None  # indent of the line's continuations; None before its first word
+        self._hang: int | None = (
+            None  # indent of the line's continuations; None before its first word
+        )
         self._bullet = False  # the first word was a list marker: the hang is set by the next one
 
     def write(self, text: str) -> None:

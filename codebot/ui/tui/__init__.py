@@ -20,8 +20,15 @@ from codebot.home import private_dir, private_fd
 EXIT_AFTER_PAINT = "CODEBOT_EXIT_AFTER_PAINT"
 
 
-def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str] = (), resume=None,
-            extra_dirs: Sequence[Path] = (), initial_prompt: str | None = None) -> int:  # fmt: skip
+def run_tui(
+    settings: Settings,
+    *,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    resume=None,
+    extra_dirs: Sequence[Path] = (),
+    initial_prompt: str | None = None,
+) -> int:
     """Run the TUI until the person quits; the exit code. `resume` is a ResumeChoice or None;
     `extra_dirs` are the `--add-dir` folders; `initial_prompt` is sent as the first message
     once the session is ready (`codebot "fix the bug"`).
@@ -38,7 +45,9 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     def make_controller():
         from codebot.ui.controller import Controller
 
-        return Controller(settings, interactive=True, allow=allow, deny=deny, resume=resume, extra_dirs=extra_dirs)
+        return Controller(
+            settings, interactive=True, allow=allow, deny=deny, resume=resume, extra_dirs=extra_dirs
+        )
 
     controller = None
     if resume is not None and (resume.continue_latest or resume.session_id):
@@ -72,8 +81,13 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
     from codebot.ui.tui.app import CodebotApp
 
     exit_after_paint = os.environ.get(EXIT_AFTER_PAINT) == "1"
-    app = CodebotApp(controller, settings=settings, make_controller=build,
-                     exit_after_paint=exit_after_paint, initial_prompt=initial_prompt)  # fmt: skip
+    app = CodebotApp(
+        controller,
+        settings=settings,
+        make_controller=build,
+        exit_after_paint=exit_after_paint,
+        initial_prompt=initial_prompt,
+    )
     try:
         code = app.run()
     finally:
@@ -83,8 +97,16 @@ def run_tui(settings: Settings, *, allow: Sequence[str] = (), deny: Sequence[str
 
         kill_all()  # Textual may own the signal handlers: end what Bash started, here too
     if exit_after_paint:
-        print(json.dumps({"first_paint_ms": app.first_paint_ms, "ready_ms": app.ready_ms,
-                          "painted_at": app.painted_at}), flush=True)  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "first_paint_ms": app.first_paint_ms,
+                    "ready_ms": app.ready_ms,
+                    "painted_at": app.painted_at,
+                }
+            ),
+            flush=True,
+        )
     elif app.controller is not None:
         # The full screen is gone with the app: leave the end of the conversation in the
         # scrollback, and how to come back to it.

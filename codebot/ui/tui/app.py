@@ -70,9 +70,16 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
     ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     """
 
-    def __init__(self, controller: Any = None, *, settings: Settings | None = None,
-                 make_controller: Callable[[], Any] | None = None, watch_skills: bool = True,
-                 exit_after_paint: bool = False, initial_prompt: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        controller: Any = None,
+        *,
+        settings: Settings | None = None,
+        make_controller: Callable[[], Any] | None = None,
+        watch_skills: bool = True,
+        exit_after_paint: bool = False,
+        initial_prompt: str | None = None,
+    ) -> None:
         no_color = "NO_COLOR" in os.environ
         super().__init__()
         if no_color:
@@ -119,9 +126,15 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
         yield Conversation(id="conversation")
         yield menu
         yield QueuedBar(id="queued")
-        yield PromptArea(Completer(self._completions, self.settings.project_dir),
-                         History(project_history_path(self.settings.home, self.settings.project_dir),
-                                 fallback=self.settings.home / "history"), menu, id="prompt")  # fmt: skip
+        yield PromptArea(
+            Completer(self._completions, self.settings.project_dir),
+            History(
+                project_history_path(self.settings.home, self.settings.project_dir),
+                fallback=self.settings.home / "history",
+            ),
+            menu,
+            id="prompt",
+        )
         yield StatusBar(id="status")
 
     def _completions(self, prefix: str) -> list[commands.Completion]:
@@ -153,8 +166,15 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
     def on_unmount(self) -> None:
         self._stop_watcher()
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = False) -> None:  # fmt: skip
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Plain text unless asked: toasts quote file and skill names and errors, whose
         brackets textual would read as markup (a folder named `[/x]` crashed the app)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
@@ -178,8 +198,17 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
             # The conversation said why once (a Notice); the status keeps saying it.
             context = NOT_SAVED + context
         skill, model = self._skill or (None, None)
-        bar.status = Status(c.model_name, model, skill, c.offline, context, c.skill_count(), self.busy,
-                            untrusted=not c.settings.trusted, progress=self.progress())  # fmt: skip
+        bar.status = Status(
+            c.model_name,
+            model,
+            skill,
+            c.offline,
+            context,
+            c.skill_count(),
+            self.busy,
+            untrusted=not c.settings.trusted,
+            progress=self.progress(),
+        )
 
     def context_window(self) -> int | None:
         if self.controller is None or not self._warm:
@@ -199,7 +228,9 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
     async def _pump(self) -> None:
         pending: Any = None
         while True:
-            event, pending = (pending, None) if pending is not None else (await self._events.get(), None)
+            event, pending = (
+                (pending, None) if pending is not None else (await self._events.get(), None)
+            )
             if isinstance(event, ev.TextDelta):
                 # Deltas that queued up while the last ones were drawn are drawn as one: a
                 # fast stream then costs a few renders a second, and keys stay responsive.
@@ -306,7 +337,9 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
         the reply and does its action."""
         command = commands.BY_NAME[name]
         if command.not_while_busy and self.busy:
-            self.notify(f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning")
+            self.notify(
+                f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning"
+            )
             return
         if not command.view:  # a view opens over the conversation: nothing added to it
             await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")

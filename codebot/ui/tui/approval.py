@@ -92,7 +92,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def compose(self) -> ComposeResult:
         r = self.request
         with Vertical(id="dialog"):
-            yield Static(command_question(r) or TITLES.get(r.tool, f"Allow this {r.tool} call?"), classes="title")
+            yield Static(
+                command_question(r) or TITLES.get(r.tool, f"Allow this {r.tool} call?"),
+                classes="title",
+            )
             with _Shown(id="shown"):
                 yield Static(_preview(r))
             yield Static("", id="position")
@@ -107,8 +110,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 yield Button("Deny (n)", id="deny", variant="error")
                 if r.takes_reason:
                     yield Button("Deny, say why (r)", id="reason_button", variant="error")
-            yield Input(placeholder="Why not? The model is told. Enter sends · Esc goes back",
-                        max_length=REASON_MAX_CHARS, id="reason")  # fmt: skip
+            yield Input(
+                placeholder="Why not? The model is told. Enter sends · Esc goes back",
+                max_length=REASON_MAX_CHARS,
+                id="reason",
+            )
 
     def on_mount(self) -> None:
         self.query_one("#allow_once", Button).focus()
@@ -124,7 +130,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         """Let the text grow up to the screen, less what stands around it; then check the end."""
         dialog, shown = self.query_one("#dialog"), self.query_one("#shown", VerticalScroll)
         around = [c for c in dialog.children if c is not shown and c.display]
-        chrome = dialog.styles.gutter.height + sum(c.outer_size.height + c.styles.margin.height for c in around)
+        chrome = dialog.styles.gutter.height + sum(
+            c.outer_size.height + c.styles.margin.height for c in around
+        )
         wanted = max(3, self.size.height - chrome)
         if shown.styles.max_height is None or shown.styles.max_height.value != wanted:
             shown.styles.max_height = wanted
@@ -135,7 +143,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         the allowing buttons up to date. False until the dialog has been laid out."""
         shown = self.query_one("#shown", VerticalScroll)
         rows, height = shown.virtual_size.height, shown.scrollable_content_region.height
-        if height <= 0 or rows <= 0 or shown.region.bottom > self.query_one("#dialog").content_region.bottom:
+        if (
+            height <= 0
+            or rows <= 0
+            or shown.region.bottom > self.query_one("#dialog").content_region.bottom
+        ):
             return self.seen_end  # not laid out yet, or cut off by the screen: not seen
         top = round(shown.scroll_y)
         self.seen_end = self.seen_end or top + height >= rows
@@ -145,7 +157,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.call_after_refresh(self._fit)
         if long:
             where = f"lines {top + 1}-{min(top + height, rows)} of {rows}"
-            more = "seen to the end" if self.seen_end else "PgDn / ↓ / End: read to the end to allow"
+            more = (
+                "seen to the end" if self.seen_end else "PgDn / ↓ / End: read to the end to allow"
+            )
             self.query_one("#position", Static).update(f"{where} · {more}")
         for button in self.query(Button):
             if button.id in ALLOWING:
@@ -158,8 +172,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if self.has_class("-reason"):
             return
         shown = self.query_one("#shown", VerticalScroll)
-        {"page_down": shown.scroll_page_down, "page_up": shown.scroll_page_up, "down": shown.scroll_down,
-         "up": shown.scroll_up, "end": shown.scroll_end, "home": shown.scroll_home}[where](animate=False)  # fmt: skip
+        {
+            "page_down": shown.scroll_page_down,
+            "page_up": shown.scroll_page_up,
+            "down": shown.scroll_down,
+            "up": shown.scroll_up,
+            "end": shown.scroll_end,
+            "home": shown.scroll_home,
+        }[where](animate=False)
         self.seen()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -172,12 +192,16 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def action_answer(self, value: str) -> None:
         answer = ApprovalAnswer(value)
         if answer is not ApprovalAnswer.DENY and not self.seen():
-            self.notify("Read the whole text first: PgDn / ↓ / End scroll to its end (n or Esc denies)",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                "Read the whole text first: PgDn / ↓ / End scroll to its end (n or Esc denies)",
+                severity="warning",
+            )
             return
         if answer is ApprovalAnswer.ALLOW_ALWAYS and not self.request.always:
-            self.notify(f"Always allow is not offered here: {self.request.always_unavailable or 'no rule fits'}",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                f"Always allow is not offered here: {self.request.always_unavailable or 'no rule fits'}",
+                severity="warning",
+            )
             return
         self.dismiss(answer)
 

@@ -36,8 +36,12 @@ class Suggestions:
 
 
 class Completer:
-    def __init__(self, slash: Callable[[str], list[commands.Completion]], project_dir: Path,
-                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+    def __init__(
+        self,
+        slash: Callable[[str], list[commands.Completion]],
+        project_dir: Path,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._slash = slash
         self._project = project_dir
         self._clock = clock
@@ -55,16 +59,32 @@ class Completer:
             begin, query = stacked
             end = line.find(" ", col)
             end = len(line) if end < 0 else end
-            items = tuple(Item("/" + c.name, "/" + c.name + " ", c.hint, c.description, c.source)
-                          for c in self._slash(query) if c.kind == "skill")  # fmt: skip
+            items = tuple(
+                Item("/" + c.name, "/" + c.name + " ", c.hint, c.description, c.source)
+                for c in self._slash(query)
+                if c.kind == "skill"
+            )
             return Suggestions((0, begin), (0, end), items, query) if items else None
-        if row == 0 and line.startswith("/") and not line.startswith("//") and " " not in line[:col]:
+        if (
+            row == 0
+            and line.startswith("/")
+            and not line.startswith("//")
+            and " " not in line[:col]
+        ):
             end = line.find(" ")
             end = len(line) if end < 0 else end
             query = line[1:col]
             found = self._slash(query)
-            items = tuple(Item("/" + c.name, "/" + c.name + " ", c.hint, c.description,
-                               "built-in" if c.kind == "builtin" else c.source) for c in found)  # fmt: skip
+            items = tuple(
+                Item(
+                    "/" + c.name,
+                    "/" + c.name + " ",
+                    c.hint,
+                    c.description,
+                    "built-in" if c.kind == "builtin" else c.source,
+                )
+                for c in found
+            )
             return Suggestions((0, 0), (0, end), items, query) if items else None
         start = col
         while start > 0 and not line[start - 1].isspace():

@@ -68,8 +68,12 @@ class ToolCall(Vertical):
 
     def compose(self):
         e = self.event
-        head = Text.assemble(("↳ " if e.depth else "⚙ ", "bold"), (e.name, "bold"), "  ",
-                             tool_args(e.name, e.arguments))  # fmt: skip
+        head = Text.assemble(
+            ("↳ " if e.depth else "⚙ ", "bold"),
+            (e.name, "bold"),
+            "  ",
+            tool_args(e.name, e.arguments),
+        )
         yield Static(head, classes="tool-head")
         yield self._live
 
@@ -100,7 +104,10 @@ class ToolCall(Vertical):
         self.add_class(f"-{event.status}")
         content = event.content
         if len(content) > RESULT_MAX_CHARS:
-            content = content[:RESULT_MAX_CHARS] + f"\n[... {len(event.content) - RESULT_MAX_CHARS} more characters]"
+            content = (
+                content[:RESULT_MAX_CHARS]
+                + f"\n[... {len(event.content) - RESULT_MAX_CHARS} more characters]"
+            )
         short = event.status != "ok" and content.count("\n") < 3
         body = Static(Text(content or "(no output)"), classes="tool-result")
         diff = change_diff(event.name, event.status, content)
@@ -108,8 +115,16 @@ class ToolCall(Vertical):
             from rich.syntax import Syntax
 
             head = visible(content.split("\n", 1)[0])
-            body = Static(Syntax(f"{head}\n{diff}", "diff", word_wrap=True, theme="ansi_dark",
-                                 background_color="default"), classes="tool-result")  # fmt: skip
+            body = Static(
+                Syntax(
+                    f"{head}\n{diff}",
+                    "diff",
+                    word_wrap=True,
+                    theme="ansi_dark",
+                    background_color="default",
+                ),
+                classes="tool-result",
+            )
             short = True
         box = Collapsible(body, title=f"result · {tool_status(event)}", collapsed=not short)
         await self.mount(box)
@@ -187,8 +202,10 @@ class Conversation(VerticalScroll):
                 await view.finish(event)
         elif isinstance(event, ev.SkillActivated):
             await self.end_stream()
-            await self.add_line(("↳ " if event.depth else "◆ ") + skill_line(event),
-                                "skill nested" if event.depth else "skill")  # fmt: skip
+            await self.add_line(
+                ("↳ " if event.depth else "◆ ") + skill_line(event),
+                "skill nested" if event.depth else "skill",
+            )
         elif isinstance(event, ev.Notice):
             await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
         elif isinstance(event, ev.ErrorEvent):

@@ -43,7 +43,11 @@ def tool_args(name: str, arguments: dict[str, Any], width: int = 160) -> str:
             n = len(value.splitlines())
             parts.append(f"{key}: {n} line{'s' if n != 1 else ''}")
         else:
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            shown = (
+                value
+                if isinstance(value, str)
+                else json.dumps(value, ensure_ascii=False, default=str)
+            )
             parts.append(f"{key}={truncate(one_line(shown), 60)}")
     return truncate("  ".join(parts), width)
 

@@ -36,8 +36,17 @@ class Picker(ModalScreen[str | None]):
             # Text, not markup: labels quote a session's first prompt and model names
             # (brackets in them would be read as markup, or fail as bad markup)
             yield Static(Text(strip_escapes(f"{self.title_text} · Enter picks · Esc closes")))
-            yield OptionList(*[Option(Text(strip_escapes(label) + ("  (current)" if value == self.current else "")),
-                                      id=value) for value, label in self.choices])  # fmt: skip
+            yield OptionList(
+                *[
+                    Option(
+                        Text(
+                            strip_escapes(label) + ("  (current)" if value == self.current else "")
+                        ),
+                        id=value,
+                    )
+                    for value, label in self.choices
+                ]
+            )
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -19,7 +19,9 @@ from codebot.skills.prompt import truncate
 from codebot.ui.tui.completer import Completer, Item, Suggestions
 from codebot.ui.tui.history import History
 
-PLACEHOLDER = "Ask, or type / for commands and skills, @ for files · Enter sends · Shift+Enter new line"
+PLACEHOLDER = (
+    "Ask, or type / for commands and skills, @ for files · Enter sends · Shift+Enter new line"
+)
 
 
 class CompletionMenu(OptionList):
@@ -40,7 +42,9 @@ class CompletionMenu(OptionList):
         width = max(len(i.label) for i in suggestions.items) + 2
         room = max(40, self.app.size.width - 8)  # one line per item: cut the description
         self.clear_options()
-        self.add_options([Option(_row(item, width, room), id=str(n)) for n, item in enumerate(suggestions.items)])
+        self.add_options(
+            [Option(_row(item, width, room), id=str(n)) for n, item in enumerate(suggestions.items)]
+        )
         self.highlighted = 0
         self.add_class("-open")
 
@@ -71,7 +75,9 @@ def _row(item: Item, width: int, room: int) -> Text:
         text.append(item.hint + "  ", style="italic")
     tag = f"  [{item.tag}]" if item.tag else ""
     if item.description:
-        text.append(truncate(item.description, max(10, room - text.cell_len - len(tag))), style="dim")
+        text.append(
+            truncate(item.description, max(10, room - text.cell_len - len(tag))), style="dim"
+        )
     text.append(tag, style="dim italic")
     return text
 
@@ -86,9 +92,17 @@ class PromptArea(TextArea):
     class Submitted(Message):
         text: str
 
-    def __init__(self, completer: Completer, history: History, menu: CompletionMenu, **kwargs) -> None:
-        super().__init__(placeholder=PLACEHOLDER, soft_wrap=True, show_line_numbers=False,
-                         tab_behavior="focus", highlight_cursor_line=False, **kwargs)  # fmt: skip
+    def __init__(
+        self, completer: Completer, history: History, menu: CompletionMenu, **kwargs
+    ) -> None:
+        super().__init__(
+            placeholder=PLACEHOLDER,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+            **kwargs,
+        )
         self.completer = completer
         self.prompt_history = history
         self.menu = menu

@@ -21,6 +21,8 @@ class QueuedBar(Static):
             self.update("")
             return
         lines = [f"⏸ queued: {truncate(one_line(strip_escapes(q)), 100)}" for q in queued]
-        lines.append("  sent when this turn ends · Esc cancels the turn and puts them back in the prompt")
+        lines.append(
+            "  sent when this turn ends · Esc cancels the turn and puts them back in the prompt"
+        )
         self.update(Text("\n".join(lines)))
         self.add_class("-shown")

@@ -90,8 +90,9 @@ def _safe(text: str) -> str:
     return strip_escapes(text).replace("\n", " ")
 
 
-def skill_rows(snapshot: Snapshot, settings: Settings, *, home: Path,
-               bundled: Path | None = None) -> list[Row]:  # fmt: skip
+def skill_rows(
+    snapshot: Snapshot, settings: Settings, *, home: Path, bundled: Path | None = None
+) -> list[Row]:
     """Every skill in listing order of precedence, each shadowed entry after its winner."""
     overrides = settings.overrides
     losers: dict[int, list] = {}
@@ -106,21 +107,41 @@ def skill_rows(snapshot: Snapshot, settings: Settings, *, home: Path,
         state, listed, describe = _state(spec, overrides)
         by_builtin = shadowed_by_builtin(spec)
         line = listing_line(spec, settings, describe) if listed else ""
-        rows.append(Row(
-            key=f"skill:{spec.key}", spec=spec, name=_safe(spec.name), source=_safe(_tag(spec)),
-            state="shadowed" if by_builtin else state, cost=len(line), line=strip_escapes(line),
-            description=_safe(lst.one_line(spec.description)),
-            shadowed_by=_safe(f"built-in /{spec.key}") if by_builtin else "",
-            shadows=tuple(_safe(f"{_tag(s.spec)} {s.spec.name} ({where(s.spec)})") for s in losers.get(id(spec), ())),
-            problems=tuple(strip_escapes(d.format()) for d in spec.diagnostics), path=_safe(where(spec)),
-        ))  # fmt: skip
+        rows.append(
+            Row(
+                key=f"skill:{spec.key}",
+                spec=spec,
+                name=_safe(spec.name),
+                source=_safe(_tag(spec)),
+                state="shadowed" if by_builtin else state,
+                cost=len(line),
+                line=strip_escapes(line),
+                description=_safe(lst.one_line(spec.description)),
+                shadowed_by=_safe(f"built-in /{spec.key}") if by_builtin else "",
+                shadows=tuple(
+                    _safe(f"{_tag(s.spec)} {s.spec.name} ({where(s.spec)})")
+                    for s in losers.get(id(spec), ())
+                ),
+                problems=tuple(strip_escapes(d.format()) for d in spec.diagnostics),
+                path=_safe(where(spec)),
+            )
+        )
         for i, s in enumerate(losers.get(id(spec), ())):
-            rows.append(Row(
-                key=f"shadowed:{spec.key}:{i}", spec=s.spec, name=_safe(s.spec.name), source=_safe(_tag(s.spec)),
-                state="shadowed", cost=0, line="", description=_safe(lst.one_line(s.spec.description)),
-                shadowed_by=_safe(f"{_tag(spec)} {spec.name} ({s.reason})"),
-                problems=tuple(strip_escapes(d.format()) for d in s.spec.diagnostics), path=_safe(where(s.spec)),
-            ))  # fmt: skip
+            rows.append(
+                Row(
+                    key=f"shadowed:{spec.key}:{i}",
+                    spec=s.spec,
+                    name=_safe(s.spec.name),
+                    source=_safe(_tag(s.spec)),
+                    state="shadowed",
+                    cost=0,
+                    line="",
+                    description=_safe(lst.one_line(s.spec.description)),
+                    shadowed_by=_safe(f"{_tag(spec)} {spec.name} ({s.reason})"),
+                    problems=tuple(strip_escapes(d.format()) for d in s.spec.diagnostics),
+                    path=_safe(where(s.spec)),
+                )
+            )
     return rows
 
 
@@ -142,5 +163,10 @@ def current_listing(session, context_window: int | None = None) -> lst.Listing:
     usage = session.usage_tracker.scores() if session.usage_tracker is not None else {}
     s = session.settings
     options = lst.ListingOptions(s.listing_budget, s.listing_line, s.listing_when, context_window)
-    return lst.listing_for(session.catalog.snapshot, overrides=s.overrides, active=session.active_keys(),
-                           usage=usage, options=options)  # fmt: skip
+    return lst.listing_for(
+        session.catalog.snapshot,
+        overrides=s.overrides,
+        active=session.active_keys(),
+        usage=usage,
+        options=options,
+    )

@@ -23,10 +23,21 @@ from codebot.skills.prompt import truncate
 from codebot.skills.validate import count_of, problem_count
 from codebot.ui.tui.rows import Row, current_listing, filter_rows, next_override, skill_rows
 
-STATE_STYLES = {"on": "green", "off": "red", "user-only": "yellow", "model-only": "cyan",
-                "name-only": "magenta", "shadowed": "dim"}  # fmt: skip
-COLUMNS = (("Name", "name"), ("Source", "source"), ("State", "state"), ("Listing", "cost"),
-           ("Description", "description"))
+STATE_STYLES = {
+    "on": "green",
+    "off": "red",
+    "user-only": "yellow",
+    "model-only": "cyan",
+    "name-only": "magenta",
+    "shadowed": "dim",
+}
+COLUMNS = (
+    ("Name", "name"),
+    ("Source", "source"),
+    ("State", "state"),
+    ("Listing", "cost"),
+    ("Description", "description"),
+)
 NAME_MAX = 28  # a long name is cut (the details below show it whole)
 
 
@@ -34,16 +45,21 @@ def column_widths(rows: list[Row], screen_width: int) -> list[int]:
     """Widths of the five columns: name, source and state as wide as their longest value
     (the name at most NAME_MAX and half of what is left), listing cost 8, and the
     description the rest (at least 10). A cell costs its width plus 2 of padding."""
+
     def widest(field: str, cap: int) -> int:
         return min(cap, max([len(field.title()), *(len(getattr(r, field)) for r in rows)]))
 
     source, state, cost = widest("source", 12), widest("state", 12), 8
-    room = screen_width - 6 - 2 * len(COLUMNS) - source - state - cost  # margins, scrollbar, padding
+    room = (
+        screen_width - 6 - 2 * len(COLUMNS) - source - state - cost
+    )  # margins, scrollbar, padding
     name = min(widest("name", NAME_MAX), max(10, room // 2))
     return [name, source, state, cost, max(10, room - name)]
 
 
-HELP = "type to filter · ↓ to the table · o cycles on/off/user-only/model-only/name-only · Esc closes"
+HELP = (
+    "type to filter · ↓ to the table · o cycles on/off/user-only/model-only/name-only · Esc closes"
+)
 
 
 class SkillsScreen(Screen[None]):
@@ -71,7 +87,9 @@ class SkillsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", classes="head", id="head")
         yield Input(self.query_text, placeholder="filter skills…", id="filter")
-        yield DataTable(cursor_type="row", zebra_stripes=True, id="table")  # columns: `apply_filter`
+        yield DataTable(
+            cursor_type="row", zebra_stripes=True, id="table"
+        )  # columns: `apply_filter`
         with Vertical(id="details"):
             yield Static("", id="detail-text")
         yield Static(HELP, classes="help")
@@ -93,17 +111,22 @@ class SkillsScreen(Screen[None]):
         self._show_head()
         # The count is the one `skills list` and `skills validate` give (one function); it
         # reads every skill's file, so it runs off the UI thread and the header fills in.
-        self.run_worker(lambda: problem_count(snapshot), thread=True, name="problems", exit_on_error=False)
+        self.run_worker(
+            lambda: problem_count(snapshot), thread=True, name="problems", exit_on_error=False
+        )
         self.apply_filter()
 
     def _show_head(self) -> None:
         snapshot = self.controller.catalog.snapshot
         shadowed = sum(1 for r in self.rows if r.shadowed_by)
-        problems = "counting problems…" if self._problems is None else count_of(self._problems, "problem")
+        problems = (
+            "counting problems…" if self._problems is None else count_of(self._problems, "problem")
+        )
         # Most telling first: at 60 columns the end of the line is what is cut.
         self.query_one("#head", Static).update(
             f"Skills · {len(snapshot)} loaded · {problems} · {shadowed} shadowed · listing "
-            f"{self.listing.chars:,}/{self.listing.budget:,} chars (skills {sum(r.cost for r in self.rows):,})")
+            f"{self.listing.chars:,}/{self.listing.budget:,} chars (skills {sum(r.cost for r in self.rows):,})"
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "problems" and event.state == WorkerState.SUCCESS:
@@ -123,11 +146,19 @@ class SkillsScreen(Screen[None]):
         cut = set(self.listing.cut)
         for row in self.shown:
             cost = "—" if not row.cost else f"{row.cost}{' cut' if row.spec.name in cut else ''}"
-            state = Text(truncate(row.state, widths[2]), style=STATE_STYLES.get(row.state.split(" ")[0], ""))
+            state = Text(
+                truncate(row.state, widths[2]), style=STATE_STYLES.get(row.state.split(" ")[0], "")
+            )
             # Text, not str: a plain string cell is read as Rich markup, and a skill named
             # `[reverse]x` must show those characters. Row fields are already escape-free.
-            table.add_row(Text(truncate(row.name, widths[0])), Text(truncate(row.source, widths[1])), state, cost,
-                          Text(truncate(row.description, widths[4])), key=row.key)  # fmt: skip
+            table.add_row(
+                Text(truncate(row.name, widths[0])),
+                Text(truncate(row.source, widths[1])),
+                state,
+                cost,
+                Text(truncate(row.description, widths[4])),
+                key=row.key,
+            )
         index = next((i for i, r in enumerate(self.shown) if r.key == keep), 0)
         if self.shown:
             table.move_cursor(row=index)
@@ -139,7 +170,11 @@ class SkillsScreen(Screen[None]):
 
     def current_row(self) -> Row | None:
         table = self.query_one(DataTable)
-        if not self.shown or table.cursor_row is None or not 0 <= table.cursor_row < len(self.shown):
+        if (
+            not self.shown
+            or table.cursor_row is None
+            or not 0 <= table.cursor_row < len(self.shown)
+        ):
             return None
         return self.shown[table.cursor_row]
 
@@ -151,7 +186,9 @@ class SkillsScreen(Screen[None]):
             text.append(f"  {row.source} · {row.path}\n")
             if row.editable:
                 text.append(f"state {row.state} (o to change) · ")
-            text.append(f"listing {row.cost} chars\n" if row.cost else "not in the model's listing\n")
+            text.append(
+                f"listing {row.cost} chars\n" if row.cost else "not in the model's listing\n"
+            )
             if row.line:
                 text.append(row.line + "\n", style="dim")
             if row.shadowed_by:
@@ -201,7 +238,9 @@ class SkillsScreen(Screen[None]):
         except ValueError as exc:
             self.app.notify(str(exc), severity="error")
             return
-        self.app.notify(f"{row.spec.name}: {value} ({said})", title="skills", timeout=3)  # where it went
+        self.app.notify(
+            f"{row.spec.name}: {value} ({said})", title="skills", timeout=3
+        )  # where it went
         self.reload_rows()
 
     def action_close(self) -> None:

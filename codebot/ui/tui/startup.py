@@ -18,7 +18,9 @@ from codebot.ui.commands import Front
 
 log = logging.getLogger("codebot.tui")
 
-CATCH_UP_AFTER = 3.0  # seconds after start: the skill watcher's rescan for what changed while loading
+CATCH_UP_AFTER = (
+    3.0  # seconds after start: the skill watcher's rescan for what changed while loading
+)
 BIG_CATALOG = 2000  # skills: from here that rescan takes long enough to be worth delaying
 WATCH_AFTER = 1.0  # seconds after start: when a big catalog's watches are armed
 
@@ -26,7 +28,10 @@ WATCH_AFTER = 1.0  # seconds after start: when a big catalog's watches are armed
 def needs_warm_up(client: Any) -> bool:
     """Only the litellm client imports litellm (seconds) on first use; offline and scripted
     clients never do."""
-    return not getattr(client, "offline", False) and type(client).__module__ == "codebot.agent.model.litellm_client"
+    return (
+        not getattr(client, "offline", False)
+        and type(client).__module__ == "codebot.agent.model.litellm_client"
+    )
 
 
 def _warm_up() -> None:
@@ -80,7 +85,9 @@ class StartupMixin:
             return
         self.update_status(with_context=True)
         if not self._warm:
-            self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
+            self._warm_worker = self.run_worker(
+                _warm_up, name="warm-up", thread=True, exit_on_error=False
+            )
         if self.watch_skills:
             # after the first paint, in one thread: the templates, the router's index, the
             # first turn's listing work, the markdown widget (0.4 s of imports)
@@ -100,13 +107,21 @@ class StartupMixin:
     async def _welcome(self) -> None:
         c = self.controller
         project = str(c.settings.project_dir).replace(str(Path.home()), "~", 1)
-        await self.conversation.add_line(f"codebot {codebot.__version__} · {project} · "
-                                         f"{c.skill_count()} skills · /help for commands and keys")  # fmt: skip
+        await self.conversation.add_line(
+            f"codebot {codebot.__version__} · {project} · "
+            f"{c.skill_count()} skills · /help for commands and keys"
+        )
         if c.offline:
             from codebot.agent.model import HOW_TO
 
-            await self.conversation.add_line("No model is configured, so codebot runs offline. " + HOW_TO, "warning")
-        for warning in (*c.settings.warnings, *c.session.approvals.warnings, *filter(None, [c.session.sandbox_notice])):
+            await self.conversation.add_line(
+                "No model is configured, so codebot runs offline. " + HOW_TO, "warning"
+            )
+        for warning in (
+            *c.settings.warnings,
+            *c.session.approvals.warnings,
+            *filter(None, [c.session.sandbox_notice]),
+        ):
             await self.conversation.add_line(warning, "warning")
         await self._show_resumed()
 
@@ -125,7 +140,9 @@ class StartupMixin:
             header = read_header(transcript.path)
         except DamagedSession:
             header = None
-        for item in resume_view(session.history, session.id, header.created if header is not None else None):
+        for item in resume_view(
+            session.history, session.id, header.created if header is not None else None
+        ):
             if item.kind == "user":
                 await self.conversation.add_user(item.text)
             elif item.kind == "assistant":
@@ -133,7 +150,9 @@ class StartupMixin:
             elif item.kind == "tool":
                 await self.conversation.add_line(f"⚙ {item.text} · {item.status}", "notice")
             else:
-                await self.conversation.add_line(item.text, "skill" if item.kind == "heading" else "notice")
+                await self.conversation.add_line(
+                    item.text, "skill" if item.kind == "heading" else "notice"
+                )
 
     async def offer_local_server(self) -> None:
         """No key: look for a local OpenAI-compatible server (loopback, 150 ms) and offer it."""
@@ -147,7 +166,9 @@ class StartupMixin:
         """After /model: a litellm client needs litellm loaded before its first turn."""
         self._warm = self._warm or not needs_warm_up(self.controller.session.client)
         if not self._warm and self._warm_worker is None:
-            self._warm_worker = self.run_worker(_warm_up, name="warm-up", thread=True, exit_on_error=False)
+            self._warm_worker = self.run_worker(
+                _warm_up, name="warm-up", thread=True, exit_on_error=False
+            )
 
     # -- skill watcher and reload -----------------------------------------------------------
 
@@ -162,13 +183,21 @@ class StartupMixin:
             # request has had the processor. A small one is rescanned at once (milliseconds),
             # so an edit made while the watches were being armed shows at once too.
             big = self.controller.skill_count() >= BIG_CATALOG
-            self._watcher = SkillWatcher(self.controller.catalog, self._watched,
-                                         catch_up_after=CATCH_UP_AFTER if big else 0.0)  # fmt: skip
+            self._watcher = SkillWatcher(
+                self.controller.catalog,
+                self._watched,
+                catch_up_after=CATCH_UP_AFTER if big else 0.0,
+            )
         except Exception:
             log.exception("skill watcher did not start")
             return
-        self.run_worker(self._watcher.arun(), name="skill-watcher", group="watch", exclusive=True,
-                        exit_on_error=False)  # fmt: skip
+        self.run_worker(
+            self._watcher.arun(),
+            name="skill-watcher",
+            group="watch",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def _stop_watcher(self) -> None:
         if self._watcher is not None:
@@ -188,8 +217,12 @@ class StartupMixin:
         if change is not None and hasattr(change, "added"):
             text, problems = self.controller.reload_message(change)
             if text:
-                self.notify(text, title="skills", severity="warning" if problems else "information",
-                            timeout=8 if problems else 4)  # fmt: skip
+                self.notify(
+                    text,
+                    title="skills",
+                    severity="warning" if problems else "information",
+                    timeout=8 if problems else 4,
+                )
         self._refresh_skills()
 
     def reload_skills(self) -> None:
@@ -212,7 +245,9 @@ class StartupMixin:
             self.update_status()
         elif worker.name == "skill-watcher" and state == WorkerState.ERROR:
             log.error("skill watcher stopped: %s", worker.error)
-            self.notify(f"Skill folders are no longer watched ({worker.error}); /reload rescans.",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                f"Skill folders are no longer watched ({worker.error}); /reload rescans.",
+                severity="warning",
+            )
         elif state == WorkerState.ERROR:
             log.error("worker %s failed: %s", worker.name, worker.error)

@@ -28,7 +28,11 @@ def context_text(used: int, window: int) -> str:
     def k(n: int) -> str:
         return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
-    return f"context {used / window:.0%} ({k(used)}/{k(window)})" if window else f"context {k(used)} tokens"
+    return (
+        f"context {used / window:.0%} ({k(used)}/{k(window)})"
+        if window
+        else f"context {k(used)} tokens"
+    )
 
 
 class StatusBar(Static):

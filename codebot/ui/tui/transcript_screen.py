@@ -93,7 +93,11 @@ def entry_widgets(entry: Entry) -> Iterator[Widget]:
         yield Static(f"● {entry.text}  [{entry.status}]", classes="tool", markup=False)
         if entry.detail:
             yield Static(entry.detail, classes="args", markup=False)
-        yield Static(entry.result if entry.result is not None else "(no result)", classes="result", markup=False)
+        yield Static(
+            entry.result if entry.result is not None else "(no result)",
+            classes="result",
+            markup=False,
+        )
     elif entry.kind == "marker":
         yield Static(f"── {entry.text} ──", classes="marker", markup=False)
     else:  # heading, assistant, skill, note

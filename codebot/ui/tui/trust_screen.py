@@ -42,7 +42,9 @@ class TrustApp(App[str]):
         with Vertical(id="box"):
             yield Static("\n".join(explanation(self.project)), markup=False)
             # Text, not a markup string: "[t]" would be read as a style tag.
-            yield OptionList(*(Option(Text(f"[{k}] {label}"), id=k) for k, label in CHOICES), id="choices")
+            yield OptionList(
+                *(Option(Text(f"[{k}] {label}"), id=k) for k, label in CHOICES), id="choices"
+            )
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

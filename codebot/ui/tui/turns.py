@@ -34,7 +34,9 @@ class TurnDone:
     """Queued after a turn's last event, so `busy` clears once everything is on screen."""
 
 
-def progress_text(elapsed: float, tokens: int, frame: int, queued: int = 0, what: str = "working") -> str:
+def progress_text(
+    elapsed: float, tokens: int, frame: int, queued: int = 0, what: str = "working"
+) -> str:
     """`⠹ working 3.4s · ↓ 120 tokens · Esc cancels` (and how many messages wait)."""
     parts = [f"{SPINNER[frame % len(SPINNER)]} {what} {elapsed:.1f}s"]
     if tokens:
@@ -71,15 +73,21 @@ class TurnsMixin:
         self.update_status()
         # a partial, not a coroutine: the worker makes the coroutine when it starts, so a quit
         # before then leaves no coroutine that was never awaited
-        self._turn = self.run_worker(functools.partial(self._run_turn, text, compact), name="turn", group="turn",
-                                     exit_on_error=False)  # fmt: skip
+        self._turn = self.run_worker(
+            functools.partial(self._run_turn, text, compact),
+            name="turn",
+            group="turn",
+            exit_on_error=False,
+        )
 
     async def _run_turn(self, text: str, compact: bool = False) -> None:
         self._turn_began = True
         try:
             if self._warm_worker is not None and not self._warm:
                 self.notify("Loading the model library…")
-                with contextlib.suppress(WorkerCancelled, WorkerFailed):  # the turn will say what is wrong
+                with contextlib.suppress(
+                    WorkerCancelled, WorkerFailed
+                ):  # the turn will say what is wrong
                     await self._warm_worker.wait()
             if compact:
                 said = await self.controller.compact(text)
@@ -93,7 +101,9 @@ class TurnsMixin:
             raise
         except Exception as exc:
             log.exception("turn failed")
-            self._emit(ev.ErrorEvent(f"Something went wrong: {type(exc).__name__}: {exc}", "internal"))
+            self._emit(
+                ev.ErrorEvent(f"Something went wrong: {type(exc).__name__}: {exc}", "internal")
+            )
             self._emit(ev.TurnEnded(Usage(), error=str(exc)))
         finally:
             self._emit(TurnDone())
@@ -105,7 +115,13 @@ class TurnsMixin:
             return ""
         what = "compacting" if self._compacting else "working"
         elapsed = self.clock() - self._turn_started
-        return progress_text(elapsed, self._streamed_chars // CHARS_PER_TOKEN, int(elapsed / TICK_S), len(self._queued), what)
+        return progress_text(
+            elapsed,
+            self._streamed_chars // CHARS_PER_TOKEN,
+            int(elapsed / TICK_S),
+            len(self._queued),
+            what,
+        )
 
     def _tick(self) -> None:
         if self.busy:
@@ -146,7 +162,9 @@ class TurnsMixin:
             # runs, so it cannot say the turn ended; Textual even leaves the worker RUNNING.
             task.add_done_callback(lambda _t: self._never_began())
         if self._queued:
-            waiting = "\n".join([*self._queued, self.prompt.text] if self.prompt.text else self._queued)
+            waiting = "\n".join(
+                [*self._queued, self.prompt.text] if self.prompt.text else self._queued
+            )
             self._queued.clear()
             self._show_queue()
             self.prompt.load_text(waiting)
@@ -180,7 +198,9 @@ class TurnsMixin:
 
         if not (isinstance(message, events.Key) and message.key in ("escape", "ctrl+c")):
             return False
-        if self.screen is not self.screen_stack[0] or (message.key == "escape" and self.prompt.menu.is_open):
+        if self.screen is not self.screen_stack[0] or (
+            message.key == "escape" and self.prompt.menu.is_open
+        ):
             return False  # a dialog, the skills browser or the dropdown has its own Esc
         return self.cancel_turn()
 

@@ -71,15 +71,24 @@ def serve() -> Iterator[Callable[[Handler], Server]]:
         s.close()
 
 
-def answer(body: bytes, status: str = "200 OK", headers: str = "Content-Type: application/json\r\n") -> Handler:
+def answer(
+    body: bytes, status: str = "200 OK", headers: str = "Content-Type: application/json\r\n"
+) -> Handler:
     def handler(conn: socket.socket) -> None:
-        conn.sendall(f"HTTP/1.1 {status}\r\n{headers}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        conn.sendall(
+            f"HTTP/1.1 {status}\r\n{headers}Content-Length: {len(body)}\r\n\r\n".encode() + body
+        )
 
     return handler
 
 
 def models(*ids: object, owned_by: str = "library") -> bytes:
-    return json.dumps({"object": "list", "data": [{"id": i, "object": "model", "owned_by": owned_by} for i in ids]}).encode()
+    return json.dumps(
+        {
+            "object": "list",
+            "data": [{"id": i, "object": "model", "owned_by": owned_by} for i in ids],
+        }
+    ).encode()
 
 
 def closed_port() -> int:
@@ -93,7 +102,14 @@ def closed_port() -> int:
 def test_finds_a_server_and_ignores_a_closed_port(serve) -> None:
     good = serve(answer(models("llama3.1:8b", "qwen2.5-coder:7b")))
     found = probe([closed_port(), good.port], budget_s=0.5)
-    assert found == [Found(good.port, "ollama", f"http://127.0.0.1:{good.port}/v1", ("llama3.1:8b", "qwen2.5-coder:7b"))]
+    assert found == [
+        Found(
+            good.port,
+            "ollama",
+            f"http://127.0.0.1:{good.port}/v1",
+            ("llama3.1:8b", "qwen2.5-coder:7b"),
+        )
+    ]
     assert found[0].label == f"Ollama at http://127.0.0.1:{good.port}/v1"
     assert found[0].model_string() == "openai/llama3.1:8b"
 
@@ -141,20 +157,42 @@ def test_a_flood_is_not_read_past_the_cap(serve) -> None:
     big = serve(flood)
     t0 = time.monotonic()
     assert probe([big.port], budget_s=0.5) == []
-    assert time.monotonic() - t0 < 5  # stopped at the cap or the budget (how fast: not this test's business)
+    assert (
+        time.monotonic() - t0 < 5
+    )  # stopped at the cap or the budget (how fast: not this test's business)
 
 
-@pytest.mark.parametrize("body", [
-    b"not json at all", b"[1, 2, 3]", b'{"data": {"id": "x"}}', b'{"data": "x"}', b"\xff\xfe",
-    b"[" * 100_000 + b"]" * 100_000,
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json at all",
+        b"[1, 2, 3]",
+        b'{"data": {"id": "x"}}',
+        b'{"data": "x"}',
+        b"\xff\xfe",
+        b"[" * 100_000 + b"]" * 100_000,
+    ],
+)
 def test_garbage_is_ignored(serve, body: bytes) -> None:
     bad = serve(answer(body))
     assert probe([bad.port], budget_s=0.5) == []
 
 
 def test_model_ids_are_validated_and_capped(serve) -> None:
-    ids = ["ok-1", 42, None, "rm -rf /; echo", "$(touch x)", "a" * 300, "ok-1", "ok-2", "ok-3", "ok-4", "ok-5", "ok-6"]
+    ids = [
+        "ok-1",
+        42,
+        None,
+        "rm -rf /; echo",
+        "$(touch x)",
+        "a" * 300,
+        "ok-1",
+        "ok-2",
+        "ok-3",
+        "ok-4",
+        "ok-5",
+        "ok-6",
+    ]
     srv = serve(answer(json.dumps({"data": [{"id": i} for i in ids] + ["not a dict"]}).encode()))
     (found,) = probe([srv.port], budget_s=0.5)
     assert found.models == ("ok-1", "ok-2", "ok-3", "ok-4", "ok-5")
@@ -168,12 +206,16 @@ def test_an_empty_model_list_still_counts(serve) -> None:
 
 def test_a_redirect_is_not_followed(serve) -> None:
     target = serve(answer(models("elsewhere")))
-    redirect = serve(answer(b"", "302 Found", f"Location: http://127.0.0.1:{target.port}/v1/models\r\n"))
+    redirect = serve(
+        answer(b"", "302 Found", f"Location: http://127.0.0.1:{target.port}/v1/models\r\n")
+    )
     assert probe([redirect.port], budget_s=0.3) == []
     assert target.connections == 0
 
 
-@pytest.mark.parametrize("status", ["404 Not Found", "500 Internal Server Error", "401 Unauthorized"])
+@pytest.mark.parametrize(
+    "status", ["404 Not Found", "500 Internal Server Error", "401 Unauthorized"]
+)
 def test_an_error_status_is_ignored(serve, status: str) -> None:
     srv = serve(answer(models("m"), status))
     assert probe([srv.port], budget_s=0.3) == []
@@ -183,8 +225,12 @@ def test_chunked_and_keep_alive_answers_are_read(serve) -> None:
     body = models("chunky")
 
     def chunked(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                     + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")  # fmt: skip
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + f"{len(body):x}\r\n".encode()
+            + body
+            + b"\r\n0\r\n\r\n"
+        )
 
     def keep_alive(conn: socket.socket) -> None:
         conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
@@ -194,7 +240,9 @@ def test_chunked_and_keep_alive_answers_are_read(serve) -> None:
     t0 = time.monotonic()
     found = probe([a.port, b.port], budget_s=1.0)
     assert [f.models for f in found] == [("chunky",), ("chunky",)]
-    assert time.monotonic() - t0 < 0.9  # before the 1 s budget: it did not wait for the connection to close
+    assert (
+        time.monotonic() - t0 < 0.9
+    )  # before the 1 s budget: it did not wait for the connection to close
 
 
 def test_only_loopback_is_ever_asked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,7 +253,10 @@ def test_only_loopback_is_ever_asked(monkeypatch: pytest.MonkeyPatch) -> None:
         raise OSError("no")
 
     monkeypatch.setattr(lp.socket, "socket", no_socket)
-    assert probe([80, 443], budget_s=0.2, hosts=("10.0.0.1", "192.168.1.1", "example.com", "0.0.0.0")) == []
+    assert (
+        probe([80, 443], budget_s=0.2, hosts=("10.0.0.1", "192.168.1.1", "example.com", "0.0.0.0"))
+        == []
+    )
     assert probe([0, 70000, True, "80"], budget_s=0.2) == []  # type: ignore[list-item]
     assert opened == []
     assert not lp._ask("10.0.0.1", 80, time.monotonic() + 1) and opened == []
@@ -253,7 +304,9 @@ def test_connect_line_is_one_line_and_names_the_server() -> None:
     assert connect_line([]) == lp.DEFAULT_CONNECT and "\n" not in lp.DEFAULT_CONNECT
     f = Found(11434, "ollama", "http://127.0.0.1:11434/v1", ("llama3.1:8b",))
     line = connect_line([f])
-    assert "\n" not in line and line.startswith("Connect a model: Ollama at http://127.0.0.1:11434/v1")
+    assert "\n" not in line and line.startswith(
+        "Connect a model: Ollama at http://127.0.0.1:11434/v1"
+    )
     assert "--api-base http://127.0.0.1:11434/v1 --model openai/llama3.1:8b" in line
 
 
@@ -270,7 +323,9 @@ def test_local_servers_probes_only_when_nothing_is_configured(tmp_path: Path) ->
 
     assert local_servers(settings, {}, probe=fake)[0].port == 11434
     assert asked == [[11434, 8080, 1234]]
-    assert local_servers(settings, {"CODEBOT_PROBE_PORTS": "5001, 5002,x"}, probe=fake)[0].port == 5001
+    assert (
+        local_servers(settings, {"CODEBOT_PROBE_PORTS": "5001, 5002,x"}, probe=fake)[0].port == 5001
+    )
     assert asked[-1] == [5001, 5002]
     n = len(asked)
     assert local_servers(settings, {"OPENAI_API_KEY": "sk-x"}, probe=fake) == []
@@ -285,6 +340,9 @@ def test_local_servers_end_to_end_and_the_client_for_it(serve, tmp_path: Path) -
     (found,) = local_servers(load_settings(cwd=tmp_path), {"CODEBOT_PROBE_PORTS": str(srv.port)})
     client = client_for(found, env={})
     assert (client.model, client.api_base, client.api_key) == (
-        "openai/qwen2.5-coder:7b", f"http://127.0.0.1:{srv.port}/v1", "sk-no-key-needed")
+        "openai/qwen2.5-coder:7b",
+        f"http://127.0.0.1:{srv.port}/v1",
+        "sk-no-key-needed",
+    )
     assert client_for(found, "other", env={"CODEBOT_API_KEY": "k"}).model == "openai/other"
     assert client_for(found, "other", env={"CODEBOT_API_KEY": "k"}).api_key == "k"

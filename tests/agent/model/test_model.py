@@ -25,9 +25,12 @@ REPO = Path(__file__).resolve().parents[3]
 HELLO = ModelRequest(messages=[{"role": "user", "content": "hello"}])
 READ_TOOL = {
     "type": "function",
-    "function": {"name": "Read", "description": "Read a file",
-                 "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}},
-}  # fmt: skip
+    "function": {
+        "name": "Read",
+        "description": "Read a file",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+}
 
 
 def client_for(fake: Any, **kw: Any) -> LiteLLMClient:
@@ -88,10 +91,17 @@ async def test_tool_call_arguments_split_across_chunks_are_joined(fake_openai: A
 
 @pytest.mark.parametrize("interleave", [False, True], ids=["sequential", "interleaved"])
 async def test_two_parallel_tool_calls_keep_index_order(fake_openai: Any, interleave: bool) -> None:
-    fake_openai.script([{"interleave": interleave, "tool_calls": [
-        {"name": "Read", "arguments": {"path": "a.py"}, "id": "call_a"},
-        {"name": "Glob", "arguments": {"pattern": "**/*.md"}, "id": "call_b"},
-    ]}])  # fmt: skip
+    fake_openai.script(
+        [
+            {
+                "interleave": interleave,
+                "tool_calls": [
+                    {"name": "Read", "arguments": {"path": "a.py"}, "id": "call_a"},
+                    {"name": "Glob", "arguments": {"pattern": "**/*.md"}, "id": "call_b"},
+                ],
+            }
+        ]
+    )
     _, done = await collect(client_for(fake_openai))
     assert [(c.id, c.name, json.loads(c.arguments)) for c in done.tool_calls] == [
         ("call_a", "Read", {"path": "a.py"}),
@@ -100,8 +110,15 @@ async def test_two_parallel_tool_calls_keep_index_order(fake_openai: Any, interl
 
 
 async def test_content_before_tool_calls_keeps_both(fake_openai: Any) -> None:
-    fake_openai.script([{"text": "Let me look at the file.", "chunks": 3,
-                         "tool_calls": [{"name": "Read", "arguments": {"path": "a.py"}}]}])  # fmt: skip
+    fake_openai.script(
+        [
+            {
+                "text": "Let me look at the file.",
+                "chunks": 3,
+                "tool_calls": [{"name": "Read", "arguments": {"path": "a.py"}}],
+            }
+        ]
+    )
     deltas, done = await collect(client_for(fake_openai))
     assert "".join(deltas) == done.text == "Let me look at the file."
     assert [c.name for c in done.tool_calls] == ["Read"]
@@ -196,9 +213,13 @@ async def test_missing_key_is_auth_not_a_server_error(fake_openai: Any) -> None:
 
 @pytest.mark.parametrize(
     ("model", "var"),
-    [("openai/gpt-4o-mini", "OPENAI_API_KEY"), ("gpt-4o-mini", "OPENAI_API_KEY"),
-     ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("gemini/gemini-2.5-flash", "GEMINI_API_KEY")],
-)  # fmt: skip
+    [
+        ("openai/gpt-4o-mini", "OPENAI_API_KEY"),
+        ("gpt-4o-mini", "OPENAI_API_KEY"),
+        ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("gemini/gemini-2.5-flash", "GEMINI_API_KEY"),
+    ],
+)
 def test_auth_message_names_the_missing_env_var(model: str, var: str) -> None:
     litellm = _litellm()
     exc = litellm.AuthenticationError(message="invalid x-api-key", llm_provider="x", model=model)
@@ -221,9 +242,21 @@ def test_auth_message_says_a_set_key_was_rejected(monkeypatch: pytest.MonkeyPatc
 
 
 async def test_context_length_error_is_context_and_suggests_clear(fake_openai: Any) -> None:
-    fake_openai.script([{"status": 400, "body": {"error": {
-        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
-        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}}])  # fmt: skip
+    fake_openai.script(
+        [
+            {
+                "status": 400,
+                "body": {
+                    "error": {
+                        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            }
+        ]
+    )
     error = await failure(client_for(fake_openai))
     assert (error.kind, error.retryable) == ("context", False)
     assert "too long" in error.message and "/clear" in error.message and "8192" in error.message
@@ -264,7 +297,9 @@ async def test_a_stream_cut_mid_answer_fails_without_retry(fake_openai: Any) -> 
     assert len(fake_openai.requests) == 1
 
 
-async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(fake_openai: Any, async_wait_until) -> None:
+async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(
+    fake_openai: Any, async_wait_until
+) -> None:
     fake_openai.script([{"stall": 30, "text": "slow"}])
 
     async def consume() -> None:
@@ -280,8 +315,13 @@ async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(fake_open
 
 
 async def test_connection_refused_is_connection(unused_port: int) -> None:
-    client = LiteLLMClient("openai/test-model", api_base=f"http://127.0.0.1:{unused_port}/v1",
-                           api_key="sk-test", max_retries=1, backoff=0.01)  # fmt: skip
+    client = LiteLLMClient(
+        "openai/test-model",
+        api_base=f"http://127.0.0.1:{unused_port}/v1",
+        api_key="sk-test",
+        max_retries=1,
+        backoff=0.01,
+    )
     error = await failure(client)
     assert error.kind == "connection" and f"127.0.0.1:{unused_port}" in error.message
 
@@ -308,10 +348,22 @@ async def test_mock_response_text_streams() -> None:
 
 async def test_mock_response_streamed_tool_calls() -> None:
     litellm = _litellm()
-    message = litellm.Message(role="assistant", content="Reading.", tool_calls=[
-        {"id": "call_a", "type": "function", "function": {"name": "Read", "arguments": '{"path": "a.py"}'}},
-        {"id": "call_b", "type": "function", "function": {"name": "Glob", "arguments": '{"pattern": "*"}'}},
-    ])  # fmt: skip
+    message = litellm.Message(
+        role="assistant",
+        content="Reading.",
+        tool_calls=[
+            {
+                "id": "call_a",
+                "type": "function",
+                "function": {"name": "Read", "arguments": '{"path": "a.py"}'},
+            },
+            {
+                "id": "call_b",
+                "type": "function",
+                "function": {"name": "Glob", "arguments": '{"pattern": "*"}'},
+            },
+        ],
+    )
     mock = litellm.ModelResponse(
         choices=[litellm.Choices(index=0, finish_reason="tool_calls", message=message)]
     )
@@ -344,11 +396,18 @@ def test_provider_key_present_picks_the_first_set_key() -> None:
 
 @pytest.mark.parametrize(
     ("key", "model"),
-    [("OPENAI_API_KEY", "gpt-4o-mini"), ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
-     ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"), ("GOOGLE_API_KEY", "gemini/gemini-2.5-flash"),
-     ("MISTRAL_API_KEY", "mistral/"), ("GROQ_API_KEY", "groq/"), ("DEEPSEEK_API_KEY", "deepseek/"),
-     ("OPENROUTER_API_KEY", "openrouter/"), ("XAI_API_KEY", "xai/")],
-)  # fmt: skip
+    [
+        ("OPENAI_API_KEY", "gpt-4o-mini"),
+        ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+        ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
+        ("GOOGLE_API_KEY", "gemini/gemini-2.5-flash"),
+        ("MISTRAL_API_KEY", "mistral/"),
+        ("GROQ_API_KEY", "groq/"),
+        ("DEEPSEEK_API_KEY", "deepseek/"),
+        ("OPENROUTER_API_KEY", "openrouter/"),
+        ("XAI_API_KEY", "xai/"),
+    ],
+)
 def test_default_model_for_each_key(key: str, model: str) -> None:
     assert default_model_for(key).startswith(model)
 
@@ -357,15 +416,25 @@ def test_default_model_for_each_key(key: str, model: str) -> None:
 
 
 def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "CODEBOT_HOME": str(tmp_path / ".codebot"),
-           "PYTHONPATH": str(REPO)}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "CODEBOT_HOME": str(tmp_path / ".codebot"),
+        "PYTHONPATH": str(REPO),
+    }
     env.update(extra)
     return env
 
 
 def _run(code: str, tmp_path: Path, **extra: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_clean_env(tmp_path, **extra),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=_clean_env(tmp_path, **extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -415,18 +484,27 @@ def test_plain_import_litellm_would_load_dotenv(tmp_path: Path) -> None:
 
 
 async def test_scripted_model_replays_text_tool_calls_errors_and_callables() -> None:
-    model = ScriptedModel([
-        "Hello there, friend.",
-        {"text": "Reading.", "tool_calls": [{"name": "Read", "arguments": {"path": "a.py"}},
-                                            {"name": "Bash", "arguments": '{"command": "ls"}', "id": "b1"}]},
-        ModelError("rate_limit", "slow down", retryable=True, status=429),
-        lambda request: f"you said {request.messages[-1]['content']}",
-    ])  # fmt: skip
+    model = ScriptedModel(
+        [
+            "Hello there, friend.",
+            {
+                "text": "Reading.",
+                "tool_calls": [
+                    {"name": "Read", "arguments": {"path": "a.py"}},
+                    {"name": "Bash", "arguments": '{"command": "ls"}', "id": "b1"},
+                ],
+            },
+            ModelError("rate_limit", "slow down", retryable=True, status=429),
+            lambda request: f"you said {request.messages[-1]['content']}",
+        ]
+    )
     deltas, done = await collect(model)
     assert len(deltas) > 1 and "".join(deltas) == done.text == "Hello there, friend."
     _, done = await collect(model)
     assert [(c.name, json.loads(c.arguments)) for c in done.tool_calls] == [
-        ("Read", {"path": "a.py"}), ("Bash", {"command": "ls"})]  # fmt: skip
+        ("Read", {"path": "a.py"}),
+        ("Bash", {"command": "ls"}),
+    ]
     assert done.tool_calls[1].id == "b1" and done.tool_calls[0].id
     error = await failure(model)
     assert error.kind == "rate_limit"
@@ -453,8 +531,11 @@ def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"content-type": "application/json"})  # fmt: skip
+    request = urllib.request.Request(
+        url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -482,10 +563,19 @@ def test_fake_server_runs_as_a_script(tmp_path: Path) -> None:
     script.write_text(json.dumps([{"text": "from the script"}]), encoding="utf-8")
     log = tmp_path / "requests.jsonl"
     server = subprocess.Popen(
-        [sys.executable, str(Path(__file__).parents[1] / "fake_openai.py"), "--port", "0",
-         "--script", str(script), "--log", str(log)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(Path(__file__).parents[1] / "fake_openai.py"),
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         ready = server.stdout.readline().split()

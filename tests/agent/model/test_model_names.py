@@ -12,9 +12,11 @@ import pytest
 from codebot.agent.model.errors import model_error
 
 ROOT = Path(__file__).resolve().parents[3]
-RAW = ("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. "
-       "You passed model=frobnicate\n Pass model as E.g. For 'Huggingface' inference endpoints pass in "
-       "`completion(model='huggingface/starcoder',..)` Learn more: https://docs.litellm.ai/docs/providers")  # fmt: skip
+RAW = (
+    "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. "
+    "You passed model=frobnicate\n Pass model as E.g. For 'Huggingface' inference endpoints pass in "
+    "`completion(model='huggingface/starcoder',..)` Learn more: https://docs.litellm.ai/docs/providers"
+)
 
 
 class BadRequestError(Exception):
@@ -59,12 +61,19 @@ async def test_the_real_litellm_error_reads_the_same() -> None:
 # -- key_problem ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("model", "var"), [
-    ("gpt-4o-mini", "OPENAI_API_KEY"), ("openai/gpt-4o-mini", "OPENAI_API_KEY"), ("o3-mini", "OPENAI_API_KEY"),
-    ("claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
-    ("gemini/gemini-2.5-flash", "GEMINI_API_KEY"), ("groq/openai/gpt-oss-120b", "GROQ_API_KEY"),
-    ("mistral/mistral-large-latest", "MISTRAL_API_KEY"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("model", "var"),
+    [
+        ("gpt-4o-mini", "OPENAI_API_KEY"),
+        ("openai/gpt-4o-mini", "OPENAI_API_KEY"),
+        ("o3-mini", "OPENAI_API_KEY"),
+        ("claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("gemini/gemini-2.5-flash", "GEMINI_API_KEY"),
+        ("groq/openai/gpt-oss-120b", "GROQ_API_KEY"),
+        ("mistral/mistral-large-latest", "MISTRAL_API_KEY"),
+    ],
+)
 def test_a_missing_key_is_named(model: str, var: str) -> None:
     from codebot.agent.model.providers import key_problem
 
@@ -75,16 +84,19 @@ def test_a_missing_key_is_named(model: str, var: str) -> None:
     assert key_problem(model, {var: "sk-x"}) is None
 
 
-@pytest.mark.parametrize(("model", "env"), [
-    ("gemini/gemini-2.5-flash", {"GOOGLE_API_KEY": "k"}),  # litellm reads either variable
-    ("anthropic/claude-x", {"ANTHROPIC_AUTH_TOKEN": "t"}),
-    ("gpt-4o-mini", {"CODEBOT_API_KEY": "k"}),  # sent to any provider
-    ("offline", {}),
-    ("ollama/llama3", {}),  # local: no key
-    ("bedrock/anthropic.claude-v2", {}),  # AWS credentials: cannot be told from one variable
-    ("frobnicate", {}),  # unknown: litellm says so at the first request
-    ("foo/bar", {}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("model", "env"),
+    [
+        ("gemini/gemini-2.5-flash", {"GOOGLE_API_KEY": "k"}),  # litellm reads either variable
+        ("anthropic/claude-x", {"ANTHROPIC_AUTH_TOKEN": "t"}),
+        ("gpt-4o-mini", {"CODEBOT_API_KEY": "k"}),  # sent to any provider
+        ("offline", {}),
+        ("ollama/llama3", {}),  # local: no key
+        ("bedrock/anthropic.claude-v2", {}),  # AWS credentials: cannot be told from one variable
+        ("frobnicate", {}),  # unknown: litellm says so at the first request
+        ("foo/bar", {}),
+    ],
+)
 def test_no_problem_when_the_key_is_there_or_cannot_be_told(
     model: str, env: dict[str, str]
 ) -> None:
@@ -106,8 +118,10 @@ def test_an_empty_variable_is_not_a_key() -> None:
 
 
 def test_key_problem_imports_nothing_heavy() -> None:
-    code = ("import sys; from codebot.agent.model import key_problem; key_problem('gpt-4o-mini', {}); "
-            "key_problem('frobnicate', {}); print(sorted(m for m in ('litellm', 'openai', 'httpx') if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys; from codebot.agent.model import key_problem; key_problem('gpt-4o-mini', {}); "
+        "key_problem('frobnicate', {}); print(sorted(m for m in ('litellm', 'openai', 'httpx') if m in sys.modules))"
+    )
     r = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
     )

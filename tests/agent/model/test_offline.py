@@ -17,7 +17,15 @@ from codebot.agent.session.setup import select_client
 from codebot.config import load_settings
 from codebot.ui.print_mode import run_print
 
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.com",
+    "-c",
+    "init.defaultBranch=main",
+]
 
 
 def git(project: Path, *args: str) -> None:
@@ -33,7 +41,9 @@ def repo(tmp_path: Path) -> Path:
     (project / "app.py").write_text("def add(a, b):\n    return a + b\n")
     git(project, "add", "app.py")
     git(project, "commit", "-qm", "init")
-    (project / "app.py").write_text("def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n")
+    (project / "app.py").write_text(
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
     return project
 
 
@@ -46,14 +56,19 @@ def answer(project: Path, prompt: str, *, trust: bool = True, capsys: Any) -> di
 
 def ends_with_one_connect_line(text: str) -> bool:
     lines = text.rstrip("\n").splitlines()
-    return lines[-1] == DEFAULT_CONNECT and sum(line.startswith("Connect a model:") for line in lines) == 1
+    return (
+        lines[-1] == DEFAULT_CONNECT
+        and sum(line.startswith("Connect a model:") for line in lines) == 1
+    )
 
 
 def test_review_by_name_shows_skill_reason_prompt_and_diff_stat(repo: Path, capsys) -> None:
     text = answer(repo, "/review", capsys=capsys)["result"]
     assert "**review**" in text and "offline model" in text
     assert "you asked for it by name (`/review`)" in text  # the reason
-    assert "> # Code review" in text and "review the uncommitted changes" in text  # the skill text, quoted
+    assert (
+        "> # Code review" in text and "review the uncommitted changes" in text
+    )  # the skill text, quoted
     assert "more lines" in text  # trimmed, and says so
     assert "$ git diff --stat" in text and "app.py | 6 " in text and "1 file changed" in text
     assert "$ git status --short" in text and " M app.py" in text
@@ -64,7 +79,10 @@ def test_a_routed_request_gives_the_routers_explanation(repo: Path, capsys) -> N
     out = answer(repo, "please review my recent changes", capsys=capsys)
     assert [c["name"] for c in out["tool_calls"]] == ["Skill"]
     text = out["result"]
-    assert "**Why review:** for `please review my recent changes` the router matched review in name" in text
+    assert (
+        "**Why review:** for `please review my recent changes` the router matched review in name"
+        in text
+    )
     assert "scored" in text and "threshold" in text  # the router's own reason
     assert "> # Code review" in text and "1 file changed" in text
     assert ends_with_one_connect_line(text)
@@ -151,10 +169,26 @@ def test_without_a_catalog_it_still_explains_and_is_deterministic(tmp_path: Path
     user = {"role": "user", "content": listing("review", "deploy") + "review app.py"}
     first = model.decide([user])
     assert first.tool_calls and json.loads(first.tool_calls[0].arguments)["skill"] == "review"
-    call = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "offline-1", "type": "function", "function": {"name": "Skill", "arguments": "{}"}}]}  # fmt: skip
-    messages = [user, call, {"role": "tool", "tool_call_id": "offline-1", "content": skill_result("review")}]
-    a, b = model.decide(messages).text, OfflineModel(project_dir=tmp_path, trusted=True).decide(messages).text
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "offline-1",
+                "type": "function",
+                "function": {"name": "Skill", "arguments": "{}"},
+            }
+        ],
+    }
+    messages = [
+        user,
+        call,
+        {"role": "tool", "tool_call_id": "offline-1", "content": skill_result("review")},
+    ]
+    a, b = (
+        model.decide(messages).text,
+        OfflineModel(project_dir=tmp_path, trusted=True).decide(messages).text,
+    )
     assert a == b
     assert "**Why review:** the request shares words with its name or description (review)" in a
     assert "> Do the thing." in a and "Not a git repository" in a
@@ -167,20 +201,33 @@ def test_the_last_line_names_a_local_server_when_one_was_found() -> None:
     model.local_servers = (found,)
     text = model.decide([{"role": "user", "content": listing("review") + "hello"}]).text
     last = text.splitlines()[-1]
-    assert last == ("Connect a model: Ollama at http://127.0.0.1:11434/v1 is running; run codebot "
-                    "--api-base http://127.0.0.1:11434/v1 --model openai/llama3.1:8b")  # fmt: skip
+    assert last == (
+        "Connect a model: Ollama at http://127.0.0.1:11434/v1 is running; run codebot "
+        "--api-base http://127.0.0.1:11434/v1 --model openai/llama3.1:8b"
+    )
 
 
 def test_a_summary_request_still_gets_the_extract() -> None:
-    text = OfflineModel().decide([{"role": "user", "content": SUMMARY_PREFIX + "\n\nuser: fix add\n"}]).text
+    text = (
+        OfflineModel()
+        .decide([{"role": "user", "content": SUMMARY_PREFIX + "\n\nuser: fix add\n"}])
+        .text
+    )
     assert "offline model" in text and "Connect a model" not in text
 
 
 def test_a_tool_result_that_only_mentions_a_skill_tag_is_not_taken_for_one() -> None:
-    messages = [{"role": "user", "content": listing("review") + "review it"},
-                {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "Skill", "arguments": "{}"}}]},
-                {"role": "tool", "tool_call_id": "c1", "content": 'the fork said: <skill name="x"> …'}]  # fmt: skip
+    messages = [
+        {"role": "user", "content": listing("review") + "review it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "Skill", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": 'the fork said: <skill name="x"> …'},
+    ]
     text = OfflineModel().decide(messages).text
     assert text.startswith("The tool answered:") and ends_with_one_connect_line(text)
 
@@ -196,6 +243,12 @@ def test_a_long_prompt_is_trimmed_and_tags_stay_visible() -> None:
 
 def test_select_client_gives_the_offline_model_the_folder_and_its_trust(tmp_path: Path) -> None:
     client = select_client(load_settings(cwd=tmp_path, trust=True), env={})
-    assert isinstance(client, OfflineModel) and client.trusted and client.project_dir == tmp_path.resolve()
+    assert (
+        isinstance(client, OfflineModel)
+        and client.trusted
+        and client.project_dir == tmp_path.resolve()
+    )
     assert not select_client(load_settings(cwd=tmp_path), env={}).trusted
-    assert isinstance(select_client(load_settings(cwd=tmp_path, model="offline"), env={}), OfflineModel)
+    assert isinstance(
+        select_client(load_settings(cwd=tmp_path, model="offline"), env={}), OfflineModel
+    )

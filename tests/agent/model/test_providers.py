@@ -50,21 +50,33 @@ def test_fireworks_is_the_variable_litellm_reads_everywhere() -> None:
     assert "export FIREWORKS_AI_API_KEY=" in (key_problem("fireworks_ai/llama", {}) or "")
 
 
-def test_a_rejected_key_is_named_by_the_variable_that_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rejected_key_is_named_by_the_variable_that_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("GOOGLE_API_KEY", "wrong")
     assert "rejected GOOGLE_API_KEY" in auth_hint("gemini/gemini-2.5-flash")
 
 
 def test_every_provider_named_in_the_error_hints_is_in_the_table() -> None:
-    said = _unknown_model("frobnicate", None) + _unknown_model("frobnicate", "http://127.0.0.1:8080/v1")
-    examples = set(re.findall(r"(?<![\w./:])([a-z_]+)/[\w.-]+", said)) - {"provider"}  # not "provider/model"
+    said = _unknown_model("frobnicate", None) + _unknown_model(
+        "frobnicate", "http://127.0.0.1:8080/v1"
+    )
+    examples = set(re.findall(r"(?<![\w./:])([a-z_]+)/[\w.-]+", said)) - {
+        "provider"
+    }  # not "provider/model"
     assert examples and [p for p in examples if p not in KEY_VARIABLES] == []
-    assert all(provider_of(model) in KEY_VARIABLES and key in KEY_VARIABLES[provider_of(model)]
-               for key, model in DEFAULT_MODELS.items())  # fmt: skip
+    assert all(
+        provider_of(model) in KEY_VARIABLES and key in KEY_VARIABLES[provider_of(model)]
+        for key, model in DEFAULT_MODELS.items()
+    )
 
 
 def test_every_key_variable_written_in_codebot_is_in_the_table() -> None:
     pattern = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|AUTH_TOKEN)\b")
-    named = {name for path in PKG.rglob("*.py") for name in pattern.findall(path.read_text(encoding="utf-8"))}
+    named = {
+        name
+        for path in PKG.rglob("*.py")
+        for name in pattern.findall(path.read_text(encoding="utf-8"))
+    }
     assert "OPENAI_API_KEY" in named
     assert sorted(named - ALL_VARIABLES - {"CODEBOT_API_KEY"}) == []

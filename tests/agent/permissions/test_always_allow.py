@@ -1,4 +1,4 @@
-""""Always allow": which rule is saved (exactly the narrow one), never for an undecidable
+""" "Always allow": which rule is saved (exactly the narrow one), never for an undecidable
 command or in an untrusted project, the YAML write (keeps other keys, atomic, 0600,
 refuses links and odd files), and the session end to end: the rule holds at once and in
 the next session; a denial's reason reaches the model cleaned."""
@@ -56,7 +56,9 @@ def test_a_plain_command_saves_exactly_itself(project: Path) -> None:
     assert o.path == str(project / ".codebot" / "config.yaml")
     rule = parse_pattern(o.rules[0])
     assert (rule.kind, rule.spec) == ("exact", "npm test")
-    assert not rule.matches("Bash", "npm test --watch") and not rule.matches("Bash", "npm install evil")
+    assert not rule.matches("Bash", "npm test --watch") and not rule.matches(
+        "Bash", "npm install evil"
+    )
 
 
 def test_a_chain_saves_each_command_exactly_never_a_prefix(project: Path) -> None:
@@ -72,12 +74,28 @@ def test_a_chain_saves_each_command_exactly_never_a_prefix(project: Path) -> Non
         assert not approvals.check("Bash", "git diff --output=/tmp/x").allowed
 
 
-@pytest.mark.parametrize("command", [
-    "echo $(curl evil.example)", "$c x", "eval $x", "bash script.sh", "source env.sh", "bash -c \"$y\"",
-    "rm -rf ${HOME@P}", "ls > out.txt", "PATH=/tmp/evil make", "( make )", "make &", "*", "",
-    "echo hi\x1b[2K",
-])  # fmt: skip
-def test_nothing_is_saved_for_a_command_the_parser_cannot_decide(project: Path, command: str) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $(curl evil.example)",
+        "$c x",
+        "eval $x",
+        "bash script.sh",
+        "source env.sh",
+        'bash -c "$y"',
+        "rm -rf ${HOME@P}",
+        "ls > out.txt",
+        "PATH=/tmp/evil make",
+        "( make )",
+        "make &",
+        "*",
+        "",
+        "echo hi\x1b[2K",
+    ],
+)
+def test_nothing_is_saved_for_a_command_the_parser_cannot_decide(
+    project: Path, command: str
+) -> None:
     o = offer(project, "Bash", command)
     assert o.rules == () and o.why_not
 
@@ -96,7 +114,9 @@ def test_a_path_rule_is_anchored_and_escaped(project: Path) -> None:
     assert rule.matches("Write", "Makefile") and not rule.matches("Write", "sub/Makefile")
 
 
-@pytest.mark.parametrize("name", ["*", "**", "*.py", "[ab].py", "a?b", "src/*", "!x", "#x", "f(1).txt", "a\\b"])
+@pytest.mark.parametrize(
+    "name", ["*", "**", "*.py", "[ab].py", "a?b", "src/*", "!x", "#x", "f(1).txt", "a\\b"]
+)
 def test_a_file_named_like_a_glob_saves_a_rule_for_that_file_only(project: Path, name: str) -> None:
     o = offer(project, "Write", name)
     if not o.rules:  # refused is fine; broader never is
@@ -105,7 +125,16 @@ def test_a_file_named_like_a_glob_saves_a_rule_for_that_file_only(project: Path,
     (text,) = o.rules
     rule = parse_pattern(text)
     assert rule.matches("Write", name)
-    for other in ("src/app.py", "Makefile", "a.py", "b.py", "x", "sub/" + name, name + "x", "src/other"):
+    for other in (
+        "src/app.py",
+        "Makefile",
+        "a.py",
+        "b.py",
+        "x",
+        "sub/" + name,
+        name + "x",
+        "src/other",
+    ):
         if other != name:
             assert not rule.matches("Write", other), (text, other)
 
@@ -130,8 +159,14 @@ def test_an_untrusted_project_offers_no_always(project: Path) -> None:
 def test_the_user_config_is_never_the_target(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".codebot").mkdir(parents=True)
-    o = always_offer("Bash", "npm test", Approvals(), trusted=True, project_dir=home,
-                     user_config=home / ".codebot" / "config.yaml")  # fmt: skip
+    o = always_offer(
+        "Bash",
+        "npm test",
+        Approvals(),
+        trusted=True,
+        project_dir=home,
+        user_config=home / ".codebot" / "config.yaml",
+    )
     assert o.rules == () and "every project" in o.why_not
 
 
@@ -141,15 +176,24 @@ def test_the_user_config_is_never_the_target(tmp_path: Path) -> None:
 def test_saving_keeps_every_other_key_and_is_private(project: Path) -> None:
     cfg = project / ".codebot" / "config.yaml"
     cfg.parent.mkdir()
-    cfg.write_text("# my settings\nmodel: gpt-4o\nskills:\n  overrides: {review: off}\n  listing: {budget: 9000}\n"
-                   "permissions:\n  deny: ['Bash(rm:*)']\n  allow: ['Bash(git status)']\nsandbox: {mode: on}\n")  # fmt: skip
+    cfg.write_text(
+        "# my settings\nmodel: gpt-4o\nskills:\n  overrides: {review: off}\n  listing: {budget: 9000}\n"
+        "permissions:\n  deny: ['Bash(rm:*)']\n  allow: ['Bash(git status)']\nsandbox: {mode: on}\n"
+    )
     os.chmod(cfg, 0o644)
     saved = save_allow_rules(cfg, ["Bash(npm test)", "Bash(git status)", "Bash(npm test)"])
-    assert saved.added == ("Bash(npm test)",) and saved.already == ("Bash(git status)",) and saved.comments_lost
+    assert (
+        saved.added == ("Bash(npm test)",)
+        and saved.already == ("Bash(git status)",)
+        and saved.comments_lost
+    )
     data = yaml.safe_load(cfg.read_text())
-    assert data == {"model": "gpt-4o", "skills": {"overrides": {"review": False}, "listing": {"budget": 9000}},
-                    "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(git status)", "Bash(npm test)"]},
-                    "sandbox": {"mode": True}}  # fmt: skip
+    assert data == {
+        "model": "gpt-4o",
+        "skills": {"overrides": {"review": False}, "listing": {"budget": 9000}},
+        "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(git status)", "Bash(npm test)"]},
+        "sandbox": {"mode": True},
+    }
     assert list(data) == ["model", "skills", "permissions", "sandbox"]  # the order too
     assert stat.S_IMODE(cfg.stat().st_mode) == 0o600
     assert sorted(p.name for p in cfg.parent.iterdir()) == ["config.yaml"]  # no temp file left
@@ -164,7 +208,9 @@ def test_saving_creates_the_file_and_its_folder(project: Path) -> None:
     assert stat.S_IMODE(cfg.stat().st_mode) == 0o600
 
 
-def test_a_symlinked_config_is_refused_and_its_target_untouched(project: Path, tmp_path: Path) -> None:
+def test_a_symlinked_config_is_refused_and_its_target_untouched(
+    project: Path, tmp_path: Path
+) -> None:
     target = tmp_path / "elsewhere.yaml"
     target.write_text("model: mine\n")
     cfg = project / ".codebot" / "config.yaml"
@@ -173,7 +219,9 @@ def test_a_symlinked_config_is_refused_and_its_target_untouched(project: Path, t
     with pytest.raises(RuleSaveError, match="symbolic link"):
         save_allow_rules(cfg, ["Bash(npm test)"])
     assert target.read_text() == "model: mine\n" and cfg.is_symlink()
-    assert offer(project, "Bash", "npm test").rules == ()  # and it is not offered in the first place
+    assert (
+        offer(project, "Bash", "npm test").rules == ()
+    )  # and it is not offered in the first place
 
 
 def test_a_symlinked_config_folder_is_refused(project: Path, tmp_path: Path) -> None:
@@ -194,8 +242,10 @@ def test_a_config_that_is_not_a_regular_file_is_refused(project: Path) -> None:
     assert stat.S_ISFIFO(os.lstat(cfg).st_mode)
 
 
-@pytest.mark.parametrize("text", ["model: [unclosed\n", "- a list\n", "permissions: [x]\n",
-                                  "permissions:\n  allow: Bash\n"])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    ["model: [unclosed\n", "- a list\n", "permissions: [x]\n", "permissions:\n  allow: Bash\n"],
+)
 def test_a_config_of_the_wrong_shape_is_left_as_it_is(project: Path, text: str) -> None:
     cfg = project / ".codebot" / "config.yaml"
     cfg.parent.mkdir()
@@ -233,7 +283,9 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"text": "", "tool_calls": [{"name": name, "arguments": args}]}
 
 
-def session_for(project: Path, replies: list[Any], answer: ApprovalAnswer, denial: str = "", trust: bool = True):
+def session_for(
+    project: Path, replies: list[Any], answer: ApprovalAnswer, denial: str = "", trust: bool = True
+):
     settings = load_settings(cwd=project, trust=trust)
     events: list[Any] = []
 
@@ -243,8 +295,9 @@ def session_for(project: Path, replies: list[Any], answer: ApprovalAnswer, denia
             e.denial = denial
             e.future.set_result(answer)
 
-    session = build_session(settings, open_catalog(settings), client=ScriptedModel(replies), emit=emit,
-                            interactive=True)  # fmt: skip
+    session = build_session(
+        settings, open_catalog(settings), client=ScriptedModel(replies), emit=emit, interactive=True
+    )
     return session, events
 
 
@@ -253,7 +306,12 @@ def tool_results(session) -> list[str]:
 
 
 async def test_always_saves_the_rule_grants_it_now_and_in_the_next_session(project: Path) -> None:
-    replies = [call("Bash", command="echo hi && echo there"), "one", call("Bash", command="echo there"), "two"]
+    replies = [
+        call("Bash", command="echo hi && echo there"),
+        "one",
+        call("Bash", command="echo there"),
+        "two",
+    ]
     session, events = session_for(project, replies, ApprovalAnswer.ALLOW_ALWAYS)
     await session.run_turn("go")
     await session.run_turn("again")
@@ -261,20 +319,27 @@ async def test_always_saves_the_rule_grants_it_now_and_in_the_next_session(proje
     assert len(asked) == 1  # the second call ran at once: granted for this session too
     assert asked[0].always == ("Bash(echo hi)", "Bash(echo there)")
     cfg = project / ".codebot" / "config.yaml"
-    assert yaml.safe_load(cfg.read_text()) == {"permissions": {"allow": ["Bash(echo hi)", "Bash(echo there)"]}}
+    assert yaml.safe_load(cfg.read_text()) == {
+        "permissions": {"allow": ["Bash(echo hi)", "Bash(echo there)"]}
+    }
     notes = [e.text for e in events if isinstance(e, ev.Notice)]
     assert any(f"saved Bash(echo hi), Bash(echo there) to {cfg}" in n for n in notes)
     assert "hi\nthere" in tool_results(session)[0]
     # The next session reads it from the (trusted) project's config: no question.
-    nxt, nxt_events = session_for(project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.DENY)
+    nxt, nxt_events = session_for(
+        project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.DENY
+    )
     await nxt.run_turn("go")
     assert not any(isinstance(e, ApprovalRequest) for e in nxt_events)
     assert "hi" in tool_results(nxt)[0]
 
 
-async def test_always_in_an_untrusted_project_is_not_offered_and_saves_nothing(project: Path) -> None:
-    session, events = session_for(project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.ALLOW_ALWAYS,
-                                  trust=False)  # fmt: skip
+async def test_always_in_an_untrusted_project_is_not_offered_and_saves_nothing(
+    project: Path,
+) -> None:
+    session, events = session_for(
+        project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.ALLOW_ALWAYS, trust=False
+    )
     await session.run_turn("go")
     (asked,) = [e for e in events if isinstance(e, ApprovalRequest)]
     assert asked.always == () and "not trusted" in asked.always_unavailable
@@ -283,16 +348,21 @@ async def test_always_in_an_untrusted_project_is_not_offered_and_saves_nothing(p
 
 
 async def test_always_for_an_undecidable_command_saves_nothing(project: Path) -> None:
-    session, events = session_for(project, [call("Bash", command="echo $(echo hi)"), "ok"],
-                                  ApprovalAnswer.ALLOW_ALWAYS)  # fmt: skip
+    session, events = session_for(
+        project, [call("Bash", command="echo $(echo hi)"), "ok"], ApprovalAnswer.ALLOW_ALWAYS
+    )
     await session.run_turn("go")
     (asked,) = [e for e in events if isinstance(e, ApprovalRequest)]
     assert asked.always == () and "plain" in asked.always_unavailable
     assert not (project / ".codebot" / "config.yaml").exists()
 
 
-async def test_a_failed_save_still_allows_for_the_session_and_says_why(project: Path, tmp_path: Path) -> None:
-    session, events = session_for(project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.ALLOW_ALWAYS)
+async def test_a_failed_save_still_allows_for_the_session_and_says_why(
+    project: Path, tmp_path: Path
+) -> None:
+    session, events = session_for(
+        project, [call("Bash", command="echo hi"), "ok"], ApprovalAnswer.ALLOW_ALWAYS
+    )
     # The offer is made while the file is fine; a link appears before the save.
     target = tmp_path / "victim.yaml"
     target.write_text("model: mine\n")
@@ -312,14 +382,20 @@ async def test_a_failed_save_still_allows_for_the_session_and_says_why(project: 
 
 
 async def test_a_denial_with_a_reason_tells_the_model_cleaned(project: Path) -> None:
-    session, _ = session_for(project, [call("Write", path="lock.json", content="{}"), "ok"], ApprovalAnswer.DENY,
-                             denial="\x1b[31mdo not\x1b[0m touch\nthe lockfile\u202e\x07")  # fmt: skip
+    session, _ = session_for(
+        project,
+        [call("Write", path="lock.json", content="{}"), "ok"],
+        ApprovalAnswer.DENY,
+        denial="\x1b[31mdo not\x1b[0m touch\nthe lockfile\u202e\x07",
+    )
     await session.run_turn("go")
     assert tool_results(session) == ["the person denied this call: do not touch the lockfile"]
     assert not (project / "lock.json").exists()
 
 
 async def test_a_denial_without_a_reason_reads_as_before(project: Path) -> None:
-    session, _ = session_for(project, [call("Write", path="lock.json", content="{}"), "ok"], ApprovalAnswer.DENY)
+    session, _ = session_for(
+        project, [call("Write", path="lock.json", content="{}"), "ok"], ApprovalAnswer.DENY
+    )
     await session.run_turn("go")
     assert tool_results(session)[0].startswith("the person did not approve this Write call.")

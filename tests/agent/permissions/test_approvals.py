@@ -281,9 +281,11 @@ def test_a_malformed_deny_pattern_denies_the_whole_tool_it_names() -> None:
     a = Approvals(allow=["Bash"], deny=[("Bash(rm:*", "config.yaml: permissions.deny[0]")])
     assert a.check("Bash", "ls").outcome == "deny"
     assert a.check("Edit", "x.py").outcome == "ask"
-    assert a.warnings == ["config.yaml: permissions.deny[0]: malformed deny pattern 'Bash(rm:*' "
-                          "('Bash(rm:*': unbalanced parentheses (the pattern must end with ')')); every Bash call is "
-                          "denied until it is fixed"]  # fmt: skip
+    assert a.warnings == [
+        "config.yaml: permissions.deny[0]: malformed deny pattern 'Bash(rm:*' "
+        "('Bash(rm:*': unbalanced parentheses (the pattern must end with ')')); every Bash call is "
+        "denied until it is fixed"
+    ]
 
 
 def test_a_deny_pattern_naming_no_tool_denies_every_tool() -> None:
@@ -343,7 +345,12 @@ async def test_approval_request_and_answers() -> None:
     req = ApprovalRequest("Bash", {"command": "ls"}, "ls", "ls", fut)
     req.future.set_result(ApprovalAnswer.ALLOW_SESSION)  # type: ignore[union-attr]
     assert await fut is ApprovalAnswer.ALLOW_SESSION
-    assert {a.name for a in ApprovalAnswer} == {"ALLOW_ONCE", "ALLOW_SESSION", "ALLOW_ALWAYS", "DENY"}
+    assert {a.name for a in ApprovalAnswer} == {
+        "ALLOW_ONCE",
+        "ALLOW_SESSION",
+        "ALLOW_ALWAYS",
+        "DENY",
+    }
     assert ApprovalRequest("Edit", {}, "a.py", "").future is None
 
 

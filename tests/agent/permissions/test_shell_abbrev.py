@@ -26,7 +26,11 @@ def _allowed(command: str, rule: str) -> bool:
 
 
 ATTACKS = [
-    ("tar", "tar -tf a.tar --checkpoint=1 --checkpoint-act=exec='touch mark'", "--checkpoint-action"),
+    (
+        "tar",
+        "tar -tf a.tar --checkpoint=1 --checkpoint-act=exec='touch mark'",
+        "--checkpoint-action",
+    ),
     ("tar", "tar -tf a.tar --to-com='sh -c x'", "--to-command"),
     ("tar", "tar -tf a.tar --use-compress-prog=sh", "--use-compress-program"),
     ("tar", "tar -tf a.tar --info-s=x.sh", "--info-script"),
@@ -51,8 +55,8 @@ ATTACKS = [
     ("gawk", "gawk --inc=lib.awk '{print}' f", "--include"),
     ("gawk", "gawk --lo=ext.so '{print}' f", "--load"),
     ("gawk", "gawk --ex=prog.awk f", "--exec"),
-    ("gawk", 'gawk --sour=\'BEGIN{system("id")}\' \'BEGIN{}\'', "system()"),
-    ("awk", 'awk -W source=\'BEGIN{system("id")}\' \'BEGIN{}\'', "system()"),
+    ("gawk", "gawk --sour='BEGIN{system(\"id\")}' 'BEGIN{}'", "system()"),
+    ("awk", "awk -W source='BEGIN{system(\"id\")}' 'BEGIN{}'", "system()"),
     ("mawk", "mawk -W exec prog.awk", "--exec"),
     ("mawk", "mawk -W ex prog.awk", "--exec"),
     ("mawk", "mawk -Wex prog.awk", "--exec"),
@@ -98,11 +102,13 @@ ATTACKS = [
     ("git", "git init --templ=/tmp/t", "--template"),
     ("git", "git clone --conf core.fsmonitor=x url", "--config"),
     ("git", "git grep --open-f=vim foo", "--open-files-in-pager"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("rule", "command", "option"), ATTACKS)
-def test_an_abbreviated_dangerous_option_is_not_allowed_by_the_prefix_rule(rule: str, command: str, option: str) -> None:
+def test_an_abbreviated_dangerous_option_is_not_allowed_by_the_prefix_rule(
+    rule: str, command: str, option: str
+) -> None:
     """`option` is the row's option (or the check's finding) the abbreviation stands for."""
     assert not _allowed(command, rule), command
     labels = [f.label for c in analyze(command).commands for f in findings(c) if f.row is not None]
@@ -138,34 +144,57 @@ def _abbreviation_cases() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(("name", "command"), _abbreviation_cases())
-def test_every_long_option_of_an_abbreviating_program_matches_its_prefix(name: str, command: str) -> None:
+def test_every_long_option_of_an_abbreviating_program_matches_its_prefix(
+    name: str, command: str
+) -> None:
     assert not _allowed(command, name), command
 
 
 @pytest.mark.parametrize(
     ("rule", "command"),
-    [("tar", "tar -tf a.tar --verb"), ("tar", "tar -tf a.tar --verbos"), ("tar", "tar -tvf a.tar --to-std"),
-     ("tar", "tar -tf a.tar --checkpoint=1"), ("tar", "tar -tf a.tar --checkpoint"),
-     ("sed", "sed --expr=s/a/b/ f"), ("sed", "sed --posix -n p f"), ("sed", "sed --sa -e '1w out' f"),
-     ("sort", "sort --rev f"), ("sort", "sort --numeric f"),
-     ("gawk", "gawk --posix '{print $1}' f"), ("mawk", "mawk -W version"),
-     ("curl", "curl --cookie a=b https://x"), ("curl", "curl --head https://x"),
-     ("curl", "curl --url https://x"), ("curl", "curl --compr https://x"), ("curl", "curl --form-s a=@b https://x"),
-     ("wget", "wget --quie https://x"), ("less", "less --quit-if f"), ("man", "man --wh ls"),
-     ("git", "git log --onel"), ("git", "git rebase --autos main")],
-)  # fmt: skip
-def test_control_harmless_abbreviations_and_full_names_are_still_allowed(rule: str, command: str) -> None:
+    [
+        ("tar", "tar -tf a.tar --verb"),
+        ("tar", "tar -tf a.tar --verbos"),
+        ("tar", "tar -tvf a.tar --to-std"),
+        ("tar", "tar -tf a.tar --checkpoint=1"),
+        ("tar", "tar -tf a.tar --checkpoint"),
+        ("sed", "sed --expr=s/a/b/ f"),
+        ("sed", "sed --posix -n p f"),
+        ("sed", "sed --sa -e '1w out' f"),
+        ("sort", "sort --rev f"),
+        ("sort", "sort --numeric f"),
+        ("gawk", "gawk --posix '{print $1}' f"),
+        ("mawk", "mawk -W version"),
+        ("curl", "curl --cookie a=b https://x"),
+        ("curl", "curl --head https://x"),
+        ("curl", "curl --url https://x"),
+        ("curl", "curl --compr https://x"),
+        ("curl", "curl --form-s a=@b https://x"),
+        ("wget", "wget --quie https://x"),
+        ("less", "less --quit-if f"),
+        ("man", "man --wh ls"),
+        ("git", "git log --onel"),
+        ("git", "git rebase --autos main"),
+    ],
+)
+def test_control_harmless_abbreviations_and_full_names_are_still_allowed(
+    rule: str, command: str
+) -> None:
     d = decide(command, [("prefix", rule)], [], False)
     assert d.verdict == "allow", d.reason
 
 
 @pytest.mark.parametrize(
     ("rule", "command", "full"),
-    [("rg", "rg --pr=./x foo", "rg --pre=./x foo"),
-     ("rg", "rg --hostname=./x foo", "rg --hostname-bin=./x foo"),
-     ("cargo", "cargo --conf x build", "cargo --config x build")],
-)  # fmt: skip
-def test_control_programs_without_abbreviations_match_full_names_only(rule: str, command: str, full: str) -> None:
+    [
+        ("rg", "rg --pr=./x foo", "rg --pre=./x foo"),
+        ("rg", "rg --hostname=./x foo", "rg --hostname-bin=./x foo"),
+        ("cargo", "cargo --conf x build", "cargo --config x build"),
+    ],
+)
+def test_control_programs_without_abbreviations_match_full_names_only(
+    rule: str, command: str, full: str
+) -> None:
     """rg and cargo (clap) reject `--pr`/`--conf`, so the prefix is not a hit; the full
     option still is."""
     assert rule not in ABBREVIATING
@@ -179,8 +208,15 @@ def test_a_rule_that_names_the_abbreviated_option_grants_it() -> None:
     assert not _allowed("sort --outp=x f", "sort")
 
 
-@pytest.mark.parametrize("command", ["sed -e '1w /tmp/x' -- --sandbox", "sed -e --sandbox -e '1w /tmp/x' f",
-                                     "sed -ne --sandbox '1w /tmp/x' f", "sed -f --sandbox '1w x' f"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -e '1w /tmp/x' -- --sandbox",
+        "sed -e --sandbox -e '1w /tmp/x' f",
+        "sed -ne --sandbox '1w /tmp/x' f",
+        "sed -f --sandbox '1w x' f",
+    ],
+)
 def test_sed_sandbox_counts_only_as_an_option(command: str) -> None:
     """After `--`, or as the value of -e/-f, `--sandbox` is a file name or a script."""
     assert not _allowed(command, "sed")

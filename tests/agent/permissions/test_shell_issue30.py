@@ -27,10 +27,21 @@ def _verdict(command: str, allow=(), deny=(), allow_any: bool = False) -> str:  
 
 @pytest.mark.parametrize(
     "command",
-    ["timeout -- 5 rm f", "taskset -- 1 rm x", "flock -- L rm x", "chrt -o -- 0 rm x", "chroot -- /new rm x",
-     "flock -- L -c 'rm x'", "env -- A=1 rm x", "sudo -- A=1 rm x", "timeout -s KILL -- 5 rm x",
-     "nice -n 1 -- rm x", "timeout -- 5 timeout -- 5 rm x", "sudo -- timeout -- 5 rm x"],
-)  # fmt: skip
+    [
+        "timeout -- 5 rm f",
+        "taskset -- 1 rm x",
+        "flock -- L rm x",
+        "chrt -o -- 0 rm x",
+        "chroot -- /new rm x",
+        "flock -- L -c 'rm x'",
+        "env -- A=1 rm x",
+        "sudo -- A=1 rm x",
+        "timeout -s KILL -- 5 rm x",
+        "nice -n 1 -- rm x",
+        "timeout -- 5 timeout -- 5 rm x",
+        "sudo -- timeout -- 5 rm x",
+    ],
+)
 def test_deny_sees_the_command_after_a_wrappers_end_of_options(command: str) -> None:
     d = decide(command, [], DENY_RM, True)
     assert d.verdict == "deny", d.reason
@@ -39,7 +50,12 @@ def test_deny_sees_the_command_after_a_wrappers_end_of_options(command: str) -> 
 
 def test_deny_rm_from_the_command_line_denies_timeout_dash_dash(tmp_path) -> None:  # type: ignore[no-untyped-def]
     a = Approvals(allow=["Bash"], deny=["Bash(rm:*)"])
-    for command in ("timeout -- 5 rm f", "taskset -- 1 rm x", "flock -- L rm x", "chrt -o -- 0 rm x"):
+    for command in (
+        "timeout -- 5 rm f",
+        "taskset -- 1 rm x",
+        "flock -- L rm x",
+        "chrt -o -- 0 rm x",
+    ):
         v = a.check("Bash", command)
         assert v.outcome == "deny" and v.rule == "Bash(rm:*)", (command, v.reason)
     assert a.check("Bash", "timeout -- 5 ls").outcome == "allow"  # the control
@@ -47,12 +63,16 @@ def test_deny_rm_from_the_command_line_denies_timeout_dash_dash(tmp_path) -> Non
 
 @pytest.mark.parametrize(
     ("command", "rules"),
-    [("timeout -- 5 pytest -q", [("prefix", "timeout"), ("prefix", "pytest")]),
-     ("timeout 5 -- pytest -q", [("prefix", "timeout"), ("prefix", "pytest")]),
-     ("flock -- /tmp/l make", [("prefix", "flock"), ("prefix", "make")]),
-     ("env -- LANG=C ls", [("prefix", "env"), ("prefix", "ls")])],
-)  # fmt: skip
-def test_control_wrappers_with_dash_dash_are_still_allowed_by_covering_rules(command: str, rules: list) -> None:  # type: ignore[type-arg]
+    [
+        ("timeout -- 5 pytest -q", [("prefix", "timeout"), ("prefix", "pytest")]),
+        ("timeout 5 -- pytest -q", [("prefix", "timeout"), ("prefix", "pytest")]),
+        ("flock -- /tmp/l make", [("prefix", "flock"), ("prefix", "make")]),
+        ("env -- LANG=C ls", [("prefix", "env"), ("prefix", "ls")]),
+    ],
+)
+def test_control_wrappers_with_dash_dash_are_still_allowed_by_covering_rules(
+    command: str, rules: list
+) -> None:  # type: ignore[type-arg]
     d = decide(command, rules, DENY_RM, False)
     assert d.verdict == "allow", d.reason
 
@@ -107,10 +127,19 @@ def test_control_known_options_of_a_wrapper_resolve() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["git-push origin", "/usr/lib/git-core/git-push origin", "/usr/libexec/git-core/git-push origin main",
-     "sudo git-push origin", "timeout -- 5 git-push origin", "GIT-PUSH origin", "bash -c 'git-push x'",
-     "git send-pack ../other main", "/usr/libexec/git-core/git-send-pack ../other main", "git-send-pack x"],
-)  # fmt: skip
+    [
+        "git-push origin",
+        "/usr/lib/git-core/git-push origin",
+        "/usr/libexec/git-core/git-push origin main",
+        "sudo git-push origin",
+        "timeout -- 5 git-push origin",
+        "GIT-PUSH origin",
+        "bash -c 'git-push x'",
+        "git send-pack ../other main",
+        "/usr/libexec/git-core/git-send-pack ../other main",
+        "git-send-pack x",
+    ],
+)
 def test_deny_git_push_hits_the_dashed_program_and_send_pack(command: str) -> None:
     d = decide(command, [], DENY_PUSH, True)
     assert d.verdict == "deny", d.reason
@@ -138,8 +167,17 @@ def test_a_dashed_deny_rule_means_the_git_subcommand_too() -> None:
     assert _verdict("git pull", deny=deny, allow_any=True) == "allow"  # the control
 
 
-@pytest.mark.parametrize("command", ["git status", "git pull origin", "git receive-pack .", "git-lfs pull",
-                                     "git-pull origin", "/usr/lib/git-core/git-fetch origin"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status",
+        "git pull origin",
+        "git receive-pack .",
+        "git-lfs pull",
+        "git-pull origin",
+        "/usr/lib/git-core/git-fetch origin",
+    ],
+)
 def test_control_other_git_commands_are_not_denied_as_push(command: str) -> None:
     d = decide(command, [], DENY_PUSH, False)
     assert d.verdict != "deny", d.reason
@@ -147,9 +185,15 @@ def test_control_other_git_commands_are_not_denied_as_push(command: str) -> None
 
 @pytest.mark.parametrize(
     "command",
-    ["git send-pack ../other main", "git receive-pack .", "git upload-pack .", "git -C . send-pack x",
-     "git-upload-pack .", "/usr/lib/git-core/git-receive-pack ."],
-)  # fmt: skip
+    [
+        "git send-pack ../other main",
+        "git receive-pack .",
+        "git upload-pack .",
+        "git -C . send-pack x",
+        "git-upload-pack .",
+        "/usr/lib/git-core/git-receive-pack .",
+    ],
+)
 def test_send_receive_upload_pack_are_not_allowed_by_git_prefix(command: str) -> None:
     d = decide(command, [("prefix", "git"), ("prefix", "git -C .")], [], False)
     assert d.verdict == "ask", d.reason
@@ -167,13 +211,19 @@ def test_control_a_rule_naming_the_plumbing_allows_it() -> None:
 def test_the_dangerous_options_table_applies_to_dashed_programs() -> None:
     rules = [("prefix", "git-push"), ("prefix", "git-clone")]
     assert _verdict("git-push origin main", rules) == "allow"  # the control
-    for command in ("git-push --receive-pack=/tmp/evil origin", "git-clone -u /tmp/evil url",
-                    "/usr/lib/git-core/git-push --exec=/tmp/evil origin"):  # fmt: skip
+    for command in (
+        "git-push --receive-pack=/tmp/evil origin",
+        "git-clone -u /tmp/evil url",
+        "/usr/lib/git-core/git-push --exec=/tmp/evil origin",
+    ):
         d = decide(command, [*rules, ("prefix", "/usr/lib/git-core/git-push")], [], False)
         assert d.verdict == "ask" and "runs the program it names" in d.reason, (command, d.reason)
         assert _verdict(command, deny=DENY_RM, allow_any=True) == "ask", command
     # naming the option in the rule grants it, as for `git` itself
-    assert _verdict("git-push --receive-pack=x o", [("prefix", "git-push --receive-pack=x")]) == "allow"
+    assert (
+        _verdict("git-push --receive-pack=x o", [("prefix", "git-push --receive-pack=x")])
+        == "allow"
+    )
 
 
 def test_allow_rules_compare_dashed_programs_as_written() -> None:
@@ -195,15 +245,21 @@ def test_allow_rules_compare_dashed_programs_as_written() -> None:
         ("zip -T --unzip-command='sh -c x' a.zip b", "zip", "runs the program it names"),
         ("ssh-keygen -D /tmp/evil.so", "ssh-keygen", "provider library"),
         ("ssh-keygen -t ed25519-sk -w /tmp/evil.so", "ssh-keygen", "provider library"),
-        ("cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c evil\"' run", "cargo", "runner"),
+        (
+            "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c evil\"' run",
+            "cargo",
+            "runner",
+        ),
         ("cargo run --config=build.rustc-wrapper=/tmp/x", "cargo", "runner"),
         ("tar -tvf a.tar --index-file=/tmp/out", "tar", "writes to the file"),
         ("tar -tvf a.tar --volno-file /tmp/out", "tar", "writes to the file"),
-        ("less -k keys f", "less", "key file"), ("less -Rkkeys f", "less", "key file"),
-        ("less --lesskey-file=keys f", "less", "key file"), ("less --lesskey-src keys f", "less", "key file"),
+        ("less -k keys f", "less", "key file"),
+        ("less -Rkkeys f", "less", "key file"),
+        ("less --lesskey-file=keys f", "less", "key file"),
+        ("less --lesskey-src keys f", "less", "key file"),
         ("less '--lesskey-content=#env' f", "less", "key file"),
     ],
-)  # fmt: skip
+)
 def test_new_rows_are_not_allowed_by_a_prefix_rule(command: str, rule: str, why: str) -> None:
     d = decide(command, [("prefix", rule)], [], False)
     assert d.verdict == "ask" and why in d.reason, d.reason
@@ -212,10 +268,17 @@ def test_new_rows_are_not_allowed_by_a_prefix_rule(command: str, rule: str, why:
 
 @pytest.mark.parametrize(
     ("command", "rule"),
-    [("zip -r a.zip src", "zip"), ("zip -T a.zip b", "zip"), ("ssh-keygen -l -f key.pub", "ssh-keygen"),
-     ("cargo build --release", "cargo"), ("cargo test", "cargo"), ("tar -tvf a.tar", "tar"),
-     ("less -R f", "less"), ("less -K f", "less")],
-)  # fmt: skip
+    [
+        ("zip -r a.zip src", "zip"),
+        ("zip -T a.zip b", "zip"),
+        ("ssh-keygen -l -f key.pub", "ssh-keygen"),
+        ("cargo build --release", "cargo"),
+        ("cargo test", "cargo"),
+        ("tar -tvf a.tar", "tar"),
+        ("less -R f", "less"),
+        ("less -K f", "less"),
+    ],
+)
 def test_control_ordinary_uses_are_still_allowed(command: str, rule: str) -> None:
     d = decide(command, [("prefix", rule)], [], False)
     assert d.verdict == "allow", d.reason
@@ -224,20 +287,48 @@ def test_control_ordinary_uses_are_still_allowed(command: str, rule: str) -> Non
 # --------------------------------------------------------------------------- git prints the object store
 
 PRINTS = [
-    "git show HEAD:.env", "git show", "git cat-file -p HEAD:.env", "git log -p", "git log --patch -- .env",
-    "git log -u", "git log -U1", "git log -L1,5:.env", "git diff HEAD~1", "git grep SECRET HEAD",
-    "git archive HEAD", "git blame .env", "git annotate .env", "git stash show -p", "git stash show",
-    "git stash list -p", "git format-patch -1 --stdout", "git whatchanged -p", "git --no-pager show HEAD:.env",
-    "git -C . show HEAD:.env", "git-show HEAD:.env", "/usr/lib/git-core/git-cat-file -p HEAD:.env",
-    "git status && git show HEAD:.env", "timeout -- 5 git show HEAD:.env", "git diff-tree -p HEAD",
-]  # fmt: skip
+    "git show HEAD:.env",
+    "git show",
+    "git cat-file -p HEAD:.env",
+    "git log -p",
+    "git log --patch -- .env",
+    "git log -u",
+    "git log -U1",
+    "git log -L1,5:.env",
+    "git diff HEAD~1",
+    "git grep SECRET HEAD",
+    "git archive HEAD",
+    "git blame .env",
+    "git annotate .env",
+    "git stash show -p",
+    "git stash show",
+    "git stash list -p",
+    "git format-patch -1 --stdout",
+    "git whatchanged -p",
+    "git --no-pager show HEAD:.env",
+    "git -C . show HEAD:.env",
+    "git-show HEAD:.env",
+    "/usr/lib/git-core/git-cat-file -p HEAD:.env",
+    "git status && git show HEAD:.env",
+    "timeout -- 5 git show HEAD:.env",
+    "git diff-tree -p HEAD",
+]
 
 
 @pytest.mark.parametrize("command", PRINTS)
 @pytest.mark.parametrize("allow", ["Bash(git:*)", "Bash", "Bash(git show:*)"])
-def test_with_a_read_deny_git_printing_repository_contents_is_asked(command: str, allow: str) -> None:
-    a = Approvals(allow=[allow, "Bash(git-show:*)", "Bash(/usr/lib/git-core/git-cat-file:*)", "Bash(timeout:*)"],
-                  deny=["Read(.env)"])  # fmt: skip
+def test_with_a_read_deny_git_printing_repository_contents_is_asked(
+    command: str, allow: str
+) -> None:
+    a = Approvals(
+        allow=[
+            allow,
+            "Bash(git-show:*)",
+            "Bash(/usr/lib/git-core/git-cat-file:*)",
+            "Bash(timeout:*)",
+        ],
+        deny=["Read(.env)"],
+    )
     v = a.check("Bash", command)
     assert v.outcome == "ask", (command, v.reason)
     assert "prints repository contents" in v.reason and "Read(.env)" in v.reason
@@ -254,9 +345,18 @@ def test_the_reason_names_the_git_command() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["git status", "git log --oneline", "git log --format=%H%n%s", "git log --stat",
-                "git stash -u", "git stash list", "git branch -a", "git rev-parse HEAD"],
-)  # fmt: skip
+    "command",
+    [
+        "git status",
+        "git log --oneline",
+        "git log --format=%H%n%s",
+        "git log --stat",
+        "git stash -u",
+        "git stash list",
+        "git branch -a",
+        "git rev-parse HEAD",
+    ],
+)
 def test_control_with_a_read_deny_other_git_commands_are_allowed(command: str) -> None:
     for allow in ("Bash(git:*)", "Bash"):
         a = Approvals(allow=[allow], deny=["Read(.env)"])

@@ -36,7 +36,9 @@ def names(command: str) -> set[str | None]:
 def test_import_does_not_load_tree_sitter(tmp_path: Path) -> None:
     code = "import sys, codebot.shell.parse; print('tree_sitter' in sys.modules)"
     env = {**os.environ, "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
@@ -47,11 +49,16 @@ def test_import_does_not_load_tree_sitter(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "words"),
     [
-        ("git status", [("git", "status")]), ("ls -la", [("ls", "-la")]),
+        ("git status", [("git", "status")]),
+        ("ls -la", [("ls", "-la")]),
         ('echo "hello world"', [("echo", "hello world")]),
-        ("git diff HEAD -- a.py | head -5", [("git", "diff", "HEAD", "--", "a.py"), ("head", "-5")]),
+        (
+            "git diff HEAD -- a.py | head -5",
+            [("git", "diff", "HEAD", "--", "a.py"), ("head", "-5")],
+        ),
         ("pytest -q && ruff check .", [("pytest", "-q"), ("ruff", "check", ".")]),
-        ("a || b; c", [("a",), ("b",), ("c",)]), ("echo 'it''s' \"a\\\"b\" a\\ b", [("echo", "its", 'a"b', "a b")]),
+        ("a || b; c", [("a",), ("b",), ("c",)]),
+        ("echo 'it''s' \"a\\\"b\" a\\ b", [("echo", "its", 'a"b', "a b")]),
         ("find . -exec echo {} +", [("find", ".", "-exec", "echo", "{}", "+"), ("echo", "{}")]),
         ("git status\nls -la", [("git", "status"), ("ls", "-la")]),
         ("git status &&\n  ls", [("git", "status"), ("ls",)]),
@@ -80,26 +87,37 @@ def test_plain(command: str, words: list[tuple[str, ...]]) -> None:
         ("echo $[x]", "an arithmetic expansion `$[x]`", "column 6"),
         ("echo $(id)", "a command substitution `$(id)`", "column 6"),
         ("echo `id`", "a command substitution ``id``", "column 6"),
-        ("echo \"a $(id)\"", "a command substitution `$(id)`", "column 9"),
+        ('echo "a $(id)"', "a command substitution `$(id)`", "column 9"),
         ("diff <(ls) b", "a process substitution `<(ls)`", "column 6"),
-        ("echo a > f", "a redirection `> f`", "column 8"), ("cat < f", "a redirection `< f`", "column 5"),
-        ("echo a >> f", "a redirection `>> f`", "column 8"), ("ls 2>&1", "a redirection `2>&1`", "column 4"),
-        ("ls &> f", "a redirection `&> f`", "column 4"), ("cat <<EOF\nhi\nEOF", "a heredoc", "line 1, column 5"),
-        ("cat <<< hi", "a here-string `<<< hi`", "column 5"), ("(ls)", "a subshell `(ls)`", "column 1"),
-        ("{ ls; }", "a group `{ ls; }`", "column 1"), ("f() { ls; }", "a function definition", "column 1"),
+        ("echo a > f", "a redirection `> f`", "column 8"),
+        ("cat < f", "a redirection `< f`", "column 5"),
+        ("echo a >> f", "a redirection `>> f`", "column 8"),
+        ("ls 2>&1", "a redirection `2>&1`", "column 4"),
+        ("ls &> f", "a redirection `&> f`", "column 4"),
+        ("cat <<EOF\nhi\nEOF", "a heredoc", "line 1, column 5"),
+        ("cat <<< hi", "a here-string `<<< hi`", "column 5"),
+        ("(ls)", "a subshell `(ls)`", "column 1"),
+        ("{ ls; }", "a group `{ ls; }`", "column 1"),
+        ("f() { ls; }", "a function definition", "column 1"),
         ("x=1 ls", "a variable assignment `x=1`", "column 1"),
         ("ls; x=1", "a variable assignment `x=1`", "column 5"),
         ("echo $'a\\nb'", "an ANSI-C string with escapes `$'a\\nb'`", "column 6"),
         ('echo $"hi"', 'a locale-translated string `$"hi"`', "column 6"),
         ("*rm x", "a glob in the command name `*rm`", "column 1"),
-        ("echo {a,b}", "a brace expansion `{a,b}`", "column 6"), ("echo a{1..3}", "a brace expansion", "column 7"),
-        ("sleep 1 &", "a background `&`", "column 9"), ("! ls", "a negation `! ls`", "column 1"),
+        ("echo {a,b}", "a brace expansion `{a,b}`", "column 6"),
+        ("echo a{1..3}", "a brace expansion", "column 7"),
+        ("sleep 1 &", "a background `&`", "column 9"),
+        ("! ls", "a negation `! ls`", "column 1"),
         ("if true; then ls; fi", "an if statement", "column 1"),
-        ("for i in a; do ls; done", "a for loop", "column 1"), ("while true; do ls; done", "a loop", "column 1"),
+        ("for i in a; do ls; done", "a for loop", "column 1"),
+        ("while true; do ls; done", "a loop", "column 1"),
         ("case x in a) ls;; esac", "a case statement", "column 1"),
-        ("git status # hi", "a comment `# hi`", "column 12"), ("echo a;; b", "a `;;`", "column 7"),
-        ("a |& b", "a `|&` pipe", "column 3"), ("export A=1", "a declaration `export A=1`", "column 1"),
-        ("[[ -f x ]]", "a test command", "column 1"), ("ls\recho", "a control character U+000D", "column 3"),
+        ("git status # hi", "a comment `# hi`", "column 12"),
+        ("echo a;; b", "a `;;`", "column 7"),
+        ("a |& b", "a `|&` pipe", "column 3"),
+        ("export A=1", "a declaration `export A=1`", "column 1"),
+        ("[[ -f x ]]", "a test command", "column 1"),
+        ("ls\recho", "a control character U+000D", "column 3"),
         ("ls \x1b[1m", "a control character U+001B", "column 4"),
         ("ls \u202eabc", "a control character U+202E", "column 4"),
         ("echo é $x", "a parameter expansion `$x`", "column 8"),  # columns count characters
@@ -146,9 +164,21 @@ def test_parse_errors_and_empty(command: str, what: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["/bin/rm x", "\\rm x", "'rm' x", '"rm" x', '"r""m" x', "r\\m x", "$'\\x72m' x", "$'\\162m' x",
-     "r''m x", "rm\tx", "ls && rm x", "rm$'' x"],
-)  # fmt: skip
+    [
+        "/bin/rm x",
+        "\\rm x",
+        "'rm' x",
+        '"rm" x',
+        '"r""m" x',
+        "r\\m x",
+        "$'\\x72m' x",
+        "$'\\162m' x",
+        "r''m x",
+        "rm\tx",
+        "ls && rm x",
+        "rm$'' x",
+    ],
+)
 def test_names_resolve_through_quotes_escapes_and_paths(command: str) -> None:
     assert "rm" in names(command)
 
@@ -184,36 +214,59 @@ def test_start_columns_and_lines() -> None:
 @pytest.mark.parametrize(
     ("command", "inner", "via"),
     [
-        ("env -i rm x", ("rm", "x"), ("env",)), ("env -u HOME -i A=1 B=2 rm x", ("rm", "x"), ("env",)),
-        ("env - rm x", ("rm", "x"), ("env",)), ("command -p rm x", ("rm", "x"), ("command",)),
-        ("command\trm x", ("rm", "x"), ("command",)), ("exec -a name rm x", ("rm", "x"), ("exec",)),
-        ("nice -n 1 rm x", ("rm", "x"), ("nice",)), ("nice -5 rm x", ("rm", "x"), ("nice",)),
-        ("nohup rm x", ("rm", "x"), ("nohup",)), ("timeout 5 rm x", ("rm", "x"), ("timeout",)),
+        ("env -i rm x", ("rm", "x"), ("env",)),
+        ("env -u HOME -i A=1 B=2 rm x", ("rm", "x"), ("env",)),
+        ("env - rm x", ("rm", "x"), ("env",)),
+        ("command -p rm x", ("rm", "x"), ("command",)),
+        ("command\trm x", ("rm", "x"), ("command",)),
+        ("exec -a name rm x", ("rm", "x"), ("exec",)),
+        ("nice -n 1 rm x", ("rm", "x"), ("nice",)),
+        ("nice -5 rm x", ("rm", "x"), ("nice",)),
+        ("nohup rm x", ("rm", "x"), ("nohup",)),
+        ("timeout 5 rm x", ("rm", "x"), ("timeout",)),
         ("timeout -s KILL -k 1 5 rm x", ("rm", "x"), ("timeout",)),
         ("timeout --signal=KILL 5 rm x", ("rm", "x"), ("timeout",)),
-        ("sudo -u root -E rm x", ("rm", "x"), ("sudo",)), ("sudo A=1 rm x", ("rm", "x"), ("sudo",)),
-        ("doas -u root rm x", ("rm", "x"), ("doas",)), ("time -p rm x", ("rm", "x"), ("time",)),
-        ("stdbuf -oL -e0 rm x", ("rm", "x"), ("stdbuf",)), ("ionice -c 3 rm x", ("rm", "x"), ("ionice",)),
-        ("chrt -f 10 rm x", ("rm", "x"), ("chrt",)), ("setsid -f rm x", ("rm", "x"), ("setsid",)),
-        ("xargs -0 -n 1 rm -f", ("rm", "-f"), ("xargs",)), ("xargs -I{} rm {}", ("rm", "{}"), ("xargs",)),
-        ("xargs -i{} rm {}", ("rm", "{}"), ("xargs",)), ("find . -exec rm {} \\;", ("rm", "{}"), ("find -exec",)),
+        ("sudo -u root -E rm x", ("rm", "x"), ("sudo",)),
+        ("sudo A=1 rm x", ("rm", "x"), ("sudo",)),
+        ("doas -u root rm x", ("rm", "x"), ("doas",)),
+        ("time -p rm x", ("rm", "x"), ("time",)),
+        ("stdbuf -oL -e0 rm x", ("rm", "x"), ("stdbuf",)),
+        ("ionice -c 3 rm x", ("rm", "x"), ("ionice",)),
+        ("chrt -f 10 rm x", ("rm", "x"), ("chrt",)),
+        ("setsid -f rm x", ("rm", "x"), ("setsid",)),
+        ("xargs -0 -n 1 rm -f", ("rm", "-f"), ("xargs",)),
+        ("xargs -I{} rm {}", ("rm", "{}"), ("xargs",)),
+        ("xargs -i{} rm {}", ("rm", "{}"), ("xargs",)),
+        ("find . -exec rm {} \\;", ("rm", "{}"), ("find -exec",)),
         ("find . -execdir rm {} +", ("rm", "{}"), ("find -execdir",)),
-        ("find . -ok rm {} ';'", ("rm", "{}"), ("find -ok",)), ("bash -c 'rm x'", ("rm", "x"), ("bash -c",)),
-        ("sh -c \"echo; rm x\"", ("rm", "x"), ("sh -c",)), ("bash -lc 'rm x'", ("rm", "x"), ("bash -c",)),
-        ("zsh -c 'rm x'", ("rm", "x"), ("zsh -c",)), ("busybox rm x", ("rm", "x"), ("busybox",)),
-        ("busybox sh -c 'rm x'", ("rm", "x"), ("busybox", "sh -c")), ("eval rm x", ("rm", "x"), ("eval",)),
-        ("eval 'rm x'", ("rm", "x"), ("eval",)), ("watch -n 1 rm x", ("rm", "x"), ("watch",)),
-        ("ssh -p 22 host rm x", ("rm", "x"), ("ssh",)), ("flock /tmp/l rm x", ("rm", "x"), ("flock",)),
-        ("flock /tmp/l -c 'rm x'", ("rm", "x"), ("flock -c",)), ("su -c 'rm x' root", ("rm", "x"), ("su -c",)),
-        ("env -S 'rm x'", ("rm", "x"), ("env -S",)), ("trap 'rm x' EXIT", ("rm", "x"), ("trap",)),
+        ("find . -ok rm {} ';'", ("rm", "{}"), ("find -ok",)),
+        ("bash -c 'rm x'", ("rm", "x"), ("bash -c",)),
+        ('sh -c "echo; rm x"', ("rm", "x"), ("sh -c",)),
+        ("bash -lc 'rm x'", ("rm", "x"), ("bash -c",)),
+        ("zsh -c 'rm x'", ("rm", "x"), ("zsh -c",)),
+        ("busybox rm x", ("rm", "x"), ("busybox",)),
+        ("busybox sh -c 'rm x'", ("rm", "x"), ("busybox", "sh -c")),
+        ("eval rm x", ("rm", "x"), ("eval",)),
+        ("eval 'rm x'", ("rm", "x"), ("eval",)),
+        ("watch -n 1 rm x", ("rm", "x"), ("watch",)),
+        ("ssh -p 22 host rm x", ("rm", "x"), ("ssh",)),
+        ("flock /tmp/l rm x", ("rm", "x"), ("flock",)),
+        ("flock /tmp/l -c 'rm x'", ("rm", "x"), ("flock -c",)),
+        ("su -c 'rm x' root", ("rm", "x"), ("su -c",)),
+        ("env -S 'rm x'", ("rm", "x"), ("env -S",)),
+        ("trap 'rm x' EXIT", ("rm", "x"), ("trap",)),
         ("! ! rm x", ("rm", "x"), ("!",)),
         ("sudo env -i timeout 5 nice rm x", ("rm", "x"), ("sudo", "env", "timeout", "nice")),
-        ("script -qc 'rm x' /dev/null", ("rm", "x"), ("script -c",)), ("fakeroot rm x", ("rm", "x"), ("fakeroot",)),
+        ("script -qc 'rm x' /dev/null", ("rm", "x"), ("script -c",)),
+        ("fakeroot rm x", ("rm", "x"), ("fakeroot",)),
         ("faketime '2020-01-01' rm x", ("rm", "x"), ("faketime",)),
-        ("runuser -u bob -- rm x", ("rm", "x"), ("runuser",)), ("perf stat -e cycles rm x", ("rm", "x"), ("perf",)),
+        ("runuser -u bob -- rm x", ("rm", "x"), ("runuser",)),
+        ("perf stat -e cycles rm x", ("rm", "x"), ("perf",)),
     ],
 )
-def test_wrappers_are_looked_through(command: str, inner: tuple[str, ...], via: tuple[str, ...]) -> None:
+def test_wrappers_are_looked_through(
+    command: str, inner: tuple[str, ...], via: tuple[str, ...]
+) -> None:
     a = analyze(command)
     found = [c for c in a.commands if c.words == inner]
     assert found, [c.words for c in a.commands]
@@ -229,17 +282,33 @@ def test_git_c_is_not_a_wrapper() -> None:
 @pytest.mark.parametrize(
     ("command", "why"),
     [
-        ("eval $x", "not a literal"), ("source env.sh", "runs the commands in a file"),
-        (". env.sh", "runs the commands in a file"), ("bash -c \"$x\"", "not a literal"),
-        ("bash script.sh", "runs a script file"), ("bash", "reads from its input"),
-        ("echo rm x | at now", "read from its input"), ("sudo $cmd", "not a literal"),
-        ("env -Z rm x", "unknown option `-Z` of env"), ("alias ls=rm", "alias"),
-        ("trap \"$x\" EXIT", "not a literal"), ("hash -p /bin/rm ls", "hash -p"), ("mapfile -C cb arr", "callback"),
-        ("let x=y+1", "arithmetic"), ("printf -v 'a[$(id)]' x", "subscript"), ("[[ $x -eq 1 ]]", "arithmetic"),
-        ("echo $((x))", "arithmetic"), ("echo ${!x}", "indirect"), ("echo ${a[i]}", "subscript"),
-        ("echo ${x:$y}", "substring"), ("echo ${x@P}", "prompt"), ("--a=b rm x", "not an assignment"),
-        ("echo ] [ x", "split it differently"), (">`echo x`\\rm y", "split its words differently"),
-        ("git >x push", "part of it"), ("echo\n\\\nrm x", "read the text"), ("if x; then", "does not parse"),
+        ("eval $x", "not a literal"),
+        ("source env.sh", "runs the commands in a file"),
+        (". env.sh", "runs the commands in a file"),
+        ('bash -c "$x"', "not a literal"),
+        ("bash script.sh", "runs a script file"),
+        ("bash", "reads from its input"),
+        ("echo rm x | at now", "read from its input"),
+        ("sudo $cmd", "not a literal"),
+        ("env -Z rm x", "unknown option `-Z` of env"),
+        ("alias ls=rm", "alias"),
+        ('trap "$x" EXIT', "not a literal"),
+        ("hash -p /bin/rm ls", "hash -p"),
+        ("mapfile -C cb arr", "callback"),
+        ("let x=y+1", "arithmetic"),
+        ("printf -v 'a[$(id)]' x", "subscript"),
+        ("[[ $x -eq 1 ]]", "arithmetic"),
+        ("echo $((x))", "arithmetic"),
+        ("echo ${!x}", "indirect"),
+        ("echo ${a[i]}", "subscript"),
+        ("echo ${x:$y}", "substring"),
+        ("echo ${x@P}", "prompt"),
+        ("--a=b rm x", "not an assignment"),
+        ("echo ] [ x", "split it differently"),
+        (">`echo x`\\rm y", "split its words differently"),
+        ("git >x push", "part of it"),
+        ("echo\n\\\nrm x", "read the text"),
+        ("if x; then", "does not parse"),
     ],
 )
 def test_unresolved(command: str, why: str) -> None:
@@ -249,10 +318,19 @@ def test_unresolved(command: str, why: str) -> None:
 
 @pytest.mark.parametrize(
     ("command", "variable"),
-    [("PATH=/x ls", "PATH"), ("x=1", "x"), ("export PATH=/x", "PATH"), ("env LD_PRELOAD=a ls", "LD_PRELOAD"),
-     ("read PATH", "PATH"), ("read -r -a arr -p x PATH", "PATH"), ("printf -v PATH x", "PATH"),
-     ("getopts ab LD_PRELOAD", "LD_PRELOAD"), ("mapfile -t lines", "lines"), ("a[1]=x", "a")],
-)  # fmt: skip
+    [
+        ("PATH=/x ls", "PATH"),
+        ("x=1", "x"),
+        ("export PATH=/x", "PATH"),
+        ("env LD_PRELOAD=a ls", "LD_PRELOAD"),
+        ("read PATH", "PATH"),
+        ("read -r -a arr -p x PATH", "PATH"),
+        ("printf -v PATH x", "PATH"),
+        ("getopts ab LD_PRELOAD", "LD_PRELOAD"),
+        ("mapfile -t lines", "lines"),
+        ("a[1]=x", "a"),
+    ],
+)
 def test_assigned_variables(command: str, variable: str) -> None:
     assert variable in analyze(command).assignments
 
@@ -309,9 +387,16 @@ def test_too_many_metacharacters() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [")" * 1000, "x=(" * 300, "a|" * 500, "$(" * 400 + ")" * 400, "echo " + "a " * 20000,
-     "a && " * 400 + "b", "bash -c '" + ")" * 900 + "'"],
-)  # fmt: skip
+    [
+        ")" * 1000,
+        "x=(" * 300,
+        "a|" * 500,
+        "$(" * 400 + ")" * 400,
+        "echo " + "a " * 20000,
+        "a && " * 400 + "b",
+        "bash -c '" + ")" * 900 + "'",
+    ],
+)
 def test_hostile_input_is_bounded(command: str) -> None:
     t = time.perf_counter()
     a = analyze(command)
@@ -321,8 +406,12 @@ def test_hostile_input_is_bounded(command: str) -> None:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=st.sampled_from([*"ab ;|&$`'\"\\(){}[]<>=*?!#~\n\t\r-", "é", "\x00", "ｍ"]),
-               max_size=40))  # fmt: skip
+@given(
+    st.text(
+        alphabet=st.sampled_from([*"ab ;|&$`'\"\\(){}[]<>=*?!#~\n\t\r-", "é", "\x00", "ｍ"]),
+        max_size=40,
+    )
+)
 def test_never_raises(command: str) -> None:
     a = analyze(command)
     assert a.reason is None or "could not be analysed" not in a.reason
@@ -342,20 +431,67 @@ def test_ansi_c_decoding() -> None:
 # --------------------------------------------------------------------------- against bash
 
 
-def _bash(script: str, cwd: Path, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[bytes]:
+def _bash(
+    script: str, cwd: Path, path: str = "/usr/bin:/bin"
+) -> subprocess.CompletedProcess[bytes]:
     env = {"PATH": path, "HOME": str(cwd), "LC_ALL": "C.UTF-8"}
-    return subprocess.run([BASH or "bash", "--norc", "--noprofile", "-c", script], cwd=cwd, env=env,
-                          capture_output=True, timeout=10, stdin=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.run(
+        [BASH or "bash", "--norc", "--noprofile", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=10,
+        stdin=subprocess.DEVNULL,
+    )
 
 
-_WORD_PIECES = ["a", "-", "=", ".", "/", ",", ":", "@", "%", "+", "^", "!", "#", "{", "}", "*", "?", "[", "]",
-                "\\", "\\\\", "\\ ", "'", '"', "$", "$'", "{a,b}", "x..y", "é", "\t", " "]  # fmt: skip
+_WORD_PIECES = [
+    "a",
+    "-",
+    "=",
+    ".",
+    "/",
+    ",",
+    ":",
+    "@",
+    "%",
+    "+",
+    "^",
+    "!",
+    "#",
+    "{",
+    "}",
+    "*",
+    "?",
+    "[",
+    "]",
+    "\\",
+    "\\\\",
+    "\\ ",
+    "'",
+    '"',
+    "$",
+    "$'",
+    "{a,b}",
+    "x..y",
+    "é",
+    "\t",
+    " ",
+]
 
 
 @needs_bash
 @settings(max_examples=80, deadline=None, derandomize=True)
-@given(st.lists(st.lists(st.sampled_from(_WORD_PIECES), min_size=1, max_size=6).map("".join), min_size=1, max_size=4))
-def test_plain_words_are_the_words_bash_passes(tmp_path_factory: pytest.TempPathFactory, words: list[str]) -> None:
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_WORD_PIECES), min_size=1, max_size=6).map("".join),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_plain_words_are_the_words_bash_passes(
+    tmp_path_factory: pytest.TempPathFactory, words: list[str]
+) -> None:
     cwd = tmp_path_factory.mktemp("words")
     command = "printf %s\\\\0 " + " ".join(words)
     a = analyze(command)
@@ -363,19 +499,50 @@ def test_plain_words_are_the_words_bash_passes(tmp_path_factory: pytest.TempPath
         return
     out = _bash("set -f; " + command, cwd)
     assert out.returncode == 0
-    assert out.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1] == list(a.commands[0].words[2:])
+    assert out.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1] == list(
+        a.commands[0].words[2:]
+    )
 
 
 _HANDLER = 'command_not_found_handle() { printf "%s\\0" "$1" >> "$HOME/looked-up"; return 127; }\n'
 _TRICKY = [
-    "! ! rm x", ">o`echo x`\\rm y", "echo\n\\\nrm x", "--a=b rm", '"r""m" x', "r\\m x", "$'\\x72m' x",
-    "eval 'rm x'", "command rm x", "builtin eval rm x", "time rm x", "f() { rm x; }; f",
-    "if true; then rm x; fi", "{ rm x; }", "(rm x)", "echo $(rm x)", "cat <<E\n$(rm x)\nE",
-    "x=$(rm y) foo", "echo ] [ ; rm x", "echo } } && rm y", "case x in x) rm y;; esac",
-    "trap 'rm x' EXIT", "echo ${x:-$(rm y)}", "r\\\nm x", "c=rm; $c x", "rm${IFS}x", "'rm' x",
-    "a=(`rm x`)", "echo `rm x`", "declare x=$(rm y)", "<<<`rm x` cat", "echo a; rm x & wait",
-    "time  a=b ${x:-rm}", "time $'\\x72m'c=rm; 'rm'a=b", "time a=b rm x", "?mc=rm; ls",
-]  # fmt: skip
+    "! ! rm x",
+    ">o`echo x`\\rm y",
+    "echo\n\\\nrm x",
+    "--a=b rm",
+    '"r""m" x',
+    "r\\m x",
+    "$'\\x72m' x",
+    "eval 'rm x'",
+    "command rm x",
+    "builtin eval rm x",
+    "time rm x",
+    "f() { rm x; }; f",
+    "if true; then rm x; fi",
+    "{ rm x; }",
+    "(rm x)",
+    "echo $(rm x)",
+    "cat <<E\n$(rm x)\nE",
+    "x=$(rm y) foo",
+    "echo ] [ ; rm x",
+    "echo } } && rm y",
+    "case x in x) rm y;; esac",
+    "trap 'rm x' EXIT",
+    "echo ${x:-$(rm y)}",
+    "r\\\nm x",
+    "c=rm; $c x",
+    "rm${IFS}x",
+    "'rm' x",
+    "a=(`rm x`)",
+    "echo `rm x`",
+    "declare x=$(rm y)",
+    "<<<`rm x` cat",
+    "echo a; rm x & wait",
+    "time  a=b ${x:-rm}",
+    "time $'\\x72m'c=rm; 'rm'a=b",
+    "time a=b rm x",
+    "?mc=rm; ls",
+]
 
 
 @needs_bash
@@ -391,7 +558,9 @@ def test_every_program_bash_looks_up_is_found_or_unresolved(tmp_path: Path, comm
     assert not missing or a.unresolved, (looked, sorted(map(str, ours)))
 
 
-@pytest.mark.parametrize("command", ["git status", "x=(" * 1024, "a|" * 1024, "echo " + "a " * 30000, ")" * 1000])
+@pytest.mark.parametrize(
+    "command", ["git status", "x=(" * 1024, "a|" * 1024, "echo " + "a " * 30000, ")" * 1000]
+)
 def test_the_budget_counts_work_not_time(monkeypatch: pytest.MonkeyPatch, command: str) -> None:
     """The same command is analysed the same way on a loaded machine: a clock that runs a
     millisecond per look changes nothing (only the 2 s safety net reads it)."""

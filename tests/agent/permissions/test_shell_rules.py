@@ -57,8 +57,15 @@ def test_the_hidden_evaluations_are_unresolved_too() -> None:
     assert why and "prompt" in why
 
 
-@pytest.mark.parametrize("command", ["git diff --output=$HOME/.bashrc", "git diff --output=/tmp/x",
-                                     "git diff --output /tmp/x", "git diff HEAD --output=x -- a"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --output=$HOME/.bashrc",
+        "git diff --output=/tmp/x",
+        "git diff --output /tmp/x",
+        "git diff HEAD --output=x -- a",
+    ],
+)
 def test_git_diff_output_is_not_allowed(command: str) -> None:
     d = decide(command, [("prefix", "git diff")], [], False)
     assert d.verdict == "ask"
@@ -71,19 +78,65 @@ def test_git_diff_output_reason_names_the_option() -> None:
 
 
 RM_ATTACKS = [
-    "/bin/rm x", "\\rm x", "'rm' x", "rm${IFS}x", "command\trm x", "env -i rm x", 'bash -c "rm x"',
-    "find . -name x -delete", "echo x | xargs rm", "c=rm; $c x", "sudo rm x", "timeout 5 rm x",
-    "nice -n 1 rm x", "sh -c 'echo; rm x'", "$(echo rm) x", "eval rm x", '"r""m" x', "r\\m x",
-    "xargs -I{} rm {}", "find . -exec rm {} \\;",
+    "/bin/rm x",
+    "\\rm x",
+    "'rm' x",
+    "rm${IFS}x",
+    "command\trm x",
+    "env -i rm x",
+    'bash -c "rm x"',
+    "find . -name x -delete",
+    "echo x | xargs rm",
+    "c=rm; $c x",
+    "sudo rm x",
+    "timeout 5 rm x",
+    "nice -n 1 rm x",
+    "sh -c 'echo; rm x'",
+    "$(echo rm) x",
+    "eval rm x",
+    '"r""m" x',
+    "r\\m x",
+    "xargs -I{} rm {}",
+    "find . -exec rm {} \\;",
     # more of the same family
-    "RM x", "$'\\x72m' x", "r\\\nm x", "! ! rm x", "ls && rm -rf build", "echo $(rm x)", "(rm x)",
-    "f() { rm x; }", "if true; then rm x; fi", "busybox rm x", "env -S 'rm x'", "watch rm x",
-    "exec rm x", "time rm x", "x=1 rm x", "bash -c \"$c\"", "eval \"$c\"", "source ./rm.sh",
-    "bash ./cleanup.sh", "echo rm x | bash", "${c} x", "r?m x", "/bin/r[m] x", "alias x=rm",
-    "trap 'rm x' EXIT", "git -c alias.x='!rm y' x", "find . -delete", "ssh host rm x", "su -c 'rm x'",
-    "flock /tmp/l rm x", "PATH=/tmp/evil ls", "env PATH=. ls", "coproc rm x", "--a=b rm",
-    ">`echo x`y rm z", "echo ] [ ; rm x", "echo\n\\\nrm x",
-]  # fmt: skip
+    "RM x",
+    "$'\\x72m' x",
+    "r\\\nm x",
+    "! ! rm x",
+    "ls && rm -rf build",
+    "echo $(rm x)",
+    "(rm x)",
+    "f() { rm x; }",
+    "if true; then rm x; fi",
+    "busybox rm x",
+    "env -S 'rm x'",
+    "watch rm x",
+    "exec rm x",
+    "time rm x",
+    "x=1 rm x",
+    'bash -c "$c"',
+    'eval "$c"',
+    "source ./rm.sh",
+    "bash ./cleanup.sh",
+    "echo rm x | bash",
+    "${c} x",
+    "r?m x",
+    "/bin/r[m] x",
+    "alias x=rm",
+    "trap 'rm x' EXIT",
+    "git -c alias.x='!rm y' x",
+    "find . -delete",
+    "ssh host rm x",
+    "su -c 'rm x'",
+    "flock /tmp/l rm x",
+    "PATH=/tmp/evil ls",
+    "env PATH=. ls",
+    "coproc rm x",
+    "--a=b rm",
+    ">`echo x`y rm z",
+    "echo ] [ ; rm x",
+    "echo\n\\\nrm x",
+]
 
 
 @pytest.mark.parametrize("command", RM_ATTACKS)
@@ -94,11 +147,31 @@ def test_deny_rm_never_allows_an_rm(command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["/bin/rm x", "\\rm x", "'rm' x", "command\trm x", "env -i rm x", 'bash -c "rm x"',
-     "echo x | xargs rm", "sudo rm x", "timeout 5 rm x", "nice -n 1 rm x", "sh -c 'echo; rm x'",
-     "eval rm x", '"r""m" x', "r\\m x", "xargs -I{} rm {}", "find . -exec rm {} \\;", "RM x",
-     "$'\\x72m' x", "! ! rm x", "echo $(rm x)", "(rm x)", "ls && rm -rf build"],
-)  # fmt: skip
+    [
+        "/bin/rm x",
+        "\\rm x",
+        "'rm' x",
+        "command\trm x",
+        "env -i rm x",
+        'bash -c "rm x"',
+        "echo x | xargs rm",
+        "sudo rm x",
+        "timeout 5 rm x",
+        "nice -n 1 rm x",
+        "sh -c 'echo; rm x'",
+        "eval rm x",
+        '"r""m" x',
+        "r\\m x",
+        "xargs -I{} rm {}",
+        "find . -exec rm {} \\;",
+        "RM x",
+        "$'\\x72m' x",
+        "! ! rm x",
+        "echo $(rm x)",
+        "(rm x)",
+        "ls && rm -rf build",
+    ],
+)
 def test_resolvable_rm_is_denied_not_merely_asked(command: str) -> None:
     d = decide(command, [], DENY_RM, True)
     assert d.verdict == "deny", d.reason
@@ -106,12 +179,17 @@ def test_resolvable_rm_is_denied_not_merely_asked(command: str) -> None:
 
 
 def test_deny_reasons_name_the_part() -> None:
-    assert decide("echo x | xargs rm", [], DENY_RM, True).reason == "`rm` (run via xargs) is denied by Bash(rm:*)"
+    assert (
+        decide("echo x | xargs rm", [], DENY_RM, True).reason
+        == "`rm` (run via xargs) is denied by Bash(rm:*)"
+    )
     why = decide("c=rm; $c x", [], DENY_RM, True).reason
     assert why == "cannot be checked against the deny rules: the command name `$c` is not a literal"
 
 
-@pytest.mark.parametrize("command", ["git status", "ls -la", 'echo "hello world"', "rｍ x", "cat README.md"])
+@pytest.mark.parametrize(
+    "command", ["git status", "ls -la", 'echo "hello world"', "rｍ x", "cat README.md"]
+)
 def test_allow_any_with_a_deny_rule_still_allows_ordinary_commands(command: str) -> None:
     # `rｍ` (fullwidth m) is another program, one that does not exist (documented)
     assert verdict(command, deny=DENY_RM, allow_any=True) == "allow"
@@ -127,23 +205,33 @@ def test_allow_any_without_deny_rules_allows_anything() -> None:
 @pytest.mark.parametrize(
     ("command", "rules"),
     [
-        ("git status", [("prefix", "git status")]), ("ls -la", [("prefix", "ls")]),
+        ("git status", [("prefix", "git status")]),
+        ("ls -la", [("prefix", "ls")]),
         ('echo "hello world"', [("prefix", "echo")]),
         ("git diff HEAD -- a.py | head -5", [("prefix", "git diff"), ("prefix", "head")]),
         ("pytest -q && ruff check .", [("prefix", "pytest"), ("prefix", "ruff check")]),
-        ("npm test", [("exact", "npm test")]), ("'git' status", [("prefix", "git")]),
+        ("npm test", [("exact", "npm test")]),
+        ("'git' status", [("prefix", "git")]),
         ("git status\nls", [("prefix", "git"), ("prefix", "ls")]),
         ("timeout 5 pytest -q", [("prefix", "timeout"), ("prefix", "pytest")]),
         ("timeout 5 pytest -q", [("prefix", "timeout 5 pytest")]),
-        ("find . -name '*.py' | xargs grep foo", [("prefix", "find"), ("prefix", "xargs"), ("prefix", "grep")]),
-        ("xargs grep foo", [("prefix", "xargs grep")]), ("sed -i s/a/b/ f", [("prefix", "sed -i")]),
-        ("sed -n '1,5p' f", [("prefix", "sed")]), ("npm run build", [("prefix", "npm run")]),
+        (
+            "find . -name '*.py' | xargs grep foo",
+            [("prefix", "find"), ("prefix", "xargs"), ("prefix", "grep")],
+        ),
+        ("xargs grep foo", [("prefix", "xargs grep")]),
+        ("sed -i s/a/b/ f", [("prefix", "sed -i")]),
+        ("sed -n '1,5p' f", [("prefix", "sed")]),
+        ("npm run build", [("prefix", "npm run")]),
         ("git diff --output=/tmp/x", [("exact", "git diff --output=/tmp/x")]),
         ("bash x.sh", [("exact", "bash x.sh")]),
         ("bash -c 'git status'", [("prefix", "bash"), ("prefix", "git status")]),
-        ("git grep -c foo", [("prefix", "git grep")]), ("git diff src/*.py", [("prefix", "git diff")]),
-        ("tar -tzf a.tgz", [("prefix", "tar")]), ("tee out.txt", [("prefix", "tee")]),
-        ("awk '{print $1}' f", [("prefix", "awk")]), ("curl -s https://example.com", [("prefix", "curl")]),
+        ("git grep -c foo", [("prefix", "git grep")]),
+        ("git diff src/*.py", [("prefix", "git diff")]),
+        ("tar -tzf a.tgz", [("prefix", "tar")]),
+        ("tee out.txt", [("prefix", "tee")]),
+        ("awk '{print $1}' f", [("prefix", "awk")]),
+        ("curl -s https://example.com", [("prefix", "curl")]),
     ],
 )
 def test_plain_commands_are_allowed_by_covering_rules(command: str, rules: list) -> None:  # type: ignore[type-arg]
@@ -155,7 +243,11 @@ def test_plain_commands_are_allowed_by_covering_rules(command: str, rules: list)
 @pytest.mark.parametrize(
     ("command", "rules", "why"),
     [
-        ("git diff HEAD -- a.py | head -5", [("prefix", "git diff")], "`head -5` is not covered by Bash(git diff:*)"),
+        (
+            "git diff HEAD -- a.py | head -5",
+            [("prefix", "git diff")],
+            "`head -5` is not covered by Bash(git diff:*)",
+        ),
         ("pytest -q && ruff check .", [("prefix", "pytest")], "`ruff check .` is not covered"),
         ("git difftool", [("prefix", "git diff")], "not covered"),
         ("npm test --watch", [("exact", "npm test")], "not covered by Bash(npm test)"),
@@ -173,7 +265,11 @@ def test_plain_commands_are_allowed_by_covering_rules(command: str, rules: list)
         ("git -c core.pager=id log", [("prefix", "git")], "option `-c`"),
         ("git diff *", [("prefix", "git diff")], "the glob `*` can expand"),
         ("git diff -*", [("prefix", "git diff")], "the glob `-*` can expand"),
-        ("xargs git diff", [("prefix", "xargs"), ("prefix", "git diff")], "appends arguments read from its input"),
+        (
+            "xargs git diff",
+            [("prefix", "xargs"), ("prefix", "git diff")],
+            "appends arguments read from its input",
+        ),
         ("bash x.sh", [("prefix", "bash")], "a prefix rule cannot vouch for it"),
         ("tar xzf a.tgz", [("prefix", "tar")], "option `-x`"),
         ("git status &", [("prefix", "git")], "background"),
@@ -204,7 +300,9 @@ def test_a_rule_of_several_commands_allows_nothing() -> None:
     rule = [("exact", "make && make test")]
     assert decide("make && make test", rule, [], False).verdict == "ask"
     assert decide("make && make test && rm x", rule, [], False).verdict == "ask"
-    assert decide("make && make test", [("prefix", "make && make test")], [], False).verdict == "ask"
+    assert (
+        decide("make && make test", [("prefix", "make && make test")], [], False).verdict == "ask"
+    )
     parts = [("exact", "make"), ("exact", "make test")]
     assert decide("make  &&  'make' test", parts, [], False).verdict == "allow"
     assert decide("make\nmake test", parts, [], False).verdict == "allow"
@@ -259,41 +357,81 @@ def test_needs_asking_under_deny() -> None:
 # --------------------------------------------------------------------------- the table
 
 ROW_CASES: list[tuple[str, str, str]] = [
-
-    ("git", "-c", "git -c core.pager=id log"), ("git", "-C", "git -C /tmp/other status"),
-    ("git", "--exec-path", "git --exec-path=/tmp/x status"), ("git", "--output", "git log -p --output=/tmp/x"),
-    ("git", "-o", "git format-patch -o out HEAD~1"), ("git", "--ext-diff", "git diff --ext-diff"),
-    ("git", "--upload-pack", "git fetch --upload-pack=/tmp/x origin"), ("git", "-u", "git clone -u /tmp/x url"),
-    ("git", "-x", "git rebase -x 'make test' main"), ("git", "-O", "git grep -Ovim foo"),
-    ("git", "-x", "git difftool -x meld"), ("git", "--template", "git init --template=/tmp/t"),
-    ("git", "-c", "git clone -c core.fsmonitor=x url"), ("git", "foreach", "git submodule foreach 'make'"),
-    ("git", "run", "git bisect run make"), ("git", "filter-branch", "git filter-branch --tree-filter 'make' HEAD"),
-    ("find", "-exec", "find . -exec cat {} +"), ("find", "-delete", "find . -name x -delete"),
-    ("find", "-fprint", "find . -fprint /tmp/list"), ("sed", "-i", "sed --in-place s/a/b/ f"),
-    ("sed", "-f", "sed -f script.sed f"), ("sed", "w", "sed '/x/w out' f"), ("awk", "-f", "gawk -f prog.awk f"),
-    ("awk", "system()", "awk '{system(\"id\")}'"), ("xargs", "*", "xargs grep foo"),
-    ("env", "-S", "env -S 'grep foo'"), ("env", "-P", "env -P /tmp grep x"),
-    ("tar", "--to-command", "tar --to-command=sh -tf a.tar"), ("tar", "-x", "tar xzf a.tgz"),
-    ("rsync", "*", "rsync -a src/ dst/"), ("rsync", "-e", "rsync -e 'ssh -p 2' a host:b"),
-    ("curl", "-o", "curl -sSLo out https://x"), ("curl", "-K", "curl -K cfg https://x"),
-    ("curl", "-T", "curl -T file https://x"), ("curl", "-d@", "curl -d @secret https://x"),
-    ("wget", "*", "wget https://x"), ("wget", "-O", "wget -O out https://x"),
-    ("wget", "--post-file", "wget --post-file=f https://x"), ("wget", "-i", "wget -e robots=off https://x"),
-    ("npm", "*", "pnpm install left-pad"), ("yarn", "*", "yarn build"), ("npx", "*", "npx cowsay hi"),
-    ("pip", "*", "pip install requests"), ("uv", "*", "uv run pytest"), ("docker", "*", "docker run img"),
-    ("docker", "-v", "docker run -v /:/host img"), ("sort", "-o", "sort -o out f"),
-    ("sort", "--compress-program", "sort --compress-program=gzip f"), ("tee", "*", "tee out"),
-    ("dd", "of=", "dd if=a of=b"), ("less", "+", "less +!id f"), ("man", "-P", "man -P cat ls"),
-    ("vim", "*", "vim f"), ("vim", "-c", "vim -c ':!id' f"), ("vim", "+", "nvim +q f"),
-    ("emacs", "--eval", "emacs --eval '(x)'"), ("ssh", "-o", "ssh -o ProxyCommand=id host"),
-    ("scp", "-S", "scp -S /tmp/x a host:b"), ("rg", "--pre", "rg --pre ./x foo"), ("fd", "-x", "fd -x rm"),
-    ("go", "-exec", "go test -exec ./x ./..."), ("go", "generate", "go generate ./..."),
-    ("eval", "*", "eval echo hi"), ("sudo", "*", "sudo ls"),
+    ("git", "-c", "git -c core.pager=id log"),
+    ("git", "-C", "git -C /tmp/other status"),
+    ("git", "--exec-path", "git --exec-path=/tmp/x status"),
+    ("git", "--output", "git log -p --output=/tmp/x"),
+    ("git", "-o", "git format-patch -o out HEAD~1"),
+    ("git", "--ext-diff", "git diff --ext-diff"),
+    ("git", "--upload-pack", "git fetch --upload-pack=/tmp/x origin"),
+    ("git", "-u", "git clone -u /tmp/x url"),
+    ("git", "-x", "git rebase -x 'make test' main"),
+    ("git", "-O", "git grep -Ovim foo"),
+    ("git", "-x", "git difftool -x meld"),
+    ("git", "--template", "git init --template=/tmp/t"),
+    ("git", "-c", "git clone -c core.fsmonitor=x url"),
+    ("git", "foreach", "git submodule foreach 'make'"),
+    ("git", "run", "git bisect run make"),
+    ("git", "filter-branch", "git filter-branch --tree-filter 'make' HEAD"),
+    ("find", "-exec", "find . -exec cat {} +"),
+    ("find", "-delete", "find . -name x -delete"),
+    ("find", "-fprint", "find . -fprint /tmp/list"),
+    ("sed", "-i", "sed --in-place s/a/b/ f"),
+    ("sed", "-f", "sed -f script.sed f"),
+    ("sed", "w", "sed '/x/w out' f"),
+    ("awk", "-f", "gawk -f prog.awk f"),
+    ("awk", "system()", "awk '{system(\"id\")}'"),
+    ("xargs", "*", "xargs grep foo"),
+    ("env", "-S", "env -S 'grep foo'"),
+    ("env", "-P", "env -P /tmp grep x"),
+    ("tar", "--to-command", "tar --to-command=sh -tf a.tar"),
+    ("tar", "-x", "tar xzf a.tgz"),
+    ("rsync", "*", "rsync -a src/ dst/"),
+    ("rsync", "-e", "rsync -e 'ssh -p 2' a host:b"),
+    ("curl", "-o", "curl -sSLo out https://x"),
+    ("curl", "-K", "curl -K cfg https://x"),
+    ("curl", "-T", "curl -T file https://x"),
+    ("curl", "-d@", "curl -d @secret https://x"),
+    ("wget", "*", "wget https://x"),
+    ("wget", "-O", "wget -O out https://x"),
+    ("wget", "--post-file", "wget --post-file=f https://x"),
+    ("wget", "-i", "wget -e robots=off https://x"),
+    ("npm", "*", "pnpm install left-pad"),
+    ("yarn", "*", "yarn build"),
+    ("npx", "*", "npx cowsay hi"),
+    ("pip", "*", "pip install requests"),
+    ("uv", "*", "uv run pytest"),
+    ("docker", "*", "docker run img"),
+    ("docker", "-v", "docker run -v /:/host img"),
+    ("sort", "-o", "sort -o out f"),
+    ("sort", "--compress-program", "sort --compress-program=gzip f"),
+    ("tee", "*", "tee out"),
+    ("dd", "of=", "dd if=a of=b"),
+    ("less", "+", "less +!id f"),
+    ("man", "-P", "man -P cat ls"),
+    ("vim", "*", "vim f"),
+    ("vim", "-c", "vim -c ':!id' f"),
+    ("vim", "+", "nvim +q f"),
+    ("emacs", "--eval", "emacs --eval '(x)'"),
+    ("ssh", "-o", "ssh -o ProxyCommand=id host"),
+    ("scp", "-S", "scp -S /tmp/x a host:b"),
+    ("rg", "--pre", "rg --pre ./x foo"),
+    ("fd", "-x", "fd -x rm"),
+    ("go", "-exec", "go test -exec ./x ./..."),
+    ("go", "generate", "go generate ./..."),
+    ("eval", "*", "eval echo hi"),
+    ("sudo", "*", "sudo ls"),
     # issue 30
-    ("git", "send-pack", "git send-pack ../other main"), ("tar", "--index-file", "tar -tvf a.tar --index-file=out"),
-    ("less", "-k", "less --lesskey-src=keys f"), ("zip", "-TT", "zip -T -TT 'sh -c x' a.zip b"),
+    ("git", "send-pack", "git send-pack ../other main"),
+    ("tar", "--index-file", "tar -tvf a.tar --index-file=out"),
+    ("less", "-k", "less --lesskey-src=keys f"),
+    ("zip", "-TT", "zip -T -TT 'sh -c x' a.zip b"),
     ("ssh-keygen", "-D", "ssh-keygen -D /tmp/evil.so"),
-    ("cargo", "--config", "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c evil\"' run"),
+    (
+        "cargo",
+        "--config",
+        "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"sh -c evil\"' run",
+    ),
 ]
 
 
@@ -309,7 +447,9 @@ def _row(command: str, option: str, example: str) -> Danger:
 
 
 @pytest.mark.parametrize(("command", "option", "example"), ROW_CASES)
-def test_each_row_is_triggered_and_asked_under_deny(command: str, option: str, example: str) -> None:
+def test_each_row_is_triggered_and_asked_under_deny(
+    command: str, option: str, example: str
+) -> None:
     row = _row(command, option, example)
     a = analyze(example)
     assert needs_asking_under_deny(a)
@@ -335,11 +475,24 @@ def test_every_row_has_a_case() -> None:
 
 @pytest.mark.parametrize(
     ("variable", "dangerous"),
-    [("PATH", True), ("LD_PRELOAD", True), ("DYLD_INSERT_LIBRARIES", True), ("BASH_ENV", True),
-     ("HOME", True), ("GIT_SSH_COMMAND", True), ("GIT_PAGER", True), ("MANPAGER", True),
-     ("SUDO_ASKPASS", True), ("PYTHONPATH", True), ("npm_config_script_shell", True), ("IFS", True),
-     ("FOO", False), ("CI", False), ("LANG", False)],
-)  # fmt: skip
+    [
+        ("PATH", True),
+        ("LD_PRELOAD", True),
+        ("DYLD_INSERT_LIBRARIES", True),
+        ("BASH_ENV", True),
+        ("HOME", True),
+        ("GIT_SSH_COMMAND", True),
+        ("GIT_PAGER", True),
+        ("MANPAGER", True),
+        ("SUDO_ASKPASS", True),
+        ("PYTHONPATH", True),
+        ("npm_config_script_shell", True),
+        ("IFS", True),
+        ("FOO", False),
+        ("CI", False),
+        ("LANG", False),
+    ],
+)
 def test_dangerous_variables(variable: str, dangerous: bool) -> None:
     assert (variable_danger(variable) is not None) is dangerous
     d = decide(f"env {variable}=x ls", [("prefix", "env"), ("prefix", "ls")], [], False)
@@ -356,8 +509,12 @@ def test_every_variable_row_has_a_case() -> None:
 @pytest.mark.parametrize(
     ("command", "dangerous"),
     [
-        ("sed -n '1,5p' f", False), ("sed 's/a/b/g' f", False), ("sed -e 's/a/b/' -e 's/c/d/' f", False),
-        ("sed 's/a/b/w out' f", True), ("sed 's/a/b/e' f", True), ("sed -n '1e id' f", True),
+        ("sed -n '1,5p' f", False),
+        ("sed 's/a/b/g' f", False),
+        ("sed -e 's/a/b/' -e 's/c/d/' f", False),
+        ("sed 's/a/b/w out' f", True),
+        ("sed 's/a/b/e' f", True),
+        ("sed -n '1e id' f", True),
         ("sed '$!W out' f", True),
         ("sed 's/[/]/x/w out' f", True),  # GNU sed lets a bracket hold the delimiter
         ("sed 's/[/]/e/g' f", False),  # ... so `e` is the replacement here, not a flag
@@ -365,11 +522,15 @@ def test_every_variable_row_has_a_case() -> None:
         ("sed --sandbox 's/a/b/w out' f", False),
         ("sed 's/a/b' f", True),  # unterminated: cannot be read, so treated as dangerous
         ("awk '{print $1}' f", False),
-        ("awk -F: '$3 > 100' f", False), ("awk '{print > \"out\"}' f", True), ("awk '{print | \"sh\"}' f", True),
+        ("awk -F: '$3 > 100' f", False),
+        ("awk '{print > \"out\"}' f", True),
+        ("awk '{print | \"sh\"}' f", True),
         ("awk 'BEGIN { \"id\" | getline x }'", True),
         ("awk '{ s = \"system(\" }' f", False),  # inside a string
         ("gawk -e '@load \"x\"'", True),
-        ("curl -d x=1 https://x", False), ("curl --data=@f https://x", True), ("curl -F 'a=<f' https://x", True),
+        ("curl -d x=1 https://x", False),
+        ("curl --data=@f https://x", True),
+        ("curl -F 'a=<f' https://x", True),
         ("curl -H @headers https://x", True),
     ],
 )
@@ -378,9 +539,24 @@ def test_script_checks(command: str, dangerous: bool) -> None:
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.lists(st.sampled_from(["git status", "ls -la src", "pytest -q", "ruff check .", "echo 'a b'",
-                                 "grep -n x f", "head -5 f"]), min_size=1, max_size=5),
-       st.sampled_from(["&&", "||", ";", "|", "\n"]))  # fmt: skip
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "git status",
+                "ls -la src",
+                "pytest -q",
+                "ruff check .",
+                "echo 'a b'",
+                "grep -n x f",
+                "head -5 f",
+            ]
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.sampled_from(["&&", "||", ";", "|", "\n"]),
+)
 def test_chains_are_allowed_only_when_every_part_is_covered(parts: list[str], op: str) -> None:
     command = f" {op} ".join(parts) if op != "\n" else "\n".join(parts)
     rules = [("prefix", p.split()[0]) for p in parts]

@@ -21,7 +21,9 @@ SUMMARY = "SUMMARY-OF-WORK goals: read files one by one; files touched: big.txt"
 
 
 def _chars(body: dict[str, Any]) -> int:
-    text = json.dumps(body.get("messages", []), ensure_ascii=False) + json.dumps(body.get("tools") or [])
+    text = json.dumps(body.get("messages", []), ensure_ascii=False) + json.dumps(
+        body.get("tools") or []
+    )
     return len(text)
 
 
@@ -41,10 +43,18 @@ class Agent:
         # JSON-serialized characters / 3.2 overestimates tokens: stricter than the provider.
         tokens = _chars(body) / 3.2
         if tokens > WINDOW:
-            return {"status": 400, "body": {"error": {
-                "message": f"This model's maximum context length is {WINDOW} tokens. However, your messages "
-                           f"resulted in {int(tokens)} tokens.", "type": "invalid_request_error",
-                "param": "messages", "code": "context_length_exceeded"}}}  # fmt: skip
+            return {
+                "status": 400,
+                "body": {
+                    "error": {
+                        "message": f"This model's maximum context length is {WINDOW} tokens. However, your messages "
+                        f"resulted in {int(tokens)} tokens.",
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            }
         last = _last(body)
         content = str(last.get("content") or "")
         if last["role"] == "user" and content.startswith("Summarize the conversation so far"):
@@ -54,26 +64,38 @@ class Agent:
         if last["role"] == "tool":
             return {"text": f"read it, turn {self.turns} done"}
         self.turns += 1
-        return {"tool_calls": [{"name": "Read", "arguments": {"path": "big.txt"}, "id": f"c{self.turns}"}]}
+        return {
+            "tool_calls": [
+                {"name": "Read", "arguments": {"path": "big.txt"}, "id": f"c{self.turns}"}
+            ]
+        }
 
 
 @pytest.fixture
 def project(project: Path, isolated_home: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     # ~1,200 tokens per read: five reads fill the window.
-    (proj / "big.txt").write_text("".join(f"line {i}: the quick brown fox jumps over the lazy dog\n" for i in range(90)))
+    (proj / "big.txt").write_text(
+        "".join(f"line {i}: the quick brown fox jumps over the lazy dog\n" for i in range(90))
+    )
     counter = proj / "ran.txt"
-    write_skill(proj / ".codebot" / "skills", "house-style",
-                "description: House style for this repo. Not for other repos.",
-                f"Always write tests first. Stamp: !`echo ran >> {counter}; echo STAMP-$$`")  # fmt: skip
-    (isolated_home / ".codebot" / "config.yaml").write_text(f"model_context_window: {{{MODEL}: {WINDOW}}}\n")
+    write_skill(
+        proj / ".codebot" / "skills",
+        "house-style",
+        "description: House style for this repo. Not for other repos.",
+        f"Always write tests first. Stamp: !`echo ran >> {counter}; echo STAMP-$$`",
+    )
+    (isolated_home / ".codebot" / "config.yaml").write_text(
+        f"model_context_window: {{{MODEL}: {WINDOW}}}\n"
+    )
     return proj
 
 
 def _session(project: Path, fake, events: list, resume: ResumeChoice | None = None):
     settings = load_settings(cwd=project, model=MODEL, api_base=fake.url, trust=True)
-    session = build_session(settings, open_catalog(settings), emit=events.append, resume=resume,
-                            allow=["Read"])  # fmt: skip
+    session = build_session(
+        settings, open_catalog(settings), emit=events.append, resume=resume, allow=["Read"]
+    )
     session.client.backoff = 0.0
     return session
 
@@ -85,7 +107,9 @@ async def _forty_turns(session) -> list[Any]:
     return records
 
 
-def test_forty_turns_in_a_small_window_never_overflow_and_keep_the_skill(project: Path, fake_openai) -> None:
+def test_forty_turns_in_a_small_window_never_overflow_and_keep_the_skill(
+    project: Path, fake_openai
+) -> None:
     agent = Agent()
     fake_openai.responder = agent
     events: list[Any] = []
@@ -102,15 +126,26 @@ def test_forty_turns_in_a_small_window_never_overflow_and_keep_the_skill(project
     # The injected command ran once, when the person invoked the skill: never again.
     assert (project / "ran.txt").read_text().splitlines() == ["ran"]
     # The last request after a compaction carries summary, skill, listing and recent messages.
-    compacted = [b for b in fake_openai.requests
-                 if str(b["messages"][1].get("content", "")).startswith("<conversation-summary")]  # fmt: skip
+    compacted = [
+        b
+        for b in fake_openai.requests
+        if str(b["messages"][1].get("content", "")).startswith("<conversation-summary")
+    ]
     assert compacted, "requests after compaction start with the summary message"
     first = compacted[-1]["messages"][1]["content"]
     assert SUMMARY in first
     # The recorded text (its command's output, the arguments given then), not re-expanded.
-    stamp = next(m["content"] for m in fake_openai.requests[0]["messages"] if "STAMP-" in str(m.get("content")))
+    stamp = next(
+        m["content"]
+        for m in fake_openai.requests[0]["messages"]
+        if "STAMP-" in str(m.get("content"))
+    )
     pid = stamp.split("STAMP-", 1)[1].split()[0]
-    assert '<skill name="house-style"' in first and f"STAMP-{pid}" in first and "ARGUMENTS: one" in first
+    assert (
+        '<skill name="house-style"' in first
+        and f"STAMP-{pid}" in first
+        and "ARGUMENTS: one" in first
+    )
     assert "Skills available through the Skill tool" in first  # the listing is sent again
     tail = compacted[-1]["messages"][2:]
     assert tail and tail[-1]["role"] in ("user", "tool")
@@ -151,7 +186,9 @@ def test_continue_after_compaction_resumes_the_compacted_view(project: Path, fak
     assert (project / "ran.txt").read_text().splitlines() == ["ran"]
 
 
-def test_manual_compact_with_focus_and_a_failing_summary_falls_back(project: Path, fake_openai) -> None:
+def test_manual_compact_with_focus_and_a_failing_summary_falls_back(
+    project: Path, fake_openai
+) -> None:
     calls = {"n": 0}
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
@@ -180,8 +217,13 @@ def test_manual_compact_with_focus_and_a_failing_summary_falls_back(project: Pat
     finally:
         session.transcript.close()
     kept = [json.loads(x) for x in session.transcript.path.read_text().splitlines()]
-    assert sum(1 for x in kept if x.get("type") == "message") == 10, "no message is lost from the transcript"
-    assert any(isinstance(e, ev.Notice) and e.level == "warning" and "without a summary" in e.text for e in events)
+    assert sum(1 for x in kept if x.get("type") == "message") == 10, (
+        "no message is lost from the transcript"
+    )
+    assert any(
+        isinstance(e, ev.Notice) and e.level == "warning" and "without a summary" in e.text
+        for e in events
+    )
 
 
 def test_provider_overflow_compacts_and_retries_once(project: Path, fake_openai) -> None:
@@ -191,11 +233,21 @@ def test_provider_overflow_compacts_and_retries_once(project: Path, fake_openai)
         last = _last(body)
         if str(last.get("content") or "").startswith("Summarize the conversation so far"):
             return {"text": "short summary"}
-        if not str(body["messages"][1].get("content", "")).startswith("<conversation-summary") and len(body["messages"]) > 6:
+        if (
+            not str(body["messages"][1].get("content", "")).startswith("<conversation-summary")
+            and len(body["messages"]) > 6
+        ):
             state["refused"] += 1
-            return {"status": 400, "body": {"error": {"message": "maximum context length is 6000 tokens",
-                                                      "type": "invalid_request_error",
-                                                      "code": "context_length_exceeded"}}}  # fmt: skip
+            return {
+                "status": 400,
+                "body": {
+                    "error": {
+                        "message": "maximum context length is 6000 tokens",
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            }
         return {"text": "fine"}
 
     fake_openai.responder = answer

@@ -21,10 +21,19 @@ def project(project: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
     for i in range(1500):
-        write_skill(skills, f"generic-helper-{i:04d}", f"description: Helps with generic task number {i}. "
-                    "Not for anything specific.", "Do it.")  # fmt: skip
-    write_skill(skills, "terraform-drift", "description: Detect drift between terraform state and cloud "
-                "resources. Not for writing new modules.", "Run terraform plan.")  # fmt: skip
+        write_skill(
+            skills,
+            f"generic-helper-{i:04d}",
+            f"description: Helps with generic task number {i}. Not for anything specific.",
+            "Do it.",
+        )
+    write_skill(
+        skills,
+        "terraform-drift",
+        "description: Detect drift between terraform state and cloud "
+        "resources. Not for writing new modules.",
+        "Run terraform plan.",
+    )
     return proj
 
 
@@ -33,7 +42,9 @@ def listing_of(text: str) -> str:
     return next(b for b in blocks if b.startswith(("Skills available", DELTA_HEAD)))
 
 
-def test_over_budget_listing_is_capped_ranked_for_the_request_and_names_skillsearch(project: Path) -> None:
+def test_over_budget_listing_is_capped_ranked_for_the_request_and_names_skillsearch(
+    project: Path,
+) -> None:
     settings = load_settings(cwd=project, trust=True)
     model = ScriptedModel(["ok", "ok"])
     session = build_session(settings, open_catalog(settings), client=model)
@@ -41,7 +52,9 @@ def test_over_budget_listing_is_capped_ranked_for_the_request_and_names_skillsea
     listing = listing_of(model.requests[0].messages[-1]["content"])
     assert len(listing) <= 8000
     assert "- terraform-drift: Detect drift" in listing  # ranked in for this request
-    assert re.search(r"\d+ more skills exist but are not listed here; the SkillSearch tool finds", listing)
+    assert re.search(
+        r"\d+ more skills exist but are not listed here; the SkillSearch tool finds", listing
+    )
     session.transcript.close()
 
 
@@ -50,13 +63,20 @@ def test_a_reload_sends_what_changed_not_the_whole_listing(tmp_path: Path, write
     (proj / ".git").mkdir(parents=True)
     skills = proj / ".codebot" / "skills"
     for i in range(20):
-        write_skill(skills, f"tool-{i:02d}", f"description: Tool {i} does its job. Not for other jobs.", "Go.")
+        write_skill(
+            skills,
+            f"tool-{i:02d}",
+            f"description: Tool {i} does its job. Not for other jobs.",
+            "Go.",
+        )
     settings = load_settings(cwd=proj, trust=True)
     model = ScriptedModel(["a", "b", "c"])
     session = build_session(settings, open_catalog(settings), client=model)
     asyncio.run(session.run_turn("hello"))
     write_skill(skills, "new-one", "description: Brand new skill. Not for old things.", "New.")
-    (skills / "tool-03" / "SKILL.md").write_text("---\ndescription: Tool 3, edited. Not for other jobs.\n---\nGo.\n")
+    (skills / "tool-03" / "SKILL.md").write_text(
+        "---\ndescription: Tool 3, edited. Not for other jobs.\n---\nGo.\n"
+    )
     import shutil
 
     shutil.rmtree(skills / "tool-05")
@@ -64,12 +84,18 @@ def test_a_reload_sends_what_changed_not_the_whole_listing(tmp_path: Path, write
     asyncio.run(session.run_turn("again"))
     delta = listing_of(model.requests[1].messages[-1]["content"])
     assert delta.startswith(DELTA_HEAD)
-    assert "+ new-one: Brand new skill." in delta and "− tool-05" in delta and "~ tool-03: Tool 3, edited." in delta
+    assert (
+        "+ new-one: Brand new skill." in delta
+        and "− tool-05" in delta
+        and "~ tool-03: Tool 3, edited." in delta
+    )
     assert "tool-07" not in delta
     session.transcript.close()
 
 
-def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(tmp_path: Path, write_skill) -> None:
+def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(
+    tmp_path: Path, write_skill
+) -> None:
     """Ranking an over-budget catalog can wait for the router's index: meanwhile the event
     loop keeps running (the TUI draws the skill line and the spinner), and a turn cancelled
     then leaves `last_listing` as it was (the next turn still sends the whole listing)."""
@@ -78,7 +104,12 @@ def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(tmp
 
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
-    write_skill(proj / ".codebot" / "skills", "solo", "description: The only skill. Not for anything else.", "Go.")
+    write_skill(
+        proj / ".codebot" / "skills",
+        "solo",
+        "description: The only skill. Not for anything else.",
+        "Go.",
+    )
     settings = load_settings(cwd=proj, trust=True)
     model = ScriptedModel(["ok", "ok"])
     session = build_session(settings, open_catalog(settings), client=model)

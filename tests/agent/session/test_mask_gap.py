@@ -17,11 +17,15 @@ from codebot.agent.tools.sandbox import probe
 from codebot.config import load_settings
 from codebot.workspace import open_catalog
 
-pytestmark = pytest.mark.skipif(not probe().ok, reason=f"the sandbox is not available here: {probe().reason}")
+pytestmark = pytest.mark.skipif(
+    not probe().ok, reason=f"the sandbox is not available here: {probe().reason}"
+)
 
 COMMAND = "touch ran; cat backend/.env"
-GAP = ("the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
-       "the project walk stopped after 20,000 entries")  # fmt: skip
+GAP = (
+    "the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
+    "the project walk stopped after 20,000 entries"
+)
 
 
 def make_project(tmp_path: Path, entries: int) -> Path:
@@ -36,8 +40,13 @@ def make_project(tmp_path: Path, entries: int) -> Path:
     return proj
 
 
-def run(project: Path, answer: ApprovalAnswer | None, *, interactive: bool = True,
-        allow: tuple[str, ...] = ("Bash",)) -> tuple[Any, list[ApprovalRequest], str]:  # fmt: skip
+def run(
+    project: Path,
+    answer: ApprovalAnswer | None,
+    *,
+    interactive: bool = True,
+    allow: tuple[str, ...] = ("Bash",),
+) -> tuple[Any, list[ApprovalRequest], str]:
     asked: list[ApprovalRequest] = []
 
     def emit(e: Any) -> None:
@@ -46,9 +55,18 @@ def run(project: Path, answer: ApprovalAnswer | None, *, interactive: bool = Tru
             e.future.set_result(answer)
 
     settings = load_settings(cwd=project, trust=True)
-    model = ScriptedModel([{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": COMMAND}}]}, "done"])
-    session = build_session(settings, open_catalog(settings), client=model, emit=emit, interactive=interactive,
-                            allow=allow, deny=["Read(.env)"])  # fmt: skip
+    model = ScriptedModel(
+        [{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": COMMAND}}]}, "done"]
+    )
+    session = build_session(
+        settings,
+        open_catalog(settings),
+        client=model,
+        emit=emit,
+        interactive=interactive,
+        allow=allow,
+        deny=["Read(.env)"],
+    )
     record = asyncio.run(session.run_turn("go"))
     [result] = [m["content"] for m in session.history if m["role"] == "tool"]
     return record, asked, result

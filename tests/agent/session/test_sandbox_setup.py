@@ -18,7 +18,9 @@ from codebot.workspace import open_catalog
 
 def session_for(project: Path, replies=(), **changes):
     settings = dataclasses.replace(load_settings(cwd=project, trust=True), **changes)
-    return build_session(settings, open_catalog(settings), client=ScriptedModel(list(replies)), allow=["Bash"])
+    return build_session(
+        settings, open_catalog(settings), client=ScriptedModel(list(replies)), allow=["Bash"]
+    )
 
 
 def test_off_runs_bare_and_says_so(project: Path) -> None:
@@ -27,15 +29,22 @@ def test_off_runs_bare_and_says_so(project: Path) -> None:
 
 
 def test_without_bwrap_auto_runs_bare_with_one_notice(project: Path, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox_mod, "probe", lambda bwrap=None: sandbox_mod.Availability(False, "bwrap not found"))
+    monkeypatch.setattr(
+        sandbox_mod, "probe", lambda bwrap=None: sandbox_mod.Availability(False, "bwrap not found")
+    )
     s = session_for(project, sandbox="auto")
     assert s.context.sandbox is None
     assert s.sandbox_notice == "commands are not sandboxed: bwrap not found"
 
 
 def test_without_bwrap_on_refuses_to_run_bash_bare(project: Path, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox_mod, "probe", lambda bwrap=None: sandbox_mod.Availability(False, "bwrap not found"))
-    reply = [{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch X"}}]}, {"text": "ok"}]
+    monkeypatch.setattr(
+        sandbox_mod, "probe", lambda bwrap=None: sandbox_mod.Availability(False, "bwrap not found")
+    )
+    reply = [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch X"}}]},
+        {"text": "ok"},
+    ]
     s = session_for(project, reply, sandbox="on")
     record = asyncio.run(s.run_turn("go"))
     assert [c["status"] for c in record.tool_calls] == ["error"]
@@ -78,8 +87,12 @@ def test_slash_sandbox_shows_the_state(project: Path) -> None:
 
 
 @pytest.mark.skipif(not sandbox_mod.probe().ok, reason="no sandbox here")
-@pytest.mark.parametrize(("answer", "lands"), [("allow_once", True), ("deny", False), (None, False)])
-def test_a_sandbox_failure_offers_running_once_outside(project: Path, monkeypatch, answer, lands) -> None:
+@pytest.mark.parametrize(
+    ("answer", "lands"), [("allow_once", True), ("deny", False), (None, False)]
+)
+def test_a_sandbox_failure_offers_running_once_outside(
+    project: Path, monkeypatch, answer, lands
+) -> None:
     import shutil
     import tempfile
 
@@ -95,10 +108,18 @@ def test_a_sandbox_failure_offers_running_once_outside(project: Path, monkeypatc
             e.future.set_result(ApprovalAnswer(answer))
 
     settings = dataclasses.replace(load_settings(cwd=project, trust=True), sandbox="on")
-    reply = [{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ~/outside"}}]},
-             {"text": "ok"}]  # fmt: skip
-    session = build_session(settings, open_catalog(settings), client=ScriptedModel(reply), allow=["Bash"],
-                            emit=emit, interactive=answer is not None)  # fmt: skip
+    reply = [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ~/outside"}}]},
+        {"text": "ok"},
+    ]
+    session = build_session(
+        settings,
+        open_catalog(settings),
+        client=ScriptedModel(reply),
+        allow=["Bash"],
+        emit=emit,
+        interactive=answer is not None,
+    )
     try:
         asyncio.run(session.run_turn("go"))
         assert (outside / "outside").exists() is lands
@@ -111,14 +132,20 @@ def test_a_sandbox_failure_offers_running_once_outside(project: Path, monkeypatc
 
 
 @pytest.mark.skipif(not sandbox_mod.probe().ok, reason="no sandbox here")
-def test_skill_shell_injections_run_in_the_sandbox_too(project: Path, monkeypatch, write_skill) -> None:
+def test_skill_shell_injections_run_in_the_sandbox_too(
+    project: Path, monkeypatch, write_skill
+) -> None:
     import shutil
     import tempfile
 
     outside = Path(tempfile.mkdtemp(prefix="codebot-out-", dir="/var/tmp"))
     monkeypatch.setenv("HOME", str(outside))
-    write_skill(project / ".codebot" / "skills", "probe", "description: Probe. Not for X.",
-                "!`touch ~/from-skill; touch ./inside-skill; echo ran`")  # fmt: skip
+    write_skill(
+        project / ".codebot" / "skills",
+        "probe",
+        "description: Probe. Not for X.",
+        "!`touch ~/from-skill; touch ./inside-skill; echo ran`",
+    )
     try:
         for mode, lands in (("on", False), ("off", True)):
             s = session_for(project, [{"text": "ok"}], sandbox=mode)

@@ -21,20 +21,48 @@ from codebot.workspace import open_catalog
 def project(project: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     skills = proj / ".codebot" / "skills"
-    write_skill(skills, "deploy", "description: Deploy the app. Not for local runs.\nmodel: big-model\neffort: high",
-                "Deploy steps for $ARGUMENTS.")
-    write_skill(skills, "gitdiff", "description: Show the diff. Not for commits.\nallowed-tools: Bash(git status:*)",
-                "Run git status.")
-    write_skill(skills, "research", "description: Research in a fork. Not for edits.\ncontext: fork\nagent: explore",
-                "Find where X is defined.")
-    write_skill(skills, "loop", "description: Calls itself. Not for anything.\ncontext: fork", "Invoke loop again.")
-    write_skill(skills, "nowrite", "description: Read only. Not for edits.\ndisallowed-tools: Write", "Look only.")
+    write_skill(
+        skills,
+        "deploy",
+        "description: Deploy the app. Not for local runs.\nmodel: big-model\neffort: high",
+        "Deploy steps for $ARGUMENTS.",
+    )
+    write_skill(
+        skills,
+        "gitdiff",
+        "description: Show the diff. Not for commits.\nallowed-tools: Bash(git status:*)",
+        "Run git status.",
+    )
+    write_skill(
+        skills,
+        "research",
+        "description: Research in a fork. Not for edits.\ncontext: fork\nagent: explore",
+        "Find where X is defined.",
+    )
+    write_skill(
+        skills,
+        "loop",
+        "description: Calls itself. Not for anything.\ncontext: fork",
+        "Invoke loop again.",
+    )
+    write_skill(
+        skills,
+        "nowrite",
+        "description: Read only. Not for edits.\ndisallowed-tools: Write",
+        "Look only.",
+    )
     (proj / "a.txt").write_text("hello\n")
     return proj
 
 
-def make(project: Path, replies: list[Any], events: list | None = None, interactive: bool = False,
-         answer: ApprovalAnswer | None = None, **kw: Any):  # fmt: skip
+def make(
+    project: Path,
+    replies: list[Any],
+    events: list | None = None,
+    interactive: bool = False,
+    answer: ApprovalAnswer | None = None,
+    **kw: Any,
+):
     settings = load_settings(cwd=project, trust=True)
     catalog = open_catalog(settings)
     model = ScriptedModel(replies)
@@ -45,7 +73,9 @@ def make(project: Path, replies: list[Any], events: list | None = None, interact
         if isinstance(e, ApprovalRequest) and answer is not None:
             e.future.set_result(answer)
 
-    session = build_session(settings, catalog, client=model, emit=emit, interactive=interactive, **kw)
+    session = build_session(
+        settings, catalog, client=model, emit=emit, interactive=interactive, **kw
+    )
     return session, model, sink
 
 
@@ -91,8 +121,13 @@ async def test_skill_model_and_effort_apply_to_rest_of_turn_only(project: Path) 
 
 
 async def test_allowed_tools_grant_bash_in_that_turn_only(project: Path) -> None:
-    replies = [call("Skill", skill="gitdiff"), call("Bash", command="git status --short"), "ok",
-               call("Bash", command="git status --short"), "ok"]  # fmt: skip
+    replies = [
+        call("Skill", skill="gitdiff"),
+        call("Bash", command="git status --short"),
+        "ok",
+        call("Bash", command="git status --short"),
+        "ok",
+    ]
     session, model, _ = make(project, replies)
     rec1 = await session.run_turn("show diff")
     rec2 = await session.run_turn("again without skill")
@@ -104,7 +139,9 @@ async def test_allowed_tools_grant_bash_in_that_turn_only(project: Path) -> None
 
 
 async def test_disallowed_tools_are_hidden_for_the_turn(project: Path) -> None:
-    session, model, _ = make(project, [call("Skill", skill="nowrite"), call("Write", path="x", content="y"), "ok", "ok"])
+    session, model, _ = make(
+        project, [call("Skill", skill="nowrite"), call("Write", path="x", content="y"), "ok", "ok"]
+    )
     rec = await session.run_turn("look")
     names = [t["function"]["name"] for t in model.requests[1].tools]
     assert "Write" not in names and "Read" in names
@@ -154,13 +191,20 @@ async def test_fork_cycle_is_refused(project: Path) -> None:
 
 async def test_interactive_approval_allow_and_deny(project: Path) -> None:
     events: list = []
-    session, _, _ = make(project, [call("Write", path="new.txt", content="hi"), "ok"], events, True,
-                         ApprovalAnswer.ALLOW_ONCE)  # fmt: skip
+    session, _, _ = make(
+        project,
+        [call("Write", path="new.txt", content="hi"), "ok"],
+        events,
+        True,
+        ApprovalAnswer.ALLOW_ONCE,
+    )
     rec = await session.run_turn("write it")
     assert rec.tool_calls[0]["status"] == "ok" and (project / "new.txt").read_text() == "hi"
     req = next(e for e in events if isinstance(e, ApprovalRequest))
     assert "new.txt" in req.preview
-    session, _, _ = make(project, [call("Write", path="no.txt", content="hi"), "ok"], [], True, ApprovalAnswer.DENY)
+    session, _, _ = make(
+        project, [call("Write", path="no.txt", content="hi"), "ok"], [], True, ApprovalAnswer.DENY
+    )
     rec = await session.run_turn("write it")
     assert rec.tool_calls[0]["status"] == "denied" and not (project / "no.txt").exists()
 
@@ -172,10 +216,17 @@ async def test_tool_duration_leaves_out_the_time_spent_on_the_approval(project: 
     def emit(e: Any) -> None:
         events.append(e)
         if isinstance(e, ApprovalRequest):  # the person takes 0.6 s to answer
-            asyncio.get_running_loop().call_later(0.6, e.future.set_result, ApprovalAnswer.ALLOW_ONCE)
+            asyncio.get_running_loop().call_later(
+                0.6, e.future.set_result, ApprovalAnswer.ALLOW_ONCE
+            )
 
-    session = build_session(settings, open_catalog(settings), client=ScriptedModel(
-        [call("Write", path="slow.txt", content="hi"), "ok"]), emit=emit, interactive=True)  # fmt: skip
+    session = build_session(
+        settings,
+        open_catalog(settings),
+        client=ScriptedModel([call("Write", path="slow.txt", content="hi"), "ok"]),
+        emit=emit,
+        interactive=True,
+    )
     await session.run_turn("write it")
     done = next(e for e in events if isinstance(e, ev.ToolFinished))
     assert done.status == "ok" and done.ms < 300, done.ms
@@ -191,8 +242,11 @@ async def test_allow_for_session_grants_the_same_call_later(project: Path) -> No
 
 
 async def test_cancel_during_tool_keeps_history_consistent(project: Path) -> None:
-    session, _, events = make(project, [call("Skill", skill="deploy"), call("Bash", command="sleep 30"), "never"],
-                              allow=["Bash"])  # fmt: skip
+    session, _, events = make(
+        project,
+        [call("Skill", skill="deploy"), call("Bash", command="sleep 30"), "never"],
+        allow=["Bash"],
+    )
     task = asyncio.create_task(session.run_turn("go"))
     for _ in range(200):
         await asyncio.sleep(0.02)
@@ -203,7 +257,12 @@ async def test_cancel_during_tool_keeps_history_consistent(project: Path) -> Non
     with pytest.raises(asyncio.CancelledError):
         await task
     assert any(isinstance(e, ev.TurnEnded) and e.cancelled for e in events)
-    calls = {c["id"] for m in session.history if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+    calls = {
+        c["id"]
+        for m in session.history
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    }
     results = {m["tool_call_id"] for m in session.history if m["role"] == "tool"}
     assert calls == results
     session.client.add("after")
@@ -236,8 +295,12 @@ async def test_transcript_is_written_and_resumable(project: Path) -> None:
 
 
 async def test_task_tool_runs_explore_subagent_without_write(project: Path) -> None:
-    replies = [call("Task", description="look around", prompt="list files", agent="explore"),
-               call("Write", path="x.txt", content="no"), "sub answer", "parent done"]  # fmt: skip
+    replies = [
+        call("Task", description="look around", prompt="list files", agent="explore"),
+        call("Write", path="x.txt", content="no"),
+        "sub answer",
+        "parent done",
+    ]
     session, model, _ = make(project, replies)
     await session.run_turn("delegate")
     sub_tools = [t["function"]["name"] for t in model.requests[1].tools]
@@ -266,9 +329,15 @@ async def test_preselect_lists_only_routed_skills(project: Path) -> None:
 async def test_task_with_custom_agent_from_claude_agents_folder(project: Path) -> None:
     agents = project / ".claude" / "agents"
     agents.mkdir(parents=True)
-    (agents / "auditor.md").write_text("---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\n"
-                                       "model: audit-model\n---\nYou are AUDITOR-PROMPT.\n")  # fmt: skip
-    replies = [call("Task", description="audit", prompt="audit the code", agent="auditor"), "audited", "done"]
+    (agents / "auditor.md").write_text(
+        "---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\n"
+        "model: audit-model\n---\nYou are AUDITOR-PROMPT.\n"
+    )
+    replies = [
+        call("Task", description="audit", prompt="audit the code", agent="auditor"),
+        "audited",
+        "done",
+    ]
     session, model, _ = make(project, replies)
     await session.run_turn("audit please")
     sub = model.requests[1]

@@ -23,7 +23,12 @@ from codebot.workspace import open_catalog
 @pytest.fixture
 def project(project: Path, write_skill) -> Path:
     proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
-    write_skill(proj / ".codebot" / "skills", "review", "description: Review code. Not for edits.", "Review $ARGUMENTS.")
+    write_skill(
+        proj / ".codebot" / "skills",
+        "review",
+        "description: Review code. Not for edits.",
+        "Review $ARGUMENTS.",
+    )
     (proj / "src").mkdir()
     return proj
 
@@ -83,7 +88,9 @@ async def test_prompt_with_an_undecodable_byte_is_a_normal_turn(project: Path) -
 
 
 async def test_glob_over_a_file_name_with_an_undecodable_byte(project: Path) -> None:
-    (project / "src" / "bad\udcffname.py").write_text("x = 1\n")  # the name's bytes: b"bad\xffname.py"
+    (project / "src" / "bad\udcffname.py").write_text(
+        "x = 1\n"
+    )  # the name's bytes: b"bad\xffname.py"
     events: list[Any] = []
     session, model = make(project, [call("Glob", pattern="**/*.py"), "found it"], events)
     rec = await session.run_turn("find python files")
@@ -94,13 +101,20 @@ async def test_glob_over_a_file_name_with_an_undecodable_byte(project: Path) -> 
     finished = next(e for e in events if isinstance(e, ev.ToolFinished))
     assert "\udcff" not in finished.content
     session.transcript.close()
-    assert [m["role"] for m in load_messages(session.transcript.path)] == ["user", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in load_messages(session.transcript.path)] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 def test_a_lone_surrogate_escaped_in_a_transcript_loads_as_valid_text(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text('{"type": "session", "id": "s", "project": "/p", "created": 1}\n'
-                    '{"type": "message", "message": {"role": "user", "content": "a\\udcffb"}}\n')  # fmt: skip
+    path.write_text(
+        '{"type": "session", "id": "s", "project": "/p", "created": 1}\n'
+        '{"type": "message", "message": {"role": "user", "content": "a\\udcffb"}}\n'
+    )
     assert load_messages(path) == [{"role": "user", "content": "a\ufffdb"}]
 
 
@@ -113,11 +127,15 @@ def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tr, "private_open", lambda p, mode, **kw: open("/dev/full", "w", **kw))  # noqa: SIM115 - returned open, like private_open
 
 
-def test_print_mode_on_a_full_disk_still_prints_the_answer(project: Path, monkeypatch, capsys) -> None:
+def test_print_mode_on_a_full_disk_still_prints_the_answer(
+    project: Path, monkeypatch, capsys
+) -> None:
     from codebot.ui.print_mode import run_print
 
     full_disk(monkeypatch)
-    code = run_print("/review src", load_settings(cwd=project, trust=True, model="offline"), output_format="json")
+    code = run_print(
+        "/review src", load_settings(cwd=project, trust=True, model="offline"), output_format="json"
+    )
     out, err = capsys.readouterr()
     assert code == 0
     result = json.loads(out)
@@ -186,15 +204,28 @@ async def test_second_continue_starts_a_new_session_and_says_so(project: Path) -
 
 
 def test_repair_drops_duplicate_and_orphaned_tool_messages() -> None:
-    ask = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": "{}"}},
-        {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": "{}"}}]}  # fmt: skip
+    ask = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": "{}"}},
+            {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": "{}"}},
+        ],
+    }
     res = [{"role": "tool", "tool_call_id": i, "content": i} for i in ("c1", "c2")]
-    history = [{"role": "user", "content": "u"}, ask, res[0], res[1], res[1],  # a duplicate (two writers)
-               {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
-               {"role": "assistant", "content": "done"}, {"role": "user", "content": "again"},
-               res[0],  # answers a call of an earlier turn: an orphan here
-               dict(ask), res[1]]  # c1 of the second ask never got its result  # fmt: skip
+    history = [
+        {"role": "user", "content": "u"},
+        ask,
+        res[0],
+        res[1],
+        res[1],  # a duplicate (two writers)
+        {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "again"},
+        res[0],  # answers a call of an earlier turn: an orphan here
+        dict(ask),
+        res[1],
+    ]  # c1 of the second ask never got its result
     fixed = repair(history)
     assert strictly_valid(fixed)
     assert [m.get("tool_call_id") for m in fixed if m["role"] == "tool"] == ["c1", "c2", "c2", "c1"]
@@ -204,14 +235,27 @@ def test_repair_drops_duplicate_and_orphaned_tool_messages() -> None:
 def test_two_writers_interleaved_in_one_file_resume_valid(tmp_path: Path) -> None:
     """What two `--continue` at once used to leave behind."""
     path = tmp_path / "s.jsonl"
-    call_msg = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "t1", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}]}  # fmt: skip
-    lines = [{"type": "session", "id": "s", "project": "/p", "created": 1.0},
-             *({"type": "message", "message": m} for m in [
-                 {"role": "user", "content": "a"}, call_msg, {"role": "user", "content": "b"},
-                 {"role": "tool", "tool_call_id": "t1", "content": "r"},
-                 {"role": "tool", "tool_call_id": "t1", "content": "r"},
-                 {"role": "assistant", "content": "x"}])]  # fmt: skip
+    call_msg = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "t1", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+        ],
+    }
+    lines = [
+        {"type": "session", "id": "s", "project": "/p", "created": 1.0},
+        *(
+            {"type": "message", "message": m}
+            for m in [
+                {"role": "user", "content": "a"},
+                call_msg,
+                {"role": "user", "content": "b"},
+                {"role": "tool", "tool_call_id": "t1", "content": "r"},
+                {"role": "tool", "tool_call_id": "t1", "content": "r"},
+                {"role": "assistant", "content": "x"},
+            ]
+        ),
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert strictly_valid(load_messages(path))
 
@@ -223,7 +267,16 @@ def write_session(sid: str, project: str, created: Any, messages: list[Any]) -> 
     d = sessions_dir()
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{sid}.jsonl"
-    recs = [{"type": "session", "format": 1, "id": sid, "project": project, "created": created, "model": "m"}]
+    recs = [
+        {
+            "type": "session",
+            "format": 1,
+            "id": sid,
+            "project": project,
+            "created": created,
+            "model": "m",
+        }
+    ]
     recs += [{"type": "message", "message": m} for m in messages]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
     return path
@@ -235,8 +288,12 @@ async def test_continue_skips_damaged_files_with_a_warning(project: Path) -> Non
     good.transcript.close()
     write_session("20990101-000000-other", "/somewhere/else", None, [])  # another project's
     write_session("20990101-000001-mine", str(project), None, [])  # this project's, newest
-    write_session("20990101-000002-calls", str(project), 5.0,
-                  [{"role": "assistant", "content": None, "tool_calls": 5}])  # fmt: skip
+    write_session(
+        "20990101-000002-calls",
+        str(project),
+        5.0,
+        [{"role": "assistant", "content": None, "tool_calls": 5}],
+    )
     resumed, _ = make(project, ["two"], resume=ResumeChoice(continue_latest=True))
     assert resumed.id == good.id
     notes = " | ".join(resumed.transcript.notices)
@@ -246,7 +303,9 @@ async def test_continue_skips_damaged_files_with_a_warning(project: Path) -> Non
 
 
 def test_resume_of_a_damaged_file_is_a_clear_error(project: Path) -> None:
-    write_session("bad-calls", str(project), 1.0, [{"role": "assistant", "content": None, "tool_calls": 5}])
+    write_session(
+        "bad-calls", str(project), 1.0, [{"role": "assistant", "content": None, "tool_calls": 5}]
+    )
     write_session("bad-created", str(project), None, [])
     with pytest.raises(SetupError, match=r"bad-calls cannot be resumed: line 2: 'tool_calls' is 5"):
         make(project, [], resume=ResumeChoice(session_id="bad-calls"))

@@ -20,8 +20,13 @@ from codebot.workspace import open_catalog
 
 
 def tasks(n: int = 4) -> dict[str, Any]:
-    return {"text": "", "tool_calls": [{"name": "Task", "arguments": {"description": f"part {i}", "prompt": "do it"}}
-                                       for i in range(n)]}  # fmt: skip
+    return {
+        "text": "",
+        "tool_calls": [
+            {"name": "Task", "arguments": {"description": f"part {i}", "prompt": "do it"}}
+            for i in range(n)
+        ],
+    }
 
 
 class Forever(list):
@@ -60,7 +65,9 @@ def notices(events: list) -> list[str]:
 
 
 def answered_every_call(history: list[dict[str, Any]]) -> bool:
-    asked = {c["id"] for m in history if m["role"] == "assistant" for c in m.get("tool_calls") or ()}
+    asked = {
+        c["id"] for m in history if m["role"] == "assistant" for c in m.get("tool_calls") or ()
+    }
     return asked == {m["tool_call_id"] for m in history if m["role"] == "tool"}
 
 
@@ -74,7 +81,9 @@ async def test_task_fan_out_stops_at_the_request_budget(project: Path, isolated_
     assert record.error_kind == "budget" and "limits.turn_requests: 20" in record.error
     (said,) = notices(events)  # said once, however many sub-agents were stopped
     assert "20 model requests" in said and "sub-agents" in said
-    task_results = [e for e in events if isinstance(e, ev.ToolFinished) and e.name == "Task" and e.depth == 0]
+    task_results = [
+        e for e in events if isinstance(e, ev.ToolFinished) and e.name == "Task" and e.depth == 0
+    ]
     assert task_results and all(e.status == "error" for e in task_results[-4:])
     assert any("was not run: turn budget reached" in e.content for e in task_results)
     assert answered_every_call(session.history)  # the conversation stays valid for the next turn
@@ -82,8 +91,11 @@ async def test_task_fan_out_stops_at_the_request_budget(project: Path, isolated_
 
 async def test_the_next_turn_has_a_fresh_budget(project: Path, isolated_home: Path) -> None:
     configure(isolated_home, "limits: {turn_requests: 3}\n")
-    session, model, _ = make(project, [{"text": "", "tool_calls": [{"name": "Glob", "arguments": {"pattern": "*"}}]}] * 5
-                             + ["done"])  # fmt: skip
+    session, model, _ = make(
+        project,
+        [{"text": "", "tool_calls": [{"name": "Glob", "arguments": {"pattern": "*"}}]}] * 5
+        + ["done"],
+    )
     first = await session.run_turn("look")
     assert first.error_kind == "budget" and len(model.requests) == 3
     second = await session.run_turn("go on")
@@ -128,4 +140,8 @@ async def test_a_turn_under_the_budget_is_untouched(project: Path) -> None:
 
 def test_the_defaults_are_documented_ones(project: Path) -> None:
     limits = load_settings(cwd=project).limits
-    assert (limits.turn_requests, limits.turn_tokens, limits.turn_seconds) == (200, 4_000_000, 3600.0)
+    assert (limits.turn_requests, limits.turn_tokens, limits.turn_seconds) == (
+        200,
+        4_000_000,
+        3600.0,
+    )

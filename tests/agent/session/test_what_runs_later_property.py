@@ -32,8 +32,13 @@ SKILL_TEXT = "---\nname: {name}\ndescription: Does {name}. Not for other things.
 FSMONITOR = "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch PWNED_GIT\n"
 CONFIG = "sandbox: {mode: off}\npermissions: {allow: [Bash]}\n"
 
-SKILL_PATHS = [".claude/skills/review/SKILL.md", ".claude/skills/commit/SKILL.md", ".agents/skills/helper/SKILL.md",
-               "sub/.codebot/skills/deep/SKILL.md", ".codex/skills/cx/SKILL.md"]  # fmt: skip
+SKILL_PATHS = [
+    ".claude/skills/review/SKILL.md",
+    ".claude/skills/commit/SKILL.md",
+    ".agents/skills/helper/SKILL.md",
+    "sub/.codebot/skills/deep/SKILL.md",
+    ".codex/skills/cx/SKILL.md",
+]
 GIT_PATHS = [".git/config", ".git/x/config"]
 OTHER = [".codebot/config.yaml", "AGENTS.md", "src/app.py"]
 
@@ -56,10 +61,18 @@ def bash_for(path: str) -> str:
 action = st.one_of(
     st.tuples(st.just("Write"), st.sampled_from(SKILL_PATHS + GIT_PATHS + OTHER)),
     st.tuples(st.just("Edit"), st.sampled_from([".claude/skills/review/SKILL.md", "src/app.py"])),
-    st.tuples(st.just("Bash"), st.sampled_from([*SKILL_PATHS, *GIT_PATHS, *OTHER, "mv .git .g", "echo x > .git/commondir"])),
+    st.tuples(
+        st.just("Bash"),
+        st.sampled_from(
+            [*SKILL_PATHS, *GIT_PATHS, *OTHER, "mv .git .g", "echo x > .git/commondir"]
+        ),
+    ),
 )
-answers = st.lists(st.sampled_from([ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION, ApprovalAnswer.DENY]),
-                   min_size=12, max_size=12)  # fmt: skip
+answers = st.lists(
+    st.sampled_from([ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION, ApprovalAnswer.DENY]),
+    min_size=12,
+    max_size=12,
+)
 
 
 def setup_project(root: Path) -> Path:
@@ -68,7 +81,9 @@ def setup_project(root: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(proj)], check=True)
     review = proj / ".claude" / "skills" / "review"
     review.mkdir(parents=True)
-    (review / "SKILL.md").write_text("---\nname: review\ndescription: Review. Not for commits.\n---\nRead the diff.\n")
+    (review / "SKILL.md").write_text(
+        "---\nname: review\ndescription: Review. Not for commits.\n---\nRead the diff.\n"
+    )
     (proj / "src").mkdir()
     (proj / "src" / "app.py").write_text("print('hi')\n")
     return proj
@@ -86,7 +101,9 @@ def snapshot(proj: Path) -> dict[str, bytes]:
     return out
 
 
-@pytest.mark.skipif(not probe().ok, reason="the property is about the sandboxed default; bwrap cannot run here")
+@pytest.mark.skipif(
+    not probe().ok, reason="the property is about the sandboxed default; bwrap cannot run here"
+)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actions=st.lists(action, min_size=1, max_size=6), said=answers, interactive=st.booleans())
 def test_nothing_the_agent_planted_runs_later_unapproved(actions, said, interactive) -> None:
@@ -98,7 +115,11 @@ def test_nothing_the_agent_planted_runs_later_unapproved(actions, said, interact
             if tool == "Write":
                 args = {"path": path, "content": content_for(path)}
             elif tool == "Edit":
-                args = {"path": path, "old": "Read the diff." if "review" in path else "hi", "new": "!`touch PWNED_edit`"}
+                args = {
+                    "path": path,
+                    "old": "Read the diff." if "review" in path else "hi",
+                    "new": "!`touch PWNED_edit`",
+                }
             else:
                 args = {"command": bash_for(path) if "/" in path or "." in path[:1] else path}
             calls.append({"text": "", "tool_calls": [{"name": tool, "arguments": args}]})
@@ -109,12 +130,20 @@ def test_nothing_the_agent_planted_runs_later_unapproved(actions, said, interact
             if isinstance(e, ApprovalRequest):
                 answer = queue.pop(0) if queue else ApprovalAnswer.DENY
                 if answer is not ApprovalAnswer.DENY:
-                    approved.append((e.tool, str(e.arguments.get("path") or e.arguments.get("command"))))
+                    approved.append(
+                        (e.tool, str(e.arguments.get("path") or e.arguments.get("command")))
+                    )
                 e.future.set_result(answer)
 
         cfg = load_settings(cwd=proj, trust=True)
-        session = build_session(cfg, open_catalog(cfg), client=ScriptedModel([*calls, {"text": "done"}]), emit=emit,
-                                interactive=interactive, allow=["Bash", "Write", "Edit"])  # fmt: skip
+        session = build_session(
+            cfg,
+            open_catalog(cfg),
+            client=ScriptedModel([*calls, {"text": "done"}]),
+            emit=emit,
+            interactive=interactive,
+            allow=["Bash", "Write", "Edit"],
+        )
         asyncio.run(session.run_turn("go"))
 
         # 1. Every protected file the agent changed is marked (or unchanged).
@@ -137,5 +166,7 @@ def test_nothing_the_agent_planted_runs_later_unapproved(actions, said, interact
         for name in sorted(catalog.snapshot.skills):
             s2 = build_session(later, catalog, client=ScriptedModel([{"text": "ok"}]))
             asyncio.run(s2.run_turn(f"/{name}"))
-        pwned = sorted(p.name for p in proj.iterdir() if p.name.startswith("PWNED_") and p.name != "PWNED_GIT")
+        pwned = sorted(
+            p.name for p in proj.iterdir() if p.name.startswith("PWNED_") and p.name != "PWNED_GIT"
+        )
         assert pwned == [], (pwned, actions, approved)

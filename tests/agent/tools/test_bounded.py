@@ -58,16 +58,35 @@ def test_glob_with_many_stars_on_long_names_is_fast(tmp_path: Path) -> None:
     assert result.content.strip() == "a" * 12 + "b"
 
 
-@pytest.mark.parametrize(("pattern", "path", "expected"), [
-    ("**/*.py", "a.py", True), ("**/*.py", "a/b/c.py", True), ("*.py", "a/b.py", False),
-    ("src/**", "src/a/b", True), ("src/**", "src", False), ("**", "a/b", True),
-    ("src/**/test_*.py", "src/test_a.py", True), ("src/**/test_*.py", "src/x/y/test_a.py", True),
-    ("src/**/test_*.py", "lib/test_a.py", False), ("*.{ts,tsx}", "a.tsx", True),
-    ("[ab].txt", "a.txt", True), ("[!ab].txt", "a.txt", False), ("[!ab].txt", "c.txt", True),
-    ("a?c", "abc", True), ("a?c", "a/c", False), ("*", "a/b", False), ("a**b", "axxb", True),
-    ("a**b", "a/b", False), ("[", "[", True), ("*a*b*c", "xaybzc", True), ("*a*b*c", "xaybzcd", False),
-    ("**/x/**/y", "x/y", True), ("**/x/**/y", "p/x/q/r/y", True), ("a/**/b", "a/b", True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "a/b/c.py", True),
+        ("*.py", "a/b.py", False),
+        ("src/**", "src/a/b", True),
+        ("src/**", "src", False),
+        ("**", "a/b", True),
+        ("src/**/test_*.py", "src/test_a.py", True),
+        ("src/**/test_*.py", "src/x/y/test_a.py", True),
+        ("src/**/test_*.py", "lib/test_a.py", False),
+        ("*.{ts,tsx}", "a.tsx", True),
+        ("[ab].txt", "a.txt", True),
+        ("[!ab].txt", "a.txt", False),
+        ("[!ab].txt", "c.txt", True),
+        ("a?c", "abc", True),
+        ("a?c", "a/c", False),
+        ("*", "a/b", False),
+        ("a**b", "axxb", True),
+        ("a**b", "a/b", False),
+        ("[", "[", True),
+        ("*a*b*c", "xaybzc", True),
+        ("*a*b*c", "xaybzcd", False),
+        ("**/x/**/y", "x/y", True),
+        ("**/x/**/y", "p/x/q/r/y", True),
+        ("a/**/b", "a/b", True),
+    ],
+)
 def test_glob_semantics(pattern: str, path: str, expected: bool) -> None:
     assert glob_pattern(pattern).match(path) is expected
 
@@ -80,7 +99,9 @@ def test_too_many_brace_alternatives_is_an_error(tmp_path: Path) -> None:
 # -- Grep without ripgrep ----------------------------------------------------------------------
 
 
-def test_python_grep_stops_a_backtracking_regex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_grep_stops_a_backtracking_regex(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(search.shutil, "which", lambda name: None)  # the Python fallback
     (tmp_path / "f.txt").write_text("a" * 5000 + "!\n")
     ctx = ToolContext(project_dir=tmp_path, bash_timeout=1.0)
@@ -101,9 +122,13 @@ def test_python_grep_still_finds_matches(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, -1, 0, "10", True])
-def test_bash_refuses_a_timeout_that_is_not_a_finite_positive_number(tmp_path: Path, value: Any) -> None:
+def test_bash_refuses_a_timeout_that_is_not_a_finite_positive_number(
+    tmp_path: Path, value: Any
+) -> None:
     with pytest.raises(ToolError, match="timeout"):
-        run_tool(BashTool(), {"command": "true", "timeout": value}, ToolContext(project_dir=tmp_path))
+        run_tool(
+            BashTool(), {"command": "true", "timeout": value}, ToolContext(project_dir=tmp_path)
+        )
 
 
 def test_bash_timeout_is_capped_and_defaults() -> None:

@@ -45,8 +45,11 @@ STUBBORN = "(trap '' TERM; sleep 300) & echo $! > {pid}; wait"
 
 def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    result = asyncio.run(run_process(["/bin/bash", "-c", STUBBORN.format(pid=pidfile)], cwd=tmp_path,
-                                     timeout=1, cap=1000))  # fmt: skip
+    result = asyncio.run(
+        run_process(
+            ["/bin/bash", "-c", STUBBORN.format(pid=pidfile)], cwd=tmp_path, timeout=1, cap=1000
+        )
+    )
     assert result.timed_out
     assert _wait_gone(int(pidfile.read_text()))
 
@@ -55,8 +58,14 @@ def test_cancellation_ends_the_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
 
     async def main() -> int:
-        task = asyncio.create_task(run_process(["/bin/bash", "-c", STUBBORN.format(pid=pidfile)],
-                                               cwd=tmp_path, timeout=60, cap=1000))  # fmt: skip
+        task = asyncio.create_task(
+            run_process(
+                ["/bin/bash", "-c", STUBBORN.format(pid=pidfile)],
+                cwd=tmp_path,
+                timeout=60,
+                cap=1000,
+            )
+        )
         pid = await _pid_from(pidfile)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -71,8 +80,14 @@ def test_kill_all_ends_every_live_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
 
     async def main() -> int:
-        task = asyncio.create_task(run_process(["/bin/bash", "-c", STUBBORN.format(pid=pidfile)],
-                                               cwd=tmp_path, timeout=60, cap=1000))  # fmt: skip
+        task = asyncio.create_task(
+            run_process(
+                ["/bin/bash", "-c", STUBBORN.format(pid=pidfile)],
+                cwd=tmp_path,
+                timeout=60,
+                cap=1000,
+            )
+        )
         pid = await _pid_from(pidfile)
         assert live_groups()
         kill_all(grace=0.2)  # what the SIGTERM handler and atexit do
@@ -85,7 +100,9 @@ def test_kill_all_ends_every_live_group(tmp_path: Path) -> None:
 
 
 def test_a_finished_command_leaves_no_group_behind(tmp_path: Path) -> None:
-    result = asyncio.run(run_process(["/bin/bash", "-c", "echo hi"], cwd=tmp_path, timeout=10, cap=1000))
+    result = asyncio.run(
+        run_process(["/bin/bash", "-c", "echo hi"], cwd=tmp_path, timeout=10, cap=1000)
+    )
     assert result.exit_code == 0 and result.output == "hi\n"
     assert not live_groups()
     assert os.getpgrp() not in live_groups()
@@ -119,8 +136,13 @@ def test_a_sigterm_while_the_command_starts_still_ends_it(tmp_path: Path) -> Non
     import sys
 
     pidfile = tmp_path / "pid"
-    proc = subprocess.run([sys.executable, "-c", GAP, str(pidfile)], cwd=tmp_path, timeout=60,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", GAP, str(pidfile)],
+        cwd=tmp_path,
+        timeout=60,
+        capture_output=True,
+        text=True,
+    )
     child = int(pidfile.read_text())
     try:
         assert proc.returncode == -15, proc.stderr  # died of the signal, after deferring it

@@ -78,12 +78,21 @@ def outside() -> Iterator[Path]:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def run(bwrap: str, policy: SandboxPolicy, script: str, home: Path,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def run(
+    bwrap: str, policy: SandboxPolicy, script: str, home: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     argv = wrap(["/bin/bash", "-c", script], policy, bwrap, cwd=cwd)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LC_ALL": "C"}
-    return subprocess.run(argv, cwd=cwd or policy.project, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    return subprocess.run(
+        argv,
+        cwd=cwd or policy.project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def output(done: subprocess.CompletedProcess[str]) -> str:
@@ -116,7 +125,12 @@ def test_writes_inside_the_project_and_extra_folders_land(bwrap, project, home, 
     extra = tmp_path / "extra"
     extra.mkdir()
     policy = SandboxPolicy(project, extra_writable=(extra,), user_home=home)
-    done = run(bwrap, policy, f"touch ./inside && mkdir -p sub && echo hi > sub/f && touch '{extra}/e'", home)  # fmt: skip
+    done = run(
+        bwrap,
+        policy,
+        f"touch ./inside && mkdir -p sub && echo hi > sub/f && touch '{extra}/e'",
+        home,
+    )
     assert done.returncode == 0, output(done)
     assert (project / "inside").is_file()
     assert (project / "sub" / "f").read_text() == "hi\n"
@@ -149,10 +163,12 @@ def test_git_folder_is_read_only_inside_but_git_reads_work(bwrap, project, home)
     subprocess.run([*git, "init", "-q"], check=True, env={**os.environ, "HOME": str(home)})
     config = (project / ".git" / "config").read_text()
     policy = SandboxPolicy(project, user_home=home)
-    script = ("echo a > a && git status --short && echo READ; git add a; "
-              "git -c user.name=t -c user.email=t@t commit -qm one && echo COMMITTED; "
-              "echo evil > .git/hooks/pre-commit; git config core.fsmonitor evil; "
-              "echo .git/x > .git/commondir; mv .git .g; echo 'gitdir: /tmp' > .git")  # fmt: skip
+    script = (
+        "echo a > a && git status --short && echo READ; git add a; "
+        "git -c user.name=t -c user.email=t@t commit -qm one && echo COMMITTED; "
+        "echo evil > .git/hooks/pre-commit; git config core.fsmonitor evil; "
+        "echo .git/x > .git/commondir; mv .git .g; echo 'gitdir: /tmp' > .git"
+    )
     done = run(bwrap, policy, script, home)
     assert "READ" in done.stdout and "?? a" in done.stdout, output(done)
     assert "COMMITTED" not in done.stdout and "Read-only file system" in output(done)
@@ -165,8 +181,9 @@ def test_git_folder_is_read_only_inside_but_git_reads_work(bwrap, project, home)
 
 def test_common_commands_work_and_background_children_end(bwrap, project, home):
     nap = f"sleep 60.{os.getpid()}{time.monotonic_ns() % 10**6}"  # a command line all its own
-    script = (f"ps -e -o pid=,comm= && {sys.executable} -c 'print(6 * 7)' && "
-              f"({nap} &) && echo started")  # fmt: skip
+    script = (
+        f"ps -e -o pid=,comm= && {sys.executable} -c 'print(6 * 7)' && ({nap} &) && echo started"
+    )
     done = run(bwrap, SandboxPolicy(project, user_home=home), script, home)
     assert done.returncode == 0, output(done)
     assert "42" in done.stdout
@@ -182,9 +199,19 @@ def test_common_commands_work_and_background_children_end(bwrap, project, home):
 def test_killing_bwrap_ends_everything_inside(bwrap, project, home):
     # What run_process does on a timeout: SIGKILL to bwrap's process group only.
     nap = f"sleep 60.{os.getpid()}{time.monotonic_ns() % 10**6}"
-    argv = wrap(["/bin/bash", "-c", f"{nap} & {nap}; echo never"], SandboxPolicy(project, user_home=home), bwrap)
-    proc = subprocess.Popen(argv, cwd=project, start_new_session=True, stdout=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "HOME": str(home)})  # fmt: skip
+    argv = wrap(
+        ["/bin/bash", "-c", f"{nap} & {nap}; echo never"],
+        SandboxPolicy(project, user_home=home),
+        bwrap,
+    )
+    proc = subprocess.Popen(
+        argv,
+        cwd=project,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(home)},
+    )
     try:
         deadline = time.monotonic() + 10
         while len(pgrep(nap)) < 2 and time.monotonic() < deadline:
@@ -238,7 +265,9 @@ def test_a_masked_file_reads_nothing_and_stays_untouched(bwrap, project, home):
     env = project / ".env"
     env.write_text(f"TOKEN={SECRET}\n")
     policy = SandboxPolicy(project, masked=(env,), user_home=home)
-    done = run(bwrap, policy, "cat .env; cat ./.env; grep -r TOKEN .; echo x > .env; rm -f .env", home)
+    done = run(
+        bwrap, policy, "cat .env; cat ./.env; grep -r TOKEN .; echo x > .env; rm -f .env", home
+    )
     assert SECRET not in output(done)
     assert env.read_text() == f"TOKEN={SECRET}\n"
     note = explain_failure(done.returncode, output(done), policy)
@@ -263,8 +292,12 @@ def test_a_denied_symlink_hides_its_target(bwrap, project, home):
     (project / "alias").symlink_to("real.txt")
     scan = masked_paths(project, lambda rel: rel == "alias")
     assert scan.paths == (project / "alias",)
-    done = run(bwrap, SandboxPolicy(project, masked=scan.paths, user_home=home),
-               "cat alias; cat real.txt", home)  # fmt: skip
+    done = run(
+        bwrap,
+        SandboxPolicy(project, masked=scan.paths, user_home=home),
+        "cat alias; cat real.txt",
+        home,
+    )
     assert SECRET not in output(done)
 
 
@@ -278,7 +311,9 @@ def test_credentials_are_masked_even_when_home_is_the_project(bwrap, outside):
     for project in (home / "work", home):  # a project in the home folder, and the home itself
         project.mkdir(exist_ok=True)
         policy = SandboxPolicy(project, user_home=home)
-        done = run(bwrap, policy, "cat ~/notes.txt; ls -A ~/.ssh; cat ~/.ssh/id_ed25519 ~/.netrc", home)
+        done = run(
+            bwrap, policy, "cat ~/notes.txt; ls -A ~/.ssh; cat ~/.ssh/id_ed25519 ~/.netrc", home
+        )
         assert SECRET not in output(done)
         assert done.stdout == "visible"  # the rest of home is readable; .ssh lists empty
         note = explain_failure(done.returncode, output(done), policy)
@@ -292,8 +327,12 @@ def test_codebot_home_is_hidden_even_around_the_project(bwrap, home, tmp_path, o
     project = state / "projects" / "p"  # the odd case: a project inside codebot's home
     project.mkdir(parents=True)
     policy = SandboxPolicy(project, codebot_home=state, user_home=home)
-    done = run(bwrap, policy, f"cat '{state}/trust.json'; ls '{state}/sessions'; "
-               f"touch '{state}/sessions/x'; touch mine", home)  # fmt: skip
+    done = run(
+        bwrap,
+        policy,
+        f"cat '{state}/trust.json'; ls '{state}/sessions'; touch '{state}/sessions/x'; touch mine",
+        home,
+    )
     assert SECRET not in output(done)
     assert not (state / "sessions" / "x").exists()
     assert (project / "mine").is_file(), output(done)
@@ -354,8 +393,10 @@ def server() -> Iterator[Server]:
 
 
 def connect(port: int) -> str:
-    return (f"{sys.executable} -c \"import socket; "
-            f"socket.create_connection(('127.0.0.1', {port}), timeout=5).sendall(b'hello')\"")  # fmt: skip
+    return (
+        f'{sys.executable} -c "import socket; '
+        f"socket.create_connection(('127.0.0.1', {port}), timeout=5).sendall(b'hello')\""
+    )
 
 
 def test_no_network_by_default(bwrap, project, home, server):
@@ -370,7 +411,9 @@ def test_no_network_by_default(bwrap, project, home, server):
 
 
 def test_network_when_allowed(bwrap, project, home, server):
-    done = run(bwrap, SandboxPolicy(project, network=True, user_home=home), connect(server.port), home)
+    done = run(
+        bwrap, SandboxPolicy(project, network=True, user_home=home), connect(server.port), home
+    )
     assert done.returncode == 0, output(done)
     server.thread.join(5)
     assert server.received == b"hello"
@@ -378,10 +421,12 @@ def test_network_when_allowed(bwrap, project, home, server):
 
 def test_explain_a_real_unreachable_network(bwrap, project, home):
     # Only `lo` in the namespace, checked first: then nothing can leave the machine.
-    script = (f"{sys.executable} -c \"import socket, sys\n"
-              "names = [l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]]\n"
-              "if names != ['lo']: sys.exit('not isolated: ' + repr(names))\n"
-              "socket.create_connection(('192.0.2.1', 9), timeout=2)\"")  # fmt: skip
+    script = (
+        f'{sys.executable} -c "import socket, sys\n'
+        "names = [l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]]\n"
+        "if names != ['lo']: sys.exit('not isolated: ' + repr(names))\n"
+        "socket.create_connection(('192.0.2.1', 9), timeout=2)\""
+    )
     policy = SandboxPolicy(project, user_home=home)
     done = run(bwrap, policy, script, home)
     assert done.returncode != 0
@@ -420,7 +465,9 @@ def test_wrap_orders_the_private_tmp_before_the_project(project, home):
     assert tmpfs < argv.index("--bind") and argv[argv.index("--bind") + 1] == str(project)
     for flag in ("--unshare-net", "--unshare-pid", "--new-session", "--die-with-parent"):
         assert flag in argv
-    assert "--unshare-net" not in wrap(["true"], SandboxPolicy(project, network=True, user_home=home))
+    assert "--unshare-net" not in wrap(
+        ["true"], SandboxPolicy(project, network=True, user_home=home)
+    )
     with pytest.raises(ValueError):
         wrap(["true"], SandboxPolicy(project / "missing"))
 
@@ -439,7 +486,7 @@ def test_wrap_puts_masks_where_binds_cannot_undo_them(outside):
     assert argv.index(str(home / ".ssh")) > argv.index("--bind")
     # Under the private /tmp and outside every writable folder: invisible anyway, no mask.
     argv = wrap(["true"], SandboxPolicy(state / "p", masked=(Path("/tmp"),), user_home=home))
-    assert "/tmp" not in argv[argv.index("--bind"):]
+    assert "/tmp" not in argv[argv.index("--bind") :]
 
 
 def test_probe_says_why_for_a_bogus_bwrap(tmp_path):
@@ -451,7 +498,10 @@ def test_probe_says_why_for_a_bogus_bwrap(tmp_path):
     fake.chmod(0o755)
     broken = probe(str(fake))
     assert not broken.ok
-    assert broken.reason == "bwrap cannot create namespaces here: bwrap: Creating new namespace failed: nope"
+    assert (
+        broken.reason
+        == "bwrap cannot create namespaces here: bwrap: Creating new namespace failed: nope"
+    )
 
 
 def test_probe_is_cached(bwrap, monkeypatch):
@@ -473,8 +523,16 @@ def deny(*globs: str):
 
 def test_masked_paths_finds_denied_paths_once_and_skips_no_folder(tmp_path):
     p = tmp_path / "p"
-    for rel in ("secrets/a", "secrets/deep/b", "src/.env", "node_modules/x/.env",
-                "v/pyvenv.cfg", "v/.env", ".git/.env", "ok/file"):  # fmt: skip
+    for rel in (
+        "secrets/a",
+        "secrets/deep/b",
+        "src/.env",
+        "node_modules/x/.env",
+        "v/pyvenv.cfg",
+        "v/.env",
+        ".git/.env",
+        "ok/file",
+    ):
         (p / rel).parent.mkdir(parents=True, exist_ok=True)
         (p / rel).write_text("x")
     (p / ".env").write_text("x")
@@ -488,8 +546,16 @@ def test_masked_paths_finds_denied_paths_once_and_skips_no_folder(tmp_path):
     scan = masked_paths(p, is_denied)
     assert scan.complete and scan.why == ""
     # A virtualenv and .git are walked too (issue 30): what a project holds never hides a folder.
-    assert sorted(scan.paths) == sorted([p / ".env", p / "secrets", p / "src" / ".env", p / "node_modules",
-                                         p / "v" / ".env", p / ".git" / ".env"])  # fmt: skip
+    assert sorted(scan.paths) == sorted(
+        [
+            p / ".env",
+            p / "secrets",
+            p / "src" / ".env",
+            p / "node_modules",
+            p / "v" / ".env",
+            p / ".git" / ".env",
+        ]
+    )
     # Not inside a denied folder or a followed link.
     inner = [a for a in asked if a.startswith(("secrets/", "etc-link/"))]
     assert sorted(inner) == ["etc-link/", "secrets/"]  # the folders themselves
@@ -513,7 +579,9 @@ def test_masked_paths_stops_at_the_limit_and_the_time_budget(tmp_path):
 
     start = time.monotonic()
     by_time = masked_paths(p, slow, limit=10**9, seconds=0.2)
-    assert time.monotonic() - start < 3  # the budget (0.2 s) stopped it, not the end of the walk (3 s+)
+    assert (
+        time.monotonic() - start < 3
+    )  # the budget (0.2 s) stopped it, not the end of the walk (3 s+)
     assert not by_time.complete and 0 < by_time.scanned < 30000
     assert masked_paths(p, deny("*.env")).scanned == 20000  # the defaults are bounded too
 
@@ -530,9 +598,13 @@ def test_programs_under_tmp_on_path_stay_runnable(tmp_path, monkeypatch) -> None
     project = tmp_path / "proj"
     project.mkdir()
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}/tmp{os.pathsep}{os.environ['PATH']}")
-    argv = wrap(["/bin/sh", "-c", "hello-tool; touch \"$0/x\" 2>&1; ls /tmp | wc -l", str(tools)],
-                SandboxPolicy(project=project))  # fmt: skip
+    argv = wrap(
+        ["/bin/sh", "-c", 'hello-tool; touch "$0/x" 2>&1; ls /tmp | wc -l', str(tools)],
+        SandboxPolicy(project=project),
+    )
     out = subprocess.run(argv, capture_output=True, text=True, timeout=20, env=os.environ.copy())
     assert "tool ran" in out.stdout
     assert not (tools / "x").exists()  # read-only
-    assert str(tools) in argv and argv.count("/tmp") == 1  # only "--tmpfs /tmp": /tmp itself stays private
+    assert (
+        str(tools) in argv and argv.count("/tmp") == 1
+    )  # only "--tmpfs /tmp": /tmp itself stays private

@@ -45,11 +45,30 @@ def test_what_is_read_only_in_the_sandbox(project: Path, tmp_path: Path) -> None
     extra.mkdir()
     (project / ".env").write_text("x")
     policy = SandboxPolicy(project, extra_writable=(extra,), masked=(project / ".env",))
-    writable = ["x", "sub/new", str(project / "y"), str(extra / "z"), "/tmp/x", "/dev/null",
-                ".github/workflows/ci.yml", ".gitignore"]  # fmt: skip
-    read_only = ["/usr/x", "/etc/passwd", ".git/config", ".git/hooks/pre-commit", ".codebot/config.yaml",
-                 "sub/deep/.claude/skills/a/SKILL.md", "AGENTS.md", "sub/claude.md", ".mcp.json",
-                 str(extra / ".agents" / "s"), ".env", "sub/.cursor/rules"]  # fmt: skip
+    writable = [
+        "x",
+        "sub/new",
+        str(project / "y"),
+        str(extra / "z"),
+        "/tmp/x",
+        "/dev/null",
+        ".github/workflows/ci.yml",
+        ".gitignore",
+    ]
+    read_only = [
+        "/usr/x",
+        "/etc/passwd",
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".codebot/config.yaml",
+        "sub/deep/.claude/skills/a/SKILL.md",
+        "AGENTS.md",
+        "sub/claude.md",
+        ".mcp.json",
+        str(extra / ".agents" / "s"),
+        ".env",
+        "sub/.cursor/rules",
+    ]
     assert [p for p in writable if is_read_only_in_sandbox(p, policy)] == []
     assert [p for p in read_only if not is_read_only_in_sandbox(p, policy)] == []
     assert is_read_only_in_sandbox("x", policy, cwd="/usr")  # taken from the working folder
@@ -65,9 +84,13 @@ def test_named_paths_finds_the_path_in_common_error_lines() -> None:
 
 def test_a_fake_read_only_error_for_a_writable_path_earns_nothing(project: Path) -> None:
     policy = SandboxPolicy(project)
-    for fake in (FAKE_EROFS, "touch: cannot touch '/tmp/x': Read-only file system",
-                 f"touch: cannot touch '{project}/sub/y': Read-only file system",
-                 "Read-only file system", "mv: cannot move 'a' to 'b': Device or resource busy"):  # fmt: skip
+    for fake in (
+        FAKE_EROFS,
+        "touch: cannot touch '/tmp/x': Read-only file system",
+        f"touch: cannot touch '{project}/sub/y': Read-only file system",
+        "Read-only file system",
+        "mv: cannot move 'a' to 'b': Device or resource busy",
+    ):
         assert checked_failure(1, fake, policy) is None, fake
     real = "touch: cannot touch '/usr/x': Read-only file system"
     assert checked_failure(1, real, policy) == "the sandbox keeps /usr/x read-only"
@@ -81,8 +104,10 @@ def test_a_hidden_path_counts_only_when_the_policy_masks_it(project: Path) -> No
     (project / "notes.txt").write_text("x")
     policy = SandboxPolicy(project, masked=(project / ".env",))
     assert checked_failure(1, "cat: notes.txt: Permission denied", policy) is None
-    assert checked_failure(1, "cat: .env: Permission denied", policy) == \
-        "the sandbox hides .env (denied paths and credentials)"
+    assert (
+        checked_failure(1, "cat: .env: Permission denied", policy)
+        == "the sandbox hides .env (denied paths and credentials)"
+    )
 
 
 def test_a_network_claim_stands_only_for_a_program_that_uses_the_network(project: Path) -> None:
@@ -94,13 +119,23 @@ def test_a_network_claim_stands_only_for_a_program_that_uses_the_network(project
         return offer_reason(why, (c.words for c in analyze(command).commands))
 
     assert reason(NETWORK_NOTE, f"echo '{said}'; exit 6") == ""
-    for command in ("curl -sS https://example.com", "sudo wget x", "git -C sub fetch origin",
-                    "bash -c 'git pull'", "python3 -m pip install requests", "npm ci", "x=$(cargo build)"):  # fmt: skip
+    for command in (
+        "curl -sS https://example.com",
+        "sudo wget x",
+        "git -C sub fetch origin",
+        "bash -c 'git pull'",
+        "python3 -m pip install requests",
+        "npm ci",
+        "x=$(cargo build)",
+    ):
         assert reason(NETWORK_NOTE, command) == NETWORK_NOTE, command
     for command in ("git status", "git commit -m pull", "npm test", "pip --version", "echo curl"):
         assert not runs_network_program(c.words for c in analyze(command).commands), command
     both = f"the sandbox keeps /usr/x read-only; {NETWORK_NOTE}"
-    assert reason(both, "touch /usr/x; echo 'Could not resolve host'") == "the sandbox keeps /usr/x read-only"
+    assert (
+        reason(both, "touch /usr/x; echo 'Could not resolve host'")
+        == "the sandbox keeps /usr/x read-only"
+    )
 
 
 # -- the session, with the real sandbox -----------------------------------------------------
@@ -116,9 +151,19 @@ def run_bash(project: Path, command: str, **kw) -> tuple[list[ApprovalRequest], 
             e.future.set_result(ApprovalAnswer.DENY)
 
     settings = dataclasses.replace(load_settings(cwd=project, trust=True), sandbox="on")
-    reply = [{"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": command}}]}, {"text": "ok"}]
-    session = build_session(settings, open_catalog(settings), client=ScriptedModel(reply), allow=["Bash"],
-                            emit=emit, interactive=True, **kw)  # fmt: skip
+    reply = [
+        {"text": "", "tool_calls": [{"name": "Bash", "arguments": {"command": command}}]},
+        {"text": "ok"},
+    ]
+    session = build_session(
+        settings,
+        open_catalog(settings),
+        client=ScriptedModel(reply),
+        allow=["Bash"],
+        emit=emit,
+        interactive=True,
+        **kw,
+    )
     record = asyncio.run(session.run_turn("go"))
     results = [m["content"] for m in session.history if m["role"] == "tool"]
     assert len(record.tool_calls) == 1
@@ -140,7 +185,9 @@ def test_a_printed_network_error_gets_no_offer_either(project: Path) -> None:
 
 
 @needs_bwrap
-def test_a_real_write_outside_the_project_gets_the_offer_with_the_whole_command(project: Path) -> None:
+def test_a_real_write_outside_the_project_gets_the_offer_with_the_whole_command(
+    project: Path,
+) -> None:
     target = Path("/usr/codebot-sandbox-offer-test")
     assert not target.exists()
     command = "true\n\n\n\ntouch " + str(target)
@@ -169,6 +216,10 @@ def test_a_masked_file_gets_the_offer_and_a_fake_one_does_not(project: Path) -> 
     (project / ".env").write_text("TOKEN=x\n")
     (project / "notes.txt").write_text("hello\n")
     asked, _ = run_bash(project, "cat .env", deny=["Read(.env)"])
-    assert [a.outside_sandbox for a in asked] == ["the sandbox hides .env (denied paths and credentials)"]
-    asked, _ = run_bash(project, "echo 'cat: notes.txt: Permission denied' >&2; exit 1", deny=["Read(.env)"])
+    assert [a.outside_sandbox for a in asked] == [
+        "the sandbox hides .env (denied paths and credentials)"
+    ]
+    asked, _ = run_bash(
+        project, "echo 'cat: notes.txt: Permission denied' >&2; exit 1", deny=["Read(.env)"]
+    )
     assert asked == []

@@ -54,20 +54,30 @@ def test_literal_rules_anchored_folder_only_and_absolute(project: Path, tmp_path
     (project / "keys").write_text("a file, not the folder the rule names")
     outside = tmp_path / "notes.txt"
     outside.write_text("x")
-    scan = find_masks(project, rules("Read(/.env)", "Read(config/secrets/)", "Read(/keys/)", f"Read(/{outside})"))
+    scan = find_masks(
+        project, rules("Read(/.env)", "Read(config/secrets/)", "Read(/keys/)", f"Read(/{outside})")
+    )
     assert scan.scanned == 0
     assert sorted(scan.paths) == sorted([project / ".env", project / "config" / "secrets", outside])
 
 
 def test_glob_rules_walk_every_folder_venvs_node_modules_and_git_included(project: Path) -> None:
-    for rel in ("backend/pyvenv.cfg", "node_modules/pkg/.env", ".git/x/.env", "venv/pyvenv.cfg", "venv/.env"):
+    for rel in (
+        "backend/pyvenv.cfg",
+        "node_modules/pkg/.env",
+        ".git/x/.env",
+        "venv/pyvenv.cfg",
+        "venv/.env",
+    ):
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text("x")
     for rule in ("Read(.env)", "Read(**/.env)", "Read(*.env)"):
         scan = find_masks(project, rules(rule))
         assert scan.complete, rule
-        assert sorted(scan.paths) == sorted(project / r for r in (
-            "backend/.env", "node_modules/pkg/.env", ".git/x/.env", "venv/.env")), rule  # fmt: skip
+        assert sorted(scan.paths) == sorted(
+            project / r
+            for r in ("backend/.env", "node_modules/pkg/.env", ".git/x/.env", "venv/.env")
+        ), rule
 
 
 def test_an_anchored_glob_walks_only_below_its_fixed_folders(project: Path) -> None:
@@ -84,8 +94,10 @@ def test_a_walk_that_cannot_finish_says_why_and_names_the_rules(project: Path) -
     fill(project, 21000)
     scan = find_masks(project, rules("Read(.env)", "Read(backend/.env)"))
     assert not scan.complete
-    assert scan.why == ("the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
-                        "the project walk stopped after 20,000 entries")  # fmt: skip
+    assert scan.why == (
+        "the sandbox could not find every path your Read deny rules refuse (Read(.env)): "
+        "the project walk stopped after 20,000 entries"
+    )
     assert project / "backend" / ".env" in scan.paths  # the literal one is still masked
     slow = find_masks(project, rules("Read(.env)"), limit=10**9, seconds=0.0)
     assert not slow.complete and "the project walk took more than 0 s" in slow.why
@@ -120,8 +132,11 @@ def test_a_folder_that_cannot_be_listed_is_incomplete_unless_it_cannot_be_entere
 
 def test_with_masks_adds_the_paths_and_leaves_nothing_to_find(project: Path) -> None:
     approvals = Approvals(deny=["Read(backend/.env)"])
-    ctx = ToolContext(project_dir=project, sandbox=SandboxPolicy(project),
-                      path_denied=DeniedPaths(approvals.path_denied, approvals.deny_rules))  # fmt: skip
+    ctx = ToolContext(
+        project_dir=project,
+        sandbox=SandboxPolicy(project),
+        path_denied=DeniedPaths(approvals.path_denied, approvals.deny_rules),
+    )
     ready, gap = with_masks(ctx)
     assert gap == "" and ready.path_denied is None
     assert ready.sandbox.masked == (project / "backend" / ".env",)
@@ -133,14 +148,21 @@ def test_with_masks_adds_the_paths_and_leaves_nothing_to_find(project: Path) -> 
 def test_sandboxed_refuses_a_command_whose_mask_is_incomplete(project: Path) -> None:
     fill(project, 21000)
     approvals = Approvals(deny=["Read(.env)"])
-    ctx = ToolContext(project_dir=project, sandbox=SandboxPolicy(project),
-                      path_denied=DeniedPaths(approvals.path_denied, approvals.deny_rules))  # fmt: skip
+    ctx = ToolContext(
+        project_dir=project,
+        sandbox=SandboxPolicy(project),
+        path_denied=DeniedPaths(approvals.path_denied, approvals.deny_rules),
+    )
     with pytest.raises(ToolError, match="the project walk stopped after 20,000 entries"):
         sandboxed(["true"], ctx, project)
     # The control: with the literal rule the same project needs no walk, and it runs.
-    ctx.path_denied = DeniedPaths(approvals.path_denied, Approvals(deny=["Read(backend/.env)"]).deny_rules)
+    ctx.path_denied = DeniedPaths(
+        approvals.path_denied, Approvals(deny=["Read(backend/.env)"]).deny_rules
+    )
     argv, policy = sandboxed(["true"], ctx, project)
-    assert str(project / "backend" / ".env") in argv and policy.masked == (project / "backend" / ".env",)
+    assert str(project / "backend" / ".env") in argv and policy.masked == (
+        project / "backend" / ".env",
+    )
 
 
 def test_denied_paths_is_the_check_grep_and_glob_use(project: Path) -> None:

@@ -462,7 +462,9 @@ def grep_tree(project: Path) -> Path:
     (project / "node_modules").mkdir()
     (project / "node_modules" / "m.js").write_text("needle\n")
     os.mkfifo(project / "src" / "pipe")  # must be skipped, not read
-    (project / "src" / "link.txt").symlink_to(project / "src" / "c.txt")  # symlinks are not followed
+    (project / "src" / "link.txt").symlink_to(
+        project / "src" / "c.txt"
+    )  # symlinks are not followed
     return project
 
 

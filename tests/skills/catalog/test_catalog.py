@@ -303,14 +303,18 @@ def test_replaced_file_with_same_size_and_new_inode_is_reparsed(cat, skills_root
     assert cat.snapshot.get("alpha").description == "fir5t"
 
 
-def test_on_scanned_sees_the_candidates_once_before_any_is_parsed(skills_root, write_skill, parse_calls):
+def test_on_scanned_sees_the_candidates_once_before_any_is_parsed(
+    skills_root, write_skill, parse_calls
+):
     """The hook the router's body prefetch hangs on: the files a full scan found, before
     parsing starts, and only once (a reload does not call it again)."""
     write_skill(skills_root, "alpha", "description: first")
     write_skill(skills_root, "beta", "description: second")
     catalog = Catalog([Root(skills_root, Source.PROJECT, "codebot", (0,))])
     seen: list[tuple[list[str], int]] = []
-    catalog.on_scanned = lambda cands: seen.append((sorted(c.path.parent.name for c in cands), len(parse_calls)))
+    catalog.on_scanned = lambda cands: seen.append(
+        (sorted(c.path.parent.name for c in cands), len(parse_calls))
+    )
     catalog.load()
     assert seen == [(["alpha", "beta"], 0)]
     assert catalog.on_scanned is None and len(catalog.snapshot) == 2
@@ -319,7 +323,9 @@ def test_on_scanned_sees_the_candidates_once_before_any_is_parsed(skills_root, w
     assert len(seen) == 1 and len(catalog.snapshot) == 3
 
 
-def test_on_found_streams_the_scan_in_batches_before_on_scanned(skills_root, write_skill, parse_calls, monkeypatch):
+def test_on_found_streams_the_scan_in_batches_before_on_scanned(
+    skills_root, write_skill, parse_calls, monkeypatch
+):
     from codebot.skills.catalog import discover
 
     monkeypatch.setattr(discover, "FOUND_BATCH", 2)
@@ -327,13 +333,19 @@ def test_on_found_streams_the_scan_in_batches_before_on_scanned(skills_root, wri
         write_skill(skills_root, name, f"description: {name}")
     catalog = Catalog([Root(skills_root, Source.PROJECT, "codebot", (0,))])
     events: list[tuple[str, list[str], int]] = []
-    catalog.on_found = lambda batch: events.append(("found", [c.path.parent.name for c in batch], len(parse_calls)))
-    catalog.on_scanned = lambda cands: events.append(("scanned", [c.path.parent.name for c in cands], len(parse_calls)))
+    catalog.on_found = lambda batch: events.append(
+        ("found", [c.path.parent.name for c in batch], len(parse_calls))
+    )
+    catalog.on_scanned = lambda cands: events.append(
+        ("scanned", [c.path.parent.name for c in cands], len(parse_calls))
+    )
     catalog.load()
     kinds = [e[0] for e in events]
     assert kinds[-1] == "scanned" and kinds.count("scanned") == 1 and kinds.count("found") >= 1
     streamed = [n for kind, names, _ in events if kind == "found" for n in names]
-    assert len(streamed) == len(set(streamed)) and set(streamed) < set(events[-1][1])  # each once, the rest at the end
+    assert len(streamed) == len(set(streamed)) and set(streamed) < set(
+        events[-1][1]
+    )  # each once, the rest at the end
     assert all(parsed == 0 for _, _, parsed in events)  # all before any parse
     assert catalog.on_found is None and catalog.on_scanned is None
     events.clear()

@@ -103,8 +103,11 @@ def test_noop_reload_lists_no_folder(tree, settled, listings) -> None:
     change = cat.reload()
     assert not change
     # Only the folders holding a symbolic link, or reached through one, are listed again.
-    assert listings[first:] == [str(tree[1].path), str(tree[1].path / "link"),
-                                str(tree[1].path / "link" / "linked")]  # fmt: skip
+    assert listings[first:] == [
+        str(tree[1].path),
+        str(tree[1].path / "link"),
+        str(tree[1].path / "link" / "linked"),
+    ]
     same(cat.snapshot, cold(tree))
 
 
@@ -272,8 +275,11 @@ def test_warm_start_with_persisted_folder_cache_equals_cold_load(tree, tmp_path,
     warm = Catalog(tree, index=index)
     warm.load()
     assert index.misses == 0
-    assert listings[n:] == [str(tree[1].path), str(tree[1].path / "link"),
-                            str(tree[1].path / "link" / "linked")]  # fmt: skip
+    assert listings[n:] == [
+        str(tree[1].path),
+        str(tree[1].path / "link"),
+        str(tree[1].path / "link" / "linked"),
+    ]
     same(warm.snapshot, cold(tree))
 
 
@@ -413,15 +419,22 @@ def test_a_patched_reload_reports_the_change_a_full_diff_finds(tree, tmp_path, s
     cat = Catalog(tree, index=Index(tmp_path / "index.json"))
     cat.load()
     before = cat.snapshot
-    edits = [tree[1].path / "link" / "linked" / "SKILL.md", tree[0].path / "alpha" / "SKILL.md",
-             tree[1].path / "alpha" / "SKILL.md"]  # fmt: skip
+    edits = [
+        tree[1].path / "link" / "linked" / "SKILL.md",
+        tree[0].path / "alpha" / "SKILL.md",
+        tree[1].path / "alpha" / "SKILL.md",
+    ]
     for i, target in enumerate(edits):
         name = target.parent.name
         target.write_text(f"---\nname: {name}\ndescription: again {i}\n---\n")
         os.utime(target, ns=(time.time_ns(), target.stat().st_mtime_ns + 1_000_000))
     change = cat.reload(paths=edits)
     full = diff(before, cat.snapshot)
-    assert (change.added, change.removed, change.changed) == (full.added, full.removed, full.changed)
+    assert (change.added, change.removed, change.changed) == (
+        full.added,
+        full.removed,
+        full.changed,
+    )
     assert sorted(change.changed) == ["alpha", "linked"] and len(change.changed) == 2
     # only the shadowed copy edited: the winner is the same object, nothing to report
     before = cat.snapshot

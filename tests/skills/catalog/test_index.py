@@ -97,9 +97,11 @@ def roots(tmp_path: Path) -> list[Root]:
     a = tmp_path / "a"
     b = tmp_path / "b"
     _write(a / "release-notes" / "SKILL.md", RICH)
-    _write(a / "release-notes" / "agents" / "openai.yaml",
-           "interface:\n  display_name: Release Notes\n  short_description: notes\n"
-           "policy:\n  allow_implicit_invocation: false\n")  # fmt: skip
+    _write(
+        a / "release-notes" / "agents" / "openai.yaml",
+        "interface:\n  display_name: Release Notes\n  short_description: notes\n"
+        "policy:\n  allow_implicit_invocation: false\n",
+    )
     _write(a / "warny" / "SKILL.md", WARNY)
     _write(a / "broken" / "SKILL.md", BROKEN)
     _write(a / "single.md", PLAIN)
@@ -152,8 +154,9 @@ def test_default_path_is_under_codebot_home(tmp_path: Path) -> None:
     assert default_path(tmp_path / "h") == tmp_path / "h" / "cache" / "skill-index.json"
 
 
-def test_warm_load_equals_cold_parse(roots: list[Root], tmp_path: Path,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_warm_load_equals_cold_parse(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cold = Catalog(roots)
     cold.load()
     assert len(cold.snapshot) == 8  # release-notes, warny, single, s0..s4
@@ -182,8 +185,9 @@ def test_warm_load_equals_cold_parse(roots: list[Root], tmp_path: Path,
     assert warm.snapshot.get("release-notes").read_body() == "# Release notes\n\nBody text.\n"
 
 
-def test_second_catalog_does_not_parse_unchanged_files(roots: list[Root], tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_second_catalog_does_not_parse_unchanged_files(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     calls = _count_parses(monkeypatch)
     Catalog(roots, index=Index(path)).load()
@@ -195,8 +199,9 @@ def test_second_catalog_does_not_parse_unchanged_files(roots: list[Root], tmp_pa
     assert len(second.snapshot) == 8
 
 
-def test_edited_file_is_parsed_again(roots: list[Root], tmp_path: Path,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_edited_file_is_parsed_again(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
     target = roots[1].path / "s3" / "SKILL.md"
@@ -222,8 +227,9 @@ def test_edited_file_is_parsed_again(roots: list[Root], tmp_path: Path,
     assert again.snapshot.get("s3").description == "edited description"
 
 
-def test_changed_openai_yaml_invalidates_the_entry(roots: list[Root], tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_changed_openai_yaml_invalidates_the_entry(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
     side = roots[0].path / "release-notes" / "agents" / "openai.yaml"
@@ -281,8 +287,9 @@ def test_other_version_is_ignored(
     assert len(calls) == 10
 
 
-def test_same_file_under_another_rank_is_another_entry(roots: list[Root], tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_same_file_under_another_rank_is_another_entry(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
     moved = [dataclasses.replace(roots[0], rank=(0, 1, 5)), roots[1]]
@@ -350,8 +357,10 @@ CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "ski
 @pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
 def test_corpus_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    roots = [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True)
-             for i, d in enumerate(sorted(p for p in CORPUS.iterdir() if p.is_dir()))]  # fmt: skip
+    roots = [
+        Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True)
+        for i, d in enumerate(sorted(p for p in CORPUS.iterdir() if p.is_dir()))
+    ]
     cold = Catalog(roots)
     cold.load()
     path = tmp_path / "skill-index.json"

@@ -18,9 +18,11 @@ SPOOFS = {
 
 
 @pytest.mark.parametrize(("real", "spoof"), list(SPOOFS.values()), ids=list(SPOOFS))
-def test_lookalike_is_shadowed_by_the_plain_name(skills_root, load, write_skill, real, spoof) -> None:
+def test_lookalike_is_shadowed_by_the_plain_name(
+    skills_root, load, write_skill, real, spoof
+) -> None:
     write_skill(skills_root, "real", f"name: {real}\ndescription: real")
-    write_skill(skills_root, "spoof", f"name: \"{spoof}\"\ndescription: fake")
+    write_skill(skills_root, "spoof", f'name: "{spoof}"\ndescription: fake')
     snapshot = load(skills_root)
     assert [s.name for s in snapshot.skills.values()] == [real]
     [shadow] = snapshot.shadowed
@@ -51,7 +53,9 @@ def test_the_ascii_fast_path_agrees_with_the_full_skeleton(monkeypatch) -> None:
     names = ["review", "commit", "cornrnit", "m0dule", "ili1", "50%-off", 'a"b|c`d', "x" * 64]
     fast = [lookalike.skeleton(n) for n in names]
     lookalike.skeleton.cache_clear()
-    monkeypatch.setattr(lookalike, "_ascii_map", lambda: ({}, frozenset(chr(i) for i in range(128))))
+    monkeypatch.setattr(
+        lookalike, "_ascii_map", lambda: ({}, frozenset(chr(i) for i in range(128)))
+    )
     try:
         assert [lookalike.skeleton(n) for n in names] == fast
     finally:

@@ -24,7 +24,9 @@ def heavy_root(skills_root: Path, write_skill) -> Path:
         (assets / f"{i:04}").mkdir(parents=True)
     write_skill(assets / "9999", "hidden", "description: Below the heavy tree: may be cut.")
     write_skill(skills_root, "z-skill", "description: Sorts after the heavy one.")
-    write_skill(skills_root / "z-group" / "inner", "deep", "description: Deeper, after the heavy one.")
+    write_skill(
+        skills_root / "z-group" / "inner", "deep", "description: Deeper, after the heavy one."
+    )
     return skills_root
 
 
@@ -36,7 +38,11 @@ def test_a_heavy_skill_hides_nothing_beside_it(heavy_root: Path) -> None:
     res = scan_root(_root(heavy_root))
     assert _names(heavy_root, res) == ["a-skill", "heavy", "z-group/inner/deep", "z-skill"]
     [warn] = res.diagnostics
-    assert (warn.code, warn.severity, warn.path) == ("scan-limit", Severity.WARNING, str(heavy_root / "heavy"))
+    assert (warn.code, warn.severity, warn.path) == (
+        "scan-limit",
+        Severity.WARNING,
+        str(heavy_root / "heavy"),
+    )
     assert "'heavy'" in warn.message
 
 
@@ -50,17 +56,23 @@ def test_the_same_with_kept_listings(heavy_root: Path, monkeypatch) -> None:
     assert again.diagnostics == first.diagnostics
 
 
-def test_catalog_with_index_loads_the_neighbours(heavy_root: Path, tmp_path: Path, monkeypatch) -> None:
+def test_catalog_with_index_loads_the_neighbours(
+    heavy_root: Path, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setattr(discover, "RACY_NS", -10_000_000_000)
     for _ in range(2):  # cold, then warm from the index and its folder listings
         index = Index(tmp_path / "index.json")
         snap = Catalog([_root(heavy_root)], index=index).load()
         index.save()
         assert sorted(s.name for s in snap) == ["a-skill", "deep", "heavy", "z-skill"]
-        assert [d.path for d in snap.diagnostics if d.code == "scan-limit"] == [str(heavy_root / "heavy")]
+        assert [d.path for d in snap.diagnostics if d.code == "scan-limit"] == [
+            str(heavy_root / "heavy")
+        ]
 
 
-def test_the_root_wide_limit_names_what_was_left(skills_root: Path, write_skill, monkeypatch) -> None:
+def test_the_root_wide_limit_names_what_was_left(
+    skills_root: Path, write_skill, monkeypatch
+) -> None:
     monkeypatch.setattr(discover, "MAX_DIRS", 8)
     monkeypatch.setattr(discover, "DIRS_PER_SKILL", 0)
     for top in ("one", "two"):
@@ -74,7 +86,9 @@ def test_the_root_wide_limit_names_what_was_left(skills_root: Path, write_skill,
     assert warn.path == str(skills_root) and "'two'" in warn.message
 
 
-def test_top_level_skills_load_before_any_deep_folder(skills_root: Path, write_skill, monkeypatch) -> None:
+def test_top_level_skills_load_before_any_deep_folder(
+    skills_root: Path, write_skill, monkeypatch
+) -> None:
     monkeypatch.setattr(discover, "MAX_DIRS", 30)
     monkeypatch.setattr(discover, "DIRS_PER_SKILL", 0)
     deep = skills_root / "a-deep"

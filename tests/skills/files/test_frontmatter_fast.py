@@ -82,7 +82,7 @@ ACCEPTED = [
     "name: x\ndescription: y\n",
     "name:   spaced out   \n",
     "description: Use for C# and F#, [brackets], {braces}, a,b,c and 100% of it\n",
-    "description: it's \"quoted\" inside\n",
+    'description: it\'s "quoted" inside\n',
     "description: a:b and a :b and http://x.y/z?q=1\n",
     "description: ends with a dot.\n",
     "description: non-ASCII — “smart” quotes, café, 日本語, emoji 🎉\n",
@@ -94,7 +94,7 @@ ACCEPTED = [
     "flag: true\nother: False\nthird: yes\nfourth: OFF\nfifth: on\n",
     "nothing:\nnull_word: null\ntilde: ~\nNULL_ish: x\n",
     "y: n\nn: y\n",
-    "metadata:\n  author: me\n  version: \"1.0\"\n  tags: a, b\nlicense: MIT\n",
+    'metadata:\n  author: me\n  version: "1.0"\n  tags: a, b\nlicense: MIT\n',
     "metadata:\n\n    deep: x\n    # note\n    other:\nname: z\n",
     "allowed-tools:\n  - Read\n  - Bash(git:*)\n  -\n  - 'quoted'\n",
     "allowed-tools:\n- Read\n- Write\nname: x\n",
@@ -174,12 +174,78 @@ def test_other_shapes_are_left_to_pyyaml(text: str) -> None:
 # words and numbers, non-ASCII and line-break characters.
 _KEYS = ["name", "description", "a", "b_c", "x-y", "on", "Yes", "null", "n", "_k", "k1"]
 _WORDS = [
-    "plain", "two words", "", " ", "  ", ":", ": ", "#", " #", "# ", "-", "- ", "?", ",", "[", "]",
-    "{", "}", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "\\", "~", "true", "False", "YES",
-    "no", "on", "Off", "null", "NULL", "1", "1.0", "1.0.0", "0x1f", "1e3", "-1", "+1", ".5", ".inf",
-    ".NaN", "2024-01-02", "12:30", "1_000", "0o17", "=", "<<", "é", "日本", "🎉", "\u00a0", "\u2028",
-    "\x85", "\ufeff", "\t", "\r", "x", "foo:bar", "a:", "a: b", "'q'", '"q"', "'it''s'", '"a\\"b"',
-]  # fmt: skip
+    "plain",
+    "two words",
+    "",
+    " ",
+    "  ",
+    ":",
+    ": ",
+    "#",
+    " #",
+    "# ",
+    "-",
+    "- ",
+    "?",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    "&",
+    "*",
+    "!",
+    "|",
+    ">",
+    "'",
+    '"',
+    "%",
+    "@",
+    "`",
+    "\\",
+    "~",
+    "true",
+    "False",
+    "YES",
+    "no",
+    "on",
+    "Off",
+    "null",
+    "NULL",
+    "1",
+    "1.0",
+    "1.0.0",
+    "0x1f",
+    "1e3",
+    "-1",
+    "+1",
+    ".5",
+    ".inf",
+    ".NaN",
+    "2024-01-02",
+    "12:30",
+    "1_000",
+    "0o17",
+    "=",
+    "<<",
+    "é",
+    "日本",
+    "🎉",
+    "\u00a0",
+    "\u2028",
+    "\x85",
+    "\ufeff",
+    "\t",
+    "\r",
+    "x",
+    "foo:bar",
+    "a:",
+    "a: b",
+    "'q'",
+    '"q"',
+    "'it''s'",
+    '"a\\"b"',
+]
 
 
 _TAME = ["plain", "two words", "x", " ", "é", "🎉", "true", "null", "1.0.0", "a:b", "C#", "(x)"]
@@ -215,7 +281,9 @@ def _fuzz_doc(rng: random.Random, words: list[str]) -> str:
             pad = " " * rng.choice([0, 1, 2, 4])
             dash = rng.random() < 0.5
             for _ in range(rng.randint(0, 3)):
-                lines.append(f"{pad}- {value()}" if dash else f"{pad}{rng.choice(_KEYS)}: {value()}")
+                lines.append(
+                    f"{pad}- {value()}" if dash else f"{pad}{rng.choice(_KEYS)}: {value()}"
+                )
         else:
             lines.append(rng.choice(["", "# c", "  # c", " "]))
     return "\n".join(lines) + "\n"

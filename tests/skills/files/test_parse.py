@@ -150,12 +150,26 @@ def test_license_compatibility_and_metadata_are_kept(skills_root, write_skill):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("yes", True), ("YES", True), ("Yes", True), ("on", True), ("On", True),
-        ("true", True), ("TRUE", True), ("1", True), ('"1"', True), ('"Yes"', True),
-        ("no", False), ("NO", False), ("off", False), ("OFF", False),
-        ("false", False), ("False", False), ("0", False), ('"off"', False),
+        ("yes", True),
+        ("YES", True),
+        ("Yes", True),
+        ("on", True),
+        ("On", True),
+        ("true", True),
+        ("TRUE", True),
+        ("1", True),
+        ('"1"', True),
+        ('"Yes"', True),
+        ("no", False),
+        ("NO", False),
+        ("off", False),
+        ("OFF", False),
+        ("false", False),
+        ("False", False),
+        ("0", False),
+        ('"off"', False),
     ],
-)  # fmt: skip
+)
 def test_boolean_spellings_are_accepted_in_any_case(skills_root, write_skill, text, expected):
     fm = f"description: x\ndisable-model-invocation: {text}\nuser-invocable: {text}"
     spec = parse(write_skill(skills_root, "flags", fm))
@@ -182,10 +196,14 @@ def test_non_boolean_value_warns_and_keeps_the_default(skills_root, write_skill)
 @pytest.mark.parametrize("key", ["allowed-tools", "disallowed-tools"])
 @pytest.mark.parametrize(
     "value",
-    ["[Read, Grep, 'Bash(git diff:*)']", "Read Grep Bash(git diff:*)", "Read, Grep, Bash(git diff:*)",
-     "\n  - Read\n  - Grep\n  - Bash(git diff:*)"],
+    [
+        "[Read, Grep, 'Bash(git diff:*)']",
+        "Read Grep Bash(git diff:*)",
+        "Read, Grep, Bash(git diff:*)",
+        "\n  - Read\n  - Grep\n  - Bash(git diff:*)",
+    ],
     ids=["flow-list", "spaces", "commas", "block-list"],
-)  # fmt: skip
+)
 def test_tool_lists_accept_a_list_or_a_space_or_comma_string(skills_root, write_skill, key, value):
     spec = parse(write_skill(skills_root, "tools", f"description: x\n{key}: {value}"))
     assert getattr(spec, key.replace("-", "_")) == ("Read", "Grep", "Bash(git diff:*)")
@@ -199,9 +217,13 @@ def test_bash_pattern_with_spaces_inside_parentheses_stays_one_tool(skills_root,
 
 @pytest.mark.parametrize(
     "value",
-    ["src/**/*.{ts,tsx}, docs/*.md", '["src/**/*.{ts,tsx}", "docs/*.md"]', "\n  - src/**/*.{ts,tsx}\n  - docs/*.md"],
+    [
+        "src/**/*.{ts,tsx}, docs/*.md",
+        '["src/**/*.{ts,tsx}", "docs/*.md"]',
+        "\n  - src/**/*.{ts,tsx}\n  - docs/*.md",
+    ],
     ids=["comma-string", "flow-list", "block-list"],
-)  # fmt: skip
+)
 def test_paths_keep_a_brace_glob_as_one_entry(skills_root, write_skill, value):
     spec = parse(write_skill(skills_root, "globs", f"description: x\npaths: {value}"))
     assert spec.paths == ("src/**/*.{ts,tsx}", "docs/*.md")
@@ -548,17 +570,31 @@ def test_duplicated_allowed_tools_grants_nothing(skills_root, write_skill):
 
 
 def test_duplicated_model_grants_nothing(skills_root, write_skill):
-    path = write_skill(skills_root, "ship", "description: Ship.\nmodel: small\nallowed-tools: Read\nmodel: big\n")
+    path = write_skill(
+        skills_root, "ship", "description: Ship.\nmodel: small\nallowed-tools: Read\nmodel: big\n"
+    )
     spec = parse(path)
     assert_no_grants(spec)
     (d,) = dupes(spec)
     assert d.field == "model" and "line 3" in d.message and "line 5" in d.message
 
 
-@pytest.mark.parametrize("first, second", [("allowed_tools", "allowed-tools"), ("Model", "model"),
-                                           ("EFFORT", "effort"), ("Context", "context"), ("agent", "Agent")])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("allowed_tools", "allowed-tools"),
+        ("Model", "model"),
+        ("EFFORT", "effort"),
+        ("Context", "context"),
+        ("agent", "Agent"),
+    ],
+)
 def test_spellings_that_fold_together_are_duplicates(skills_root, write_skill, first, second):
-    path = write_skill(skills_root, "ship", f"description: Ship.\n{first}: fork\nallowed-tools: Read\n{second}: fork\n")
+    path = write_skill(
+        skills_root,
+        "ship",
+        f"description: Ship.\n{first}: fork\nallowed-tools: Read\n{second}: fork\n",
+    )
     spec = parse(path)
     assert_no_grants(spec)
     (d,) = dupes(spec)
@@ -566,21 +602,27 @@ def test_spellings_that_fold_together_are_duplicates(skills_root, write_skill, f
 
 
 def test_a_key_three_times_names_every_line(skills_root, write_skill):
-    path = write_skill(skills_root, "ship", "description: Ship.\neffort: low\neffort: high\neffort: max\n")
+    path = write_skill(
+        skills_root, "ship", "description: Ship.\neffort: low\neffort: high\neffort: max\n"
+    )
     (d,) = dupes(parse(path))
     assert all(f"line {n}" in d.message for n in (3, 4, 5)) and "3 times" in d.message
 
 
 def test_duplicate_under_metadata_is_not_top_level(skills_root, write_skill):
-    text = ("description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  model: x\n"
-            "  model: y\n")  # fmt: skip
+    text = (
+        "description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  model: x\n"
+        "  model: y\n"
+    )
     spec = parse(write_skill(skills_root, "ship", text))
     assert spec.allowed_tools == ("Read",)
     assert [d.code for d in spec.diagnostics if d.code.startswith("duplicate")] == []
 
 
 def test_duplicate_non_grant_key_warns_and_keeps_the_last(skills_root, write_skill):
-    path = write_skill(skills_root, "ship", "description: First.\nallowed-tools: Read\ndescription: Second.\n")
+    path = write_skill(
+        skills_root, "ship", "description: First.\nallowed-tools: Read\ndescription: Second.\n"
+    )
     spec = parse(path)
     assert spec.description == "Second." and spec.allowed_tools == ("Read",)
     assert dupes(spec) == []
@@ -590,7 +632,9 @@ def test_duplicate_non_grant_key_warns_and_keeps_the_last(skills_root, write_ski
 
 def test_quoted_key_is_a_duplicate_too(skills_root, write_skill):
     # Quoted keys are read by PyYAML (the fast path refuses them).
-    path = write_skill(skills_root, "ship", 'description: Ship.\nallowed-tools: Read\n"allowed-tools": Bash\n')
+    path = write_skill(
+        skills_root, "ship", 'description: Ship.\nallowed-tools: Read\n"allowed-tools": Bash\n'
+    )
     spec = parse(path)
     assert spec.allowed_tools == ()
     assert [d.field for d in dupes(spec)] == ["allowed-tools"]

@@ -22,29 +22,68 @@ def catalog_of(root: Path, source: Source = Source.PROJECT, plugin: str | None =
 def skills(tmp_path: Path, write_skill) -> dict:
     root = tmp_path / "skills"
     write_skill(root, "plain", "description: Plain skill. Not for X.", "Plain body.")
-    write_skill(root, "args", "description: With args. Not for X.\nargument-hint: <file> [mode]",
-                "File $1 mode $2 all=$ARGUMENTS first=$ARGUMENTS[0]")  # fmt: skip
-    write_skill(root, "named", "description: Named. Not for X.\narguments:\n  target: {type: string, required: true}\n"
-                "  count: {type: integer, minimum: 1}", "Target $target count ${count}")  # fmt: skip
-    write_skill(root, "money", "description: Money. Not for X.",
-                "awk '{print $1}' costs $1,000 and $B$2 and \\$5 and $unknown and $ARGUMENTS")  # fmt: skip
-    write_skill(root, "userskill", "description: People only. Not for X.\ndisable-model-invocation: true", "U")
-    write_skill(root, "modelskill", "description: Model only. Not for X.\nuser-invocable: false", "M")
+    write_skill(
+        root,
+        "args",
+        "description: With args. Not for X.\nargument-hint: <file> [mode]",
+        "File $1 mode $2 all=$ARGUMENTS first=$ARGUMENTS[0]",
+    )
+    write_skill(
+        root,
+        "named",
+        "description: Named. Not for X.\narguments:\n  target: {type: string, required: true}\n"
+        "  count: {type: integer, minimum: 1}",
+        "Target $target count ${count}",
+    )
+    write_skill(
+        root,
+        "money",
+        "description: Money. Not for X.",
+        "awk '{print $1}' costs $1,000 and $B$2 and \\$5 and $unknown and $ARGUMENTS",
+    )
+    write_skill(
+        root,
+        "userskill",
+        "description: People only. Not for X.\ndisable-model-invocation: true",
+        "U",
+    )
+    write_skill(
+        root, "modelskill", "description: Model only. Not for X.\nuser-invocable: false", "M"
+    )
     write_skill(root, "codexoff", "description: Codex says explicit only. Not for X.", "C")
     (root / "codexoff" / "agents").mkdir()
-    (root / "codexoff" / "agents" / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n")
-    write_skill(root, "shell", "description: Runs shell. Not for X.", "Branch: !`echo INJECTED-$((40+2))`\n$ARGUMENTS")
+    (root / "codexoff" / "agents" / "openai.yaml").write_text(
+        "policy:\n  allow_implicit_invocation: false\n"
+    )
+    write_skill(
+        root,
+        "shell",
+        "description: Runs shell. Not for X.",
+        "Branch: !`echo INJECTED-$((40+2))`\n$ARGUMENTS",
+    )
     write_skill(root, "failing", "description: Failing shell. Not for X.", "!`echo oops; exit 3`")
     write_skill(root, "hanging", "description: Hanging shell. Not for X.", "!`sleep 30`")
-    write_skill(root, "noisy", "description: Noisy shell. Not for X.", "!`head -c 10000000 /dev/zero | tr '\\0' x`")
-    write_skill(root, "forky", "description: Forks. Not for X.\ncontext: fork\nmodel: m1\neffort: high\n"
-                "allowed-tools: Read Bash(git diff:*)\npaths: src/**", "Fork body")  # fmt: skip
+    write_skill(
+        root,
+        "noisy",
+        "description: Noisy shell. Not for X.",
+        "!`head -c 10000000 /dev/zero | tr '\\0' x`",
+    )
+    write_skill(
+        root,
+        "forky",
+        "description: Forks. Not for X.\ncontext: fork\nmodel: m1\neffort: high\n"
+        "allowed-tools: Read Bash(git diff:*)\npaths: src/**",
+        "Fork body",
+    )
     return catalog_of(root)
 
 
 def run(specs: dict, name: str, args: str = "", **kw) -> object:
     kw.setdefault("trusted_project", True)  # the project trust gate has tests of its own
-    return process_invocation(Request(skill=name, args=args, session_id="S1", project_dir=Path.cwd(), **kw), specs)
+    return process_invocation(
+        Request(skill=name, args=args, session_id="S1", project_dir=Path.cwd(), **kw), specs
+    )
 
 
 def test_unknown_skill_suggests_closest_names(skills: dict) -> None:
@@ -52,14 +91,19 @@ def test_unknown_skill_suggests_closest_names(skills: dict) -> None:
     assert not r.ok and r.kind == "unknown" and "plain" in r.suggestions and "plain" in r.message
 
 
-@pytest.mark.parametrize(("name", "actor", "field"), [
-    ("userskill", Actor.MODEL, "disable-model-invocation"),
-    ("userskill", Actor.AGENT, "disable-model-invocation"),
-    ("userskill", Actor.SKILL, "disable-model-invocation"),
-    ("modelskill", Actor.HUMAN, "user-invocable"),
-    ("codexoff", Actor.MODEL, "agents/openai.yaml:policy.allow_implicit_invocation"),
-])  # fmt: skip
-def test_host_fields_deny_actors_and_say_why(skills: dict, name: str, actor: Actor, field: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "actor", "field"),
+    [
+        ("userskill", Actor.MODEL, "disable-model-invocation"),
+        ("userskill", Actor.AGENT, "disable-model-invocation"),
+        ("userskill", Actor.SKILL, "disable-model-invocation"),
+        ("modelskill", Actor.HUMAN, "user-invocable"),
+        ("codexoff", Actor.MODEL, "agents/openai.yaml:policy.allow_implicit_invocation"),
+    ],
+)
+def test_host_fields_deny_actors_and_say_why(
+    skills: dict, name: str, actor: Actor, field: str
+) -> None:
     r = run(skills, name, actor=actor)
     assert not r.ok and r.kind == "denied" and r.decision.decided_by == field
     if actor is Actor.MODEL:
@@ -79,12 +123,18 @@ def test_core_adapter_ignores_host_fields(skills: dict) -> None:
     assert d.allowed and d.adapter is Adapter.CORE
 
 
-@pytest.mark.parametrize(("override", "actor", "allowed"), [
-    ("off", Actor.HUMAN, False), ("off", Actor.APPLICATION, False),
-    ("user-only", Actor.MODEL, False), ("user-only", Actor.HUMAN, True),
-    ("model-only", Actor.HUMAN, False), ("model-only", Actor.MODEL, True),
-    ("name-only", Actor.MODEL, True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("override", "actor", "allowed"),
+    [
+        ("off", Actor.HUMAN, False),
+        ("off", Actor.APPLICATION, False),
+        ("user-only", Actor.MODEL, False),
+        ("user-only", Actor.HUMAN, True),
+        ("model-only", Actor.HUMAN, False),
+        ("model-only", Actor.MODEL, True),
+        ("name-only", Actor.MODEL, True),
+    ],
+)
 def test_config_overrides(skills: dict, override: str, actor: Actor, allowed: bool) -> None:
     d = decide(skills["plain"], actor, {"plain": override})
     assert d.allowed is allowed
@@ -119,11 +169,22 @@ def test_arguments_appended_when_body_has_no_placeholder(skills: dict) -> None:
     assert "ARGUMENTS:" not in run(skills, "plain").prompt
 
 
-@pytest.mark.parametrize("hostile", [
-    "$(touch {m})", "`touch {m}`", "; touch {m}", "| touch {m}", "x\ntouch {m}",
-    "!`touch {m}`", "$ARGUMENTS !`touch {m}`", "${{CODEBOT_SKILL_DIR}}",
-])  # fmt: skip
-def test_hostile_arguments_are_never_executed_or_reexpanded(skills: dict, tmp_path: Path, hostile: str) -> None:
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "$(touch {m})",
+        "`touch {m}`",
+        "; touch {m}",
+        "| touch {m}",
+        "x\ntouch {m}",
+        "!`touch {m}`",
+        "$ARGUMENTS !`touch {m}`",
+        "${{CODEBOT_SKILL_DIR}}",
+    ],
+)
+def test_hostile_arguments_are_never_executed_or_reexpanded(
+    skills: dict, tmp_path: Path, hostile: str
+) -> None:
     marker = tmp_path / "pwned"
     value = hostile.format(m=marker)
     r = run(skills, "shell", value)
@@ -137,7 +198,9 @@ def test_hostile_arguments_are_never_executed_or_reexpanded(skills: dict, tmp_pa
 
 def test_unbalanced_quotes_fall_back_to_spaces(skills: dict) -> None:
     r = run(skills, "args", "don't stop")
-    assert r.ok and "File don't mode stop" in r.prompt and any("split on spaces" in n for n in r.notes)
+    assert (
+        r.ok and "File don't mode stop" in r.prompt and any("split on spaces" in n for n in r.notes)
+    )
 
 
 def test_failing_shell_aborts_with_output(skills: dict) -> None:
@@ -163,8 +226,13 @@ def test_dry_run_lists_shell_without_running(skills: dict) -> None:
 def test_plugin_skill_cannot_run_shell_or_raise_privileges(tmp_path: Path, write_skill) -> None:
     root = tmp_path / "plug" / "skills"
     marker = tmp_path / "pwned"
-    write_skill(root, "evil", "description: Evil. Not for X.\nallowed-tools: Bash\nmodel: attacker\n"
-                "effort: high\ndisallowed-tools: Read", f"!`touch {marker}`")  # fmt: skip
+    write_skill(
+        root,
+        "evil",
+        "description: Evil. Not for X.\nallowed-tools: Bash\nmodel: attacker\n"
+        "effort: high\ndisallowed-tools: Read",
+        f"!`touch {marker}`",
+    )
     specs = catalog_of(root, Source.PLUGIN, plugin="acme")
     r = run(specs, "acme:evil")
     assert r.ok and not marker.exists()
@@ -182,8 +250,13 @@ def test_wrap_escapes_tag_breakouts(skills: dict) -> None:
 def test_fork_mode_and_delta(skills: dict) -> None:
     r = run(skills, "forky")
     assert r.mode == "fork"
-    assert r.delta.to_json() == {"allowed_tools": ["Read", "Bash(git diff:*)"], "disallowed_tools": [],
-                                 "model": "m1", "effort": "high", "paths": ["src/**"]}  # fmt: skip
+    assert r.delta.to_json() == {
+        "allowed_tools": ["Read", "Bash(git diff:*)"],
+        "disallowed_tools": [],
+        "model": "m1",
+        "effort": "high",
+        "paths": ["src/**"],
+    }
     assert run(skills, "plain").mode == "inline"
 
 
@@ -196,29 +269,71 @@ def test_composition_cycle_and_depth(skills: dict) -> None:
 
 def test_variables_expand(skills: dict, tmp_path: Path, write_skill) -> None:
     root = tmp_path / "v"
-    write_skill(root, "vars", "description: Vars. Not for X.",
-                "${CODEBOT_SKILL_DIR} ${CLAUDE_SESSION_ID} ${CODEBOT_PROJECT_DIR} ${OTHER}")  # fmt: skip
+    write_skill(
+        root,
+        "vars",
+        "description: Vars. Not for X.",
+        "${CODEBOT_SKILL_DIR} ${CLAUDE_SESSION_ID} ${CODEBOT_PROJECT_DIR} ${OTHER}",
+    )
     r = run(catalog_of(root), "vars")
     assert f"{root / 'vars'} S1 {Path.cwd()} ${{OTHER}}" in r.prompt
 
 
-def test_cli_invoke_json_contract(tmp_path: Path, write_skill, capsys: pytest.CaptureFixture) -> None:
+def test_cli_invoke_json_contract(
+    tmp_path: Path, write_skill, capsys: pytest.CaptureFixture
+) -> None:
     root = tmp_path / "cli"
-    write_skill(root, "deploy", "description: Deploy. Not for X.\ndisable-model-invocation: true\nmodel: m2",
-                "Deploy $ARGUMENTS !`echo hi`")  # fmt: skip
-    assert main(["skills", "invoke", "deploy", "prod", "--skills-dir", str(root), "--json", "--dry-run", "--trust"]) == 0
+    write_skill(
+        root,
+        "deploy",
+        "description: Deploy. Not for X.\ndisable-model-invocation: true\nmodel: m2",
+        "Deploy $ARGUMENTS !`echo hi`",
+    )
+    assert (
+        main(
+            [
+                "skills",
+                "invoke",
+                "deploy",
+                "prod",
+                "--skills-dir",
+                str(root),
+                "--json",
+                "--dry-run",
+                "--trust",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
-    assert out["decision"] == "allowed" and out["mode"] == "inline" and out["delta"]["model"] == "m2"
+    assert (
+        out["decision"] == "allowed" and out["mode"] == "inline" and out["delta"]["model"] == "m2"
+    )
     assert out["shell"][0]["ran"] is False and out["prompt"].startswith('<skill name="deploy"')
-    assert set(out) >= {"decision", "reasons", "adapter", "decided_by", "skill", "source", "mode", "delta", "prompt"}
-    assert main(["skills", "invoke", "deploy", "--as", "model", "--skills-dir", str(root), "--json"]) == 1
+    assert set(out) >= {
+        "decision",
+        "reasons",
+        "adapter",
+        "decided_by",
+        "skill",
+        "source",
+        "mode",
+        "delta",
+        "prompt",
+    }
+    assert (
+        main(["skills", "invoke", "deploy", "--as", "model", "--skills-dir", str(root), "--json"])
+        == 1
+    )
     denied = json.loads(capsys.readouterr().out)
     assert denied["decision"] == "denied" and denied["decided_by"] == "disable-model-invocation"
     assert main(["skills", "invoke", "deplyo", "--skills-dir", str(root), "--json"]) == 1
     assert "deploy" in json.loads(capsys.readouterr().out)["suggestions"]
 
 
-def test_eligible_agrees_with_decide_for_every_flag_override_actor_and_adapter(tmp_path: Path, write_skill):
+def test_eligible_agrees_with_decide_for_every_flag_override_actor_and_adapter(
+    tmp_path: Path, write_skill
+):
     """`eligible` shares one decision among skills that restrict no one; whatever the
     flags, overrides, actor and adapter, it keeps exactly the skills `decide` allows, with
     the same decision."""
@@ -235,7 +350,9 @@ def test_eligible_agrees_with_decide_for_every_flag_override_actor_and_adapter(t
         write_skill(root, f"s{i}", fm)
     write_skill(root, "implicit-off", "name: implicit-off\ndescription: Not implicitly.")
     (root / "implicit-off" / "agents").mkdir()
-    (root / "implicit-off" / "agents" / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n")
+    (root / "implicit-off" / "agents" / "openai.yaml").write_text(
+        "policy:\n  allow_implicit_invocation: false\n"
+    )
     specs = list(Catalog([Root(root, Source.PROJECT, "extra", (0,))]).load())
     assert len(specs) == len(flags) + 1 and any(not s.allow_implicit_invocation for s in specs)
     for ov_value in (None, "off", "user-only", "model-only", "name-only", "on"):

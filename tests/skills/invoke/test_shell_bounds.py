@@ -64,9 +64,14 @@ def test_two_hundred_megabytes_cost_no_memory(tmp_path: Path) -> None:
         "unit = 1 if sys.platform == 'darwin' else 1024\n"
         "print(json.dumps({'grew': (after - before) * unit, 'took': time.monotonic() - t0,\n"
         "                  'length': len(text), 'marked': '[output truncated' in text}))\n"
-    )  # fmt: skip
-    r = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
-                       timeout=120, cwd=ROOT)  # fmt: skip
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["marked"] and out["length"] < OUTPUT_CAP + 200
@@ -125,6 +130,8 @@ def test_output_under_the_read_limit_but_over_the_cap_says_its_length(tmp_path: 
 def test_a_command_that_keeps_running_after_closing_its_output_times_out(tmp_path: Path) -> None:
     t0 = time.monotonic()
     with pytest.raises(ShellError) as info:
-        run_shell("echo $$ > pgid; echo hi; exec >&-; sleep 300", ShellPolicy(cwd=tmp_path, timeout=0.5))
+        run_shell(
+            "echo $$ > pgid; echo hi; exec >&-; sleep 300", ShellPolicy(cwd=tmp_path, timeout=0.5)
+        )
     assert "timed out" in info.value.reason and info.value.output == "hi"
     assert time.monotonic() - t0 < 5 and group_gone(int((tmp_path / "pgid").read_text()))

@@ -216,14 +216,20 @@ def test_lock_timeout_falls_back_to_memory(home: Path, monkeypatch: pytest.Monke
     UsageTracker(path).record("review", now=NOW)  # history the stuck lock does not hide
     t = UsageTracker(path)
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys, time, filelock
             with filelock.FileLock({str(path) + ".lock"!r}):
                 print("locked", flush=True)
                 sys.stdin.readline()
-        """)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         t.record("review", now=NOW)

@@ -21,8 +21,32 @@ TOPICS = {
     "release-notes": "Write release notes and a changelog from the commits since the last tag.",
     "flaky-tests": "Find and fix flaky pytest tests: races, shared fixtures, time and randomness.",
     "sql-tuning": "Speed up slow SQL queries with indexes and EXPLAIN plans. Do not use for schema design.",
-}  # fmt: skip
-WORDS = ["cache", "queue", "schema", "lint", "format", "upload", "token", "parser", "metrics", "alert", "graph", "socket", "thread", "widget", "cluster", "bucket", "ledger", "invoice", "tensor", "shader", "sprite", "router", "buffer"]  # fmt: skip
+}
+WORDS = [
+    "cache",
+    "queue",
+    "schema",
+    "lint",
+    "format",
+    "upload",
+    "token",
+    "parser",
+    "metrics",
+    "alert",
+    "graph",
+    "socket",
+    "thread",
+    "widget",
+    "cluster",
+    "bucket",
+    "ledger",
+    "invoice",
+    "tensor",
+    "shader",
+    "sprite",
+    "router",
+    "buffer",
+]
 
 
 def filler(rng: random.Random, i: int) -> tuple[str, str, str]:

@@ -33,13 +33,38 @@ def _reference(text: str) -> list[str]:
 
 _VOCAB = sorted(
     {w for head, alts in _PHRASES.items() for seq, _ in alts for w in (head, *seq)}
-    | {"x", "ends", "b2", "c++", "end-", "to", "a#", "+b", "#", "++", "Ｎｅｘｔ", "\u212a8s", "İx",
-       "naïve", "日本", "C#", "e2e", "a+b", "A", "JS", "Next.js", "A/B"}
+    | {
+        "x",
+        "ends",
+        "b2",
+        "c++",
+        "end-",
+        "to",
+        "a#",
+        "+b",
+        "#",
+        "++",
+        "Ｎｅｘｔ",
+        "\u212a8s",
+        "İx",
+        "naïve",
+        "日本",
+        "C#",
+        "e2e",
+        "a+b",
+        "A",
+        "JS",
+        "Next.js",
+        "A/B",
+    }
 )
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(_VOCAB), max_size=12), st.sampled_from([" ", "-", "/", ", ", "\n", "\u00a0", "—", "  "]))
+@given(
+    st.lists(st.sampled_from(_VOCAB), max_size=12),
+    st.sampled_from([" ", "-", "/", ", ", "\n", "\u00a0", "—", "  "]),
+)
 def test_fast_words_equal_the_reference(words: list[str], sep: str) -> None:
     text = sep.join(words)
     assert Tokenizer("none").words(text) == _reference(text)
@@ -52,7 +77,10 @@ def test_fast_words_equal_the_reference_on_any_text(text: str) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(_VOCAB), max_size=14), st.sampled_from([" ", "-", "/", "\n", "  ", "## "]))
+@given(
+    st.lists(st.sampled_from(_VOCAB), max_size=14),
+    st.sampled_from([" ", "-", "/", "\n", "  ", "## "]),
+)
 def test_word_counts_equal_counting_the_words(words: list[str], sep: str) -> None:
     text = sep.join(words)
     tok = Tokenizer("none")
@@ -70,8 +98,20 @@ def test_examples() -> None:
     assert words("End-to-end tests for a pull request") == ["e2e", "tests", "for", "a", "pr"]
     assert words("large language models and A/B tests") == ["llm", "and", "ab", "tests"]
     assert words("a large language model, a b a b") == ["a", "llm", "ab", "ab"]
-    assert words("the end to ending; C++ and C# in ++x") == ["the", "end", "to", "ending", "c++", "and", "c#", "in", "x"]
+    assert words("the end to ending; C++ and C# in ++x") == [
+        "the",
+        "end",
+        "to",
+        "ending",
+        "c++",
+        "and",
+        "c#",
+        "in",
+        "x",
+    ]
     assert words("Ｎｅｘｔ.js") == ["nextjs"]
     assert words("####### deep +++++x #c# ++") == ["deep", "x", "c#"]
     counts = Tokenizer("none").word_counts
-    assert counts("## end to end to end, #next js") == Counter({"e2e": 1, "to": 1, "end": 1, "nextjs": 1})
+    assert counts("## end to end to end, #next js") == Counter(
+        {"e2e": 1, "to": 1, "end": 1, "nextjs": 1}
+    )

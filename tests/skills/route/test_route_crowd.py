@@ -89,8 +89,16 @@ def naive_order(front, rows, key, group, words, decay, k):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(-1, 2), st.integers(1, 7), st.integers(-2, 20)), min_size=1, max_size=25),
-       st.integers(0, 2), st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.5, 0.9]))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.integers(-1, 2), st.integers(1, 7), st.integers(-2, 20)),
+        min_size=1,
+        max_size=25,
+    ),
+    st.integers(0, 2),
+    st.integers(1, 12),
+    st.sampled_from([0.0, 0.3, 0.5, 0.9]),
+)
 def test_the_lazy_greedy_order_is_the_definition(spec, n_front, k, decay):
     rows = list(range(len(spec)))
     key = {i: float(s[2]) for i, s in zip(rows, spec, strict=True)}
@@ -98,7 +106,9 @@ def test_the_lazy_greedy_order_is_the_definition(spec, n_front, k, decay):
     group = {i: s[0] for i, s in enumerate(spec)}
     words = {i: s[1] for i, s in enumerate(spec)}
     front = rows[:n_front]
-    assert crowd_order(front, rows, key, group, words, decay, k) == naive_order(front, rows, key, group, words, decay, k)
+    assert crowd_order(front, rows, key, group, words, decay, k) == naive_order(
+        front, rows, key, group, words, decay, k
+    )
 
 
 # -- through the router -----------------------------------------------------------------
@@ -114,17 +124,28 @@ def crowd(tmp_path_factory):
     for i in range(39):
         w = rng.sample(FILL, 3)
         add(base / "mine", f"mine-{w[0]}-{i}", f"Plan {w[1]} and {w[2]} chores.")
-    add(base / "mine", "architecture-decision-records",
+    add(
+        base / "mine",
+        "architecture-decision-records",
         "Write and maintain architecture decision records (ADRs) that capture a technical choice, "
-        "the options weighed and why, kept under docs.")  # fmt: skip
+        "the options weighed and why, kept under docs.",
+    )
     for i in range(120):
-        add(base / "pack", f"adr-docs-{i}", f"Summarize {rng.choice(FILL)} docs and {rng.choice(FILL)} notes.",
-            "Write the docs. Keep an ADR.\n")  # fmt: skip
+        add(
+            base / "pack",
+            f"adr-docs-{i}",
+            f"Summarize {rng.choice(FILL)} docs and {rng.choice(FILL)} notes.",
+            "Write the docs. Keep an ADR.\n",
+        )
     for i in range(180):
         w = rng.sample(FILL, 3)
         add(base / "pack", f"pack-{w[0]}-{i}", f"Handle {w[1]} and {w[2]} work.")
-    return Catalog([Root(base / "mine", Source.PROJECT, "codebot", (0,)),
-                    Root(base / "pack", Source.PROJECT, "extra", (1,))]).load()  # fmt: skip
+    return Catalog(
+        [
+            Root(base / "mine", Source.PROJECT, "codebot", (0,)),
+            Root(base / "pack", Source.PROJECT, "extra", (1,)),
+        ]
+    ).load()
 
 
 BIG = dict(folder_cap=100, rerank_share=0.1, rerank_depth=10)  # the pack (300) is over the cap
@@ -159,7 +180,9 @@ def test_the_shown_order_follows_the_crowded_numbers(crowd):
     tail = [c.ordered_by for c in r.candidates[held:]]
     assert None not in tail and tail == sorted(tail, reverse=True)
     # the first-stage ranks shown are the first stage's
-    plain = R.Router(cfg(crowd_decay=1.0, coverage_power=0.0, **BIG)).route(ADR, crowd, Actor.MODEL, top=300)
+    plain = R.Router(cfg(crowd_decay=1.0, coverage_power=0.0, **BIG)).route(
+        ADR, crowd, Actor.MODEL, top=300
+    )
     first = {c.name: n + 1 for n, c in enumerate(plain.candidates)}
     assert all(c.rank_lexical == first[c.name] for c in r.candidates)
 
@@ -168,7 +191,9 @@ def test_a_folder_within_the_cap_is_never_crowded(crowd):
     """The same catalog with the pack within the cap: the ranking is exactly the one
     without crowding, and nothing says it was crowded."""
     a = R.Router(cfg(folder_cap=300, rerank_share=0.1)).route(ADR, crowd, Actor.MODEL, top=40)
-    b = R.Router(cfg(folder_cap=300, rerank_share=0.1, crowd_decay=1.0)).route(ADR, crowd, Actor.MODEL, top=40)
+    b = R.Router(cfg(folder_cap=300, rerank_share=0.1, crowd_decay=1.0)).route(
+        ADR, crowd, Actor.MODEL, top=40
+    )
     assert names(a) == names(b) and all(c.crowded == 0 for c in a.candidates)
     assert [c.why for c in a.candidates] == [c.why for c in b.candidates]
 
@@ -185,7 +210,9 @@ def test_published_sized_folders_rank_as_without_crowding(generated):
     the shared corpus): every case-file prompt ranks exactly as with crowding off."""
     on, off = R.Router(), R.Router(cfg(crowd_decay=1.0))
     for p in prompts()[::3]:
-        assert names(on.route(p, generated, Actor.MODEL, top=40)) == names(off.route(p, generated, Actor.MODEL, top=40)), p
+        assert names(on.route(p, generated, Actor.MODEL, top=40)) == names(
+            off.route(p, generated, Actor.MODEL, top=40)
+        ), p
 
 
 def test_crowd_decay_is_read_from_config():

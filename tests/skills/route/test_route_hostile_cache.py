@@ -21,13 +21,18 @@ from codebot.skills.route import store as S
 from codebot.skills.route.npy import checksum
 from codebot.skills.route.store import IndexStore
 
-REQUESTS = ("fix the flaky pytest fixture race", "shrink the docker image with multi-stage builds",
-            "speed up this slow sql query with an index")  # fmt: skip
+REQUESTS = (
+    "fix the flaky pytest fixture race",
+    "shrink the docker image with multi-stage builds",
+    "speed up this slow sql query with an index",
+)
 
 
 def answers(rt: R.Router, snap) -> list:
-    return [(r.decision, [(c.name, round(c.score, 5)) for c in r.candidates])
-            for r in (rt.route(q, snap) for q in REQUESTS)]  # fmt: skip
+    return [
+        (r.decision, [(c.name, round(c.score, 5)) for c in r.candidates])
+        for r in (rt.route(q, snap) for q in REQUESTS)
+    ]
 
 
 def manifest(store_dir: Path) -> Path:
@@ -113,10 +118,18 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "manifest n as text": lambda d: rewrite_manifest(d, lambda m: m.update(n=str(m["n"]))),
     "manifest huge n": lambda d: rewrite_manifest(d, lambda m: m.update(n=2**30)),
     "manifest n too big for int": lambda d: rewrite_manifest(d, lambda m: m.update(n=10**40)),
-    "manifest duplicate terms": lambda d: rewrite_manifest(d, lambda m: m["terms"].__setitem__(1, m["terms"][0])),
-    "manifest NaN average": lambda d: rewrite_manifest(d, lambda m: m["avgs"].__setitem__(0, float("nan"))),
-    "manifest folder escapes": lambda d: rewrite_manifest(d, lambda m: m.update(dir="../../../etc")),
-    "manifest other version": lambda d: rewrite_manifest(d, lambda m: m["header"].update(codebot="0.0.1")),
+    "manifest duplicate terms": lambda d: rewrite_manifest(
+        d, lambda m: m["terms"].__setitem__(1, m["terms"][0])
+    ),
+    "manifest NaN average": lambda d: rewrite_manifest(
+        d, lambda m: m["avgs"].__setitem__(0, float("nan"))
+    ),
+    "manifest folder escapes": lambda d: rewrite_manifest(
+        d, lambda m: m.update(dir="../../../etc")
+    ),
+    "manifest other version": lambda d: rewrite_manifest(
+        d, lambda m: m["header"].update(codebot="0.0.1")
+    ),
     "manifest is a FIFO": lambda d: replace_with_fifo(manifest(d)),
     "manifest is a link": lambda d: replace_with_link(manifest(d)),
     "manifest is a folder": lambda d: _folder_instead(manifest(d)),
@@ -127,18 +140,30 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "array missing": lambda d: (gen_dir(d) / "counts.npy").unlink(),
     "array is a FIFO": lambda d: replace_with_fifo(gen_dir(d) / "ids.npy"),
     "array is a link": lambda d: replace_with_link(gen_dir(d) / "indptr.npy"),
-    "array pickled objects": lambda d: np.save(gen_dir(d) / "tf.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True),
-    "array huge shape": lambda d: npy_with_header(gen_dir(d) / "tf.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (10**12,), }"),
-    "array hostile header": lambda d: npy_with_header(gen_dir(d) / "tf.npy", "{'descr': __import__('os').getcwd(), }"),
-    "array fortran order": lambda d: npy_with_header(gen_dir(d) / "tf.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (16,), }"),
-    "forged skill out of range": lambda d: forge_array(d, "indices", lambda a: a.__setitem__(0, 10_000)),
+    "array pickled objects": lambda d: np.save(
+        gen_dir(d) / "tf.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True
+    ),
+    "array huge shape": lambda d: npy_with_header(
+        gen_dir(d) / "tf.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (10**12,), }"
+    ),
+    "array hostile header": lambda d: npy_with_header(
+        gen_dir(d) / "tf.npy", "{'descr': __import__('os').getcwd(), }"
+    ),
+    "array fortran order": lambda d: npy_with_header(
+        gen_dir(d) / "tf.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (16,), }"
+    ),
+    "forged skill out of range": lambda d: forge_array(
+        d, "indices", lambda a: a.__setitem__(0, 10_000)
+    ),
     "forged term out of range": lambda d: forge_array(d, "ids", lambda a: a.__setitem__(0, -1)),
-    "forged unsorted postings": lambda d: forge_array(d, "indices", lambda a: _swap_in_a_column(d, a)),
+    "forged unsorted postings": lambda d: forge_array(
+        d, "indices", lambda a: _swap_in_a_column(d, a)
+    ),
     "forged NaN tf": lambda d: forge_array(d, "tf", lambda a: a.__setitem__(3, np.nan)),
     "forged offsets": lambda d: forge_array(d, "ptr", lambda a: a.__setitem__((1, 2), a[1, 1] - 1)),
     "generation is a link": lambda d: replace_with_link(gen_dir(d)),
     "generation removed": lambda d: shutil.rmtree(gen_dir(d)),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
@@ -208,9 +233,14 @@ def test_concurrent_writers_leave_one_whole_generation(disk, store_dir, tmp_path
         idx, _ = rt.index(Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load())
         versions[checksum(idx.postings.tf), checksum(idx.postings.indices)] = root.name
     assert len(versions) == 2
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(store_dir), slot_id, "15"],
-                              env=os.environ.copy(), stderr=subprocess.PIPE)
-             for root in (disk.root, other, disk.root, other)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(root), str(store_dir), slot_id, "15"],
+            env=os.environ.copy(),
+            stderr=subprocess.PIPE,
+        )
+        for root in (disk.root, other, disk.root, other)
+    ]
     reader = IndexStore(store_dir)
     head = S.header(R.RouterConfig())
     seen = set()

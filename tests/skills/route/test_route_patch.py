@@ -19,9 +19,14 @@ from codebot.skills.route.tokens import TokenCache
 
 pytestmark = pytest.mark.usefixtures("patching")
 
-REQUESTS = ["shrink the docker image with multi-stage builds", "fix the flaky pytest fixture race",
-            "write kubernetes manifests and roll out with kubectl", "extract fields from a fillable pdf form",
-            "speed up this slow sql query with an index", "write the changelog since the last tag"]  # fmt: skip
+REQUESTS = [
+    "shrink the docker image with multi-stage builds",
+    "fix the flaky pytest fixture race",
+    "write kubernetes manifests and roll out with kubectl",
+    "extract fields from a fillable pdf form",
+    "speed up this slow sql query with an index",
+    "write the changelog since the last tag",
+]
 
 
 def ranking(rt: R.Router, snap, request: str) -> list[tuple[str, float]]:

@@ -37,8 +37,14 @@ REQUEST = "fix the flaky pytest fixture race"
 
 
 def child(root: Path, store: Path, request: str = REQUEST) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(root), str(store), request],
-                         capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), str(store), request],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+        check=True,
+    )
     return json.loads(out.stdout)
 
 

@@ -35,8 +35,15 @@ def wait_helpers(timeout: float = 5.0) -> None:
                 P._LIVE.discard(proc)
         time.sleep(0.01)
 
-REQUESTS = ["review my recent changes", "write a dockerfile for this app", "fix the flaky pytest fixture",
-            "fill in this pdf form", "deploy to kubernetes with helm", "clean up the git history"]  # fmt: skip
+
+REQUESTS = [
+    "review my recent changes",
+    "write a dockerfile for this app",
+    "fix the flaky pytest fixture",
+    "fill in this pdf form",
+    "deploy to kubernetes with helm",
+    "clean up the git history",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +98,9 @@ def build(root: Path, prefetch: bool, wait: bool = True) -> tuple[R.Router, obje
 
 
 @pytest.mark.parametrize("batch", [500, 7], ids=["files-at-the-end", "files-as-the-scan-goes"])
-def test_the_index_the_helper_helps_build_ranks_exactly_as_one_built_alone(skills, monkeypatch, batch):
+def test_the_index_the_helper_helps_build_ranks_exactly_as_one_built_alone(
+    skills, monkeypatch, batch
+):
     from codebot.skills.catalog import discover
 
     monkeypatch.setattr(discover, "FOUND_BATCH", batch)
@@ -124,9 +133,13 @@ def test_a_body_edited_after_the_helper_read_it_is_tokenized_again(tmp_path):
     target = sorted(root.glob("*/SKILL.md"))[0]
     rt = R.Router()
     cat, _ = load(root, rt)  # the helper has the old body
-    target.write_text(target.read_text(encoding="utf-8") + "\nAlways feed the axolotl first.\n", encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8") + "\nAlways feed the axolotl first.\n", encoding="utf-8"
+    )
     st = target.stat()
-    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 7_000_000))  # a new stamp even on coarse clocks
+    os.utime(
+        target, ns=(st.st_atime_ns, st.st_mtime_ns + 7_000_000)
+    )  # a new stamp even on coarse clocks
     cat.reload()
     got = rt.route("feed the axolotl", cat.snapshot)
     # the helper sent all 30; the edited one was read again, its stale bag never used
@@ -173,10 +186,11 @@ def test_a_helper_that_sends_garbage_changes_nothing(skills, monkeypatch, frames
     code = (
         "import sys, struct, pickle\n"
         "out = sys.stdout.buffer\n"
-        "p = " + repr(str(next(skills.glob('*/SKILL.md')).resolve())) + "\n"
+        "p = " + repr(str(next(skills.glob("*/SKILL.md")).resolve())) + "\n"
         "def send(doc):\n"
         "    data = pickle.dumps(doc); out.write(struct.pack('>I', len(data))); out.write(data)\n"
-        + frames + "\nout.flush()\n"
+        + frames
+        + "\nout.flush()\n"
     )
     _boot(monkeypatch, code)
     alone, snap = build(skills, prefetch=False)
@@ -194,7 +208,9 @@ def test_a_codebot_folder_in_the_working_directory_is_never_imported(skills, tmp
     marker = tmp_path / "pwned"
     for d in (planted, planted.parent, planted.parent.parent):
         (d / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n", encoding="utf-8")
-    (planted / "body_worker.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n", encoding="utf-8")
+    (planted / "body_worker.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\n", encoding="utf-8"
+    )
     monkeypatch.chdir(tmp_path / "repo")
     monkeypatch.setenv("PYTHONPATH", "")
     helped, snap = build(skills, prefetch=True)
@@ -207,8 +223,13 @@ def test_nothing_starts_when_an_index_is_saved_or_on_one_cpu(skills, tmp_path, m
     first = R.Router(store=store)
     first.index(Catalog(roots_of(skills)).load())
     assert first.stats["saves"] == 1
-    assert prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "router"))) is None
-    assert prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "other"))) is not None
+    assert (
+        prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "router"))) is None
+    )
+    assert (
+        prefetch_bodies(roots_of(skills), R.Router(store=IndexStore(tmp_path / "other")))
+        is not None
+    )
     assert prefetch_bodies(roots_of(skills), first) is None  # it has an index already
     monkeypatch.setattr(P, "_cpus", lambda: 1)
     assert prefetch_bodies(roots_of(skills), R.Router()) is None
@@ -235,14 +256,37 @@ def test_print_mode_gives_the_same_answer_with_and_without_the_helper(skills, tm
     os.symlink(skills, project / ".codebot" / "skills")
     outs = []
     for i, off in enumerate(("", "1")):
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"}
-        env.update(HOME=str(tmp_path / "uh"), CODEBOT_HOME=str(tmp_path / f"h{i}"), CODEBOT_NO_PROBE="1",
-                   LITELLM_LOCAL_MODEL_COST_MAP="True", CODEBOT_NO_PREFETCH=off)  # fmt: skip
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"
+        }
+        env.update(
+            HOME=str(tmp_path / "uh"),
+            CODEBOT_HOME=str(tmp_path / f"h{i}"),
+            CODEBOT_NO_PROBE="1",
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+            CODEBOT_NO_PREFETCH=off,
+        )
         if not off:
             env.pop("CODEBOT_NO_PREFETCH")
-        got = subprocess.run([sys.executable, "-m", "codebot", "-p", "write a dockerfile for this app", "--trust",
-                              "--output-format", "json"], cwd=project, env=env, capture_output=True, text=True,
-                             timeout=120)  # fmt: skip
+        got = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "codebot",
+                "-p",
+                "write a dockerfile for this app",
+                "--trust",
+                "--output-format",
+                "json",
+            ],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert got.returncode == 0, got.stderr
         outs.append(got.stdout.replace(str(tmp_path / f"h{i}"), "HOME"))
     import json

@@ -48,12 +48,19 @@ def test_recall_at_k_and_mrr_are_pinned(disk):
     orders["negative"] = [target]  # negatives and near misses do not count
     orders["near"] = [names[0]]
     cases = [case(p, target) for p in (*at, "missing", "deep")]
-    cases += [case("also", "release-notes", also=("docker-slim",)), case("negative", None, "negative"),
-              case("near", target, "near_miss")]  # fmt: skip
+    cases += [
+        case("also", "release-notes", also=("docker-slim",)),
+        case("negative", None, "negative"),
+        case("near", target, "near_miss"),
+    ]
     rep = R.evaluate(cases, fake_routes(specs, orders))
     # ranks of the 7 positives: 1, 2, 4, 7, none, none (11th), 2
-    assert rep["recall_at_k"] == {"1": round(1 / 7, 4), "3": round(3 / 7, 4), "5": round(4 / 7, 4),
-                                  "10": round(5 / 7, 4)}  # fmt: skip
+    assert rep["recall_at_k"] == {
+        "1": round(1 / 7, 4),
+        "3": round(3 / 7, 4),
+        "5": round(4 / 7, 4),
+        "10": round(5 / 7, 4),
+    }
     assert rep["mrr"] == round((1 + 1 / 2 + 1 / 4 + 1 / 7 + 1 / 2) / 7, 4)
     assert [r["rank"] for r in rep["results"]] == [1, 2, 4, 7, None, None, 2, None, None]
     assert rep["hit_at_1"] == 0.0  # every decision here is abstain: hit@1 is about decisions
@@ -91,13 +98,31 @@ def _parser():
 @pytest.fixture
 def cases_file(tmp_path: Path) -> Path:
     path = tmp_path / "cases.jsonl"
-    path.write_text("\n".join(json.dumps(c) for c in [
-        {"prompt": "shrink our docker image with multi-stage builds", "expected": "docker-slim", "kind": "positive"},
-        {"prompt": "fix the flaky pytest fixture race", "expected": "flaky-tests", "kind": "positive"},
-        # no word of it is in release-notes: not in the ranking at all
-        {"prompt": "speed up this slow sql query with an index", "expected": "release-notes", "kind": "positive"},
-        {"prompt": "what is the capital of France?", "expected": None, "kind": "negative"},
-    ]) + "\n")  # fmt: skip
+    path.write_text(
+        "\n".join(
+            json.dumps(c)
+            for c in [
+                {
+                    "prompt": "shrink our docker image with multi-stage builds",
+                    "expected": "docker-slim",
+                    "kind": "positive",
+                },
+                {
+                    "prompt": "fix the flaky pytest fixture race",
+                    "expected": "flaky-tests",
+                    "kind": "positive",
+                },
+                # no word of it is in release-notes: not in the ranking at all
+                {
+                    "prompt": "speed up this slow sql query with an index",
+                    "expected": "release-notes",
+                    "kind": "positive",
+                },
+                {"prompt": "what is the capital of France?", "expected": None, "kind": "negative"},
+            ]
+        )
+        + "\n"
+    )
     return path
 
 

@@ -24,10 +24,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-WORDS = ["cache", "queue", "schema", "lint", "format", "upload", "token", "parser", "metrics", "alert", "graph",
-         "socket", "thread", "widget", "cluster", "bucket", "ledger", "invoice", "tensor", "shader"]  # fmt: skip
-ADR = ("we picked kafka over rabbitmq after a long fight, write an architecture decision record "
-       "in docs/adr so nobody reopens it")  # fmt: skip
+WORDS = [
+    "cache",
+    "queue",
+    "schema",
+    "lint",
+    "format",
+    "upload",
+    "token",
+    "parser",
+    "metrics",
+    "alert",
+    "graph",
+    "socket",
+    "thread",
+    "widget",
+    "cluster",
+    "bucket",
+    "ledger",
+    "invoice",
+    "tensor",
+    "shader",
+]
+ADR = (
+    "we picked kafka over rabbitmq after a long fight, write an architecture decision record "
+    "in docs/adr so nobody reopens it"
+)
 
 
 def cfg(**kw) -> R.RouterConfig:
@@ -45,11 +67,20 @@ def snap(tmp_path: Path, write_skill):
     rng = random.Random(0)
     for i in range(40):  # a realistic spread of how common words are
         w = rng.sample(WORDS, 4)
-        add(f"filler-{w[3]}-{i}", f"Handle {w[0]} and {w[1]} work for {w[2]} projects, and write docs about them.")
-    add("adr-writer", "Write an architecture decision record in docs/adr: the options weighed, the choice and why.")
+        add(
+            f"filler-{w[3]}-{i}",
+            f"Handle {w[0]} and {w[1]} work for {w[2]} projects, and write docs about them.",
+        )
+    add(
+        "adr-writer",
+        "Write an architecture decision record in docs/adr: the options weighed, the choice and why.",
+    )
     # the request's topic, but only in its body (weighed 0.4): a low score, most of the request
-    add("broker-notes", "Notes on message brokers.",
-        "Compare kafka and rabbitmq, then record the decision and why nobody should reopen it.\n")
+    add(
+        "broker-notes",
+        "Notes on message brokers.",
+        "Compare kafka and rabbitmq, then record the decision and why nobody should reopen it.\n",
+    )
     # one rare word of the request, in a short name (weighed 2): a higher score, little else
     add("fight-club", "Organize a fight night.")
     return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
@@ -68,15 +99,23 @@ def test_more_of_the_request_ranks_above_one_rare_name_word(snap):
     assert ours.decision == "select" and ours.selected.name == "adr-writer"
     by = {c.name: c for c in ours.candidates}
     assert by["broker-notes"].score < by["fight-club"].score  # the scores are the first stage's
-    assert (by["fight-club"].rank_lexical, by["broker-notes"].rank_lexical) == (2, 3)  # and the ranks
+    assert (by["fight-club"].rank_lexical, by["broker-notes"].rank_lexical) == (
+        2,
+        3,
+    )  # and the ranks
     assert by["broker-notes"].coverage > 3 * by["fight-club"].coverage
     assert "of what the request's words are worth" in by["broker-notes"].why
     assert by["broker-notes"].to_json()["coverage"] == round(by["broker-notes"].coverage, 4)
     assert all(c.coverage is None and c.ordered_by is None for c in plain.candidates)
-    assert "coverage" not in plain.candidates[0].to_json() and "ordered_by" not in plain.candidates[0].to_json()
+    assert (
+        "coverage" not in plain.candidates[0].to_json()
+        and "ordered_by" not in plain.candidates[0].to_json()
+    )
     # the second stage's number is shown, and is what put broker-notes above fight-club
     assert by["broker-notes"].ordered_by > by["fight-club"].ordered_by
-    assert by["broker-notes"].ordered_by == pytest.approx(by["broker-notes"].score * by["broker-notes"].coverage)
+    assert by["broker-notes"].ordered_by == pytest.approx(
+        by["broker-notes"].score * by["broker-notes"].coverage
+    )
     assert f"second stage {by['broker-notes'].ordered_by:.3f}" in by["broker-notes"].why
     assert "second stage" not in by["adr-writer"].why  # placed first by the decision, not by it
     assert by["broker-notes"].to_json()["ordered_by"] == round(by["broker-notes"].ordered_by, 4)
@@ -101,7 +140,11 @@ def test_an_ask_keeps_both_offered_skills_in_front(snap):
     n = 2 if r.decision == "ask" else 1
     assert names(r)[:n] == names(plain)[:n] == ["adr-writer", "fight-club"]
     assert [x.name for x in r.options] == [x.name for x in plain.options]
-    assert names(R.Router().route(ADR, snap, Actor.MODEL))[:3] == ["adr-writer", "broker-notes", "fight-club"]
+    assert names(R.Router().route(ADR, snap, Actor.MODEL))[:3] == [
+        "adr-writer",
+        "broker-notes",
+        "fight-club",
+    ]
 
 
 def test_an_abstention_keeps_nothing_in_front(snap):
@@ -118,7 +161,9 @@ def test_an_abstention_keeps_nothing_in_front(snap):
     order = [c.ordered_by for c in r.candidates]
     assert None not in order and all(x >= y for x, y in itertools.pairwise(order))
     assert all("second stage" in c.why for c in r.candidates)  # each one placed by it, shown
-    deep = R.Router(dataclasses.replace(strict, coverage_power=0.0)).route(req, snap, Actor.MODEL, top=40)
+    deep = R.Router(dataclasses.replace(strict, coverage_power=0.0)).route(
+        req, snap, Actor.MODEL, top=40
+    )
     assert set(names(r)) <= set(names(deep))  # reordered from the first stage's, none added
 
 
@@ -132,7 +177,9 @@ def generated(tmp_path_factory):
 def prompts() -> list[str]:
     out = []
     for name in ("dev", "holdout", "paraphrase"):
-        cases, _ = R.parse_cases((DATA / f"routing_{name}.jsonl").read_text(encoding="utf-8").splitlines())
+        cases, _ = R.parse_cases(
+            (DATA / f"routing_{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        )
         out += [c.prompt for c in cases]
     return out
 
@@ -205,14 +252,36 @@ def test_the_folder_cap_and_depth_keys_are_read_from_config():
 # One folder of a thousand like skills (a big pack) beside a folder of 43 of one's own.
 # A twentieth of the pack mentions "widget yaml"; a fifth of one's own, "zebra parade".
 PARADE = "check the widget yaml before the zebra parade"
-FILL = ["cache", "queue", "schema", "token", "parser", "metrics", "alert", "graph", "socket", "thread",
-        "cluster", "bucket", "ledger", "invoice", "tensor", "shader", "banner", "cursor", "folder", "kernel"]  # fmt: skip
+FILL = [
+    "cache",
+    "queue",
+    "schema",
+    "token",
+    "parser",
+    "metrics",
+    "alert",
+    "graph",
+    "socket",
+    "thread",
+    "cluster",
+    "bucket",
+    "ledger",
+    "invoice",
+    "tensor",
+    "shader",
+    "banner",
+    "cursor",
+    "folder",
+    "kernel",
+]
 
 
 def add(root: Path, name: str, desc: str, body: str = "Steps.\n") -> None:
     """One skill folder, written directly (module-scoped fixtures cannot use write_skill)."""
     (root / name).mkdir(parents=True)
-    (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\n{body}")
+    (root / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\n{body}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -221,15 +290,27 @@ def pack(tmp_path_factory):
     rng = random.Random(0)
     for i in range(1000):
         w = rng.sample(FILL, 3)
-        add(base / "pack", f"pack-{w[0]}-{i}", f"Handle {w[1]} and {w[2]} work{' for widget yaml files' if i % 20 == 0 else ''}.")
+        add(
+            base / "pack",
+            f"pack-{w[0]}-{i}",
+            f"Handle {w[1]} and {w[2]} work{' for widget yaml files' if i % 20 == 0 else ''}.",
+        )
     for i in range(40):
         w = rng.sample(FILL, 3)
-        add(base / "mine", f"mine-{w[0]}-{i}", f"Plan {w[1]} and {w[2]} chores{' before a zebra parade' if i % 5 == 0 else ''}.")
+        add(
+            base / "mine",
+            f"mine-{w[0]}-{i}",
+            f"Plan {w[1]} and {w[2]} chores{' before a zebra parade' if i % 5 == 0 else ''}.",
+        )
     add(base / "mine", "widget-checker", "Check widget yaml files.")
     add(base / "mine", "zebra-parade", "Plan a zebra parade.")
     add(base / "mine", "zebra-widget-parade", "Check widget yaml files before a zebra parade.")
-    two = Catalog([Root(base / "mine", Source.PROJECT, "codebot", (0,)),
-                   Root(base / "pack", Source.PROJECT, "extra", (1,))]).load()  # fmt: skip
+    two = Catalog(
+        [
+            Root(base / "mine", Source.PROJECT, "codebot", (0,)),
+            Root(base / "pack", Source.PROJECT, "extra", (1,)),
+        ]
+    ).load()
     return base, two
 
 
@@ -247,7 +328,9 @@ def test_a_big_folder_does_not_make_its_words_cheap_for_everyone_else(pack):
     assert set(names(capped)) == set(names(plain))
     by_plain, by_capped = ({c.name: c for c in r.candidates} for r in (plain, capped))
     assert by_capped["widget-checker"].coverage > by_plain["widget-checker"].coverage
-    assert by_capped["widget-checker"].score == by_plain["widget-checker"].score  # shown: the first stage's
+    assert (
+        by_capped["widget-checker"].score == by_plain["widget-checker"].score
+    )  # shown: the first stage's
 
 
 def test_folder_idf_is_the_formula_and_plain_within_the_cap(pack):

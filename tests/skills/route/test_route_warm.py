@@ -107,14 +107,24 @@ def test_a_greeting_in_print_mode_loads_no_router_library(tmp_path):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     generate(project / ".codebot" / "skills", 300, seed=2)  # about 40,000 characters of names
-    probe = ("import json, runpy, sys\nsys.argv = ['codebot', '-p', sys.argv[1], '--trust']\n"
-             "try:\n    runpy.run_module('codebot', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-             "print(json.dumps({m: m in sys.modules for m in ('numpy', 'bm25s')}), file=sys.stderr)")  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"}
+    probe = (
+        "import json, runpy, sys\nsys.argv = ['codebot', '-p', sys.argv[1], '--trust']\n"
+        "try:\n    runpy.run_module('codebot', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps({m: m in sys.modules for m in ('numpy', 'bm25s')}), file=sys.stderr)"
+    )
+    env = {
+        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"
+    }
 
     def loaded(prompt: str) -> dict[str, bool]:
-        out = subprocess.run([sys.executable, "-c", probe, prompt], cwd=project, env=env, capture_output=True,
-                             text=True, timeout=120)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", probe, prompt],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return json.loads(out.stderr.strip().splitlines()[-1])
 
     assert loaded("hello there") == {"numpy": False, "bm25s": False}

@@ -16,15 +16,23 @@ from codebot.skills.invoke import Actor
 from codebot.skills.route import router as R
 
 SKILLS = {
-    "pdf-forms": ("Fill in PDF forms and extract the fields of fillable PDF documents. "
-                  "Use when the user has a PDF form to complete."),
-    "docker-slim": ("Shrink Docker images with multi-stage builds and distroless bases. "
-                    "Use when a Dockerfile produces a large image."),
-    "k8s-deploy": ("Write Kubernetes manifests (Deployment, Service, Ingress) for an app and "
-                   "roll them out with kubectl."),
-    "release-notes": ("Write release notes and a changelog from the commits since the last tag. "
-                      "Use before publishing a release."),
-}  # fmt: skip
+    "pdf-forms": (
+        "Fill in PDF forms and extract the fields of fillable PDF documents. "
+        "Use when the user has a PDF form to complete."
+    ),
+    "docker-slim": (
+        "Shrink Docker images with multi-stage builds and distroless bases. "
+        "Use when a Dockerfile produces a large image."
+    ),
+    "k8s-deploy": (
+        "Write Kubernetes manifests (Deployment, Service, Ingress) for an app and "
+        "roll them out with kubectl."
+    ),
+    "release-notes": (
+        "Write release notes and a changelog from the commits since the last tag. "
+        "Use before publishing a release."
+    ),
+}
 
 
 def fm(name: str, description: str, extra: str = "") -> str:
@@ -95,9 +103,13 @@ def test_small_talk_and_concept_questions_abstain(base):
     concept = rt.route("what is a docker image?", base.snapshot)
     plain = rt.route("docker image", base.snapshot)
     assert (concept.shape, plain.shape) == ("concept", "task")
-    assert concept.candidates[0].score == pytest.approx(R.DEFAULTS["question_penalty"] * plain.candidates[0].score)
+    assert concept.candidates[0].score == pytest.approx(
+        R.DEFAULTS["question_penalty"] * plain.candidates[0].score
+    )
     assert "concept question" in rt.route("what is a pdf?", base.snapshot).reason
-    task = rt.route("how do I shrink the docker image of our app with multi-stage builds?", base.snapshot)
+    task = rt.route(
+        "how do I shrink the docker image of our app with multi-stage builds?", base.snapshot
+    )
     assert task.shape == "task"  # about the person's own project: a task, not a quiz
 
 
@@ -112,8 +124,12 @@ def test_request_shapes():
 
 def test_ask_when_two_skills_are_too_close(catalog):
     # two different workflows that a request fits equally well
-    catalog.add("alpha-tool", "Lint Python code with ruff and fix the warnings it reports in the project.")
-    catalog.add("beta-tool", "Python lint fixes: ruff warnings cleaned in code, after black formats it.")
+    catalog.add(
+        "alpha-tool", "Lint Python code with ruff and fix the warnings it reports in the project."
+    )
+    catalog.add(
+        "beta-tool", "Python lint fixes: ruff warnings cleaned in code, after black formats it."
+    )
     catalog.add("unrelated", "Translate user interface strings into German and French.")
     snap = catalog.load()
     r = fresh().route("lint our python code with ruff and fix the warnings", snap)
@@ -136,7 +152,8 @@ def test_twins_within_the_margin_are_settled_by_rank_not_asked(catalog):
     assert "alike" in r.reason and "duplicate_similarity" in r.reason
     # with the rule off, the same request asks
     off = R.Router(R.config_from_mapping({"duplicate_similarity": 1.01})).route(
-        "lint our python code with ruff and fix the warnings", snap)
+        "lint our python code with ruff and fix the warnings", snap
+    )
     assert off.decision == "ask"
 
 
@@ -144,16 +161,23 @@ def test_common_words_are_not_enough_evidence(catalog):
     for i in range(40):  # "data" and "engineer" are common words here, as in a real catalog
         word, who = ("data", "team") if i % 2 == 0 else ("photos", "engineer")
         catalog.add(f"filler-{i}", f"Clean {word} for the {who} number {i} in spreadsheets.")
-    catalog.add("senior-data-engineer", "Senior data engineer: pipelines, warehouses and streaming jobs.")
+    catalog.add(
+        "senior-data-engineer", "Senior data engineer: pipelines, warehouses and streaming jobs."
+    )
     catalog.add("terraform-modules", "Reusable terraform modules for cloud infrastructure.")
     snap = catalog.load()
     rt = R.Router(R.config_from_mapping({"threshold": 0.1}))  # so that min_evidence is what decides
     r = rt.route("write a cover letter for a data engineer position", snap)
     assert r.candidates[0].name == "senior-data-engineer"
     assert r.decision == "abstain" and "min_evidence" in r.reason and "common ones" in r.reason
-    assert rt.route("write reusable terraform modules for our cloud", snap).selected.name == "terraform-modules"
+    assert (
+        rt.route("write reusable terraform modules for our cloud", snap).selected.name
+        == "terraform-modules"
+    )
     loose = R.Router(R.config_from_mapping({"threshold": 0.1, "min_evidence": 0}))
-    assert loose.route("write a cover letter for a data engineer position", snap).decision == "select"
+    assert (
+        loose.route("write a cover letter for a data engineer position", snap).decision == "select"
+    )
 
 
 def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
@@ -194,8 +218,10 @@ def test_one_rare_word_of_the_name_with_a_clear_lead_is_enough(catalog):
 def test_written_as_names():
     from codebot.skills.route import written_as_names
 
-    got = written_as_names("Blind users say the form is silent. Walk it with VoiceOver and NVDA, "
-                           "I think our Kafka setup and 40 DOIs too")  # fmt: skip
+    got = written_as_names(
+        "Blind users say the form is silent. Walk it with VoiceOver and NVDA, "
+        "I think our Kafka setup and 40 DOIs too"
+    )
     assert got == {"voiceover": "VoiceOver", "nvda": "NVDA", "kafka": "Kafka", "dois": "DOIs"}
     assert written_as_names("Kafka is down") == {}  # first word of a sentence: just capitalised
     assert written_as_names("walk it with voiceover and nvda") == {}
@@ -217,7 +243,10 @@ def test_only_the_edges_of_a_long_request_are_read_for_word_weights(catalog):
     filler = "log line\n" * (EDGE_CHARS // 8)
     req = filler + "moving rows to bar\n" + filler + "move us off pip onto uv"
     assert fresh().route(req, snap).destination == ("uv",)  # the middle of the paste is not read
-    assert fresh().route("moving rows to bar\n" + req, snap).destination == ("bar", "uv")  # its start is
+    assert fresh().route("moving rows to bar\n" + req, snap).destination == (
+        "bar",
+        "uv",
+    )  # its start is
 
 
 def test_a_rare_word_written_as_a_name_counts_double(catalog, tmp_path, capsys):
@@ -265,35 +294,56 @@ def test_what_the_request_moves_away_from_counts_less(catalog, tmp_path, capsys)
     for i in range(40):  # uv is in a fifth of the skills (not a rare word), shell scripts in half
         extra = " with uv" if i % 5 == 0 else " and shell scripts" if i % 2 == 1 else ""
         catalog.add(f"filler-{i}", f"Topic {i}: python projects{extra}, spreadsheets.")
-    catalog.add("uv-manager", "Manage Python projects with uv: fast installs, workspaces.",
-                body="Replace a venv with a uv lockfile.\n")
+    catalog.add(
+        "uv-manager",
+        "Manage Python projects with uv: fast installs, workspaces.",
+        body="Replace a venv with a uv lockfile.\n",
+    )
     catalog.add("shell-scripts", "Write and harden shell scripts for Linux servers.")
     snap = catalog.load()
     req = "move us off our venv shell scripts onto uv, with a lockfile"
     r = fresh().route(req, snap)
-    assert r.left_behind == ("venv", "shell", "scripts") and r.to_json()["left_behind"] == list(r.left_behind)
-    assert r.decision == "select" and r.selected.name == "uv-manager", [(c.name, c.score) for c in r.candidates]
+    assert r.left_behind == ("venv", "shell", "scripts") and r.to_json()["left_behind"] == list(
+        r.left_behind
+    )
+    assert r.decision == "select" and r.selected.name == "uv-manager", [
+        (c.name, c.score) for c in r.candidates
+    ]
     # uv is not rare here: the move's destination is what anchors it
     assert "uv is in its name and is where the request moves things" in r.reason
     assert r.destination == ("uv",) and r.to_json()["destination"] == ["uv"]
     # with every word counted once, shell-scripts stays too close for that lead
-    off = R.Router(R.config_from_mapping({"left_behind_weight": 1, "destination_weight": 1})).route(req, snap)
-    assert off.left_behind == () == off.destination and off.decision == "abstain" and "min_terms" in off.reason
-    for one in ({"left_behind_weight": 1}, {"destination_weight": 1}):  # either rule alone is enough here
+    off = R.Router(R.config_from_mapping({"left_behind_weight": 1, "destination_weight": 1})).route(
+        req, snap
+    )
+    assert (
+        off.left_behind == () == off.destination
+        and off.decision == "abstain"
+        and "min_terms" in off.reason
+    )
+    for one in (
+        {"left_behind_weight": 1},
+        {"destination_weight": 1},
+    ):  # either rule alone is enough here
         assert R.Router(R.config_from_mapping(one)).route(req, snap).selected.name == "uv-manager"
     from codebot.commands.route import run_route
 
     capsys.readouterr()
     assert run_route(_parser().parse_args(["route", req]), _settings(tmp_path, [catalog.root])) == 0
     out = capsys.readouterr().out
-    assert "moved away from, counted x0.5: venv, shell, scripts" in out and "moved to, counted x1.5: uv" in out
+    assert (
+        "moved away from, counted x0.5: venv, shell, scripts" in out
+        and "moved to, counted x1.5: uv" in out
+    )
     no_anchor = R.Router(R.config_from_mapping({"anchor_worth": 0})).route(req, snap)
     assert no_anchor.decision == "abstain" and no_anchor.candidates[0].name == "uv-manager"
 
 
 def test_one_rare_word_written_as_a_name_with_a_clear_lead_is_enough(catalog):
     fillers(catalog, "Topic {i}: clean up notes, spreadsheets and charts.")
-    catalog.add("citations", "Build bibliographies from DOIs and check that every reference resolves.")
+    catalog.add(
+        "citations", "Build bibliographies from DOIs and check that every reference resolves."
+    )
     snap = catalog.load()
     r = fresh().route("I have 40 DOIs in my notes, make a bibtex file and flag broken ones", snap)
     assert r.emphasized == ("DOIs",)
@@ -317,8 +367,11 @@ def test_min_terms_one_word_is_not_enough(base):
 
 def test_blocked_top_match_does_not_hide_eligible_one(catalog):
     desc = "Write release notes and a changelog from the commits since the last tag."
-    catalog.add("release-notes-manual", desc + " Use for release notes and changelog.",
-                "disable-model-invocation: true")  # fmt: skip
+    catalog.add(
+        "release-notes-manual",
+        desc + " Use for release notes and changelog.",
+        "disable-model-invocation: true",
+    )
     catalog.add("changelog", "Draft a changelog from commits for a release.")
     catalog.add("other", "Resize photos for the web.")
     snap = catalog.load()
@@ -338,21 +391,27 @@ def test_blocked_top_match_does_not_hide_eligible_one(catalog):
 
 
 def test_overrides_filter_and_explain(base):
-    r = fresh().route("fill in this pdf form", base.snapshot, Actor.MODEL, overrides={"PDF_Forms": "off"})
+    r = fresh().route(
+        "fill in this pdf form", base.snapshot, Actor.MODEL, overrides={"PDF_Forms": "off"}
+    )
     assert "pdf-forms" not in [c.name for c in r.candidates]
     (f,) = r.filtered
     assert f.spec.name == "pdf-forms" and f.decided_by == "skills.overrides.pdf-forms=off"
 
 
 def test_restrict_and_active(catalog):
-    catalog.add("py-tests", "Write pytest tests for Python modules with fixtures.", "paths: ['**/*.py']")
+    catalog.add(
+        "py-tests", "Write pytest tests for Python modules with fixtures.", "paths: ['**/*.py']"
+    )
     catalog.add("js-tests", "Write jest tests for JavaScript modules with mocks.")
     snap = catalog.load()
     rt = fresh()
     r = rt.route("write pytest tests with fixtures for the python module", snap, active=set())
     assert "py-tests" not in [c.name for c in r.candidates]
     assert [f.decided_by for f in r.filtered] == ["paths"]
-    r = rt.route("write pytest tests with fixtures for the python module", snap, restrict={"js-tests"})
+    r = rt.route(
+        "write pytest tests with fixtures for the python module", snap, restrict={"js-tests"}
+    )
     assert [c.name for c in r.candidates] == ["js-tests"]
     assert r.filtered[0].decided_by == "restrict"
 
@@ -361,7 +420,9 @@ def test_restrict_and_active(catalog):
 
 
 def test_split_negative():
-    pos, neg = R.split_negative("Review diffs for bugs. Not for writing tests (use test); never use it for style.")
+    pos, neg = R.split_negative(
+        "Review diffs for bugs. Not for writing tests (use test); never use it for style."
+    )
     assert "Review diffs" in pos and "writing tests" in neg and "style" not in pos
     pos, neg = R.split_negative("Optimize any form that is NOT signup — including lead forms.")
     assert "signup" in neg and "lead forms" in pos
@@ -371,8 +432,11 @@ def test_split_negative():
 
 
 def test_words_only_in_the_negative_clause_count_against(catalog):
-    catalog.add("e2e-alpha", "Run end-to-end browser tests with Playwright and report failures. "
-                "Not for Cypress suites (use cypress-runner).")  # fmt: skip
+    catalog.add(
+        "e2e-alpha",
+        "Run end-to-end browser tests with Playwright and report failures. "
+        "Not for Cypress suites (use cypress-runner).",
+    )
     catalog.add("e2e-beta", "Run end-to-end browser tests with Playwright and report failures.")
     catalog.add("cypress-runner", "Run Cypress browser suites and report flaky specs.")
     snap = catalog.load()
@@ -384,13 +448,17 @@ def test_words_only_in_the_negative_clause_count_against(catalog):
     assert "rules out cypress" in by["e2e-alpha"].why
     # without the penalty the two tie
     off = R.Router(R.RouterConfig(negative_penalty=0.0)).route(
-        "run the cypress end-to-end browser tests and report failures", snap)
+        "run the cypress end-to-end browser tests and report failures", snap
+    )
     sc = {c.name: c.score for c in off.candidates}
     assert sc["e2e-alpha"] == pytest.approx(sc["e2e-beta"], rel=1e-5)
 
 
 def test_negative_clause_words_are_not_positive_evidence(catalog):
-    catalog.add("reviewer", "Review code changes and report bugs by severity. Not for writing tests (use tester).")
+    catalog.add(
+        "reviewer",
+        "Review code changes and report bugs by severity. Not for writing tests (use tester).",
+    )
     catalog.add("tester", "Write new unit tests for a module and run them.")
     snap = catalog.load()
     r = fresh().route("write unit tests for the parser module", snap)
@@ -402,8 +470,21 @@ def test_negative_clause_words_are_not_positive_evidence(catalog):
 
 
 def test_route_json_shape(base):
-    out = fresh().route("write kubernetes manifests for the api and roll out with kubectl", base.snapshot).to_json()
-    assert set(out) >= {"decision", "selected", "candidates", "filtered", "latency_ms", "reason", "terms", "shape"}
+    out = (
+        fresh()
+        .route("write kubernetes manifests for the api and roll out with kubectl", base.snapshot)
+        .to_json()
+    )
+    assert set(out) >= {
+        "decision",
+        "selected",
+        "candidates",
+        "filtered",
+        "latency_ms",
+        "reason",
+        "terms",
+        "shape",
+    }
     assert out["decision"] == "select" and out["selected"] == "k8s-deploy"
     c = out["candidates"][0]
     assert set(c) >= {"name", "score", "matched", "eligible", "why", "fields"}
@@ -459,12 +540,26 @@ def test_subset_lists_reuse_the_snapshot_index(base):
 
 def test_config_from_settings_and_validation():
     class S:
-        raw: ClassVar[dict] = {"skills": {"router": {"threshold": 0.7, "margin": 0.1, "weights": {"name": 3, "bogus": 1},
-                                     "nope": 1, "min_terms": "x"}}}  # fmt: skip
+        raw: ClassVar[dict] = {
+            "skills": {
+                "router": {
+                    "threshold": 0.7,
+                    "margin": 0.1,
+                    "weights": {"name": 3, "bogus": 1},
+                    "nope": 1,
+                    "min_terms": "x",
+                }
+            }
+        }
 
     warnings: list[str] = []
     cfg = R.config_from_settings(S(), warnings)
-    assert (cfg.threshold, cfg.margin, cfg.weights["name"], cfg.weights["description"]) == (0.7, 0.1, 3.0, 1.0)
+    assert (cfg.threshold, cfg.margin, cfg.weights["name"], cfg.weights["description"]) == (
+        0.7,
+        0.1,
+        3.0,
+        1.0,
+    )
     assert cfg.min_terms == R.DEFAULTS["min_terms"]
     assert any("bogus" in w for w in warnings) and any("nope" in w for w in warnings)
     assert any("min_terms" in w for w in warnings)
@@ -475,7 +570,9 @@ def test_threshold_from_config_changes_the_decision(base):
     assert fresh().route(req, base.snapshot).decision == "select"
     strict = R.Router(R.RouterConfig(threshold=5.0)).route(req, base.snapshot)
     assert strict.decision == "abstain" and "below the threshold 2.50" in strict.reason
-    assert "threshold 5.00 x small_catalog_factor 0.50" in strict.reason  # a small catalog, named skill
+    assert (
+        "threshold 5.00 x small_catalog_factor 0.50" in strict.reason
+    )  # a small catalog, named skill
 
 
 # -- semantic fusion -------------------------------------------------------------------------
@@ -505,8 +602,11 @@ def test_semantic_scores_are_fused_by_rank(base):
     k = R.DEFAULTS["rrf_k"]
     lex_rank = {c.name: i + 1 for i, c in enumerate(lexical.candidates)}
     sem_rank = {"pdf-forms": 1, "release-notes": 2}
-    fused = {n: (1 / (k + lex_rank[n]) if n in lex_rank else 0) + (1 / (k + sem_rank[n]) if n in sem_rank else 0)
-             for n in by}  # fmt: skip
+    fused = {
+        n: (1 / (k + lex_rank[n]) if n in lex_rank else 0)
+        + (1 / (k + sem_rank[n]) if n in sem_rank else 0)
+        for n in by
+    }
     assert [c.name for c in r.candidates] == sorted(by, key=lambda n: -fused[n])
     assert fresh().semantic is None  # off by default
 
@@ -528,17 +628,26 @@ def test_offline_matcher_only_acts_on_select(base):
     snap = base.snapshot
     match = R.offline_matcher(lambda: snap)
     listed = [(s.name, s.description) for s in snap]
-    assert match("write kubernetes manifests and roll them out with kubectl", listed) == "k8s-deploy"
+    assert (
+        match("write kubernetes manifests and roll them out with kubectl", listed) == "k8s-deploy"
+    )
     assert match("hello there", listed) is None
-    assert match("write kubernetes manifests and roll them out with kubectl", [("pdf-forms", "")]) is None
+    assert (
+        match("write kubernetes manifests and roll them out with kubectl", [("pdf-forms", "")])
+        is None
+    )
     assert R.offline_matcher(lambda: None)("anything", listed) is None
 
 
 def test_preselect_keeps_top_k_and_recent(base):
     specs = list(base.snapshot)
-    got = R.preselect("shrink the docker image with multi-stage builds", specs, 1, recent=["pdf-forms"])
+    got = R.preselect(
+        "shrink the docker image with multi-stage builds", specs, 1, recent=["pdf-forms"]
+    )
     assert {s.name for s in got} == {"docker-slim", "pdf-forms"}
-    assert [s.name for s in got] == [s.name for s in specs if s.name in {"docker-slim", "pdf-forms"}]
+    assert [s.name for s in got] == [
+        s.name for s in specs if s.name in {"docker-slim", "pdf-forms"}
+    ]
     assert R.preselect("anything", specs, 10) == specs
 
 
@@ -546,29 +655,61 @@ def test_preselect_keeps_top_k_and_recent(base):
 
 
 def test_parse_cases_reports_bad_lines():
-    cases, errors = R.parse_cases([
-        '{"prompt": "a", "expected": "x", "kind": "positive"}',
-        "not json",
-        '{"prompt": "b", "expected": null, "kind": "weird"}',
-        '{"prompt": "", "expected": null}',
-        '{"prompt": "c", "expected": null}',
-        "# comment",
-    ])  # fmt: skip
+    cases, errors = R.parse_cases(
+        [
+            '{"prompt": "a", "expected": "x", "kind": "positive"}',
+            "not json",
+            '{"prompt": "b", "expected": null, "kind": "weird"}',
+            '{"prompt": "", "expected": null}',
+            '{"prompt": "c", "expected": null}',
+            "# comment",
+        ]
+    )
     assert [c.prompt for c in cases] == ["a", "c"] and cases[1].kind == "negative"
     assert [e.split(":")[0] for e in errors] == ["line 2", "line 3", "line 4"]
 
 
 def test_evaluate_metrics_and_results_in_order(base):
-    cases, _ = R.parse_cases([
-        json.dumps({"prompt": "make our Dockerfile image smaller with multi-stage builds", "expected": "docker-slim", "kind": "positive"}),
-        json.dumps({"prompt": "fill in the fields of this PDF form", "expected": "pdf-forms", "kind": "positive"}),
-        json.dumps({"prompt": "what is the capital of France?", "expected": None, "kind": "negative"}),
-        json.dumps({"prompt": "draft release notes for the guitar concert", "expected": None, "kind": "near_miss"}),
-        json.dumps({"prompt": "write kubernetes manifests and roll out", "expected": "nope", "kind": "positive",
-                    "also": ["k8s-deploy"]}),
-    ])  # fmt: skip
+    cases, _ = R.parse_cases(
+        [
+            json.dumps(
+                {
+                    "prompt": "make our Dockerfile image smaller with multi-stage builds",
+                    "expected": "docker-slim",
+                    "kind": "positive",
+                }
+            ),
+            json.dumps(
+                {
+                    "prompt": "fill in the fields of this PDF form",
+                    "expected": "pdf-forms",
+                    "kind": "positive",
+                }
+            ),
+            json.dumps(
+                {"prompt": "what is the capital of France?", "expected": None, "kind": "negative"}
+            ),
+            json.dumps(
+                {
+                    "prompt": "draft release notes for the guitar concert",
+                    "expected": None,
+                    "kind": "near_miss",
+                }
+            ),
+            json.dumps(
+                {
+                    "prompt": "write kubernetes manifests and roll out",
+                    "expected": "nope",
+                    "kind": "positive",
+                    "also": ["k8s-deploy"],
+                }
+            ),
+        ]
+    )
     rt = fresh()
-    rep = R.evaluate(cases, lambda p: rt.route(p, base.snapshot), repeat=2, known=[s.name for s in base.snapshot])
+    rep = R.evaluate(
+        cases, lambda p: rt.route(p, base.snapshot), repeat=2, known=[s.name for s in base.snapshot]
+    )
     assert [r["prompt"] for r in rep["results"]] == [c.prompt for c in cases]
     assert all(set(r) >= {"selected", "decision"} for r in rep["results"])
     assert rep["hit_at_1"] == 1.0 and rep["abstain_rate_negatives"] == 1.0
@@ -600,8 +741,21 @@ def _settings(tmp_path: Path, dirs):
 def test_cli_route_json(base, tmp_path, capsys):
     from codebot.commands.route import run_route
 
-    args = _parser().parse_args(["route", "shrink", "our", "docker", "image", "with", "multi-stage", "builds",
-                                 "--json", "--top", "3"])  # fmt: skip
+    args = _parser().parse_args(
+        [
+            "route",
+            "shrink",
+            "our",
+            "docker",
+            "image",
+            "with",
+            "multi-stage",
+            "builds",
+            "--json",
+            "--top",
+            "3",
+        ]
+    )
     assert run_route(args, _settings(tmp_path, [base.root])) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["decision"] == "select" and out["selected"] == "docker-slim"
@@ -613,12 +767,24 @@ def test_cli_eval_floors(base, tmp_path, capsys):
     from codebot.commands.route import run_eval
 
     cases = tmp_path / "cases.jsonl"
-    cases.write_text("\n".join(json.dumps(c) for c in [
-        {"prompt": "shrink our docker image with multi-stage builds", "expected": "docker-slim", "kind": "positive"},
-        {"prompt": "what is the capital of France?", "expected": None, "kind": "negative"},
-    ]) + "\n")  # fmt: skip
+    cases.write_text(
+        "\n".join(
+            json.dumps(c)
+            for c in [
+                {
+                    "prompt": "shrink our docker image with multi-stage builds",
+                    "expected": "docker-slim",
+                    "kind": "positive",
+                },
+                {"prompt": "what is the capital of France?", "expected": None, "kind": "negative"},
+            ]
+        )
+        + "\n"
+    )
     settings = _settings(tmp_path, [base.root])
-    args = _parser().parse_args(["eval", str(cases), "--json", "--only-dirs", "--min-hit-at-1", "0.9"])
+    args = _parser().parse_args(
+        ["eval", str(cases), "--json", "--only-dirs", "--min-hit-at-1", "0.9"]
+    )
     assert run_eval(args, settings) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["hit_at_1"] == 1.0 and rep["floors_missed"] == []
@@ -639,20 +805,31 @@ def test_description_quality(catalog):
 
     catalog.add("changelog-generator", "Changelog Generator")
     catalog.add("tiny", "Does PDFs.")
-    long_desc = ("Automate Capsule CRM tasks: create contacts, update opportunities, log notes and "
-                 "search records through the Capsule API. Not for other CRMs.")  # fmt: skip
+    long_desc = (
+        "Automate Capsule CRM tasks: create contacts, update opportunities, log notes and "
+        "search records through the Capsule API. Not for other CRMs."
+    )
     catalog.add("capsule-crm-automation", long_desc)
     catalog.add("capsule-crm-sync", long_desc.replace("log notes", "log the notes"))
-    catalog.add("fine", "Write release notes from commits since the last tag. Not for changelog policy reviews.")
+    catalog.add(
+        "fine",
+        "Write release notes from commits since the last tag. Not for changelog policy reviews.",
+    )
     report = validate_specs(catalog.load())
     codes = {(d.code, Path(d.path).parent.name) for d in report.diagnostics}
     assert ("title-only-description", "changelog-generator") in codes
     assert ("short-description", "tiny") in codes
-    assert ("short-description", "changelog-generator") not in codes  # one finding, the specific one
+    assert (
+        "short-description",
+        "changelog-generator",
+    ) not in codes  # one finding, the specific one
     (ov,) = [d for d in report.diagnostics if d.code == "overlapping-description"]
     assert "capsule-crm-automation" in ov.message and "capsule-crm-sync" in ov.message
     assert ov.field == "description" and ov.line == 3  # the line of `description:`
-    assert not any(Path(d.path).parent.name == "fine" and d.code.endswith("description") for d in report.diagnostics)
+    assert not any(
+        Path(d.path).parent.name == "fine" and d.code.endswith("description")
+        for d in report.diagnostics
+    )
 
 
 def test_semantic_scorer_can_find_what_no_word_matches(base):
@@ -671,11 +848,20 @@ def test_small_catalog_accepts_one_strong_word_but_large_one_does_not(catalog):
     # most words of a request are in none of a few skills: the name carries it
     req = "review src/billing/invoice_totals.py and src/billing/tax_rules.py before friday"
     named = fresh().route(req, catalog.snapshot)
-    assert named.decision == "select" and named.selected.name == "review" and "threshold 0.15" in named.reason
-    strict = R.Router(R.config_from_mapping({"small_catalog_factor": 1, "threshold": 0.6})).route(req, catalog.snapshot)
+    assert (
+        named.decision == "select"
+        and named.selected.name == "review"
+        and "threshold 0.15" in named.reason
+    )
+    strict = R.Router(R.config_from_mapping({"small_catalog_factor": 1, "threshold": 0.6})).route(
+        req, catalog.snapshot
+    )
     assert strict.decision == "abstain" and "below the threshold 0.60" in strict.reason
     # a word only in a description is not enough, however few the skills
-    assert fresh().route("staged for the school play on friday", catalog.snapshot).decision == "abstain"
+    assert (
+        fresh().route("staged for the school play on friday", catalog.snapshot).decision
+        == "abstain"
+    )
     fillers(catalog, "Handle topic number {i} in spreadsheets and charts. Not for code.")
     catalog.reload()
     large = fresh().route("please review app.py", catalog.snapshot)

@@ -29,7 +29,12 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 DEV = DATA / "routing_dev.jsonl"
 HOLDOUT = DATA / "routing_holdout.jsonl"
 PARAPHRASE = DATA / "routing_paraphrase.jsonl"
-FLOORS = {"hit_at_1": 0.85, "abstain_rate_negatives": 0.90, "near_miss_accuracy": 0.75, "precision": 0.85}
+FLOORS = {
+    "hit_at_1": 0.85,
+    "abstain_rate_negatives": 0.90,
+    "near_miss_accuracy": 0.75,
+    "precision": 0.85,
+}
 #: hit@1 the router must keep above plain BM25 (name + description, top-1) on each set
 OVER_BASELINE = {DEV: 0.10, HOLDOUT: 0.10, PARAPHRASE: 0.05}
 
@@ -43,7 +48,9 @@ def load(path: Path) -> list[R.Case]:
 @pytest.fixture(scope="module")
 def snap(corpus_dir: Path):
     repos = sorted(d for d in corpus_dir.iterdir() if d.is_dir())
-    return Catalog([Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(repos)]).load()
+    return Catalog(
+        [Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True) for i, d in enumerate(repos)]
+    ).load()
 
 
 @pytest.fixture(scope="module")
@@ -91,19 +98,28 @@ def test_positives_are_in_users_words(snap, path):
 
 
 def test_paraphrase_positives_share_at_most_two_stems(snap):
-    bad = [f"line {c.line}: {sorted(shared)}: {c.prompt}" for c in load(PARAPHRASE) if c.kind == "positive"
-           for _, shared, _ in [_shared_stems(snap, c)] if len(shared) > 2]  # fmt: skip
+    bad = [
+        f"line {c.line}: {sorted(shared)}: {c.prompt}"
+        for c in load(PARAPHRASE)
+        if c.kind == "positive"
+        for _, shared, _ in [_shared_stems(snap, c)]
+        if len(shared) > 2
+    ]
     assert bad == [], "\n".join(bad)
 
 
 def test_dev_set_meets_the_floors(snap, router, cases):
-    report = R.evaluate(cases, lambda p: router.route(p, snap, Actor.MODEL), repeat=2,
-                        known=[s.name for s in snap])  # fmt: skip
+    report = R.evaluate(
+        cases, lambda p: router.route(p, snap, Actor.MODEL), repeat=2, known=[s.name for s in snap]
+    )
     assert report["unknown_names"] == [], "every expected / also name must exist in the corpus"
     assert [r["prompt"] for r in report["results"]] == [c.prompt for c in cases]
     assert report["stability"] == 1.0
-    misses = [f"{r['kind']}: {r['prompt']} -> {r['decision']} {r['selected'] or r['top']}"
-              for r in report["results"] if not r["ok"]]  # fmt: skip
+    misses = [
+        f"{r['kind']}: {r['prompt']} -> {r['decision']} {r['selected'] or r['top']}"
+        for r in report["results"]
+        if not r["ok"]
+    ]
     for key, floor in FLOORS.items():
         assert report[key] >= floor, f"{key} {report[key]} < {floor}; misses:\n" + "\n".join(misses)
     assert report["latency_ms"]["p95"] < 50
@@ -135,8 +151,23 @@ def test_cli_eval_with_floors_in_process(corpus_dir, capsys):
         from codebot.commands.args import common_options as _common
 
         add_parsers(sub, _common)
-    argv = ["skills", "eval", str(DEV), "--only-dirs", "--json", "--min-hit-at-1", "0.85", "--min-abstain", "0.9",
-            "--min-near-miss", "0.75", "--min-precision", "0.85", "--min-over-baseline", "0.1"]  # fmt: skip
+    argv = [
+        "skills",
+        "eval",
+        str(DEV),
+        "--only-dirs",
+        "--json",
+        "--min-hit-at-1",
+        "0.85",
+        "--min-abstain",
+        "0.9",
+        "--min-near-miss",
+        "0.75",
+        "--min-precision",
+        "0.85",
+        "--min-over-baseline",
+        "0.1",
+    ]
     for d in sorted(p for p in corpus_dir.iterdir() if p.is_dir()):
         argv += ["--skills-dir", str(d)]
     args = parser.parse_args(argv)

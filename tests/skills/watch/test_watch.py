@@ -150,8 +150,10 @@ def test_rename_folder_is_removed_and_added(skills_root: Path, watch) -> None:
     put_skill(skills_root, "old-name")  # no `name:`: the folder names the skill
     _w, rec, cat = watch(skills_root)
     os.rename(skills_root / "old-name", skills_root / "new-name")
-    wait_until(lambda: "new-name" in rec.all("added") and "old-name" in rec.all("removed"),
-               what="rename seen")  # fmt: skip
+    wait_until(
+        lambda: "new-name" in rec.all("added") and "old-name" in rec.all("removed"),
+        what="rename seen",
+    )
     assert set(cat.snapshot.skills) == {"new-name"}
 
 
@@ -514,8 +516,14 @@ def test_cli_watch_json(tmp_path: Path) -> None:
     project.mkdir()
     skills_dir = tmp_path / "extra-skills"
     skills_dir.mkdir()
-    proc = subprocess.Popen(_watch_command(skills_dir), cwd=project, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))  # fmt: skip
+    proc = subprocess.Popen(
+        _watch_command(skills_dir),
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
 
@@ -576,7 +584,9 @@ def test_catch_up_is_immediate_by_default(skills_root: Path, watch) -> None:
     assert w.full_reloads == 1  # done before ready
 
 
-def test_sandbox_placeholders_do_not_reload_but_a_real_root_still_does(tmp_path: Path, watch) -> None:
+def test_sandbox_placeholders_do_not_reload_but_a_real_root_still_does(
+    tmp_path: Path, watch
+) -> None:
     """Each sandboxed command holds missing protected names (`.codebot`) with empty folders
     and removes them after: the watcher must not re-arm and reload for those."""
     from codebot.protected import note_placeholders

@@ -29,9 +29,21 @@ from codebot.ui.line.input import SlashCompleter
 from codebot.ui.line.repl import LineApp, parse_answer, run_line, should_use_line_mode
 
 ROOT = Path(__file__).resolve().parents[3]
-PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY",
-                 "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "XAI_API_KEY", "OPENAI_BASE_URL",
-                 "OPENAI_API_BASE", "CODEBOT_MODEL", "CODEBOT_API_BASE")  # fmt: skip
+PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "CODEBOT_MODEL",
+    "CODEBOT_API_BASE",
+)
 EOF = "\x04"  # Ctrl+D
 CTRL_C = "\x03"
 
@@ -46,14 +58,22 @@ def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def project(tmp_path: Path, write_skill) -> Path:
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
-    write_skill(proj / ".codebot" / "skills", "deploy",
-                "description: Deploy the app to staging. Not for local runs.\nmodel: big-model\n"
-                'argument-hint: "[env]"', "Deploy to $ARGUMENTS.")  # fmt: skip
+    write_skill(
+        proj / ".codebot" / "skills",
+        "deploy",
+        "description: Deploy the app to staging. Not for local runs.\nmodel: big-model\n"
+        'argument-hint: "[env]"',
+        "Deploy to $ARGUMENTS.",
+    )
     return proj
 
 
 def controller(project: Path, replies: list[Any] | None = None) -> Controller:
-    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies or []), interactive=True)
+    return Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel(replies or []),
+        interactive=True,
+    )
 
 
 class Recorder(io.StringIO):
@@ -146,7 +166,9 @@ def test_help_lists_the_commands_and_line_keys(project: Path) -> None:
 
 
 def test_other_builtins_print_plain_words(project: Path) -> None:
-    code, out = run_keys(controller(project), "/model\r/usage\r/context\r/clear\r/reload\r/bogus-builtin-x\r" + EOF)
+    code, out = run_keys(
+        controller(project), "/model\r/usage\r/context\r/clear\r/reload\r/bogus-builtin-x\r" + EOF
+    )
     assert code == 0
     assert "model: scripted" in out
     assert "Usage this session:" in out and "0 in" in out
@@ -161,7 +183,10 @@ def test_skills_prints_a_table_and_can_switch_one_off(project: Path) -> None:
     assert code == 0
     table = out.split("> /skills off")[0]
     assert "name" in table and "source" in table and "state" in table
-    assert any(line.startswith("review") and "bundled" in line and " on " in line for line in table.splitlines())
+    assert any(
+        line.startswith("review") and "bundled" in line and " on " in line
+        for line in table.splitlines()
+    )
     assert any(line.startswith("deploy") and "project" in line for line in table.splitlines())
     assert "deploy: off (saved in" in out
     after = out.split("> /skills depl")[1]
@@ -187,7 +212,10 @@ def test_a_skill_that_changes_the_model_says_so(project: Path) -> None:
 
 
 def test_tool_calls_show_as_one_line_with_a_status(project: Path) -> None:
-    replies = [{"text": "", "tool_calls": [{"name": "Read", "arguments": {"path": "README.md"}}]}, "Read it."]
+    replies = [
+        {"text": "", "tool_calls": [{"name": "Read", "arguments": {"path": "README.md"}}]},
+        "Read it.",
+    ]
     (project / "README.md").write_text("# Project title\nmore\n")
     code, out = run_keys(controller(project, replies), "read the readme\r" + EOF)
     assert code == 0
@@ -196,7 +224,10 @@ def test_tool_calls_show_as_one_line_with_a_status(project: Path) -> None:
 
 
 def write_call(path: str = "notes.txt", content: str = "hi\n") -> dict[str, Any]:
-    return {"text": "", "tool_calls": [{"name": "Write", "arguments": {"path": path, "content": content}}]}
+    return {
+        "text": "",
+        "tool_calls": [{"name": "Write", "arguments": {"path": path, "content": content}}],
+    }
 
 
 def test_an_approval_answered_yes_writes_the_file(project: Path) -> None:
@@ -204,13 +235,18 @@ def test_an_approval_answered_yes_writes_the_file(project: Path) -> None:
     assert code == 0
     assert (project / "notes.txt").read_text() == "hi\n"
     assert "Write needs approval" in out and "new file notes.txt" in out
-    assert "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y" in out
+    assert (
+        "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y"
+        in out
+    )
     assert "→ Write notes.txt" in out and "✓" in out
     assert "Written." in out
 
 
 def test_an_approval_answered_no_does_not_write(project: Path) -> None:
-    code, out = run_keys(controller(project, [write_call(), "Not written."]), "write notes\rn\r" + EOF)
+    code, out = run_keys(
+        controller(project, [write_call(), "Not written."]), "write notes\rn\r" + EOF
+    )
     assert code == 0
     assert not (project / "notes.txt").exists()
     assert "✗" in out and "did not approve" in out
@@ -234,7 +270,9 @@ def test_an_unclear_answer_is_asked_again(project: Path) -> None:
 def test_errors_are_shown_in_plain_words(project: Path) -> None:
     from codebot.agent.model import ModelError
 
-    code, out = run_keys(controller(project, [ModelError("auth", "the provider rejected the key")]), "hi\r" + EOF)
+    code, out = run_keys(
+        controller(project, [ModelError("auth", "the provider rejected the key")]), "hi\r" + EOF
+    )
     assert code == 0
     assert "error (auth): the provider rejected the key" in out
     code, out = run_keys(controller(project), "/no-such-skill\r" + EOF)
@@ -252,7 +290,9 @@ def test_exit_eof_and_double_ctrl_c_exit_zero(project: Path, keys: str) -> None:
 
 
 def test_ctrl_c_with_text_clears_the_line_and_does_not_count(project: Path) -> None:
-    code, out = run_keys(controller(project, ["answer"]), "abc" + CTRL_C + "hello\r" + CTRL_C + "x\r" + EOF)
+    code, out = run_keys(
+        controller(project, ["answer"]), "abc" + CTRL_C + "hello\r" + CTRL_C + "x\r" + EOF
+    )
     assert code == 0
     assert "> hello" in out and "> abchello" not in out
     assert "press Ctrl+C again" in out
@@ -300,16 +340,31 @@ async def test_sigint_during_a_turn_cancels_only_the_turn(project: Path) -> None
 # -- piped input ---------------------------------------------------------------------------------
 
 
-def test_piped_lines_are_turns_and_eof_exits_zero(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_piped_lines_are_turns_and_eof_exits_zero(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(project)
     out = io.StringIO()
-    code = run_line(load_settings(cwd=project, trust=True), input=io.StringIO("hello\n/exit\nnot reached\n"), output=out, watch=False)
+    code = run_line(
+        load_settings(cwd=project, trust=True),
+        input=io.StringIO("hello\n/exit\nnot reached\n"),
+        output=out,
+        watch=False,
+    )
     assert code == 0
     text = out.getvalue()
     assert "> hello" in text and "offline model" in text
     assert "not reached" not in text
     out = io.StringIO()
-    assert run_line(load_settings(cwd=project, trust=True), input=io.StringIO("hello\n"), output=out, watch=False) == 0
+    assert (
+        run_line(
+            load_settings(cwd=project, trust=True),
+            input=io.StringIO("hello\n"),
+            output=out,
+            watch=False,
+        )
+        == 0
+    )
 
 
 def test_piped_approval_reads_the_next_line(project: Path) -> None:
@@ -317,18 +372,30 @@ def test_piped_approval_reads_the_next_line(project: Path) -> None:
     ctrl = controller(project, [write_call(), "done"])
     assert LineApp(ctrl, input=io.StringIO("write\ny\n"), output=out, watch=False).run() == 0
     assert (project / "notes.txt").exists()
-    assert "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y" in out.getvalue()
+    assert (
+        "Allow? [y]es once / [a] this session / [A]lways / [n]o (n <reason> tells the model why): y"
+        in out.getvalue()
+    )
     ctrl.close()
     out = io.StringIO()
     ctrl = controller(project, [write_call("other.txt"), "done"])
-    assert LineApp(ctrl, input=io.StringIO("write\n"), output=out, watch=False).run() == 0  # EOF: denied
+    assert (
+        LineApp(ctrl, input=io.StringIO("write\n"), output=out, watch=False).run() == 0
+    )  # EOF: denied
     assert not (project / "other.txt").exists()
     assert "(no answer: denied)" in out.getvalue()
     ctrl.close()
 
 
-def test_a_bad_resume_id_is_a_setup_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_line(load_settings(cwd=project, trust=True), resume="nope", input=io.StringIO(""), output=io.StringIO())
+def test_a_bad_resume_id_is_a_setup_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_line(
+        load_settings(cwd=project, trust=True),
+        resume="nope",
+        input=io.StringIO(""),
+        output=io.StringIO(),
+    )
     assert code == 2
     assert "no session 'nope'" in capsys.readouterr().err
 
@@ -336,8 +403,15 @@ def test_a_bad_resume_id_is_a_setup_error(project: Path, capsys: pytest.CaptureF
 def test_plain_subprocess_with_piped_stdin(project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "codebot", "--plain"], input="hello\n/exit\n", capture_output=True,
-                          text=True, cwd=project, env=env, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "codebot", "--plain"],
+        input="hello\n/exit\n",
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "> hello" in proc.stdout
     assert "offline model" in proc.stdout
@@ -346,7 +420,9 @@ def test_plain_subprocess_with_piped_stdin(project: Path) -> None:
 # -- hot reload and mode choice ---------------------------------------------------------------------
 
 
-def test_the_watcher_runs_and_its_reloads_are_printed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_watcher_runs_and_its_reloads_are_printed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: dict[str, Any] = {}
 
     class FakeWatcher:
@@ -360,7 +436,9 @@ def test_the_watcher_runs_and_its_reloads_are_printed(project: Path, monkeypatch
         def stop(self) -> None:
             seen["stopped"] = True
 
-    monkeypatch.setitem(sys.modules, "codebot.skills.watch.watcher", types.SimpleNamespace(SkillWatcher=FakeWatcher))
+    monkeypatch.setitem(
+        sys.modules, "codebot.skills.watch.watcher", types.SimpleNamespace(SkillWatcher=FakeWatcher)
+    )
     ctrl = controller(project)
     out = io.StringIO()
     assert LineApp(ctrl, input=io.StringIO(""), output=out, watch=True).run() == 0
@@ -385,7 +463,11 @@ def test_a_new_skill_file_is_announced_while_waiting_for_input(project: Path, wr
             while "skills" not in out.getvalue() and time.monotonic() < deadline:
                 time.sleep(0.02)  # the banner is out: the watcher is starting
             time.sleep(0.3)
-            write_skill(project / ".codebot" / "skills", "fresh", "description: A fresh skill. Not for tests.")
+            write_skill(
+                project / ".codebot" / "skills",
+                "fresh",
+                "description: A fresh skill. Not for tests.",
+            )
             while "skills: +1" not in out.getvalue() and time.monotonic() < deadline:
                 time.sleep(0.05)
         finally:
@@ -398,7 +480,9 @@ def test_a_new_skill_file_is_announced_while_waiting_for_input(project: Path, wr
 
 
 def test_no_watcher_module_is_fine(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "codebot.skills.watch.watcher", None)  # import raises ImportError
+    monkeypatch.setitem(
+        sys.modules, "codebot.skills.watch.watcher", None
+    )  # import raises ImportError
     ctrl = controller(project)
     assert LineApp(ctrl, input=io.StringIO(""), output=io.StringIO(), watch=True).run() == 0
     ctrl.close()
@@ -429,25 +513,35 @@ def test_parse_answer() -> None:
 
 def test_prompt_toolkit_stays_in_line_modules() -> None:
     code = "import codebot.ui.controller, codebot.ui.commands, codebot.agent, sys; print('prompt_toolkit' in sys.modules)"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.stdout.strip() == "False", proc.stderr
     imports = re.compile(r"^\s*(from|import)\s+prompt_toolkit\b", re.MULTILINE)
-    offenders = [p for p in (ROOT / "codebot").rglob("*.py")
-                 if imports.search(p.read_text(encoding="utf-8")) and not p.is_relative_to(ROOT / "codebot" / "ui" / "line")]  # fmt: skip
+    offenders = [
+        p
+        for p in (ROOT / "codebot").rglob("*.py")
+        if imports.search(p.read_text(encoding="utf-8"))
+        and not p.is_relative_to(ROOT / "codebot" / "ui" / "line")
+    ]
     assert offenders == []
 
 
 def test_completer_offers_a_second_skill_after_the_first(project: Path) -> None:
     found = complete(controller(project), "/deploy /rev")
     assert found and found[0].text == "review" and found[0].start_position == -3
-    assert all(c.text not in ("help", "reload") for c in complete(controller(project), "/deploy /re"))
+    assert all(
+        c.text not in ("help", "reload") for c in complete(controller(project), "/deploy /re")
+    )
     assert complete(controller(project), "/help /rev") == []  # a built-in takes no stack
     assert complete(controller(project), "/deploy /tmp/x") == []  # a path is an argument
 
 
 def test_compact_in_line_mode_summarizes_and_context_shows_it(project: Path) -> None:
     ctrl = controller(project, ["first answer", "second answer", "the summary", "third answer"])
-    code, out = run_keys(ctrl, "/deploy staging\rhello there\r/compact keep deploys\r/context\rgo on\r" + EOF)
+    code, out = run_keys(
+        ctrl, "/deploy staging\rhello there\r/compact keep deploys\r/context\rgo on\r" + EOF
+    )
     assert code == 0
     assert "compacting the conversation (manual" in out and "compacted: " in out
     assert "skills re-attached: deploy" in out and "last compacted at" in out

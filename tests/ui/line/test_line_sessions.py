@@ -32,8 +32,12 @@ class Tty(io.StringIO):
 
 
 def controller(project: Path, replies: list[Any] | None = None, **kw: Any) -> Controller:
-    return Controller(load_settings(cwd=project, trust=True), client=ScriptedModel(replies or []), interactive=True,
-                      **kw)  # fmt: skip
+    return Controller(
+        load_settings(cwd=project, trust=True),
+        client=ScriptedModel(replies or []),
+        interactive=True,
+        **kw,
+    )
 
 
 def earlier_session(project: Path, lines: str, replies: list[Any]) -> str:
@@ -48,7 +52,9 @@ def earlier_session(project: Path, lines: str, replies: list[Any]) -> str:
 
 
 def test_continue_shows_the_loaded_history(project: Path) -> None:
-    sid = earlier_session(project, "first question\nsecond question\n", ["the first answer", "the second answer"])
+    sid = earlier_session(
+        project, "first question\nsecond question\n", ["the first answer", "the second answer"]
+    )
     again = controller(project, resume=ResumeChoice(continue_latest=True))
     out = io.StringIO()
     assert LineApp(again, input=io.StringIO(""), output=out, watch=False).run() == 0
@@ -63,7 +69,9 @@ def test_continue_shows_the_loaded_history(project: Path) -> None:
 
 def test_continue_shows_only_the_last_five_turns(project: Path) -> None:
     n = 7
-    earlier_session(project, "".join(f"question {i}\n" for i in range(n)), [f"answer {i}" for i in range(n)])
+    earlier_session(
+        project, "".join(f"question {i}\n" for i in range(n)), [f"answer {i}" for i in range(n)]
+    )
     again = controller(project, resume=ResumeChoice(continue_latest=True))
     out = io.StringIO()
     LineApp(again, input=io.StringIO(""), output=out, watch=False).run()
@@ -84,7 +92,9 @@ def test_a_new_session_shows_no_history_heading(project: Path) -> None:
 # -- how to continue, said when quitting ---------------------------------------------------------
 
 
-def test_quitting_on_a_terminal_says_how_to_continue(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_quitting_on_a_terminal_says_how_to_continue(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     c = controller(project, ["hi"])
     out = Tty()
     assert LineApp(c, input=io.StringIO("hello\n"), output=out, watch=False).run() == 0
@@ -95,7 +105,9 @@ def test_quitting_on_a_terminal_says_how_to_continue(project: Path, capsys: pyte
     assert sid not in capsys.readouterr().err
 
 
-def test_quitting_with_piped_output_says_it_on_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_quitting_with_piped_output_says_it_on_stderr(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # stdout is a log or a pipe: the conversation stays the only thing in it
     c = controller(project, ["hi"])
     out = io.StringIO()
@@ -103,10 +115,14 @@ def test_quitting_with_piped_output_says_it_on_stderr(project: Path, capsys: pyt
     c.close()
     sid = c.session.id
     assert "codebot --continue" not in out.getvalue()
-    assert f"session {sid} · codebot --continue (or codebot --resume {sid})" in capsys.readouterr().err
+    assert (
+        f"session {sid} · codebot --continue (or codebot --resume {sid})" in capsys.readouterr().err
+    )
 
 
-def test_quitting_an_empty_session_says_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_quitting_an_empty_session_says_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     c = controller(project)
     out = Tty()
     LineApp(c, input=io.StringIO("/help\n"), output=out, watch=False).run()
@@ -137,7 +153,9 @@ def test_resume_lists_the_sessions_and_switches_to_the_one_picked(project: Path)
     assert listing.index(new) < listing.index(old)  # newest first
     assert "the newer question" in listing and "the old question" in listing
     assert fresh not in listing  # the session in use is not offered
-    assert f"resumed session {old} from" in text and "old answer" in text.split("resumed session")[1]
+    assert (
+        f"resumed session {old} from" in text and "old answer" in text.split("resumed session")[1]
+    )
     assert c.session.id == old
     sent = [m["content"] for m in model.requests[0].messages if m["role"] == "user"]
     assert "the old question" in sent[0] and "go on" in sent[-1]
@@ -157,7 +175,9 @@ def test_resume_cancelled_or_unknown_keeps_the_session(project: Path) -> None:
     c = controller(project)
     fresh = c.session.id
     out = io.StringIO()
-    LineApp(c, input=io.StringIO("/resume\n\n/resume 9\n/resume nope\n"), output=out, watch=False).run()
+    LineApp(
+        c, input=io.StringIO("/resume\n\n/resume 9\n/resume nope\n"), output=out, watch=False
+    ).run()
     c.close()
     text = out.getvalue()
     assert c.session.id == fresh
@@ -196,11 +216,22 @@ def test_a_resumed_session_keeps_the_command_lines_rules(project: Path) -> None:
     from codebot.ui.line.repl import run_line
 
     old = earlier_session(project, "hello\n", ["hi"])
-    write = {"text": "", "tool_calls": [{"name": "Write", "arguments": {"path": "notes.txt", "content": "x\n"}}]}
+    write = {
+        "text": "",
+        "tool_calls": [{"name": "Write", "arguments": {"path": "notes.txt", "content": "x\n"}}],
+    }
     out = io.StringIO()
-    code = run_line(load_settings(cwd=project, trust=True), allow=["Write(notes.txt)"], client=ScriptedModel([write, "done"]),
-                    input=io.StringIO(f"/resume {old}\nwrite the notes\n"), output=out, watch=False)  # fmt: skip
+    code = run_line(
+        load_settings(cwd=project, trust=True),
+        allow=["Write(notes.txt)"],
+        client=ScriptedModel([write, "done"]),
+        input=io.StringIO(f"/resume {old}\nwrite the notes\n"),
+        output=out,
+        watch=False,
+    )
     assert code == 0
     assert f"resumed session {old}" in out.getvalue()
-    assert (project / "notes.txt").read_text() == "x\n"  # allowed by --allow, in the session switched to
+    assert (
+        project / "notes.txt"
+    ).read_text() == "x\n"  # allowed by --allow, in the session switched to
     assert "needs approval" not in out.getvalue()

@@ -18,8 +18,10 @@ from codebot.ui.controller import Controller
 from codebot.ui.line.repl import LineApp
 from codebot.ui.line.wrap import Wrapper, cells, wrap_text
 
-PROSE = ("Deploying to staging went fine: the build finished, every health check passed, and the "
-         "release notes were posted to the channel where the team reads them every morning.")  # fmt: skip
+PROSE = (
+    "Deploying to staging went fine: the build finished, every health check passed, and the "
+    "release notes were posted to the channel where the team reads them every morning."
+)
 
 
 class Tty(io.StringIO):
@@ -35,7 +37,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def answer_lines(project: Path, answer: str, out: io.StringIO) -> list[str]:
-    c = Controller(load_settings(cwd=project, trust=True), client=ScriptedModel([answer]), interactive=True)
+    c = Controller(
+        load_settings(cwd=project, trust=True), client=ScriptedModel([answer]), interactive=True
+    )
     LineApp(c, input=io.StringIO("go\n"), output=out, watch=False).run()
     c.close()
     text = out.getvalue()
@@ -43,7 +47,9 @@ def answer_lines(project: Path, answer: str, out: io.StringIO) -> list[str]:
     return text[text.index("> go\n") + 5 : end if end > 0 else None].split("\n")
 
 
-def test_a_long_answer_on_a_terminal_breaks_at_spaces(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_answer_on_a_terminal_breaks_at_spaces(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "40")
     lines = answer_lines(project, PROSE, Tty())
     body = [ln for ln in lines if ln.strip()]
@@ -75,8 +81,10 @@ def test_streamed_text_wraps_like_whole_text() -> None:
 
 def test_code_blocks_tables_and_indented_code_are_left_alone() -> None:
     code = "    x = compute_something(with_a_long_argument, and_another_one, and_a_third)"
-    text = ("Here is the fix:\n```python\nresult = some_function(first_argument, second_argument, third)\n```\n"
-            f"{code}\n| a long table row | with cells | that must stay on one line |\n")  # fmt: skip
+    text = (
+        "Here is the fix:\n```python\nresult = some_function(first_argument, second_argument, third)\n```\n"
+        f"{code}\n| a long table row | with cells | that must stay on one line |\n"
+    )
     assert wrap_text(text, 30) == text
 
 
@@ -89,7 +97,9 @@ def test_a_word_longer_than_the_line_is_not_broken() -> None:
 def test_list_items_hang_under_their_text() -> None:
     out = wrap_text("- the first item of the list is long enough to wrap twice over here", 24)
     lines = out.split("\n")
-    assert lines[0].startswith("- ") and all(ln.startswith("  ") and not ln.startswith("   ") for ln in lines[1:])
+    assert lines[0].startswith("- ") and all(
+        ln.startswith("  ") and not ln.startswith("   ") for ln in lines[1:]
+    )
 
 
 def test_no_width_passes_text_through() -> None:
@@ -118,12 +128,15 @@ def test_a_held_back_word_is_written_before_the_next_line() -> None:
     renderer.render(ev.TurnEnded(Usage(), cancelled=True))
     assert out.getvalue().endswith("cut short\n(turn cancelled)\n")
 
+
 TEXT = st.lists(st.sampled_from([*"ab cd\n\t-|`>1.日", "```", "    "]), max_size=120).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
 @given(TEXT, st.integers(5, 60), st.lists(st.integers(0, 200), max_size=6))
-def test_wrapping_changes_only_whitespace_and_streams_the_same(text: str, width: int, cuts: list[int]) -> None:
+def test_wrapping_changes_only_whitespace_and_streams_the_same(
+    text: str, width: int, cuts: list[int]
+) -> None:
     whole = wrap_text(text, width)
     assert whole.split() == text.split()  # words kept whole and in order
     assert whole.count("```") == text.count("```")
@@ -145,5 +158,9 @@ PROSE_TEXT = st.lists(st.sampled_from([*"ab cd\n-1.>日", "    "]), max_size=120
 @given(PROSE_TEXT, st.integers(5, 60))
 def test_prose_lines_fit_unless_one_word_cannot(text: str, width: int) -> None:
     for line in wrap_text(text, width).split("\n"):
-        words = [w for w in line.split() if not re.fullmatch(r"[->]|\d+\.", w)]  # a marker stays with its word
-        assert cells(line) <= width or len(words) <= 1 or line.startswith("    "), line  # 4 spaces: code
+        words = [
+            w for w in line.split() if not re.fullmatch(r"[->]|\d+\.", w)
+        ]  # a marker stays with its word
+        assert cells(line) <= width or len(words) <= 1 or line.startswith("    "), (
+            line
+        )  # 4 spaces: code
