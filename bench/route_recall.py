@@ -101,11 +101,10 @@ def report(
     """Our router's numbers, plain BM25's (not with `restrict`) and each positive's rank.
     `restrict`: only these skills are ranked; the index, and so every word's idf, is still
     the whole catalog's."""
+    import codebot.skills.route as R
     from codebot.agent.session.prompting import RANKED
     from codebot.skills.invoke import Actor
-    from codebot.skills.route import Bm25Baseline, evaluate
-    from codebot.skills.route import router as R
-    from codebot.skills.route.eval import first_rank, ranking_summary
+    from codebot.skills.route import Bm25Baseline, evaluate, first_rank, ranking_summary
 
     rt = R.Router(semantic=semantic)
     t0 = time.perf_counter()
@@ -192,7 +191,7 @@ def pushed_out(
     return out
 
 
-def main() -> None:
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--synthetic", type=int, default=10_000, help="generated skills mixed in (default 10000)"
@@ -215,95 +214,134 @@ def main() -> None:
     args = ap.parse_args()
     if args.real is not None and not args.real.is_dir():
         raise SystemExit(f"--real {args.real}: not a folder (give a folder of skill repositories)")
+    return args
+
+
+def _mixed_catalog(args: argparse.Namespace, synth: Path) -> tuple[Any, str]:
+    """The corpus plus the real skills of `--real`, or plus `--synthetic` generated ones
+    (generated into `synth` unless already there); and a line saying which."""
+    if args.real is not None:
+        return catalogs(CORPUS, None, args.real), f"real skills under {args.real}"
+    if not (synth / ".done").exists():
+        log(f"generating {args.synthetic} skills in {synth}")
+        generate(synth, args.synthetic, seed=1)
+        (synth / ".done").write_text("")
+    return catalogs(CORPUS, synth), f"{args.synthetic} generated skills"
+
+
+def _semantic_scorer(model: str, folder: Path, mixed: Any, out: dict[str, Any]) -> Any:
+    """The embedding scorer with every mixed skill's vectors cached in `folder`; adds the
+    "semantic" section to `out`."""
+    from codebot.skills.route import EmbeddingScorer
+
+    scorer = EmbeddingScorer(model, folder)
+    t0 = time.perf_counter()
+    scorer.chunk_vectors(list(mixed))
+    out["semantic"] = {
+        "model": model,
+        "embed_catalog_s": round(time.perf_counter() - t0, 1),
+        "sets": {},
+    }
+    return scorer
+
+
+def _set_report(cases: list[Any], alone: Any, mixed: Any, corpus_keys: set[str]) -> dict[str, Any]:
+    """One case file routed over the corpus, the mixed catalog and the mixed catalog's
+    corpus skills only, with plain BM25 alongside."""
+    a, a_base, a_rows = report(cases, alone)
+    m, m_base, m_rows = report(cases, mixed)
+    r, _, _ = report(cases, mixed, restrict=corpus_keys)
+    return {
+        "corpus": a,
+        "mixed": m,
+        "mixed_over_corpus": compare(a, m),
+        "mixed_corpus_only": r,
+        "mixed_corpus_only_over_corpus": compare(a, r),
+        "baseline": {
+            "corpus": a_base,
+            "mixed": m_base,
+            "mixed_over_corpus": compare(a_base, m_base),
+        },
+        "pushed_out_of_top5": pushed_out(a_rows, m_rows, corpus_keys, mixed),
+    }
+
+
+def _semantic_set_report(
+    cases: list[Any], alone: Any, mixed: Any, corpus_keys: set[str], scorer: Any
+) -> dict[str, Any]:
+    """One case file routed with the embedding scorer fused in, over the corpus and mixed."""
+    sa, _, sa_rows = report(cases, alone, scorer)
+    sm, _, sm_rows = report(cases, mixed, scorer)
+    return {
+        "corpus": sa,
+        "mixed": sm,
+        "mixed_over_corpus": compare(sa, sm),
+        "pushed_out_of_top5": pushed_out(sa_rows, sm_rows, corpus_keys, mixed),
+    }
+
+
+def _targets_met(out: dict[str, Any]) -> dict[str, bool]:
+    dev = out["sets"].get("dev")
+    met = {"dev_recall_at_5_kept": dev["mixed_over_corpus"]["recall_at_5"] >= 1.0} if dev else {}
+    sem_dev = out.get("semantic", {}).get("sets", {}).get("dev")
+    if sem_dev:
+        met["semantic_dev_recall_at_5_kept"] = sem_dev["mixed_over_corpus"]["recall_at_5"] >= 1.0
+    return met
+
+
+def _run(args: argparse.Namespace, data: Path) -> dict[str, Any]:
+    """Load both catalogs, route every case file over them; the report without targets."""
+    from codebot.skills.route import parse_cases
+
+    synth = data / f"s{args.synthetic}"
+    alone = catalogs(CORPUS, None)
+    mixed, mixed_in = _mixed_catalog(args, synth)
+    corpus_keys = {s.key for s in alone}
+    out: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "cpu_count": os.cpu_count(),
+        "mixed_in": mixed_in,
+        "catalogs": {
+            "corpus": len(alone),
+            "mixed": len(mixed),
+            "mixed_in_shadowed": len(mixed.shadowed) - len(alone.shadowed),
+        },
+        "sets": {},
+    }
+    scorer = None
+    if args.semantic:
+        scorer = _semantic_scorer(args.semantic, synth.parent / "vectors", mixed, out)
+    for name, path in SETS.items():
+        if not path.is_file():
+            continue
+        cases, errors = parse_cases(path.read_text(encoding="utf-8").splitlines())
+        if errors:
+            raise SystemExit(f"{path}: {errors}")
+        log(f"{name}: {len(cases)} cases")
+        out["sets"][name] = _set_report(cases, alone, mixed, corpus_keys)
+        if scorer is not None:
+            out["semantic"]["sets"][name] = _semantic_set_report(
+                cases, alone, mixed, corpus_keys, scorer
+            )
+    return out
+
+
+def main() -> None:
+    args = _parse_args()
     if not CORPUS.is_dir():
         json.dump(
             {
-                "skipped": f"{CORPUS} not found: this benchmark needs the shared corpus of real skills"
+                "skipped": (
+                    f"{CORPUS} not found: this benchmark needs the shared corpus of real skills"
+                )
             },
             sys.stdout,
         )
         sys.stdout.write("\n")
         return
-    from codebot.skills.route import parse_cases
-
     with tempfile.TemporaryDirectory() as tmp:
-        synth = (args.data or Path(tmp)) / f"s{args.synthetic}"
-        alone = catalogs(CORPUS, None)
-        if args.real is not None:
-            mixed = catalogs(CORPUS, None, args.real)
-            mixed_in = f"real skills under {args.real}"
-        else:
-            if not (synth / ".done").exists():
-                log(f"generating {args.synthetic} skills in {synth}")
-                generate(synth, args.synthetic, seed=1)
-                (synth / ".done").write_text("")
-            mixed = catalogs(CORPUS, synth)
-            mixed_in = f"{args.synthetic} generated skills"
-        corpus_keys = {s.key for s in alone}
-        out: dict[str, Any] = {
-            "python": sys.version.split()[0],
-            "cpu_count": os.cpu_count(),
-            "mixed_in": mixed_in,
-            "catalogs": {
-                "corpus": len(alone),
-                "mixed": len(mixed),
-                "mixed_in_shadowed": len(mixed.shadowed) - len(alone.shadowed),
-            },
-            "sets": {},
-        }
-        scorer = None
-        if args.semantic:
-            from codebot.skills.route import EmbeddingScorer
-
-            scorer = EmbeddingScorer(args.semantic, synth.parent / "vectors")
-            t0 = time.perf_counter()
-            scorer.chunk_vectors(list(mixed))
-            out["semantic"] = {
-                "model": args.semantic,
-                "embed_catalog_s": round(time.perf_counter() - t0, 1),
-                "sets": {},
-            }
-        for name, path in SETS.items():
-            if not path.is_file():
-                continue
-            cases, errors = parse_cases(path.read_text(encoding="utf-8").splitlines())
-            if errors:
-                raise SystemExit(f"{path}: {errors}")
-            log(f"{name}: {len(cases)} cases")
-            a, a_base, a_rows = report(cases, alone)
-            m, m_base, m_rows = report(cases, mixed)
-            r, _, _ = report(cases, mixed, restrict=corpus_keys)
-            out["sets"][name] = {
-                "corpus": a,
-                "mixed": m,
-                "mixed_over_corpus": compare(a, m),
-                "mixed_corpus_only": r,
-                "mixed_corpus_only_over_corpus": compare(a, r),
-                "baseline": {
-                    "corpus": a_base,
-                    "mixed": m_base,
-                    "mixed_over_corpus": compare(a_base, m_base),
-                },
-                "pushed_out_of_top5": pushed_out(a_rows, m_rows, corpus_keys, mixed),
-            }
-            if scorer is not None:
-                sa, _, sa_rows = report(cases, alone, scorer)
-                sm, _, sm_rows = report(cases, mixed, scorer)
-                out["semantic"]["sets"][name] = {
-                    "corpus": sa,
-                    "mixed": sm,
-                    "mixed_over_corpus": compare(sa, sm),
-                    "pushed_out_of_top5": pushed_out(sa_rows, sm_rows, corpus_keys, mixed),
-                }
-    dev = out["sets"].get("dev")
-    out["target_met"] = (
-        {"dev_recall_at_5_kept": dev["mixed_over_corpus"]["recall_at_5"] >= 1.0} if dev else {}
-    )
-    sem_dev = out.get("semantic", {}).get("sets", {}).get("dev")
-    if sem_dev:
-        out["target_met"]["semantic_dev_recall_at_5_kept"] = (
-            sem_dev["mixed_over_corpus"]["recall_at_5"] >= 1.0
-        )
+        out = _run(args, args.data or Path(tmp))
+    out["target_met"] = _targets_met(out)
     json.dump(out, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

@@ -1,7 +1,7 @@
 """Benchmark the router's persisted index (issue 17 §2). Prints ONE JSON object on stdout.
 
     .venv/bin/python bench/route_warm.py                          # 1,000 and 10,000 skills
-    .venv/bin/python bench/route_warm.py --sizes 1000,10000,50000 # + 50,000 (~10 min, 750 MB on disk)
+    .venv/bin/python bench/route_warm.py --sizes 1000,10000,50000 # + 50,000 (~10 min, 750 MB)
     .venv/bin/python bench/route_warm.py --data /tmp/skills       # keep the generated skills
 
 For each size, real SKILL.md files from bench/gen_skills.py, and two fresh processes
@@ -12,10 +12,11 @@ sharing one `$CODEBOT_HOME`:
          `cold_save_s` is the save). This is the baseline: what every process paid before.
   warm   a second process, same catalog: `index(snapshot)` maps the saved index
          (`warm_load_s`; `warm_rows_tokenized` must be 0); `warm_total_s` adds what
-         `route.warm()` does besides (eligibility, importing bm25s' scoring). Then, five times, one SKILL.md is
-         edited (description and body) and `catalog.reload(paths=[it])` + `index(new
-         snapshot)` run in-process: `edit_reload_ms` (catalog), `edit_router_ms` (router),
-         `edit_usable_ms` (both: the target is <= 50 ms at 10,000). Baseline in the same
+         `route.warm()` does besides (eligibility, importing bm25s' scoring). Then, five
+         times, one SKILL.md is edited (description and body) and
+         `catalog.reload(paths=[it])` + `index(new snapshot)` run in-process:
+         `edit_reload_ms` (catalog), `edit_router_ms` (router), `edit_usable_ms` (both:
+         the target is <= 50 ms at 10,000). Baseline in the same
          process: the postings built again from the same rows (`rebuild_from_rows_ms`),
          which is what a reload cost without patching, tokenization aside.
   check  the patched index routes the dev-set prompts like a cold build of the same
@@ -82,8 +83,8 @@ def queries() -> list[str]:
 
 
 def cold(root: Path) -> dict[str, Any]:
-    from codebot.skills.route import router as R
-    from codebot.skills.route.store import IndexStore
+    import codebot.skills.route as R
+    from codebot.skills.route.index.store import IndexStore
 
     t0 = time.perf_counter()
     snap = _open(root).load()
@@ -106,21 +107,12 @@ def cold(root: Path) -> dict[str, Any]:
     }
 
 
-def warm(root: Path) -> dict[str, Any]:
-    import numpy as np
-
-    from codebot.skills.invoke import Actor
-    from codebot.skills.route import postings
-    from codebot.skills.route import router as R
-    from codebot.skills.route.index import Index
-    from codebot.skills.route.store import IndexStore
+def _warm_start(rt: Any, snap: Any) -> dict[str, Any]:
+    """Map the saved index (`warm_load_s`), then the rest of what `warm()` does."""
     from codebot.skills.route.warmup import warm as warm_up
 
-    cat = _open(root)
-    snap = cat.load()
-    rt = R.Router(store=IndexStore())
     t0 = time.perf_counter()
-    idx, _ = rt.index(snap)
+    rt.index(snap)
     load_s = time.perf_counter() - t0
     out: dict[str, Any] = {
         "warm_load_s": round(load_s, 4),
@@ -132,70 +124,97 @@ def warm(root: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     warm_up(lambda: snap, rt)
     out["warm_total_s"] = round(load_s + time.perf_counter() - t0, 4)
+    return out
+
+
+def _edit_five(cat: Any, rt: Any, specs: list[Any], originals: dict[Path, str]) -> dict[str, Any]:
+    """Edit a SKILL.md of `specs` five times (its text saved in `originals` first), reload
+    the catalog and patch the router's index each time; the timings and the index's state."""
+    from codebot.skills.route.index import postings
+    from codebot.skills.route.index.index import Index
+
+    reload_ms, router_ms, rebuild_ms = [], [], []
+    for k in range(5):
+        spec = specs[(k * 7919) % len(specs)]
+        originals[spec.path] = text = spec.path.read_text(encoding="utf-8")
+        edited = (
+            text.replace("description: ", f"description: Quokka{k} workflow. ", 1)
+            + f"\nQuokka{k} notes.\n"
+        )
+        spec.path.write_text(edited, encoding="utf-8")
+        t0 = time.perf_counter()
+        cat.reload(paths=[spec.path])
+        t1 = time.perf_counter()
+        idx, _ = rt.index(cat.snapshot)
+        t2 = time.perf_counter()
+        reload_ms.append((t1 - t0) * 1000)
+        router_ms.append((t2 - t1) * 1000)
+        t0 = time.perf_counter()
+        again = postings.build(idx.rows, idx.n_terms, idx.config)
+        Index(idx.specs, again, idx.lexicon, idx.config)
+        rebuild_ms.append((time.perf_counter() - t0) * 1000)
+    med = statistics.median
+    return {
+        "edit_how": rt.stats["last"],
+        "rows_tokenized_by_edits": rt.stats["rows_tokenized"],
+        "refreshes": rt.stats["refreshes"],
+        "avg_drift": float(f"{idx.postings.drift():.2e}"),
+        "edit_reload_ms": round(med(reload_ms), 2),
+        "edit_router_ms": round(med(router_ms), 2),
+        "edit_router_ms_all": [round(x, 1) for x in router_ms],
+        "edit_usable_ms": round(med([a + b for a, b in zip(reload_ms, router_ms, strict=True)]), 2),
+        "rebuild_from_rows_ms": round(med(rebuild_ms), 1),
+    }
+
+
+def _patched_vs_cold(rt: Any, snap: Any, qs: list[str]) -> dict[str, Any]:
+    """The patched index against a cold build of the same snapshot."""
+    import numpy as np
+
+    import codebot.skills.route as R
+    from codebot.skills.invoke import Actor
+
+    cold_rt = R.Router()
+    decided = ranked = 0
+    worst = 0.0
+    for q in qs:
+        a, b = rt.route(q, snap, Actor.MODEL), cold_rt.route(q, snap, Actor.MODEL)
+        decided += (a.decision, a.selected and a.selected.key) == (
+            b.decision,
+            b.selected and b.selected.key,
+        )
+        ranked += [c.name for c in a.candidates] == [c.name for c in b.candidates]
+        by_name = {c.name: c.score for c in b.candidates}
+        for x in a.candidates:
+            if x.name in by_name:
+                worst = max(worst, abs(x.score - by_name[x.name]) / max(abs(by_name[x.name]), 1e-9))
+    return {
+        "queries": len(qs),
+        "same_decision": decided,
+        "same_candidates": ranked,
+        "max_score_rel_diff": float(np.format_float_scientific(worst, 2)),
+    }
+
+
+def warm(root: Path) -> dict[str, Any]:
+    import codebot.skills.route as R
+    from codebot.skills.invoke import Actor
+    from codebot.skills.route.index.store import IndexStore
+
+    cat = _open(root)
+    snap = cat.load()
+    rt = R.Router(store=IndexStore())
+    out = _warm_start(rt, snap)
     qs = queries()
     t0 = time.perf_counter()
     rt.route(qs[0], snap, Actor.MODEL)
     out["first_route_ms"] = round((time.perf_counter() - t0) * 1000, 2)
 
     specs = list(snap)
-    reload_ms, router_ms, rebuild_ms = [], [], []
-    originals = {}
+    originals: dict[Path, str] = {}
     try:
-        for k in range(5):
-            spec = specs[(k * 7919) % len(specs)]
-            originals[spec.path] = text = spec.path.read_text(encoding="utf-8")
-            edited = (
-                text.replace("description: ", f"description: Quokka{k} workflow. ", 1)
-                + f"\nQuokka{k} notes.\n"
-            )
-            spec.path.write_text(edited, encoding="utf-8")
-            t0 = time.perf_counter()
-            cat.reload(paths=[spec.path])
-            t1 = time.perf_counter()
-            idx, _ = rt.index(cat.snapshot)
-            t2 = time.perf_counter()
-            reload_ms.append((t1 - t0) * 1000)
-            router_ms.append((t2 - t1) * 1000)
-            t0 = time.perf_counter()
-            again = postings.build(idx.rows, idx.n_terms, idx.config)
-            Index(idx.specs, again, idx.lexicon, idx.config)
-            rebuild_ms.append((time.perf_counter() - t0) * 1000)
-        out["edit_how"] = rt.stats["last"]
-        out["rows_tokenized_by_edits"] = rt.stats["rows_tokenized"]
-        out["refreshes"] = rt.stats["refreshes"]
-        out["avg_drift"] = float(f"{idx.postings.drift():.2e}")
-        med = statistics.median
-        out["edit_reload_ms"] = round(med(reload_ms), 2)
-        out["edit_router_ms"] = round(med(router_ms), 2)
-        out["edit_router_ms_all"] = [round(x, 1) for x in router_ms]
-        out["edit_usable_ms"] = round(
-            med([a + b for a, b in zip(reload_ms, router_ms, strict=True)]), 2
-        )
-        out["rebuild_from_rows_ms"] = round(med(rebuild_ms), 1)
-        # the patched index against a cold build of the same snapshot
-        new = cat.snapshot
-        cold_rt = R.Router()
-        decided = ranked = 0
-        worst = 0.0
-        for q in qs:
-            a, b = rt.route(q, new, Actor.MODEL), cold_rt.route(q, new, Actor.MODEL)
-            decided += (a.decision, a.selected and a.selected.key) == (
-                b.decision,
-                b.selected and b.selected.key,
-            )
-            ranked += [c.name for c in a.candidates] == [c.name for c in b.candidates]
-            by_name = {c.name: c.score for c in b.candidates}
-            for x in a.candidates:
-                if x.name in by_name:
-                    worst = max(
-                        worst, abs(x.score - by_name[x.name]) / max(abs(by_name[x.name]), 1e-9)
-                    )
-        out["patched_vs_cold"] = {
-            "queries": len(qs),
-            "same_decision": decided,
-            "same_candidates": ranked,
-            "max_score_rel_diff": float(np.format_float_scientific(worst, 2)),
-        }
+        out |= _edit_five(cat, rt, specs, originals)
+        out["patched_vs_cold"] = _patched_vs_cold(rt, cat.snapshot, qs)
     finally:
         for path, text in originals.items():
             path.write_text(text, encoding="utf-8")

@@ -197,11 +197,13 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         _say(f"  request shape: {r.shape}")
     if r.emphasized:
         _say(
-            f"  written as names, counted x{router.config.name_case_weight:g}: {', '.join(r.emphasized)}"
+            f"  written as names, counted x{router.config.name_case_weight:g}: "
+            f"{', '.join(r.emphasized)}"
         )
     if r.left_behind:
         _say(
-            f"  moved away from, counted x{router.config.left_behind_weight:g}: {', '.join(r.left_behind)}"
+            f"  moved away from, counted x{router.config.left_behind_weight:g}: "
+            f"{', '.join(r.left_behind)}"
         )
     if r.destination:
         _say(
@@ -217,7 +219,8 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         router.stats["last"], "building"
     )
     _say(
-        f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after {how} the index in {r.index_ms:.0f} ms",
+        f"# {len(snap)} skills; routed in {r.latency_ms:.1f} ms after {how} the index in "
+        f"{r.index_ms:.0f} ms",
         file=sys.stderr,
     )
     return 0
@@ -225,26 +228,10 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.invoke import Actor
-    from codebot.skills.route import evaluate, parse_cases
-    from codebot.skills.route.eval import RANK_KS
+    from codebot.skills.route import RANK_KS, evaluate
 
-    try:
-        lines = args.cases.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        _say(f"codebot: {args.cases}: cannot read cases ({exc.strerror or exc})", file=sys.stderr)
-        return 2
-    cases, errors = parse_cases(lines)
-    for e in errors:
-        _say(f"codebot: {args.cases}: {e}", file=sys.stderr)
-    if errors or not cases:
-        if not cases and not errors:
-            _say(f"codebot: {args.cases}: no cases", file=sys.stderr)
-        return 2
-    if args.repeat < 1:
-        _say("codebot: --repeat must be at least 1", file=sys.stderr)
-        return 2
-    if args.only_dirs and not settings.skills_dirs:
-        _say("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
+    cases = _eval_cases(args, settings)
+    if cases is None:
         return 2
     snap = _snapshot(settings, args.only_dirs)
     router = _router(settings)
@@ -276,14 +263,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         report["hit_at_1_over_baseline"] = round(
             (report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4
         )
-    missed = []
-    for opt, key, label in FLOORS:
-        floor = getattr(args, opt)
-        if floor is None:
-            continue
-        value = report.get(key)
-        if value is None or value < floor:
-            missed.append(f"{label} {value if value is not None else 'n/a'} < {floor}")
+    missed = _floors_missed(args, report)
     report["floors_missed"] = missed
     if args.json:
         json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
@@ -293,6 +273,45 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     for m in missed:
         _say(f"codebot: floor missed: {m}", file=sys.stderr)
     return 1 if missed else 0
+
+
+def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Any] | None:
+    """The cases of `skills eval`, or None once what is wrong with them or with the
+    options is reported."""
+    from codebot.skills.route import parse_cases
+
+    try:
+        lines = args.cases.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        _say(f"codebot: {args.cases}: cannot read cases ({exc.strerror or exc})", file=sys.stderr)
+        return None
+    cases, errors = parse_cases(lines)
+    for e in errors:
+        _say(f"codebot: {args.cases}: {e}", file=sys.stderr)
+    if errors or not cases:
+        if not cases and not errors:
+            _say(f"codebot: {args.cases}: no cases", file=sys.stderr)
+        return None
+    if args.repeat < 1:
+        _say("codebot: --repeat must be at least 1", file=sys.stderr)
+        return None
+    if args.only_dirs and not settings.skills_dirs:
+        _say("codebot: --only-dirs needs at least one --skills-dir", file=sys.stderr)
+        return None
+    return cases
+
+
+def _floors_missed(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
+    """The `--min-*` floors the report falls short of, as "label value < floor"."""
+    missed = []
+    for opt, key, label in FLOORS:
+        floor = getattr(args, opt)
+        if floor is None:
+            continue
+        value = report.get(key)
+        if value is None or value < floor:
+            missed.append(f"{label} {value if value is not None else 'n/a'} < {floor}")
+    return missed
 
 
 def _fmt(v: float | None) -> str:
@@ -308,7 +327,8 @@ def _ranking(r: dict[str, Any]) -> str:
 def _print_report(r: dict[str, Any]) -> None:
     c = r["counts"]
     _say(
-        f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, {c['negative']} negative) "
+        f"{r['cases']} cases ({c['positive']} positive, {c['near_miss']} near miss, "
+        f"{c['negative']} negative) "
         f"over {r['skills']} skills"
     )
     _say(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
@@ -324,7 +344,8 @@ def _print_report(r: dict[str, Any]) -> None:
         _say(
             f"plain BM25 baseline (name + description, top-1): hit@1 {_fmt(b['hit_at_1'])}, "
             f"precision {_fmt(b['precision'])}, abstention {_fmt(b['abstain_rate_negatives'])}, "
-            f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it {r['hit_at_1_over_baseline']:+.3f}"
+            f"near-miss {_fmt(b['near_miss_accuracy'])}; router hit@1 over it "
+            f"{r['hit_at_1_over_baseline']:+.3f}"
         )
         _say(f"  baseline ranking          {_ranking(b)}")
     if r["unknown_names"]:
@@ -341,5 +362,6 @@ def _print_report(r: dict[str, Any]) -> None:
         for x in misses:
             got = x["selected"] or (" or ".join(x["options"]) if x["options"] else "(abstain)")
             _say(
-                f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected {x['expected']}) :: {x['prompt']}"
+                f"  line {x['line']} [{x['kind']}] {x['decision']}: {got} (expected "
+                f"{x['expected']}) :: {x['prompt']}"
             )

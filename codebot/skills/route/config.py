@@ -21,7 +21,8 @@ DEFAULTS: Mapping[str, Any] = {
     "duplicate_similarity": 0.6,
     "weights": {"name": 2.0, "description": 1.0, "when_to_use": 1.0, "body": 0.4},
     "field_mix": 0.5,  # a word matched in several fields: best field + this share of the others
-    "negative_penalty": 1.0,  # a word found only in a "Not for …" clause costs this much (x its worth)
+    # a word found only in a "Not for …" clause costs this much (x its worth)
+    "negative_penalty": 1.0,
     "question_penalty": 0.1,  # score multiplier for concept questions ("what is …", "why …")
     "howto_penalty": 0.2,  # score multiplier for how-to questions ("how do I …?")
     "min_terms": 2,  # request words the chosen skill must match outside its body
@@ -199,60 +200,78 @@ def config_from_mapping(
         if key not in DEFAULTS:
             warn.append(f"config skills.router.{key}: unknown setting; ignoring it")
             continue
-        default = DEFAULTS[key]
-        if key == "weights":
-            if not isinstance(value, Mapping):
-                warn.append("config skills.router.weights: must be a mapping of field: number")
-                continue
-            weights = dict(default)
-            for f, w in value.items():
-                if (
-                    f in FIELDS
-                    and isinstance(w, int | float)
-                    and not isinstance(w, bool)
-                    and w >= 0
-                ):
-                    weights[f] = float(w)
-                else:
-                    warn.append(
-                        f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
-                        "with a non-negative number"
-                    )
-            out[key] = weights
-        elif key == "semantic":
-            if isinstance(value, str) or value is None:
-                out[key] = value or ""
-            else:
-                warn.append(
-                    f"config skills.router.semantic: {value!r} is not a model folder or package name"
-                )
-        elif key == "fusion":
-            if value in ("sum", "rrf"):
-                out[key] = value
-            else:
-                warn.append(f"config skills.router.fusion: {value!r} is not sum or rrf")
-        elif key == "stemmer":
-            if value in ("auto", "builtin", "none"):
-                out[key] = value
-            else:
-                warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
-        elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            if key == "crowd_decay" and value > 1:
-                warn.append(
-                    f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift look-alikes); "
-                    f"give 0..1 (1: off); using {default}"
-                )
-            else:
-                out[key] = type(default)(value)
+        got = _setting(key, value, DEFAULTS[key], warn)
+        if got is not _INVALID:
+            out[key] = got
+    return RouterConfig(**out)
+
+
+#: what `_setting` returns for a value it reported and skipped
+_INVALID = object()
+
+
+def _setting(key: str, value: Any, default: Any, warn: list[str]) -> Any:
+    """`value` of setting `key` as a `RouterConfig` holds it, or `_INVALID` (reported)."""
+    if key == "weights":
+        return _weights(value, default, warn)
+    if key == "semantic":
+        if isinstance(value, str) or value is None:
+            return value or ""
+        warn.append(
+            f"config skills.router.semantic: {value!r} is not a model folder or package name"
+        )
+        return _INVALID
+    if key == "fusion":
+        if value in ("sum", "rrf"):
+            return value
+        warn.append(f"config skills.router.fusion: {value!r} is not sum or rrf")
+        return _INVALID
+    if key == "stemmer":
+        if value in ("auto", "builtin", "none"):
+            return value
+        warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
+        return _INVALID
+    return _number(key, value, default, warn)
+
+
+def _weights(value: Any, default: Mapping[str, float], warn: list[str]) -> Any:
+    """`skills.router.weights`: the defaults with each valid field's number in its place."""
+    if not isinstance(value, Mapping):
+        warn.append("config skills.router.weights: must be a mapping of field: number")
+        return _INVALID
+    weights = dict(default)
+    for f, w in value.items():
+        if f in FIELDS and isinstance(w, int | float) and not isinstance(w, bool) and w >= 0:
+            weights[f] = float(w)
         else:
             warn.append(
-                f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}"
+                f"config skills.router.weights.{f}: {w!r} is not a field ({', '.join(FIELDS)}) "
+                "with a non-negative number"
             )
-    return RouterConfig(**out)
+    return weights
+
+
+def _number(key: str, value: Any, default: Any, warn: list[str]) -> Any:
+    """A numeric setting: a non-negative number of its default's type (`crowd_decay`: 0..1)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        if key == "crowd_decay" and value > 1:
+            warn.append(
+                f"config skills.router.crowd_decay: {value!r} is over 1 (it would lift "
+                "look-alikes); "
+                f"give 0..1 (1: off); using {default}"
+            )
+            return _INVALID
+        return type(default)(value)
+    warn.append(
+        f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}"
+    )
+    return _INVALID
 
 
 def config_from_settings(settings: Any, warnings: list[str] | None = None) -> RouterConfig:
     raw = getattr(settings, "raw", None) or {}
-    skills = raw.get("skills") if isinstance(raw.get("skills"), Mapping) else {}
-    router = skills.get("router") if isinstance(skills.get("router"), Mapping) else {}
+    skills = raw.get("skills")
+    skills = skills if isinstance(skills, Mapping) else {}
+    router = skills.get("router")
+    router = router if isinstance(router, Mapping) else {}
     return config_from_mapping(router, warnings)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS, RouterConfig
@@ -39,7 +40,8 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
         text += f"; {c.coverage:.0%} of what the request's words are worth"
     if c.ordered_by is not None and placed_by_stage:  # not the decision's own pick(s)
         crowd = (
-            f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same words"
+            f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same "
+            "words"
             if c.crowded
             else ""
         )
@@ -99,12 +101,40 @@ def decide(
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
+    ev = _evidence(cands, cfg, shape, n_content, sem_on, n_eligible, worth, named, moved_to)
+    decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on, similarity)
+    if decision == "select" and len(ev.strong) < ev.need:
+        reason += _select_note(best, ev, cfg)
+    return decision, selected, reason
+
+
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """What the decision weighs about the best candidate (see `decide`)."""
+
+    need: int  # request words it must match outside its body (min_terms, or fewer)
+    threshold: float
+    note: str  # how the request's shape or the catalog's size moved the bar
+    strong: list[str]  # request words it matched outside its body
+    backing: list[str]  # further words its body alone matched
+    corroborated: bool
+    evidence: float | None  # what the strong words are worth together (None: not weighed)
+    anchors: dict[str, str]  # word -> why it can name the tool alone
+    lexical_second: float
+    anchored: bool
+    vouched: bool  # the semantic similarity stands in for the lexical evidence
+    agreed: bool  # both scorers agree on it
+
+
+def _bar(
+    best: Candidate, cfg: RouterConfig, shape: str, n_content: int, n_eligible: int | None
+) -> tuple[int, float, str]:
+    """How many words must match outside the body, the threshold, and why (a note)."""
     note = _SHAPE_NOTE.get(shape, "")
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = (
         cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
     )
-    strong = _strong_words(best)
     threshold = cfg.threshold
     if (
         shape == "task"
@@ -119,16 +149,23 @@ def decide(
             f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
             f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})"
         )
-    # words the body alone matched: one strong word backed by several of them is a match
-    # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
-    backing = [w for w in best.matched.get("body", ()) if w not in strong]
-    corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
-    evidence = sum(worth(w) for w in strong) if worth is not None else None
-    # One word can name the tool, given a clear lead (anchor_lead) over the runner-up:
-    # - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
-    #   word is as often an everyday verb;
-    # - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
-    # - where the request moves things ("onto uv", "to Playwright"), in its name.
+    return need, threshold, note
+
+
+def _anchors(
+    best: Candidate,
+    strong: list[str],
+    cfg: RouterConfig,
+    worth: Callable[[str], float] | None,
+    named: Collection[str],
+    moved_to: Collection[str],
+) -> dict[str, str]:
+    """The words that can name the tool alone, given a clear lead (anchor_lead) over the
+    runner-up, and why:
+    - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
+      word is as often an everyday verb;
+    - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
+    - where the request moves things ("onto uv", "to Playwright"), in its name."""
     anchors: dict[str, str] = {}
     if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
         for w in best.matched.get("name", ()):
@@ -142,6 +179,30 @@ def decide(
     for w in best.matched.get("name", ()):
         if w.lower() in moved_to:
             anchors.setdefault(w, "is in its name and is where the request moves things")
+    return anchors
+
+
+def _evidence(
+    cands: list[Candidate],
+    cfg: RouterConfig,
+    shape: str,
+    n_content: int,
+    sem_on: bool,
+    n_eligible: int | None,
+    worth: Callable[[str], float] | None,
+    named: Collection[str],
+    moved_to: Collection[str],
+) -> _Evidence:
+    best = cands[0]
+    second = cands[1] if len(cands) > 1 else None
+    need, threshold, note = _bar(best, cfg, shape, n_content, n_eligible)
+    strong = _strong_words(best)
+    # words the body alone matched: one strong word backed by several of them is a match
+    # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
+    backing = [w for w in best.matched.get("body", ()) if w not in strong]
+    corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
+    evidence = sum(worth(w) for w in strong) if worth is not None else None
+    anchors = _anchors(best, strong, cfg, worth, named, moved_to)
     lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
     anchored = (
         cfg.anchor_worth > 0
@@ -164,73 +225,134 @@ def decide(
         and (best.semantic or 0.0) >= cfg.semantic_agree
         and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:])
     )
-    if best.score < threshold and not vouched:
-        decision, selected = "abstain", None
-        reason = f"best match {best.name} scored {best.score:.2f}, below the threshold {threshold:.2f}{note}"
-        if sem_on:
-            reason += f", and its semantic similarity {best.semantic or 0.0:.2f} is below {cfg.semantic_threshold:.2f}"
-    elif len(strong) < need and not corroborated and not vouched and not anchored and not agreed:
-        decision, selected = "abstain", None
-        what = f"only {', '.join(strong)}" if strong else "no word"
+    return _Evidence(
+        need,
+        threshold,
+        note,
+        strong,
+        backing,
+        corroborated,
+        evidence,
+        anchors,
+        lexical_second,
+        anchored,
+        vouched,
+        agreed,
+    )
+
+
+def _abstention(
+    best: Candidate, b: float, ev: _Evidence, cfg: RouterConfig, sem_on: bool
+) -> str | None:
+    """Why the best candidate is not enough to route, or None."""
+    strong, need, note = ev.strong, ev.need, ev.note
+    if best.score < ev.threshold and not ev.vouched:
         reason = (
+            f"best match {best.name} scored {best.score:.2f}, below the threshold "
+            f"{ev.threshold:.2f}{note}"
+        )
+        if sem_on:
+            reason += (
+                f", and its semantic similarity {best.semantic or 0.0:.2f} "
+                f"is below {cfg.semantic_threshold:.2f}"
+            )
+        return reason
+    if (
+        len(strong) < need
+        and not ev.corroborated
+        and not ev.vouched
+        and not ev.anchored
+        and not ev.agreed
+    ):
+        what = f"only {', '.join(strong)}" if strong else "no word"
+        return (
             f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
             f"{need} request words must match its name or description (min_terms), or one "
-            f"and {cfg.corroboration} more in its body (corroboration; it had {len(backing)}){note}"
+            f"and {cfg.corroboration} more in its body (corroboration; it had "
+            f"{len(ev.backing)}){note}"
         )
-    elif (
+    if (
         need > 1
-        and not (corroborated or vouched or agreed or anchored)
-        and evidence is not None
-        and evidence < cfg.min_evidence
+        and not (ev.corroborated or ev.vouched or ev.agreed or ev.anchored)
+        and ev.evidence is not None
+        and ev.evidence < cfg.min_evidence
     ):
-        decision, selected = "abstain", None
-        reason = (
+        return (
             f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
-            f"({', '.join(strong)}) are common ones, worth {evidence:.2f} together "
+            f"({', '.join(strong)}) are common ones, worth {ev.evidence:.2f} together "
             f"(min_evidence {cfg.min_evidence:.2f}){note}"
         )
-    elif (
+    return None
+
+
+def _verdict(
+    best: Candidate,
+    second: Candidate | None,
+    b: float,
+    s: float,
+    ev: _Evidence,
+    cfg: RouterConfig,
+    sem_on: bool,
+    similarity: Callable[[Spec, Spec], float] | None,
+) -> tuple[str, Spec | None, str]:
+    """Select, ask or abstain, the chosen skill and the reason (before `_select_note`)."""
+    why_not = _abstention(best, b, ev, cfg, sem_on)
+    if why_not is not None:
+        return "abstain", None, why_not
+    note = ev.note
+    if (
         second is not None
         and b - s < cfg.margin
         and similarity is not None
         and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity
     ):
-        decision, selected = "select", best.spec
-        reason = (
-            f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin {cfg.margin:.2f} "
+        return (
+            "select",
+            best.spec,
+            f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin "
+            f"{cfg.margin:.2f} "
             f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
-            f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one is chosen{note}"
+            f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one "
+            f"is chosen{note}",
         )
-    elif second is not None and b - s < cfg.margin:
-        decision, selected = "ask", None
-        reason = (
+    if second is not None and b - s < cfg.margin:
+        return (
+            "ask",
+            None,
             f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
-            f"{cfg.margin:.2f}: ask which one is meant{note}"
+            f"{cfg.margin:.2f}: ask which one is meant{note}",
         )
-    else:
-        decision, selected = "select", best.spec
-        reason = (
-            f"{best.name} scored {b:.2f} (threshold {threshold:.2f}) and leads "
-            f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}"
-        )
-    if decision == "select" and len(strong) < need and anchored and not corroborated:
+    return (
+        "select",
+        best.spec,
+        f"{best.name} scored {b:.2f} (threshold {ev.threshold:.2f}) and leads "
+        f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}",
+    )
+
+
+def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
+    """What let a selection through with fewer than `need` words outside its body."""
+    strong, lexical_second = ev.strong, ev.lexical_second
+    out = ""
+    if ev.anchored and not ev.corroborated:
         lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
-        w, what = next(iter(anchors.items()))
-        reason += (
+        w, what = next(iter(ev.anchors.items()))
+        out += (
             f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
             f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})"
         )
-    if decision == "select" and len(strong) < need and agreed and not (corroborated or anchored):
-        reason += (
+    if ev.agreed and not (ev.corroborated or ev.anchored):
+        out += (
             f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
-            f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree {cfg.semantic_agree:.2f})"
+            f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree "
+            f"{cfg.semantic_agree:.2f})"
         )
-    if decision == "select" and len(strong) < need and corroborated:
-        reason += (
-            f"; only {', '.join(strong)} matched outside its body, backed by {len(backing)} "
+    if ev.corroborated:
+        out += (
+            f"; only {', '.join(strong)} matched outside its body, backed by {len(ev.backing)} "
             f"words in it (corroboration {cfg.corroboration})"
         )
-    return decision, selected, reason
+    return out
 
 
 def _conf(c: Candidate, sem_on: bool) -> float:
@@ -269,7 +391,10 @@ def explain(
             else:
                 text += f"; not chosen: {reason}"
         elif decision == "ask" and second is not None and c.spec is second.spec:
-            text += f"; only {b - _conf(c, sem_on):.2f} behind {best.name} (margin {cfg.margin:.2f}): offered too"
+            text += (
+                f"; only {b - _conf(c, sem_on):.2f} behind {best.name} "
+                f"(margin {cfg.margin:.2f}): offered too"
+            )
         else:
             lost = f"{b - _conf(c, sem_on):.2f} behind {best.name}"
             theirs = set(c.words())

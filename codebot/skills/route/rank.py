@@ -8,11 +8,14 @@ come from), called by `Router.route`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from codebot.skills.route.decide import shape_factor
 
 if TYPE_CHECKING:
     from codebot.skills.route.config import RouterConfig
-    from codebot.skills.route.index import Index
+    from codebot.skills.route.index.index import Index
 
 
 class Staged:
@@ -52,10 +55,11 @@ def second_stage(
     (what the decision keeps first); `k` rows in all.
 
     In a catalog with a folder of more than `folder_cap` skills, that folder's skills that
-    match the same request words give way, in the pool (`crowded`) and in its order (`crowd_order`): a
-    folder holding hundreds of variations of one skill would otherwise fill both, and
-    another source's skill matching as much of the request would not be ranked at all. The
-    pool is then drawn from the first stage's best 4 x depth: bounded work at any size.
+    match the same request words give way, in the pool (`crowded`) and in its order
+    (`crowd_order`): a folder holding hundreds of variations of one skill would otherwise
+    fill both, and another source's skill matching as much of the request would not be
+    ranked at all. The pool is then drawn from the first stage's best 4 x depth: bounded work
+    at any size.
     """
     import numpy as np
 
@@ -225,3 +229,47 @@ def top_rows(score: Any, rows: Any, k: int) -> list[int]:
         kth = -np.partition(-score[rows], k - 1)[k - 1]
         rows = rows[score[rows] >= kth]
     return rows[np.lexsort((rows, -score[rows]))][:k].tolist()
+
+
+def fuse(
+    idx: Index,
+    elig: Any,
+    mask: Any,
+    sem: Mapping[str, float],
+    k: int,
+    cfg: RouterConfig,
+    shape: str = "task",
+) -> tuple[list[int], dict[int, int], dict[int, float]]:
+    """The lexical and semantic rankings fused (eligible skills only): the order, each
+    row's lexical rank and, for fusion "sum", each row's fused score.
+
+    "sum" adds `semantic_weight` x cosine to the normalised lexical score, so a strong
+    lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
+    which throws away how far apart the scores are.
+    """
+    import numpy as np
+
+    depth = max(k * 10, 50)
+    positive = np.nonzero(elig > 0)[0]
+    lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
+    lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
+    sem_rows = [
+        (v, idx.by_key[kk])
+        for kk, v in sem.items()
+        if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0
+    ]
+    sem_rows.sort(key=lambda x: -x[0])
+    if cfg.fusion == "sum":
+        sem_of = {i: v for v, i in sem_rows}
+        rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
+        # a question's similarity is scaled like its lexical score (question penalties)
+        w = cfg.semantic_weight * shape_factor(shape, cfg)
+        total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
+        return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
+    sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
+    fused: dict[int, float] = {}
+    for ranks in (lex_rank, sem_rank):
+        for i, r in ranks.items():
+            fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.rrf_k + r)
+    order = sorted(fused, key=lambda i: (-fused[i], i))
+    return order, lex_rank, {}

@@ -38,12 +38,12 @@ store (`router_from_settings` gives the shared router one under `$CODEBOT_HOME/c
 new process memory-maps the index saved by the last one instead of building it
 (`store`); `warmup` holds the calls front ends make to have it ready before it is needed.
 
-This module holds the `Router` and the module-level API, and re-exports the public names
-of its pieces: `config` (every number), `text` (words to terms), `shape`
-(negative clauses, request shapes), `index` (BM25 postings), `cache` (one
-index per snapshot), `result` (what a route returns), `decide` (select, ask or
-abstain), `rank` (the order of the candidates) and `eval` (`skills eval`). Importing it
-is cheap: numpy and bm25s are imported inside the functions that need them.
+This module holds the `Router` and the module-level API. Its pieces: `config` (every
+number), `index/` (words to terms, the BM25 index, its caches in memory and on disk),
+`shape` (negative clauses, request shapes), `weights` (what each request word counts),
+`result` (what a route returns), `decide` (select, ask or abstain) and `rank` (the order
+of the candidates). It never imports `eval` (`skills eval` measures it from outside).
+Importing it is cheap: numpy and bm25s are imported inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -55,56 +55,19 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
-from codebot.skills.route.cache import IndexCache
-from codebot.skills.route.config import (
-    DEFAULTS,
-    FIELDS,
-    RouterConfig,
-    config_from_mapping,
-    config_from_settings,
-)
+from codebot.skills.route.config import RouterConfig, config_from_settings
 from codebot.skills.route.decide import decide, explain, held_in_front, shape_factor
-from codebot.skills.route.eval import KINDS, Case, evaluate, parse_cases
-from codebot.skills.route.index import Index
-from codebot.skills.route.rank import Staged, second_stage, top_rows
-from codebot.skills.route.result import Candidate, Filtered, Route, SemanticScorer
-from codebot.skills.route.shape import SHAPES, destination, edges, request_shape, split_negative
-from codebot.skills.route.text import ALIASES, STOP_WORDS, Tokenizer
+from codebot.skills.route.eligible import filtered_out, narrow
+from codebot.skills.route.index.cache import IndexCache
+from codebot.skills.route.index.index import Index
+from codebot.skills.route.index.text import Tokenizer
+from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
+from codebot.skills.route.result import Candidate, Route, SemanticScorer
+from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
-    from codebot.skills.route.store import IndexStore
-
-# Other code imports these from here; the router's pieces may move between modules.
-__all__ = [
-    "ALIASES",
-    "DEFAULTS",
-    "FIELDS",
-    "KINDS",
-    "SHAPES",
-    "STOP_WORDS",
-    "Candidate",
-    "Case",
-    "Filtered",
-    "Index",
-    "Route",
-    "Router",
-    "RouterConfig",
-    "SemanticScorer",
-    "Tokenizer",
-    "config_from_mapping",
-    "config_from_settings",
-    "default_router",
-    "evaluate",
-    "offline_matcher",
-    "parse_cases",
-    "preselect",
-    "request_shape",
-    "route",
-    "router_from_settings",
-    "search",
-    "split_negative",
-]
+    from codebot.skills.route.index.store import IndexStore
 
 
 class Router:
@@ -169,83 +132,36 @@ class Router:
             self.config = config  # the index depends on these numbers: rebuild on demand
         shape = request_shape(request)
         if shape == "chat":  # decided on the words alone: no index is loaded or built for it
-            terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
-            return self._empty(
-                request, terms, shape, cfg, actor, t0, "small talk: no skill is needed", 0.0
-            )
+            return self._small_talk(request, cfg, actor, t0)
         import numpy as np  # after small talk, which a greeting's process need not load it for
 
-        builds = self.stats["builds"]
-        idx, subset = self.index(specs)
-        # latency_ms counts everything but a (re)build of the index, which index_ms reports
-        index_ms = self.stats["last_build_ms"] if self.stats["builds"] != builds else 0.0
-        t_index = t0 + index_ms / 1000
+        idx, subset, index_ms = self._timed_index(specs)
+        t_index = t0 + index_ms / 1000  # latency_ms counts everything but the index's build
 
         # 1. eligibility, before anything is ranked
         mask, denied = idx.eligibility(
             actor, normalize_overrides(overrides) if overrides else {}, adapter
         )
-        other: dict[int, tuple[str, str]] = {}  # row -> (reason, decided_by) for non-policy filters
-        if subset is not None or active is not None or restrict is not None:
-            mask = mask.copy()
-            if subset is not None:
-                for i in np.nonzero(mask & ~subset)[0].tolist():
-                    other[i] = ("not among the skills given to the router", "subset")
-                mask &= subset
-            if active is not None:
-                act = set(active)
-                for i in idx.conditional.tolist():
-                    if mask[i] and idx.specs[i].key not in act:
-                        mask[i] = False
-                        other[i] = (
-                            "conditional skill: none of its paths matched a file in this session",
-                            "paths",
-                        )
-            if restrict is not None:
-                allowed = set(restrict)
-                for i in np.nonzero(mask)[0].tolist():
-                    if idx.specs[i].key not in allowed:
-                        mask[i] = False
-                        other[i] = ("not listed for this request", "restrict")
+        mask, other = narrow(idx, mask, subset, active, restrict)
 
         # 2. lexical scores, normalised by what the request's words are worth
-        surface: dict[str, str] = {}
-        for t, word in self.tokenizer.with_surface(request):
-            surface.setdefault(t, word)
+        surface, known, neg_ids = self._request_terms(idx, request)
         terms = list(surface)
-        lex = idx.lexicon
-        ids = [lex[t] for t in terms if t in lex and lex[t] < idx.n_terms]
-        known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
-        neg_ids = [i for i in ids if i in idx.neg]
         counted = sorted(set(known) | set(neg_ids))
         n_oov = len(terms) - len(counted)
         if not known and self.semantic is None:
-            why = (
-                "no word of the request appears in any skill"
-                if terms
-                else "the request has no content words"
+            return self._empty(
+                request, terms, shape, cfg, actor, t_index, _no_match(terms), index_ms
             )
-            return self._empty(request, terms, shape, cfg, actor, t_index, why, index_ms)
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
         weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
         raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
-        bound = (
-            sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
-            + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale
-        )
+        bound = _bound(idx, weight, counted, n_oov, cfg)
         norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
 
         # 3. who was filtered out (only those that would have ranked)
-        filtered: list[Filtered] = []
-        blocked = np.nonzero(~mask & (norm > 0))[0]
-        if len(blocked):
-            for i in blocked[np.argsort(-norm[blocked], kind="stable")][: max(top, 5)].tolist():
-                d = denied.get(i)
-                reason, by = (
-                    (d.reason, d.decided_by) if d is not None else other.get(i, ("filtered", "?"))
-                )
-                filtered.append(Filtered(idx.specs[i], reason, by, float(norm[i])))
+        filtered = filtered_out(idx, mask, norm, denied, other, max(top, 5))
 
         # 4. rank the eligible ones (optionally fused with semantic scores)
         elig = np.where(mask, norm, -np.inf)
@@ -262,27 +178,13 @@ class Router:
             and len(positive) > 2
         )
         if self.semantic is not None:
-            eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
-            try:
-                sem = {
-                    key: float(v)
-                    for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
-                }
-            except Exception as exc:  # a broken optional model must not break routing
-                self.semantic, self.semantic_error = None, str(exc)
+            sem = self._semantic_scores(request, idx, mask)
             if sem:
-                order, lex_rank, fused = self._fuse(idx, elig, mask, sem, k, cfg, shape)
+                order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg, shape)
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
-            fields = idx.field_matches(i, known)
-            matched = {
-                f: tuple(surface[t] for t in terms if lex.get(t) in hit)
-                for f, hit in fields.items()
-            }
-            ruled_out = tuple(
-                surface[t] for t in terms if t in lex and i in _member(idx.neg.get(lex[t]))
-            )
+            matched, ruled_out = _matches(idx, i, known, surface)
             return Candidate(
                 idx.specs[i],
                 float(norm[i]) if mask[i] else 0.0,
@@ -352,6 +254,50 @@ class Router:
             kinds["destination"],
         )
 
+    def _small_talk(self, request: str, cfg: RouterConfig, actor: Actor, t0: float) -> Route:
+        """Small talk abstains on the words alone: no index is loaded or built for it."""
+        terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
+        return self._empty(
+            request, terms, "chat", cfg, actor, t0, "small talk: no skill is needed", 0.0
+        )
+
+    def _timed_index(self, specs: Any) -> tuple[Index, Any, float]:
+        """`index(specs)` and how long a (re)build of it took, in ms (0.0 when it was made)."""
+        builds = self.stats["builds"]
+        idx, subset = self.index(specs)
+        index_ms = self.stats["last_build_ms"] if self.stats["builds"] != builds else 0.0
+        return idx, subset, index_ms
+
+    def _request_terms(
+        self, idx: Index, request: str
+    ) -> tuple[dict[str, str], list[int], list[int]]:
+        """The request's terms (each with the first word that gave it, in order), the ids
+        of those some skill's postings hold (`known`), and of those some skill rules out."""
+        surface: dict[str, str] = {}
+        for t, word in self.tokenizer.with_surface(request):
+            surface.setdefault(t, word)
+        lex = idx.lexicon
+        ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]
+        known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
+        neg_ids = [i for i in ids if i in idx.neg]
+        return surface, known, neg_ids
+
+    def _semantic_scores(self, request: str, idx: Index, mask: Any) -> dict[str, float]:
+        """The semantic scorer's similarities for the eligible skills; a scorer that fails
+        is switched off (`semantic_error` says why) and the route stays lexical."""
+        import numpy as np
+
+        assert self.semantic is not None
+        eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
+        try:
+            return {
+                key: float(v)
+                for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
+            }
+        except Exception as exc:  # a broken optional model must not break routing
+            self.semantic, self.semantic_error = None, str(exc)
+            return {}
+
     def _worth(self, idx: Index, word: str) -> float:
         """A request word's idf over the rarest word's (0..1): how much its match says."""
         t = self.tokenizer.term(word)
@@ -361,53 +307,10 @@ class Router:
         return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
 
     def _alike(self, a: Spec, b: Spec) -> float:
-        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top two)."""
+        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top
+        two)."""
         wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
         return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
-
-    def _fuse(
-        self,
-        idx: Index,
-        elig: Any,
-        mask: Any,
-        sem: Mapping[str, float],
-        k: int,
-        cfg: RouterConfig,
-        shape: str = "task",
-    ) -> tuple[list[int], dict[int, int], dict[int, float]]:
-        """The lexical and semantic rankings fused (eligible skills only): the order, each
-        row's lexical rank and, for fusion "sum", each row's fused score.
-
-        "sum" adds `semantic_weight` x cosine to the normalised lexical score, so a strong
-        lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
-        which throws away how far apart the scores are.
-        """
-        import numpy as np
-
-        depth = max(k * 10, 50)
-        positive = np.nonzero(elig > 0)[0]
-        lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
-        lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
-        sem_rows = [
-            (v, idx.by_key[kk])
-            for kk, v in sem.items()
-            if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0
-        ]
-        sem_rows.sort(key=lambda x: -x[0])
-        if cfg.fusion == "sum":
-            sem_of = {i: v for v, i in sem_rows}
-            rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
-            # a question's similarity is scaled like its lexical score (question penalties)
-            w = cfg.semantic_weight * shape_factor(shape, cfg)
-            total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
-            return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
-        sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
-        fused: dict[int, float] = {}
-        for ranks in (lex_rank, sem_rank):
-            for i, r in ranks.items():
-                fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.rrf_k + r)
-        order = sorted(fused, key=lambda i: (-fused[i], i))
-        return order, lex_rank, {}
 
     def _empty(
         self,
@@ -435,6 +338,37 @@ class Router:
             actor,
             index_ms,
         )
+
+
+def _bound(
+    idx: Index, weight: Mapping[int, float], counted: Sequence[int], n_oov: int, cfg: RouterConfig
+) -> float:
+    """What the request's words are worth: the most a skill could score for them (words no
+    skill uses count `oov_weight` of the rarest), which a score is divided by."""
+    return (
+        sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
+        + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale
+    )
+
+
+def _no_match(terms: Sequence[str]) -> str:
+    """Why a request no skill's postings know abstains."""
+    if terms:
+        return "no word of the request appears in any skill"
+    return "the request has no content words"
+
+
+def _matches(
+    idx: Index, i: int, known: Sequence[int], surface: Mapping[str, str]
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """Row `i`'s matched request words by field, and the words it rules out, as written."""
+    lex = idx.lexicon
+    fields = idx.field_matches(i, known)
+    matched = {
+        f: tuple(surface[t] for t in surface if lex.get(t) in hit) for f, hit in fields.items()
+    }
+    ruled_out = tuple(surface[t] for t in surface if t in lex and i in _member(idx.neg.get(lex[t])))
+    return matched, ruled_out
 
 
 def _member(arr: Any) -> Any:
@@ -477,8 +411,8 @@ def router_from_settings(
     `shared`: configure and return the process-wide router instead of a new one."""
     from pathlib import Path
 
+    from codebot.skills.route.index.store import IndexStore, default_folder
     from codebot.skills.route.semantic import scorer_from_config
-    from codebot.skills.route.store import IndexStore, default_folder
 
     cfg = config_from_settings(settings, warnings)
     home = getattr(settings, "home", None)

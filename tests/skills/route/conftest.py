@@ -15,12 +15,19 @@ from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 
 TOPICS = {
-    "pdf-forms": "Fill in PDF forms and extract the fields of fillable PDF documents. Not for scanned images.",
+    "pdf-forms": (
+        "Fill in PDF forms and extract the fields of fillable PDF documents. "
+        "Not for scanned images."
+    ),
     "docker-slim": "Shrink Docker images with multi-stage builds and distroless bases.",
-    "k8s-deploy": "Write Kubernetes manifests (Deployment, Service, Ingress) and roll them out with kubectl.",
+    "k8s-deploy": (
+        "Write Kubernetes manifests (Deployment, Service, Ingress) and roll them out with kubectl."
+    ),
     "release-notes": "Write release notes and a changelog from the commits since the last tag.",
     "flaky-tests": "Find and fix flaky pytest tests: races, shared fixtures, time and randomness.",
-    "sql-tuning": "Speed up slow SQL queries with indexes and EXPLAIN plans. Do not use for schema design.",
+    "sql-tuning": (
+        "Speed up slow SQL queries with indexes and EXPLAIN plans. Do not use for schema design."
+    ),
 }
 WORDS = [
     "cache",
@@ -121,6 +128,6 @@ def store_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def patching(monkeypatch: pytest.MonkeyPatch) -> None:
     """Patch the index of these small catalogs as if they were big (`cache.PATCH_MIN`)."""
-    from codebot.skills.route import cache
+    from codebot.skills.route.index import cache
 
     monkeypatch.setattr(cache, "PATCH_MIN", 0)

@@ -11,7 +11,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codebot.skills.route.text import _PHRASES, Tokenizer
+from codebot.skills.route.index.text import _PHRASES, Tokenizer
 
 
 def _reference(text: str) -> list[str]:

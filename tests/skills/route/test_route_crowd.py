@@ -16,17 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
-from codebot.skills.route import router as R
 from codebot.skills.route.rank import crowd_counts, crowd_order, crowded, word_bits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
 from test_route_rerank import FILL, add, prompts
 
-ADR = "we picked kafka over rabbitmq after a long fight, write an ADR in docs/adr so nobody reopens it"
+ADR = (
+    "we picked kafka over rabbitmq after a long fight, write an ADR in docs/adr so nobody reopens "
+    "it"
+)
 
 
 def cfg(**kw) -> R.RouterConfig:

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codebot.skills.route import router as R
-from codebot.skills.route import store as S
-from codebot.skills.route.npy import checksum
-from codebot.skills.route.store import IndexStore
+import codebot.skills.route as R
+from codebot.skills.route.index import store as S
+from codebot.skills.route.index.npy import checksum
+from codebot.skills.route.index.store import IndexStore
 
 REQUESTS = (
     "fix the flaky pytest fixture race",
@@ -205,14 +205,15 @@ import sys
 from pathlib import Path
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
-from codebot.skills.route import router as R
-from codebot.skills.route.store import IndexStore, header
+import codebot.skills.route as R
+from codebot.skills.route.index.store import IndexStore, header
 snap = Catalog([Root(Path(sys.argv[1]), Source.PROJECT, "codebot", (0,))]).load()
 rt = R.Router()
 idx, _ = rt.index(snap)
 store = IndexStore(Path(sys.argv[2]))
 for _ in range(int(sys.argv[4])):
-    assert store.save(sys.argv[3], header(rt.config), idx.postings, rt.indexes.tokens.terms), store.last_error
+    saved = store.save(sys.argv[3], header(rt.config), idx.postings, rt.indexes.tokens.terms)
+    assert saved, store.last_error
 """
 
 

@@ -9,13 +9,13 @@ import time
 import numpy as np
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.invoke import Actor
-from codebot.skills.route import cache as cache_mod
-from codebot.skills.route import index as index_mod
-from codebot.skills.route import postings as P
-from codebot.skills.route import router as R
-from codebot.skills.route.rows import assemble, fingerprint, pieces_for
-from codebot.skills.route.tokens import TokenCache
+from codebot.skills.route.index import cache as cache_mod
+from codebot.skills.route.index import index as index_mod
+from codebot.skills.route.index import postings as P
+from codebot.skills.route.index.rows import assemble, fingerprint, pieces_for
+from codebot.skills.route.index.tokens import TokenCache
 
 pytestmark = pytest.mark.usefixtures("patching")
 

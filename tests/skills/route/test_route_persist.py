@@ -15,23 +15,24 @@ import numpy as np
 import pytest
 
 import codebot
-from codebot.skills.route import cache as cache_mod
-from codebot.skills.route import router as R
-from codebot.skills.route import store as S
-from codebot.skills.route.index import idf_lucene
-from codebot.skills.route.store import IndexStore
+import codebot.skills.route as R
+from codebot.skills.route.index import cache as cache_mod
+from codebot.skills.route.index import store as S
+from codebot.skills.route.index.index import idf_lucene
+from codebot.skills.route.index.store import IndexStore
 
 CHILD = """
 import json, sys
 from pathlib import Path
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
-from codebot.skills.route import router as R
-from codebot.skills.route.store import IndexStore
+import codebot.skills.route as R
+from codebot.skills.route.index.store import IndexStore
 snap = Catalog([Root(Path(sys.argv[1]), Source.PROJECT, "codebot", (0,))]).load()
 rt = R.Router(store=IndexStore(Path(sys.argv[2])))
 r = rt.route(sys.argv[3], snap)
-print(json.dumps({"stats": rt.stats, "route": [[c.name, c.score] for c in r.candidates], "decision": r.decision}))
+route = [[c.name, c.score] for c in r.candidates]
+print(json.dumps({"stats": rt.stats, "route": route, "decision": r.decision}))
 """
 REQUEST = "fix the flaky pytest fixture race"
 

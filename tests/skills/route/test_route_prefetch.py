@@ -16,10 +16,10 @@ import pytest
 
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
-from codebot.skills.route import prefetch as P
 from codebot.skills.route import router as R
 from codebot.skills.route import warmup
-from codebot.skills.route.store import IndexStore
+from codebot.skills.route.index import prefetch as P
+from codebot.skills.route.index.store import IndexStore
 from codebot.skills.route.warmup import prefetch_bodies
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
@@ -172,8 +172,10 @@ def test_a_helper_that_never_answers_is_not_waited_for(skills, monkeypatch):
         # a pickle of something that is not a frame
         "send([1, 2, 3])",
         # term ids past the helper's own lexicon, counts of the wrong length, a stamp that is text
-        "send({'terms': ['zz'], 'bodies': [(p, 0, 1, 2, 3, 8000, struct.pack('i', 5), b'\\x01\\x00', 1),"
-        " (p, 0, 1, 2, 3, 8000, struct.pack('i', 0), b'', 1), (p, 'x', 'y', 2, 3, 8000, b'', b'', 0)]})",
+        "send({'terms': ['zz'], 'bodies': [(p, 0, 1, 2, 3, 8000, struct.pack('i', 5), "
+        "b'\\x01\\x00', 1),"
+        " (p, 0, 1, 2, 3, 8000, struct.pack('i', 0), b'', 1), (p, 'x', 'y', 2, 3, 8000, b'', b'', "
+        "0)]})",
         # terms that are not a list of strings
         "send({'terms': 'abc', 'bodies': []})",
         # a body whose ids and counts are text, not bytes (right lengths)

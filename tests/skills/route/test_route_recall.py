@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.invoke import Actor
-from codebot.skills.route import router as R
-from codebot.skills.route.eval import first_rank, ranking_summary
+from codebot.skills.route import first_rank, ranking_summary
 from codebot.skills.route.result import Candidate, Route
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
-from codebot.skills.route import router as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
@@ -73,7 +73,8 @@ def snap(tmp_path: Path, write_skill):
         )
     add(
         "adr-writer",
-        "Write an architecture decision record in docs/adr: the options weighed, the choice and why.",
+        "Write an architecture decision record in docs/adr: the options weighed, the choice and "
+        "why.",
     )
     # the request's topic, but only in its body (weighed 0.4): a low score, most of the request
     add(
@@ -151,7 +152,10 @@ def test_an_abstention_keeps_nothing_in_front(snap):
     """With nothing chosen, the whole ranking is the second stage's: the first stage's best
     (fight-club, on one rare name word) is not held first, as a pick would be, and the
     reason still names it as the best match by score."""
-    req = "after a long fight, compare kafka and rabbitmq and record the decision so nobody reopens it"
+    req = (
+        "after a long fight, compare kafka and rabbitmq and record the decision so nobody reopens "
+        "it"
+    )
     strict = cfg(threshold=50.0)  # nothing clears it
     r = R.Router(strict).route(req, snap, Actor.MODEL)
     plain = R.Router(dataclasses.replace(strict, coverage_power=0.0)).route(req, snap, Actor.MODEL)
@@ -336,7 +340,7 @@ def test_a_big_folder_does_not_make_its_words_cheap_for_everyone_else(pack):
 def test_folder_idf_is_the_formula_and_plain_within_the_cap(pack):
     import numpy as np
 
-    from codebot.skills.route.index import idf_lucene
+    from codebot.skills.route.index.index import idf_lucene
 
     base, two = pack
     rt = R.Router()

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
-from codebot.skills.route import router as R
 from codebot.skills.route import semantic as S
 
 #: words that mean the same thing to the fake encoder

@@ -6,11 +6,11 @@ from __future__ import annotations
 import threading
 import time
 
+import codebot.skills.route as R
 from codebot.skills.invoke import Actor, Adapter
-from codebot.skills.route import cache as cache_mod
-from codebot.skills.route import router as R
 from codebot.skills.route import update, warm, warm_in_background
-from codebot.skills.route.store import IndexStore
+from codebot.skills.route.index import cache as cache_mod
+from codebot.skills.route.index.store import IndexStore
 
 
 def test_warm_makes_the_index_and_the_first_route_uses_it(disk, store_dir):

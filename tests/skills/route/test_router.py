@@ -10,10 +10,10 @@ from typing import ClassVar
 
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
-from codebot.skills.route import router as R
 
 SKILLS = {
     "pdf-forms": (
@@ -77,7 +77,10 @@ def fresh() -> R.Router:
 
 
 def test_clear_request_is_selected_with_explanation(base):
-    req = "our Dockerfile builds a huge image before each release, make it smaller with multi-stage builds"
+    req = (
+        "our Dockerfile builds a huge image before each release, make it smaller with multi-stage "
+        "builds"
+    )
     r = fresh().route(req, base.snapshot)
     assert r.decision == "select"
     assert r.selected.name == "docker-slim"
@@ -182,7 +185,10 @@ def test_common_words_are_not_enough_evidence(catalog):
 
 def test_one_strong_word_corroborated_by_the_body_is_enough(catalog):
     fillers(catalog, "Handle topic number {i} in spreadsheets and charts.")
-    body = "Read git log since the last tag, group entries under added, fixed and breaking, then write them.\n"
+    body = (
+        "Read git log since the last tag, group entries under added, fixed and breaking, then "
+        "write them.\n"
+    )
     catalog.add("changelog-writer", "Keeps a CHANGELOG file current.", body=body)
     snap = catalog.load()
     req = "changelog entry from the git log: added, fixed, breaking"

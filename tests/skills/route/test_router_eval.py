@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source, normalize_name
 from codebot.skills.invoke import Actor
 from codebot.skills.route import Bm25Baseline, Tokenizer
-from codebot.skills.route import router as R
 
 pytestmark = pytest.mark.corpus
 

@@ -39,13 +39,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codebot.skills.route.body_worker import read_frame, write_frame
 from codebot.skills.route.config import RouterConfig
+from codebot.skills.route.index.body_worker import read_frame, write_frame
 
-_PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[4])
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from codebot.skills.route.body_worker import main; raise SystemExit(main())"
+    "from codebot.skills.route.index.body_worker import main; raise SystemExit(main())"
 )
 _LIVE: set[subprocess.Popen[bytes]] = set()
 

@@ -91,14 +91,16 @@ def map_array(path: str | os.PathLike[str], dtype: str, ndim: int, limit: int) -
             or any(not isinstance(d, int) or d < 0 for d in shape)
         ):
             raise UnusableFile(
-                f"{os.fspath(path)}: holds {dt}{list(shape)}, expected {expected} with {ndim} dimensions"
+                f"{os.fspath(path)}: holds {dt}{list(shape)}, expected {expected} with {ndim} "
+                "dimensions"
             )
         count = 1
         for d in shape:
             count *= d
         if offset + count * expected.itemsize != st.st_size:
             raise UnusableFile(
-                f"{os.fspath(path)}: {st.st_size:,} bytes, not {offset + count * expected.itemsize:,}"
+                f"{os.fspath(path)}: {st.st_size:,} bytes, not "
+                f"{offset + count * expected.itemsize:,}"
             )
         if count == 0:
             return np.zeros(shape, dtype=expected)
@@ -115,7 +117,8 @@ def checksum(arr: Any) -> int:
     """CRC-32 of an array's bytes (a damaged or truncated cache must not route)."""
     import numpy as np
 
-    return zlib.crc32(memoryview(np.ascontiguousarray(arr)).cast("B"))
+    contiguous: Any = np.ascontiguousarray(arr)  # a buffer (numpy's stubs do not say so)
+    return zlib.crc32(memoryview(contiguous).cast("B"))
 
 
 def write_array(folder: str, name: str, arr: Any) -> None:

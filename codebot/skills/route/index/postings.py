@@ -27,7 +27,7 @@ from itertools import pairwise
 from typing import Any
 
 from codebot.skills.route.config import FIELDS, RouterConfig
-from codebot.skills.route.rows import N_FIELDS, Rows
+from codebot.skills.route.index.rows import N_FIELDS, Rows
 
 _CHUNK = 8192  # skills per step of a build (bounds its temporary memory)
 #: relative drift of an average field length after which patched postings are rebuilt

@@ -3,20 +3,20 @@
 `bm25s` with its default tokenizer and English stop words, one document per skill
 (the name with `-`/`_` as spaces, then the description), top-1, never abstains unless no
 word of the request is in the vocabulary. Its route lists its first `RANK_DEPTH` skills as
-candidates, so its recall@k and MRR are measured like the router's. `skills eval --baseline` and bench/route.py run
-it on the same cases in the same process, so "how much better than BM25" is measured,
-not remembered.
+candidates, so its recall@k and MRR are measured like the router's. `skills eval --baseline`
+and bench/route.py run it on the same cases in the same process, so "how much better than
+BM25" is measured, not remembered.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor
-from codebot.skills.route.eval import RANK_KS
+from codebot.skills.route.eval.report import RANK_KS
 from codebot.skills.route.result import Candidate, Route
 
 RANK_DEPTH = RANK_KS[-1]
@@ -48,7 +48,7 @@ class Bm25Baseline:
         tokens = [t for t in tokens if t in self._retriever.vocab_dict]
         if not tokens:
             return []
-        scores = self._retriever.get_scores(tokens)
+        scores = self._retriever.get_scores(cast("list[str]", tokens))
         order = np.argsort(-scores, kind="stable")[:k]
         return [(self.specs[int(i)], float(scores[i])) for i in order if scores[i] > 0]
 

@@ -24,7 +24,7 @@ import os
 import pickle
 import struct
 import sys
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what stopping it wastes
 
@@ -32,14 +32,14 @@ FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what st
 MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper's are ~100 KB)
 
 
-def write_frame(out: BinaryIO, doc: dict[str, Any]) -> None:
+def write_frame(out: IO[bytes], doc: dict[str, Any]) -> None:
     """One frame, either way: a 4-byte big-endian length, then the pickle."""
     data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
     out.write(struct.pack(">I", len(data)) + data)
     out.flush()
 
 
-def read_frame(inp: BinaryIO) -> dict[str, Any]:
+def read_frame(inp: IO[bytes]) -> dict[str, Any]:
     """The next frame; EOFError when the other side closed, ValueError when it is too
     long, cut short or not a dict."""
     head = inp.read(4)
@@ -57,11 +57,11 @@ def read_frame(inp: BinaryIO) -> dict[str, Any]:
     return frame
 
 
-def run(inp: BinaryIO, out: BinaryIO) -> int:
+def run(inp: IO[bytes], out: IO[bytes]) -> int:
     """Tokenize the bodies of the files the parent sends, in their order."""
     from codebot.skills.files import frontmatter
     from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
-    from codebot.skills.route.tokens import TokenCache
+    from codebot.skills.route.index.tokens import TokenCache
 
     cfg = read_frame(inp)["config"]
     n = cfg.body_chars

@@ -35,19 +35,31 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.index import Index
-from codebot.skills.route.postings import MAX_DRIFT, Postings, build, patch
-from codebot.skills.route.rows import RowBags, assemble, fingerprint, pieces_for
-from codebot.skills.route.text import Tokenizer
-from codebot.skills.route.tokens import TokenCache
+from codebot.skills.route.index.index import Index
+from codebot.skills.route.index.postings import MAX_DRIFT, Postings, build, patch
+from codebot.skills.route.index.rows import RowBags, assemble, fingerprint, pieces_for
+from codebot.skills.route.index.text import Tokenizer
+from codebot.skills.route.index.tokens import TokenCache
 
 if TYPE_CHECKING:
-    from codebot.skills.route.store import IndexStore
+    from codebot.skills.route.index.store import IndexStore
 
 _COUNTERS = {"build": "full_builds", "patch": "patches", "refresh": "refreshes"}
 #: below this many skills a changed catalog is built again from its rows (exact, and a
 #: few milliseconds) instead of patched
 PATCH_MIN = 1000
+
+
+def _carry(base_idx: Index | None, old_rows: Any, by_identity: Any) -> Any:
+    """What a new index carries over from `base_idx` (its eligibility): the old index and,
+    for each old row, the new row holding the same Spec object (-1: none)."""
+    import numpy as np
+
+    if base_idx is None:
+        return None
+    same = np.full(base_idx.n, -1, dtype=np.int64)
+    same[old_rows[by_identity]] = np.nonzero(by_identity)[0]
+    return (base_idx, same)
 
 
 def _is_snapshot(specs: Any) -> bool:
@@ -149,19 +161,7 @@ class IndexCache:
         t0 = time.perf_counter()
         cfg = self.config
         base = base_idx.postings if base_idx is not None else None
-        where = None
-        if self.store is not None and _is_snapshot(owner):
-            from codebot.skills.route.store import header, slot
-
-            head = header(cfg)
-            where = (slot(owner.roots, head), head)
-        loaded = False
-        if base is None and where is not None:
-            got = self.store.load(*where)  # type: ignore[union-attr]
-            if got is not None:
-                base, terms = got
-                self.tokens.adopt(terms)
-                loaded = True
+        base, where, loaded = self._stored(owner, base)
         old_rows, by_identity, fresh = self._match(specs, base_idx, base)
         reused = np.nonzero(old_rows >= 0)[0]
         kept = old_rows[reused]
@@ -186,13 +186,9 @@ class IndexCache:
             else:
                 postings = build(rows, n_terms, cfg)
                 how = "build"
-        carry = None
-        if base_idx is not None:
-            # old row -> the new row holding the same Spec object
-            same = np.full(base_idx.n, -1, dtype=np.int64)
-            same[old_rows[by_identity]] = np.nonzero(by_identity)[0]
-            carry = (base_idx, same)
-        idx = Index(specs, postings, self.tokens.lexicon, cfg, carry)
+        idx = Index(
+            specs, postings, self.tokens.lexicon, cfg, _carry(base_idx, old_rows, by_identity)
+        )
         moved = self._slot != where  # the index now belongs to another catalog's slot
         self._install(idx, owner, where, how, t0, loaded)
         if how == "build":
@@ -202,6 +198,26 @@ class IndexCache:
         if postings.patches and postings.drift() > MAX_DRIFT:
             self._refresh_in_background(idx)
         return idx
+
+    def _stored(
+        self, owner: Any, base: Postings | None
+    ) -> tuple[Postings | None, tuple[str, dict[str, Any]] | None, bool]:
+        """Where the store keeps a snapshot's index, (slot, header) or None (not a snapshot,
+        or no store); with no index to start from (`base` None), the postings saved there
+        instead; and whether they were loaded."""
+        if self.store is None or not _is_snapshot(owner):
+            return base, None, False
+        from codebot.skills.route.index.store import header, slot
+
+        head = header(self.config)
+        where = (slot(owner.roots, head), head)
+        if base is None:
+            got = self.store.load(*where)
+            if got is not None:
+                base, terms = got
+                self.tokens.adopt(terms)
+                return base, where, True
+        return base, where, False
 
     def _match(
         self, specs: list[Spec], base_idx: Index | None, base: Postings | None

@@ -1,78 +1,22 @@
 """Evaluating the router on labelled requests (`codebot skills eval`, bench/route.py):
-JSONL cases and the report (hit@1, precision, recall, abstention, near misses, latency,
-and how well the ranking alone does: recall@k and MRR).
+the report of a run over `cases.Case`s (hit@1, precision, recall, abstention, near
+misses, latency, and how well the ranking alone does: recall@k and MRR).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
+
+from codebot.skills.route.eval.cases import KINDS, Case
 
 if TYPE_CHECKING:
     from codebot.skills.route.result import Route
 
-KINDS = ("positive", "near_miss", "negative")
 #: the k of recall@k; the deepest is how many candidates the ranking is read to (MRR too)
 RANK_KS = (1, 3, 5, 10)
-
-
-@dataclass(frozen=True, slots=True)
-class Case:
-    prompt: str
-    expected: str | None
-    kind: str
-    also: tuple[str, ...] = ()
-    line: int = 0
-
-    def acceptable(self) -> frozenset[str]:
-        from codebot.skills.files import normalize_name
-
-        names = [self.expected, *self.also] if self.expected else []
-        return frozenset(normalize_name(n) for n in names)
-
-
-def parse_cases(lines: Iterable[str]) -> tuple[list[Case], list[str]]:
-    """JSONL cases -> (cases, errors with line numbers)."""
-    import json
-
-    cases: list[Case] = []
-    errors: list[str] = []
-    for n, line in enumerate(lines, 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"line {n}: not JSON ({exc.msg})")
-            continue
-        if (
-            not isinstance(d, dict)
-            or not isinstance(d.get("prompt"), str)
-            or not d["prompt"].strip()
-        ):
-            errors.append(f"line {n}: needs a non-empty string 'prompt'")
-            continue
-        expected = d.get("expected")
-        kind = d.get("kind") or ("negative" if expected is None else "positive")
-        also = d.get("also") or []
-        if expected is not None and not isinstance(expected, str):
-            errors.append(f"line {n}: 'expected' must be a skill name or null")
-            continue
-        if kind not in KINDS:
-            errors.append(f"line {n}: 'kind' must be one of {', '.join(KINDS)}")
-            continue
-        if kind == "positive" and expected is None:
-            errors.append(f"line {n}: a positive case needs an 'expected' skill")
-            continue
-        if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
-            errors.append(f"line {n}: 'also' must be a list of skill names")
-            continue
-        cases.append(Case(d["prompt"], expected, kind, tuple(also), n))
-    return cases, errors
 
 
 def _pct(values: Sequence[float], p: float) -> float:
@@ -105,6 +49,31 @@ def ranking_summary(ranks: Sequence[int | None], ks: Sequence[int] = RANK_KS) ->
             str(k): round(sum(1 for r in ranks if r is not None and r <= k) / n, 4) for k in ks
         },
         "mrr": round(sum(1.0 / r for r in ranks if r is not None and r <= ks[-1]) / n, 4),
+    }
+
+
+def _hit(r: Route, top: str | None, ok_names: frozenset[str]) -> bool:
+    """Routed right: to an acceptable skill first (not abstaining) when one is expected,
+    to `abstain` when none is."""
+    if ok_names:
+        return r.decision != "abstain" and top in ok_names
+    return r.decision == "abstain"
+
+
+def _row(case: Case, r: Route, hit: bool, rank: int | None) -> dict[str, Any]:
+    """One case's line in the report's `results`."""
+    return {
+        "line": case.line,
+        "prompt": case.prompt,
+        "kind": case.kind,
+        "expected": case.expected,
+        "decision": r.decision,
+        "selected": r.selected.name if r.selected else None,
+        "top": r.top.name if r.top else None,
+        "score": round(r.top.score, 4) if r.top else 0.0,
+        "options": [s.name for s in r.options],
+        "ok": hit,
+        "rank": rank,
     }
 
 
@@ -160,10 +129,7 @@ def evaluate(
         sel = r.selected.key if r.selected else None
         counts[case.kind] += 1
         by_decision[case.kind][r.decision] += 1
-        if ok_names:
-            hit = r.decision != "abstain" and top in ok_names
-        else:
-            hit = r.decision == "abstain"
+        hit = _hit(r, top, ok_names)
         if hit:
             hits[case.kind] += 1
         if r.decision == "select":
@@ -182,21 +148,7 @@ def evaluate(
         if not hit:
             got = sel or (top if r.decision == "ask" else None) or "(abstain)"
             confusion[(case.expected or "(none)", got)] += 1
-        results.append(
-            {
-                "line": case.line,
-                "prompt": case.prompt,
-                "kind": case.kind,
-                "expected": case.expected,
-                "decision": r.decision,
-                "selected": r.selected.name if r.selected else None,
-                "top": r.top.name if r.top else None,
-                "score": round(r.top.score, 4) if r.top else 0.0,
-                "options": [s.name for s in r.options],
-                "ok": hit,
-                "rank": rank,
-            }
-        )
+        results.append(_row(case, r, hit, rank))
 
     def rate(a: int, b: int) -> float | None:
         return round(a / b, 4) if b else None

@@ -14,9 +14,9 @@ from typing import Any
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.rows import Bag, RowBags, fingerprint
+from codebot.skills.route.index.rows import Bag, RowBags, fingerprint
+from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.shape import split_negative
-from codebot.skills.route.text import Tokenizer
 
 _EMPTY = Bag(array("i"), array("H"), 0)
 

@@ -20,15 +20,12 @@ from typing import Any
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, Decision, decide
 from codebot.skills.route.config import FIELDS, RouterConfig
-from codebot.skills.route.postings import Postings
-from codebot.skills.route.rows import Bag
-
-__all__ = ["Bag", "Index", "idf_lucene"]  # Bag: other code imports it from here
+from codebot.skills.route.index.postings import Postings
 
 _KEY, _PATHS = attrgetter("key"), attrgetter("paths")  # C-level loops over ten thousand specs
 
 
-def idf_lucene(df: Any, n_docs: int) -> Any:
+def idf_lucene(df: Any, n_docs: float) -> Any:
     """bm25s' Lucene idf (`scoring._score_idf_lucene`), vectorised: log(1 + (N - df + .5) /
     (df + .5)); 0 for words no skill uses. Restated so that loading an index does not
     import bm25s (120 ms); tests/skills/route/test_route_persist.py checks it equals bm25s'."""
@@ -209,7 +206,7 @@ class Index:
                     s[docs] -= penalty * float(self.unit[t])
         return s
 
-    def matches(self, term_ids: Sequence[int], rows: Sequence[int]) -> Any:
+    def matches(self, term_ids: Sequence[int], rows: Any) -> Any:
         """The BM25 term frequency (fields combined) of each word in each of `rows`: a row
         per entry of `rows`, a column per word, 0 where it does not match. A binary search
         per word in its postings (ascending rows), so a few rows cost little even when a

@@ -48,10 +48,16 @@ import codebot
 from codebot.home import private_dir, write_private
 from codebot.skills.files import Root
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.npy import UnusableFile, checksum, map_array, read_small, write_array
-from codebot.skills.route.postings import Postings
-from codebot.skills.route.rows import FP_BYTES, N_FIELDS, Rows
-from codebot.skills.route.text import stemmer_name
+from codebot.skills.route.index.npy import (
+    UnusableFile,
+    checksum,
+    map_array,
+    read_small,
+    write_array,
+)
+from codebot.skills.route.index.postings import Postings
+from codebot.skills.route.index.rows import FP_BYTES, N_FIELDS, Rows
+from codebot.skills.route.index.text import stemmer_name
 
 FORMAT = 1
 FOLDER = "router"
@@ -99,10 +105,11 @@ def _code_fingerprint() -> str:
     """Changes when the code that makes rows or postings changes (development trees keep
     their version number while the code moves)."""
     from codebot.skills.files.fingerprint import code_fingerprint
-    from codebot.skills.route import config, index, npy, postings, rows, shape, text, tokens
+    from codebot.skills.route import config, shape
+    from codebot.skills.route.index import index, npy, postings, rows, text, tokens, words
 
     return code_fingerprint(
-        (config, index, npy, postings, rows, shape, text, tokens, sys.modules[__name__])
+        (config, index, npy, postings, rows, shape, text, tokens, words, sys.modules[__name__])
     )
 
 
