@@ -34,8 +34,8 @@ BUILTIN = {
         "general",
         "General-purpose agent with every tool.",
         None,
-        prompt="You are a sub-agent. Complete the task you are given, then reply with a concise final "
-        "answer: it is the only thing the caller will see.",
+        prompt="You are a sub-agent. Complete the task you are given, then reply with a concise "
+        "final answer: it is the only thing the caller will see.",
     ),
     "explore": AgentDef(
         "explore",

@@ -1,7 +1,5 @@
-"""How a session asks the person: approval of a tool call, of a skill's injected command,
-and of running a command once outside the sandbox. A mixin for `Session` (it needs its
-`approvals`, `context`, `emit`, `interactive` and `settings`), kept apart so the loop
-stays one thing.
+"""`Approver`: how a session asks the person: approval of a tool call, of a skill's
+injected command, and of running a command once outside the sandbox.
 
 Answers: allow once; allow for the session (`session_patterns_for`); always allow, which
 grants the same narrow rules for the session and saves them to the project's
@@ -19,6 +17,7 @@ from typing import Any
 from codebot.agent.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
+    Approvals,
     always_offer,
     clean_reason,
     parse_pattern,
@@ -26,7 +25,11 @@ from codebot.agent.permissions import (
     session_patterns_for,
 )
 from codebot.agent.session import events as ev
+from codebot.agent.session.budget import Budgeter
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.state import SessionState
 from codebot.agent.session.turn import TurnState
+from codebot.agent.tools import ToolContext
 
 ALLOWED = (ApprovalAnswer.ALLOW_ONCE, ApprovalAnswer.ALLOW_SESSION, ApprovalAnswer.ALLOW_ALWAYS)
 
@@ -42,15 +45,28 @@ class Asked:
         return self.allowed
 
 
-class Asking:
-    approvals: Any
-    context: Any
-    emit: Any
-    interactive: bool
-    settings: Any
-    #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
-    waited_s: float = 0.0
-    budget: Any  # the turn's budget (budget.Budgeting)
+class Approver:
+    """Asks the person through `emit` (only when `interactive`), grants what they allow
+    for the session in `approvals`, and counts the time they took."""
+
+    def __init__(
+        self,
+        *,
+        state: SessionState,
+        approvals: Approvals,
+        context: ToolContext,
+        emit: Emit,
+        interactive: bool,
+        budgeter: Budgeter,
+    ) -> None:
+        self.state = state  # its settings: trust, the project and the user config to save to
+        self.approvals = approvals
+        self.context = context
+        self.emit = emit
+        self.interactive = interactive
+        self.budgeter = budgeter
+        #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
+        self.waited_s = 0.0
 
     async def _answer(self, future: asyncio.Future[ApprovalAnswer]) -> ApprovalAnswer:
         t0 = time.perf_counter()
@@ -58,9 +74,9 @@ class Asking:
             return await future
         finally:
             self.waited_s += (waited := time.perf_counter() - t0)
-            self.budget.waited += waited  # the person's time is not the turn's (budget.py)
+            self.budgeter.turn.waited += waited  # the person's time is not the turn's (budget.py)
 
-    async def _ask(
+    async def ask(
         self, tool: str, args: dict[str, Any], subject: str, reason: str = "", protected: str = ""
     ) -> Asked:
         """`protected`: why the path is protected (then nothing is granted beyond this call)."""
@@ -70,14 +86,14 @@ class Asking:
         request = ApprovalRequest(
             tool, args, subject, preview_for(tool, args, self.context), future, reason=reason
         )
-        settings = getattr(self, "settings", None)
+        settings = self.state.settings
         offer = always_offer(
             tool,
             subject,
             self.approvals,
-            trusted=bool(getattr(settings, "trusted", False)),
-            project_dir=getattr(settings, "project_dir", self.context.project_dir),
-            user_config=getattr(settings, "config_path", None),
+            trusted=settings.trusted,
+            project_dir=settings.project_dir,
+            user_config=settings.config_path,
         )
         request.always, request.always_path, request.always_unavailable = (
             offer.rules,
@@ -131,7 +147,8 @@ class Asking:
         lost = "; its comments were not kept" if saved.comments_lost else ""
         self.emit(
             ev.Notice(
-                f"always allow: saved {', '.join(saved.added)} to {saved.path} (permissions.allow{lost})"
+                f"always allow: saved {', '.join(saved.added)} to {saved.path} "
+                f"(permissions.allow{lost})"
             )
         )
 
@@ -142,7 +159,7 @@ class Asking:
         how = "" if self.interactive else f" (non-interactive: allow it with --allow '{tool}(...)')"
         return f"the person did not approve this {tool} call{how}. {why}"
 
-    async def _ask_outside(self, args: dict[str, Any], command: str, why: str) -> bool:
+    async def ask_outside(self, args: dict[str, Any], command: str, why: str) -> bool:
         """Offer to run a command that failed in the sandbox once outside it (never in print
         mode, never for the session). `why` holds only checked facts (`sandbox_failure`);
         its network part stands only when the parsed command runs a program that uses the
@@ -157,7 +174,8 @@ class Asking:
             return False
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         shown = command_lines(command)
-        preview = f"{shown.text}\n\nfailed inside the sandbox: {why}\n{shown.question('Run it once OUTSIDE the sandbox?')}"
+        question = shown.question("Run it once OUTSIDE the sandbox?")
+        preview = f"{shown.text}\n\nfailed inside the sandbox: {why}\n{question}"
         self.emit(
             ApprovalRequest(
                 "Bash",
@@ -171,13 +189,13 @@ class Asking:
         )
         return await self._answer(future) in ALLOWED
 
-    async def _approve_injection(self, command: str, turn: TurnState) -> str | None:
+    async def approve_injection(self, command: str, turn: TurnState) -> str | None:
         """A skill's `!` command is a command: the same engine as a Bash call decides."""
         verdict = self.approvals.check("Bash", command, turn.grants)
         if verdict.outcome == "deny":
             return f"denied by rule {verdict.rule}"
         if verdict.outcome == "ask" and not (
-            asked := await self._ask("Bash", {"command": command}, command, verdict.reason)
+            asked := await self.ask("Bash", {"command": command}, command, verdict.reason)
         ):
             if asked.reason:
                 return f"not approved: the person denied this call: {asked.reason}"

@@ -12,17 +12,20 @@ command already running is not interrupted: the limits are checked between steps
 The budget also counts the calls of the whole turn that were denied or failed, sub-agents
 included, for `-p --fail-on-denial`.
 
-A mixin: it uses the session's settings, emit and depth.
+`TurnBudget` is the count; `Budgeter` is the session's collaborator that holds the turn's
+budget and says when it is spent.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from codebot.agent.model import Usage
 from codebot.agent.session import events as ev
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.state import SessionState
+from codebot.agent.session.turn import TurnRecord
 from codebot.agent.tools import ToolResult
 from codebot.config import TurnLimits
 
@@ -54,8 +57,9 @@ class TurnBudget:
     @staticmethod
     def _why(used: str, key: str, limit: float) -> str:
         return (
-            f"turn budget reached: {used} in this turn and its sub-agents (limits.{key}: {limit:,.0f}); "
-            f"the turn stops here (ask again to go on, or raise limits.{key} in your own config)"
+            f"turn budget reached: {used} in this turn and its sub-agents "
+            f"(limits.{key}: {limit:,.0f}); the turn stops here "
+            f"(ask again to go on, or raise limits.{key} in your own config)"
         )
 
     def spend(self, usage: Usage) -> None:
@@ -68,47 +72,57 @@ class TurnBudget:
             self.failed += 1
 
 
-class Budgeting:
-    emit: Any
-    settings: Any
-    depth: int
-    _budget: TurnBudget | None = None
+class Budgeter:
+    """The turn budget a session spends from (`turn`: a new one each user turn, the same
+    object for every sub-agent of that turn) and what the session says when it is spent."""
+
+    def __init__(self, state: SessionState, emit: Emit, turn: TurnBudget | None = None) -> None:
+        self.state = state  # its settings give the limits of each new turn
+        self.emit = emit
+        self._turn = turn
 
     @property
-    def budget(self) -> TurnBudget:
-        if self._budget is None:
-            self._budget = TurnBudget(getattr(self.settings, "limits", TurnLimits()))
-        return self._budget
+    def turn(self) -> TurnBudget:
+        if self._turn is None:
+            self._turn = TurnBudget(self.state.settings.limits)
+        return self._turn
 
-    @budget.setter
-    def budget(self, value: TurnBudget) -> None:
-        self._budget = value
+    @turn.setter
+    def turn(self, value: TurnBudget) -> None:
+        self._turn = value
+
+    def start_turn(self) -> TurnBudget:
+        """A new budget for a user turn, with the limits in force now."""
+        self._turn = TurnBudget(self.state.settings.limits)
+        return self._turn
 
     def over_budget(self) -> str | None:
         """Why nothing more may start now (None: go on); the first time, a warning says so."""
-        if self.budget.spent is None:
-            why = self.budget.over()
+        budget = self.turn
+        if budget.spent is None:
+            why = budget.over()
             if why is None:
                 return None
-            self.budget.spent = why
+            budget.spent = why
             self.emit(ev.Notice(why, "warning"))
-        return self.budget.spent
+        return budget.spent
 
     def stop_for_budget(self) -> bool:
         """Before a model request: True when the turn must stop instead; else it is counted."""
         if self.over_budget() is not None:
             return True
-        self.budget.requests += 1
+        self.turn.requests += 1
         return False
 
     def budget_result(self, answer: str) -> ToolResult:
         """A Task's or fork's answer: an error when the budget stopped its sub-agent."""
-        if self.budget.spent is None:
+        if self.turn.spent is None:
             return ToolResult(answer)
-        return ToolResult(f"the sub-agent was stopped: {self.budget.spent}", "error")
+        return ToolResult(f"the sub-agent was stopped: {self.turn.spent}", "error")
 
-    def end_budget(self, record: Any) -> None:
+    def end_budget(self, record: TurnRecord) -> None:
         """At the end of a turn: what the whole turn's calls came to, and why it stopped."""
-        record.denied_calls, record.failed_calls = self.budget.denied, self.budget.failed
-        if self.budget.spent is not None and record.error is None:
-            record.error, record.error_kind = self.budget.spent, "budget"
+        budget = self.turn
+        record.denied_calls, record.failed_calls = budget.denied, budget.failed
+        if budget.spent is not None and record.error is None:
+            record.error, record.error_kind = budget.spent, "budget"

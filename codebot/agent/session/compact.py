@@ -24,7 +24,10 @@ SKILLS_SHARE = 0.25
 SUMMARY_SHARE = 0.20
 #: A single tool result in the kept messages is clipped past this share of the room.
 RESULT_SHARE = 0.15
-CUT_MARK = "[… cut at compaction: {left:,} more tokens of this skill are not shown; invoke {name} again to reload it whole]"
+CUT_MARK = (
+    "[… cut at compaction: {left:,} more tokens of this skill are not shown; "
+    "invoke {name} again to reload it whole]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +224,8 @@ def clip_results(messages: Sequence[dict[str, Any]], limit_chars: int) -> list[d
             head = content[: max(limit_chars - 120, 0)]
             m = {
                 **m,
-                "content": f"{head}\n[… {len(content) - len(head):,} more characters of this result were "
-                "cut at compaction; run the tool again if you need them]",
+                "content": f"{head}\n[… {len(content) - len(head):,} more characters of this "
+                "result were cut at compaction; run the tool again if you need them]",
             }
         out.append(m)
     return out
@@ -239,27 +242,29 @@ def preamble(
     when = time.strftime("%Y-%m-%d %H:%M")
     if failed:
         head = (
-            f'<conversation-summary messages="{summarized}" at="{when}">\n[{summarized} earlier messages '
-            f"were dropped to fit the context window, without a summary ({escape_tags(failed)}). The transcript "
-            "on disk keeps them; ask the person if something from before matters.]\n</conversation-summary>"
+            f'<conversation-summary messages="{summarized}" at="{when}">\n'
+            f"[{summarized} earlier messages were dropped to fit the context window, "
+            f"without a summary ({escape_tags(failed)}). The transcript on disk keeps them; "
+            "ask the person if something from before matters.]\n</conversation-summary>"
         )
     else:
         head = (
-            f'<conversation-summary messages="{summarized}" at="{when}">\nThe conversation so far was '
-            f"compacted: {summarized} earlier messages are summarized here, and the most recent ones follow "
-            f"as they were.\n\n{escape_tags(summary.strip())}\n</conversation-summary>"
+            f'<conversation-summary messages="{summarized}" at="{when}">\n'
+            f"The conversation so far was compacted: {summarized} earlier messages are "
+            "summarized here, and the most recent ones follow as they were.\n\n"
+            f"{escape_tags(summary.strip())}\n</conversation-summary>"
         )
     parts = [head]
     if attached.blocks:
         parts.append(
-            "<system-reminder>\nSkills in force, loaded earlier in this conversation (their text as it "
-            "was when invoked; keep following them):\n</system-reminder>"
+            "<system-reminder>\nSkills in force, loaded earlier in this conversation "
+            "(their text as it was when invoked; keep following them):\n</system-reminder>"
         )
         parts.extend(attached.blocks)
     if attached.named:
         parts.append(
-            f"<system-reminder>\nAlso in force earlier: {', '.join(attached.named)}; invoke again to "
-            "reload (the Skill tool, or /name).\n</system-reminder>"
+            f"<system-reminder>\nAlso in force earlier: {', '.join(attached.named)}; "
+            "invoke again to reload (the Skill tool, or /name).\n</system-reminder>"
         )
     parts.extend(listing_blocks)
     return {"role": "user", "content": "\n\n".join(parts)}

@@ -1,9 +1,8 @@
-"""Compaction for `Session`: measure the context, and when it is nearly full (or the
-person types `/compact`), replace the older messages with a summary the model writes,
-re-attach the skills in force and the listing, and keep the recent messages.
+"""`Compactor`: measure the context, and when it is nearly full (or the person types
+`/compact`), replace the older messages with a summary the model writes, re-attach the
+skills in force and the listing, and keep the recent messages.
 
-A mixin: it uses the session's `history`, `client`, `settings`, `in_force`, `transcript`,
-`emit` and listing. The history is swapped only when everything is ready, so a failure or
+The history (in `SessionState`) is swapped only when everything is ready, so a failure or
 a cancel in the middle leaves the conversation as it was. The transcript keeps every
 message; the compaction is an event in it (`compact`, with the new view) that
 `--continue` resumes from.
@@ -19,6 +18,11 @@ from codebot.agent.model.summary import SUMMARY_PREFIX, fit_lines, render_lines,
 from codebot.agent.session import compact as cp
 from codebot.agent.session import events as ev
 from codebot.agent.session.context import ContextUse, Meter, resolve_window
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.prompting import Prompter
+from codebot.agent.session.state import SessionState
+from codebot.agent.session.toolset import Toolset
+from codebot.agent.session.transcript import Transcript
 from codebot.agent.session.turn import TurnState
 from codebot.units import CHARS_PER_TOKEN, DENSE_CHARS_PER_TOKEN
 
@@ -26,10 +30,29 @@ from codebot.units import CHARS_PER_TOKEN, DENSE_CHARS_PER_TOKEN
 INSTRUCTION_TOKENS = 400
 
 
-class Compacting:
-    history: list[dict[str, Any]]
-    in_force: list[cp.InForce]
-    last_compaction: cp.Compaction | None
+class Compactor:
+    """Measures what the next request would spend and compacts the history in `state`
+    (the client there writes the summary); the listing comes from `prompter`, the system
+    prompt and tools from `toolset`."""
+
+    def __init__(
+        self,
+        *,
+        state: SessionState,
+        toolset: Toolset,
+        prompter: Prompter,
+        emit: Emit,
+        transcript: Transcript | None = None,
+        base_model: str | None = None,
+    ) -> None:
+        self.state = state
+        self.toolset = toolset
+        self.prompter = prompter
+        self.emit = emit
+        self.transcript = transcript
+        self.base_model = base_model
+        self._meter_key: tuple[int, bool] | None = None
+        self._meter: Meter | None = None
 
     # -- measuring --------------------------------------------------------------------------
 
@@ -37,30 +60,31 @@ class Compacting:
     def meter(self) -> Meter:
         """The token meter of the current client; a new one when the client changes or
         litellm has loaded (its counts replace the estimate)."""
-        key = (id(self.client), bool(getattr(self.client, "loaded", True)))
-        if getattr(self, "_meter_key", None) != key:
+        client = self.state.client
+        key = (id(client), bool(getattr(client, "loaded", True)))
+        if self._meter is None or self._meter_key != key:
             self._meter_key = key
-            self._meter = Meter(self.client.count_tokens)
+            self._meter = Meter(client.count_tokens)
         return self._meter
 
     def window(self, model: str | None = None, *, may_import: bool = True) -> tuple[int, str]:
-        return resolve_window(self.settings, self.client, model, may_import=may_import)
+        return resolve_window(self.state.settings, self.state.client, model, may_import=may_import)
 
     def context_use(self, turn: TurnState | None = None, *, may_import: bool = True) -> ContextUse:
         """What the next request would spend (without the next user message)."""
         turn = turn or TurnState()
         model = turn.model or self.base_model
         return self.meter.use(
-            self.system_prompt,
-            self.tool_schemas(turn),
-            self.history,
+            self.toolset.system_prompt,
+            self.toolset.schemas(turn),
+            self.state.history,
             self.window(model, may_import=may_import),
         )
 
     async def maybe_compact(self, turn: TurnState) -> None:
         """Compact before a request that would pass the threshold (config, 85%)."""
-        cfg = self.settings.compaction
-        if not cfg.auto or len(self.history) < 2:
+        cfg = self.state.settings.compaction
+        if not cfg.auto or len(self.state.history) < 2:
             return
         use = self.context_use(turn)
         if use.total > use.window * cfg.threshold:
@@ -80,14 +104,15 @@ class Compacting:
         """Compact now; the record of what was done, or None when there is nothing to
         compact. `shrink` < 1 aims lower (after the provider said the request overflowed)."""
         turn = turn or TurnState()
-        history = list(self.history)
+        state = self.state
+        history = list(state.history)
         if len(cp.units(history)) < 2:
             return None
         meter = self.meter
         before = before or self.context_use(turn)
         window = before.window
-        fixed = before.system + before.tools + meter.text(self.last_listing or "")
-        room = int((window * self.settings.compaction.threshold - fixed) * shrink)
+        fixed = before.system + before.tools + meter.text(state.last_listing or "")
+        room = int((window * state.settings.compaction.threshold - fixed) * shrink)
         if room < 400:
             raise ModelError(
                 "context",
@@ -118,22 +143,22 @@ class Compacting:
         )
         tail = cp.clip_results(recent, limit)
         summary, failed = await self._summary(older, focus, turn, window, room)
-        cfg = self.settings.compaction
+        cfg = state.settings.compaction
         tail_text = [str(m.get("content") or "") for m in tail]
         attached = cp.reattach(
-            self.in_force,
+            state.in_force,
             meter.text,
             min(cfg.skill_tokens, cfg.skills_tokens),
             min(cfg.skills_tokens, int(room * cp.SKILLS_SHARE)),
             present=lambda t: any(t in c for c in tail_text),
         )
-        listing = self.current_listing(self._last_request())
+        listing = self.prompter.current_listing(self._last_request())
         pre = cp.preamble(
-            summary, attached, [self.listing_reminder(listing.text)], len(older), failed
+            summary, attached, [self.prompter.listing_reminder(listing.text)], len(older), failed
         )
         view = [pre, *tail]
         after = meter.use(
-            self.system_prompt, self.tool_schemas(turn), view, (window, before.source)
+            self.toolset.system_prompt, self.toolset.schemas(turn), view, (window, before.source)
         )
         record = cp.Compaction(
             time.time(),
@@ -150,9 +175,9 @@ class Compacting:
         )
         if self.transcript is not None:
             self.transcript.mark("compact", **record.to_json(), messages=view)
-        self.history[:] = view
-        self.last_listing = listing.text
-        self.last_compaction = record
+        state.history[:] = view
+        state.last_listing = listing.text
+        state.last_compaction = record
         meter.forget_except(view)
         self.emit(
             ev.Notice(
@@ -168,9 +193,8 @@ class Compacting:
     ) -> tuple[str, str | None]:
         """(summary, None), or ("", why) when the model could not write one."""
         out_tokens = int(room * cp.SUMMARY_SHARE)
-        budget = int(window * self.settings.compaction.threshold) - self.meter.text(
-            self.system_prompt
-        )
+        system = self.toolset.system_prompt
+        budget = int(window * self.state.settings.compaction.threshold) - self.meter.text(system)
         budget -= INSTRUCTION_TOKENS + out_tokens
         # Code and JSON tokenize denser than prose: the conservative rate.
         text = fit_lines(
@@ -179,22 +203,23 @@ class Compacting:
         )
         request = ModelRequest(
             messages=[
-                {"role": "system", "content": self.system_prompt},
+                {"role": "system", "content": system},
                 {"role": "user", "content": request_text(text, focus)},
             ],
             tools=(),
             model=turn.model or self.base_model,
         )
+        client = self.state.client
         try:
             completion: Completion | None = None
-            async for item in self.client.stream(request):
+            async for item in client.stream(request):
                 if isinstance(item, Completion):
                     completion = item
         except ModelError as exc:
             return "", f"the summary request failed: {exc.message}"
         if completion is None or not completion.text.strip():
             return "", "the model answered the summary request with nothing"
-        self.count_usage(completion.model or request.model or self.client.model, completion.usage)
+        self.state.count_usage(completion.model or request.model or client.model, completion.usage)
         summary = completion.text.strip()
         if summary.startswith(SUMMARY_PREFIX):  # an echo of the request is no summary
             return "", "the model repeated the summary request instead of answering it"
@@ -205,7 +230,7 @@ class Compacting:
 
     def _last_request(self) -> str:
         """What the person asked last, to rank the listing by (issue 17)."""
-        for m in reversed(self.history):
+        for m in reversed(self.state.history):
             if m.get("role") == "user" and not cp.is_preamble(m):
                 return str(m.get("content") or "")[-2000:]
         return ""

@@ -78,9 +78,10 @@ class Guard:
             spec = getattr(rule, "spec", None)
             if getattr(rule, "kind", "") == "literal_path" and spec in (rel, os.path.abspath(path)):
                 return True
-            literal = spec and not any(c in spec for c in "*?[]{}!")
-            if getattr(rule, "kind", "") == "path" and literal and spec.lstrip("/") == rel:
-                return True
+            if getattr(rule, "kind", "") != "path" or not isinstance(spec, str) or not spec:
+                continue
+            if not any(c in spec for c in "*?[]{}!") and spec.lstrip("/") == rel:
+                return True  # a literal path rule
         return False
 
     # -- records ------------------------------------------------------------------------

@@ -5,187 +5,280 @@ they typed), streams the model's answer, runs the tools it asks for, applies a s
 delta for the rest of the turn only, and records everything in the transcript as it
 happens. Front ends receive typed events through `emit`; approvals are events carrying a
 future the front end resolves.
+
+The session is built from one `SessionParts` and does the loop itself; the rest is its
+collaborators', each built here with what it needs: `Toolset` (tools and system prompt),
+`Budgeter` (the turn budget), `Approver` (asking the person), `Prompter` (listing and
+reminders), `Compactor` (context use and compaction), `SkillRunner` (skills) and
+`ToolRunner` (one tool call). What they share and change is one `SessionState`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
-import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from codebot.agent.model import (
-    Completion,
-    ModelClient,
-    ModelError,
-    ModelRequest,
-    TextDelta,
-    ToolCall,
-    Usage,
-)
-from codebot.agent.permissions import ApprovalRequest, Approvals, Verdict
+from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, TextDelta, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session.asking import Asking
-from codebot.agent.session.budget import Budgeting, TurnBudget
+from codebot.agent.session.asking import Approver
+from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
-from codebot.agent.session.compacting import Compacting
+from codebot.agent.session.compacting import Compactor
+from codebot.agent.session.context import ContextUse
+from codebot.agent.session.emit import Emit, no_emit
 from codebot.agent.session.guard import Guard
-from codebot.agent.session.prompting import Prompting
+from codebot.agent.session.parts import SessionParts
+from codebot.agent.session.prompting import Prompter
 from codebot.agent.session.skill_calls import meta_subjects
-from codebot.agent.session.skill_runs import SkillRuns
-from codebot.agent.session.transcript import Transcript, clean, clean_text, repair
-from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents, TurnRecord, TurnState, render_system
-from codebot.agent.tools import (
-    META_TOOLS,
-    SKILL,
-    SKILL_SEARCH,
-    TASK,
-    ToolContext,
-    ToolRegistry,
-    ToolResult,
-    resolve_path,
-)
-from codebot.agent.tools.sandbox_scan import with_masks
+from codebot.agent.session.skill_runs import SkillRunner
+from codebot.agent.session.state import SessionState
+from codebot.agent.session.tool_runs import ToolRunner
+from codebot.agent.session.toolset import Toolset
+from codebot.agent.session.transcript import clean, clean_text, repair
+from codebot.agent.session.turn import TurnRecord, TurnState
+from codebot.agent.tools import SKILL, SKILL_SEARCH, TASK, ToolContext, ToolResult
 from codebot.config import Settings
-from codebot.skills.catalog import Catalog
-from codebot.skills.invoke import Actor
+from codebot.skills.invoke import Actor, Invocation
+from codebot.skills.invoke.invocation import InvocationError
 
-Emit = Callable[[ev.Event | ApprovalRequest], None]
-WRITING_TOOLS = frozenset({"Write", "Edit"})
-MAX_STEPS = 50
-
-
-def request_model(turn: TurnState, session: Session) -> str:
-    return turn.model or session.base_model or session.client.model
+if TYPE_CHECKING:
+    from codebot.skills.prompt import Listing
 
 
-class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
-    def __init__(
-        self,
-        settings: Settings,
-        catalog: Catalog,
-        client: ModelClient,
-        *,
-        registry: ToolRegistry,
-        approvals: Approvals,
-        emit: Emit | None = None,
-        interactive: bool = False,
-        transcript: Transcript | None = None,
-        session_id: str = "",
-        history: list[dict[str, Any]] | None = None,
-        usage_tracker=None,
-        tracer=None,
-        depth: int = 0,
-        chain: tuple[str, ...] = (),
-        system_prompt: str | None = None,
-        tool_filter: Callable[[str], bool] | None = None,
-        base_model: str | None = None,
-        max_steps: int = MAX_STEPS,
-        subagents: SubAgents = NO_SUBAGENTS,
-        in_force: list[InForce] | None = None,
-        last_compaction: Compaction | None = None,
-        guard: Guard | None = None,
-    ) -> None:
-        self.settings = settings
-        self.catalog = catalog
-        self.client = client
-        self.registry = registry
-        self.approvals = approvals
-        self.emit: Emit = emit or (lambda _e: None)
-        self.interactive = interactive
+def _new_guard(settings: Settings, session_id: str) -> Guard:
+    """The person's session's guard, starting from what earlier sessions left marked."""
+    guard = Guard(settings.project_dir, settings.home, session_id)
+    guard.load(set())
+    return guard
+
+
+@runtime_checkable
+class _SaysRetries(Protocol):
+    """A client that can tell the session it is about to retry (LiteLLMClient)."""
+
+    on_retry: Callable[[int, int, float, str], None] | None
+
+
+class Session:
+    """One conversation: the turn loop itself, the collaborators it hands the rest to,
+    and the names front ends read (`history`, `total_usage`, `compact`, …)."""
+
+    def __init__(self, parts: SessionParts) -> None:
+        settings, transcript = parts.settings, parts.transcript
+        self.catalog = parts.catalog
+        self.registry = parts.registry
+        self.approvals = parts.approvals
+        self.emit: Emit = parts.emit or no_emit
+        self.interactive = parts.interactive
         self.transcript = transcript
-        self.id = session_id or (transcript.id if transcript else "")
-        self.history: list[dict[str, Any]] = list(history or [])
-        self.usage_tracker = usage_tracker
-        self.tracer = tracer
-        self.depth = depth
-        self.chain = chain
-        self.tool_filter = tool_filter or (lambda _n: True)
-        self.base_model = base_model
-        self.max_steps = max_steps
-        # How forks and Task calls run (`subagent`, passed in by `setup`): the sub-agent
-        # module builds Sessions, so this module must not import it.
-        self.subagents = subagents
+        self.id = parts.session_id or (transcript.id if transcript else "")
+        self.usage_tracker = parts.usage_tracker
+        self.tracer = parts.tracer
+        self.depth = parts.depth
+        self.chain = parts.chain
+        self.tool_filter = parts.tool_filter
+        self.base_model = parts.base_model
+        self.max_steps = parts.max_steps
+        self.subagents = parts.subagents
         self.sandbox_state = "off"  # set by setup.apply_sandbox
         self.sandbox_notice = ""  # said once at start when the sandbox is wanted and cannot run
         # What runs later: protected writes are asked, and what the agent changes among
         # the protected set is recorded (provenance) and marked in `written`, which holds
         # the real paths the skill system treats as agent-written.
         # A sub-agent shares its parent's guard (and so its `written` set).
-        self.guard = (
-            guard if guard is not None else Guard(settings.project_dir, settings.home, self.id)
+        self.guard = parts.guard or _new_guard(settings, self.id)
+        self.context = parts.context or ToolContext(project_dir=settings.project_dir)
+        self.state = SessionState(
+            settings,
+            parts.client,
+            list(parts.history),
+            list(parts.in_force),
+            parts.last_compaction,
         )
-        self.written: set[str] = self.guard.written if guard is not None else self.guard.load(set())
-        self.total_usage = Usage()
-        #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
-        self.usage_by_model: dict[str, Usage] = {}
-        self.last_listing: str | None = None
-        #: Each inline skill invocation of this session, oldest first (compaction
-        #: re-attaches them); restored with the history on --continue.
-        self.in_force: list[InForce] = list(in_force or [])
-        self.last_compaction: Compaction | None = last_compaction
-        self.context = ToolContext(project_dir=settings.project_dir)
-        self._system = system_prompt
-        self._active_cache: tuple[int, float, frozenset[str]] | None = None
+        self._wire(parts)
 
-    # -- prompts ----------------------------------------------------------------------
+    def _wire(self, parts: SessionParts) -> None:
+        """Build the collaborators, each from what it needs."""
+        state, emit = self.state, self.emit
+        self.toolset = Toolset(
+            registry=self.registry,
+            tool_filter=self.tool_filter,
+            project_dir=state.settings.project_dir,
+            system_prompt=parts.system_prompt,
+        )
+        self.budgeter = Budgeter(state, emit, parts.budget)
+        self.approver = Approver(
+            state=state,
+            approvals=self.approvals,
+            context=self.context,
+            emit=emit,
+            interactive=self.interactive,
+            budgeter=self.budgeter,
+        )
+        self.prompter = Prompter(
+            state=state, catalog=self.catalog, usage_tracker=self.usage_tracker
+        )
+        self.compactor = Compactor(
+            state=state,
+            toolset=self.toolset,
+            prompter=self.prompter,
+            emit=emit,
+            transcript=self.transcript,
+            base_model=self.base_model,
+        )
+        self.skills = SkillRunner(
+            state=state,
+            catalog=self.catalog,
+            context=self.context,
+            guard=self.guard,
+            approver=self.approver,
+            emit=emit,
+            transcript=self.transcript,
+            tracer=self.tracer,
+            usage_tracker=self.usage_tracker,
+            session_id=self.id,
+            depth=self.depth,
+            chain=self.chain,
+        )
+        self.tools = ToolRunner(
+            toolset=self.toolset,
+            approvals=self.approvals,
+            approver=self.approver,
+            guard=self.guard,
+            context=self.context,
+            budgeter=self.budgeter,
+            emit=emit,
+            run_meta=self._run_meta,
+            interactive=self.interactive,
+            depth=self.depth,
+        )
+
+    # -- the state front ends read (and the two they swap) ----------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.state.settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self.state.settings = value
+
+    @property
+    def client(self) -> ModelClient:
+        return self.state.client
+
+    @client.setter
+    def client(self, value: ModelClient) -> None:
+        self.state.client = value
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.state.history
+
+    @property
+    def in_force(self) -> list[InForce]:
+        return self.state.in_force
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        return self.state.last_compaction
+
+    @property
+    def last_listing(self) -> str | None:
+        return self.state.last_listing
+
+    @property
+    def total_usage(self) -> Usage:
+        return self.state.total_usage
+
+    @property
+    def usage_by_model(self) -> dict[str, Usage]:
+        return self.state.usage_by_model
+
+    @property
+    def written(self) -> set[str]:
+        """Real paths the agent wrote among the protected set (shared with sub-agents)."""
+        return self.guard.written
+
+    @property
+    def budget(self) -> TurnBudget:
+        """The turn's budget; a sub-agent's is its parent's."""
+        return self.budgeter.turn
+
+    @budget.setter
+    def budget(self, value: TurnBudget) -> None:
+        self.budgeter.turn = value
 
     @property
     def system_prompt(self) -> str:
-        if self._system is None:
-            self._system = render_system(self.settings.project_dir, self._tool_names(set()))
-        return self._system
+        return self.toolset.system_prompt
 
-    def _tool_names(self, hidden: set[str]) -> list[str]:
-        names = [*self.registry.names(), *META_TOOLS]
-        return [n for n in names if n not in hidden and self.tool_filter(n)]
+    # -- what front ends ask of the collaborators ---------------------------------------
 
     def tool_schemas(self, turn: TurnState) -> list[dict[str, Any]]:
-        hidden = {
-            n
-            for n in (*self.registry.names(), *META_TOOLS)
-            if n in turn.hidden or not self.tool_filter(n)
-        }
-        schemas = self.registry.schemas(hidden=hidden)
-        schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
-        return schemas
+        return self.toolset.schemas(turn)
+
+    def context_use(self, turn: TurnState | None = None, *, may_import: bool = True) -> ContextUse:
+        return self.compactor.context_use(turn, may_import=may_import)
+
+    async def compact(
+        self,
+        focus: str = "",
+        *,
+        reason: str = "manual",
+        turn: TurnState | None = None,
+        before: ContextUse | None = None,
+        shrink: float = 1.0,
+    ) -> Compaction | None:
+        """Compact now (`Compactor.compact`): the record, or None with nothing to compact."""
+        return await self.compactor.compact(
+            focus, reason=reason, turn=turn, before=before, shrink=shrink
+        )
+
+    def current_listing(self, request: str = "") -> Listing:
+        return self.prompter.current_listing(request)
+
+    def active_keys(self) -> frozenset[str]:
+        return self.prompter.active_keys()
+
+    def warm(self, listing: bool = True) -> None:
+        self.prompter.warm(listing)
+
+    def count_usage(self, model: str, usage: Usage) -> None:
+        self.state.count_usage(model, usage)
 
     # -- history ----------------------------------------------------------------------
 
     def add(self, message: dict[str, Any]) -> None:
-        message = clean(
-            message
-        )  # valid UTF-8 for the transcript and the provider (file names, tool output)
+        # Valid UTF-8 for the transcript and the provider (file names, tool output).
+        message = clean(message)
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.append(message)
 
     def clear(self) -> None:
-        self.history.clear()
-        self.last_listing = None
-        self.in_force.clear()  # /clear forgets everything, the skills in force too
-        self.last_compaction = None
+        state = self.state
+        state.history.clear()
+        state.last_listing = None
+        state.in_force.clear()  # /clear forgets everything, the skills in force too
+        state.last_compaction = None
         if self.transcript is not None:
             self.transcript.mark("clear")
 
     # -- the turn -----------------------------------------------------------------------
 
     async def run_turn(self, text: str) -> TurnRecord:
-        turn, record, text = (
-            TurnState(),
-            TurnRecord(),
-            clean_text(text),
-        )  # argv/stdin bytes arrive as surrogates
-        self.budget = TurnBudget(self.settings.limits)  # shared by every sub-agent of this turn
+        turn, record = TurnState(), TurnRecord()
+        text = clean_text(text)  # argv/stdin bytes arrive as surrogates
+        self.budgeter.start_turn()  # shared by every sub-agent of this turn
         if self.transcript is not None:
             self.transcript.mark("turn", text=text)  # what was typed, for `codebot sessions`
         try:
             content = await self._user_content(text, turn, record)
             if content is not None:
                 self.add({"role": "user", "content": content})
-                await self._loop(turn, record)
+                await self.loop(turn, record)
         except asyncio.CancelledError:
             record.cancelled = True
             self.history[:] = repair(self.history)
@@ -201,7 +294,7 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
                 synced = asyncio.get_running_loop().run_in_executor(None, self.transcript.sync)
                 if not record.cancelled:
                     await asyncio.shield(synced)
-        self.end_budget(record)
+        self.budgeter.end_budget(record)
         if not record.cancelled:
             self.emit(ev.TurnEnded(record.usage, error=record.error, text=record.text))
         return record
@@ -210,12 +303,11 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
         """The user message to send, or None when a `/skill` was handled without the model."""
         body = text
         name = text[1:].partition(" ")[0]
-        path_like = (
-            "/" in name and self.catalog.snapshot.get(name) is None
-        )  # `/tmp/app.py crashes` is a prompt
+        # `/tmp/app.py crashes` is a prompt
+        path_like = "/" in name and self.catalog.snapshot.get(name) is None
         if text.startswith("/") and name and not text.startswith("//") and not path_like:
-            result = await self.run_stack(text, turn, record)
-            if not result.ok:
+            result = await self.skills.run_stack(text, turn, record)
+            if isinstance(result, InvocationError):
                 record.error, record.error_kind = result.message, "skill"
                 self.emit(ev.ErrorEvent(result.message, "skill"))
                 return None
@@ -227,18 +319,19 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
                 self.emit(ev.AssistantText(answer, self.depth))
                 return None
             body = result.prompt
-        reminders = await self.turn_reminders(turn, text)
+        reminders = await self.prompter.turn_reminders(turn, text)
         return "\n".join([*reminders, body]) if reminders else body
 
-    async def _loop(self, turn: TurnState, record: TurnRecord) -> None:
+    async def loop(self, turn: TurnState, record: TurnRecord) -> None:
+        """Model requests and tool calls until the model answers without calling a tool."""
         for _ in range(self.max_steps):
-            if self.stop_for_budget():
+            if self.budgeter.stop_for_budget():
                 return
-            await self.maybe_compact(turn)
+            await self.compactor.maybe_compact(turn)
             completion = await self._request(turn)
             self.budget.spend(completion.usage)
             record.usage = record.usage + completion.usage
-            self.count_usage(completion.model or request_model(turn, self), completion.usage)
+            self.count_usage(completion.model or self._model_for(turn), completion.usage)
             message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
             if completion.tool_calls:
                 message["tool_calls"] = [
@@ -256,9 +349,12 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
             if not completion.tool_calls:
                 return
             for call in completion.tool_calls:
-                result = await self._run_tool(call, turn, record)
+                result = await self.tools.run(call, turn, record)
                 self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
+
+    def _model_for(self, turn: TurnState) -> str:
+        return turn.model or self.base_model or self.client.model
 
     async def _request(self, turn: TurnState) -> Completion:
         """One model call with the history as it stands; when the provider says the
@@ -280,15 +376,17 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
                     or not self.settings.compaction.auto
                 ):
                     raise
-                if await self.compact(reason="overflow", turn=turn, shrink=0.6) is None:
+                compacted = await self.compactor.compact(reason="overflow", turn=turn, shrink=0.6)
+                if compacted is None:
                     raise
         raise AssertionError("unreachable")
 
     async def _complete(self, request: ModelRequest) -> Completion:
-        if hasattr(self.client, "on_retry"):
-            self.client.on_retry = self._say_retry
+        client = self.client
+        if isinstance(client, _SaysRetries):
+            client.on_retry = self._say_retry
         completion: Completion | None = None
-        async for item in self.client.stream(request):
+        async for item in client.stream(request):
             if isinstance(item, TextDelta):
                 self.emit(ev.TextDelta(item.text, self.depth))
             else:
@@ -297,152 +395,13 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
             raise ModelError("unknown", "the model's stream ended without a result")
         return completion
 
-    # -- tools --------------------------------------------------------------------------
-
-    async def _run_tool(self, call: ToolCall, turn: TurnState, record: TurnRecord) -> ToolResult:
-        try:
-            args = json.loads(call.arguments) if call.arguments.strip() else {}
-        except ValueError:
-            args = None
-        shown = args if isinstance(args, dict) else {"_raw": call.arguments}
-        self.emit(ev.ToolStarted(call.id, call.name, shown, self.depth))
-        t0, waited = time.perf_counter(), self.waited_s
-        if (stop := self.over_budget()) is not None:
-            result = ToolResult(f"{call.name} was not run: {stop}", "error")
-        elif call.name in turn.hidden or not self.tool_filter(call.name):
-            result = ToolResult(f"tool {call.name} is not available in this turn", "error")
-        elif not isinstance(args, dict):
-            result = ToolResult(
-                f"{call.name}: the arguments were not a valid JSON object; send a JSON object",
-                "error",
-            )
-        elif call.name in META_TOOLS:
-            result = await self._run_meta(call.name, args, turn, record)
-        else:
-            result = await self._run_builtin(call.name, args, turn, call.id)
-        entry = {"name": call.name, "arguments": shown, "status": result.status}
-        if result.status == "denied":
-            entry["reason"] = result.content  # why, for `-p --output-format json`
-        record.tool_calls.append(entry)
-        self.budget.count(result.status)
-        self.emit(
-            ev.ToolFinished(
-                call.id,
-                call.name,
-                result.status,
-                clean_text(result.content),
-                self._ran_ms(t0, waited),
-                self.depth,
-            )
-        )
-        return result
-
     def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
         first = why.splitlines()[0] if why else "a passing error"
         self.emit(
             ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning")
         )
 
-    def count_usage(self, model: str, usage: Usage) -> None:
-        self.total_usage = self.total_usage + usage
-        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
-
-    def _ran_ms(self, t0: float, waited: float) -> float:
-        """Milliseconds since `t0`, less the time the person took to answer approvals."""
-        return max(0.0, time.perf_counter() - t0 - (self.waited_s - waited)) * 1000
-
-    async def _run_builtin(
-        self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = ""
-    ) -> ToolResult:
-        tool = self.registry.get(name)
-        if tool is None:
-            return await self.registry.call(name, args, self.context)  # the registry explains
-        problem = self.registry.invalid(name, args)
-        if problem:
-            return ToolResult(problem, "error")
-        # Read-only tools are checked too: a deny rule such as `Read(.env)` must hold.
-        subject = tool.approval_subject(args, self.context)
-        verdict = self.approvals.check(name, subject, turn.grants)
-        target = (
-            resolve_path(self.context, args["path"])
-            if name in WRITING_TOOLS and isinstance(args.get("path"), str)
-            else None
-        )
-        protected = self.guard.write_reason(target) if target is not None else None
-        if (
-            protected
-            and verdict.outcome == "allow"
-            and (
-                self.interactive
-                or not self.guard.exact_rule(self.approvals.allow_rules, name, target)
-            )
-        ):
-            # Asked every time, whatever allowed it; print mode only with a rule naming the path.
-            verdict = Verdict(
-                "ask",
-                None,
-                f"protected path ({protected}): what is written there runs later, "
-                "so codebot asks every time",
-            )
-        if verdict.outcome == "deny":
-            return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
-        base, gap = (
-            await asyncio.to_thread(with_masks, self.context)
-            if name == "Bash"
-            else (self.context, "")
-        )
-        if (
-            gap and not self.interactive
-        ):  # some denied paths may be unmasked: asked, denied in print mode
-            return ToolResult(
-                f"not run: {gap} (print mode does not run a command with an incomplete mask)",
-                "denied",
-            )
-        if gap:
-            verdict = Verdict(
-                "ask",
-                None,
-                f"{verdict.reason}; {gap}; run it anyway?"
-                if verdict.outcome == "ask"
-                else f"{gap}; run it anyway?",
-            )
-        if verdict.outcome == "ask" and not (
-            asked := await self._ask(name, args, subject, verdict.reason, protected=protected or "")
-        ):
-            # The person's reason, when they gave one, is what the model is told (asking.py).
-            return ToolResult(self.not_approved(name, asked, verdict.reason), "denied")
-        # The context of this call: what the tool prints while it runs is shown (ToolOutput).
-        ctx = dataclasses.replace(
-            base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth))
-        )
-        befores = self.guard.before_write(target) if target is not None else {}
-        result = await self._guarded(name, args, ctx, subject)
-        if (
-            result.sandbox_failure
-            and self.interactive
-            and await self._ask_outside(args, subject, result.sandbox_failure)
-        ):
-            result = await self._guarded(
-                name, args, dataclasses.replace(ctx, sandbox=None), subject
-            )
-        if target is not None and result.status == "ok":
-            # Remembered so that a skill file written now cannot run commands unasked.
-            self.guard.wrote(name, target, befores, subject)
-        self._say_guard_notices()
-        return result
-
-    async def _guarded(
-        self, name: str, args: dict[str, Any], ctx: ToolContext, subject: str
-    ) -> ToolResult:
-        """Run one tool call; a command is compared before and after (`Guard.command`)."""
-        if name != "Bash":
-            return await self.registry.call(name, args, ctx)
-        with self.guard.command("Bash", subject, ctx.sandbox):
-            return await self.registry.call(name, args, ctx)
-
-    def _say_guard_notices(self) -> None:
-        while self.guard.notices:
-            self.emit(ev.Notice(self.guard.notices.pop(0), "warning"))
+    # -- meta tools and sub-agents --------------------------------------------------------
 
     async def _run_meta(
         self, name: str, args: dict[str, Any], turn: TurnState, record: TurnRecord
@@ -462,13 +421,13 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
         if name == SKILL:
             actor = Actor.MODEL if self.depth == 0 else (Actor.SKILL if self.chain else Actor.AGENT)
-            result = await self.invoke_skill(
+            result = await self.skills.invoke_skill(
                 str(args["skill"]), str(args.get("args") or ""), actor, turn, record
             )
-            if not result.ok:
+            if isinstance(result, InvocationError):
                 return ToolResult(result.message, "error")
             if result.mode == "fork":
-                return self.budget_result(await self.fork(result, record))
+                return self.budgeter.budget_result(await self.fork(result, record))
             return ToolResult(result.prompt)
         if name == SKILL_SEARCH:
             from codebot.agent.tools import skill_search
@@ -481,5 +440,9 @@ class Session(Asking, SkillRuns, Compacting, Prompting, Budgeting):
                 str(args.get("agent") or "general"),
                 description=str(args.get("description", "")),
             )
-            return self.budget_result(await task)
+            return self.budgeter.budget_result(await task)
         return ToolResult(f"unknown tool {name}", "error")
+
+    async def fork(self, inv: Invocation, record: TurnRecord) -> str:
+        """Run a `context: fork` skill's sub-agent; its answer."""
+        return await self.subagents.run_fork(self, inv)

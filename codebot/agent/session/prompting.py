@@ -1,24 +1,43 @@
-"""What the model is told about skills each turn, for `Session`: active `paths` skills,
-the listing (ranked for the request when the catalog is over its budget) and the
-per-turn reminders. A mixin: it uses the session's catalog, settings, client, usage
-tracker, skills in force and `last_listing`.
-"""
+"""`Prompter`: what the model is told about skills each turn: active `paths` skills, the
+listing (ranked for the request when the catalog is over its budget) and the per-turn
+reminders."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
+from codebot.agent.session.state import SessionState
 from codebot.agent.session.turn import TurnState
+from codebot.skills.catalog import Catalog
 from codebot.skills.invoke import Actor
+
+if TYPE_CHECKING:
+    from codebot.skills.catalog import Snapshot
+    from codebot.skills.files import Spec
+    from codebot.skills.invoke import Decision
+    from codebot.skills.prompt import Listing, UsageTracker
 
 RANKED = 40  # routed skills put in an over-budget listing, best first
 
+Ranker = Callable[[Sequence["Spec"]], list[str]]
 
-class Prompting:
-    last_listing: str | None
-    in_force: list[Any]
+
+class Prompter:
+    """Makes the listing and the reminders from the catalog, the settings and client in
+    `state` (swapped by front ends), the skills in force and the usage scores; remembers
+    the listing last sent in `state.last_listing`."""
+
+    def __init__(
+        self, *, state: SessionState, catalog: Catalog, usage_tracker: UsageTracker | None
+    ) -> None:
+        self.state = state
+        self.catalog = catalog
+        self.usage_tracker = usage_tracker
+        self._active_cache: tuple[int, float, frozenset[str]] | None = None
+        self._allowed_cache: tuple[object, list[tuple[Spec, Decision]]] | None = None
 
     def active_keys(self) -> frozenset[str]:
         """`paths:` activation, cached for a few seconds per catalog generation."""
@@ -29,24 +48,25 @@ class Prompting:
         c = self._active_cache
         if c is not None and c[0] == snap.generation and now - c[1] < 10:
             return c[2]
-        keys = active_keys(snap, self.settings.project_dir)
+        keys = active_keys(snap, self.state.settings.project_dir)
         self._active_cache = (snap.generation, now, keys)
         return keys
 
-    def current_listing(self, request: str = ""):
+    def current_listing(self, request: str = "") -> Listing:
         """The listing for a turn whose request is `request` (preselection ranks by it)."""
         from codebot.skills.prompt import ListingOptions, listing_for
 
+        settings = self.state.settings
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(
-            self.settings.listing_budget,
-            self.settings.listing_line,
-            self.settings.listing_when,
-            self.client.context_window,
+            settings.listing_budget,
+            settings.listing_line,
+            settings.listing_when,
+            self.state.client.context_window,
         )
         snap = self.catalog.snapshot
         specs = list(snap)
-        k = self.settings.preselect
+        k = settings.preselect
         if k > 0 and request:
             # Opt-in for very large catalogs: list only the top-K routed skills plus the
             # ten most used, instead of every name.
@@ -54,10 +74,10 @@ class Prompting:
 
             recent = sorted(usage, key=usage.__getitem__, reverse=True)[:10]
             specs = preselect(request, specs, k, recent)
-        in_force = [s.key for s in reversed(self.in_force)]
+        in_force = [s.key for s in reversed(self.state.in_force)]
         return listing_for(
             specs,
-            overrides=self.settings.overrides,
+            overrides=settings.overrides,
             active=self.active_keys(),
             usage=usage,
             options=options,
@@ -66,13 +86,13 @@ class Prompting:
             allowed=None if k > 0 and request else self._allowed(snap),
         )
 
-    def _allowed(self, snap: Any) -> list[Any]:
+    def _allowed(self, snap: Snapshot) -> list[tuple[Spec, Decision]]:
         """What the model may invoke, kept while the snapshot and the overrides stay."""
         from codebot.skills.invoke import eligible
 
-        overrides = self.settings.overrides
+        overrides = self.state.settings.overrides
         key = (snap.generation, id(snap), tuple(sorted(overrides.items())))
-        got = getattr(self, "_allowed_cache", None)
+        got = self._allowed_cache
         if got is None or got[0] != key:
             got = self._allowed_cache = (key, eligible(snap, Actor.MODEL, overrides))
         return got[1]
@@ -87,17 +107,21 @@ class Prompting:
         if listing:
             self.current_listing("")
 
-    def _ranker(self, request: str):
+    def _ranker(self, request: str) -> Ranker | None:
         """For a catalog whose names overflow the listing: the router's ranking of the
         skills for this turn's request (it loads the router's index only then)."""
         if not request.strip():
             return None
 
-        def rank(_specs) -> list[str]:
+        def rank(_specs: Sequence[Spec]) -> list[str]:
             from codebot.skills.route.router import default_router
 
             found = default_router().route(
-                request, self.catalog.snapshot, Actor.MODEL, self.settings.overrides, top=RANKED
+                request,
+                self.catalog.snapshot,
+                Actor.MODEL,
+                self.state.settings.overrides,
+                top=RANKED,
             )
             return [c.spec.key for c in found.candidates[:RANKED]]
 
@@ -109,7 +133,9 @@ class Prompting:
 
         return reminder(text)
 
-    def reminders(self, turn: TurnState, request: str = "", listing: Any = None) -> list[str]:
+    def reminders(
+        self, turn: TurnState, request: str = "", listing: Listing | None = None
+    ) -> list[str]:
         """The turn's reminder blocks (`listing`: `current_listing(request)`, if made)."""
         from codebot.skills.prompt import build_reminders
 
@@ -117,10 +143,10 @@ class Prompting:
         blocks, sent = build_reminders(
             now=datetime.now(),
             listing=listing,
-            last_listing_text=self.last_listing,
+            last_listing_text=self.state.last_listing,
             path_hints=turn.path_hints,
         )
-        self.last_listing = sent
+        self.state.last_listing = sent
         return blocks
 
     async def turn_reminders(self, turn: TurnState, request: str) -> list[str]:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from codebot.agent.model import ModelClient
 from codebot.agent.permissions import Approvals
 from codebot.agent.session import events as ev
 from codebot.agent.session import subagent
 from codebot.agent.session.compact import Compaction, InForce
-from codebot.agent.session.loop import Emit, Session
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.loop import Session
+from codebot.agent.session.parts import SessionParts
 from codebot.agent.session.resume import ResumeChoice, SetupError
 from codebot.agent.session.transcript import (
     DamagedSession,
@@ -30,6 +32,14 @@ from codebot.skills.catalog import Catalog
 
 if TYPE_CHECKING:
     from codebot.agent.model.local_probe import Found
+    from codebot.agent.model.offline import Matcher
+
+
+@runtime_checkable
+class _Matches(Protocol):
+    """A client that picks skills itself (the offline model)."""
+
+    matcher: Matcher
 
 
 def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> ModelClient:
@@ -68,7 +78,9 @@ def _litellm_client(model: str, api_base: str | None, env: Mapping[str, str]) ->
     if not api_key and api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
         # Local OpenAI-compatible servers rarely check the key, but the client insists on one.
         api_key = "sk-no-key-needed"
-    return LiteLLMClient(model, api_base=api_base, api_key=api_key)
+    # A ModelClient: its `context_window` is a property (looked up once, settable), which
+    # the protocol's plain attribute does not express.
+    return cast(ModelClient, LiteLLMClient(model, api_base=api_base, api_key=api_key))
 
 
 def local_servers(
@@ -137,7 +149,7 @@ def build_session(
     # SkillSearch, preselection and the offline model share one router, set from config
     # (cheap: its index is built on first use)
     router.router_from_settings(settings, shared=True)
-    if getattr(client, "offline", False) and hasattr(client, "matcher"):
+    if getattr(client, "offline", False) and isinstance(client, _Matches):
         # The offline model decides like the router does (same index, same thresholds).
         client.matcher = router.offline_matcher(lambda: catalog.snapshot)
     sessions_dir = settings.home / "sessions"
@@ -149,21 +161,23 @@ def build_session(
         deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
     )
     session = Session(
-        settings,
-        catalog,
-        client,
-        registry=ToolRegistry(builtin_tools()),
-        approvals=approvals,
-        emit=emit,
-        interactive=interactive,
-        transcript=transcript,
-        session_id=session_id,
-        history=loaded.messages if loaded else None,
-        in_force=_in_force(loaded),
-        last_compaction=_compaction(loaded),
-        usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
-        tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
-        subagents=subagent,
+        SessionParts(
+            settings=settings,
+            catalog=catalog,
+            client=client,
+            registry=ToolRegistry(builtin_tools()),
+            approvals=approvals,
+            emit=emit,
+            interactive=interactive,
+            transcript=transcript,
+            session_id=session_id,
+            history=loaded.messages if loaded else [],
+            in_force=_in_force(loaded),
+            last_compaction=_compaction(loaded),
+            usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
+            tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
+            subagents=subagent,
+        )
     )
     transcript.notices = notices
     # Said once, as it happens, in every front end (a Notice); the turn goes on.
@@ -224,27 +238,7 @@ def _resume(
     if not resume or not (resume.continue_latest or resume.session_id):
         return fresh(), None
     if resume.session_id:
-        path = sessions_dir / f"{resume.session_id}.jsonl"
-        try:
-            header = read_header(path)
-            if header is None:
-                raise SetupError(
-                    f"no session {resume.session_id!r} in {sessions_dir}; "
-                    "run 'codebot sessions' to list this project's sessions"
-                )
-            transcript = Transcript(sessions_dir, path.stem, settings.project_dir, model)
-            if not transcript.claim():
-                raise SetupError(
-                    f"session {path.stem} is in use by another codebot process; "
-                    "wait for it to end, or use --continue to start a new one"
-                )
-            try:
-                return transcript, load_state(path)
-            except BaseException:
-                transcript.close()
-                raise
-        except (DamagedSession, OSError) as exc:
-            raise SetupError(f"session {resume.session_id} cannot be resumed: {exc}") from exc
+        return _resume_id(settings, sessions_dir, resume.session_id, model)
     damaged: list[tuple[Path, str]] = []
     found = find_sessions(sessions_dir, settings.project_dir, damaged)
     for path, why in damaged:
@@ -274,6 +268,33 @@ def _resume(
     raise SetupError(f"no session for {settings.project_dir} can be continued{skipped}")
 
 
+def _resume_id(
+    settings: Settings, sessions_dir: Path, session_id: str, model: str
+) -> tuple[Transcript, Loaded]:
+    """`--resume ID`: that session, claimed and read, or a SetupError saying why not."""
+    path = sessions_dir / f"{session_id}.jsonl"
+    try:
+        header = read_header(path)
+        if header is None:
+            raise SetupError(
+                f"no session {session_id!r} in {sessions_dir}; "
+                "run 'codebot sessions' to list this project's sessions"
+            )
+        transcript = Transcript(sessions_dir, path.stem, settings.project_dir, model)
+        if not transcript.claim():
+            raise SetupError(
+                f"session {path.stem} is in use by another codebot process; "
+                "wait for it to end, or use --continue to start a new one"
+            )
+        try:
+            return transcript, load_state(path)
+        except BaseException:
+            transcript.close()
+            raise
+    except (DamagedSession, OSError) as exc:
+        raise SetupError(f"session {session_id} cannot be resumed: {exc}") from exc
+
+
 def apply_sandbox(session: Session, settings: Settings) -> str:
     """Put the session's Bash calls inside bubblewrap as `settings.sandbox` says; the state
     in words (for `/sandbox` and the start-up notice)."""
@@ -295,7 +316,10 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
             session.sandbox_notice = (
                 f"sandbox required but unavailable ({why}): Bash calls will fail"
             )
-            return f"required but unavailable: {why}; Bash calls fail until it works or --no-sandbox is given"
+            return (
+                f"required but unavailable: {why}; "
+                "Bash calls fail until it works or --no-sandbox is given"
+            )
         session.sandbox_notice = f"commands are not sandboxed: {why}"
         return f"unavailable: {why}"
     from codebot.protected import home_like, hooks_path

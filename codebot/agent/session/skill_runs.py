@@ -1,27 +1,42 @@
-"""Running skills for `Session`: one invocation, a stack of them (`/a /b args`), the
-skills in force, and "already loaded" instead of sending an unchanged body again.
-
-A mixin: it uses the session's catalog, settings, tracer, usage tracker, context and emit.
+"""`SkillRunner`: running skills for a session: one invocation, a stack of them
+(`/a /b args`), the skills in force, and "already loaded" instead of sending an unchanged
+body again. A fork skill's sub-agent is the session's to start (`Session.fork`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from codebot.agent.session import events as ev
+from codebot.agent.session.asking import Approver
 from codebot.agent.session.compact import InForce
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.guard import Guard
 from codebot.agent.session.skill_calls import trace_invocation
+from codebot.agent.session.state import SessionState
+from codebot.agent.session.transcript import Transcript
 from codebot.agent.session.turn import TurnRecord, TurnState
-from codebot.skills.files import normalize_name
+from codebot.agent.tools import ToolContext
+from codebot.skills.catalog import Catalog
+from codebot.skills.files import Spec, normalize_name
 from codebot.skills.invoke import Actor, Invocation, Request, may_grant, process_invocation
+from codebot.skills.invoke.invocation import InvocationError
+
+if TYPE_CHECKING:
+    from codebot.skills.prompt import UsageTracker
+    from codebot.skills.trace import Tracer
+
+Result = Invocation | InvocationError
+Wrap = Callable[[list[str]], list[str]]
 
 APPROVAL_WAIT_S = 3600.0  # a skill's command waits this long for the person's answer
 MAX_STACK = 5
 
 
-def stack_of(text: str, known: Any) -> tuple[list[str], str]:
+def stack_of(text: str, known: Callable[[str], bool]) -> tuple[list[str], str]:
     """`/a /b rest` → (["a", "b"], "rest"): the leading `/name` words that name skills
     (`known(name)` says which), after the first, which is always taken as a skill. A word
     with another `/` in it (`/tmp/x`) or that names no skill begins the arguments."""
@@ -37,7 +52,7 @@ def stack_of(text: str, known: Any) -> tuple[list[str], str]:
     return names, " ".join(words[i:]).strip()
 
 
-def stack_problem(specs: list[Any], trusted: bool) -> str | None:
+def stack_problem(specs: Sequence[Spec], trusted: bool) -> str | None:
     """Why these skills cannot run together, or None: forks run alone, and two skills may
     not each switch the model (or the effort) to something different."""
     if len(specs) > MAX_STACK:
@@ -45,8 +60,8 @@ def stack_problem(specs: list[Any], trusted: bool) -> str | None:
     for spec in specs:
         if spec.context == "fork":
             return (
-                f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked with "
-                f"others: forks run alone; send /{spec.name} on its own"
+                f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked "
+                f"with others: forks run alone; send /{spec.name} on its own"
             )
     for field in ("model", "effort"):
         setters = [
@@ -57,31 +72,60 @@ def stack_problem(specs: list[Any], trusted: bool) -> str | None:
         if len({v for _, v in setters}) > 1:
             (a, va), (b, vb) = setters[0], next(x for x in setters if x[1] != setters[0][1])
             return (
-                f"skills {a!r} ({field} {va}) and {b!r} ({field} {vb}) each switch the {field}; stack at most "
-                f"one skill that changes the {field}"
+                f"skills {a!r} ({field} {va}) and {b!r} ({field} {vb}) each switch the {field}; "
+                f"stack at most one skill that changes the {field}"
             )
     return None
 
 
 def already_loaded_note(name: str) -> str:
     return (
-        f'[skill "{name}" is already loaded in this conversation with exactly this text (same file, same '
-        "arguments); it was not sent again: follow it as loaded above]"
+        f'[skill "{name}" is already loaded in this conversation with exactly this text '
+        "(same file, same arguments); it was not sent again: follow it as loaded above]"
     )
 
 
-class SkillRuns:
-    history: list[dict[str, Any]]
-    in_force: list[InForce]
-    guard: Any  # the session's Guard: skill commands are compared before and after
+class SkillRunner:
+    """Runs a session's skill invocations: their `!` commands are approved by `approver`
+    and watched by `guard`; inline skills are remembered in `state.in_force` (and the
+    transcript) by the person's session (depth 0) only."""
+
+    def __init__(
+        self,
+        *,
+        state: SessionState,
+        catalog: Catalog,
+        context: ToolContext,
+        guard: Guard,
+        approver: Approver,
+        emit: Emit,
+        transcript: Transcript | None = None,
+        tracer: Tracer | None = None,
+        usage_tracker: UsageTracker | None = None,
+        session_id: str = "",
+        depth: int = 0,
+        chain: tuple[str, ...] = (),
+    ) -> None:
+        self.state = state
+        self.catalog = catalog
+        self.context = context
+        self.guard = guard  # skill commands are compared before and after, like Bash calls
+        self.approver = approver
+        self.emit = emit
+        self.transcript = transcript
+        self.tracer = tracer
+        self.usage_tracker = usage_tracker
+        self.session_id = session_id
+        self.depth = depth
+        self.chain = chain
 
     def loaded_in_view(self, text: str) -> bool:
         """Whether `text` (an expanded skill) is in the conversation the model is sent."""
-        return any(text in str(m.get("content") or "") for m in self.history)
+        return any(text in str(m.get("content") or "") for m in self.state.history)
 
-    async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Any:
+    async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Result:
         """A `/name …` the person typed: one skill, or a stack of up to five. The
-        Invocation (its prompt joins the stack's), or an error result with `message`."""
+        Invocation (its prompt joins the stack's), or an InvocationError saying why not."""
         names, args = stack_of(
             text, lambda n: self.catalog.snapshot.get(normalize_name(n)) is not None
         )
@@ -89,13 +133,13 @@ class SkillRuns:
             return await self.invoke_skill(names[0], args, Actor.HUMAN, turn, record)
         snapshot = self.catalog.snapshot
         specs = [snapshot.get(normalize_name(n)) for n in names]
-        problem = stack_problem([s for s in specs if s is not None], self.settings.trusted)
+        problem = stack_problem([s for s in specs if s is not None], self.state.settings.trusted)
         if problem:
-            return _Refused(problem)
-        results = []
+            return InvocationError("stack", names[0], problem)
+        results: list[Invocation] = []
         for name in names:
             result = await self.invoke_skill(name, args, Actor.HUMAN, turn, record)
-            if not result.ok:
+            if isinstance(result, InvocationError):
                 return result
             results.append(result)
         first = results[0]
@@ -110,12 +154,15 @@ class SkillRuns:
 
     async def invoke_skill(
         self, name: str, args: str, actor: Actor, turn: TurnState, record: TurnRecord
-    ) -> Invocation | Any:
+    ) -> Result:
         loop = asyncio.get_running_loop()
+        settings = self.state.settings
 
         def approve(command: str) -> str | None:
             # Called from the worker thread the invocation runs in: ask on the event loop.
-            future = asyncio.run_coroutine_threadsafe(self._approve_injection(command, turn), loop)
+            future = asyncio.run_coroutine_threadsafe(
+                self.approver.approve_injection(command, turn), loop
+            )
             try:
                 return future.result(timeout=APPROVAL_WAIT_S)
             except Exception as exc:  # timed out or cancelled: the command does not run
@@ -126,16 +173,16 @@ class SkillRuns:
             skill=name,
             args=args,
             actor=actor,
-            session_id=self.id,
-            project_dir=self.settings.project_dir,
+            session_id=self.session_id,
+            project_dir=settings.project_dir,
             chain=self.chain,
-            overrides=self.settings.overrides,
+            overrides=settings.overrides,
             shell="run",
-            shell_timeout=self.settings.shell_timeout,
-            max_depth=self.settings.fork_depth,
-            trusted_project=self.settings.trusted,
+            shell_timeout=settings.shell_timeout,
+            max_depth=settings.fork_depth,
+            trusted_project=settings.trusted,
             approve=approve,
-            written=frozenset(self.written),
+            written=frozenset(self.guard.written),
             wrap=self._sandbox_wrapper(),
             env=self.context.env,
         )
@@ -148,8 +195,15 @@ class SkillRuns:
         ms = (time.perf_counter() - t0) * 1000
         if self.tracer is not None:
             trace_invocation(self.tracer, result, actor, name, ms)
-        if not result.ok:
+        if isinstance(result, InvocationError):
             return result
+        return await self._activated(result, actor, turn, record)
+
+    async def _activated(
+        self, result: Invocation, actor: Actor, turn: TurnState, record: TurnRecord
+    ) -> Invocation:
+        """A skill that ran: its delta applies to the turn, it is recorded and announced;
+        an inline body already in view is replaced by a short note."""
         if self.usage_tracker is not None:
             await asyncio.to_thread(self.usage_tracker.record, result.spec.key)
         loaded = False
@@ -168,7 +222,11 @@ class SkillRuns:
                     result.shell,
                     result.notes,
                 )
-        entry = {"name": result.spec.name, "actor": actor.value, "mode": result.mode}
+        entry: dict[str, Any] = {
+            "name": result.spec.name,
+            "actor": actor.value,
+            "mode": result.mode,
+        }
         if loaded:
             entry["already_loaded"] = True
         record.skills.append(entry)
@@ -197,11 +255,11 @@ class SkillRuns:
         if self.depth != 0:
             return  # a sub-agent's skills end with the sub-agent
         item = InForce(result.spec.key, result.spec.name, result.prompt, time.time())
-        self.in_force.append(item)
+        self.state.in_force.append(item)
         if self.transcript is not None:
             self.transcript.mark("skill", **item.to_json())
 
-    def _sandbox_wrapper(self):
+    def _sandbox_wrapper(self) -> Wrap | None:
         """Skill commands run in the same sandbox as Bash calls, when there is one."""
         policy = self.context.sandbox
         if policy is None:
@@ -218,16 +276,5 @@ class SkillRuns:
             return refuse
         from codebot.agent.tools.shell import sandboxed
 
-        return lambda argv: sandboxed(argv, self.context, self.settings.project_dir)[0]
-
-    async def fork(self, inv: Invocation, record: TurnRecord) -> str:
-        return await self.subagents.run_fork(self, inv)
-
-
-class _Refused:
-    """A stack that cannot run, in the shape of a failed invocation."""
-
-    ok = False
-
-    def __init__(self, message: str) -> None:
-        self.message = message
+        project_dir = self.state.settings.project_dir
+        return lambda argv: sandboxed(argv, self.context, project_dir)[0]

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from codebot.agent.session.agents import AgentDef, AgentNameError, find_agent
 from codebot.agent.session.loop import Session
+from codebot.agent.session.parts import SessionParts
+from codebot.agent.session.toolset import Toolset
 from codebot.agent.session.turn import TurnRecord, TurnState, render_system
 from codebot.agent.tools import TASK
 
 if TYPE_CHECKING:
-    from codebot.skills.invoke import Invocation
+    from codebot.skills.invoke import Delta, Invocation
 
 SUBAGENT_STEPS = 25
 
@@ -34,31 +36,33 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         # A sub-agent may start another only while the fork depth allows it.
         return not (name == TASK and parent.depth + 1 >= parent.settings.fork_depth)
 
-    child = Session(
-        parent.settings,
-        parent.catalog,
-        parent.client,
-        registry=parent.registry,
-        approvals=parent.approvals,
-        emit=parent.emit,
-        interactive=parent.interactive,
-        session_id=parent.id,
-        usage_tracker=parent.usage_tracker,
-        tracer=parent.tracer,
-        depth=parent.depth + 1,
-        chain=chain,
-        tool_filter=tool_filter,
-        base_model=model or parent.base_model,
-        max_steps=SUBAGENT_STEPS,
-        subagents=parent.subagents,
-        guard=parent.guard,  # one session: what a sub-agent writes is recorded and marked as the parent's
+    project_dir = parent.settings.project_dir
+    tools = Toolset(registry=parent.registry, tool_filter=tool_filter, project_dir=project_dir)
+    return Session(
+        SessionParts(
+            settings=parent.settings,
+            catalog=parent.catalog,
+            client=parent.client,
+            registry=parent.registry,
+            approvals=parent.approvals,
+            emit=parent.emit,
+            interactive=parent.interactive,
+            session_id=parent.id,
+            usage_tracker=parent.usage_tracker,
+            tracer=parent.tracer,
+            depth=parent.depth + 1,
+            chain=chain,
+            system_prompt=render_system(project_dir, tools.names(), agent.prompt),
+            tool_filter=tool_filter,
+            base_model=model or parent.base_model,
+            max_steps=SUBAGENT_STEPS,
+            subagents=parent.subagents,
+            # One session: what a sub-agent writes is recorded and marked as the parent's.
+            guard=parent.guard,
+            context=parent.context,  # the same folders, sandbox and path denies
+            budget=parent.budget,  # one turn: the sub-agents spend from the same budget
+        )
     )
-    child.budget = parent.budget  # one turn: the sub-agents spend from the same budget
-    child.context = parent.context  # the same folders, sandbox and path denies
-    child._system = render_system(
-        parent.settings.project_dir, child._tool_names(set()), agent.prompt
-    )
-    return child
 
 
 async def run_fork(parent: Session, inv: Invocation) -> str:
@@ -70,7 +74,10 @@ async def run_fork(parent: Session, inv: Invocation) -> str:
     except AgentNameError as exc:
         return f"skill {inv.spec.name!r}: {exc}; no sub-agent ran"
     if agent is None:
-        return f"skill {inv.spec.name!r} asks for agent {inv.spec.agent!r}, which does not exist; no sub-agent ran"
+        return (
+            f"skill {inv.spec.name!r} asks for agent {inv.spec.agent!r}, which does not exist; "
+            "no sub-agent ran"
+        )
     child = _child(parent, agent, (*parent.chain, inv.spec.key), inv.delta.model or agent.model)
     return await _run(parent, child, inv.prompt, inv.delta)
 
@@ -85,20 +92,23 @@ async def run_task(parent: Session, prompt: str, agent_name: str, description: s
     except AgentNameError as exc:
         return f"{exc}; use 'general', 'explore' or a custom agent from agents/<name>.md"
     if agent is None:
-        return f"no agent named {agent_name!r}; use 'general', 'explore' or a custom agent from agents/<name>.md"
+        return (
+            f"no agent named {agent_name!r}; "
+            "use 'general', 'explore' or a custom agent from agents/<name>.md"
+        )
     child = _child(parent, agent, parent.chain, agent.model)
     return await _run(parent, child, prompt, None)
 
 
-async def _run(parent: Session, child: Session, task: str, delta) -> str:
+async def _run(parent: Session, child: Session, task: str, delta: Delta | None) -> str:
     turn = TurnState()
     if delta is not None:
         turn.apply(delta)
     record = TurnRecord()
-    reminders = child.reminders(turn, task)
+    reminders = child.prompter.reminders(turn, task)
     child.add({"role": "user", "content": "\n".join([*reminders, task]) if reminders else task})
     try:
-        await child._loop(turn, record)
+        await child.loop(turn, record)
     finally:
         for model, usage in child.usage_by_model.items():  # a sub-agent's calls are the session's
             parent.count_usage(model, usage)

@@ -67,14 +67,14 @@ class TurnRecord:
     """What a turn did, for print mode's JSON and for tests."""
 
     text: str = ""
-    skills: list[dict[str, str]] = field(default_factory=list)
+    skills: list[dict[str, Any]] = field(default_factory=list)  # JSON: names and flags
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     error_kind: str | None = None
     cancelled: bool = False
     # Calls of the whole turn, its sub-agents' included, that were denied or failed
-    # (`-p --fail-on-denial`); set when the turn ends (budget.Budgeting.end_budget).
+    # (`-p --fail-on-denial`); set when the turn ends (`Budgeter.end_budget`).
     denied_calls: int = 0
     failed_calls: int = 0
 

@@ -177,7 +177,8 @@ def test_saving_keeps_every_other_key_and_is_private(project: Path) -> None:
     cfg = project / ".codebot" / "config.yaml"
     cfg.parent.mkdir()
     cfg.write_text(
-        "# my settings\nmodel: gpt-4o\nskills:\n  overrides: {review: off}\n  listing: {budget: 9000}\n"
+        "# my settings\nmodel: gpt-4o\nskills:\n  overrides: {review: off}\n"
+        "  listing: {budget: 9000}\n"
         "permissions:\n  deny: ['Bash(rm:*)']\n  allow: ['Bash(git status)']\nsandbox: {mode: on}\n"
     )
     os.chmod(cfg, 0o644)
@@ -366,14 +367,14 @@ async def test_a_failed_save_still_allows_for_the_session_and_says_why(
     # The offer is made while the file is fine; a link appears before the save.
     target = tmp_path / "victim.yaml"
     target.write_text("model: mine\n")
-    original = session._save_always
+    original = session.approver._save_always  # the Approver saves what "always" grants
 
     async def swap_then_save(request: ApprovalRequest) -> None:
         (project / ".codebot").mkdir(exist_ok=True)
         (project / ".codebot" / "config.yaml").symlink_to(target)
         await original(request)
 
-    session._save_always = swap_then_save  # type: ignore[method-assign]
+    session.approver._save_always = swap_then_save  # type: ignore[method-assign]
     await session.run_turn("go")
     assert target.read_text() == "model: mine\n"
     warning = [e.text for e in events if isinstance(e, ev.Notice) and e.level == "warning"]

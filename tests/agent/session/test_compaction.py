@@ -47,8 +47,8 @@ class Agent:
                 "status": 400,
                 "body": {
                     "error": {
-                        "message": f"This model's maximum context length is {WINDOW} tokens. However, your messages "
-                        f"resulted in {int(tokens)} tokens.",
+                        "message": f"This model's maximum context length is {WINDOW} tokens. "
+                        f"However, your messages resulted in {int(tokens)} tokens.",
                         "type": "invalid_request_error",
                         "param": "messages",
                         "code": "context_length_exceeded",

@@ -113,14 +113,14 @@ def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(
     settings = load_settings(cwd=proj, trust=True)
     model = ScriptedModel(["ok", "ok"])
     session = build_session(settings, open_catalog(settings), client=model)
-    made = session.current_listing
+    made = session.prompter.current_listing  # the Prompter makes each turn's listing
     release = threading.Event()
 
     def slow_listing(request: str = ""):
         release.wait(5)  # as a listing waiting for the router's index would
         return made(request)
 
-    session.current_listing = slow_listing  # type: ignore[method-assign]
+    session.prompter.current_listing = slow_listing  # type: ignore[method-assign]
 
     async def go() -> int:
         ticks = 0
@@ -138,7 +138,7 @@ def test_the_listing_is_made_off_the_event_loop_and_a_cancel_leaves_no_trace(
     ticks = asyncio.run(go())
     assert ticks >= 10, f"the event loop was blocked while the listing was made ({ticks} ticks)"
     assert session.last_listing is None  # the cancelled turn's listing was never sent
-    session.current_listing = made  # type: ignore[method-assign]
+    session.prompter.current_listing = made  # type: ignore[method-assign]
     asyncio.run(session.run_turn("hello again"))
     assert "Skills available" in model.requests[-1].messages[-1]["content"]
     session.transcript.close()

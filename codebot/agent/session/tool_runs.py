@@ -1,0 +1,223 @@
+"""`ToolRunner`: one tool call the model asked for, from its JSON arguments to its
+result: the budget and the turn's hidden tools first, then the permission rules, the
+person's approval, the protected paths and the sandbox's masks, and the events the front
+end shows (ToolStarted, ToolOutput, ToolFinished). Meta tools (Skill, SkillSearch, Task)
+are the session's: they arrive through `run_meta`."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from codebot.agent.model import ToolCall
+from codebot.agent.permissions import Approvals, Verdict
+from codebot.agent.session import events as ev
+from codebot.agent.session.asking import Approver
+from codebot.agent.session.budget import Budgeter
+from codebot.agent.session.emit import Emit
+from codebot.agent.session.guard import Guard
+from codebot.agent.session.toolset import Toolset
+from codebot.agent.session.transcript import clean_text
+from codebot.agent.session.turn import TurnRecord, TurnState
+from codebot.agent.tools import META_TOOLS, ToolContext, ToolResult, resolve_path
+from codebot.agent.tools.sandbox_scan import with_masks
+
+WRITING_TOOLS = frozenset({"Write", "Edit"})
+
+#: Runs a meta tool call (name, JSON arguments, the turn, its record).
+RunMeta = Callable[[str, dict[str, Any], TurnState, TurnRecord], Awaitable[ToolResult]]
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        *,
+        toolset: Toolset,
+        approvals: Approvals,
+        approver: Approver,
+        guard: Guard,
+        context: ToolContext,
+        budgeter: Budgeter,
+        emit: Emit,
+        run_meta: RunMeta,
+        interactive: bool = False,
+        depth: int = 0,
+    ) -> None:
+        self.toolset = toolset
+        self.approvals = approvals
+        self.approver = approver
+        self.guard = guard
+        self.context = context
+        self.budgeter = budgeter
+        self.emit = emit
+        self.run_meta = run_meta
+        self.interactive = interactive
+        self.depth = depth
+
+    async def run(self, call: ToolCall, turn: TurnState, record: TurnRecord) -> ToolResult:
+        try:
+            args = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError:
+            args = None
+        shown = args if isinstance(args, dict) else {"_raw": call.arguments}
+        self.emit(ev.ToolStarted(call.id, call.name, shown, self.depth))
+        t0, waited = time.perf_counter(), self.approver.waited_s
+        if (stop := self.budgeter.over_budget()) is not None:
+            result = ToolResult(f"{call.name} was not run: {stop}", "error")
+        elif not self.toolset.offered(call.name, turn):
+            result = ToolResult(f"tool {call.name} is not available in this turn", "error")
+        elif not isinstance(args, dict):
+            result = ToolResult(
+                f"{call.name}: the arguments were not a valid JSON object; send a JSON object",
+                "error",
+            )
+        elif call.name in META_TOOLS:
+            result = await self.run_meta(call.name, args, turn, record)
+        else:
+            result = await self.run_builtin(call.name, args, turn, call.id)
+        entry = {"name": call.name, "arguments": shown, "status": result.status}
+        if result.status == "denied":
+            entry["reason"] = result.content  # why, for `-p --output-format json`
+        record.tool_calls.append(entry)
+        self.budgeter.turn.count(result.status)
+        self.emit(
+            ev.ToolFinished(
+                call.id,
+                call.name,
+                result.status,
+                clean_text(result.content),
+                self._ran_ms(t0, waited),
+                self.depth,
+            )
+        )
+        return result
+
+    def _ran_ms(self, t0: float, waited: float) -> float:
+        """Milliseconds since `t0`, less the time the person took to answer approvals."""
+        return max(0.0, time.perf_counter() - t0 - (self.approver.waited_s - waited)) * 1000
+
+    async def run_builtin(
+        self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = ""
+    ) -> ToolResult:
+        registry = self.toolset.registry
+        tool = registry.get(name)
+        if tool is None:
+            return await registry.call(name, args, self.context)  # the registry explains
+        problem = registry.invalid(name, args)
+        if problem:
+            return ToolResult(problem, "error")
+        # Read-only tools are checked too: a deny rule such as `Read(.env)` must hold.
+        subject = tool.approval_subject(args, self.context)
+        target = (
+            resolve_path(self.context, args["path"])
+            if name in WRITING_TOOLS and isinstance(args.get("path"), str)
+            else None
+        )
+        protected = self.guard.write_reason(target) if target is not None else None
+        verdict = self._verdict(name, subject, turn, target, protected)
+        if verdict.outcome == "deny":
+            return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
+        base, gap = (
+            await asyncio.to_thread(with_masks, self.context)
+            if name == "Bash"
+            else (self.context, "")
+        )
+        if gap and not self.interactive:
+            # Some denied paths may be unmasked: asked, denied in print mode.
+            return ToolResult(
+                f"not run: {gap} (print mode does not run a command with an incomplete mask)",
+                "denied",
+            )
+        if gap:
+            verdict = Verdict(
+                "ask",
+                None,
+                f"{verdict.reason}; {gap}; run it anyway?"
+                if verdict.outcome == "ask"
+                else f"{gap}; run it anyway?",
+            )
+        if verdict.outcome == "ask" and not (
+            asked := await self.approver.ask(
+                name, args, subject, verdict.reason, protected=protected or ""
+            )
+        ):
+            # The person's reason, when they gave one, is what the model is told (asking.py).
+            return ToolResult(self.approver.not_approved(name, asked, verdict.reason), "denied")
+        # The context of this call: what the tool prints while it runs is shown (ToolOutput).
+        ctx = dataclasses.replace(
+            base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth))
+        )
+        return await self._run_watched(name, args, ctx, subject, target)
+
+    def _verdict(
+        self,
+        name: str,
+        subject: str,
+        turn: TurnState,
+        target: Path | None,
+        protected: str | None,
+    ) -> Verdict:
+        """What the rules say; a protected path is asked every time, whatever allowed it
+        (print mode writes it only with a rule naming the path)."""
+        verdict = self.approvals.check(name, subject, turn.grants)
+        if (
+            protected
+            and target is not None
+            and verdict.outcome == "allow"
+            and (
+                self.interactive
+                or not self.guard.exact_rule(self.approvals.allow_rules, name, target)
+            )
+        ):
+            return Verdict(
+                "ask",
+                None,
+                f"protected path ({protected}): what is written there runs later, "
+                "so codebot asks every time",
+            )
+        return verdict
+
+    async def _run_watched(
+        self,
+        name: str,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        subject: str,
+        target: Path | None,
+    ) -> ToolResult:
+        """Run an approved call; a write to a protected path is recorded, and a command
+        that failed in the sandbox may be run once outside it if the person says so."""
+        befores = self.guard.before_write(target) if target is not None else {}
+        result = await self._guarded(name, args, ctx, subject)
+        if (
+            result.sandbox_failure
+            and self.interactive
+            and await self.approver.ask_outside(args, subject, result.sandbox_failure)
+        ):
+            result = await self._guarded(
+                name, args, dataclasses.replace(ctx, sandbox=None), subject
+            )
+        if target is not None and result.status == "ok":
+            # Remembered so that a skill file written now cannot run commands unasked.
+            self.guard.wrote(name, target, befores, subject)
+        self._say_guard_notices()
+        return result
+
+    async def _guarded(
+        self, name: str, args: dict[str, Any], ctx: ToolContext, subject: str
+    ) -> ToolResult:
+        """Run one tool call; a command is compared before and after (`Guard.command`)."""
+        registry = self.toolset.registry
+        if name != "Bash":
+            return await registry.call(name, args, ctx)
+        with self.guard.command("Bash", subject, ctx.sandbox):
+            return await registry.call(name, args, ctx)
+
+    def _say_guard_notices(self) -> None:
+        while self.guard.notices:
+            self.emit(ev.Notice(self.guard.notices.pop(0), "warning"))

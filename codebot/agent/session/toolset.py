@@ -1,0 +1,47 @@
+"""`Toolset`: the tools one session offers the model (the registry's and the meta tools,
+less what its filter hides) and its system prompt, which names them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from codebot.agent.session.turn import TurnState, render_system
+from codebot.agent.tools import META_TOOLS, ToolRegistry
+
+
+class Toolset:
+    def __init__(
+        self,
+        *,
+        registry: ToolRegistry,
+        tool_filter: Callable[[str], bool],
+        project_dir: Path,
+        system_prompt: str | None = None,
+    ) -> None:
+        self.registry = registry
+        self.tool_filter = tool_filter
+        self.project_dir = project_dir
+        self._system = system_prompt
+
+    @property
+    def system_prompt(self) -> str:
+        """The prompt given, else the default one naming this session's tools (made once)."""
+        if self._system is None:
+            self._system = render_system(self.project_dir, self.names())
+        return self._system
+
+    def names(self, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
+        names = [*self.registry.names(), *META_TOOLS]
+        return [n for n in names if n not in hidden and self.tool_filter(n)]
+
+    def offered(self, name: str, turn: TurnState) -> bool:
+        """Whether the model may call `name` in this turn (a skill may hide tools)."""
+        return name not in turn.hidden and self.tool_filter(name)
+
+    def schemas(self, turn: TurnState) -> list[dict[str, Any]]:
+        hidden = {n for n in (*self.registry.names(), *META_TOOLS) if not self.offered(n, turn)}
+        schemas = self.registry.schemas(hidden=hidden)
+        schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
+        return schemas
