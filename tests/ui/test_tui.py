@@ -29,28 +29,6 @@ from codebot.ui.tui.status import StatusBar
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "MISTRAL_API_KEY",
-    "GROQ_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "XAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-    "NO_COLOR",
-)
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
 
 
 def make_project(proj: Path, write_skill) -> Path:
@@ -457,7 +435,7 @@ async def test_palette_lists_commands_and_puts_a_skill_in_the_prompt(make_app: M
         assert app.prompt.text == "/deploy "
 
 
-# -- skills browser ----------------------------------------------------------------------------------
+# -- skills browser --------------------------------------------------------------------------------
 
 
 async def test_skills_browser_filters_and_cycles_overrides(make_app: MakeApp) -> None:
@@ -528,7 +506,7 @@ async def test_skills_browser_lists_diagnostics(make_app: MakeApp, project: Path
         assert "broken/SKILL.md:1: error missing-description" in catalog
 
 
-# -- hot reload, start-up, colours --------------------------------------------------------------------
+# -- hot reload, start-up, colours -----------------------------------------------------------------
 
 
 async def test_reload_notifies_and_completion_sees_the_new_skill(
@@ -550,7 +528,7 @@ async def test_watcher_callback_from_another_thread_notifies(make_app: MakeApp) 
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        thread = threading.Thread(target=app._watched, args=(Change(changed=("deploy",)),))
+        thread = threading.Thread(target=app.startup.watched, args=(Change(changed=("deploy",)),))
         thread.start()
         await until(pilot, lambda: not thread.is_alive() and notifications(app))
         assert notifications(app)[0].startswith("skills: +0 ~1 −0")

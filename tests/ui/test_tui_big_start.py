@@ -41,9 +41,11 @@ async def test_watches_of_a_big_catalog_start_late_and_miss_nothing(
     skills = project / ".codebot" / "skills"
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.ready_ms is not None)
-        assert app._watcher is None, "a big catalog's watches must wait"
+        assert app.startup.watcher is None, "a big catalog's watches must wait"
         write_skill(skills, "before-arming", "description: Written before the watches exist.")
-        await until(pilot, lambda: app._watcher is not None and app._watcher.ready.is_set())
+        await until(
+            pilot, lambda: app.startup.watcher is not None and app.startup.watcher.ready.is_set()
+        )
         # the delayed catch-up finds what was written before the watches were armed
         await until(pilot, lambda: controller.catalog.snapshot.get("before-arming") is not None)
         write_skill(skills, "after-arming", "description: Written while watched.")
@@ -58,5 +60,5 @@ async def test_a_small_catalog_is_watched_at_once(project: Path) -> None:
     )
     app = CodebotApp(controller, watch_skills=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app._watcher is not None)
-        assert app._watcher.catch_up_after == 0.0
+        await until(pilot, lambda: app.startup.watcher is not None)
+        assert app.startup.watcher.catch_up_after == 0.0

@@ -114,7 +114,7 @@ async def test_cancel_at_random_points_stops_the_stream_within_200_ms(project: P
             name = "escape" if attempt % 2 else "ctrl+c"
             t0 = time.monotonic()
             await key(app, name)
-            await until(pilot, lambda: app._dropping or not app.busy, timeout=2.0)
+            await until(pilot, lambda: app.turns.dropping or not app.busy, timeout=2.0)
             took = time.monotonic() - t0
             assert took < 0.2, (
                 f"attempt {attempt} ({name}): the key was handled {took * 1000:.0f} ms after it"
@@ -191,14 +191,14 @@ async def test_a_quit_before_the_turn_starts_leaves_no_coroutine_behind(project:
     import gc
     import inspect
 
-    from codebot.ui.tui.turns import TurnsMixin
+    from codebot.ui.tui.turns import TurnRunner
 
     def unstarted() -> list[Any]:
         return [
             o
             for o in gc.get_objects()
             if inspect.iscoroutine(o)
-            and o.cr_code is TurnsMixin._run_turn.__code__
+            and o.cr_code is TurnRunner._run.__code__
             and inspect.getcoroutinestate(o) == inspect.CORO_CREATED
         ]
 

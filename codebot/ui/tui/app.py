@@ -1,6 +1,11 @@
-"""The Textual app: lays out the widgets, pumps session events into them, and turns keys
-into Controller calls. No loop logic lives here: a turn is `controller.run_turn` running
-as a worker, and everything it does arrives as typed events.
+"""`CodebotApp`, the Textual app: lays out the widgets, composes the parts that do the work,
+and hands them Textual's actions and messages (Textual finds those by name on the app).
+
+The parts, each given what it uses: `EventPump` (session events onto the screen),
+`Startup` (first paint, the controller, warm-up, the skill watcher), `TurnRunner`
+(turns, cancel, quit) and `Views` (built-ins' replies, screens and dialogs). No loop logic
+lives here: a turn is `controller.run_turn` running as a worker, and everything it does
+arrives as typed events.
 """
 
 from __future__ import annotations
@@ -8,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.filter import Monochrome, NoColor
+from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from codebot.agent.session import events as ev
@@ -25,18 +31,22 @@ from codebot.ui.tui.conversation import Conversation
 from codebot.ui.tui.history import History, project_history_path
 from codebot.ui.tui.palette import CodebotCommands
 from codebot.ui.tui.prompt import CompletionMenu, PromptArea
+from codebot.ui.tui.pump import EventPump
 from codebot.ui.tui.queued import QueuedBar
-from codebot.ui.tui.startup import StartupMixin
+from codebot.ui.tui.startup import Startup
 from codebot.ui.tui.status import Status, StatusBar, context_text
 from codebot.ui.tui.toasts import keep_toasts_clear
-from codebot.ui.tui.turns import QUIT_WINDOW, TurnDone, TurnsMixin
-from codebot.ui.tui.views import ViewsMixin
+from codebot.ui.tui.turns import TurnDone, TurnRunner
+from codebot.ui.tui.views import Views
+
+if TYPE_CHECKING:  # the controller's imports load after the first paint
+    from codebot.ui.controller import Controller
 
 log = logging.getLogger("codebot.tui")
 NOT_SAVED = "transcript not saved · "  # in the status once a transcript write failed
 
 
-def theme_for(settings: Settings, env: Any) -> str:
+def theme_for(settings: Settings, env: Mapping[str, str]) -> str:
     """`theme: light | dark | auto` in the config; auto reads the terminal's COLORFGBG
     (`15;0` is light text on dark, `0;15` dark on light) and is dark when it cannot tell."""
     wanted = str(settings.raw.get("theme") or "auto").lower()
@@ -47,7 +57,7 @@ def theme_for(settings: Settings, env: Any) -> str:
     return "textual-light" if light else "textual-dark"
 
 
-class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
+class CodebotApp(App[int]):
     """Give it a Controller, or `settings` and `make_controller` to build one in a thread
     after the first frame (the controller's imports and catalog load then cost no paint time).
     """
@@ -72,10 +82,10 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
 
     def __init__(
         self,
-        controller: Any = None,
+        controller: Controller | None = None,
         *,
         settings: Settings | None = None,
-        make_controller: Callable[[], Any] | None = None,
+        make_controller: Callable[[], Controller] | None = None,
         watch_skills: bool = True,
         exit_after_paint: bool = False,
         initial_prompt: str | None = None,
@@ -88,90 +98,143 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
             self._filters = [f for f in self._filters if not isinstance(f, Monochrome)]
             if not any(isinstance(f, NoColor) for f in self._filters):
                 self._filters.append(NoColor())
-        if controller is None and (settings is None or make_controller is None):
+        if settings is None and controller is not None:
+            settings = controller.settings
+        if settings is None or (controller is None and make_controller is None):
             raise TypeError("CodebotApp needs a controller, or settings and make_controller")
         self.controller = controller
-        self.settings: Settings = settings or controller.settings
-        self._make_controller = make_controller
-        self.watch_skills = watch_skills
-        #: Quit once painted and ready (CODEBOT_EXIT_AFTER_PAINT=1, for bench/startup.py).
-        self.exit_after_paint = exit_after_paint
-        #: Sent as the first message once the session is ready (`codebot "fix the bug"`).
-        self.initial_prompt = initial_prompt
-        #: Milliseconds from `codebot.STARTED_AT` to the first frame, and to a working session.
-        self.first_paint_ms: int | None = None
-        self.ready_ms: int | None = None
-        #: `time.monotonic()` at the first frame: system-wide on Linux, so a parent process
-        #: can measure from the moment it spawned this one.
-        self.painted_at: float | None = None
-        self.busy = False
-        self._events: asyncio.Queue[Any] = asyncio.Queue()  # remade in on_mount, on the app's loop
-        self._controller_ready = asyncio.Event()
-        self._turn: Worker | None = None
-        self._warm_worker: Worker | None = None
-        self._warm = True
-        self._painted = False
-        self._quit_armed_at = -QUIT_WINDOW
+        self.settings: Settings = settings
         self._skill: tuple[str, str] | None = None  # (skill, model) while a skill's model applies
-        self._approval: Any = None
-        self._watcher: Any = None
-        self._ui_thread = threading.get_ident()
-        self._init_turns()
-        self.theme = theme_for(self.settings, os.environ)
-
-    # -- layout -----------------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        menu = CompletionMenu(id="menu")
-        yield Conversation(id="conversation")
-        yield menu
-        yield QueuedBar(id="queued")
-        yield PromptArea(
+        self._controller_ready = asyncio.Event()  # remade in on_mount, on the app's loop
+        # The widgets are made here, not in compose, so the parts below can be given them.
+        self.conversation = Conversation(id="conversation")
+        self.prompt = PromptArea(
             Completer(self._completions, self.settings.project_dir),
             History(
                 project_history_path(self.settings.home, self.settings.project_dir),
                 fallback=self.settings.home / "history",
             ),
-            menu,
+            CompletionMenu(id="menu"),
             id="prompt",
         )
-        yield StatusBar(id="status")
+        self.queued = QueuedBar(id="queued")
+        self.status_bar = StatusBar(id="status")
+        self.pump = EventPump(self._render_event, self._render_failed, self.call_from_thread)
+        self.startup = Startup(
+            self,
+            self.conversation,
+            controller=self.attached,
+            connect=self._connect,
+            update_status=self.update_status,
+            submit=self.submit,
+            refresh_skills=self._refresh_skills,
+            on_ui_thread=self.pump.on_ui_thread,
+            make_controller=make_controller,
+            watch_skills=watch_skills,
+            exit_after_paint=exit_after_paint,
+            initial_prompt=initial_prompt,
+        )
+        self.turns = TurnRunner(
+            self,
+            self.conversation,
+            self.prompt,
+            self.queued,
+            controller=self.attached,
+            emit=self.emit,
+            update_status=self.update_status,
+            submit=self.submit,
+            wait_warm=self.startup.wait_warm,
+        )
+        self.views = Views(
+            self,
+            self.conversation,
+            self.prompt,
+            controller=lambda: self.controller,
+            update_status=self.update_status,
+            start_turn=self.turns.start,
+            busy=lambda: self.turns.busy,
+            context_window=self.context_window,
+            start_warm_up=self.startup.start_warm_up_if_needed,
+        )
+        self.theme = theme_for(self.settings, os.environ)
+
+    # -- what tests and `run_tui` read ---------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.turns.busy
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock of a turn's elapsed time and of running tools (snapshot tests stop it)."""
+        return self.turns.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        self.turns.clock = clock
+
+    @property
+    def first_paint_ms(self) -> int | None:
+        return self.startup.first_paint_ms
+
+    @property
+    def ready_ms(self) -> int | None:
+        return self.startup.ready_ms
+
+    @property
+    def painted_at(self) -> float | None:
+        return self.startup.painted_at
+
+    def attached(self) -> Controller:
+        """The controller, for the parts that run only once it is attached."""
+        if self.controller is None:
+            raise RuntimeError("the session is still starting")
+        return self.controller
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield self.conversation
+        yield self.prompt.menu
+        yield self.queued
+        yield self.prompt
+        yield self.status_bar
 
     def _completions(self, prefix: str) -> list[commands.Completion]:
         return self.controller.completions(prefix) if self.controller is not None else []
 
-    @property
-    def conversation(self) -> Conversation:
-        return self.query_one(Conversation)
-
-    @property
-    def prompt(self) -> PromptArea:
-        return self.query_one(PromptArea)
-
     async def on_mount(self) -> None:
-        self._ui_thread = threading.get_ident()
-        self._events = asyncio.Queue()
+        self.pump.start()
         self._controller_ready = asyncio.Event()
         if self.is_headless:
             self.prompt.cursor_blink = False  # a blinking cursor makes snapshots flaky
         self.prompt.focus()
         keep_toasts_clear(self)
-        self.run_worker(self._pump(), name="events", group="events", exit_on_error=False)
-        self.call_after_refresh(self._first_paint)
+        self.run_worker(self.pump.run(), name="events", group="events", exit_on_error=False)
+        self.call_after_refresh(self.startup.first_paint)
         if self.controller is not None:
-            await self._attach_controller(self.controller)
+            await self.startup.attach(self.controller)
         else:
             self.update_status()
 
+    def _connect(self, controller: Controller) -> None:
+        self.controller = controller
+        controller.set_emit(self.emit)
+        controller.front = commands.Front.TUI  # what /help lists
+        self._controller_ready.set()
+
     def on_unmount(self) -> None:
-        self._stop_watcher()
+        self.startup.stop_watcher()
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        await self.startup.worker_changed(event.worker, event.state)
 
     def notify(
         self,
         message: str,
         *,
         title: str = "",
-        severity: Any = "information",
+        severity: SeverityLevel = "information",
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
@@ -183,17 +246,17 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
 
     def update_status(self, with_context: bool | None = None) -> None:
         c = self.controller
-        bar = self.query_one(StatusBar)
+        bar = self.status_bar
         if c is None:
-            bar.status = Status("starting…", busy=self.busy, progress=self.progress())
+            bar.status = Status("starting…", busy=self.busy, progress=self.turns.progress())
             return
         context = bar.status.context
-        if with_context or (with_context is None and self._painted):
+        if with_context or (with_context is None and self.startup.painted):
             # The litellm client learns its context window by importing litellm: only once warm.
-            use = c.context_use(may_import=self._warm)
+            use = c.context_use(may_import=self.startup.warm)
             context = context_text(use.total, use.window)
         for notice in c.take_notices():  # at start: a session in use, a damaged file skipped
-            self._events.put_nowait(ev.Notice(notice, "warning"))
+            self.pump.put(ev.Notice(notice, "warning"))
         if c.transcript_error and not context.startswith(NOT_SAVED):
             # The conversation said why once (a Notice); the status keeps saying it.
             context = NOT_SAVED + context
@@ -207,101 +270,57 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
             c.skill_count(),
             self.busy,
             untrusted=not c.settings.trusted,
-            progress=self.progress(),
+            progress=self.turns.progress(),
         )
 
     def context_window(self) -> int | None:
-        if self.controller is None or not self._warm:
+        if self.controller is None or not self.startup.warm:
             return None
         return self.controller.session.client.context_window
 
     # -- events from the session --------------------------------------------------------------
 
-    def _emit(self, event: Any) -> None:
-        """The session's emit: queue the event for the pump (from any thread)."""
-        self.count_streamed(event)
-        if threading.get_ident() == self._ui_thread:
-            self._events.put_nowait(event)
-        else:
-            self.call_from_thread(self._events.put_nowait, event)
+    def emit(self, event: object) -> None:
+        """The session's emit: queue the event for the screen (from any thread)."""
+        self.turns.count_streamed(event)
+        self.pump.put(event)
 
-    async def _pump(self) -> None:
-        pending: Any = None
-        while True:
-            event, pending = (
-                (pending, None) if pending is not None else (await self._events.get(), None)
-            )
-            if isinstance(event, ev.TextDelta):
-                # Deltas that queued up while the last ones were drawn are drawn as one: a
-                # fast stream then costs a few renders a second, and keys stay responsive.
-                event, pending = self._coalesce(event)
-            try:
-                await self._render_event(event)
-            except Exception as exc:  # a display problem must not end the session
-                log.exception("rendering %r", event)
-                self.notify(f"display error: {exc}", severity="error")
-            finally:
-                self._events.task_done()
-
-    def _coalesce(self, first: ev.TextDelta) -> tuple[ev.TextDelta, Any]:
-        texts, pending = [first.text], None
-        while not self._events.empty():
-            nxt = self._events.get_nowait()
-            if not (isinstance(nxt, ev.TextDelta) and nxt.depth == first.depth):
-                pending = nxt  # drawn next; its task_done comes then
-                break
-            texts.append(nxt.text)
-            self._events.task_done()
-        return (ev.TextDelta("".join(texts), first.depth) if len(texts) > 1 else first), pending
-
-    async def _render_event(self, event: Any) -> None:
+    async def _render_event(self, event: object) -> None:
         # Loaded with the controller, so off the paint path.
         from codebot.agent.permissions import ApprovalRequest
 
         if isinstance(event, ApprovalRequest):
-            self._ask(event)
+            self.views.ask(event)
             return
         if isinstance(event, TurnDone):
-            self._dismiss_approval()
-            await self.turn_finished()
+            self.views.dismiss_approval()
+            await self.turns.finished()
             self.update_status()
             return
-        if self.drops(event):
+        if self.turns.drops(event):
             return
-        model = (event.delta or {}).get("model") if isinstance(event, ev.SkillActivated) else None
-        if model and event.depth == 0 and event.mode == "inline":
-            self._skill = (event.name, model)
-            self.update_status()
+        if isinstance(event, ev.SkillActivated):
+            model = (event.delta or {}).get("model")
+            if model and event.depth == 0 and event.mode == "inline":
+                self._skill = (event.name, model)
+                self.update_status()
         if isinstance(event, ev.TurnEnded):
             self._skill = None
-            self._dismiss_approval()
+            self.views.dismiss_approval()
         await self.conversation.show(event)
 
-    def _ask(self, request: Any) -> None:
-        from codebot.agent.permissions import ApprovalAnswer
-        from codebot.ui.tui.approval import ApprovalScreen
-
-        def answered(answer: ApprovalAnswer | None) -> None:
-            self._approval = None
-            if request.future is not None and not request.future.done():
-                request.future.set_result(answer or ApprovalAnswer.DENY)
-
-        self._approval = ApprovalScreen(request)
-        self.push_screen(self._approval, answered)
-
-    def _dismiss_approval(self) -> None:
-        if self._approval is not None and self._approval.is_active:
-            self._approval.action_answer("deny")
-        self._approval = None
+    def _render_failed(self, event: object, exc: Exception) -> None:
+        log.exception("rendering %r", event)  # called in the pump's `except`
+        self.notify(f"display error: {exc}", severity="error")
 
     async def settled(self) -> None:
         """Wait until the running turn is over and all its events are on screen (for tests)."""
-        if self._turn is not None:
+        if self.turns.worker is not None:
             try:
-                await self._turn.wait()
+                await self.turns.worker.wait()
             except (WorkerCancelled, WorkerFailed):
                 pass  # shown in the conversation already
-        await self._events.join()
+        await self.pump.join()
 
     # -- input ------------------------------------------------------------------------------
 
@@ -310,7 +329,7 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
             self.run_worker(self._submit_when_ready(self.prompt.take()), exit_on_error=False)
             return
         if commands.parse(message.text).kind != "builtin" and self.busy:
-            self.queue(self.prompt.take())  # sent when the turn ends
+            self.turns.queue(self.prompt.take())  # sent when the turn ends
             return
         await self.submit(self.prompt.take())
 
@@ -322,37 +341,23 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
         """Run a built-in, or start a turn with the text (a message or a `/skill`)."""
         parsed = commands.parse(text)
         if parsed.kind == "builtin":
-            await self.run_builtin(parsed.name, parsed.args)
+            await self.views.run_builtin(parsed.name, parsed.args)
             return
         await self.conversation.add_user(text)
-        self.start_turn(text)
+        self.turns.start(text)
+
+    def start_turn(self, text: str, compact: bool = False) -> None:
+        self.turns.start(text, compact)
 
     def on_option_list_option_selected(self, event: CompletionMenu.OptionSelected) -> None:
         if isinstance(event.option_list, CompletionMenu):
             self.prompt.accept(event.option_index)
             self.prompt.focus()
 
-    async def run_builtin(self, name: str, args: str = "") -> None:
-        """A built-in from the table: the controller decides what it does; `perform` shows
-        the reply and does its action."""
-        command = commands.BY_NAME[name]
-        if command.not_while_busy and self.busy:
-            self.notify(
-                f"/{name} waits for the running turn (Ctrl+C cancels it).", severity="warning"
-            )
-            return
-        if not command.view:  # a view opens over the conversation: nothing added to it
-            await self.conversation.add_user(f"/{name}{' ' + args if args else ''}")
-        if command.off_loop:  # may import a client, rescan folders or read files
-            reply = await asyncio.to_thread(self.controller.builtin, name, args)
-        else:
-            reply = self.controller.builtin(name, args)
-        await self.perform(reply)
-
     def pick_command(self, completion: commands.Completion) -> None:
         """From the palette: run a built-in; put a skill in the prompt for its arguments."""
         if completion.kind == "builtin":
-            self.run_worker(self.run_builtin(completion.name), exit_on_error=False)
+            self.run_worker(self.views.run_builtin(completion.name), exit_on_error=False)
             return
         self.prompt.load_text(f"/{completion.name} ")
         self.prompt.move_cursor(self.prompt.document.end)
@@ -360,17 +365,35 @@ class CodebotApp(StartupMixin, TurnsMixin, ViewsMixin, App[int]):
 
     # -- skills changed ------------------------------------------------------------------
 
+    def reload_skills(self) -> None:
+        """Rescan now (what the watcher does on a change)."""
+        self.startup.reload_skills()
+
     def _refresh_skills(self) -> None:
-        reload_rows = getattr(self.screen, "reload_rows", None)  # the skills browser is open
-        if reload_rows is not None:
-            reload_rows()
-        if self.prompt.menu.is_open:
-            self.prompt.refresh_menu()
-        self.update_status()
+        self.views.refresh_skills()
 
-    # -- keys (more in views.py) -------------------------------------------------------------
+    # -- keys: Textual finds the actions by name on the app ---------------------------------------
 
-    def post_message(self, message: Any) -> bool:
-        if self.cancels_at_once(message):
+    def post_message(self, message: Message) -> bool:
+        if self.turns.cancels_at_once(message):
             return True
         return super().post_message(message)
+
+    def action_escape(self) -> None:
+        self.turns.cancel()
+
+    def action_interrupt(self) -> None:
+        self.turns.interrupt()
+
+    def action_quit_now(self) -> None:
+        self.turns.quit_now()
+
+    def action_transcript(self) -> None:
+        """Ctrl+T: the whole session on a screen of its own (Ctrl+T again closes it)."""
+        self.run_worker(self.views.open_transcript(), exit_on_error=False)
+
+    def action_toggle_result(self) -> None:
+        self.views.toggle_result()
+
+    def action_scroll_conversation(self, direction: int) -> None:
+        self.views.scroll(direction)

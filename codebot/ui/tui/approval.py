@@ -120,11 +120,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self.query_one("#allow_once", Button).focus()
         shown = self.query_one("#shown", VerticalScroll)
         shown.styles.max_height = max(3, self.app.size.height - _CHROME)  # until measured
-        self.watch(shown, "scroll_y", lambda _old, _new: self.seen(), init=False)
+        self.watch(shown, "scroll_y", self._scrolled, init=False)
         self.call_after_refresh(self._fit)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit)
+
+    def _scrolled(self, _old: float, _new: float) -> None:
+        self.seen()
 
     def _fit(self) -> None:
         """Let the text grow up to the screen, less what stands around it; then check the end."""
@@ -198,8 +201,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             )
             return
         if answer is ApprovalAnswer.ALLOW_ALWAYS and not self.request.always:
+            why = self.request.always_unavailable or "no rule fits"
             self.notify(
-                f"Always allow is not offered here: {self.request.always_unavailable or 'no rule fits'}",
+                f"Always allow is not offered here: {why}",
                 severity="warning",
             )
             return

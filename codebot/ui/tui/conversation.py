@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -158,7 +159,8 @@ class Conversation(VerticalScroll):
     def now(self) -> float:
         """The app's clock (`clock` on the app; snapshot tests stop it), else monotonic."""
         clock = getattr(self.app, "clock", None)
-        return clock() if callable(clock) else time.monotonic()
+        now = clock() if callable(clock) else None
+        return float(now) if isinstance(now, int | float) else time.monotonic()
 
     def tick(self) -> None:
         """Move the seconds of the tools that are running (called by the turn's ticker)."""
@@ -179,45 +181,58 @@ class Conversation(VerticalScroll):
 
     async def show(self, event: Any) -> None:
         """Render one session event (events from sub-agents show their tools and skills only)."""
-        if isinstance(event, ev.TextDelta):
-            if event.depth == 0:
-                await self.stream(event.text)
-        elif isinstance(event, ev.AssistantText):
-            if event.depth == 0:
-                await self.end_stream(event.text)
-        elif isinstance(event, ev.ToolStarted):
-            await self.end_stream()
-            view = ToolCall(event, self.now())
-            self._tools[event.call_id] = view
-            await self.mount(view)
-        elif isinstance(event, ev.ToolOutput):
-            view = self._tools.get(event.call_id)
-            if view is not None:
-                view.output(event.text, self.now())
-                if not self.is_anchored:
-                    self.call_after_refresh(self._follow)
-        elif isinstance(event, ev.ToolFinished):
-            view = self._tools.pop(event.call_id, None)
-            if view is not None:
-                await view.finish(event)
-        elif isinstance(event, ev.SkillActivated):
-            await self.end_stream()
-            await self.add_line(
-                ("↳ " if event.depth else "◆ ") + skill_line(event),
-                "skill nested" if event.depth else "skill",
-            )
-        elif isinstance(event, ev.Notice):
-            await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
-        elif isinstance(event, ev.ErrorEvent):
-            await self.end_stream()
-            await self.add_line("✗ " + error_line(event), "error")
-        elif isinstance(event, ev.TurnEnded):
-            await self.end_stream()
-            for view in self._tools.values():  # cancelled or failed while running: no result comes
-                view.stop()
-            self._tools.clear()
-            if event.cancelled:
-                await self.add_line("cancelled", "warning")
+        for kind, shows in _SHOWN:
+            if isinstance(event, kind):
+                await shows(self, event)
+                return
+
+    async def _text_delta(self, event: ev.TextDelta) -> None:
+        if event.depth == 0:
+            await self.stream(event.text)
+
+    async def _assistant_text(self, event: ev.AssistantText) -> None:
+        if event.depth == 0:
+            await self.end_stream(event.text)
+
+    async def _tool_started(self, event: ev.ToolStarted) -> None:
+        await self.end_stream()
+        view = ToolCall(event, self.now())
+        self._tools[event.call_id] = view
+        await self.mount(view)
+
+    async def _tool_output(self, event: ev.ToolOutput) -> None:
+        view = self._tools.get(event.call_id)
+        if view is not None:
+            view.output(event.text, self.now())
+            if not self.is_anchored:
+                self.call_after_refresh(self._follow)
+
+    async def _tool_finished(self, event: ev.ToolFinished) -> None:
+        view = self._tools.pop(event.call_id, None)
+        if view is not None:
+            await view.finish(event)
+
+    async def _skill_activated(self, event: ev.SkillActivated) -> None:
+        await self.end_stream()
+        await self.add_line(
+            ("↳ " if event.depth else "◆ ") + skill_line(event),
+            "skill nested" if event.depth else "skill",
+        )
+
+    async def _notice(self, event: ev.Notice) -> None:
+        await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
+
+    async def _error(self, event: ev.ErrorEvent) -> None:
+        await self.end_stream()
+        await self.add_line("✗ " + error_line(event), "error")
+
+    async def _turn_ended(self, event: ev.TurnEnded) -> None:
+        await self.end_stream()
+        for view in self._tools.values():  # cancelled or failed while running: no result comes
+            view.stop()
+        self._tools.clear()
+        if event.cancelled:
+            await self.add_line("cancelled", "warning")
 
     def toggle_latest_result(self) -> bool:
         """Expand or collapse the newest tool result; False when there is none."""
@@ -265,3 +280,17 @@ class Conversation(VerticalScroll):
         self._tools.clear()
         await self.remove_children()
         self.anchor(False)
+
+
+#: How `Conversation.show` draws each kind of event, tried in order (the first that fits).
+_SHOWN: tuple[tuple[type, Callable[[Conversation, Any], Awaitable[None]]], ...] = (
+    (ev.TextDelta, Conversation._text_delta),
+    (ev.AssistantText, Conversation._assistant_text),
+    (ev.ToolStarted, Conversation._tool_started),
+    (ev.ToolOutput, Conversation._tool_output),
+    (ev.ToolFinished, Conversation._tool_finished),
+    (ev.SkillActivated, Conversation._skill_activated),
+    (ev.Notice, Conversation._notice),
+    (ev.ErrorEvent, Conversation._error),
+    (ev.TurnEnded, Conversation._turn_ended),
+)

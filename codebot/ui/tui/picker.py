@@ -19,7 +19,10 @@ from codebot.display import strip_escapes
 class Picker(ModalScreen[str | None]):
     DEFAULT_CSS = """
     Picker { align: center middle; }
-    Picker > Vertical { width: 70; max-width: 90%; height: auto; border: tall $accent; background: $panel; padding: 0 1; }
+    Picker > Vertical {
+        width: 70; max-width: 90%; height: auto;
+        border: tall $accent; background: $panel; padding: 0 1;
+    }
     Picker OptionList { height: auto; max-height: 14; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "close")]

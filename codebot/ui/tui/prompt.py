@@ -29,7 +29,9 @@ class CompletionMenu(OptionList):
 
     can_focus = False
     DEFAULT_CSS = """
-    CompletionMenu { height: auto; max-height: 12; display: none; border: tall $accent; margin: 0 1; }
+    CompletionMenu {
+        height: auto; max-height: 12; display: none; border: tall $accent; margin: 0 1;
+    }
     CompletionMenu.-open { display: block; }
     """
 
@@ -84,7 +86,9 @@ def _row(item: Item, width: int, room: int) -> Text:
 
 class PromptArea(TextArea):
     DEFAULT_CSS = """
-    PromptArea { height: auto; min-height: 3; max-height: 12; border: tall $primary-darken-2; margin: 0 1; }
+    PromptArea {
+        height: auto; min-height: 3; max-height: 12; border: tall $primary-darken-2; margin: 0 1;
+    }
     PromptArea:focus { border: tall $primary; }
     """
 
@@ -111,17 +115,16 @@ class PromptArea(TextArea):
     # -- keys ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
-        key = event.key
-        handled = True
+        if self._use_key(event.key):
+            event.stop()
+            event.prevent_default()
+
+    def _use_key(self, key: str) -> bool:
+        """Do what `key` means here; False leaves it to the TextArea (typing, moving)."""
         if self.menu.is_open and key in ("enter", "tab"):
             self.refresh_menu()  # the dropdown may lag the text by one message
         if key == "enter":
-            if self.menu.is_open and not self._typed_exactly():
-                self.accept()
-            else:
-                self.menu.close()
-                if self.text.strip():
-                    self.post_message(self.Submitted(self.text))
+            self._enter()
         elif key in ("shift+enter", "ctrl+j"):
             self.menu.close()
             self.insert("\n")
@@ -130,19 +133,39 @@ class PromptArea(TextArea):
                 self.accept()
             else:
                 self.refresh_menu()
-        elif key == "escape" and self.menu.is_open:
+        elif self.menu.is_open:
+            return self._menu_key(key)
+        else:
+            return self._history_key(key)
+        return True
+
+    def _enter(self) -> None:
+        if self.menu.is_open and not self._typed_exactly():
+            self.accept()
+        else:
             self.menu.close()
-        elif key in ("up", "down") and self.menu.is_open:
+            if self.text.strip():
+                self.post_message(self.Submitted(self.text))
+
+    def _menu_key(self, key: str) -> bool:
+        """The open dropdown's keys: Escape closes it, Up and Down move in it."""
+        if key == "escape":
+            self.menu.close()
+        elif key in ("up", "down"):
             self.menu.move(-1 if key == "up" else 1)
-        elif key == "up" and self.cursor_location[0] == 0:
+        else:
+            return False
+        return True
+
+    def _history_key(self, key: str) -> bool:
+        """Up on the first line and Down on the last walk the history."""
+        if key == "up" and self.cursor_location[0] == 0:
             self._recall(self.prompt_history.older(self.text))
         elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             self._recall(self.prompt_history.newer())
         else:
-            handled = False
-        if handled:
-            event.stop()
-            event.prevent_default()
+            return False
+        return True
 
     def _typed_exactly(self) -> bool:
         item = self.menu.current

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codebot.config import OVERRIDE_VALUES, Settings
 from codebot.display import strip_escapes
@@ -20,6 +21,9 @@ from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, decide
 from codebot.skills.prompt import listing as lst
 from codebot.ui.commands import shadowed_by_builtin
+
+if TYPE_CHECKING:
+    from codebot.skills.catalog.snapshot import Shadowed
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,7 @@ def skill_rows(
 ) -> list[Row]:
     """Every skill in listing order of precedence, each shadowed entry after its winner."""
     overrides = settings.overrides
-    losers: dict[int, list] = {}
+    losers: dict[int, list[Shadowed]] = {}
     for s in snapshot.shadowed:
         losers.setdefault(id(s.winner), []).append(s)
 
@@ -120,13 +124,13 @@ def skill_rows(
                 shadowed_by=_safe(f"built-in /{spec.key}") if by_builtin else "",
                 shadows=tuple(
                     _safe(f"{_tag(s.spec)} {s.spec.name} ({where(s.spec)})")
-                    for s in losers.get(id(spec), ())
+                    for s in losers.get(id(spec), [])
                 ),
                 problems=tuple(strip_escapes(d.format()) for d in spec.diagnostics),
                 path=_safe(where(spec)),
             )
         )
-        for i, s in enumerate(losers.get(id(spec), ())):
+        for i, s in enumerate(losers.get(id(spec), [])):
             rows.append(
                 Row(
                     key=f"shadowed:{spec.key}:{i}",

@@ -122,10 +122,11 @@ class SkillsScreen(Screen[None]):
         problems = (
             "counting problems…" if self._problems is None else count_of(self._problems, "problem")
         )
+        cost = sum(r.cost for r in self.rows)
         # Most telling first: at 60 columns the end of the line is what is cut.
         self.query_one("#head", Static).update(
             f"Skills · {len(snapshot)} loaded · {problems} · {shadowed} shadowed · listing "
-            f"{self.listing.chars:,}/{self.listing.budget:,} chars (skills {sum(r.cost for r in self.rows):,})"
+            f"{self.listing.chars:,}/{self.listing.budget:,} chars (skills {cost:,})"
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -1,20 +1,28 @@
-"""Start-up and background services for the app: first paint, the controller (built after
-the first frame when the app is given a factory), litellm warm-up, the skill watcher and
-hot reload. A mixin for `CodebotApp`, split out to keep each file about one thing.
+"""`Startup`: the app's start-up and background services. First paint, the controller
+(built after the first frame when the app is given a factory), litellm warm-up, the skill
+watcher and hot reload, and what the app's workers report when they end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import threading
 import time
-from pathlib import Path
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from textual.worker import Worker, WorkerState
+from textual.app import App
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 import codebot
-from codebot.ui.commands import Front
+from codebot.ui.tui.conversation import Conversation
+from codebot.ui.tui.status import UpdateStatus
+from codebot.ui.tui.welcome import welcome
+
+if TYPE_CHECKING:  # the controller's imports load after the first paint
+    from codebot.skills.catalog import Change
+    from codebot.skills.watch import SkillWatcher
+    from codebot.ui.controller import Controller
 
 log = logging.getLogger("codebot.tui")
 
@@ -25,7 +33,7 @@ BIG_CATALOG = 2000  # skills: from here that rescan takes long enough to be wort
 WATCH_AFTER = 1.0  # seconds after start: when a big catalog's watches are armed
 
 
-def needs_warm_up(client: Any) -> bool:
+def needs_warm_up(client: object) -> bool:
     """Only the litellm client imports litellm (seconds) on first use; offline and scripted
     clients never do."""
     return (
@@ -46,33 +54,76 @@ def _import_markdown() -> None:
     import textual.widgets._markdown  # noqa: F401  (the first answer will need it: load it now, off the loop)
 
 
-class StartupMixin:
-    """Expects the attributes `CodebotApp.__init__` sets."""
+class Startup:
+    """`app` runs the workers and timers, shows toasts and quits; `connect(controller)`
+    hands a built controller to the app, after which `controller()` returns it. The
+    keyword options are `CodebotApp`'s."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        conversation: Conversation,
+        *,
+        controller: Callable[[], Controller],
+        connect: Callable[[Controller], None],
+        update_status: UpdateStatus,
+        submit: Callable[[str], Awaitable[None]],
+        refresh_skills: Callable[[], None],
+        on_ui_thread: Callable[[], bool],
+        make_controller: Callable[[], Controller] | None = None,
+        watch_skills: bool = True,
+        exit_after_paint: bool = False,
+        initial_prompt: str | None = None,
+    ) -> None:
+        self._app = app
+        self._conversation = conversation
+        self._controller = controller
+        self._connect = connect
+        self._update_status = update_status
+        self._submit = submit
+        self._refresh_skills = refresh_skills
+        self._on_ui_thread = on_ui_thread
+        self._make_controller = make_controller
+        self.watch_skills = watch_skills
+        self.exit_after_paint = exit_after_paint
+        self.initial_prompt = initial_prompt
+        #: Milliseconds from `codebot.STARTED_AT` to the first frame, and to a working session.
+        self.first_paint_ms: int | None = None
+        self.ready_ms: int | None = None
+        #: `time.monotonic()` at the first frame: system-wide on Linux, so a parent process
+        #: can measure from the moment it spawned this one.
+        self.painted_at: float | None = None
+        self.painted = False
+        self.attached = False
+        #: False while litellm still has to be imported (the context window waits for it).
+        self.warm = True
+        self.watcher: SkillWatcher | None = None
+        self._warm_worker: Worker[None] | None = None
 
     # -- first paint and the controller -----------------------------------------------------
 
-    def _first_paint(self) -> None:
-        if self._painted:
+    def first_paint(self) -> None:
+        if self.painted:
             return
-        self._painted = True
+        self.painted = True
         self.painted_at = time.monotonic()
         self.first_paint_ms = round((time.perf_counter() - codebot.STARTED_AT) * 1000)
         log.info("started in %d ms (first paint)", self.first_paint_ms)
-        if self.controller is None:
-            self.run_worker(self._make_controller, name="setup", thread=True, exit_on_error=False)
+        if not self.attached and self._make_controller is not None:
+            self._app.run_worker(
+                self._make_controller, name="setup", thread=True, exit_on_error=False
+            )
         else:
             self._started()
 
-    async def _attach_controller(self, controller: Any) -> None:
+    async def attach(self, controller: Controller) -> None:
         """The controller exists: connect it and show what depends on it."""
-        self.controller = controller
-        self._warm = not needs_warm_up(controller.session.client)
-        controller.set_emit(self._emit)
-        controller.front = Front.TUI  # what /help lists
-        self._controller_ready.set()
-        self.update_status()
-        await self._welcome()
-        if self._painted:
+        self.attached = True
+        self.warm = not needs_warm_up(controller.session.client)
+        self._connect(controller)
+        self._update_status()
+        await welcome(self._conversation, controller)
+        if self.painted:
             self._started()
 
     def _started(self) -> None:
@@ -81,94 +132,55 @@ class StartupMixin:
         if self.ready_ms != self.first_paint_ms:
             log.info("ready in %d ms", self.ready_ms)
         if self.exit_after_paint:
-            self.exit(0)
+            self._app.exit(0)
             return
-        self.update_status(with_context=True)
-        if not self._warm:
-            self._warm_worker = self.run_worker(
-                _warm_up, name="warm-up", thread=True, exit_on_error=False
-            )
+        self._update_status(with_context=True)
+        if not self.warm:
+            self._start_warm_up()
+        c = self._controller()
         if self.watch_skills:
             # after the first paint, in one thread: the templates, the router's index, the
             # first turn's listing work, the markdown widget (0.4 s of imports)
-            self.controller.warm_router(then=_import_markdown)
-            if self.controller.skill_count() >= BIG_CATALOG:
+            c.warm_router(then=_import_markdown)
+            if c.skill_count() >= BIG_CATALOG:
                 # arming the watches of a big catalog takes the processor for a while: not
                 # while the person's first request is being answered (edits made meanwhile
                 # are found by the catch-up rescan)
-                self.set_timer(WATCH_AFTER, self._start_watcher)
+                self._app.set_timer(WATCH_AFTER, self._start_watcher)
             else:
                 self._start_watcher()
-        if self.controller.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
-            self.run_worker(self.offer_local_server(), name="probe", exit_on_error=False)
+        if c.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
+            self._app.run_worker(self._offer_local_server(), name="probe", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
-            self.run_worker(self.submit(self.initial_prompt), exit_on_error=False)
+            self._app.run_worker(self._submit(self.initial_prompt), exit_on_error=False)
 
-    async def _welcome(self) -> None:
-        c = self.controller
-        project = str(c.settings.project_dir).replace(str(Path.home()), "~", 1)
-        await self.conversation.add_line(
-            f"codebot {codebot.__version__} · {project} · "
-            f"{c.skill_count()} skills · /help for commands and keys"
-        )
-        if c.offline:
-            from codebot.agent.model import HOW_TO
-
-            await self.conversation.add_line(
-                "No model is configured, so codebot runs offline. " + HOW_TO, "warning"
-            )
-        for warning in (
-            *c.settings.warnings,
-            *c.session.approvals.warnings,
-            *filter(None, [c.session.sandbox_notice]),
-        ):
-            await self.conversation.add_line(warning, "warning")
-        await self._show_resumed()
-
-    async def _show_resumed(self) -> None:
-        """`--continue`/`--resume`: the last turns of the loaded history, headed by the
-        session it is (a new session's transcript file does not exist before its first
-        message, so a file already there means a resumed one)."""
-        from codebot.agent.session.transcript import DamagedSession, read_header
-        from codebot.ui.resume_view import resume_view
-
-        session = self.controller.session
-        transcript = session.transcript
-        if transcript is None or not transcript.path.exists() or not session.history:
-            return
-        try:
-            header = read_header(transcript.path)
-        except DamagedSession:
-            header = None
-        for item in resume_view(
-            session.history, session.id, header.created if header is not None else None
-        ):
-            if item.kind == "user":
-                await self.conversation.add_user(item.text)
-            elif item.kind == "assistant":
-                await self.conversation.add_markdown(item.text)
-            elif item.kind == "tool":
-                await self.conversation.add_line(f"⚙ {item.text} · {item.status}", "notice")
-            else:
-                await self.conversation.add_line(
-                    item.text, "skill" if item.kind == "heading" else "notice"
-                )
-
-    async def offer_local_server(self) -> None:
+    async def _offer_local_server(self) -> None:
         """No key: look for a local OpenAI-compatible server (loopback, 150 ms) and offer it."""
         import asyncio
 
-        offer = await asyncio.to_thread(self.controller.find_local)
+        offer = await asyncio.to_thread(self._controller().find_local)
         if offer:
-            await self.conversation.add_line(offer, "warning")
+            await self._conversation.add_line(offer, "warning")
+
+    # -- warm-up ----------------------------------------------------------------------------
+
+    def _start_warm_up(self) -> None:
+        self._warm_worker = self._app.run_worker(
+            _warm_up, name="warm-up", thread=True, exit_on_error=False
+        )
 
     def start_warm_up_if_needed(self) -> None:
         """After /model: a litellm client needs litellm loaded before its first turn."""
-        self._warm = self._warm or not needs_warm_up(self.controller.session.client)
-        if not self._warm and self._warm_worker is None:
-            self._warm_worker = self.run_worker(
-                _warm_up, name="warm-up", thread=True, exit_on_error=False
-            )
+        self.warm = self.warm or not needs_warm_up(self._controller().session.client)
+        if not self.warm and self._warm_worker is None:
+            self._start_warm_up()
+
+    async def wait_warm(self) -> None:
+        """Before a turn: wait for litellm to be loaded, if it is being loaded."""
+        if self._warm_worker is not None and not self.warm:
+            self._app.notify("Loading the model library…")
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):  # the turn says what is wrong
+                await self._warm_worker.wait()
 
     # -- skill watcher and reload -----------------------------------------------------------
 
@@ -177,47 +189,47 @@ class StartupMixin:
             from codebot.skills.watch import SkillWatcher
         except ImportError:
             return
+        c = self._controller()
         try:
             # The catalog was loaded an instant ago: in a big one, the catch-up rescan for
             # what changed meanwhile (0.7 s at 10,000 skills) waits until the person's first
             # request has had the processor. A small one is rescanned at once (milliseconds),
             # so an edit made while the watches were being armed shows at once too.
-            big = self.controller.skill_count() >= BIG_CATALOG
-            self._watcher = SkillWatcher(
-                self.controller.catalog,
-                self._watched,
-                catch_up_after=CATCH_UP_AFTER if big else 0.0,
+            big = c.skill_count() >= BIG_CATALOG
+            watcher = SkillWatcher(
+                c.catalog, self.watched, catch_up_after=CATCH_UP_AFTER if big else 0.0
             )
         except Exception:
             log.exception("skill watcher did not start")
             return
-        self.run_worker(
-            self._watcher.arun(),
+        self.watcher = watcher
+        self._app.run_worker(
+            watcher.arun(),
             name="skill-watcher",
             group="watch",
             exclusive=True,
             exit_on_error=False,
         )
 
-    def _stop_watcher(self) -> None:
-        if self._watcher is not None:
+    def stop_watcher(self) -> None:
+        if self.watcher is not None:
             try:
-                self._watcher.stop(timeout=0)
+                self.watcher.stop(timeout=0)
             except Exception:
                 log.exception("stopping the skill watcher")
 
-    def _watched(self, change: Any = None, *_: Any) -> None:
+    def watched(self, change: Change | None = None, *_: object) -> None:
         """The watcher's callback; it may run on the watcher's thread."""
-        if threading.get_ident() == self._ui_thread:
+        if self._on_ui_thread():
             self.skills_reloaded(change)
         else:
-            self.call_from_thread(self.skills_reloaded, change)
+            self._app.call_from_thread(self.skills_reloaded, change)
 
-    def skills_reloaded(self, change: Any) -> None:
+    def skills_reloaded(self, change: Change | None) -> None:
         if change is not None and hasattr(change, "added"):
-            text, problems = self.controller.reload_message(change)
+            text, problems = self._controller().reload_message(change)
             if text:
-                self.notify(
+                self._app.notify(
                     text,
                     title="skills",
                     severity="warning" if problems else "information",
@@ -227,25 +239,25 @@ class StartupMixin:
 
     def reload_skills(self) -> None:
         """Rescan now (what the watcher does on a change)."""
-        self.skills_reloaded(self.controller.reload())
+        self.skills_reloaded(self._controller().reload())
 
     # -- workers ------------------------------------------------------------------------------
 
-    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker, state = event.worker, event.state
-        if worker.name == "setup" and state == WorkerState.SUCCESS:
-            await self._attach_controller(worker.result)
+    async def worker_changed(self, worker: Worker[Any], state: WorkerState) -> None:
+        """What a worker's end means: the app forwards `Worker.StateChanged` here."""
+        if worker.name == "setup" and state == WorkerState.SUCCESS and worker.result is not None:
+            await self.attach(worker.result)
         elif worker.name == "setup" and state == WorkerState.ERROR:
             log.error("start-up failed: %s", worker.error)
-            self.exit(return_code=2, message=f"codebot: {worker.error}")
+            self._app.exit(return_code=2, message=f"codebot: {worker.error}")
         elif worker.name == "warm-up" and state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            self._warm = True
+            self.warm = True
             if state == WorkerState.ERROR:
                 log.error("warm-up failed: %s", worker.error)
-            self.update_status()
+            self._update_status()
         elif worker.name == "skill-watcher" and state == WorkerState.ERROR:
             log.error("skill watcher stopped: %s", worker.error)
-            self.notify(
+            self._app.notify(
                 f"Skill folders are no longer watched ({worker.error}); /reload rescans.",
                 severity="warning",
             )

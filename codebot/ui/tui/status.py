@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -68,3 +69,10 @@ class StatusBar(Static):
         text.append(" " * pad)
         text.append(right)
         return text
+
+
+class UpdateStatus(Protocol):
+    """The app's `update_status`: with_context asks for the context use to be measured now
+    (True), kept as shown (False), or measured once the screen is painted (None)."""
+
+    def __call__(self, with_context: bool | None = None) -> None: ...

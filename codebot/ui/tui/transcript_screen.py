@@ -28,7 +28,9 @@ KEYS = "Esc, q or Ctrl+T close · j/k PgUp/PgDn Home/End scroll"
 class TranscriptScreen(Screen[None]):
     DEFAULT_CSS = """
     TranscriptScreen { layout: vertical; }
-    TranscriptScreen #transcript-title { height: auto; padding: 0 1; background: $panel; color: $text-muted; }
+    TranscriptScreen #transcript-title {
+        height: auto; padding: 0 1; background: $panel; color: $text-muted;
+    }
     TranscriptScreen VerticalScroll { height: 1fr; padding: 0 1; }
     TranscriptScreen VerticalScroll:focus { background-tint: $foreground 0%; }
     TranscriptScreen Static { margin-bottom: 1; }

@@ -1,28 +1,40 @@
-"""Running turns in the TUI: start, progress, cancel, and messages queued meanwhile.
+"""`TurnRunner`: running turns in the TUI. Start, progress, cancel, quit, and messages
+queued meanwhile.
 
-A mixin for `CodebotApp`. A turn is `controller.run_turn` in a worker; while it runs the
-status bar shows a spinner, the seconds elapsed and the tokens streamed so far, and a tool
-that is running shows its seconds and its latest output (`Conversation.tick`). Esc or
-Ctrl+C cancels it at once: the worker is cancelled and text deltas already queued for the
-screen are dropped, so the answer stops growing within a frame even when rendering lags
-behind a fast stream. Text sent while a turn runs waits in a queue, shown above the prompt,
-and is sent when the turn ends; cancelling the turn puts it back in the prompt instead.
+A turn is `controller.run_turn` in a worker; while it runs the status bar shows a spinner,
+the seconds elapsed and the tokens streamed so far, and a tool that is running shows its
+seconds and its latest output (`Conversation.tick`). Esc or Ctrl+C cancels it at once: the
+worker is cancelled and text deltas already queued for the screen are dropped, so the
+answer stops growing within a frame even when rendering lags behind a fast stream. Text
+sent while a turn runs waits in a queue, shown above the prompt, and is sent when the turn
+ends; cancelling the turn puts it back in the prompt instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from textual.worker import WorkerCancelled, WorkerFailed
+from textual import events
+from textual.app import App
+from textual.message import Message
+from textual.timer import Timer
+from textual.worker import Worker
 
 from codebot.agent.model import Usage
 from codebot.agent.session import events as ev
+from codebot.ui.tui.conversation import Conversation
+from codebot.ui.tui.prompt import PromptArea
+from codebot.ui.tui.queued import QueuedBar
+from codebot.ui.tui.status import UpdateStatus
 from codebot.units import CHARS_PER_TOKEN
+
+if TYPE_CHECKING:  # the controller's imports load after the first paint
+    from codebot.ui.controller import Controller
 
 log = logging.getLogger("codebot.tui")
 QUIT_WINDOW = 3.0  # seconds within which a second Ctrl+C on an idle prompt quits
@@ -47,54 +59,77 @@ def progress_text(
     return " · ".join(parts)
 
 
-class TurnsMixin:
-    """Expects the attributes `CodebotApp.__init__` sets."""
+class TurnRunner:
+    """`app` runs the turn's worker and ticker, shows toasts and quits; `emit` queues an
+    event for the screen; `submit` sends a queued message; `wait_warm` waits for the model
+    library before a turn."""
 
-    def _init_turns(self) -> None:
-        self._queued: list[str] = []
-        self._turn_started = 0.0
-        self._streamed_chars = 0
-        self._dropping = False  # cancelled: drop the deltas still waiting to be drawn
-        self._ticker: Any = None
-        self._compacting = False
+    def __init__(
+        self,
+        app: App[Any],
+        conversation: Conversation,
+        prompt: PromptArea,
+        queued: QueuedBar,
+        *,
+        controller: Callable[[], Controller],
+        emit: Callable[[object], None],
+        update_status: UpdateStatus,
+        submit: Callable[[str], Awaitable[None]],
+        wait_warm: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._app = app
+        self._conversation = conversation
+        self._prompt = prompt
+        self._queued_bar = queued
+        self._controller = controller
+        self._emit = emit
+        self._update_status = update_status
+        self._submit = submit
+        self._wait_warm = wait_warm
+        self.busy = False
+        #: Cancelled: the deltas still waiting to be drawn are dropped.
+        self.dropping = False
         #: The clock of the elapsed time and the spinner (snapshot tests stop it).
-        self.clock = time.monotonic
+        self.clock: Callable[[], float] = time.monotonic
+        self.worker: Worker[None] | None = None
+        self._queued: list[str] = []
+        self._started = 0.0
+        self._streamed_chars = 0
+        self._began = False
+        self._compacting = False
+        self._ticker: Timer | None = None
+        self._quit_armed_at = -QUIT_WINDOW
 
     # -- starting -----------------------------------------------------------------------
 
-    def start_turn(self, text: str, compact: bool = False) -> None:
+    def start(self, text: str, compact: bool = False) -> None:
         self.busy = True
         self._quit_armed_at = -QUIT_WINDOW
-        self._turn_started, self._streamed_chars, self._dropping = self.clock(), 0, False
-        self._turn_began = False
+        self._started, self._streamed_chars, self.dropping = self.clock(), 0, False
+        self._began = False
         self._compacting = compact
         if self._ticker is None:
-            self._ticker = self.set_interval(TICK_S, self._tick)
-        self.update_status()
+            self._ticker = self._app.set_interval(TICK_S, self._tick)
+        self._update_status()
         # a partial, not a coroutine: the worker makes the coroutine when it starts, so a quit
         # before then leaves no coroutine that was never awaited
-        self._turn = self.run_worker(
-            functools.partial(self._run_turn, text, compact),
+        self.worker = self._app.run_worker(
+            functools.partial(self._run, text, compact),
             name="turn",
             group="turn",
             exit_on_error=False,
         )
 
-    async def _run_turn(self, text: str, compact: bool = False) -> None:
-        self._turn_began = True
+    async def _run(self, text: str, compact: bool = False) -> None:
+        self._began = True
         try:
-            if self._warm_worker is not None and not self._warm:
-                self.notify("Loading the model library…")
-                with contextlib.suppress(
-                    WorkerCancelled, WorkerFailed
-                ):  # the turn will say what is wrong
-                    await self._warm_worker.wait()
+            await self._wait_warm()
             if compact:
-                said = await self.controller.compact(text)
+                said = await self._controller().compact(text)
                 if said:  # through the event queue: after the session's own notices
                     self._emit(ev.Notice(said))
             else:
-                await self.controller.run_turn(text)
+                await self._controller().run_turn(text)
         except asyncio.CancelledError:
             if compact:
                 self._emit(ev.TurnEnded(Usage(), cancelled=True))
@@ -114,7 +149,7 @@ class TurnsMixin:
         if not self.busy:
             return ""
         what = "compacting" if self._compacting else "working"
-        elapsed = self.clock() - self._turn_started
+        elapsed = self.clock() - self._started
         return progress_text(
             elapsed,
             self._streamed_chars // CHARS_PER_TOKEN,
@@ -125,104 +160,97 @@ class TurnsMixin:
 
     def _tick(self) -> None:
         if self.busy:
-            self.update_status(with_context=False)
-            self.conversation.tick()
+            self._update_status(with_context=False)
+            self._conversation.tick()
 
-    def count_streamed(self, event: Any) -> None:
+    def count_streamed(self, event: object) -> None:
         if isinstance(event, ev.TextDelta):
             self._streamed_chars += len(event.text)
 
-    def drops(self, event: Any) -> bool:
+    def drops(self, event: object) -> bool:
         """Whether `event` is a leftover delta of a cancelled turn (not drawn)."""
-        return self._dropping and isinstance(event, ev.TextDelta | ev.AssistantText)
+        return self.dropping and isinstance(event, ev.TextDelta | ev.AssistantText)
 
     # -- ending ---------------------------------------------------------------------------
 
-    async def turn_finished(self) -> None:
+    async def finished(self) -> None:
         """The turn's last event is on screen: send the next queued message, if any."""
         self.busy = False
-        self._dropping = False
+        self.dropping = False
         self._compacting = False
-        if self._queued and self.controller is not None:
+        # Only a turn fills the queue, so the controller is attached when it has messages.
+        if self._queued:
             text = self._queued.pop(0)
-            self._show_queue()
-            await self.submit(text)
+            self._queued_bar.show(self._queued)
+            await self._submit(text)
 
-    def cancel_turn(self) -> bool:
+    def cancel(self) -> bool:
         """Cancel the running turn (Esc, Ctrl+C); queued messages go back to the prompt."""
-        if not self.busy or self._turn is None or self._turn.is_finished or self._dropping:
+        turn = self.worker
+        if not self.busy or turn is None or turn.is_finished or self.dropping:
             return False
-        self._dropping = True
-        self._turn_began = getattr(self, "_turn_began", False)
-        task = getattr(self._turn, "_task", None)
-        began = self._turn_began
-        self._turn.cancel()
+        self.dropping = True
+        task = getattr(turn, "_task", None)
+        began = self._began
+        turn.cancel()
         if task is not None and not began:
             # Cancelled before its first step (Esc right after Enter): the coroutine never
             # runs, so it cannot say the turn ended; Textual even leaves the worker RUNNING.
             task.add_done_callback(lambda _t: self._never_began())
         if self._queued:
-            waiting = "\n".join(
-                [*self._queued, self.prompt.text] if self.prompt.text else self._queued
-            )
+            prompt = self._prompt
+            waiting = "\n".join([*self._queued, prompt.text] if prompt.text else self._queued)
             self._queued.clear()
-            self._show_queue()
-            self.prompt.load_text(waiting)
-            self.prompt.move_cursor(self.prompt.document.end)
-        self.update_status()
+            self._queued_bar.show(self._queued)
+            prompt.load_text(waiting)
+            prompt.move_cursor(prompt.document.end)
+        self._update_status()
         return True
 
     def _never_began(self) -> None:
-        if not self._turn_began:
+        if not self._began:
             self._emit(ev.TurnEnded(Usage(), cancelled=True))
             self._emit(TurnDone())
 
     def queue(self, text: str) -> None:
         self._queued.append(text)
-        self._show_queue()
-        self.update_status()
-
-    def _show_queue(self) -> None:
-        from codebot.ui.tui.queued import QueuedBar
-
-        self.query_one(QueuedBar).show(self._queued)
+        self._queued_bar.show(self._queued)
+        self._update_status()
 
     # -- keys -----------------------------------------------------------------------------
 
-    def cancels_at_once(self, message: Any) -> bool:
+    def cancels_at_once(self, message: Message) -> bool:
         """Esc or Ctrl+C while a turn runs on the main screen cancels it as the key arrives,
         ahead of whatever the app's message queue holds (redraws of a fast stream in a long
         conversation can take hundreds of milliseconds to get through). True when done:
         the key is then used up."""
-        from textual import events
-
         if not (isinstance(message, events.Key) and message.key in ("escape", "ctrl+c")):
             return False
-        if self.screen is not self.screen_stack[0] or (
-            message.key == "escape" and self.prompt.menu.is_open
+        app = self._app
+        if app.screen is not app.screen_stack[0] or (
+            message.key == "escape" and self._prompt.menu.is_open
         ):
             return False  # a dialog, the skills browser or the dropdown has its own Esc
-        return self.cancel_turn()
+        return self.cancel()
 
-    def action_escape(self) -> None:
-        self.cancel_turn()
-
-    def action_interrupt(self) -> None:
-        if self.cancel_turn():
+    def interrupt(self) -> None:
+        """Ctrl+C: cancel the turn, else clear the prompt, else quit when pressed twice."""
+        if self.cancel():
             return
-        if self.prompt.text:  # first clear what was typed; quitting takes two more
-            self.prompt.clear()
-            self.prompt.menu.close()
+        prompt = self._prompt
+        if prompt.text:  # first clear what was typed; quitting takes two more
+            prompt.clear()
+            prompt.menu.close()
             self._quit_armed_at = -QUIT_WINDOW
             return
         now = time.monotonic()
         if now - self._quit_armed_at < QUIT_WINDOW:
-            self.exit(0)
+            self._app.exit(0)
             return
         self._quit_armed_at = now
-        self.notify("Press Ctrl+C again to quit (or Ctrl+D).")
+        self._app.notify("Press Ctrl+C again to quit (or Ctrl+D).")
 
-    def action_quit_now(self) -> None:
-        if self._turn is not None and self._turn.is_running:
-            self._turn.cancel()
-        self.exit(0)
+    def quit_now(self) -> None:
+        if self.worker is not None and self.worker.is_running:
+            self.worker.cancel()
+        self._app.exit(0)
