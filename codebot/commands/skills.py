@@ -1,4 +1,8 @@
-"""`codebot skills ...`: the catalog from the command line, for people and scripts."""
+"""`codebot skills ...`: the catalog from the command line, for people and scripts.
+
+This module dispatches the subcommands and holds `list`, `show` and `validate`; `invoke`
+and `listing` are in `skills_invoke`, what they share in `skill_io`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ import sys
 from typing import Any
 
 from codebot.commands.args import settings_from
+from codebot.commands.skill_io import active_keys_of, say, snapshot
+from codebot.commands.skills_invoke import cmd_invoke, cmd_listing
 from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
@@ -16,24 +22,10 @@ from codebot.skills.files import Source, Spec
 from codebot.skills.validate import catalog_problems, count_of, problem_count
 
 
-def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
-    """`print` for text output: names, descriptions, bodies and reasons come from skill
-    files, so terminal escape sequences in them are removed and other controls shown
-    escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
-    the clipboard. JSON output is printed with `print`/`json.dump`, exactly."""
-    print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
-
-
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     handler = HANDLERS[args.skills_command]
     return handler(args, settings)
-
-
-def _snapshot(settings: Settings) -> Snapshot:
-    from codebot.workspace import open_catalog
-
-    return open_catalog(settings).snapshot
 
 
 def model_invocable(spec: Spec) -> bool:
@@ -68,15 +60,9 @@ def entry(
     }
 
 
-def _active(snap: Snapshot, settings: Settings) -> frozenset[str]:
-    from codebot.skills.catalog import active_keys
-
-    return active_keys(snap, settings.project_dir)
-
-
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    snap = _snapshot(settings)
-    active = _active(snap, settings)
+    snap = snapshot(settings)
+    active = active_keys_of(snap, settings)
     rows = [entry(s, snap, active) for s in snap]
     if args.all:
         rows += [
@@ -105,7 +91,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         group = [r for r in rows if r["source"] == source.value]
         if not group:
             continue
-        _say(f"{source.value} ({len(group)})")
+        say(f"{source.value} ({len(group)})")
         # Cleaned before padding and cutting, so widths count what the terminal shows.
         name_w = min(32, max(len(strip_escapes(r["name"])) for r in group))
         for r in sorted(group, key=lambda r: (r["shadowed_by"] is not None, r["key"])):
@@ -116,17 +102,18 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
                     f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}"
                 )
             line = f"  {strip_escapes(r['name']):<{name_w}}  {flags}{text}"
-            _say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
+            say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
     problems = catalog_problems(snap)
     if problems:
-        _say(f"\n{count_of(len(problems), 'problem')} (run 'codebot skills validate' for details):")
+        say(f"\n{count_of(len(problems), 'problem')} (run 'codebot skills validate' for details):")
         for d in problems[:20]:
-            _say("  " + d.format())
+            say("  " + d.format())
         if len(problems) > 20:
-            _say(f"  … and {len(problems) - 20:,} more")
+            say(f"  … and {len(problems) - 20:,} more")
     if not rows:
-        _say(
-            "no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir DIR."
+        say(
+            "no skills found. Put skills in .codebot/skills/<name>/SKILL.md or use --skills-dir "
+            "DIR."
         )
     return 0
 
@@ -147,7 +134,7 @@ def _flags(r: dict[str, Any]) -> str:
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.files import normalize_name
 
-    snap = _snapshot(settings)
+    snap = snapshot(settings)
     spec = snap.get(args.name)
     shadow = None
     if spec is None:
@@ -156,7 +143,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
             spec, shadow = hit[0].spec, hit[0].winner
     if spec is None:
         return _not_loaded(args, snap) or _unknown(args.name, snap)
-    d = entry(spec, snap, _active(snap, settings), shadow) | {
+    d = entry(spec, snap, active_keys_of(snap, settings), shadow) | {
         "display_name": spec.display_name,
         "short_description": spec.short_description,
         "arguments": [
@@ -201,10 +188,10 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     for k, v in d.items():
         if v in (None, [], {}, ""):
             continue
-        _say(
+        say(
             f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}"
         )
-    _say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
+    say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
     return 0
 
 
@@ -226,13 +213,14 @@ def _not_loaded(args: argparse.Namespace, snap: Snapshot) -> int:
             )
         )
         return 1
-    _say(
-        f"codebot: skill {args.name!r} did not load: {count_of(len(found), 'problem')} in its file:",
+    say(
+        f"codebot: skill {args.name!r} did not load: {count_of(len(found), 'problem')} in its "
+        "file:",
         file=sys.stderr,
     )
     for d in found:
-        _say("  " + d.format(), file=sys.stderr)
-    _say(f"Fix it, then check with: codebot skills validate {found[0].path}", file=sys.stderr)
+        say("  " + d.format(), file=sys.stderr)
+    say(f"Fix it, then check with: codebot skills validate {found[0].path}", file=sys.stderr)
     return 1
 
 
@@ -255,7 +243,7 @@ def _unknown(name: str, snap: Snapshot) -> int:
         if close
         else " Run 'codebot skills list' to see them."
     )
-    _say(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
+    say(f"codebot: no skill named {name!r}.{hint}", file=sys.stderr)
     return 1
 
 
@@ -265,11 +253,11 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     if args.paths:
         missing = [p for p in args.paths if not p.exists()]
         if missing:
-            _say(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
+            say(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
             return 2
         report = validate_paths(args.paths)
     else:
-        snap = _snapshot(settings)
+        snap = snapshot(settings)
         report = validate_specs(snap, snap.diagnostics)
     failed = report.failed(args.strict)
     if args.json:
@@ -288,8 +276,8 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write("\n")
     else:
         for d in report.diagnostics:
-            _say(d.format())
-        _say(_validate_summary(report, args.strict))
+            say(d.format())
+        say(_validate_summary(report, args.strict))
     return 1 if failed else 0
 
 
@@ -307,171 +295,10 @@ def _validate_summary(report: Any, strict: bool) -> str:
     )
 
 
-HANDLERS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate}
-
-
-def cmd_invoke(args: argparse.Namespace, settings: Settings) -> int:
-    import shlex
-    import time
-
-    from codebot.skills.invoke import Actor, Adapter, Request, process_invocation
-
-    snap = _snapshot(settings)
-    raw = shlex.join(args.args) if args.args else ""
-    req = Request(
-        skill=args.name,
-        args=raw,
-        actor=Actor(args.actor),
-        session_id="cli",
-        project_dir=settings.project_dir,
-        adapter=Adapter(args.adapter),
-        overrides=settings.overrides,
-        shell="run" if args.run_shell else "list",
-        shell_timeout=settings.shell_timeout,
-        max_depth=settings.fork_depth,
-        trusted_project=settings.trusted,
-    )
-    t0 = time.perf_counter()
-    result = process_invocation(req, snap.skills)
-    ms = (time.perf_counter() - t0) * 1000
-    if not args.dry_run:
-        _record(settings, result, req, ms)
-    if not result.ok:
-        out = {
-            "decision": "denied",
-            "error": result.kind,
-            "reasons": [result.message],
-            "skill": result.skill,
-            "suggestions": list(result.suggestions),
-            "adapter": args.adapter,
-            "decided_by": result.decision.decided_by if result.decision else None,
-            "source": result.spec.source.value if result.spec else None,
-            "output": result.output,
-        }
-        if args.json:
-            print(json.dumps(out, indent=2, ensure_ascii=False))
-        else:
-            _say(f"codebot: {result.message}", file=sys.stderr)
-            if result.output:
-                _say(result.output, file=sys.stderr)
-        return 1
-    out = {
-        "decision": "allowed",
-        "reasons": [result.decision.reason, *result.notes],
-        "adapter": args.adapter,
-        "decided_by": result.decision.decided_by,
-        "skill": result.spec.name,
-        "source": result.spec.source.value,
-        "mode": result.mode,
-        "delta": result.delta.to_json(),
-        "arguments": list(result.arguments),
-        "shell": [{"command": c.command, "line": c.line, "ran": c.ran} for c in result.shell],
-        "prompt": result.prompt,
-        "project_trusted": settings.trusted,
-        "dropped": [f for f in ("allowed-tools", "model", "effort") if _dropped(result, f)],
-    }
-    if args.json:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-    else:
-        _say(f"# {out['skill']} ({out['source']}) · {out['mode']} · decided by {out['decided_by']}")
-        if result.delta:
-            _say(f"# delta: {json.dumps(out['delta'])}")
-        for c in result.shell:
-            _say(
-                f"# shell line {c.line}: {c.command} ({'ran' if c.ran else 'not run; pass --run-shell'})"
-            )
-        for n in result.notes:
-            _say(f"# note: {n}")
-        _say(result.prompt)
-    return 0
-
-
-def _record(settings: Settings, result, req, ms: float) -> None:
-    """Usage and lifecycle trace for a real (not dry-run) CLI invocation."""
-    try:
-        from codebot.skills.prompt import UsageTracker
-        from codebot.skills.trace import Tracer
-    except ImportError:
-        return
-    tracer = Tracer(settings.home / "traces" / "cli.jsonl", "cli")
-    name = result.spec.name if result.spec else req.skill
-    source = result.spec.source.value if result.spec else None
-    if result.ok:
-        for event in ("eligible", "selected", "activated"):
-            tracer.emit(event, actor=req.actor.value, skill=name, source=source, mode=result.mode)
-        tracer.emit(
-            "completed",
-            actor=req.actor.value,
-            skill=name,
-            source=source,
-            mode=result.mode,
-            duration_ms=ms,
-        )
-        UsageTracker(settings.home / "skill-usage.json").record(result.spec.key)
-    else:
-        event = "denied" if result.kind in ("denied", "unknown", "cycle", "depth") else "failed"
-        tracer.emit(
-            event,
-            actor=req.actor.value,
-            skill=name,
-            source=source,
-            reason=result.message,
-            duration_ms=ms,
-        )
-
-
-HANDLERS["invoke"] = cmd_invoke
-
-
-def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
-    from codebot.skills.prompt import ListingOptions, UsageTracker, listing_for
-
-    snap = _snapshot(settings)
-    usage = UsageTracker(settings.home / "skill-usage.json").scores()
-    budget = args.budget if args.budget is not None else settings.listing_budget
-    if (
-        budget is not None and budget <= 0
-    ):  # None: the listing's own default (a share of the window)
-        _say("codebot: --budget must be a positive number of characters", file=sys.stderr)
-        return 2
-    options = ListingOptions(budget, settings.listing_line, settings.listing_when)
-    listing = listing_for(
-        snap,
-        overrides=settings.overrides,
-        active=_active(snap, settings),
-        usage=usage,
-        options=options,
-    )
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "text": listing.text,
-                    "listed": list(listing.listed),
-                    "described": list(listing.described),
-                    "cut": list(listing.cut),
-                    "omitted": list(listing.omitted),
-                    "chars": listing.chars,
-                    "budget": listing.budget,
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
-    else:
-        _say(listing.text)
-        _say(
-            f"\n# {len(listing.listed)} listed, {len(listing.cut)} shortened, {len(listing.omitted)} omitted; "
-            f"{listing.chars} of {listing.budget} characters",
-            file=sys.stderr,
-        )
-    return 0
-
-
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.commands.stats import run_stats
 
-    return run_stats(args, settings, _snapshot(settings))
+    return run_stats(args, settings, snapshot(settings))
 
 
 def cmd_route(args: argparse.Namespace, settings: Settings) -> int:
@@ -492,23 +319,17 @@ def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     return run(args, settings)
 
 
-HANDLERS["watch"] = cmd_watch
-HANDLERS["listing"] = cmd_listing
-HANDLERS["stats"] = cmd_stats
-HANDLERS["route"] = cmd_route
-HANDLERS["eval"] = cmd_eval
-
-
-def _dropped(result: Any, field: str) -> bool:
-    """A field the skill set that did not reach the delta (plugin or untrusted project)."""
-    spec, delta = result.spec, result.delta
-    wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[
-        field
-    ]
-    got = {"allowed-tools": delta.allowed_tools, "model": delta.model, "effort": delta.effort}[
-        field
-    ]
-    return bool(wanted) and not got
+HANDLERS = {
+    "list": cmd_list,
+    "show": cmd_show,
+    "validate": cmd_validate,
+    "invoke": cmd_invoke,
+    "watch": cmd_watch,
+    "listing": cmd_listing,
+    "stats": cmd_stats,
+    "route": cmd_route,
+    "eval": cmd_eval,
+}
 
 
 def _body_or_why(spec: Spec) -> str:

@@ -138,7 +138,8 @@ class TreeChecks:
             self.arithmetic(node, 0)
         elif t == "test_command" and _TEST_ARITH.search(self.full_text(node)):
             self.unresolved.append(
-                f"`{shorten(self.snippet(node))}` evaluates operands as arithmetic, which can run commands hidden in variable values"
+                f"`{shorten(self.snippet(node))}` evaluates operands as arithmetic, which can run "
+                "commands hidden in variable values"
             )
         elif t == "expansion":
             self.expansion(node)
@@ -151,7 +152,8 @@ class TreeChecks:
                 if not _IDENTIFIER.fullmatch(self.node_text(name)):
                     # tree-sitter accepts `--a=b`, `1a=b`; bash runs them as a command
                     self.unresolved.append(
-                        f"`{shorten(self.snippet(node))}` {self.at(node.start_byte)} is a command for bash, not an assignment"
+                        f"`{shorten(self.snippet(node))}` {self.at(node.start_byte)} is a command "
+                        "for bash, not an assignment"
                     )
                 self.assigned.append(self.node_text(name))
 
@@ -159,7 +161,8 @@ class TreeChecks:
         text = self.full_text(node)
         if _ARITH_NAMES.search(text[prefix:]):
             self.unresolved.append(
-                f"`{shorten(text)}` evaluates variables as arithmetic, which can run commands hidden in their values"
+                f"`{shorten(text)}` evaluates variables as arithmetic, which can run commands "
+                "hidden in their values"
             )
 
     def expansion(self, node: Any) -> None:
@@ -172,22 +175,26 @@ class TreeChecks:
                 continue
             elif child.type == "!" and i == 1:
                 self.unresolved.append(
-                    f"`{shorten(text)}` is an indirect expansion, which can evaluate a subscript hidden in a value"
+                    f"`{shorten(text)}` is an indirect expansion, which can evaluate a subscript "
+                    "hidden in a value"
                 )
             elif child.type == "@" and i + 1 < len(kids) and self.node_text(kids[i + 1]) == "P":
                 self.unresolved.append(
-                    f"`{shorten(text)}` expands a value as a prompt, which runs the command substitutions in it"
+                    f"`{shorten(text)}` expands a value as a prompt, which runs the command "
+                    "substitutions in it"
                 )
             elif child.type == ":" and (i + 1 >= len(kids) or kids[i + 1].type != "number"):
                 self.unresolved.append(
-                    f"`{shorten(text)}` takes a substring at an arithmetic offset, which can run commands hidden in variable values"
+                    f"`{shorten(text)}` takes a substring at an arithmetic offset, which can run "
+                    "commands hidden in variable values"
                 )
 
     def subscript(self, node: Any) -> None:
         index = node.child_by_field_name("index")
         if index is not None and not re.fullmatch(r"[0-9]+|@|\*", self.node_text(index)):
             self.unresolved.append(
-                f"`{shorten(self.snippet(node))}`: an array subscript is evaluated as arithmetic, which can run commands hidden in variable values"
+                f"`{shorten(self.snippet(node))}`: an array subscript is evaluated as arithmetic, "
+                "which can run commands hidden in variable values"
             )
 
     def structure(self, node: Any) -> None:
@@ -270,7 +277,8 @@ class TreeChecks:
                     "a word that tree-sitter and bash split differently", text, node.start_byte
                 )
                 self.unresolved.append(
-                    f"`{shorten(text)}` {self.at(node.start_byte)}: tree-sitter and bash split it differently"
+                    f"`{shorten(text)}` {self.at(node.start_byte)}: tree-sitter and bash split it "
+                    "differently"
                 )
                 return
             i += 1
@@ -300,7 +308,8 @@ class TreeChecks:
                     child.start_byte,
                 )
                 self.unresolved.append(
-                    f"`{shorten(self.snippet(node))}`: tree-sitter and bash split its words differently"
+                    f"`{shorten(self.snippet(node))}`: tree-sitter and bash split its words "
+                    "differently"
                 )
                 return
             prev = (child, field)
@@ -341,7 +350,10 @@ def evaluates(name: str | None, words: Sequence[str]) -> str | None:
     args = words[1:]
     if name == "let":
         if any(_ARITH_OPERAND.search(a) for a in args):
-            return "`let` evaluates its arguments as arithmetic, which can run commands hidden in variable values"
+            return (
+                "`let` evaluates its arguments as arithmetic, which can run commands hidden in "
+                "variable values"
+            )
         return None
     if name in ("test", "[") and not any(a in ("-v", "-R") for a in args):
         return None

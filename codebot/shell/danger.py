@@ -1,13 +1,11 @@
-"""The dangerous-options table: options that make a command write files, run other programs
-or change configuration, as data the docs render, and the check of one command against it.
+"""The check of one command against the dangerous-options table (`danger_table`).
 
-This module owns `DANGEROUS_OPTIONS` and `DANGEROUS_VARIABLES` (rows of command, options,
-why) and `findings(command)`, which says which rows one `SimpleCommand` triggers and at which
-word. A row's options are matched on parsed words: `--output` also matches `--output=x`, a
-short `-o` also matches `-ofile` and a cluster such as `-sSo`, and for the programs in
-`ABBREVIATING` a long option also matches its abbreviations (`tar --checkpoint-act`); `kind`
-says when a row applies (an option, a subcommand, any use, or a check of a script such as
-sed's `w` command).
+`findings(command)` says which rows of `DANGEROUS_OPTIONS` (and which `DANGEROUS_VARIABLES`)
+one `SimpleCommand` triggers and at which word. A row's options are matched on parsed words:
+`--output` also matches `--output=x`, a short `-o` also matches `-ofile` and a cluster such as
+`-sSo`, and for the programs in `ABBREVIATING` a long option also matches its abbreviations
+(`tar --checkpoint-act`); a row's `kind` says when it applies (an option, a subcommand, any
+use, or a check of a script such as sed's `w` command).
 The script checks (sed, awk) and the value checks (curl `@file`) live in `scripts`.
 """
 
@@ -15,344 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from codebot.shell.danger_table import (
+    ABBREVIATING,
+    CHECKED_LONG,
+    DANGEROUS_OPTIONS,
+    DANGEROUS_VARIABLES,
+    Danger,
+)
 from codebot.shell.parse import SimpleCommand
 from codebot.shell.scripts import awk_danger, curl_uploads, sed_danger
 
-__all__ = [
-    "ABBREVIATING",
-    "DANGEROUS_OPTIONS",
-    "DANGEROUS_VARIABLES",
-    "Danger",
-    "Finding",
-    "findings",
-]
-
-Kind = Literal["option", "global", "subcommand", "any", "prefix", "check"]
-
-
-@dataclass(frozen=True)
-class Danger:
-    """One row: `commands` with any of `options` (see `kind`) do what `why` says."""
-
-    commands: tuple[str, ...]
-    options: tuple[str, ...]
-    why: str
-    kind: Kind = "option"
-    scope: tuple[str, ...] = ()  # only after these subcommands (git format-patch -o)
-    read_only: tuple[str, ...] = ()  # for kind="subcommand" with options ("*",): the safe ones
-
-
-def _d(
-    commands: str,
-    options: str,
-    why: str,
-    kind: Kind = "option",
-    scope: str = "",
-    read_only: str = "",
-) -> Danger:
-    return Danger(
-        tuple(commands.split()),
-        tuple(options.split()),
-        why,
-        kind,
-        tuple(scope.split()),
-        tuple(read_only.split()),
-    )
-
-
-_NPM_RO = (
-    "ls list ll la view v info show outdated why explain help search prefix root whoami ping doctor"
-)
-_DOCKER_RO = (
-    "ps images inspect logs version info stats top port history search diff events "
-    "image:ls image:list image:inspect image:history container:ls container:list "
-    "container:inspect container:logs container:top container:port container:diff "
-    "volume:ls volume:list volume:inspect network:ls network:list network:inspect "
-    "compose:ps compose:logs compose:config compose:ls compose:version compose:images "
-    "compose:top system:df system:info context:ls context:show context:inspect "
-    "buildx:ls buildx:version buildx:inspect"
-)
-
-#: Options that write files, run other programs or change configuration, per command.
-DANGEROUS_OPTIONS: tuple[Danger, ...] = (
-    _d(
-        "git",
-        "-c --config-env",
-        "sets configuration, and settings such as core.pager, core.sshCommand or alias.* run programs",
-        "global",
-    ),
-    _d(
-        "git",
-        "-C --git-dir --work-tree",
-        "points git at another repository, whose configuration (core.fsmonitor, core.pager, hooks) can run programs",
-        "global",
-    ),
-    _d(
-        "git",
-        "--exec-path",
-        "changes where git finds its subcommands, so it can run any program",
-        "global",
-    ),
-    _d("git", "--output", "writes its output to a file"),
-    _d("git", "-o --output-directory", "writes files", scope="format-patch archive"),
-    _d(
-        "git",
-        "--ext-diff",
-        "runs the external diff program from diff.external or GIT_EXTERNAL_DIFF",
-    ),
-    _d("git", "--upload-pack --receive-pack --exec", "runs the program it names"),
-    _d("git", "-u", "runs the program it names as upload-pack", scope="clone"),
-    _d("git", "-x --exec", "runs a shell command after each commit", scope="rebase"),
-    _d(
-        "git",
-        "-O --open-files-in-pager",
-        "opens the matching files with the program it names",
-        scope="grep",
-    ),
-    _d("git", "-x --extcmd", "runs the diff program it names", scope="difftool"),
-    _d(
-        "git",
-        "--template",
-        "installs hooks from a template folder, and hooks run programs",
-        scope="clone init",
-    ),
-    _d("git", "-c --config", "sets configuration in the new repository", scope="clone"),
-    _d("git", "foreach", "runs a shell command in each submodule", scope="submodule"),
-    _d("git", "run", "runs a command at each bisection step", scope="bisect"),
-    _d("git", "filter-branch", "runs shell commands as filters", "subcommand"),
-    _d(
-        "git",
-        "send-pack receive-pack upload-pack",
-        "talks to a remote or runs a program it names (send-pack pushes, as `git push` does; receive-pack runs the repository's hooks)",
-        "subcommand",
-    ),
-    _d("find", "-exec -execdir -ok -okdir", "runs a program for each file"),
-    _d("find", "-delete", "deletes files"),
-    _d("find", "-fprint -fprint0 -fprintf -fls", "writes the list of files to a file"),
-    _d("sed", "-i --in-place", "edits files in place"),
-    _d(
-        "sed",
-        "-f --file",
-        "reads its script from a file, and a script can write files (w) or run commands (e)",
-    ),
-    _d("sed", "w W e", "writes files (w, W) or runs commands (e, s///e) from its script", "check"),
-    _d(
-        "awk gawk mawk nawk",
-        "-f --file -i --include -l --load -E --exec",
-        "loads a program or a library from a file",
-    ),
-    _d(
-        "awk gawk mawk nawk",
-        "system() |getline print> print|",
-        "runs commands or writes files from its program",
-        "check",
-    ),
-    _d(
-        "xargs",
-        "*",
-        "runs the program in its arguments, with more arguments read from its input",
-        "any",
-    ),
-    _d("env", "-S --split-string", "splits a string into a command line and runs it"),
-    _d("env", "-P", "looks the command up in another PATH"),
-    _d(
-        "tar",
-        "--to-command --checkpoint-action --use-compress-program -I --info-script -F --new-volume-script --rsh-command --rmt-command",
-        "runs the program it names",
-    ),
-    _d("tar", "--index-file --volno-file", "writes to the file it names"),
-    _d(
-        "tar",
-        "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete",
-        "writes or deletes files (an archive being extracted can name any path)",
-    ),
-    _d(
-        "rsync",
-        "*",
-        "copies files, overwriting the destination, and can delete files (--delete, --remove-source-files)",
-        "any",
-    ),
-    _d("rsync", "-e --rsh --rsync-path", "runs the program it names, here or on the remote host"),
-    _d(
-        "curl",
-        "-o -O --output --remote-name --remote-name-all --output-dir -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl --etag-save --hsts --alt-svc",
-        "writes files",
-    ),
-    _d("curl", "-K --config", "reads more options from a file"),
-    _d("curl", "-T --upload-file", "uploads a local file"),
-    _d(
-        "curl",
-        "-d@ --data@ -F@ --form@ --json@",
-        "uploads a local file (`@file` or `<file` in a value)",
-        "check",
-    ),
-    _d("wget", "*", "downloads into files", "any"),
-    _d(
-        "wget",
-        "-O --output-document -o --output-file -a --append-output -P --directory-prefix",
-        "writes files where it names",
-    ),
-    _d("wget", "--post-file --body-file", "uploads a local file"),
-    _d(
-        "wget",
-        "-i --input-file -e --execute --config --use-askpass",
-        "reads commands or URLs from a file, or runs a program",
-    ),
-    _d(
-        "npm pnpm bun",
-        "*",
-        "runs package scripts, installs packages (whose install scripts run) or changes configuration",
-        "subcommand",
-        read_only=_NPM_RO,
-    ),
-    _d(
-        "yarn",
-        "*",
-        "runs package scripts (`yarn build` runs the script `build`) or installs packages; bare `yarn` installs",
-        "subcommand",
-        read_only="list info why outdated help",
-    ),
-    _d("npx pnpx bunx uvx pipx", "*", "downloads and runs a package", "any"),
-    _d(
-        "pip pip3",
-        "*",
-        "installs or removes packages (building one runs its setup code) or changes configuration",
-        "subcommand",
-        read_only="list show freeze check help search index inspect debug hash",
-    ),
-    _d(
-        "uv",
-        "*",
-        "runs code (uv run), installs packages or changes the environment",
-        "subcommand",
-        read_only="version tree help pip:list pip:show pip:freeze pip:check pip:tree python:list python:find cache:dir",
-    ),
-    _d(
-        "docker podman",
-        "*",
-        "runs containers (which can mount and change host files) or changes images, volumes and networks",
-        "subcommand",
-        read_only=_DOCKER_RO,
-    ),
-    _d(
-        "docker podman",
-        "-v --volume --mount --privileged --pid --network --net --cap-add --device --security-opt --userns --volumes-from",
-        "gives the container access to host files, devices, processes or privileges",
-        scope="run create exec",
-    ),
-    _d("sort", "-o --output", "writes its output to a file"),
-    _d("sort", "--compress-program", "runs the program it names"),
-    _d("tee", "*", "writes its input to the files it names", "any"),
-    _d("dd", "of=", "writes to a file or device", "prefix"),
-    _d(
-        "less more most",
-        "+",
-        "runs pager commands at start, and `!` in them runs shell commands",
-        "prefix",
-    ),
-    _d(
-        "less",
-        "-k --lesskey-file --lesskey-src --lesskey-content",
-        "reads a key file, whose #env section can set LESSOPEN and so run commands",
-    ),
-    _d("man", "-P --pager -H --html", "runs the pager or browser program it names"),
-    _d("vim vi nvim view vimdiff ex", "*", "edits files and runs editor commands", "any"),
-    _d(
-        "vim vi nvim view vimdiff ex",
-        "-c --cmd -S -s -u",
-        "runs editor commands, which can write files or run shell commands",
-    ),
-    _d("vim vi nvim view vimdiff ex", "+", "runs an editor command at start", "prefix"),
-    _d("emacs", "--eval --execute -l --load -f --funcall --script -script -x", "runs Lisp code"),
-    _d(
-        "ssh scp sftp",
-        "-o -F",
-        "sets options such as ProxyCommand or LocalCommand, which run local programs",
-    ),
-    _d("scp sftp", "-S", "runs the program it names instead of ssh"),
-    _d("rg", "--pre --hostname-bin", "runs the program it names"),
-    _d("fd fdfind", "-x --exec -X --exec-batch", "runs a program for each match"),
-    _d("go", "-exec -toolexec", "runs the program it names"),
-    _d("go", "generate", "runs the commands in //go:generate comments", "subcommand"),
-    _d("zip", "-TT --unzip-command", "runs the program it names to test the archive"),
-    _d(
-        "ssh-keygen",
-        "-D -w",
-        "loads the PKCS#11 or security-key provider library it names, which runs its code",
-    ),
-    _d(
-        "cargo",
-        "--config",
-        "sets configuration, and settings such as target.<triple>.runner or build.rustc-wrapper run programs",
-    ),
-    _d("eval", "*", "runs its arguments as shell code", "any"),
-    _d("sudo doas su pkexec run0", "*", "runs a command as another user", "any"),
-)
-
-#: Programs whose parser takes any unambiguous prefix of a long option as that option, as
-#: GNU getopt_long and argp do (`tar --checkpoint-act=exec=CMD` is `--checkpoint-action`):
-#: tar, sed, sort, env, gawk, wget, man; less, zip, curl (7.x, 8.4: curl issue 12936), emacs
-#: (startup.el completes `--ev`) and git's parse-options after a subcommand (`git rebase
-#: --exe`, `git fetch --upload-p`; not git's global options nor diff's). For them a word
-#: `--X` or `--X=...` hits a row's `--Y` that starts with `--X`, however short; the value is
-#: the program's full options that are a prefix of an option of its rows or checks, which it
-#: takes as themselves (`tar --checkpoint=1`). A prefix the program finds ambiguous makes it
-#: fail, so hitting it only asks. Checked with the real programs where installed. Exact
-#: names only: find, rg, vim, cargo (clap), rsync (popt), go, docker; mawk's long options are
-#: `-W name` and take prefixes (`-W ex file`), read as `--name` for every awk.
-ABBREVIATING: dict[str, frozenset[str]] = {
-    name: frozenset(exact.split())
-    for names, exact in (
-        ("tar", "--checkpoint"),
-        ("curl", "--cookie --head --url"),
-        ("sed sort env wget man less zip emacs git awk gawk mawk nawk", ""),
-    )
-    for name in names.split()
-}
-#: The long options each script check reads, so that an abbreviation reaches it spelled out.
-_CHECKED_LONG: dict[str, tuple[str, ...]] = {
-    "sed": ("--expression", "--file", "--line-length", "--sandbox"),
-    "awk": ("--source", "--file", "--exec", "--include", "--load", "--field-separator", "--assign"),
-    "curl": (
-        "--data",
-        "--data-binary",
-        "--data-ascii",
-        "--data-urlencode",
-        "--json",
-        "--header",
-        "--url-query",
-        "--form",
-    ),
-}
-
-#: Variables whose value makes an ordinary command run other code (NAME, or PREFIX*).
-DANGEROUS_VARIABLES: tuple[tuple[str, str], ...] = (
-    ("PATH", "chooses which program each command name runs"),
-    ("LD_* DYLD_*", "loads libraries into every program"),
-    (
-        "BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS",
-        "makes the shell run code or split words differently",
-    ),
-    ("HOME XDG_CONFIG_HOME", "moves the configuration files programs read (e.g. ~/.gitconfig)"),
-    (
-        "GIT_*",
-        "sets git configuration, paths and helper programs (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*)",
-    ),
-    (
-        "PAGER *_PAGER MANPAGER LESSOPEN LESSCLOSE EDITOR VISUAL *_EDITOR SSH_ASKPASS *_ASKPASS",
-        "names a program that other programs run",
-    ),
-    (
-        "PYTHONSTARTUP PYTHONPATH PYTHONHOME NODE_OPTIONS PERL5OPT PERL5LIB RUBYOPT RUBYLIB",
-        "makes an interpreter load other code",
-    ),
-    (
-        "npm_config_* NPM_CONFIG_* PIP_* UV_* WGETRC CURL_HOME",
-        "sets a package manager's or downloader's options",
-    ),
-)
+__all__ = ["Finding", "findings", "positionals", "variable_danger"]
 
 
 @dataclass(frozen=True)
@@ -415,7 +87,7 @@ def _option_hits(option: str, word: str, exact: frozenset[str] | None = None) ->
     return word == option
 
 
-def _positionals(name: str, words: Sequence[str]) -> list[int]:
+def positionals(name: str, words: Sequence[str]) -> list[int]:
     """Indices of the words that are not options (git skips its global options' values)."""
     out: list[int] = []
     i = 1
@@ -458,39 +130,46 @@ def findings(cmd: SimpleCommand) -> list[Finding]:
     exact = ABBREVIATING.get(name, ABBREVIATING.get(name.lower()))
     if rows and "awk" in rows[0].commands:
         words = _awk_long_options(words)
-    pos = _positionals(name, words)
-    first_pos = pos[0] if pos else len(words)
-    sub = words[first_pos] if pos else None
+    pos = positionals(name, words)
+    sub = words[pos[0]] if pos else None
     for row in rows:
         if row.scope and sub not in row.scope:
             continue
-        if row.kind == "any":
-            out.append(Finding(0, f"`{name}`", row.why, row))
-        elif row.kind == "subcommand":
-            hit = _subcommand_hit(row, words, pos)
-            if hit is not None:
-                label = f"subcommand `{words[hit]}`" if hit else f"`{name}`"
-                out.append(Finding(hit, label, row.why, row))
-        elif row.kind == "check":
-            out.extend(_check(name, _spelled_out(name, words, exact), row))
-        else:
-            end = first_pos if row.kind == "global" else len(words)
-            for i in range(1, end):
-                w = words[i]
-                hit = next(
-                    (
-                        o
-                        for o in row.options
-                        if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w, exact))
-                    ),
-                    None,
-                )
-                if hit is not None:
-                    out.append(Finding(i, f"option `{hit}`", row.why, row))
-                    break
+        out.extend(_row_findings(row, name, words, pos, exact))
     if rows:
         out.extend(_unknown_words(cmd, name))
     return out
+
+
+def _row_findings(
+    row: Danger, name: str, words: Sequence[str], pos: list[int], exact: frozenset[str] | None
+) -> list[Finding]:
+    """What one row (whose scope, if any, the command is in) finds in the command's words."""
+    if row.kind == "any":
+        return [Finding(0, f"`{name}`", row.why, row)]
+    if row.kind == "subcommand":
+        hit = _subcommand_hit(row, words, pos)
+        if hit is None:
+            return []
+        label = f"subcommand `{words[hit]}`" if hit else f"`{name}`"
+        return [Finding(hit, label, row.why, row)]
+    if row.kind == "check":
+        return _check(name, _spelled_out(name, words, exact), row)
+    first_pos = pos[0] if pos else len(words)
+    end = first_pos if row.kind == "global" else len(words)
+    for i in range(1, end):
+        w = words[i]
+        hit = next(
+            (
+                o
+                for o in row.options
+                if (w.startswith(o) if row.kind == "prefix" else _option_hits(o, w, exact))
+            ),
+            None,
+        )
+        if hit is not None:
+            return [Finding(i, f"option `{hit}`", row.why, row)]
+    return []
 
 
 def _awk_long_options(words: Sequence[str]) -> tuple[str, ...]:
@@ -507,7 +186,7 @@ def _awk_long_options(words: Sequence[str]) -> tuple[str, ...]:
             risky = [
                 p
                 for p in parts
-                if any(o.startswith("--" + p.partition("=")[0]) for o in _CHECKED_LONG["awk"])
+                if any(o.startswith("--" + p.partition("=")[0]) for o in CHECKED_LONG["awk"])
             ]
             out[i], out[at] = "--W", "--" + (risky or parts)[0]
     return tuple(out)
@@ -515,7 +194,7 @@ def _awk_long_options(words: Sequence[str]) -> tuple[str, ...]:
 
 def _spelled_out(name: str, words: Sequence[str], exact: frozenset[str] | None) -> Sequence[str]:
     """The words with each abbreviation of a long option a script check reads spelled out."""
-    names = _CHECKED_LONG.get("awk" if "awk" in name else name, ())
+    names = CHECKED_LONG.get("awk" if "awk" in name else name, ())
     if exact is None or not names:
         return words
     out = list(words)
@@ -576,64 +255,4 @@ def variable_danger(name: str) -> str | None:
                 or (pattern.startswith("*") and name.endswith(pattern[1:]))
             ):
                 return why
-    return None
-
-
-#: git subcommands that print (or write out) the contents of committed files.
-_GIT_PRINTS = frozenset(
-    {
-        "show",
-        "cat-file",
-        "diff",
-        "grep",
-        "archive",
-        "blame",
-        "annotate",
-        "format-patch",
-        "fast-export",
-        "range-diff",
-        "unpack-file",
-    }
-)
-#: ... and those that do so with a patch option (`git log -p`; `git stash show` always).
-_GIT_PATCHES = frozenset(
-    {"log", "whatchanged", "reflog", "stash", "diff-tree", "diff-index", "diff-files"}
-)
-_PATCH_OPTIONS = (
-    "-p",
-    "-u",
-    "--patch",
-    "--patch-with-stat",
-    "--patch-with-raw",
-    "-c",
-    "--cc",
-    "--dd",
-    "--binary",
-)
-_PATCH_PREFIXES = ("-U", "--unified", "-L", "--word-diff", "--color-words")
-
-
-def prints_repository(cmd: SimpleCommand) -> str | None:
-    """`git show`, `git log -p`, ...: a git command that prints committed file contents, as
-    `git <sub> [option]`; a word that is not a literal may be one (None when it is not one)."""
-    if (cmd.name or "").casefold() != "git":
-        return None
-    pos = _positionals("git", cmd.words)
-    if not pos:
-        return None
-    parts, sub = cmd.parts, cmd.words[pos[0]]
-    if not parts[pos[0]].literal or sub in _GIT_PRINTS:
-        return f"git {sub}"
-    if sub not in _GIT_PATCHES:
-        return None
-    if sub == "stash":  # `git stash show` prints a patch when stash.showPatch is set
-        action = cmd.words[pos[1]] if len(pos) > 1 else ""
-        if action == "show" or (len(pos) > 1 and not parts[pos[1]].literal):
-            return f"git stash {action}"
-        if action != "list":  # `git stash list -p` takes log's options
-            return None
-    for part in parts[pos[0] + 1 :]:
-        w = part.value
-        if not part.literal or w in _PATCH_OPTIONS or w.startswith(_PATCH_PREFIXES):
-            return f"git {sub} {w}"
     return None

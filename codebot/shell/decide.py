@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from codebot.shell.danger import prints_repository
+from codebot.shell.git_prints import prints_repository
 from codebot.shell.parse import Analysis, parsed
 from codebot.shell.rules import (
     RuleKind,
@@ -46,12 +46,17 @@ EVERY_TOOL = "*"
 
 
 class RuleLike(Protocol):
-    """A permission rule as the caller holds it (`codebot.agent.permissions.Pattern`)."""
+    """A permission rule as the caller holds it (`codebot.agent.permissions.Pattern`), read
+    only (a frozen dataclass qualifies)."""
 
-    tool: str
-    kind: str  # "any", "exact", "prefix", or a kind Bash ignores ("path", "glob", ...)
-    spec: str | None
-    text: str
+    @property
+    def tool(self) -> str: ...
+    @property
+    def kind(self) -> str: ...  # "any", "exact", "prefix", or a kind Bash ignores ("path", ...)
+    @property
+    def spec(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -98,34 +103,55 @@ def _order(
     if deny_all is not None:
         return _Outcome("deny_all", f"Bash is denied by the rule {deny_all}", deny_all), None
     analysis = parsed(command)
+    refused = _refusal(analysis, deny, read_denied)
+    if refused is not None:
+        return refused, analysis
+    return _grant(analysis, allow_any, allow, path_denied), analysis
+
+
+def _refusal(
+    analysis: Analysis, deny: Sequence[_Denial], read_denied: str | None
+) -> _Outcome | None:
+    """Steps 1 to 3 of the order: a deny rule hits, a command that cannot be checked under
+    deny rules, a git command printing files under a Read(...) deny rule; None if none."""
     for kind, spec, text in deny:
         hit = deny_match(analysis, spec, kind)
         if hit.ok:
-            return _Outcome("deny", hit.reason, text), analysis
+            return _Outcome("deny", hit.reason, text)
     if deny:
         why = needs_asking_under_deny(analysis)
         if why:
-            return _Outcome("unchecked", why), analysis
+            return _Outcome("unchecked", why)
     if read_denied is not None:
         reading = _reads_repository(analysis, read_denied)
         if reading:
-            return _Outcome("repository", reading), analysis
+            return _Outcome("repository", reading)
+    return None
+
+
+def _grant(
+    analysis: Analysis,
+    allow_any: tuple[str, str] | None,
+    allow: Sequence[_Grant],
+    path_denied: Callable[[str], str | None] | None,
+) -> _Outcome:
+    """The rest of the order: whether allow rules cover the command, and which."""
     if allow_any is not None:
-        return _Outcome("any", "a bare Bash rule allows every command", *allow_any), analysis
+        return _Outcome("any", "a bare Bash rule allows every command", *allow_any)
     usable = allow_rules([(kind, spec) for kind, spec, _, _ in allow])
     m = covered(analysis, usable)
     if not allow:
-        return _Outcome("no_rules", m.reason), analysis
+        return _Outcome("no_rules", m.reason)
     if not m.ok:
-        return _Outcome("uncovered", m.reason), analysis
+        return _Outcome("uncovered", m.reason)
     named = _denied_word(analysis, path_denied) if path_denied is not None else None
     if named:
-        return _Outcome("path", named), analysis
+        return _Outcome("path", named)
     # Name the rule when one alone covers the whole command; else the parts' rules.
     for kind, spec, text, source in allow:
         if allow_match(analysis, spec, kind).ok:
-            return _Outcome("covered", m.reason, text, source), analysis
-    return _Outcome("covered", m.reason), analysis
+            return _Outcome("covered", m.reason, text, source)
+    return _Outcome("covered", m.reason)
 
 
 def check_bash(

@@ -245,7 +245,8 @@ class _Walk(TreeChecks):
         elif t == "file_redirect" and len(node.children_by_field_name("destination")) > 1:
             self.problem(CONSTRUCTS[t], self.snippet(node), node.start_byte)
             self.unresolved.append(
-                f"`{shorten(self.snippet(node))}`: tree-sitter reads words after a redirection as part of it"
+                f"`{shorten(self.snippet(node))}`: tree-sitter reads words after a redirection as "
+                "part of it"
             )
         elif t == "compound_statement" and self.snippet(node).startswith("(("):
             self.problem("an arithmetic command", self.snippet(node), node.start_byte)
@@ -260,8 +261,20 @@ class _Walk(TreeChecks):
             return  # the walk stops at the next node and says why
         self.adjacent(node, ("name", "argument"))
         self.line_gaps(node)
-        groups: list[list[Any]] = []
         assignments: list[str] = []
+        groups = self.word_groups(node, assignments)
+        if not groups:
+            return
+        parts = tuple(decode_word(g, self.src) for g in groups)
+        self.word_problems(parts)
+        if parts[0].glob:
+            self.problem("a glob in the command name", parts[0].source, parts[0].offset)
+        self.add(self.make(parts, (), tuple(assignments)))
+
+    def word_groups(self, node: Any, assignments: list[str]) -> list[list[Any]]:
+        """The nodes of each word of a command, name first (adjacent arguments are one
+        word); the names its assignments set go to `assignments`."""
+        groups: list[list[Any]] = []
         for child, field in fields(node):
             if child.is_missing:
                 continue
@@ -281,9 +294,10 @@ class _Walk(TreeChecks):
                 groups[-1].extend(nodes)  # `$"..."` comes as two adjacent arguments
             else:
                 groups.append(nodes)
-        if not groups:
-            return
-        parts = tuple(decode_word(g, self.src) for g in groups)
+        return groups
+
+    def word_problems(self, parts: tuple[Word, ...]) -> None:
+        """Note what makes a word not plain, and what hides its value."""
         for p in parts:
             if p.problem is not None:
                 self.problem(p.problem.kind, p.problem.text, p.problem.offset)
@@ -291,9 +305,6 @@ class _Walk(TreeChecks):
                     self.unresolved.append(
                         f"{p.problem.kind}: `{shorten(p.problem.text)}` {self.at(p.offset)}"
                     )
-        if parts[0].glob:
-            self.problem("a glob in the command name", parts[0].source, parts[0].offset)
-        self.add(self.make(parts, (), tuple(assignments)))
 
     def declaration(self, node: Any) -> None:
         """`export`/`declare`/`local`/`readonly`/`typeset`/`unset`: a command for the rules."""
@@ -326,7 +337,8 @@ class _Walk(TreeChecks):
             self.problem("a reserved word as a command name", parts[0].source, parts[0].offset)
             if parts[0].source != "!":  # `! ! rm x`: the negation is unwrapped like a wrapper
                 self.unresolved.append(
-                    f"`{parts[0].source}` is a reserved word; bash may read this command differently"
+                    f"`{parts[0].source}` is a reserved word; bash may read this command "
+                    "differently"
                 )
         if name is None:
             what = "a glob" if parts[0].glob else "not a literal"
@@ -423,7 +435,10 @@ def _analyze(command: str, depth: int, budget: Budget) -> Analysis:
         return Analysis(command, False, f"not plain: {why}", (), (why,))
     specials = sum(map(command.count, _SPECIALS))
     if specials > MAX_SPECIALS:
-        why = f"too complex to analyze ({specials:,} operators, quotes and brackets; the limit is {MAX_SPECIALS:,})"
+        why = (
+            f"too complex to analyze ({specials:,} operators, quotes and brackets; the limit is "
+            f"{MAX_SPECIALS:,})"
+        )
         return Analysis(command, False, f"not plain: {why}", (), (why,))
     if not command.strip():
         return Analysis(command, False, "not plain: an empty command")

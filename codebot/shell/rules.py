@@ -3,7 +3,7 @@
 This module owns what `Bash(git diff:*)` (prefix) and `Bash(npm test)` (exact) mean for a
 command once `parse.analyze` has taken it apart; the order in which rules are consulted
 (the one verdict for a Bash call) is `decide`. The dangerous-options table it consults is
-`danger.DANGEROUS_OPTIONS`, re-exported here.
+`danger_table.DANGEROUS_OPTIONS`, re-exported here.
 
 Allow is strict. A rule allows only a plain command (see `parse`), every simple command
 of which, including those run through a wrapper (`timeout 5 pytest` runs `pytest`) or a
@@ -15,8 +15,9 @@ with unresolved parts. An exact rule of several commands (`Bash(make && make tes
 session grant may be) allows that plain command word for word and operator for operator.
 Deny is conservative: a deny rule hits when any command anywhere (nested, wrapped,
 `/bin/rm`, `\\rm`, `'rm'`) has the rule's name, compared case-insensitively, and the rule's
-other words appear in order among its words (a word that is not a literal could be any). With deny rules in place, a command that cannot be checked fully
-(unresolved names, dangerous options, dangerous variables) is asked, never allowed.
+other words appear in order among its words (a word that is not a literal could be any).
+With deny rules in place, a command that cannot be checked fully (unresolved names,
+dangerous options, dangerous variables) is asked, never allowed.
 """
 
 from __future__ import annotations
@@ -27,13 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from codebot.shell.danger import (
-    DANGEROUS_OPTIONS,
-    DANGEROUS_VARIABLES,
-    Danger,
-    findings,
-    variable_danger,
-)
+from codebot.shell.danger import findings, variable_danger
+from codebot.shell.danger_table import DANGEROUS_OPTIONS, DANGEROUS_VARIABLES, Danger
 from codebot.shell.parse import Analysis, SimpleCommand, analyze
 
 __all__ = [
@@ -112,6 +108,25 @@ def _covers(cmd: SimpleCommand, words: tuple[str, ...], kind: RuleKind) -> bool:
 _Rule = tuple[RuleKind, tuple[str, ...], str]  # kind, words, label
 
 
+def _best_cover(
+    cmd: SimpleCommand, rules: Sequence[_Rule], named: list[float], labels: list[str]
+) -> tuple[float, str]:
+    """How many of the command's words the best covering rule spells out (inf: all, -1:
+    none covers it) and that rule's label; a command run through a wrapper or a script
+    inherits what the rule covering its parent named (`Bash(xargs grep:*)` names `grep`)."""
+    best, label = -1.0, ""
+    for kind, words, rule in rules:
+        if _covers(cmd, words, kind):
+            n = math.inf if kind == "exact" else len(words)
+            if n > best:
+                best, label = n, rule
+    if cmd.parent >= 0 and named[cmd.parent] > cmd.at:
+        inherited = math.inf if cmd.in_script else named[cmd.parent] - cmd.at
+        if inherited > best:
+            best, label = inherited, labels[cmd.parent]
+    return best, label
+
+
 def _allow(analysis: Analysis, rules: Sequence[_Rule], what: str) -> Match:
     """Every command covered by some rule, with no dangerous option the rule did not name."""
     if not analysis.plain:
@@ -122,16 +137,7 @@ def _allow(analysis: Analysis, rules: Sequence[_Rule], what: str) -> Match:
     named: list[float] = []
     labels: list[str] = []
     for cmd in analysis.commands:
-        best, label = -1.0, ""
-        for kind, words, rule in rules:
-            if _covers(cmd, words, kind):
-                n = math.inf if kind == "exact" else len(words)
-                if n > best:
-                    best, label = n, rule
-        if cmd.parent >= 0 and named[cmd.parent] > cmd.at:
-            inherited = math.inf if cmd.in_script else named[cmd.parent] - cmd.at
-            if inherited > best:
-                best, label = inherited, labels[cmd.parent]
+        best, label = _best_cover(cmd, rules, named, labels)
         if best < 0:
             return Match(False, f"{_shown(cmd)} is not covered by {what}")
         for f in findings(cmd):

@@ -22,15 +22,46 @@ _SED_VALUED_LONG = frozenset({"--file", "--line-length", "--expression"})
 _SED_SIMPLE = frozenset("=dDgGhHlLnNpPqQxzF")
 
 
-def _sed_scripts(words: Sequence[str]) -> list[tuple[int, str]]:
-    """(word index, script) for each -e script, or the first operand when there is none."""
-    scripts: list[tuple[int, str]] = []
-    explicit = any(
+def _sed_explicit(words: Sequence[str]) -> bool:
+    """Whether the scripts come from -e/-f options (else the first operand is the script)."""
+    return any(
         w in ("-f", "--file")
         or w.startswith(("--file=", "--expression"))
         or (w.startswith("-") and not w.startswith("--") and ("e" in w[1:] or "f" in w[1:]))
         for w in words[1:]
     )
+
+
+def _sed_long(words: Sequence[str], i: int, scripts: list[tuple[int, str]]) -> int:
+    """The long option at `i` (noting an --expression script); the index after it."""
+    w, n = words[i], len(words)
+    if w.startswith("--expression="):
+        scripts.append((i, w.split("=", 1)[1]))
+    elif w == "--expression" and i + 1 < n:
+        scripts.append((i + 1, words[i + 1]))
+    return i + (2 if w in _SED_VALUED_LONG else 1)
+
+
+def _sed_short(words: Sequence[str], i: int, scripts: list[tuple[int, str]]) -> int:
+    """The short options at `i` (noting an -e script, attached or the next word); the
+    index after the last word they take."""
+    w, n = words[i], len(words)
+    for j in range(1, len(w)):
+        if w[j] in "efl":
+            value, index = w[j + 1 :], i
+            if not value and i + 1 < n:
+                i += 1
+                value, index = words[i], i
+            if w[j] == "e":
+                scripts.append((index, value))
+            break
+    return i + 1
+
+
+def _sed_scripts(words: Sequence[str]) -> list[tuple[int, str]]:
+    """(word index, script) for each -e script, or the first operand when there is none."""
+    scripts: list[tuple[int, str]] = []
+    explicit = _sed_explicit(words)
     i, n = 1, len(words)
     while i < n:
         w = words[i]
@@ -39,23 +70,10 @@ def _sed_scripts(words: Sequence[str]) -> list[tuple[int, str]]:
                 scripts.append((i + 1, words[i + 1]))
             break
         if w.startswith("--"):
-            if w.startswith("--expression="):
-                scripts.append((i, w.split("=", 1)[1]))
-            elif w == "--expression" and i + 1 < n:
-                scripts.append((i + 1, words[i + 1]))
-            i += 2 if w in _SED_VALUED_LONG else 1
+            i = _sed_long(words, i, scripts)
             continue
         if w.startswith("-") and len(w) > 1:
-            for j in range(1, len(w)):
-                if w[j] in "efl":
-                    value, index = w[j + 1 :], i
-                    if not value and i + 1 < n:
-                        i += 1
-                        value, index = words[i], i
-                    if w[j] == "e":
-                        scripts.append((index, value))
-                    break
-            i += 1
+            i = _sed_short(words, i, scripts)
             continue
         if not explicit:
             scripts.append((i, w))
@@ -122,6 +140,47 @@ def _skip_address(s: str, i: int) -> int | None:
     return i
 
 
+def _after_address(s: str, i: int) -> int | None:
+    """Past the address (or range) at `i` and the blanks and `!` after it; None when an
+    address is not terminated."""
+    n = len(s)
+    j = _skip_address(s, i)
+    if j is not None and j < n and s[j] == ",":
+        j = _skip_address(s, j + 1)
+    if j is None:
+        return None
+    while j < n and s[j] in " \t!":
+        j += 1
+    return j
+
+
+def _sed_replace(s: str, j: int, c: str) -> str | int:
+    """The `s` or `y` command at `j`: why it cannot be read or writes or runs something, or
+    where the script goes on after it."""
+    n = len(s)
+    if j + 1 >= n or s[j + 1] in "\n\\":
+        return f"an unreadable `{c}` command in its script"
+    delim = s[j + 1]
+    k = _skip_regex(s, j + 2, delim) if c == "s" else _skip_text(s, j + 2, delim)
+    k = _skip_text(s, k, delim) if k is not None else None
+    if k is None:
+        return f"an unterminated `{c}` command in its script"
+    while c == "s" and k < n and s[k] not in ";\n}":
+        if s[k] in "we":
+            return f"the `{s[k]}` flag of `s` in its script"
+        k += 1
+    return k
+
+
+def _sed_line_end(s: str, j: int, c: str) -> int:
+    """Where the script goes on after a comment, a text command or a label at `j`."""
+    end = s.find("\n", j)
+    if c in "btT:v":  # a label ends at `;` too
+        semi = s.find(";", j)
+        end = semi if semi >= 0 and (end < 0 or semi < end) else end
+    return len(s) if end < 0 else end + 1
+
+
 def _sed_script(s: str) -> str | None:
     """The first writing or executing command of a sed script, or why it cannot be read."""
     i, n = 0, len(s)
@@ -129,13 +188,9 @@ def _sed_script(s: str) -> str | None:
         if s[i] in " \t\n;{}!":
             i += 1
             continue
-        j = _skip_address(s, i)
-        if j is not None and j < n and s[j] == ",":
-            j = _skip_address(s, j + 1)
+        j = _after_address(s, i)
         if j is None:
             return "an unterminated address in its script"
-        while j < n and s[j] in " \t!":
-            j += 1
         if j >= n:
             return None
         c = s[j]
@@ -144,24 +199,12 @@ def _sed_script(s: str) -> str | None:
         if c == "e":
             return "the `e` command in its script"
         if c in "sy":
-            if j + 1 >= n or s[j + 1] in "\n\\":
-                return f"an unreadable `{c}` command in its script"
-            delim = s[j + 1]
-            k = _skip_regex(s, j + 2, delim) if c == "s" else _skip_text(s, j + 2, delim)
-            k = _skip_text(s, k, delim) if k is not None else None
-            if k is None:
-                return f"an unterminated `{c}` command in its script"
-            while c == "s" and k < n and s[k] not in ";\n}":
-                if s[k] in "we":
-                    return f"the `{s[k]}` flag of `s` in its script"
-                k += 1
-            i = k
+            after = _sed_replace(s, j, c)
+            if isinstance(after, str):
+                return after
+            i = after
         elif c == "#" or c in "aicrRbtTv:":
-            end = s.find("\n", j)
-            if c in "btT:v":  # a label ends at `;` too
-                semi = s.find(";", j)
-                end = semi if semi >= 0 and (end < 0 or semi < end) else end
-            i = n if end < 0 else end + 1
+            i = _sed_line_end(s, j, c)
         elif c in _SED_SIMPLE:
             i = j + 1
             while i < n and (s[i].isdigit() or s[i] == " "):

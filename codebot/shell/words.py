@@ -249,39 +249,54 @@ def _part(b: _Builder, node: Any, src: bytes, following: Any) -> None:
     elif t == "string":
         _string(b, node, src)
     elif t == "ansi_c_string":
-        if len(text) < 3 or not text.startswith("$'") or text[-1] != "'":
-            b.fail("an unterminated string", text, node.start_byte, hides=True)
-        body = text[2:-1]
-        b.add(decode_ansi_c(body), True)
-        if "\\" in body:
-            b.fail("an ANSI-C string with escapes", text, node.start_byte, literal=True)
+        _ansi_c_string(b, node, text)
     elif t == "translated_string":
         inner = [c for c in node.children if c.type == "string"]
         for c in inner:
             _string(b, c, src)
         b.fail(CONSTRUCTS[t], text, node.start_byte, literal=True)
     elif t == "$" and not node.is_named:
-        if text != "$":
-            b.fail(CONSTRUCTS["simple_expansion"], text, node.start_byte)  # `$$` (the PID)
-        elif following is not None and following.type == "string":
-            # tree-sitter splits `$"..."` outside a command name into `$` and a string
-            shown = "$" + text_of(src, following.start_byte, following.end_byte)
-            b.fail(CONSTRUCTS["translated_string"], shown, node.start_byte, literal=True)
-        elif following is not None:
-            b.fail("a `$` whose meaning is unclear", text, node.start_byte)
-            b.add("$", False)
-        else:
-            b.add("$", False)  # a trailing `$` (as in `a$`) is literal
+        _dollar(b, node, src, text, following)
     elif t == "concatenation":
-        kids = list(node.children)
-        pos = node.start_byte
-        for i, child in enumerate(kids):
-            if child.start_byte != pos:
-                b.fail("a word that tree-sitter and bash split differently", text, pos, hides=True)
-            _part(b, child, src, kids[i + 1] if i + 1 < len(kids) else following)
-            pos = child.end_byte
+        _concatenation(b, node, src, text, following)
     else:
         b.fail(CONSTRUCTS.get(t, f"an unexpected `{t}`"), text, node.start_byte)
+
+
+def _ansi_c_string(b: _Builder, node: Any, text: str) -> None:
+    """`$'...'`: its decoded value, a literal noted when it holds escapes."""
+    if len(text) < 3 or not text.startswith("$'") or text[-1] != "'":
+        b.fail("an unterminated string", text, node.start_byte, hides=True)
+    body = text[2:-1]
+    b.add(decode_ansi_c(body), True)
+    if "\\" in body:
+        b.fail("an ANSI-C string with escapes", text, node.start_byte, literal=True)
+
+
+def _dollar(b: _Builder, node: Any, src: bytes, text: str, following: Any) -> None:
+    """A `$` token tree-sitter leaves unnamed: `$$`, the `$` of `$"..."`, or a plain `$`."""
+    if text != "$":
+        b.fail(CONSTRUCTS["simple_expansion"], text, node.start_byte)  # `$$` (the PID)
+    elif following is not None and following.type == "string":
+        # tree-sitter splits `$"..."` outside a command name into `$` and a string
+        shown = "$" + text_of(src, following.start_byte, following.end_byte)
+        b.fail(CONSTRUCTS["translated_string"], shown, node.start_byte, literal=True)
+    elif following is not None:
+        b.fail("a `$` whose meaning is unclear", text, node.start_byte)
+        b.add("$", False)
+    else:
+        b.add("$", False)  # a trailing `$` (as in `a$`) is literal
+
+
+def _concatenation(b: _Builder, node: Any, src: bytes, text: str, following: Any) -> None:
+    """Each part of a concatenation, with no gap between them (else bash splits it)."""
+    kids = list(node.children)
+    pos = node.start_byte
+    for i, child in enumerate(kids):
+        if child.start_byte != pos:
+            b.fail("a word that tree-sitter and bash split differently", text, pos, hides=True)
+        _part(b, child, src, kids[i + 1] if i + 1 < len(kids) else following)
+        pos = child.end_byte
 
 
 def _is_glob(chars: Sequence[str], quoted: Sequence[bool]) -> bool:

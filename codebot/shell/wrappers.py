@@ -1,9 +1,10 @@
 """Commands that run other commands: where, inside their words, the wrapped command is.
 
-This module owns the option grammar of the wrappers (`env`, `sudo`, `timeout`, `xargs`,
-`find -exec`, ...), the shells and builtins whose argument is itself a script (`bash -c`,
-`eval`, `trap`, `watch`, `ssh`), git's dashed programs (`git-push x` is `git push x`), and the
-builtins whose effect cannot be seen statically (`source`, `alias`, ...). `unwrap` says which
+This module reads the options of the wrappers (`env`, `sudo`, `timeout`, `xargs`, ...:
+their grammar is `wrapper_specs`) and of `find -exec`, and knows the shells and builtins
+whose argument is itself a script (`bash -c`, `eval`, `trap`, `watch`, `ssh`), git's dashed
+programs (`git-push x` is `git push x`), and the builtins whose effect cannot be seen
+statically (`source`, `alias`, ...). `unwrap` says which
 slices of one command's words are commands, which strings are scripts, and what cannot be
 resolved; `parse` builds the nested commands and parses the scripts.
 
@@ -22,164 +23,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["SHELLS", "WRAPPERS", "Inner", "Script", "Unwrap", "unwrap"]
+from codebot.shell.wrapper_specs import WRAPPERS, Spec
+
+__all__ = ["SHELLS", "Inner", "Script", "Unwrap", "unwrap"]
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SYNTAX = frozenset({"!", "time", "coproc"})  # reserved words, read by the shell's parser
 
-
-@dataclass(frozen=True)
-class Spec:
-    """Option grammar of a wrapper: `cmd [options] [positionals] command args...`."""
-
-    flags: str = ""  # short options without a value
-    valued: str = ""  # short options taking a value (attached or the next word)
-    long_flags: frozenset[str] = frozenset()
-    long_valued: frozenset[str] = frozenset()
-    positionals: int = 0  # words before the command (timeout's duration, chrt's priority)
-    assignments: bool = False  # NAME=value words may come before the command (env, sudo)
-    no_command: str = ""  # short options after which the words are not a command (ionice -p)
-    script: str = ""  # short options whose value is a shell script (flock -c, env -S)
-    optional: str = ""  # short options whose value, if any, is attached (xargs -i{})
-    numeric_flags: bool = False  # `-10` is an option (nice)
-
-
-def _s(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-#: Wrappers whose remaining words are the command they run.
-WRAPPERS: dict[str, Spec] = {
-    "env": Spec(
-        "i0v",
-        "uCSP",
-        _s(
-            "ignore-environment",
-            "null",
-            "debug",
-            "list-signal-handling",
-            "block-signal",
-            "default-signal",
-            "ignore-signal",
-        ),
-        _s("unset", "chdir", "split-string"),
-        assignments=True,
-        script="S",
-    ),
-    # reserved words tree-sitter reads as command names; bash allows assignments after them
-    "!": Spec(assignments=True),  # the second `!` of `! ! rm x`
-    "coproc": Spec(assignments=True),
-    "command": Spec("pvV"),
-    "builtin": Spec(),
-    "exec": Spec("cl", "a"),
-    "nice": Spec("", "n", long_valued=_s("adjustment"), numeric_flags=True),
-    "nohup": Spec(),
-    "timeout": Spec(
-        "v",
-        "sk",
-        _s("preserve-status", "foreground", "verbose"),
-        _s("signal", "kill-after"),
-        positionals=1,
-    ),
-    "sudo": Spec(
-        "AbEeHiKklnPSsVv",
-        "CDghpRrtTUu",
-        _s(
-            "askpass",
-            "background",
-            "preserve-env",
-            "edit",
-            "set-home",
-            "login",
-            "remove-timestamp",
-            "reset-timestamp",
-            "list",
-            "non-interactive",
-            "preserve-groups",
-            "stdin",
-            "shell",
-            "version",
-            "validate",
-        ),
-        _s(
-            "close-from",
-            "chdir",
-            "group",
-            "host",
-            "prompt",
-            "chroot",
-            "role",
-            "type",
-            "command-timeout",
-            "other-user",
-            "user",
-        ),
-        assignments=True,
-    ),
-    "doas": Spec("nsL", "uC"),
-    "time": Spec(
-        "pvaq",
-        "of",
-        _s("portability", "verbose", "append", "quiet"),
-        _s("output", "format"),
-        assignments=True,
-    ),
-    "stdbuf": Spec("", "ioe", long_valued=_s("input", "output", "error")),
-    "ionice": Spec(
-        "t", "cnpPu", _s("ignore"), _s("class", "classdata", "pid", "pgid", "uid"), no_command="pPu"
-    ),
-    "chrt": Spec(
-        "abdefiormRv",
-        "TPD",
-        _s(
-            "all-tasks",
-            "batch",
-            "deadline",
-            "fifo",
-            "idle",
-            "other",
-            "rr",
-            "reset-on-fork",
-            "verbose",
-            "ext",
-        ),
-        _s("sched-runtime", "sched-period", "sched-deadline"),
-        positionals=1,
-        no_command="pm",
-    ),
-    "setsid": Spec("cfw", long_flags=_s("ctty", "fork", "wait")),
-    "taskset": Spec("ac", "", _s("all-tasks", "cpu-list"), positionals=1, no_command="p"),
-    "xargs": Spec(
-        "0oprtx",
-        "adEILnPs",
-        _s(
-            "null",
-            "open-tty",
-            "interactive",
-            "no-run-if-empty",
-            "verbose",
-            "exit",
-            "show-limits",
-            "eof",
-            "replace",
-            "max-lines",
-        ),
-        _s("arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"),
-        optional="eil",
-    ),
-    "busybox": Spec(),
-    "chroot": Spec("", "", long_valued=_s("userspec", "groups", "skip-chdir"), positionals=1),
-    "flock": Spec(
-        "sxunoFh",
-        "wEc",
-        _s("shared", "exclusive", "unlock", "nonblock", "close", "no-fork"),
-        _s("wait", "timeout", "conflict-exit-code", "command"),
-        positionals=1,
-        script="c",
-    ),
-    "strace": Spec("cCdfFhiqrtTvVwxyzZk", "abeEIoOpPsSuUX"),
-    "ltrace": Spec("bcCdfhiLrStTV", "aAeEnoOpsux"),
-}
 
 #: Shells whose `-c` argument is a script; without `-c` they run a file or their input.
 SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash"})
@@ -228,21 +78,98 @@ class Unwrap:
 _NOTHING = Unwrap()
 
 
+class _OptionReader:
+    """What a wrapper's options say, read one word at a time: scripts they hold, options
+    not in its grammar, assignments, and whether they leave no command to run."""
+
+    def __init__(self, name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool]):
+        self.name, self.spec, self.words, self.literal = name, spec, words, literal
+        self.unresolved: list[str] = []
+        self.assigned: list[str] = []
+        self.scripts: list[Script] = []
+        self.no_command = False
+
+    def value_at(self, k: int) -> str | None:
+        return self.words[k] if k < len(self.words) and self.literal[k] else None
+
+    def option(self, i: int, w: str) -> int:
+        """How many words the option at `i` takes (0 when `w` is not an option)."""
+        if self.spec.numeric_flags and re.fullmatch(r"--?\d+", w):
+            return 1
+        if w.startswith("--") and len(w) > 2:
+            return self.long_option(i, w)
+        if w.startswith("-") and len(w) > 1:
+            return self.short_options(i, w)
+        if self.name == "env" and w == "-":
+            return 1
+        return 0
+
+    def long_option(self, i: int, w: str) -> int:
+        spec, name = self.spec, self.name
+        opt, eq, attached = w[2:].partition("=")
+        takes_value = opt in spec.long_valued and not eq
+        if opt not in spec.long_flags and opt not in spec.long_valued:
+            self.unresolved.append(f"unknown option `{w}` of {name}")
+        if opt in ("command", "split-string"):
+            self.scripts.append(
+                Script(i, attached, f"{name} --{opt}")
+                if eq
+                else Script(i + 1, self.value_at(i + 1), f"{name} --{opt}")
+            )
+            self.no_command = True
+        return 2 if takes_value else 1
+
+    def short_options(self, i: int, w: str) -> int:
+        spec, name = self.spec, self.name
+        for j in range(1, len(w)):
+            ch = w[j]
+            self.no_command = self.no_command or ch in spec.no_command
+            if ch in spec.optional:
+                return 1  # the rest of the word is the option's value (xargs -i{})
+            if ch in spec.valued:
+                attached = w[j + 1 :]
+                if ch in spec.script:
+                    self.scripts.append(
+                        Script(i, attached, f"{name} -{ch}")
+                        if attached
+                        else Script(i + 1, self.value_at(i + 1), f"{name} -{ch}")
+                    )
+                    self.no_command = True
+                return 1 if attached else 2
+            if ch not in spec.flags:
+                self.unresolved.append(f"unknown option `-{ch}` of {name}")
+        return 1
+
+    def assignment(self, w: str, source: str) -> bool:
+        """Whether `w` is an assignment before the command (and note it)."""
+        # after a reserved word bash decides on the source (`'a'=b` is a command); env and
+        # sudo see the word after quote removal
+        if (
+            self.spec.assignments
+            and _ASSIGNMENT.match(w)
+            and (self.name not in _SYNTAX or _ASSIGNMENT.match(source))
+        ):
+            self.assigned.append(w.split("=", 1)[0])
+            return True
+        return False
+
+    def result(self, i: int) -> Unwrap:
+        """The command from word `i` on, with what the options said."""
+        scripts, unresolved = tuple(self.scripts), tuple(self.unresolved)
+        if self.no_command or i >= len(self.words):
+            return Unwrap((), scripts, unresolved)
+        inner = Inner(i, len(self.words), self.name, tuple(self.assigned))
+        return Unwrap((inner,), scripts, unresolved)
+
+
 def _options(
     name: str, spec: Spec, words: Sequence[str], literal: Sequence[bool], sources: Sequence[str]
 ) -> Unwrap:
     """Skip a wrapper's options, positionals and assignments; the rest is the command."""
+    reader = _OptionReader(name, spec, words, literal)
     i, n = 1, len(words)
-    unresolved: list[str] = []
-    assigned: list[str] = []
-    scripts: list[Script] = []
-    no_command = False
     positionals = spec.positionals
     ended = False  # after `--`: assignments, then the positionals even when they start with `-`
-
-    def value_at(k: int) -> str | None:
-        return words[k] if k < n and literal[k] else None
-
     while i < n:
         w = words[i]
         if not literal[i]:
@@ -256,56 +183,11 @@ def _options(
             # after the last positional, words are read as without `--` (flock's `-c`)
             positionals, i, ended = positionals - 1, i + 1, positionals > 1
             continue
-        if spec.numeric_flags and re.fullmatch(r"--?\d+", w):
-            i += 1
+        taken = reader.option(i, w)
+        if taken:
+            i += taken
             continue
-        if w.startswith("--") and len(w) > 2:
-            opt, eq, attached = w[2:].partition("=")
-            takes_value = opt in spec.long_valued and not eq
-            if opt not in spec.long_flags and opt not in spec.long_valued:
-                unresolved.append(f"unknown option `{w}` of {name}")
-            if opt in ("command", "split-string"):
-                scripts.append(
-                    Script(i, attached, f"{name} --{opt}")
-                    if eq
-                    else Script(i + 1, value_at(i + 1), f"{name} --{opt}")
-                )
-                no_command = True
-            i += 2 if takes_value else 1
-            continue
-        if w.startswith("-") and len(w) > 1:
-            skip = 1
-            for j in range(1, len(w)):
-                ch = w[j]
-                no_command = no_command or ch in spec.no_command
-                if ch in spec.optional:
-                    break  # the rest of the word is the option's value (xargs -i{})
-                if ch in spec.valued:
-                    attached = w[j + 1 :]
-                    if ch in spec.script:
-                        scripts.append(
-                            Script(i, attached, f"{name} -{ch}")
-                            if attached
-                            else Script(i + 1, value_at(i + 1), f"{name} -{ch}")
-                        )
-                        no_command = True
-                    skip = 1 if attached else 2
-                    break
-                if ch not in spec.flags:
-                    unresolved.append(f"unknown option `-{ch}` of {name}")
-            i += skip
-            continue
-        if name == "env" and w == "-":
-            i += 1
-            continue
-        # after a reserved word bash decides on the source (`'a'=b` is a command); env and
-        # sudo see the word after quote removal
-        if (
-            spec.assignments
-            and _ASSIGNMENT.match(w)
-            and (name not in _SYNTAX or _ASSIGNMENT.match(sources[i]))
-        ):
-            assigned.append(w.split("=", 1)[0])
+        if reader.assignment(w, sources[i]):
             i += 1
             continue
         if positionals:
@@ -313,9 +195,7 @@ def _options(
             i += 1
             continue
         break
-    if no_command or i >= n:
-        return Unwrap((), tuple(scripts), tuple(unresolved))
-    return Unwrap((Inner(i, n, name, tuple(assigned)),), tuple(scripts), tuple(unresolved))
+    return reader.result(i)
 
 
 def _find(words: Sequence[str]) -> Unwrap:
@@ -419,6 +299,12 @@ def unwrap(
         return Unwrap((Inner(1, len(words), name, prefix=("git", name[4:].casefold())),))
     if name in WRAPPERS:
         return _options(name, WRAPPERS[name], words, literal, sources or words)
+    return _runs_more(name, words, literal)
+
+
+def _runs_more(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """`find -exec`, shells, `eval`, `watch`, `ssh`, `su -c`, the wrappers not modelled, and
+    the builtins with a callback: what they run, as scripts, commands or unresolved."""
     if name == "find":
         return _find(words)
     if name in SHELLS:
@@ -430,21 +316,7 @@ def unwrap(
     if name == "ssh":
         return _ssh(words, literal)
     if name in _DASH_C:
-        for i, w in enumerate(words[1:], 1):
-            short_c = w.startswith("-") and not w.startswith("--") and "c" in w
-            if (w == "--command" or (short_c and w.endswith("c"))) and i + 1 < len(words):
-                return Unwrap(
-                    scripts=(Script(i + 1, words[i + 1] if literal[i + 1] else None, f"{name} -c"),)
-                )
-            if w.startswith("--command=") or short_c:  # `--command=x`, `-qcx`
-                return Unwrap(
-                    scripts=(
-                        Script(
-                            i, w.split("=", 1)[1] if "=" in w else w.split("c", 1)[1], f"{name} -c"
-                        ),
-                    )
-                )
-        return _generic(name, words, literal) if name == "runuser" else _NOTHING
+        return _dash_c(name, words, literal)
     if name in _GENERIC:
         return _generic(name, words, literal)
     if name in _STDIN_RUNNERS:
@@ -491,6 +363,23 @@ _GENERIC = frozenset(
 )
 #: Run commands they read from their input (`echo rm x | at now`).
 _STDIN_RUNNERS = frozenset({"at", "batch"})
+
+
+def _dash_c(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:
+    """`su -c script` (runuser, script): the script; without -c runuser runs its words."""
+    for i, w in enumerate(words[1:], 1):
+        short_c = w.startswith("-") and not w.startswith("--") and "c" in w
+        if (w == "--command" or (short_c and w.endswith("c"))) and i + 1 < len(words):
+            return Unwrap(
+                scripts=(Script(i + 1, words[i + 1] if literal[i + 1] else None, f"{name} -c"),)
+            )
+        if w.startswith("--command=") or short_c:  # `--command=x`, `-qcx`
+            return Unwrap(
+                scripts=(
+                    Script(i, w.split("=", 1)[1] if "=" in w else w.split("c", 1)[1], f"{name} -c"),
+                )
+            )
+    return _generic(name, words, literal) if name == "runuser" else _NOTHING
 
 
 def _generic(name: str, words: Sequence[str], literal: Sequence[bool]) -> Unwrap:

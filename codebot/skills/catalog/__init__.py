@@ -6,14 +6,27 @@ with its thread-safe swap, and `paths:` activation.
 May import: `skills.files`.
 """
 
+from typing import TYPE_CHECKING
+
 from codebot._exports import lazy_exports
+
+if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
+    from codebot.skills.catalog.activation import active_keys, glob_error
+    from codebot.skills.catalog.catalog import Catalog
+    from codebot.skills.catalog.discover import scan_root
+    from codebot.skills.catalog.folder_cache import DirCache
+    from codebot.skills.catalog.index import Index, default_path
+    from codebot.skills.catalog.listing import SKIP_DIRS
+    from codebot.skills.catalog.roots import bundled_dir, default_roots, project_root
+    from codebot.skills.catalog.snapshot import Change, Snapshot
+
 
 _EXPORTS = {
     "Catalog": "catalog",
     "Change": "snapshot",
     "DirCache": "folder_cache",
     "Index": "index",
-    "SKIP_DIRS": "discover",
+    "SKIP_DIRS": "listing",
     "Snapshot": "snapshot",
     "active_keys": "activation",
     "bundled_dir": "roots",
@@ -23,5 +36,19 @@ _EXPORTS = {
     "project_root": "roots",
     "scan_root": "discover",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "SKIP_DIRS",
+    "Catalog",
+    "Change",
+    "DirCache",
+    "Index",
+    "Snapshot",
+    "active_keys",
+    "bundled_dir",
+    "default_path",
+    "default_roots",
+    "glob_error",
+    "project_root",
+    "scan_root",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

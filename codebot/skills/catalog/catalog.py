@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from codebot.skills.catalog import discover
-from codebot.skills.catalog.discover import Candidate
+from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
 from codebot.skills.catalog.lookalike import skeleton
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
@@ -224,7 +224,7 @@ class Catalog:
     def _add(self, candidates: list[Candidate]) -> None:
         cands = self._candidates
         for c in candidates:
-            cands[c.order[1]] = c  # str(c.path), without making it (see discover.Candidate)
+            cands[c.order[1]] = c  # str(c.path), without making it (see candidate.Candidate)
 
     def _root_for(self, p: Path) -> Root | None:
         best: Root | None = None
@@ -275,6 +275,7 @@ class Catalog:
             old = cached.spec if cached is not None else None
             if (
                 old is not None
+                and cached is not None
                 and spec is not None
                 and old.key == spec.key
                 and old.name == spec.name

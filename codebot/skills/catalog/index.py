@@ -33,7 +33,7 @@ from typing import Any
 
 import codebot
 from codebot.home import codebot_home, private_dir, write_private
-from codebot.skills.catalog.discover import Candidate
+from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.index_codec import decode_row, decode_spec, encode_spec
 from codebot.skills.files import Diagnostic, Root, Spec, Stamp
 
@@ -68,7 +68,14 @@ def _parser_fingerprint() -> str:
     """Changes when the code that turns a file into a Spec (or a folder into a listing,
     or either into JSON) changes: for development trees, where the version number stays
     put while the code does not."""
-    from codebot.skills.catalog import candidate, discover, folder_cache, index_codec, roots
+    from codebot.skills.catalog import (
+        candidate,
+        discover,
+        folder_cache,
+        index_codec,
+        listing,
+        roots,
+    )
     from codebot.skills.files import (
         arguments,
         codex_meta,
@@ -92,6 +99,7 @@ def _parser_fingerprint() -> str:
             spec,
             safe_read,
             discover,
+            listing,
             folder_cache,
             roots,
             candidate,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from codebot.skills.files import EMPTY, Argument, Diagnostic, Spec, Stamp
 
 if TYPE_CHECKING:  # only for types: the index needs nothing else from the scanner
-    from codebot.skills.catalog.discover import Candidate
+    from codebot.skills.catalog.candidate import Candidate
 
 # Rebuilt from the candidate on every hit; never stored.
 _FROM_CANDIDATE = frozenset({"root", "path", "real_path", "dir", "stamp"})
@@ -97,7 +97,8 @@ def _row_decoder() -> Any:
         f"    ({', '.join(_STORED)},) = r",
         # The index file is data on disk like any other: a damaged row (a null name, say)
         # is a miss, and the file is parsed again, never a crash at every start.
-        "    if type(name) is not str or type(key) is not str or type(description) is not str or not key:",
+        "    if type(name) is not str or type(key) is not str or type(description) is not str or "
+        "not key:",
         "        raise ValueError('damaged spec row')",
     ]
     for name in _STORED:
@@ -107,7 +108,8 @@ def _row_decoder() -> Any:
             body.append(f"    {name} = _decode_args({name}) if {name} else ()")
         elif name == "diagnostics":
             body.append(
-                f"    {name} = _diags if _diags is not None else () if {name} == 0 else _decode_diags({name})"
+                f"    {name} = _diags if _diags is not None else () if {name} == 0 else "
+                f"_decode_diags({name})"
             )
         elif name in ("metadata", "extra"):
             body.append(f"    {name} = _proxy({name}) if {name} else _EMPTY")

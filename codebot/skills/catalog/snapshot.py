@@ -6,7 +6,7 @@ every name clash as it was.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -24,7 +24,7 @@ class Shadowed:
 
 @dataclass(frozen=True)
 class Snapshot:
-    skills: Mapping[str, Spec]  # key -> winning spec, in precedence order
+    skills: MappingProxyType[str, Spec]  # key -> winning spec, in precedence order
     shadowed: tuple[Shadowed, ...]
     diagnostics: tuple[Diagnostic, ...]  # rejected files and root problems
     roots: tuple[Root, ...]

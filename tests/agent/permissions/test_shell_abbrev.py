@@ -16,7 +16,8 @@ from __future__ import annotations
 import pytest
 
 from codebot.agent.permissions import Approvals
-from codebot.shell.danger import ABBREVIATING, DANGEROUS_OPTIONS, findings
+from codebot.shell.danger import findings
+from codebot.shell.danger_table import ABBREVIATING, DANGEROUS_OPTIONS
 from codebot.shell.decide import decide
 from codebot.shell.parse import analyze
 

@@ -12,7 +12,7 @@ from codebot.agent.permissions import Approvals
 from codebot.shell.decide import decide
 from codebot.shell.parse import analyze
 from codebot.shell.rules import deny_match
-from codebot.shell.wrappers import WRAPPERS, Spec
+from codebot.shell.wrapper_specs import WRAPPERS, Spec
 
 DENY_RM = [("prefix", "rm")]
 DENY_PUSH = [("prefix", "git push")]
@@ -284,7 +284,7 @@ def test_control_ordinary_uses_are_still_allowed(command: str, rule: str) -> Non
     assert d.verdict == "allow", d.reason
 
 
-# --------------------------------------------------------------------------- git prints the object store
+# ---------------------------------------------------------------------- git prints the object store
 
 PRINTS = [
     "git show HEAD:.env",
@@ -338,7 +338,8 @@ def test_with_a_read_deny_git_printing_repository_contents_is_asked(
 def test_the_reason_names_the_git_command() -> None:
     a = Approvals(allow=["Bash(git:*)"], deny=["Read(.env)"])
     assert a.check("Bash", "git show HEAD:.env").reason == (
-        "needs approval: `git show` prints repository contents, and a Read(...) deny rule (Read(.env)) "
+        "needs approval: `git show` prints repository contents, "
+        "and a Read(...) deny rule (Read(.env)) "
         "is in force: a file it denies, once committed, can be read from git's object store"
     )
     assert "`git log -p`" in a.check("Bash", "git log -p").reason
