@@ -1,6 +1,7 @@
 """The agent, grouped like the skill system, in this order:
 
-    model/        ModelClient protocol, litellm client (lazy), errors, providers, offline and scripted models
+    model/        ModelClient protocol, litellm client (lazy), errors, providers, offline and
+                  scripted models
     tools/        Read, Write, Edit, Glob, Grep, Bash, and the meta tools' schemas
     permissions/  rule patterns, shell-parsed Bash decisions, approvals
     session/      the turn loop, turn state, sub-agents, agents, transcripts, events, setup

@@ -4,7 +4,34 @@ meta tools (Skill, SkillSearch, Task). Names and parameters are a contract scrip
 May import: `codebot.skills`, `agent.model`.
 """
 
+from typing import TYPE_CHECKING
+
 from codebot._exports import lazy_exports
+
+if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
+    from codebot.agent.tools.base import (
+        PathOutsideProject,
+        Tool,
+        ToolContext,
+        ToolError,
+        ToolRegistry,
+        ToolResult,
+        display_path,
+        resolve_path,
+        subject_path,
+    )
+    from codebot.agent.tools.files import apply_edit, builtin_tools, unified_diff
+    from codebot.agent.tools.glob_match import glob_regex
+    from codebot.agent.tools.meta import (
+        META_TOOLS,
+        SKILL,
+        SKILL_SEARCH,
+        TASK,
+        skill_search,
+        validate_meta,
+    )
+    from codebot.agent.tools.shell import BashTool
+
 
 _EXPORTS = {
     "BashTool": "shell",
@@ -28,5 +55,26 @@ _EXPORTS = {
     "unified_diff": "files",
     "validate_meta": "meta",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "META_TOOLS",
+    "SKILL",
+    "SKILL_SEARCH",
+    "TASK",
+    "BashTool",
+    "PathOutsideProject",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolRegistry",
+    "ToolResult",
+    "apply_edit",
+    "builtin_tools",
+    "display_path",
+    "glob_regex",
+    "resolve_path",
+    "skill_search",
+    "subject_path",
+    "unified_diff",
+    "validate_meta",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -7,7 +7,33 @@ root is read (`read_regular`: regular files only, size-limited, never blocks).
 May import: nothing else in codebot but `codebot.home`.
 """
 
+from typing import TYPE_CHECKING
+
 from codebot._exports import lazy_exports
+
+if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
+    from codebot.skills.files.frontmatter import simple_load
+    from codebot.skills.files.parse import parse_file
+    from codebot.skills.files.safe_read import (
+        MAX_FILE_BYTES,
+        NotRegularFile,
+        TooLarge,
+        read_regular,
+    )
+    from codebot.skills.files.spec import (
+        EMPTY,
+        Argument,
+        Diagnostic,
+        Root,
+        Severity,
+        Source,
+        Spec,
+        Stamp,
+        new_stamp,
+        normalize_name,
+        slot_maker,
+    )
+
 
 _EXPORTS = {
     "Argument": "spec",
@@ -28,5 +54,23 @@ _EXPORTS = {
     "simple_load": "frontmatter",
     "slot_maker": "spec",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "EMPTY",
+    "MAX_FILE_BYTES",
+    "Argument",
+    "Diagnostic",
+    "NotRegularFile",
+    "Root",
+    "Severity",
+    "Source",
+    "Spec",
+    "Stamp",
+    "TooLarge",
+    "new_stamp",
+    "normalize_name",
+    "parse_file",
+    "read_regular",
+    "simple_load",
+    "slot_maker",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
