@@ -4,16 +4,22 @@ listing's size against its budget. Issue 17's targets.
 
 Prints ONE JSON object. For each size (synthetic skills from bench/gen_skills.py):
 
-| key | meaning |
-| --- | --- |
-| `floor_s` | a whole process that walks the folder, reads every SKILL.md and YAML-parses its frontmatter (best of 3) |
-| `cold_s` | `codebot -p "hello there" --trust` with an empty $CODEBOT_HOME (no catalog or router index yet) |
-| `warm_s` | the same again, caches written by the run before (best of 3) |
-| `cold_over_floor`, `warm_over_floor` | the ratios; targets 3 and 1.6 |
-| `cold_task_s`, `cold_task_over_floor` | a task instead of a greeting, `-p "review my recent changes"`, empty home: a greeting is known not to route from its words, a task must rank the whole catalog for the listing, so this one builds the router's index |
-| `cold_task_alone_s`, `prefetch_speedup` | the same task with `CODEBOT_NO_PREFETCH=1` (every body tokenized in the one process, no helper process), and how many times slower that is |
-| `rss_mb` | the warm run's peak resident memory (target 200) |
-| `listing_chars` | the listing's characters for a window unknown (8,000 budget), 128k and 1M tokens |
+- `floor_s`: a whole process that walks the folder, reads every SKILL.md and YAML-parses
+  its frontmatter (best of 3)
+- `cold_s`: `codebot -p "hello there" --trust` with an empty $CODEBOT_HOME (no catalog or
+  router index yet)
+- `warm_s`: the same again, caches written by the run before (best of 3)
+- `cold_over_floor`, `warm_over_floor`: the ratios; targets 3 and 1.6
+- `cold_task_s`, `cold_task_over_floor`: a task instead of a greeting,
+  `-p "review my recent changes"`, empty home: a greeting is known not to route from its
+  words, a task must rank the whole catalog for the listing, so this one builds the
+  router's index
+- `cold_task_alone_s`, `prefetch_speedup`: the same task with `CODEBOT_NO_PREFETCH=1`
+  (every body tokenized in the one process, no helper process), and how many times
+  slower that is
+- `rss_mb`: the warm run's peak resident memory (target 200)
+- `listing_chars`: the listing's characters for a window unknown (8,000 budget), 128k and
+  1M tokens
 
     .venv/bin/python bench/agent_scale.py [--sizes 1000,10000] [--repeat 3]
 """

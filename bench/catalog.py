@@ -106,13 +106,9 @@ def _edit(path: Path, i: int) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + (i + 1) * 1_000_000))
 
 
-def measure(label: str, roots: list[Root], walk: list[Path], workdir: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {"label": label}
-    nfiles = baseline_load(walk)  # also warms the page cache
-    out["skill_files"] = nfiles
-
-    out["baseline_s"] = round(best_of(3, lambda: baseline_load(walk)), 4)
-
+def _measure_cold(roots: list[Root], baseline_s: float) -> dict[str, Any]:
+    """Cold loads (best of 3) and what the last one found."""
+    out: dict[str, Any] = {}
     cold_holder: list[Catalog] = []
 
     def cold() -> None:
@@ -124,11 +120,17 @@ def measure(label: str, roots: list[Root], walk: list[Path], workdir: Path) -> d
     out["skills_loaded"] = len(snap)
     out["shadowed"] = len(snap.shadowed)
     out["catalog_diagnostics"] = len(snap.diagnostics)
-    out["cold_over_baseline"] = round(out["cold_s"] / out["baseline_s"], 3)
+    out["cold_over_baseline"] = round(out["cold_s"] / baseline_s, 3)
     cold_holder.clear()
+    return out
 
-    # warm start: the first run builds the index; then fresh Catalog + Index load it.
-    index_path = workdir / f"index-{label}.json"
+
+def _measure_warm(
+    roots: list[Root], index_path: Path, skills_loaded: int, out: dict[str, Any]
+) -> tuple[Catalog, Index]:
+    """Warm start: the first run builds the index; then fresh Catalog + Index load it.
+    Adds index_build_s, index_file_mb and warm_s to `out`; returns the last warm catalog
+    and its index."""
     gc.collect()
     t0 = time.perf_counter()
     Catalog(roots, index=Index(index_path)).load()
@@ -144,11 +146,14 @@ def measure(label: str, roots: list[Root], walk: list[Path], workdir: Path) -> d
 
     out["warm_s"] = round(best_of(3, warm), 4)
     cat, index = warm_holder
-    assert len(cat.snapshot) == out["skills_loaded"]
+    warm_holder.clear()
+    assert len(cat.snapshot) == skills_loaded
+    return cat, index
 
-    out["noop_reload_s"] = round(best_of(3, cat.reload), 4)
 
-    # one file changed, the watcher names it
+def _measure_edits(cat: Catalog, index: Index) -> dict[str, Any]:
+    """One file changed: the watcher names it (median of 5), then a full rescan (median of 3)."""
+    out: dict[str, Any] = {}
     target = sorted(s.path for s in cat.snapshot)[len(cat.snapshot) // 2]
     times, saves = [], []
     for i in range(5):
@@ -175,19 +180,39 @@ def measure(label: str, roots: list[Root], walk: list[Path], workdir: Path) -> d
         assert change.changed
         index.flush()
     out["full_reload_after_change_s"] = round(statistics.median(times), 4)
-    warm_holder.clear()
-    del cat, index
+    return out
 
-    # memory: tracemalloc peak of a cold load (Python allocations only; slows the load)
+
+def _measure_memory(roots: list[Root]) -> dict[str, Any]:
+    """tracemalloc peak of a cold load (Python allocations only; slows the load)."""
     gc.collect()
     tracemalloc.start()
     kept = Catalog(roots)
     kept.load()
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    out["cold_peak_mb_tracemalloc"] = round(peak / 1e6, 1)
-    out["cold_retained_mb_tracemalloc"] = round(current / 1e6, 1)
     del kept
+    return {
+        "cold_peak_mb_tracemalloc": round(peak / 1e6, 1),
+        "cold_retained_mb_tracemalloc": round(current / 1e6, 1),
+    }
+
+
+def measure(label: str, roots: list[Root], walk: list[Path], workdir: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {"label": label}
+    nfiles = baseline_load(walk)  # also warms the page cache
+    out["skill_files"] = nfiles
+
+    out["baseline_s"] = round(best_of(3, lambda: baseline_load(walk)), 4)
+    out |= _measure_cold(roots, out["baseline_s"])
+
+    index_path = workdir / f"index-{label}.json"
+    cat, index = _measure_warm(roots, index_path, out["skills_loaded"], out)
+    out["noop_reload_s"] = round(best_of(3, cat.reload), 4)
+    out |= _measure_edits(cat, index)
+    del cat, index
+
+    out |= _measure_memory(roots)
     return out
 
 
@@ -263,36 +288,40 @@ def cli_timing() -> dict[str, Any]:
 DEFAULT_MAX_DIRS = discover.MAX_DIRS
 
 
-def main() -> None:
+NOTES = [
+    "times are seconds unless the key says ms; best of 3 unless noted (one-file reload: "
+    "median of 5,"
+    " full reload after change: median of 3)",
+    "the OS page cache is warm for both the baseline and the catalog",
+    "the scan limits are the defaults: skills_loaded_with_default_scan_limit checks that "
+    "one root"
+    " of 10,000 skill folders loads completely",
+    "reloads run on the warm (indexed) catalog; the index write that follows an edit is "
+    "deferred to a"
+    " background thread by Index and is timed separately (index_save_after_edit_ms)",
+    "memory: tracemalloc peak during a cold load, in-process (Python allocations only)",
+    "warm starts and reloads use the folder cache: a folder whose mtime/ctime are "
+    "unchanged and"
+    " were more than 2 s old when it was last listed is not listed again "
+    "(folder_cache.DirCache);"
+    " its skill files are still stat'ed",
+]
+
+
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--sizes", default="100,1000,10000", help="comma-separated skill counts")
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--no-cli", action="store_true")
-    args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",") if s]
+    return ap.parse_args()
 
-    t_start = time.perf_counter()
-    result: dict[str, Any] = {
-        "python": sys.version.split()[0],
-        "yaml_c_loader": hasattr(yaml, "CSafeLoader"),
-        "cpus": os.cpu_count(),
-        "notes": [
-            "times are seconds unless the key says ms; best of 3 unless noted (one-file reload: median of 5,"
-            " full reload after change: median of 3)",
-            "the OS page cache is warm for both the baseline and the catalog",
-            "the scan limits are the defaults: skills_loaded_with_default_scan_limit checks that one root"
-            " of 10,000 skill folders loads completely",
-            "reloads run on the warm (indexed) catalog; the index write that follows an edit is deferred to a"
-            " background thread by Index and is timed separately (index_save_after_edit_ms)",
-            "memory: tracemalloc peak during a cold load, in-process (Python allocations only)",
-            "warm starts and reloads use the folder cache: a folder whose mtime/ctime are unchanged and"
-            " were more than 2 s old when it was last listed is not listed again (folder_cache.DirCache);"
-            " its skill files are still stat'ed",
-        ],
-        "targets": TARGETS,
-    }
+
+def _run_data_sets(
+    sizes: list[int], with_corpus: bool, result: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The synthetic sizes, then the corpus, in one temporary folder; return the synthetic runs."""
     with tempfile.TemporaryDirectory(prefix="codebot-bench-") as tmp:
         base = Path(tmp)
         os.environ["CODEBOT_HOME"] = str(base / "codebot-home")
@@ -302,14 +331,14 @@ def main() -> None:
             runs.append(synthetic(n, base))
             log(json.dumps(runs[-1]))
         result["synthetic"] = runs
-        if not args.no_corpus:
+        if with_corpus:
             log("corpus ...")
             result["corpus"] = corpus(base)
             log(json.dumps(result["corpus"]))
-    if not args.no_cli:
-        log("cli ...")
-        result["cli"] = cli_timing()
+    return runs
 
+
+def _targets_met(runs: list[dict[str, Any]], cli: dict[str, Any] | None) -> dict[str, bool | None]:
     big = next((r for r in runs if r["label"] == "synthetic-10000"), None)
     met: dict[str, bool | None] = {}
     if big is not None:
@@ -320,12 +349,31 @@ def main() -> None:
             big["one_file_reload_ms"] <= TARGETS["one_file_reload_ms_max"]
         )
         met["memory_le_60mb"] = big["cold_peak_mb_tracemalloc"] <= TARGETS["memory_mb_max"]
-    cli = result.get("cli")
     if cli is not None:
         met["cli_help"] = (
             None if cli.get("codebot_help_s") is None else cli["codebot_help_s"] <= cli["limit_s"]
         )
-    result["targets_met"] = met
+    return met
+
+
+def main() -> None:
+    args = _parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+
+    t_start = time.perf_counter()
+    result: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "yaml_c_loader": hasattr(yaml, "CSafeLoader"),
+        "cpus": os.cpu_count(),
+        "notes": NOTES,
+        "targets": TARGETS,
+    }
+    runs = _run_data_sets(sizes, not args.no_corpus, result)
+    if not args.no_cli:
+        log("cli ...")
+        result["cli"] = cli_timing()
+
+    result["targets_met"] = _targets_met(runs, result.get("cli"))
     result["bench_s"] = round(time.perf_counter() - t_start, 1)
     print(json.dumps(result, indent=2))
 

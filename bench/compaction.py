@@ -47,7 +47,10 @@ class SummaryModel:
 
     async def stream(self, request: ModelRequest):
         t0 = time.perf_counter()
-        text = "Goals: bench.\nDecisions: none.\nFiles touched: src/mod_1.py\nOpen tasks: none.\nAsked last: go on."
+        text = (
+            "Goals: bench.\nDecisions: none.\nFiles touched: src/mod_1.py\n"
+            "Open tasks: none.\nAsked last: go on."
+        )
         self.model_s += time.perf_counter() - t0
         yield Completion(text)
 

@@ -337,9 +337,10 @@ def _body(rng: random.Random, d: dict[str, list[str]], title: str, lines: int) -
     while len(out) < lines:
         section += 1
         kind = rng.random()
-        out.append(
-            f"## {rng.choice(['Steps', 'Checklist', 'Examples', 'Pitfalls', 'Workflow', 'Notes', 'Reference'])} {section}"
+        heading = rng.choice(
+            ["Steps", "Checklist", "Examples", "Pitfalls", "Workflow", "Notes", "Reference"]
         )
+        out.append(f"## {heading} {section}")
         out.append("")
         if kind < 0.35:
             for i in range(rng.randint(3, 8)):
@@ -364,6 +365,71 @@ def _body(rng: random.Random, d: dict[str, list[str]], title: str, lines: int) -
     return "\n".join(out[:lines]) + "\n"
 
 
+def _unique_name(rng: random.Random, d: dict[str, list[str]], used: set[str]) -> tuple[str, str]:
+    """A `<word>-<suffix>` name not in `used` (which it joins); return it and its first word."""
+    words = rng.sample(d["names"], 2)
+    suffix = rng.choice(
+        ["helper", "review", "workflow", "expert", "guide", words[1], "tools", "assistant"]
+    )
+    base = f"{words[0]}-{suffix}"
+    name = base
+    k = 2
+    while name in used:
+        name = f"{base}-{k}"
+        k += 1
+    used.add(name)
+    return name, words[0]
+
+
+def _frontmatter(
+    rng: random.Random, d: dict[str, list[str]], dname: str, name: str, word: str
+) -> list[str]:
+    """The frontmatter lines: name, description and, sometimes, the optional fields."""
+    fm = [f"name: {name}", f"description: {_yaml_str(_desc(rng, d, word))}"]
+    if rng.random() < 0.3:
+        t = rng.choice(WHEN).format(
+            obj=rng.choice(d["objects"]), verb=rng.choice(d["verbs"]), name_word=word
+        )
+        fm.append(f"when_to_use: {_yaml_str(t)}")
+    if rng.random() < 0.2:
+        fm.append(f'argument-hint: "{rng.choice(HINTS)}"')
+    if rng.random() < 0.3:
+        tools = rng.sample(d["tools"], min(len(d["tools"]), rng.randint(1, 3)))
+        if rng.random() < 0.5:
+            fm.append(f"allowed-tools: {', '.join(tools)}")
+        else:
+            fm.append("allowed-tools:")
+            fm.extend(f"  - {t}" for t in tools)
+    if rng.random() < 0.25:
+        fm.append("metadata:")
+        fm.append(f'  version: "{rng.randint(0, 3)}.{rng.randint(0, 12)}"')
+        fm.append(f"  author: {rng.choice(AUTHORS)}")
+        if rng.random() < 0.5:
+            fm.append(f"  category: {dname}")
+    if rng.random() < 0.15:
+        fm.append(f"license: {rng.choice(LICENSES)}")
+    return fm
+
+
+def _extra_files(rng: random.Random, sdir: Path, name: str, title: str) -> None:
+    """Sometimes a `scripts/` or a `references/` folder with one file."""
+    r = rng.random()
+    if r < 0.15:
+        (sdir / "scripts").mkdir(exist_ok=True)
+        (sdir / "scripts" / "run.py").write_text(
+            f'"""Helper for {name}."""\nimport sys\n\nprint("{name}", sys.argv[1:])\n',
+            encoding="utf-8",
+        )
+    elif r < 0.30:
+        (sdir / "references").mkdir(exist_ok=True)
+        (sdir / "references" / "REFERENCE.md").write_text(
+            f"# {title} reference\n\n"
+            + "\n".join(f"- {rng.choice(SENTENCES)}" for _ in range(10))
+            + "\n",
+            encoding="utf-8",
+        )
+
+
 def generate(root: Path, n: int, seed: int = 0) -> list[Path]:
     """Write n skills below root; return the SKILL.md paths."""
     rng = random.Random(seed)
@@ -374,38 +440,8 @@ def generate(root: Path, n: int, seed: int = 0) -> list[Path]:
     for i in range(n):
         dname = domains[i % len(domains)] if i < len(domains) else rng.choice(domains)
         d = DOMAINS[dname]
-        words = rng.sample(d["names"], 2)
-        base = f"{words[0]}-{rng.choice(['helper', 'review', 'workflow', 'expert', 'guide', words[1], 'tools', 'assistant'])}"
-        name = base
-        k = 2
-        while name in used:
-            name = f"{base}-{k}"
-            k += 1
-        used.add(name)
-
-        fm = [f"name: {name}", f"description: {_yaml_str(_desc(rng, d, words[0]))}"]
-        if rng.random() < 0.3:
-            t = rng.choice(WHEN).format(
-                obj=rng.choice(d["objects"]), verb=rng.choice(d["verbs"]), name_word=words[0]
-            )
-            fm.append(f"when_to_use: {_yaml_str(t)}")
-        if rng.random() < 0.2:
-            fm.append(f'argument-hint: "{rng.choice(HINTS)}"')
-        if rng.random() < 0.3:
-            tools = rng.sample(d["tools"], min(len(d["tools"]), rng.randint(1, 3)))
-            if rng.random() < 0.5:
-                fm.append(f"allowed-tools: {', '.join(tools)}")
-            else:
-                fm.append("allowed-tools:")
-                fm.extend(f"  - {t}" for t in tools)
-        if rng.random() < 0.25:
-            fm.append("metadata:")
-            fm.append(f'  version: "{rng.randint(0, 3)}.{rng.randint(0, 12)}"')
-            fm.append(f"  author: {rng.choice(AUTHORS)}")
-            if rng.random() < 0.5:
-                fm.append(f"  category: {dname}")
-        if rng.random() < 0.15:
-            fm.append(f"license: {rng.choice(LICENSES)}")
+        name, word = _unique_name(rng, d, used)
+        fm = _frontmatter(rng, d, dname, name, word)
 
         title = name.replace("-", " ").title()
         text = "---\n" + "\n".join(fm) + "\n---\n\n" + _body(rng, d, title, rng.randint(20, 300))
@@ -414,21 +450,7 @@ def generate(root: Path, n: int, seed: int = 0) -> list[Path]:
         p = sdir / "SKILL.md"
         p.write_text(text, encoding="utf-8")
         paths.append(p)
-        r = rng.random()
-        if r < 0.15:
-            (sdir / "scripts").mkdir(exist_ok=True)
-            (sdir / "scripts" / "run.py").write_text(
-                f'"""Helper for {name}."""\nimport sys\n\nprint("{name}", sys.argv[1:])\n',
-                encoding="utf-8",
-            )
-        elif r < 0.30:
-            (sdir / "references").mkdir(exist_ok=True)
-            (sdir / "references" / "REFERENCE.md").write_text(
-                f"# {title} reference\n\n"
-                + "\n".join(f"- {rng.choice(SENTENCES)}" for _ in range(10))
-                + "\n",
-                encoding="utf-8",
-            )
+        _extra_files(rng, sdir, name, title)
     return paths
 
 

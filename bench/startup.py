@@ -57,7 +57,8 @@ PROVIDER_KEYS = (
     "OPENAI_API_BASE",
 )
 SHIM = (
-    "import sys; from codebot.cli import build_parser; from codebot.commands.args import settings_from; "
+    "import sys; from codebot.cli import build_parser; from codebot.commands.args import "
+    "settings_from; "
     "from codebot.ui.tui import run_tui; a = build_parser().parse_args([]); "
     "sys.exit(run_tui(settings_from(a), allow=a.allow, deny=a.deny))"
 )

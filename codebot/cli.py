@@ -20,10 +20,33 @@ ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="codebot",
-        description="An interactive terminal coding agent whose expertise lives in skills (SKILL.md).",
+        description=(
+            "An interactive terminal coding agent whose expertise lives in skills (SKILL.md)."
+        ),
         epilog="Run 'codebot COMMAND --help' for a command's options. Environment: CODEBOT_HOME "
-        "(default ~/.codebot), CODEBOT_MODEL, CODEBOT_API_BASE, provider keys such as OPENAI_API_KEY.",
+        "(default ~/.codebot), CODEBOT_MODEL, CODEBOT_API_BASE, "
+        "provider keys such as OPENAI_API_KEY.",
     )
+    _add_session_options(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    _add_skills_parsers(sub)
+
+    from codebot.commands import trust as trust_command
+
+    trust_command.add_parser(sub, common_options)
+
+    from codebot.commands import sessions as sessions_command
+
+    sessions_command.add_parser(sub, common_options)
+
+    from codebot.commands import written as written_command
+
+    written_command.add_parser(sub, common_options)
+    return parser
+
+
+def _add_session_options(parser: argparse.ArgumentParser) -> None:
+    """The top-level options: those of an interactive or print-mode session."""
     parser.add_argument("--version", action="version", version=f"codebot {__version__}")
     common_options(parser, suppress=False)
     parser.add_argument(
@@ -83,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="let tools read and write in DIR as well as the project (repeatable)",
     )
 
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+
+def _add_skills_parsers(sub: argparse._SubParsersAction) -> None:
+    """`codebot skills SUBCOMMAND`."""
     skills = sub.add_parser("skills", help="inspect, validate, invoke and route skills")
     common_options(skills, suppress=True)
     ssub = skills.add_subparsers(dest="skills_command", metavar="SUBCOMMAND", title="subcommands")
@@ -163,19 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch_command.add_parser(ssub, common_options)
 
-    from codebot.commands import trust as trust_command
-
-    trust_command.add_parser(sub, common_options)
-
-    from codebot.commands import sessions as sessions_command
-
-    sessions_command.add_parser(sub, common_options)
-
-    from codebot.commands import written as written_command
-
-    written_command.add_parser(sub, common_options)
-    return parser
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
@@ -203,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("--fail-on-denial goes with -p PROMPT")
         if args.prompt is not None and initial_prompt is not None:
             raise UsageError(
-                f"give the prompt once: either -p PROMPT or a bare prompt, not both ({initial_prompt!r})"
+                "give the prompt once: either -p PROMPT or a bare prompt, "
+                f"not both ({initial_prompt!r})"
             )
         if args.prompt is not None:
             return run_print_mode(args)

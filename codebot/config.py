@@ -176,8 +176,14 @@ def _agent_written(home: Path, project: Path, warnings: list[str]) -> set[str]:
     return marked
 
 
+def _section(cfg: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """`cfg[key]` when it is a mapping (a section of the YAML file), else an empty one."""
+    value = cfg.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _denies_only(cfg: dict[str, Any]) -> dict[str, Any]:
-    perms = cfg.get("permissions") if isinstance(cfg.get("permissions"), dict) else {}
+    perms = _section(cfg, "permissions")
     return {"permissions": {"deny": perms["deny"]}} if "deny" in perms else {}
 
 
@@ -186,6 +192,29 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     for k, v in top.items():
         out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
+
+
+def _compaction(raw: Mapping[str, Any], warnings: list[str]) -> CompactionSettings:
+    """The `compaction:` section, each bad value replaced by its default with a warning."""
+    comp = _section(raw, "compaction")
+    cs = CompactionSettings  # its class attributes are the defaults
+    threshold = comp.get("threshold", cs.threshold)
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0.1 <= threshold <= 0.99
+    ):
+        warnings.append(
+            f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
+            f"({cs.threshold} means {cs.threshold:.0%} of the context window); using {cs.threshold}"
+        )
+        threshold = cs.threshold
+    return CompactionSettings(
+        auto=comp.get("auto", cs.auto) is not False,
+        threshold=float(threshold),
+        skill_tokens=_number(comp, "skill_tokens", cs.skill_tokens, "compaction", warnings),
+        skills_tokens=_number(comp, "skills_tokens", cs.skills_tokens, "compaction", warnings),
+    )
 
 
 def load_settings(
@@ -213,7 +242,8 @@ def load_settings(
     warnings: list[str] = []
     entries, trust_warnings = trust_store.load(home)
     warnings.extend(trust_warnings)  # a damaged trust store is said, and trusts nothing
-    # A trusted path holding another folder now (moved there, re-cloned) is not trusted, and says so.
+    # A trusted path holding another folder now (moved there, re-cloned) is not trusted, and says
+    # so.
     entry, why_not = trust_store.check(home, project) if entries else (None, None)
     if why_not and not trust:
         warnings.append(why_not)
@@ -230,8 +260,10 @@ def load_settings(
     if project_cfg and ".codebot/config.yaml" in marked:
         project_cfg = _denies_only(project_cfg)
         warnings.append(
-            f"{project_path} was written by codebot's agent and is not accepted yet, so its settings "
-            "were ignored (its deny rules still hold); review it with `codebot written` and accept it "
+            f"{project_path} was written by codebot's agent and is not accepted yet, so its "
+            "settings "
+            "were ignored (its deny rules still hold); review it with `codebot written` and accept "
+            "it "
             "with `codebot written --accept .codebot/config.yaml`"
         )
     if project_cfg and not trusted:
@@ -251,7 +283,7 @@ def load_settings(
     raw = _merge(user_cfg, project_cfg)
     # The merged view says what is in force: every layer's denies, never one layer's list.
     raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
-    skills_cfg = raw.get("skills") if isinstance(raw.get("skills"), dict) else {}
+    skills_cfg = _section(raw, "skills")
     local_path = project.joinpath(*LOCAL_CONFIG)
     local_cfg = {} if "/".join(LOCAL_CONFIG) in marked else _read_local(local_path, warnings)
     layers = [read_overrides(cfg, warnings) for cfg in (user_cfg, project_cfg, local_cfg)]
@@ -261,33 +293,15 @@ def load_settings(
         for d in (skills_cfg.get("dirs") or [])
         if isinstance(d, str)
     )
-    listing = skills_cfg.get("listing") if isinstance(skills_cfg.get("listing"), dict) else {}
-    limits = raw.get("limits") if isinstance(raw.get("limits"), dict) else {}
+    listing = _section(skills_cfg, "listing")
+    limits = _section(raw, "limits")
 
     def num(mapping: Mapping[str, Any], key: str, default: float, where: str = "skills") -> Any:
         return _number(mapping, key, default, where, warnings)
 
     sandbox_mode = _sandbox_mode(raw, warnings)
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
-    comp = raw.get("compaction") if isinstance(raw.get("compaction"), dict) else {}
-    cs = CompactionSettings  # its class attributes are the defaults
-    threshold = comp.get("threshold", cs.threshold)
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not 0.1 <= threshold <= 0.99
-    ):
-        warnings.append(
-            f"config compaction.threshold: {threshold!r} is not a fraction between 0.1 and 0.99 "
-            f"({cs.threshold} means {cs.threshold:.0%} of the context window); using {cs.threshold}"
-        )
-        threshold = cs.threshold
-    compaction = CompactionSettings(
-        auto=comp.get("auto", cs.auto) is not False,
-        threshold=float(threshold),
-        skill_tokens=num(comp, "skill_tokens", cs.skill_tokens, "compaction"),
-        skills_tokens=num(comp, "skills_tokens", cs.skills_tokens, "compaction"),
-    )
+    compaction = _compaction(raw, warnings)
     return Settings(
         home=home,
         cwd=cwd,
@@ -378,7 +392,8 @@ def _lower_only(
         theirs = out.get(section)
         if not isinstance(theirs, Mapping) or key not in theirs:
             continue
-        mine = user_cfg.get(section) if isinstance(user_cfg.get(section), Mapping) else {}
+        mine = user_cfg.get(section)
+        mine = mine if isinstance(mine, Mapping) else {}
         ceiling = _number(mine, key, default, section, [])
         value, problems = theirs[key], []
         if _number(theirs, key, default, section, problems) <= ceiling and not problems:
@@ -396,7 +411,7 @@ def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str
     """`skills.overrides` of one config file, names normalized, bad values reported."""
     from codebot.skills.files import normalize_name
 
-    skills = cfg.get("skills") if isinstance(cfg.get("skills"), dict) else {}
+    skills = _section(cfg, "skills")
     given = skills.get("overrides")
     out: dict[str, str] = {}
     for name, value in given.items() if isinstance(given, dict) else ():
@@ -409,7 +424,8 @@ def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str
             out[normalize_name(str(name))] = v
         else:
             warnings.append(
-                f"config skills.overrides.{name}: {value!r} is not one of {', '.join(OVERRIDE_VALUES)}"
+                f"config skills.overrides.{name}: {value!r} is not one of "
+                f"{', '.join(OVERRIDE_VALUES)}"
             )
     return out
 
@@ -417,7 +433,7 @@ def read_overrides(cfg: Mapping[str, Any], warnings: list[str]) -> dict[str, str
 def _read_local(path: Path, warnings: list[str]) -> dict[str, Any]:
     """The project's `config.local.yaml`: only `skills.overrides` is read from it."""
     data = _read_yaml(path, warnings)
-    skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
+    skills = _section(data, "skills")
     ignored = [str(k) for k in data if k != "skills"] + [
         f"skills.{k}" for k in skills if k != "overrides"
     ]

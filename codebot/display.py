@@ -16,6 +16,9 @@ makes two different names look alike. So:
   the person that the text holds escaped characters.
 - `segments(text)` gives the same output as `visible()` in pieces, each marked as
   plain text or escape, so a UI can style escapes (reverse video) apart from text.
+- `home_short(path)` writes a path inside the home folder as `~/…` (the welcome line, the
+  file "always allow" saves to); only a whole-folder prefix counts, so `/home/al` never
+  shortens `/home/alice`.
 - `command_lines(command)` is a command as it is shown before it is approved, in line
   mode, in the TUI and in the offer to run it outside the sandbox: `visible()` line by
   line, a run of blank lines as one `⏎ ×120` line and a run of 40 or more spaces as
@@ -256,3 +259,14 @@ def command_lines(command: str) -> CommandLines:
                 _SPACES.sub(lambda m: f"␠×{len(m.group())}", visible(line)) for line in group
             )
     return CommandLines(tuple(lines), len(raw), blank, len(command), has_hidden(command))
+
+
+def home_short(path: object) -> str:
+    """`/home/me/proj` -> `~/proj` when HOME is `/home/me`; any other path as it is."""
+    import os
+
+    text = str(path)
+    home = os.path.expanduser("~").rstrip("/")
+    if home and (text == home or text.startswith(home + "/")):
+        return "~" + text[len(home) :]
+    return text

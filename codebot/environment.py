@@ -108,7 +108,8 @@ def read_shell_env(cfg: Mapping[str, Any], where: str, warnings: list[str]) -> S
             keep.append(item.strip())
         else:
             warnings.append(
-                f"{where}: shell.env.keep[{i}]: {item!r} is not a variable name or glob; ignoring it"
+                f"{where}: shell.env.keep[{i}]: {item!r} is not a variable name or glob; ignoring "
+                "it"
             )
     values: dict[str, str] = {}
     if not isinstance(set_raw, Mapping):

@@ -131,7 +131,8 @@ def rule_list(
     if isinstance(value, str):
         if kind == "allow":
             warnings.append(
-                f"{origin} must be a list of patterns, not a string; the allow rule {value!r} is ignored"
+                f"{origin} must be a list of patterns, not a string; the allow rule {value!r} is "
+                "ignored"
             )
             return []
         warnings.append(

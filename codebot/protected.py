@@ -8,7 +8,7 @@ session, a skill in `.claude/skills/` can shadow the bundled `/commit`. So:
 * inside the sandbox these paths are read-only, and the ones that do not exist yet cannot
   be created (`codebot.agent.tools.sandbox`);
 * Write and Edit ask before touching one, every time, whatever the rules say
-  (`codebot.agent.session.loop`);
+  (`codebot.agent.session.tool_runs`, through `session.guard`);
 * whatever codebot's own tools change among them is recorded with its hash, and is
   *agent-written* until the person accepts it (`codebot.provenance`).
 

@@ -322,7 +322,24 @@ class ProjectWatch:
         up to date: new folders are walked, removed ones dropped)."""
         self._held = placeholder_paths(grace=False)
         folders = self._ensure()
-        gone: set[str] = set()
+        moved, gone = self._moved_and_gone(before, folders)
+        if gone:
+            for wd in [wd for wd, rel in self._wds.items() if rel in gone]:
+                del self._wds[wd]  # renamed folders are walked again where they are now
+            folders = [rel for rel in folders if rel not in gone]
+            self._set_folders(folders)
+        if moved:
+            self._walk_new(moved, folders)
+        after: dict[str, tuple[Any, ...]] = {}
+        for top in sorted(self.tops - before.skip):
+            self._protected_files(top, after)
+        self.tops = {
+            t for t in self.tops if os.path.lexists(self._abs(t)) and self._abs(t) not in self._held
+        }
+        return self._file_changes(before, after)
+
+    def _moved_and_gone(self, before: Snapshot, folders: list[str]) -> tuple[list[str], set[str]]:
+        """The folders whose entries may have changed since `before`, and those gone."""
         found = (
             self._moved_by_events(folders) if before.events and self._inotify is not None else None
         )
@@ -343,37 +360,36 @@ class ProjectWatch:
                 if rel not in moved and _names(self._abs(rel)) != names
             ]
             gone = {rel for rel, m in zip(folders, now, strict=False) if m == -1}
-        if gone:
-            for wd in [wd for wd, rel in self._wds.items() if rel in gone]:
-                del self._wds[wd]  # renamed folders are walked again where they are now
-            folders = [rel for rel in folders if rel not in gone]
-            self._set_folders(folders)
-        if moved:
-            known = set(folders)
-            for rel in moved:
-                for child in self._list(rel):
-                    if child not in known:
-                        new: list[str] = []
-                        self._walk(child, new)
-                        folders += new
-                        known.update(new)
-            if len(folders) != len(self._paths):
-                self._set_folders(folders)  # new folders were walked (gone ones left above)
-        after: dict[str, tuple[Any, ...]] = {}
-        for top in sorted(self.tops - before.skip):
-            self._protected_files(top, after)
-        self.tops = {
-            t for t in self.tops if os.path.lexists(self._abs(t)) and self._abs(t) not in self._held
-        }
+        return moved, gone
+
+    def _walk_new(self, moved: list[str], folders: list[str]) -> None:
+        """Walk the new folders inside the moved ones, adding them to `folders`."""
+        known = set(folders)
+        for rel in moved:
+            for child in self._list(rel):
+                if child not in known:
+                    new: list[str] = []
+                    self._walk(child, new)
+                    folders += new
+                    known.update(new)
+        if len(folders) != len(self._paths):
+            self._set_folders(folders)  # new folders were walked (gone ones left above)
+
+    def _file_changes(self, before: Snapshot, after: dict[str, tuple[Any, ...]]) -> list[Change]:
+        """The protected files created, removed or changed between `before` and `after`."""
         out: list[Change] = []
         for rel in sorted(set(before.files) | set(after)):
             old, new = before.files.get(rel), after.get(rel)
-            same = old is not None and new is not None and old[:4] == new[:4]
-            if same and (len(old) == 4 or file_sha256(Path(self._abs(rel))) == old[4]):  # type: ignore[arg-type,index]
+            if old is None or new is None:
+                kind = "created" if old is None else "removed"
+            elif old[:4] == new[:4] and (
+                len(old) == 4 or file_sha256(Path(self._abs(rel))) == old[4]
+            ):
                 continue  # the same, or (changed within one clock tick) the same content
-            kind = "created" if old is None else "removed" if new is None else "changed"
-            if kind == "changed" and stat.S_ISDIR(old[3]) and stat.S_ISDIR(new[3]):  # type: ignore[index]
+            elif stat.S_ISDIR(old[3]) and stat.S_ISDIR(new[3]):
                 continue  # a folder's own time: its entries say what happened
+            else:
+                kind = "changed"
             out.append(Change(rel, kind, protected_reason(rel, self.hooks) or rel))
         return out
 

@@ -69,7 +69,7 @@ class Provenance:
 
     # -- reading ----------------------------------------------------------------------
 
-    def _read(self) -> dict[str, dict]:
+    def _read(self) -> dict[str, dict[str, Any]]:
         try:
             with open(self.path, "rb") as fh:
                 data = fh.read(MAX_STORE + 1)
@@ -100,7 +100,9 @@ class Provenance:
         out: dict[str, Entry] = {}
         for rel, raw in files.items():
             with contextlib.suppress(TypeError):
-                out[rel] = Entry(**{k: raw.get(k) for k in Entry.__dataclass_fields__})
+                # A record's values are JSON: a wrong type is caught above, a missing one is None.
+                fields: dict[str, Any] = {k: raw.get(k) for k in Entry.__dataclass_fields__}
+                out[rel] = Entry(**fields)
         return out
 
     def marked_paths(self) -> set[str]:
@@ -165,7 +167,7 @@ class Provenance:
                     if old
                     else befores.get(rel, "unknown" if kind != "created" else None)
                 )
-                first_kind = old.get("kind") if old else kind
+                first_kind: Any = old.get("kind") if old else kind  # JSON: as recorded
                 if first_kind == "created" and kind == "removed":
                     files.pop(rel, None)  # made and unmade by the agent: nothing left to mark
                     continue
@@ -299,7 +301,8 @@ def render(rows: list[dict[str, Any]], project: str) -> str:
     ]
     for r in rows:
         out.append(
-            f"  {visible(r['path'])}  {r['kind']} by {visible(r['by'])} at {r['at']}: {visible(r['detail'])}"
+            f"  {visible(r['path'])}  {r['kind']} by {visible(r['by'])} at {r['at']}: "
+            f"{visible(r['detail'])}"
         )
         out.append(f"    protected because: {visible(r['why'])}")
         if r.get("diff"):

@@ -124,7 +124,8 @@ def run_trust(args: argparse.Namespace, home: Path, cwd: Path, out: TextIO, err:
         return USAGE if exc.kind in REFUSED else 1
     if before is not None and before.path == entry.path and before.device is None:
         print(
-            f"{shown} was already trusted (since {visible(entry.since)}); its identity is recorded now, "
+            f"{shown} was already trusted (since {visible(entry.since)}); its identity is recorded "
+            "now, "
             "so another folder moved to this path will not be trusted",
             file=out,
         )
@@ -132,7 +133,8 @@ def run_trust(args: argparse.Namespace, home: Path, cwd: Path, out: TextIO, err:
         print(f"{shown} was already trusted (since {visible(entry.since)})", file=out)
     elif why_not is not None:
         print(
-            f"trusted {shown} and every folder inside it (the folder trusted at this path before was "
+            f"trusted {shown} and every folder inside it (the folder trusted at this path before "
+            "was "
             "another one)",
             file=out,
         )
@@ -284,7 +286,8 @@ def _local_grants(root: Path) -> list[str]:
     if not overrides:
         return []
     return [
-        f"{rel}: skills.overrides = {visible(repr(overrides))} (these now win over your own toggles)"
+        f"{rel}: skills.overrides = {visible(repr(overrides))} (these now win over your own "
+        "toggles)"
     ]
 
 

@@ -71,7 +71,8 @@ def run(args: argparse.Namespace, settings: Any) -> int:
             watched = len(plan.recursive) if plan else 0
             missing = sum(1 for r in catalog.roots if not r.path.is_dir())
             _emit(
-                f"watching {n} skills in {watched} folders ({missing} more when they are created); Ctrl+C stops"
+                f"watching {n} skills in {watched} folders ({missing} more when they are created); "
+                "Ctrl+C stops"
             )
         while not done.is_set():
             try:
@@ -119,7 +120,8 @@ def _human(change: Any, fresh: list[Any], total: int) -> str:
 
 
 def _on_sigterm(handler: Callable[[], None]) -> Any:
-    """SIGTERM ends the watch like Ctrl+C; returns the previous handler (None off the main thread)."""
+    """SIGTERM ends the watch like Ctrl+C; returns the previous handler (None off the main
+    thread)."""
     if threading.current_thread() is not threading.main_thread():
         return None
     try:

@@ -17,7 +17,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-HELP = "files codebot's agent wrote among skills, config, instructions and git's config: review, accept, revert"
+HELP = (
+    "files codebot's agent wrote among skills, config, instructions and git's config: review, "
+    "accept, revert"
+)
 
 
 def add_parser(
@@ -52,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             chosen = store.accept(None if args.all and not args.accept else list(args.accept))
             if args.accept and not chosen:
                 print(
-                    f"codebot: none of {', '.join(args.accept)} is marked as written by codebot's agent; "
+                    f"codebot: none of {', '.join(args.accept)} is marked as written by codebot's "
+                    "agent; "
                     "run 'codebot written' to list them",
                     file=sys.stderr,
                 )

@@ -319,7 +319,7 @@ def format_stats(summary: dict[str, Any]) -> str:
             lines.append(f"({summary['bad_lines']} unreadable line(s) skipped)")
         return "\n".join(lines)
     header = ("skill", "runs", "ok", "failed", "denied", "p50 ms", "p95 ms", "sources", "actors")
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for name, s in skills.items():
         rows.append(_row(name, s))
     totals = summary.get("totals", {})

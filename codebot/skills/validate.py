@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,8 @@ from codebot.skills.files.parse import KNOWN_KEYS, _key_lines, parse_file
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 NEGATIVE = re.compile(
-    r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)|instead use|use .+ instead|skip (it|this) (for|when))\b",
+    r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)"
+    r"|instead use|use .+ instead|skip (it|this) (for|when))\b",
     re.IGNORECASE,
 )
 TOOL_PATTERN = re.compile(r"^[A-Za-z_][\w.*-]*(\(.*\))?$")
@@ -98,6 +99,19 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
         lines = _frontmatter_lines(spec) if lines is None else lines
         out.append(Diagnostic(path, lines.get(field or "", 1), code, sev, msg, hint, field))
 
+    _check_name(spec, add)
+    _check_fields(spec, add)
+    if not hints:
+        return out
+    _check_hints(spec, add)
+    return out
+
+
+#: `add(severity, code, field, message, hint)`: records one finding of `check_spec`.
+_Add = Callable[[Severity, str, str | None, str, str], None]
+
+
+def _check_name(spec: Spec, add: _Add) -> None:
     name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
     if not 1 <= len(name) <= 64:
         add(
@@ -113,7 +127,7 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
             "name-format",
             "name",
             f"name {name!r} is not lowercase letters, digits and single hyphens",
-            f"rename it, e.g. {re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'my-skill'!r}",
+            f"rename it, e.g. {_suggested_name(name)!r}",
         )
     if not spec.single_file and name != spec.dir.name:
         add(
@@ -123,6 +137,13 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
             f"name {name!r} differs from its folder {spec.dir.name!r}",
             "rename the folder or the name so they are equal",
         )
+
+
+def _suggested_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
+
+
+def _check_fields(spec: Spec, add: _Add) -> None:
     if len(spec.description) > 1024:
         add(
             Severity.ERROR,
@@ -160,8 +181,10 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
                 f"frontmatter key {key!r} is not used by codebot",
                 "it is kept and shown by 'skills show', but has no effect",
             )
-    if not hints:
-        return out
+
+
+def _check_hints(spec: Spec, add: _Add) -> None:
+    """The INFO findings: advice, and the only checks that read the body."""
     if not NEGATIVE.search(spec.description) and not (
         spec.when_to_use and NEGATIVE.search(spec.when_to_use)
     ):
@@ -184,7 +207,6 @@ def check_spec(spec: Spec, hints: bool = True) -> list[Diagnostic]:
             f"body is {body_lines} lines",
             f"keep SKILL.md under {MAX_BODY_LINES} lines; move detail into references/",
         )
-    return out
 
 
 def validate_specs(

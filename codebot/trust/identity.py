@@ -62,14 +62,18 @@ def changed(real: str, device: int, inode: int, root_commit: str | None) -> str 
         return f"the folder cannot be read now ({exc.strerror or exc})"
     if (st.st_dev, st.st_ino) != (device, inode):
         return (
-            "the folder there now is another one (its device and inode differ from the trusted folder's: "
+            "the folder there now is another one (its device and inode differ from the trusted "
+            "folder's: "
             "it was replaced, moved there, or made again)"
         )
     if root_commit is None:
         return None
     roots = root_commits(real)
     if roots is None:
-        return f"its git history cannot be read, so it cannot be shown to be the repository trusted ({root_commit[:12]})"
+        return (
+            "its git history cannot be read, so it cannot be shown to be the repository trusted "
+            f"({root_commit[:12]})"
+        )
     if root_commit not in roots:
         return (
             f"its git repository is another one (its first commit is {min(roots)[:12]}, "

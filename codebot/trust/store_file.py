@@ -35,7 +35,8 @@ def read_store(path: Path, max_bytes: int) -> bytes:
             raise Unusable(f"is owned by another user (uid {st.st_uid})")
         if st.st_mode & 0o022:
             raise Unusable(
-                f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); run chmod 600 on it"
+                f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); run chmod 600 on "
+                "it"
             )
         if st.st_size > max_bytes:
             raise Unusable(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codebot.display import command_lines, visible
+from codebot.display import command_lines, home_short, visible
 
 
 def why_asked(reason: str) -> str:
@@ -18,11 +18,12 @@ def why_asked(reason: str) -> str:
 
 
 def always_line(request: Any) -> str:
-    """`always allow saves Bash(npm test) to /p/.codebot/config.yaml`: exactly the rules
+    """`always allow saves Bash(npm test) to ~/p/.codebot/config.yaml`: exactly the rules
     and the file; or why it is not offered; "" when there is nothing to say."""
-    rules = tuple(getattr(request, "always", ()) or ())
+    rules: tuple[Any, ...] = tuple(getattr(request, "always", ()) or ())
     if rules:
-        return f"always allow saves {', '.join(visible(r) for r in rules)} to {visible(str(request.always_path))}"
+        where = visible(home_short(request.always_path))
+        return f"always allow saves {', '.join(visible(r) for r in rules)} to {where}"
     why = str(getattr(request, "always_unavailable", "") or "")
     return f"always allow is not offered: {visible(why)}" if why else ""
 

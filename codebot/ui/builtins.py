@@ -82,7 +82,8 @@ class BuiltinCommands:
             return Reply(
                 f"model: {self.model_name}{' (offline)' if self.offline else ''}"
                 + (
-                    f"\nReachable with your keys and servers:{listed}\n/model NAME (or its number) switches"
+                    f"\nReachable with your keys and servers:{listed}"
+                    "\n/model NAME (or its number) switches"
                     if choices
                     else "\nno provider key is set: export one (e.g. OPENAI_API_KEY) or use "
                     "--api-base for a local server"
@@ -114,7 +115,8 @@ class BuiltinCommands:
         model_id = args.strip() or None
         if model_id is not None and model_id not in found.models:
             return Reply(
-                f"{found.label} has no model {model_id!r}; it has: {', '.join(found.models) or 'none listed'}"
+                f"{found.label} has no model {model_id!r}; "
+                f"it has: {', '.join(found.models) or 'none listed'}"
             )
         self.session.client = client_for(found, model_id)
         return Reply(
@@ -144,15 +146,16 @@ class BuiltinCommands:
         if not choice:
             if not rows:
                 return Reply(
-                    f"no other saved session for {self.settings.project_dir}; `codebot sessions --all` "
-                    "lists every project's"
+                    f"no other saved session for {self.settings.project_dir}; "
+                    "`codebot sessions --all` lists every project's"
                 )
             listed = "".join(
                 f"\n  {i}. {r.id}  {r.started}  {r.first_prompt[:60]}"
                 for i, r in enumerate(rows, 1)
             )
             return Reply(
-                f"Sessions of this project, newest first:{listed}\n/resume ID (or its number) switches",
+                f"Sessions of this project, newest first:{listed}"
+                "\n/resume ID (or its number) switches",
                 Action.PICK_SESSION,
             )
         picked = pick(choice, rows, self.session.id)
@@ -178,7 +181,8 @@ class BuiltinCommands:
                 chosen = store.accept(None if rest.strip() in ("all", "--all") else rest.split())
                 self._refresh_written(chosen)
                 return Reply(
-                    f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} (settings: at the next start)"
+                    f"accepted {len(chosen)} file(s): {', '.join(chosen) or '-'} "
+                    "(settings: at the next start)"
                 )
             if verb == "revert" and rest.strip():
                 said = store.revert(rest.strip())
@@ -199,5 +203,6 @@ class BuiltinCommands:
 
 
 Handler = Callable[[Any, str], Reply]
-#: Every built-in's handler, looked up once here: a name in the table without a method fails at import.
+#: Every built-in's handler, looked up once here: a name in the table without a method fails
+#: at import.
 HANDLERS: dict[str, Handler] = {c.name: getattr(BuiltinCommands, c.handler) for c in BUILTINS}

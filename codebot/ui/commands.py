@@ -160,14 +160,18 @@ BUILTIN_NAMES = frozenset(BY_NAME)
 
 # The keys each front end binds (the TUI's are its `CodebotApp.BINDINGS` and the prompt's).
 KEYS = {
-    Front.TUI: "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · Ctrl+P palette · "
-    "Ctrl+O expand/collapse the latest result · Ctrl+T transcript of the session · "
-    "Esc cancel the turn · Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
-    Front.LINE: "Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · Tab complete · "
-    "Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
+    Front.TUI: "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · "
+    "Ctrl+P palette · Ctrl+O expand/collapse the latest result · "
+    "Ctrl+T transcript of the session · Esc cancel the turn · "
+    "Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
+    Front.LINE: "Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · "
+    "Tab complete · Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
     Front.PLAIN: "Input: one message per line; end of input quits.",
 }
-SKILLS_HELP = "Skills: type / and a name (Tab completes), e.g. /review src/. The model also picks skills itself."
+SKILLS_HELP = (
+    "Skills: type / and a name (Tab completes), e.g. /review src/. "
+    "The model also picks skills itself."
+)
 
 
 def help_text(front: Front) -> str:

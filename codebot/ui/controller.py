@@ -290,7 +290,8 @@ def written_notice(guard: Any) -> list[str]:
             f" and {len(marked) - 5} more" if len(marked) > 5 else ""
         )
         notes.append(
-            f"{len(marked)} file(s) written by codebot's agent are not accepted yet ({names}): their "
+            f"{len(marked)} file(s) written by codebot's agent are not accepted yet ({names}): "
+            "their "
             "commands are asked and their grants and settings ignored; /written shows the diffs, "
             "/written accept PATH|all accepts, /written revert PATH puts one back"
         )

@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from codebot.agent.session import events as ev
@@ -106,7 +107,7 @@ class _Answer:
 def _routes(prompt: str) -> bool:
     """Whether the turn of `prompt` may rank the whole catalog (so a cold index build is
     worth preparing while the catalog loads). Small talk and commands never route."""
-    from codebot.skills.route.shape import request_shape
+    from codebot.skills.route import request_shape
     from codebot.ui import commands
 
     return commands.parse(prompt).kind != "builtin" and request_shape(prompt) != "chat"
@@ -132,32 +133,13 @@ def run_print(
     from codebot.workspace import open_catalog
 
     answer = _Answer()
-    with contextlib.suppress(
-        AttributeError, ValueError
-    ):  # no write to stdout may end on a codec error
-        sys.stdout.reconfigure(errors="replace")
-
-    def emit(e: Any) -> None:
-        if output_format == "stream-json":
-            _line(_event_json(e))
-        elif output_format == "text":
-            if isinstance(e, ev.TextDelta) and e.depth == 0:
-                answer.write(e.text)
-            elif isinstance(e, ev.SkillActivated):
-                _say(f"[skill {e.name} · {e.mode} · {e.actor}]")
-            elif isinstance(e, ev.Notice):
-                _say(f"codebot: {e.text}")
-        if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":
-            # A warning (a transcript that cannot be written) reaches the person in every
-            # format; stdout keeps only the result.
-            _say(f"codebot: warning: {e.text}")
-
+    _replace_unencodable_output()
     catalog = open_catalog(settings, prefetch=_routes(prompt))
     try:
         session = build_session(
             settings,
             catalog,
-            emit=emit,
+            emit=_emitter(output_format, answer),
             interactive=False,
             allow=allow,
             deny=deny,
@@ -167,12 +149,7 @@ def run_print(
     except SetupError as exc:
         _say(f"codebot: {exc}")
         return 2
-    for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
-        _say(f"codebot: warning: {warning}")
-    if session.sandbox_notice:
-        _say(f"codebot: {session.sandbox_notice}")
-    for notice in session.transcript.notices if session.transcript is not None else ():
-        _say(f"codebot: warning: {notice}")
+    _startup_warnings(session)
     if output_format == "stream-json":
         _line(init_json(session))
     from codebot.ui import commands
@@ -193,6 +170,51 @@ def run_print(
         kill_all()  # no command outlives the turn it ran in
         if session.transcript is not None:
             session.transcript.close()
+    _print_result(session, record, output_format, answer)
+    return _exit_code(session, record, fail_on_denial)
+
+
+def _replace_unencodable_output() -> None:
+    """No write to stdout may end on a codec error: unencodable characters are replaced."""
+    # Typed Any: `TextIO` does not declare `reconfigure`, and a stdout swapped in by a caller
+    # may lack it (AttributeError) or be detached (ValueError); either way it stays as it is.
+    stdout: Any = sys.stdout
+    with contextlib.suppress(AttributeError, ValueError):
+        stdout.reconfigure(errors="replace")
+
+
+def _emitter(output_format: str, answer: _Answer) -> Callable[[Any], None]:
+    """The session's `emit`: what each event prints in `output_format`."""
+
+    def emit(e: Any) -> None:
+        if output_format == "stream-json":
+            _line(_event_json(e))
+        elif output_format == "text":
+            if isinstance(e, ev.TextDelta) and e.depth == 0:
+                answer.write(e.text)
+            elif isinstance(e, ev.SkillActivated):
+                _say(f"[skill {e.name} · {e.mode} · {e.actor}]")
+            elif isinstance(e, ev.Notice):
+                _say(f"codebot: {e.text}")
+        if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":
+            # A warning (a transcript that cannot be written) reaches the person in every
+            # format; stdout keeps only the result.
+            _say(f"codebot: warning: {e.text}")
+
+    return emit
+
+
+def _startup_warnings(session: Any) -> None:
+    for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
+        _say(f"codebot: warning: {warning}")
+    if session.sandbox_notice:
+        _say(f"codebot: {session.sandbox_notice}")
+    for notice in session.transcript.notices if session.transcript is not None else ():
+        _say(f"codebot: warning: {notice}")
+
+
+def _print_result(session: Any, record: Any, output_format: str, answer: _Answer) -> None:
+    """The turn's answer on stdout, in `output_format`."""
     if output_format == "json":
         out = {
             "result": record.text,
@@ -216,6 +238,11 @@ def run_print(
         answer.end()
         if record.text or answer.streamed:
             sys.stdout.write("\n")
+
+
+def _exit_code(session: Any, record: Any, fail_on_denial: bool) -> int:
+    """0, 1 when the turn failed, 4 for a denied or failed call under `--fail-on-denial`;
+    what the person should know about it goes to stderr."""
     for hint in denial_hints(record.tool_calls, session):
         _say(f"codebot: {hint}")
     if record.error:
@@ -224,8 +251,8 @@ def run_print(
         return 1
     if fail_on_denial and (record.denied_calls or record.failed_calls):
         _say(
-            f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied and {record.failed_calls} "
-            "failed in this turn (sub-agents included); exit code 4"
+            f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied "
+            f"and {record.failed_calls} failed in this turn (sub-agents included); exit code 4"
         )
         return 4
     return 0
@@ -295,7 +322,8 @@ def denial_hint(call: dict[str, Any], session: Any) -> str:
     by_rule = _BY_RULE.match(str(call.get("reason") or ""))
     if by_rule and by_rule.group(1) != "None":
         return (
-            f"{what} was denied by the rule {by_rule.group(1)}; a deny rule wins over --allow, so remove it "
+            f"{what} was denied by the rule {by_rule.group(1)}; "
+            "a deny rule wins over --allow, so remove it "
             "(--deny, or permissions.deny in the config) to let such calls run"
         )
     subject = _subject(session, name, args)

@@ -68,7 +68,10 @@ def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> s
     and fix (a skill file that no longer parses is a problem, not a silent −1)."""
     from codebot.skills.validate import count_of
 
-    head = f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} loaded)"
+    head = (
+        f"skills: +{len(change.added)} ~{len(change.changed)} −{len(change.removed)} ({total} "
+        "loaded)"
+    )
     names = [
         *(f"+ {n}" for n in change.added),
         *(f"~ {n}" for n in change.changed),

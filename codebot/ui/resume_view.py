@@ -176,7 +176,8 @@ def call_parts(call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """A recorded tool call's name and arguments, whatever the file holds (a saved
     transcript is read as untrusted: arguments that are not a JSON object come back as
     `{"_raw": ...}`)."""
-    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+    fn = call.get("function")
+    fn = fn if isinstance(fn, dict) else {}
     name = str(fn.get("name") or "?")
     raw = fn.get("arguments") or ""
     try:
@@ -285,5 +286,6 @@ def pick(choice: str, rows: Sequence[SessionRow], current: str) -> str:
     if choice == current:
         return f"error: session {current} is the one in use"
     if "/" in choice or "\\" in choice or choice.startswith("."):
-        return f"error: no session {choice!r}; /resume lists them"  # an id is a file name, never a path
+        # An id is a file name, never a path.
+        return f"error: no session {choice!r}; /resume lists them"
     return choice

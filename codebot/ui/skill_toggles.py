@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -73,6 +74,30 @@ def _save_project(settings: Settings, key: str, value: str) -> Toggled:
     from codebot.agent.permissions.save_rule import RuleSaveError, update_config
 
     user, shared = dict(settings.user_overrides), dict(settings.shared_overrides)
+    local = _new_local(settings, user, shared, key, value)
+    path = settings.local_config_path
+    written: dict[str, dict[str, str]] = {}
+    try:
+        saved = update_config(path, _override_change(path, key, local, written))
+    except RuleSaveError as exc:
+        raise ToggleError(f"not saved: {exc}") from None
+    if "changed" in written:
+        _ignore_in_git(settings.project_dir, path)
+        said = f"saved in {_shown(path)}; this project only, add --global for every project"
+    else:
+        said = (
+            f"already so in {_shown(path)}" if path.exists() else "this project sets nothing for it"
+        )
+    if saved.comments_lost:
+        said += "; its comments were not kept"
+    return Toggled(_in_force(settings, user, shared, written.get("overrides", local)), said)
+
+
+def _new_local(
+    settings: Settings, user: dict[str, str], shared: dict[str, str], key: str, value: str
+) -> dict[str, str]:
+    """The project's personal overrides with `key` set to `value`; ToggleError when the
+    other layers would keep it from taking effect."""
     local = {k: v for k, v in settings.local_overrides.items() if k != key}
     # `on` takes the project's own toggle away; it is written only where another layer
     # would still limit the skill (the person's global toggle, the shared project file).
@@ -86,11 +111,20 @@ def _save_project(settings: Settings, key: str, value: str) -> Toggled:
         mine = settings.user_overrides.get(key, "on") != "on"
         by = settings.config_path if mine else settings.project_dir / ".codebot" / "config.yaml"
         raise ToggleError(
-            f"not saved: it would stay {now} here, as {_shown(by)} limits it and this project is not "
-            f"trusted, so its settings may only narrow that (run `codebot trust`, or add --global)"
+            f"not saved: it would stay {now} here, as {_shown(by)} limits it "
+            "and this project is not trusted, so its settings may only narrow that "
+            "(run `codebot trust`, or add --global)"
         )
-    path = settings.local_config_path
-    written: dict[str, dict[str, str]] = {}
+    return local
+
+
+def _override_change(
+    path: Path, key: str, local: dict[str, str], written: dict[str, dict[str, str]]
+) -> Callable[[dict[str, Any]], bool]:
+    """The edit `update_config` makes to the project file: `skills.overrides.<key>` as in
+    `local` (removed when `local` has none). It records in `written` the overrides the
+    file ends with ("overrides") and whether it changed ("changed")."""
+    from codebot.agent.permissions.save_rule import RuleSaveError
 
     def change(data: dict[str, Any]) -> bool:
         if data.get("skills") is None:
@@ -113,20 +147,7 @@ def _save_project(settings: Settings, key: str, value: str) -> Toggled:
         written["changed"] = {}
         return True
 
-    try:
-        saved = update_config(path, change)
-    except RuleSaveError as exc:
-        raise ToggleError(f"not saved: {exc}") from None
-    if "changed" in written:
-        _ignore_in_git(settings.project_dir, path)
-        said = f"saved in {_shown(path)}; this project only, add --global for every project"
-    else:
-        said = (
-            f"already so in {_shown(path)}" if path.exists() else "this project sets nothing for it"
-        )
-    if saved.comments_lost:
-        said += "; its comments were not kept"
-    return Toggled(_in_force(settings, user, shared, written.get("overrides", local)), said)
+    return change
 
 
 def _save_global(settings: Settings, key: str, value: str) -> Toggled:
@@ -146,7 +167,8 @@ def _save_global(settings: Settings, key: str, value: str) -> Toggled:
     if not isinstance(data.get("skills"), dict):
         data["skills"] = {}
     skills = data["skills"]
-    overrides = skills.get("overrides") if isinstance(skills.get("overrides"), dict) else {}
+    overrides = skills.get("overrides")
+    overrides = overrides if isinstance(overrides, dict) else {}
     for name in [n for n in overrides if normalize_name(str(n)) == key]:
         del overrides[name]
     if value != "on":
@@ -182,7 +204,8 @@ def _ignore_in_git(project: Path, path: Path) -> None:
         fd = os.open(path.parent / ".gitignore", flags, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(
-                f"# personal settings codebot writes (/skills); not for the repository\n{path.name}\n"
+                "# personal settings codebot writes (/skills); not for the repository\n"
+                f"{path.name}\n"
             )
 
 

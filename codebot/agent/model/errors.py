@@ -35,43 +35,62 @@ def model_error(
 ) -> ModelError:
     """`exc` in plain words. Retryable only when nothing has streamed yet."""
     kind, status = _classify(exc)
-    said = _said(exc)
-    where = api_base or provider_of(model)
     if kind == "unknown_model":
         kind, message = "not_found", _unknown_model(model, api_base)
-    elif kind == "auth":
-        message = f"Authentication failed for {model}: {_key_hint(model, status, said, api_base, api_key)}"
-    elif kind == "rate_limit":
-        message = (
-            f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
-        )
-    elif kind == "context":
-        message = (
-            f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
-            "Use /clear to start over, or switch to a model with a larger context window."
-        )
-    elif kind == "timeout" and received:
-        message = f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was abandoned."
-    elif kind == "timeout":
-        message = f"{model} did not answer within {timeout:g} seconds."
-    elif received:
-        message = f"The answer from {where} broke off mid-stream: {said}"
-    elif kind == "connection":
-        message = (
-            f"Could not reach {where}: {said} Check the network connection and the API base URL."
-        )
-    elif kind == "server":
-        message = f"{where} had a server error ({status or 'no status'}): {said} Try again later."
-    elif kind == "not_found":
-        message = f"Model {model} was not found at {where}: {said} Check the model name (/model)."
-    elif kind == "bad_request":
-        message = f"{where} rejected the request for {model}: {said}"
     else:
-        message = f"{model} failed: {type(exc).__name__}: {said}"
+        message = _message(
+            kind, exc, model, timeout, received, status, api_base=api_base, api_key=api_key
+        )
     if retries:
         message += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
     retryable = kind in ("rate_limit", "server", "connection", "timeout") and not received
     return ModelError(kind, message, retryable=retryable, status=status)
+
+
+def _message(
+    kind: str,
+    exc: BaseException,
+    model: str,
+    timeout: float,
+    received: bool,
+    status: int | None,
+    *,
+    api_base: str | None,
+    api_key: str | None,
+) -> str:
+    """The sentence for an error of `kind` (any but "unknown_model")."""
+    said = _said(exc)
+    where = api_base or provider_of(model)
+    if kind == "auth":
+        return (
+            f"Authentication failed for {model}: "
+            f"{_key_hint(model, status, said, api_base, api_key)}"
+        )
+    if kind == "rate_limit":
+        return f"Rate limited by {where}: {said} Wait a moment and try again, or use another model."
+    if kind == "context":
+        return (
+            f"The conversation is too long for {model}'s context window ({said.rstrip('.')}). "
+            "Use /clear to start over, or switch to a model with a larger context window."
+        )
+    if kind == "timeout" and received:
+        return (
+            f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was "
+            "abandoned."
+        )
+    if kind == "timeout":
+        return f"{model} did not answer within {timeout:g} seconds."
+    if received:
+        return f"The answer from {where} broke off mid-stream: {said}"
+    if kind == "connection":
+        return f"Could not reach {where}: {said} Check the network connection and the API base URL."
+    if kind == "server":
+        return f"{where} had a server error ({status or 'no status'}): {said} Try again later."
+    if kind == "not_found":
+        return f"Model {model} was not found at {where}: {said} Check the model name (/model)."
+    if kind == "bad_request":
+        return f"{where} rejected the request for {model}: {said}"
+    return f"{model} failed: {type(exc).__name__}: {said}"
 
 
 def _key_hint(
@@ -94,9 +113,15 @@ def _key_hint(
             "Check the key for that server and try again."
         )
     if api_key:
-        return f"the configured API key for {provider} {refused} ({said.rstrip('.')}). Check it, or set {var}."
+        return (
+            f"the configured API key for {provider} {refused} ({said.rstrip('.')}). Check it, or "
+            f"set {var}."
+        )
     if missing or not os.environ.get(var):
-        return f"{var} is not set. Export {var}=<your key>, or pick another model with /model or --model."
+        return (
+            f"{var} is not set. Export {var}=<your key>, or pick another model with /model or "
+            "--model."
+        )
     return (
         f"{provider} rejected {var} ({said.rstrip('.')}). Check that the key is valid and active, "
         f"then export it again, or pick another model with /model."
@@ -154,6 +179,13 @@ def _classify(exc: BaseException) -> tuple[str, int | None]:
         if "context length" in text or "context_length" in text or "too many tokens" in text:
             return "context", status
         return "bad_request", status
+    return _classify_rest(exc, names, status)
+
+
+def _classify_rest(
+    exc: BaseException, names: set[str], status: int | None
+) -> tuple[str, int | None]:
+    """`_classify` for what is not a timeout, a key, a model, a limit or a bad request."""
     if _NO_CONNECTION.search(str(exc)):  # litellm reports a refused connection as a 500 too
         return "connection", None
     if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:

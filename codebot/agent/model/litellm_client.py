@@ -61,7 +61,8 @@ def _litellm() -> Any:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm
 
-            litellm.telemetry = False
+            # Older litellm releases read this; current ones no longer declare it.
+            litellm.telemetry = False  # pyright: ignore[reportAttributeAccessIssue]
             litellm.suppress_debug_info = True
             litellm.drop_params = True
             if not os.environ.get("LITELLM_LOG"):  # the person asked for litellm's logs
@@ -143,7 +144,10 @@ class LiteLLMClient:
 
     @property
     def context_window(self) -> int | None:
-        """Max input tokens from litellm's model map, looked up (and litellm imported) on first use."""
+        """Max input tokens from litellm's model map.
+
+        Looked up (and litellm imported) on first use.
+        """
         if not self._context_known:
             try:
                 info = _litellm().get_model_info(self.model)
@@ -207,9 +211,46 @@ class LiteLLMClient:
         model = request.model or self.model
         kwargs = self._kwargs(litellm, request, model)
         timeout = min(request.timeout, self.timeout)  # the stricter of request and client
+        response, iterator, chunk = await self._open(litellm, kwargs, model, timeout)
+        try:
+            text: list[str] = []
+            calls = _ToolCallAccumulator()
+            usage = Usage()
+            finish: str | None = None
+            while chunk is not None:
+                piece, finish_now, usage_now = self._absorb(chunk, calls)
+                finish = finish_now or finish
+                if usage_now is not None:
+                    usage = usage_now
+                if piece:
+                    text.append(piece)
+                    yield TextDelta(piece)
+                try:
+                    chunk = await _within(iterator.__anext__(), timeout)
+                except StopAsyncIteration:
+                    chunk = None
+                except Exception as exc:
+                    raise self._error(exc, model, timeout, received=True) from exc
+            yield Completion(
+                "".join(text), calls.calls(), self._cost(litellm, model, usage), model, finish
+            )
+        finally:
+            if response is not None:
+                await _close(response)
+
+    async def _open(
+        self, litellm: Any, kwargs: dict[str, Any], model: str, timeout: float
+    ) -> tuple[Any, Any, Any]:
+        """Start the request and read its first chunk, retrying what may be retried.
+
+        Returns the response (the caller closes it), its iterator and the first chunk (None
+        for an empty stream). Retries happen only here: once a chunk has arrived, the text
+        may already be on screen, so a later failure is raised instead of retried.
+        """
         attempt = 0
         while True:
             response: Any = None
+            iterator: Any = None
             try:
                 try:
                     response = await _within(litellm.acompletion(**kwargs), timeout)
@@ -224,37 +265,21 @@ class LiteLLMClient:
                     if response is not None:
                         await _close(response)
                         response = None
-                    delay = self._delay(attempt, exc)
-                    if self.on_retry is not None:  # the person sees it, not a silent pause
-                        self.on_retry(attempt + 1, self.max_retries, delay, error.message)
-                    await asyncio.sleep(delay)
+                    await self._wait_retry(attempt, exc, error.message)
                     attempt += 1
                     continue
-                text: list[str] = []
-                calls = _ToolCallAccumulator()
-                usage = Usage()
-                finish: str | None = None
-                while chunk is not None:
-                    piece, finish_now, usage_now = self._absorb(chunk, calls)
-                    finish = finish_now or finish
-                    if usage_now is not None:
-                        usage = usage_now
-                    if piece:
-                        text.append(piece)
-                        yield TextDelta(piece)
-                    try:
-                        chunk = await _within(iterator.__anext__(), timeout)
-                    except StopAsyncIteration:
-                        chunk = None
-                    except Exception as exc:
-                        raise self._error(exc, model, timeout, received=True) from exc
-                yield Completion(
-                    "".join(text), calls.calls(), self._cost(litellm, model, usage), model, finish
-                )
-                return
+                # Ownership passes to the caller: the finally below must not close it.
+                opened, response = response, None
+                return opened, iterator, chunk
             finally:
                 if response is not None:
                     await _close(response)
+
+    async def _wait_retry(self, attempt: int, exc: BaseException, message: str) -> None:
+        delay = self._delay(attempt, exc)
+        if self.on_retry is not None:  # the person sees it, not a silent pause
+            self.on_retry(attempt + 1, self.max_retries, delay, message)
+        await asyncio.sleep(delay)
 
     @staticmethod
     def _absorb(chunk: Any, calls: _ToolCallAccumulator) -> tuple[str, str | None, Usage | None]:
@@ -306,7 +331,10 @@ class LiteLLMClient:
     def _error(
         self, exc: BaseException, model: str, timeout: float, *, received: bool, retries: int = 0
     ) -> ModelError:
-        """`exc` in plain words (see `model_errors`). Retryable only when nothing has streamed yet."""
+        """`exc` in plain words (see `model_errors`).
+
+        Retryable only when nothing has streamed yet.
+        """
         return model_error(
             exc,
             model,

@@ -84,7 +84,10 @@ def connect_line(found: Sequence[Found] = ()) -> str:
     if not found:
         return DEFAULT_CONNECT
     f = found[0]
-    return f"Connect a model: {f.label} is running; run codebot --api-base {f.base_url} --model {f.model_string()}"
+    return (
+        f"Connect a model: {f.label} is running; run codebot --api-base {f.base_url} --model "
+        f"{f.model_string()}"
+    )
 
 
 def probe(
@@ -244,7 +247,8 @@ def _unchunk(body: bytes) -> bytes | None:
 
 
 def _model_ids(body: bytes) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
-    """The model ids and owners of an OpenAI `GET /v1/models` answer; (None, ()) when it is not one."""
+    """The model ids and owners of an OpenAI `GET /v1/models` answer; (None, ()) when it is
+    not one."""
     try:
         doc = json.loads(body.decode("utf-8"))
     except (ValueError, RecursionError):

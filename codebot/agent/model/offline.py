@@ -277,7 +277,7 @@ class OfflineModel:
             return None
         from codebot.skills.files import normalize_name
         from codebot.skills.invoke import Actor
-        from codebot.skills.route.router import default_router
+        from codebot.skills.route import default_router
 
         return default_router().route(
             request, snap, Actor.MODEL, restrict={normalize_name(n) for n, _ in listed}
@@ -295,7 +295,10 @@ class OfflineModel:
             return f"for {_code(asked)} the router {matched}. {r.reason}."
         words = next((w for _, n, w in _lexical_ranking(request, listed) if n == name), [])
         shared = f" ({', '.join(words)})" if words else ""
-        return f"the request shares words with its name or description{shared}, and no other listed skill is as close."
+        return (
+            f"the request shares words with its name or description{shared}, and no other listed "
+            "skill is as close."
+        )
 
     def _skill_answer(self, prompt: str, why: str) -> str:
         names = _SKILL_TAGS.findall(prompt) or ["?"]
@@ -318,7 +321,8 @@ class OfflineModel:
         if left:
             quoted += f"\n>\n> … {left} more lines"
         parts.append(
-            f"**The prompt a real model would receive** ({len(prompt.strip()):,} characters{shown_note}):"
+            f"**The prompt a real model would receive** ({len(prompt.strip()):,} "
+            f"characters{shown_note}):"
             f"\n\n{quoted}"
         )
         parts.extend(self._steps(names))
@@ -327,7 +331,7 @@ class OfflineModel:
 
     def _unrouted(self, request: str, listed: Sequence[tuple[str, str]]) -> str:
         """A request no skill was chosen for: an answer that fits what was asked."""
-        from codebot.skills.route.shape import request_shape
+        from codebot.skills.route import request_shape
 
         r = self._route(request, listed)
         shape = r.shape if r is not None else request_shape(request) if request else "chat"
@@ -352,31 +356,36 @@ class OfflineModel:
         elif shape == "chat":
             examples = ", ".join(f"`/{n}`" for n, _ in listed[:3])
             text = (
-                f"Hello! I am codebot's offline model: no model is connected, so I cannot chat, but skills "
+                "Hello! I am codebot's offline model: no model is connected, so I cannot chat, "
+                "but skills "
                 f"work. Type one ({examples}, … {len(listed)} in all) or describe a task such as "
                 f'"review my changes", and I will show which skill it goes to and why.'
             )
         elif shape in ("concept", "howto"):
             text = (
-                "That is a question, and answering questions takes a real model: I am codebot's offline "
+                "That is a question, and answering questions takes a real model: I am codebot's "
+                "offline "
                 "model and can only route requests to skills."
             )
             text += f"\n\n{closest}" if closest else ""
         elif r is not None and r.decision == "ask" and len(r.options) >= 2:
             a, b = (s.name for s in r.options[:2])
             text = (
-                f"I am codebot's offline model. Two skills fit this about equally, so I did not choose: "
+                "I am codebot's offline model. Two skills fit this about equally, so I did not "
+                "choose: "
                 f"`/{a}` or `/{b}` ({r.reason}). Type the one you mean."
             )
         elif close:
             why = f" (the router: {r.reason})" if r is not None else ""
             text = (
-                f"I am codebot's offline model, and no skill fits this closely enough to choose one{why}.\n\n"
+                "I am codebot's offline model, and no skill fits this closely enough to choose "
+                f"one{why}.\n\n"
                 f"{closest}\n\nType `/name` to run one anyway."
             )
         else:
             text = (
-                f"I am codebot's offline model, and none of the {len(listed)} listed skills shares a word with "
+                f"I am codebot's offline model, and none of the {len(listed)} listed skills shares "
+                "a word with "
                 "this request (`/skills` or `codebot skills list` shows them)."
             )
         return f"{text}\n\n{self.connect()}"
@@ -402,7 +411,8 @@ class OfflineModel:
         if not self.trusted:
             shown = ", ".join(_code(" ".join(c)) for c in commands)
             out.append(
-                f"Not run: {shown}, because this folder is not trusted (`codebot trust` allows them)."
+                f"Not run: {shown}, because this folder is not trusted (`codebot trust` allows "
+                "them)."
             )
             return out
         if not any((p / ".git").exists() for p in (folder, *folder.parents)):

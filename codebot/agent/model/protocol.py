@@ -74,7 +74,8 @@ StreamItem = TextDelta | Completion
 class ModelError(Exception):
     """A provider failure, already in plain words.
 
-    kind: auth | rate_limit | context | timeout | connection | server | bad_request | not_found | unknown
+    kind: auth | rate_limit | context | timeout | connection | server | bad_request | not_found
+    | unknown
     """
 
     def __init__(

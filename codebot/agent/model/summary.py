@@ -90,7 +90,8 @@ def render_lines(messages: Iterable[dict[str, Any]], clip: int = 2000) -> list[s
             for call in m.get("tool_calls") or ():
                 if not isinstance(call, dict):
                     continue
-                fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+                fn = call.get("function")
+                fn = fn if isinstance(fn, dict) else {}
                 name = str(fn.get("name") or "tool")
                 names[str(call.get("id"))] = name
                 out.append(
@@ -99,7 +100,8 @@ def render_lines(messages: Iterable[dict[str, Any]], clip: int = 2000) -> list[s
         elif role == "tool":
             name = names.get(str(m.get("tool_call_id")), "tool")
             out.append(
-                f"[{name} result] {_clip(_SKILL.sub(lambda x: f'[skill {x.group(1)} loaded]', _content(m)), clip)}"
+                f"[{name} result] "
+                f"{_clip(_SKILL.sub(lambda x: f'[skill {x.group(1)} loaded]', _content(m)), clip)}"
             )
     return out
 

@@ -90,12 +90,14 @@ def always_rules(tool: str, subject: str, approvals) -> tuple[list[str], str]:
         if not analysis.plain or not analysis.chain:
             return (
                 [],
-                f"only a plain command can be saved as a rule; this one is {analysis.reason or 'not plain'}",
+                "only a plain command can be saved as a rule; this one is "
+                f"{analysis.reason or 'not plain'}",
             )
         if analysis.unresolved:
             return (
                 [],
-                f"only a command that can be checked fully can be saved as a rule: {analysis.unresolved[0]}",
+                "only a command that can be checked fully can be saved as a rule: "
+                f"{analysis.unresolved[0]}",
             )
     elif tool not in ("Edit", "Write"):
         return [], f"{tool} calls cannot be saved as a rule"
@@ -104,7 +106,8 @@ def always_rules(tool: str, subject: str, approvals) -> tuple[list[str], str]:
             # Rules read `\` as `/`, and gitignore drops spaces at the end.
             return (
                 [],
-                "a path with a backslash or spaces at the edge of a name cannot be written as a rule exactly",
+                "a path with a backslash or spaces at the edge of a name cannot be written as a "
+                "rule exactly",
             )
         where = Path(getattr(approvals, "project_dir", None) or ".", subject)
         if where.is_dir() or (where.exists() and not where.is_file()):

@@ -105,7 +105,8 @@ class Approvals:
                 scope = "every tool" if rule.tool == EVERY_TOOL else f"every {rule.tool} call"
                 if text != EVERY_TOOL:
                     self.warnings.append(
-                        f"{where}malformed deny pattern {text!r} ({e}); {scope} is denied until it is fixed"
+                        f"{where}malformed deny pattern {text!r} ({e}); {scope} is denied until it "
+                        "is fixed"
                     )
                 rules.append(rule)
         return rules

@@ -170,7 +170,10 @@ def fail_closed(text: object) -> Pattern:
 
 @lru_cache(maxsize=1024)
 def parse_pattern(text: str) -> Pattern:
-    """Parse a rule such as `Edit`, `Bash(git diff:*)` or `Read(src/**)`; ValueError if malformed."""
+    """Parse a rule such as `Edit`, `Bash(git diff:*)` or `Read(src/**)`.
+
+    Raises ValueError if the rule is malformed.
+    """
     if not isinstance(text, str):
         raise ValueError(f"a permission pattern must be text, not {type(text).__name__}")
     raw = text.strip()
@@ -181,13 +184,28 @@ def parse_pattern(text: str) -> Pattern:
             f"{raw!r}: a bare '*' is not supported; name a tool, e.g. 'Bash' or 'Edit(src/**)'"
         )
     if "(" not in raw:
-        if ")" in raw:
-            raise ValueError(f"{raw!r}: unbalanced parentheses")
-        if not _NAME_RE.match(raw):
-            raise ValueError(
-                f"{raw!r}: not a tool name (expected e.g. 'Edit' or 'Bash(git diff:*)')"
-            )
-        return Pattern(raw, "any", None, raw)
+        return _bare_tool(raw)
+    name, spec = _split_call(raw)
+    if name == "Bash":
+        return _bash_pattern(name, spec, raw)
+    if name in PATH_TOOLS:
+        return _path_pattern(name, spec, raw)
+    if spec == "*":
+        return Pattern(name, "any", None, raw)
+    return Pattern(name, "glob", spec, raw)
+
+
+def _bare_tool(raw: str) -> Pattern:
+    """A rule with no specifier, such as `Edit`: every call of that tool."""
+    if ")" in raw:
+        raise ValueError(f"{raw!r}: unbalanced parentheses")
+    if not _NAME_RE.match(raw):
+        raise ValueError(f"{raw!r}: not a tool name (expected e.g. 'Edit' or 'Bash(git diff:*)')")
+    return Pattern(raw, "any", None, raw)
+
+
+def _split_call(raw: str) -> tuple[str, str]:
+    """`Tool(spec)` into its checked tool name and its stripped, non-empty specifier."""
     name, _, rest = raw.partition("(")
     name = name.strip()
     if not name:
@@ -204,22 +222,21 @@ def parse_pattern(text: str) -> Pattern:
         raise ValueError(
             f"{raw!r}: empty specifier; write {name!r} alone to match every {name} call"
         )
-    if name == "Bash":
-        if spec.endswith((":*", " *")):
-            prefix = spec[:-2].strip()
-            if not prefix:
-                raise ValueError(
-                    f"{raw!r}: empty command prefix; write 'Bash' alone to allow every command"
-                )
-            return Pattern(name, "prefix", prefix, raw)
-        if spec == "*":
-            return Pattern(name, "any", None, raw)
-        return Pattern(name, "exact", spec, raw)
-    if name in PATH_TOOLS:
-        return _path_pattern(name, spec, raw)
+    return name, spec
+
+
+def _bash_pattern(name: str, spec: str, raw: str) -> Pattern:
+    """`Bash(git diff:*)` (a prefix), `Bash(*)` (any command) or `Bash(npm test)` (exact)."""
+    if spec.endswith((":*", " *")):
+        prefix = spec[:-2].strip()
+        if not prefix:
+            raise ValueError(
+                f"{raw!r}: empty command prefix; write 'Bash' alone to allow every command"
+            )
+        return Pattern(name, "prefix", prefix, raw)
     if spec == "*":
         return Pattern(name, "any", None, raw)
-    return Pattern(name, "glob", spec, raw)
+    return Pattern(name, "exact", spec, raw)
 
 
 def _path_pattern(name: str, spec: str, raw: str) -> Pattern:

@@ -234,7 +234,7 @@ class ToolRegistry:
     def _validator(self, tool: Tool) -> Any:
         v = self._validators.get(tool.name)
         if v is None:
-            import jsonschema  # lazy: only needed once a tool is actually called
+            import jsonschema.validators  # lazy: only needed once a tool is actually called
 
             cls = jsonschema.validators.validator_for(
                 tool.parameters, default=jsonschema.Draft202012Validator

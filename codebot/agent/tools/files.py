@@ -95,37 +95,9 @@ class ReadTool(PathTool):
 
     def _read(self, ctx: ToolContext, path: Path, offset: int, limit: int) -> ToolResult:
         shown = display_path(ctx, path)
-        if not path.exists():
-            raise ToolError(f"file not found: {shown}")
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory, not a file; use Glob to list it")
-        if not path.is_file():
-            raise ToolError(f"{shown} is not a regular file (a device, socket or pipe)")
-        with path.open("rb") as fh:
-            if is_binary(fh.read(8192)):
-                size = path.stat().st_size
-                raise ToolError(
-                    f"{shown} looks like a binary file ({size:,} bytes); Read shows text files only"
-                )
-        out: list[str] = []
-        chars = 0
-        total = 0
-        stopped_at: int | None = None
+        _check_readable(path, shown)
         last = offset + limit - 1
-        with path.open("r", encoding="utf-8", errors="replace", newline=None) as fh:
-            for n, line in enumerate(fh, 1):
-                total = n
-                if n < offset or n > last or stopped_at is not None:
-                    continue
-                line = line.rstrip("\n")
-                if len(line) > READ_LINE_CHARS:
-                    line = line[:READ_LINE_CHARS] + f"… [line cut: {len(line):,} characters]"
-                entry = f"{n:>6}\t{line}"
-                if chars + len(entry) > READ_MAX_CHARS and out:
-                    stopped_at = n
-                    continue
-                out.append(entry)
-                chars += len(entry) + 1
+        out, total, stopped_at = _numbered_lines(path, offset, last)
         if total == 0:
             return ToolResult(f"({shown} is empty)")
         if offset > total:
@@ -134,12 +106,59 @@ class ReadTool(PathTool):
         text = "\n".join(out)
         if stopped_at is not None:
             text += (
-                f"\n[output capped at {READ_MAX_CHARS:,} characters: showing lines {offset}-{shown_last} "
+                f"\n[output capped at {READ_MAX_CHARS:,} characters: "
+                f"showing lines {offset}-{shown_last} "
                 f"of {total}; use offset={stopped_at} to read on]"
             )
         elif shown_last < total:
-            text += f"\n[showing lines {offset}-{shown_last} of {total}; use offset={shown_last + 1} to read on]"
+            text += (
+                f"\n[showing lines {offset}-{shown_last} of {total}; "
+                f"use offset={shown_last + 1} to read on]"
+            )
         return ToolResult(text)
+
+
+def _check_readable(path: Path, shown: str) -> None:
+    """ToolError unless `path` is an existing regular file that looks like text."""
+    if not path.exists():
+        raise ToolError(f"file not found: {shown}")
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file; use Glob to list it")
+    if not path.is_file():
+        raise ToolError(f"{shown} is not a regular file (a device, socket or pipe)")
+    with path.open("rb") as fh:
+        if is_binary(fh.read(8192)):
+            size = path.stat().st_size
+            raise ToolError(
+                f"{shown} looks like a binary file ({size:,} bytes); Read shows text files only"
+            )
+
+
+def _numbered_lines(path: Path, offset: int, last: int) -> tuple[list[str], int, int | None]:
+    """Lines `offset`..`last` of `path`, numbered, within READ_MAX_CHARS.
+
+    Returns them, the file's line count (the whole file is read to know it) and the line
+    the character cap stopped at (None when it did not).
+    """
+    out: list[str] = []
+    chars = 0
+    total = 0
+    stopped_at: int | None = None
+    with path.open("r", encoding="utf-8", errors="replace", newline=None) as fh:
+        for n, line in enumerate(fh, 1):
+            total = n
+            if n < offset or n > last or stopped_at is not None:
+                continue
+            line = line.rstrip("\n")
+            if len(line) > READ_LINE_CHARS:
+                line = line[:READ_LINE_CHARS] + f"… [line cut: {len(line):,} characters]"
+            entry = f"{n:>6}\t{line}"
+            if chars + len(entry) > READ_MAX_CHARS and out:
+                stopped_at = n
+                continue
+            out.append(entry)
+            chars += len(entry) + 1
+    return out, total, stopped_at
 
 
 # --------------------------------------------------------------------------- Write / Edit
@@ -190,11 +209,13 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> 
         count = text.count(old)
     if count == 0:
         raise ToolError(
-            f"old text not found in {shown}; Read the file and copy the text exactly, including whitespace"
+            f"old text not found in {shown}; "
+            "Read the file and copy the text exactly, including whitespace"
         )
     if count > 1 and not replace_all:
         raise ToolError(
-            f"old text occurs {count} times in {shown}; add context to make it unique or set replace_all"
+            f"old text occurs {count} times in {shown}; "
+            "add context to make it unique or set replace_all"
         )
     if replace_all:
         return text.replace(old, new), count
@@ -232,7 +253,8 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ToolError(
-            f"{shown} is not valid UTF-8 ({e.reason} at byte {e.start}); Edit changes UTF-8 text only"
+            f"{shown} is not valid UTF-8 ({e.reason} at byte {e.start}); "
+            "Edit changes UTF-8 text only"
         ) from None
 
 

@@ -60,10 +60,10 @@ def expand_braces(pattern: str) -> list[str]:
     return [pattern]
 
 
-# A glob is matched segment by segment, never as one regex: `*a*a*a*a*a*ab` as `[^/]*a[^/]*a...`
-# backtracks polynomially in the name length per star (minutes on one long name). Here a
-# segment is a token list matched by the classic two-pointer wildcard algorithm (on a
-# mismatch only the last `*` is retried, so O(len(name) x len(pattern)) at worst), and
+# A glob is matched segment by segment, never as one regex: `*a*a*a*a*a*ab` as
+# `[^/]*a[^/]*a...` backtracks polynomially in the name length per star (minutes on one long
+# name). Here a segment is a token list matched by the classic two-pointer wildcard algorithm
+# (on a mismatch only the last `*` is retried, so O(len(name) x len(pattern)) at worst), and
 # `**` segments are an NFA over path segments (a set of positions, no backtracking).
 _STAR = object()
 _ANY = object()
@@ -84,30 +84,38 @@ def _segment_tokens(seg: str) -> tuple[object, ...]:
         elif c == "?":
             out.append(_ANY)
         elif c == "[":
-            j = i + 1
-            if j < n and seg[j] in "!^":
-                j += 1
-            if j < n and seg[j] == "]":
-                j += 1
-            while j < n and seg[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(("lit", c))
-            else:
-                body = seg[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                try:  # one class, one character: nothing to backtrack over
-                    out.append(re.compile("[" + body.replace("\\", "\\\\") + "]"))
-                except re.error:
-                    out.append(("lit", c))
-                    i += 1
-                    continue
-                i = j
+            token, i = _bracket(seg, i)
+            out.append(token)
+            continue
         else:
             out.append(("lit", c))
         i += 1
     return tuple(t[1] if isinstance(t, tuple) else t for t in out)
+
+
+def _bracket(seg: str, i: int) -> tuple[object, int]:
+    """The token for the `[` at `seg[i]` and the index just past what it consumed.
+
+    A closed class such as `[!ab]` becomes a one-character regex; a `[` that is never closed,
+    or whose class is not a valid regex, is a literal `[`.
+    """
+    n = len(seg)
+    j = i + 1
+    if j < n and seg[j] in "!^":
+        j += 1
+    if j < n and seg[j] == "]":
+        j += 1
+    while j < n and seg[j] != "]":
+        j += 1
+    if j >= n:
+        return ("lit", "["), i + 1
+    body = seg[i + 1 : j]
+    if body[:1] in ("!", "^"):
+        body = "^" + body[1:]
+    try:  # one class, one character: nothing to backtrack over
+        return re.compile("[" + body.replace("\\", "\\\\") + "]"), j + 1
+    except re.error:
+        return ("lit", "["), i + 1
 
 
 def _one_char(token: object, ch: str) -> bool:

@@ -31,7 +31,8 @@ def _fn(
 META_TOOLS: dict[str, dict[str, Any]] = {
     SKILL: _fn(
         SKILL,
-        "Invoke a skill by name. When the person's request matches a skill in the listing, invoke it "
+        "Invoke a skill by name. When the person's request matches a skill in the listing, invoke "
+        "it "
         "BEFORE answering and follow the instructions it returns. Only names listed in the skills "
         "reminder (or found with SkillSearch) exist; do not guess names.",
         {
@@ -45,15 +46,18 @@ META_TOOLS: dict[str, dict[str, Any]] = {
     ),
     SKILL_SEARCH: _fn(
         SKILL_SEARCH,
-        "Search all skills by what they do, when the listing was shortened or a skill you need is not "
+        "Search all skills by what they do, when the listing was shortened or a skill you need is "
+        "not "
         "listed. Returns cards (name, description, when to use, argument hint, source); no bodies.",
         {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 20}},
         ["query"],
     ),
     TASK: _fn(
         TASK,
-        "Run a sub-agent on a self-contained task with its own fresh context; only its final answer "
-        "comes back. agent: 'general' (all tools), 'explore' (read-only), or a custom agent's name.",
+        "Run a sub-agent on a self-contained task with its own fresh context; only its final "
+        "answer "
+        "comes back. agent: 'general' (all tools), 'explore' (read-only), or a custom agent's "
+        "name.",
         {
             "description": {"type": "string", "description": "3-7 words saying what the task is"},
             "prompt": {

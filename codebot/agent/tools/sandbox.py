@@ -233,18 +233,43 @@ def wrap(
     if not project.is_dir():
         raise ValueError(f"the project folder {policy.project} is not a folder")
     given = [Path(os.path.abspath(p)) for p in (policy.project, *policy.extra_writable)]
+    roots = _writable_roots(given)
+
+    # Order matters: bwrap applies these one after another, and a later mount covers an
+    # earlier one. Sources always name the outside filesystem, so binding /tmp/proj after
+    # the private /tmp still binds the real project.
+    args = _base_args(policy, bwrap)
+    masks = _masks(policy, roots)
+    # A mask that holds a writable folder (a project inside codebot's home, say) goes
+    # first, so the bind brings the folder back; every other mask goes after the binds, so
+    # a project that holds a mask (the home folder as project) does not uncover it.
+    before = [m for m in masks if any(_under(r, m[0]) for r in roots)]
+    args += _mask_args(before)
+    args += _root_args(policy, project, roots, given)
+    args += _protected_args(policy, roots)
+    args += _mask_args([m for m in masks if m not in before])
+    for path, is_dir in masks:
+        if is_dir:
+            args += ["--remount-ro", str(path)]
+    args += ["--chdir", os.path.abspath(cwd if cwd is not None else policy.project)]
+    return [*args, "--", *argv]
+
+
+def _writable_roots(given: list[Path]) -> list[Path]:
+    """The real folders among `given`, without repeats, in order."""
     roots: list[Path] = []
     for p in given:
         r = _real(p)
         if r.is_dir() and r not in roots:
             roots.append(r)
+    return roots
 
+
+def _base_args(policy: SandboxPolicy, bwrap: str) -> list[str]:
+    """Namespaces, the read-only root, the private folders and what must show through them."""
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
     if not policy.network:
         args.append("--unshare-net")
-    # Order matters: bwrap applies these one after another, and a later mount covers an
-    # earlier one. Sources always name the outside filesystem, so binding /tmp/proj after
-    # the private /tmp still binds the real project.
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for p in _private_dirs():
         args += ["--tmpfs", str(p)]
@@ -253,13 +278,14 @@ def wrap(
         args += ["--ro-bind", str(resolv), str(resolv)]
     for tool_dir in _tool_dirs():
         args += ["--ro-bind", str(tool_dir), str(tool_dir)]
+    return args
 
-    masks = _masks(policy, roots)
-    # A mask that holds a writable folder (a project inside codebot's home, say) goes
-    # first, so the bind brings the folder back; every other mask goes after the binds, so
-    # a project that holds a mask (the home folder as project) does not uncover it.
-    before = [m for m in masks if any(_under(r, m[0]) for r in roots)]
-    args += _mask_args(before)
+
+def _root_args(
+    policy: SandboxPolicy, project: Path, roots: list[Path], given: list[Path]
+) -> list[str]:
+    """Bind the project and the extra writable folders, and the links that lead to them."""
+    args: list[str] = []
     for r in roots:
         kind = "--bind" if policy.project_writable or r != project else "--ro-bind"
         args += [kind, str(r), str(r)]
@@ -268,17 +294,18 @@ def wrap(
         # lives in the private /tmp or /run: recreate it there.
         if p != _real(p) and _private(p) and not any(_under(p, r) for r in roots):
             args += ["--symlink", str(_real(p)), str(p)]
+    return args
+
+
+def _protected_args(policy: SandboxPolicy, roots: list[Path]) -> list[str]:
+    """Keep protected paths inside the writable folders read-only, even those not made yet."""
+    args: list[str] = []
     keep, hold = protected_targets(policy, roots)
     for q in keep:
         args += ["--ro-bind", str(q), str(q)]
     for missing in hold:
         args += ["--ro-bind", str(_empty_dir()), str(missing)]
-    args += _mask_args([m for m in masks if m not in before])
-    for path, is_dir in masks:
-        if is_dir:
-            args += ["--remount-ro", str(path)]
-    args += ["--chdir", os.path.abspath(cwd if cwd is not None else policy.project)]
-    return [*args, "--", *argv]
+    return args
 
 
 def probe(bwrap: str | None = None) -> Availability:

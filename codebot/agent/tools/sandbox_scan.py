@@ -190,12 +190,7 @@ def _walk(
                         return stopped(f"the project walk took more than {seconds:g} s")
                     scanned += 1
                     rel = f"{rel_folder}{entry.name}"
-                    try:
-                        real_dir = entry.is_dir(follow_symlinks=False)
-                        # A link to a folder answers the `secrets/` question as a folder.
-                        is_dir = real_dir or (entry.is_symlink() and entry.is_dir())
-                    except OSError:
-                        real_dir = is_dir = False
+                    real_dir, is_dir = _entry_kind(entry)
                     # Folder rules are written gitignore-style (`secrets/`): ask both ways.
                     if is_denied(rel) or (is_dir and is_denied(rel + "/")):
                         if len(found) >= MAX_MASKS:
@@ -214,6 +209,16 @@ def _walk(
                 f"the folder {rel_folder or './'} could not be read ({exc.strerror or exc})"
             )
     return MaskScan(tuple(found), True, scanned)
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> tuple[bool, bool]:
+    """(a real folder to walk into, a folder for the rules): a link to a folder is only the
+    second, since it answers the `secrets/` question as a folder but is not walked."""
+    try:
+        real_dir = entry.is_dir(follow_symlinks=False)
+        return real_dir, real_dir or (entry.is_symlink() and entry.is_dir())
+    except OSError:
+        return False, False
 
 
 def with_masks(ctx: Any) -> tuple[Any, str]:

@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -248,17 +248,7 @@ class GrepTool(PathTool):
     def _python(
         self, ctx: ToolContext, target: Path, shown: str, pattern: str, glob: str | None
     ) -> ToolResult:
-        # The `regex` package (re-compatible syntax) because its matching can be stopped:
-        # `(a+)+$` on a long line backtracks exponentially, and `re` cannot be interrupted.
-        # One deadline for the whole search, like the rg path's process timeout.
-        import regex as regex_mod
-
-        try:
-            regex = regex_mod.compile(pattern)
-        except (regex_mod.error, ValueError, OverflowError) as e:
-            raise ToolError(f"invalid regular expression {pattern!r}: {e}") from None
-        limit = ctx.bash_timeout
-        deadline = time.monotonic() + limit
+        search = _timed_search(pattern, ctx.bash_timeout)
         if target.is_file():
             files: Iterator[Path] = iter([target])
             base = target.parent
@@ -266,9 +256,7 @@ class GrepTool(PathTool):
             files = _walk_files(target)
             base = target
         matcher = _glob_matcher(glob)
-        out: list[str] = []
-        size = 0
-        capped = False
+        hits = _Hits(ctx.output_cap)
         skipped = 0
         for file in files:
             rel = file.relative_to(base).as_posix()
@@ -277,43 +265,91 @@ class GrepTool(PathTool):
             if _denied(ctx, file):
                 skipped += 1
                 continue
-            if not file.is_file():
-                continue  # a pipe or a device would block or never end
-            try:
-                with file.open("rb") as fh:
-                    data = fh.read()
-            except OSError:
+            text = _read_text(file)
+            if text is None:
                 continue
-            if is_binary(data[:8192]):
-                continue
-            text = data.decode("utf-8", "replace")
             name = display_path(ctx, file)
-            for n, line in enumerate(text.splitlines(), 1):
-                try:
-                    hit = regex.search(line, timeout=max(deadline - time.monotonic(), 0.001))
-                except TimeoutError:
-                    raise ToolError(
-                        f"search stopped after {limit:g}s: matching {pattern!r} takes too long "
-                        f"(nested repetition such as `(a+)+` backtracks); simplify the "
-                        f"pattern or narrow the path"
-                    ) from None
-                if hit:
-                    if len(line) > GREP_LINE_CHARS:
-                        line = line[:GREP_LINE_CHARS] + " [... line cut]"
-                    entry = f"{name}:{n}:{line}"
-                    size += len(entry) + 1
-                    if size > ctx.output_cap:
-                        capped = True
-                        break
-                    out.append(entry)
-            if capped:
+            if not _search_text(search, text, name, hits):
                 break
-        if not out:
+        if not hits.lines:
             return ToolResult(f"no matches for {pattern!r} in {shown}{_skipped_note(skipped)}")
-        text = "\n".join(out)
-        if capped:
+        text = "\n".join(hits.lines)
+        if hits.capped:
             text = _cap_note(text, ctx.output_cap)
         return ToolResult(text + _skipped_note(skipped))
+
+
+def _timed_search(pattern: str, limit: float) -> Callable[[str], object]:
+    """`search(line)` for `pattern`, all calls sharing one deadline `limit` seconds away.
+
+    The `regex` package (re-compatible syntax) because its matching can be stopped:
+    `(a+)+$` on a long line backtracks exponentially, and `re` cannot be interrupted.
+    One deadline for the whole search, like the rg path's process timeout.
+    """
+    import regex as regex_mod
+
+    try:
+        regex = regex_mod.compile(pattern)
+    except (regex_mod.error, ValueError, OverflowError) as e:
+        raise ToolError(f"invalid regular expression {pattern!r}: {e}") from None
+    deadline = time.monotonic() + limit
+
+    def search(line: str) -> object:
+        try:
+            return regex.search(line, timeout=max(deadline - time.monotonic(), 0.001))
+        except TimeoutError:
+            raise ToolError(
+                f"search stopped after {limit:g}s: matching {pattern!r} takes too long "
+                f"(nested repetition such as `(a+)+` backtracks); simplify the "
+                f"pattern or narrow the path"
+            ) from None
+
+    return search
+
+
+def _read_text(file: Path) -> str | None:
+    """The file's text, or None for what is not searched: not a regular file (a pipe or a
+    device would block or never end), unreadable, or binary."""
+    if not file.is_file():
+        return None
+    try:
+        with file.open("rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if is_binary(data[:8192]):
+        return None
+    return data.decode("utf-8", "replace")
+
+
+class _Hits:
+    """The matching lines found so far, up to `cap` characters of output."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.lines: list[str] = []
+        self.size = 0
+        self.capped = False
+
+    def add(self, entry: str) -> bool:
+        """Keep `entry`; False (and nothing kept) once it would pass the cap."""
+        self.size += len(entry) + 1
+        if self.size > self.cap:
+            self.capped = True
+            return False
+        self.lines.append(entry)
+        return True
+
+
+def _search_text(search: Callable[[str], object], text: str, name: str, hits: _Hits) -> bool:
+    """Add the lines of `text` that `search` matches; False when the cap stopped it."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if search(line):
+            if len(line) > GREP_LINE_CHARS:
+                line = line[:GREP_LINE_CHARS] + " [... line cut]"
+            if not hits.add(f"{name}:{n}:{line}"):
+                return False
+    return True
 
 
 def _glob_matcher(glob: str | None):

@@ -102,7 +102,10 @@ class _Collector:
             tail = self.buf.decode("utf-8", "replace")[-half:]
             omitted = self.total - len(head.encode()) - len(tail.encode())
             unit = "bytes"
-        note = f"\n[... output truncated: {omitted:,} {unit} omitted; the output is capped at {cap:,} characters ...]\n"
+        note = (
+            f"\n[... output truncated: {omitted:,} {unit} omitted; the output is capped at {cap:,} "
+            "characters ...]\n"
+        )
         return head + note + tail, True
 
 

@@ -41,7 +41,8 @@ def read_arguments(value: Any, warn: Callable[[str], None]) -> tuple[Argument, .
     for arg in items:
         if not ARG_NAME.match(arg.name):
             warn(
-                f"argument name {arg.name!r} is not a valid identifier; $-placeholders cannot refer to it"
+                f"argument name {arg.name!r} is not a valid identifier; $-placeholders cannot "
+                "refer to it"
             )
     return tuple(items)
 

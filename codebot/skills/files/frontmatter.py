@@ -119,7 +119,8 @@ def split(data: bytes) -> Split | None:
                 "frontmatter-too-large",
                 f"frontmatter is {len(yaml_bytes)} bytes",
                 2,
-                f"keep frontmatter under {MAX_FRONTMATTER_BYTES // 1024} KiB; move text into the body",
+                f"keep frontmatter under {MAX_FRONTMATTER_BYTES // 1024} KiB; "
+                "move text into the body",
             )
         end = m.end()  # at the line's newline, or at the end of the data
         return Split(
@@ -144,7 +145,8 @@ _PLAIN_LINE = re.compile(
 # Keys whose value is always text: `argument-hint: [path] [--fix]` or a description that
 # starts with a backtick is not YAML, but the author's meaning is clear.
 _TEXT_LINE = re.compile(
-    r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+(?P<value>[\[{%@`].*?)[ \t]*$",
+    r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+"
+    r"(?P<value>[\[{%@`].*?)[ \t]*$",
     re.IGNORECASE,
 )
 
@@ -283,7 +285,21 @@ def _simple_value(value: str) -> Any:
 # `key:` or `key: value` with any indentation, or `-` / `- value`; the value without the
 # spaces before it (those after it are stripped). Tabs never get here (`_SIMPLE_CHARS`).
 _SIMPLE_LINE = re.compile(r"( *)(?:([A-Za-z_][A-Za-z0-9_-]{0,127}):|(-))(?: +(.*))?")
-_key_ok: dict[str, bool] = {}  # key -> resolves to a string (keys repeat from file to file)
+_BLANK_OR_COMMENT = re.compile(r" *(?:#.*)?")
+
+
+class _KeyCache(dict[str, bool]):
+    """key -> resolves to a string (keys repeat from file to file). A miss is worked out
+    by `__missing__`, so a hit costs the main loop of `simple_load` a plain lookup."""
+
+    def __missing__(self, key: str) -> bool:
+        ok = _plain_tag(key) == _STR_TAG
+        if len(self) < 1024:
+            self[key] = ok
+        return ok
+
+
+_key_ok = _KeyCache()
 
 
 def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[str, Any] | None:
@@ -296,55 +312,73 @@ def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[st
     opener: str | None = None  # the last top-level key with no value: a block may follow
     block: dict[str, Any] | list[Any] | None = None  # that block, once it has a line
     indent = 0  # of the block's lines
+    seen = keys if keys is not None else []
+    # This loop runs for every line of every skill on a catalog load: the usual line, a
+    # top-level `key: value`, is handled here without calling anything but `_simple_value`;
+    # blank lines, comments and the lines of a block go to helpers.
     match = _SIMPLE_LINE.fullmatch
     for i, line in enumerate(text.split("\n")):
         m = match(line)
         if m is None:
-            stripped = line.lstrip(" ")
-            if not stripped or stripped[0] == "#":
-                continue  # blank or comment
-            return None
-        lead_s, key, dash, written = m.groups()
-        if written:
-            written = written.rstrip(" ")
-        if written:
-            value = _simple_value(written)
-            if value is _UNSUPPORTED:
+            if _BLANK_OR_COMMENT.fullmatch(line) is None:
                 return None
-        else:
-            value = None  # `key:` / `-` with nothing after it: null
-        lead = len(lead_s)
-        if dash is not None:  # `- item` of a block sequence under `opener`
-            if block is None:
-                if opener is None:
-                    return None
-                block, indent = [], lead
-                top[opener] = block
-            elif lead != indent or type(block) is not list:
-                return None
-            block.append(value)  # type: ignore[union-attr]
             continue
-        ok = _key_ok.get(key)
-        if ok is None:
-            ok = _plain_tag(key) == _STR_TAG
-            if len(_key_ok) < 1024:
-                _key_ok[key] = ok
-        if not ok:
+        lead_s, key, dash, written = m.groups()
+        # `written` never starts with a space (the regex's ` +` is greedy), so it is empty
+        # exactly when it is empty after rstrip: `key:` / `-` with nothing after it is null.
+        value = _simple_value(written.rstrip(" ")) if written else None
+        if value is _UNSUPPORTED:
             return None
-        if lead == 0:
-            top[key] = value
-            if keys is not None:
-                keys.append((key, i))
-            opener = None if written else key  # `key: null` opens no block
-            block = None
-        elif opener is not None and (block is None or (lead == indent and type(block) is dict)):
-            if block is None:
-                block, indent = {}, lead
-                top[opener] = block
-            block[key] = value  # type: ignore[index]
-        else:
+        if lead_s or dash is not None:  # `- item` or `  key: value` of the block under `opener`
+            placed = _block_line(top, opener, block, indent, len(lead_s), key, dash, value)
+            if placed is None:
+                return None
+            block, indent = placed
+            continue
+        if not _key_ok[key]:
             return None
+        top[key] = value
+        seen.append((key, i))
+        opener = None if written else key  # `key: null` opens no block
+        block = None
     return top
+
+
+def _block_line(
+    top: dict[str, Any],
+    opener: str | None,
+    block: dict[str, Any] | list[Any] | None,
+    indent: int,
+    lead: int,
+    key: str | None,
+    dash: str | None,
+    value: Any,
+) -> tuple[dict[str, Any] | list[Any], int] | None:
+    """Add one line of the block under `opener` (its first line creates the block in `top`).
+
+    Returns the block and its indentation, or None when the line is not one of the simple
+    shapes: no key opened a block, a list item in a mapping (or the reverse), another
+    indentation, or a key that does not resolve to a string.
+    """
+    if dash is not None:  # `- item` of a block sequence
+        if block is None:
+            if opener is None:
+                return None
+            block, indent = [], lead
+            top[opener] = block
+        elif lead != indent or type(block) is not list:
+            return None
+        block.append(value)  # type: ignore[union-attr]
+        return block, indent
+    if not _key_ok[key]:  # type: ignore[index]
+        return None
+    if opener is not None and (block is None or (lead == indent and type(block) is dict)):
+        if block is None:
+            block, indent = {}, lead
+            top[opener] = block
+        block[key] = value  # type: ignore[index]
+        return block, indent
+    return None
 
 
 def load(sp: Split) -> tuple[dict[str, Any], list[int]]:

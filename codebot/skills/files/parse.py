@@ -160,6 +160,35 @@ def _parse(
             f"cannot read file: {exc.strerror or exc}",
             hint="check the file's permissions",
         )
+    bad = _bad_content(data, out)
+    if bad is not None:
+        return bad
+    try:
+        sp = frontmatter.split(data)
+        if sp is None:
+            return out.error(
+                "no-frontmatter",
+                "file does not start with a '---' frontmatter block",
+                hint="add '---', 'description: ...', '---' at the top",
+            )
+        raw, repaired, keys = frontmatter.load_keys(sp)
+    except FrontmatterError as exc:
+        return out.error(exc.code, exc.message, exc.line, exc.hint)
+    for line in repaired:
+        out.add(
+            Severity.WARNING,
+            "yaml-repaired",
+            "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) "
+            "and was read as a quoted string",
+            line,
+            "put the value in double quotes",
+            "frontmatter",
+        )
+    return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+
+
+def _bad_content(data: bytes, out: Collector) -> tuple[None, list[Diagnostic]] | None:
+    """The error for a file that is empty, binary or not UTF-8; None for a text file."""
     if not data or data.isspace():  # no copy of the whole file
         return out.error(
             "empty-file",
@@ -183,27 +212,7 @@ def _parse(
             data.count(b"\n", 0, exc.start) + 1,
             "re-save the file as UTF-8",
         )
-    try:
-        sp = frontmatter.split(data)
-        if sp is None:
-            return out.error(
-                "no-frontmatter",
-                "file does not start with a '---' frontmatter block",
-                hint="add '---', 'description: ...', '---' at the top",
-            )
-        raw, repaired, keys = frontmatter.load_keys(sp)
-    except FrontmatterError as exc:
-        return out.error(exc.code, exc.message, exc.line, exc.hint)
-    for line in repaired:
-        out.add(
-            Severity.WARNING,
-            "yaml-repaired",
-            "value is not valid YAML as written (': ', ' #' or a leading [, ` inside) and was read as a quoted string",
-            line,
-            "put the value in double quotes",
-            "frontmatter",
-        )
-    return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+    return None
 
 
 def _not_regular(path: Path, mode: int, out: Collector) -> tuple[None, list[Diagnostic]]:
@@ -233,8 +242,8 @@ def _duplicates(keys: list[tuple[str, int]], out: Collector) -> bool:
             out.add(
                 Severity.WARNING,
                 "duplicate-grant",
-                f"{norm!r} is written {len(seen)} times ({where}); this skill's allowed-tools, model "
-                "and effort are ignored and it runs inline",
+                f"{norm!r} is written {len(seen)} times ({where}); "
+                "this skill's allowed-tools, model and effort are ignored and it runs inline",
                 seen[-1][1],
                 f"keep one {norm!r} line: with two, which one was meant cannot be known",
                 norm,
@@ -300,6 +309,74 @@ class _Fields:
         self.warn(field, msg)
         return value
 
+    def argument_hint(self) -> str | None:
+        raw_hint = self.fm.get("argument-hint")
+        if raw_hint is None or type(raw_hint) is str:
+            return self.text("argument-hint")
+        hint_text, msg = coerce.to_text(raw_hint)
+        if msg and "argument-hint" in self.lines:
+            # `argument-hint: [optional: date]` is YAML for a list holding a mapping; the
+            # author meant the text, which is what Claude Code shows too.
+            sp = self.sp
+            written = _raw_value(sp.yaml_text, self.lines["argument-hint"] - sp.yaml_first_line)
+            if written:
+                hint_text, msg = written, None
+        self.warn("argument-hint", msg)
+        return hint_text
+
+    def context(self) -> str:
+        context = (self.text("context") or "inline").lower()
+        if context not in CONTEXTS:
+            self.warn(
+                "context", f"unknown context {context!r}; running inline", "use 'inline' or 'fork'"
+            )
+            context = "inline"
+        return context
+
+    def metadata(self) -> dict[str, str]:
+        value = self.fm.get("metadata")
+        if value is None:
+            return {}
+        metadata, msg = coerce.to_str_map(value)
+        self.warn("metadata", msg)
+        return metadata
+
+    def warn_tags(self, field: str, text: str) -> None:
+        """Warn when `text` (the value of `field`) holds a tag the prompt would escape."""
+        if "<" in text and TAG_LIKE.search(text):
+            self.out.add(
+                Severity.WARNING,
+                "tag-in-text",
+                f"{field} contains a <system-reminder> or <skill> tag",
+                self.lines.get(field, 1),
+                "it is shown to the model escaped; remove it",
+                field,
+            )
+
+
+def _known_fields(raw: dict[str, Any], no_grants: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split the frontmatter into the known fields (by folded name) and the other keys."""
+    fm: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for k, v in raw.items():
+        norm = str(k).strip().lower().replace("_", "-")
+        if norm in KNOWN_KEYS:
+            fm[norm] = v
+        else:
+            extra[str(k)] = coerce.plain(v)
+    if no_grants:  # a grant field written twice (`_duplicates` warned): grant nothing
+        for k in GRANT_KEYS:
+            fm.pop(k, None)
+    return fm, extra
+
+
+def _qualified(root: Root, name: str) -> tuple[str, str]:
+    """The name as shown (a plugin's skills are `plugin:name`) and its catalog key."""
+    if root.plugin:
+        name = f"{root.plugin}:{name}"
+        return name, f"{normalize_name(root.plugin)}:{normalize_name(name.split(':', 1)[1])}"
+    return name, normalize_name(name)
+
 
 def _build(
     path: Path,
@@ -312,17 +389,7 @@ def _build(
     side: bool = True,
     no_grants: bool = False,
 ) -> tuple[Spec | None, list[Diagnostic]]:
-    fm: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for k, v in raw.items():
-        norm = str(k).strip().lower().replace("_", "-")
-        if norm in KNOWN_KEYS:
-            fm[norm] = v
-        else:
-            extra[str(k)] = coerce.plain(v)
-    if no_grants:  # a grant field written twice (`_duplicates` warned): grant nothing
-        for k in GRANT_KEYS:
-            fm.pop(k, None)
+    fm, extra = _known_fields(raw, no_grants)
     f = _Fields(fm, out, sp)
     text, warn = f.text, f.warn
     is_single = path.name.lower() != "skill.md"
@@ -339,71 +406,32 @@ def _build(
             "add 'description: <what it does and when to use it>': models choose skills by it",
         )
     when = text("when-to-use")
-    raw_hint = fm.get("argument-hint")
-    if raw_hint is None or type(raw_hint) is str:
-        hint_text = text("argument-hint")
-    else:
-        hint_text, msg = coerce.to_text(raw_hint)
-        if msg and "argument-hint" in f.lines:
-            # `argument-hint: [optional: date]` is YAML for a list holding a mapping; the
-            # author meant the text, which is what Claude Code shows too.
-            written = _raw_value(sp.yaml_text, f.lines["argument-hint"] - sp.yaml_first_line)
-            if written:
-                hint_text, msg = written, None
-        warn("argument-hint", msg)
+    hint_text = f.argument_hint()
     value = fm.get("arguments")
     arguments = () if value is None else read_arguments(value, lambda m: warn("arguments", m))
-    context = text("context")
-    context = (context or "inline").lower()
-    if context not in CONTEXTS:
-        warn("context", f"unknown context {context!r}; running inline", "use 'inline' or 'fork'")
-        context = "inline"
+    context = f.context()
     allowed = f.str_list("allowed-tools")
     disallowed = f.str_list("disallowed-tools")
     paths = f.str_list("paths")
     user_invocable = f.flag("user-invocable", True)
     no_model = f.flag("disable-model-invocation", False)
-    value = fm.get("metadata")
-    if value is None:
-        metadata: dict[str, str] = {}
-    else:
-        metadata, msg = coerce.to_str_map(value)
-        warn("metadata", msg)
+    metadata = f.metadata()
     agent = text("agent")
     model = text("model")
     effort = text("effort")
     license_ = text("license")
     compatibility = text("compatibility")
 
-    if "<" in description and TAG_LIKE.search(description):
-        out.add(
-            Severity.WARNING,
-            "tag-in-text",
-            "description contains a <system-reminder> or <skill> tag",
-            f.lines.get("description", 1),
-            "it is shown to the model escaped; remove it",
-            "description",
-        )
-    if when and "<" in when and TAG_LIKE.search(when):
-        out.add(
-            Severity.WARNING,
-            "tag-in-text",
-            "when-to-use contains a <system-reminder> or <skill> tag",
-            f.lines.get("when-to-use", 1),
-            "it is shown to the model escaped; remove it",
-            "when-to-use",
-        )
+    f.warn_tags("description", description)
+    if when:
+        f.warn_tags("when-to-use", when)
 
     codex = (
         read_openai_yaml(os.path.join(os.path.dirname(path), "agents", "openai.yaml"), out)
         if side and not is_single
         else NO_CODEX
     )
-    if root.plugin:
-        name = f"{root.plugin}:{name}"
-        key = f"{normalize_name(root.plugin)}:{normalize_name(name.split(':', 1)[1])}"
-    else:
-        key = normalize_name(name)
+    name, key = _qualified(root, name)
     if not key:
         return out.error(
             "bad-name",

@@ -34,7 +34,8 @@ def yaml_hint(err: Any, text: str) -> str:
         if key_value and ": " in key_value.group(2):
             return f"{quote}: its ': ' reads as the start of another key"
         return (
-            "every line must be 'key: value' at the left margin, or indented under a 'key:' with nothing "
+            "every line must be 'key: value' at the left margin, or indented under a 'key:' with "
+            "nothing "
             "after it; check this line's indentation and the line above it"
         )
     if "alias" in problem or "anchor" in context or "alias" in context:
@@ -42,8 +43,14 @@ def yaml_hint(err: Any, text: str) -> str:
     if "flow" in context:
         return f"{quote}: a value starting with [ or {{ is a YAML list or mapping"
     if "expected <block end>" in problem and key_value:
-        return f'{quote}, escaping any " inside as \\": text after a closing quote or a [list] is not allowed'
-    return "check this line: keys at the left margin, one 'key: value' per line, quotes closed, spaces not tabs"
+        return (
+            f'{quote}, escaping any " inside as \\": text after a closing quote or a [list] is not '
+            "allowed"
+        )
+    return (
+        "check this line: keys at the left margin, one 'key: value' per line, quotes closed, "
+        "spaces not tabs"
+    )
 
 
 def _line_at(err: Any, text: str) -> str:

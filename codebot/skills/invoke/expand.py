@@ -224,60 +224,95 @@ def expand(
     runner: Runner = run_shell,
 ) -> Expansion:
     """Expand `body` in one left-to-right pass. Raises ShellError if a command fails."""
-    declared_set = set(declared)
-    named_values = {name: (args[i] if i < len(args) else "") for i, name in enumerate(declared)}
-    calls: list[ShellCall] = []
-    notes: list[str] = []
-    placeholder = False
+    expander = _Expander(body, args, raw_args, declared, positional_live, variables, shell, runner)
+    text = _PATTERN.sub(expander.replace, body)
+    return Expansion(text, tuple(expander.calls), expander.placeholder, tuple(expander.notes))
 
-    def replace(m: re.Match[str]) -> str:
-        nonlocal placeholder
+
+class _Expander:
+    """The state of one `expand` pass: `replace` is called for each `_PATTERN` match, in
+    order, and records the commands, the notes and whether a placeholder was filled."""
+
+    def __init__(
+        self,
+        body: str,
+        args: Sequence[str],
+        raw_args: str,
+        declared: Sequence[str],
+        positional_live: bool,
+        variables: Mapping[str, str],
+        shell: ShellPolicy,
+        runner: Runner,
+    ) -> None:
+        self.body = body
+        self.args = args
+        self.raw_args = raw_args
+        self.declared_set = set(declared)
+        self.named_values = {
+            name: (args[i] if i < len(args) else "") for i, name in enumerate(declared)
+        }
+        self.positional_live = positional_live
+        self.variables = variables
+        self.shell = shell
+        self.runner = runner
+        self.calls: list[ShellCall] = []
+        self.notes: list[str] = []
+        self.placeholder = False
+
+    def replace(self, m: re.Match[str]) -> str:
         if m.group("block") is not None or m.group("inline") is not None:
-            cmd = (
-                m.group("block_cmd") if m.group("block") is not None else m.group("inline_cmd")
-            ).strip()
-            line = body.count("\n", 0, m.start()) + 1
-            if shell.mode == "run":
-                try:
-                    out = runner(cmd, shell)
-                except ShellRefused as refused:
-                    calls.append(ShellCall(cmd, line, False))
-                    notes.append(f"line {line}: command `{cmd}` not run: {refused.reason}")
-                    return not_run(cmd, refused.reason)
-                calls.append(ShellCall(cmd, line, True, out))
-                return out
-            calls.append(ShellCall(cmd, line, False))
-            if shell.mode == "refuse":
-                notes.append(f"line {line}: command `{cmd}` not run: {shell.refuse_reason}")
-                return not_run(cmd, shell.refuse_reason)
-            return m.group(0)
+            return self._command(m)
         if m.group("escape") is not None:
             return "$"
         if m.group("var") is not None:
-            return variables.get(m.group("var_name"), m.group(0))
+            return self.variables.get(m.group("var_name"), m.group(0))
+        return self._argument(m)
+
+    def _command(self, m: re.Match[str]) -> str:
+        """A !`command` (inline or fenced block): run, refused, or left as written."""
+        cmd = (
+            m.group("block_cmd") if m.group("block") is not None else m.group("inline_cmd")
+        ).strip()
+        line = self.body.count("\n", 0, m.start()) + 1
+        shell = self.shell
+        if shell.mode == "run":
+            try:
+                out = self.runner(cmd, shell)
+            except ShellRefused as refused:
+                self.calls.append(ShellCall(cmd, line, False))
+                self.notes.append(f"line {line}: command `{cmd}` not run: {refused.reason}")
+                return not_run(cmd, refused.reason)
+            self.calls.append(ShellCall(cmd, line, True, out))
+            return out
+        self.calls.append(ShellCall(cmd, line, False))
+        if shell.mode == "refuse":
+            self.notes.append(f"line {line}: command `{cmd}` not run: {shell.refuse_reason}")
+            return not_run(cmd, shell.refuse_reason)
+        return m.group(0)
+
+    def _argument(self, m: re.Match[str]) -> str:
+        """$ARGUMENTS, $ARGUMENTS[n], $n or a declared $name; anything else as written."""
+        args = self.args
         if m.group("all") is not None:
-            placeholder = True
-            return raw_args
+            self.placeholder = True
+            return self.raw_args
         if m.group("index") is not None:
-            if not positional_live:
+            if not self.positional_live:
                 return m.group(0)
-            placeholder = True
+            self.placeholder = True
             digits = m.group("index_n")
             # An index longer than any argument list could be is empty (and int() of a
             # 5,000-digit number would raise).
             n = int(digits) if len(digits) <= 9 else len(args)
             return args[n] if n < len(args) else ""
         if m.group("pos") is not None:
-            if not positional_live:
+            if not self.positional_live:
                 return m.group(0)
-            placeholder = True
+            self.placeholder = True
             n = int(m.group("pos_n")) - 1
             return args[n] if n < len(args) else ""
         name = m.group("named_b") or m.group("named_p")
-        if name in declared_set:
-            placeholder = True
-            return named_values[name]
+        if name in self.declared_set:
+            self.placeholder = True
+            return self.named_values[name]
         return m.group(0)
-
-    text = _PATTERN.sub(replace, body)
-    return Expansion(text, tuple(calls), placeholder, tuple(notes))

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from codebot.skills.files import Source, Spec, normalize_name
 from codebot.skills.invoke.escape import attr, escape_tags
@@ -98,7 +98,7 @@ class Invocation:
     arguments: tuple[str, ...]
     shell: tuple[ShellCall, ...] = ()
     notes: tuple[str, ...] = ()
-    ok: bool = True
+    ok: Literal[True] = True  # tells the two apart, for people and the type checker
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ class InvocationError:
     decision: Decision | None = None
     spec: Spec | None = None
     output: str = ""
-    ok: bool = False
+    ok: Literal[False] = False
 
 
 Result = Invocation | InvocationError
@@ -219,7 +219,8 @@ def process_invocation(
         text += f"\n\nARGUMENTS: {req.args.strip()}"
     notes = [n for n in (split_note, *exp.notes) if n]
     prompt = (
-        f'<skill name="{attr(spec.name)}" source="{spec.source.value}" dir="{attr(str(spec.dir))}">\n'
+        f'<skill name="{attr(spec.name)}" source="{spec.source.value}" '
+        f'dir="{attr(str(spec.dir))}">\n'
         f"{escape_tags(text)}\n</skill>"
     )
     delta = (
@@ -233,7 +234,8 @@ def process_invocation(
         who = "plugin skills" if spec.source is Source.PLUGIN else "skills of an untrusted project"
         if agent_written:
             who = (
-                "skills written by codebot's agent and not yet accepted (`codebot written` lists them, "
+                "skills written by codebot's agent and not yet accepted (`codebot written` lists "
+                "them, "
                 "`codebot written --accept PATH` accepts one)"
             )
         notes.append(f"{who} may not change tools, model or effort; those fields were ignored")

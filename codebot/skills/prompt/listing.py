@@ -212,42 +212,16 @@ def render_listing(
     line_max, when_max = options.line_max, options.when_max
     n = len(specs_in_order)
     names = tuple([spec.name for spec in specs_in_order])
-    if _NEEDS_WORK.search("".join(names)):
-        bare = ["- " + _field(name) for name in names]
-    else:  # the usual case: one scan instead of one per name
-        bare = ["- " + name for name in names]
-    if describe is None:
-        described_ok = [True] * n
-        base = bare
-    else:
-        described_ok = [bool(describe(spec)) for spec in specs_in_order]
-        # `name-only` skills keep their argument hint: it is not the description.
-        base = [
-            b if ok else _head(spec, b, line_max)
-            for spec, b, ok in zip(specs_in_order, bare, described_ok, strict=True)
-        ]
+    described_ok, base = _base_lines(specs_in_order, names, describe, line_max)
     base_total = sum(map(len, base)) + max(n - 1, 0)
     room_plain = budget - len(_frame("", n, False, 0))
     room_cut = budget - len(_frame("", n, True, 0))
     if base_total > room_cut:
         return _capped(specs_in_order, names, base, described_ok, options, budget)
 
-    # Describe skills from the front while the untouched listing could still fit. Only
-    # what can be shown is rendered: at 10,000 skills that is a few dozen lines.
-    short: list[str] = []  # `- name [hint]: description`, for a prefix of the order
-    has_desc: list[bool] = []
-    size = base_total
-    for spec, b, ok in zip(specs_in_order, base, described_ok, strict=True):
-        if not ok:
-            short.append(b)
-            has_desc.append(False)
-            continue
-        line, desc = _short(spec, b, line_max)
-        size += len(line) - len(b)
-        if size > room_plain:
-            break
-        short.append(line)
-        has_desc.append(desc)
+    short, has_desc, size = _described_prefix(
+        specs_in_order, base, described_ok, base_total, room_plain, line_max
+    )
 
     if len(short) == n:
         full = [
@@ -299,6 +273,58 @@ def render_listing(
         budget=budget,
         searchable=True,
     )
+
+
+def _base_lines(
+    specs: Sequence[Spec],
+    names: tuple[str, ...],
+    describe: Callable[[Spec], bool] | None,
+    line_max: int,
+) -> tuple[list[bool], list[str]]:
+    """Whether each skill may be described, and its shortest line: `- name`, plus the
+    argument hint of a `name-only` skill."""
+    if _NEEDS_WORK.search("".join(names)):
+        bare = ["- " + _field(name) for name in names]
+    else:  # the usual case: one scan instead of one per name
+        bare = ["- " + name for name in names]
+    if describe is None:
+        return [True] * len(specs), bare
+    described_ok = [bool(describe(spec)) for spec in specs]
+    # `name-only` skills keep their argument hint: it is not the description.
+    base = [
+        b if ok else _head(spec, b, line_max)
+        for spec, b, ok in zip(specs, bare, described_ok, strict=True)
+    ]
+    return described_ok, base
+
+
+def _described_prefix(
+    specs: Sequence[Spec],
+    base: list[str],
+    described_ok: list[bool],
+    base_total: int,
+    room: int,
+    line_max: int,
+) -> tuple[list[str], list[bool], int]:
+    """Describe skills from the front while the untouched listing could still fit in
+    `room`: their lines (`- name [hint]: description`), whether each has a description,
+    and the size of the listing with them. Only what can be shown is rendered: at 10,000
+    skills that is a few dozen lines."""
+    short: list[str] = []
+    has_desc: list[bool] = []
+    size = base_total
+    for spec, b, ok in zip(specs, base, described_ok, strict=True):
+        if not ok:
+            short.append(b)
+            has_desc.append(False)
+            continue
+        line, desc = _short(spec, b, line_max)
+        size += len(line) - len(b)
+        if size > room:
+            break
+        short.append(line)
+        has_desc.append(desc)
+    return short, has_desc, size
 
 
 def _capped(

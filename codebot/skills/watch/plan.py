@@ -63,10 +63,10 @@ def make_plan(roots: Iterable[Path]) -> Plan:
             real = os.path.realpath(given)
             try:
                 st = os.stat(real)
-                ident = (st.st_dev, st.st_ino)
+                dev, ino = st.st_dev, st.st_ino
             except OSError:
-                ident = (0, 0)
-            state.append((given, real, *ident))
+                dev, ino = 0, 0
+            state.append((given, real, dev, ino))
             recursive.add(real)
             relevant.add(real)
             prefixes.add((real, root))
@@ -151,21 +151,25 @@ class EventFilter:
                 if raw in plan.relevant:
                     batch.rearm = True
                 continue
-            for prefix, root in plan.prefixes:
-                if not _within(raw, prefix):
-                    continue
-                rel = raw[len(prefix) :].lstrip(os.sep)
-                if not rel:
-                    batch.whole = True
-                    if change in (_ADDED, _DELETED):
-                        batch.rearm = True  # the watch on a deleted root is dead: re-arm
-                    continue
-                if not self._filter(change, rel):
-                    continue  # .git, node_modules, editor swap files, ...
-                path = root / rel
-                if self._matters(change, raw, path):
-                    batch.paths.add(path)
+            self._map_change(batch, change, raw, plan)
         return batch
+
+    def _map_change(self, batch: Batch, change: int, raw: str, plan: Plan) -> None:
+        """Add one change below the watched roots to `batch`, if it can matter."""
+        for prefix, root in plan.prefixes:
+            if not _within(raw, prefix):
+                continue
+            rel = raw[len(prefix) :].lstrip(os.sep)
+            if not rel:
+                batch.whole = True
+                if change in (_ADDED, _DELETED):
+                    batch.rearm = True  # the watch on a deleted root is dead: re-arm
+                continue
+            if not self._filter(change, rel):
+                continue  # .git, node_modules, editor swap files, ...
+            path = root / rel
+            if self._matters(change, raw, path):
+                batch.paths.add(path)
 
     def _matters(self, change: int, raw: str, path: Path) -> bool:
         """Could this change add, remove or alter a skill or a diagnostic?

@@ -83,7 +83,8 @@ async def ask_answer(reader: Any, sink: Any, request: ApprovalRequest) -> Approv
         answer, reason = reply
         if answer is ApprovalAnswer.ALLOW_ALWAYS and not request.always:
             sink.line(
-                f"always allow is not offered here: {request.always_unavailable or 'no rule fits this call'}"
+                "always allow is not offered here: "
+                f"{request.always_unavailable or 'no rule fits this call'}"
             )
             continue
         if answer is ApprovalAnswer.DENY and request.takes_reason:

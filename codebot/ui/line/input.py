@@ -75,7 +75,8 @@ def key_bindings() -> KeyBindings:
     def _interrupt(event: Any) -> None:
         buffer = event.app.current_buffer
         if buffer.text:
-            buffer.reset()  # Ctrl+C with text clears the line; on an empty line it counts toward quitting
+            # Ctrl+C with text clears the line; on an empty line it counts toward quitting.
+            buffer.reset()
         else:
             event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
 

@@ -161,33 +161,18 @@ class Renderer:
         self.sink.write("\n")
 
     def render(self, e: Any) -> None:
+        if isinstance(e, ev.TextDelta | ev.AssistantText):
+            self._text(e)
+            return
+        self._answer.flush()  # a word held back for wrapping goes out before anything else
         sink = self.sink
         indent = "  " * getattr(e, "depth", 0)
-        if not isinstance(e, ev.TextDelta | ev.AssistantText):
-            self._answer.flush()  # a word held back for wrapping goes out before anything else
-        if isinstance(e, ev.TextDelta):
-            if e.depth == 0:
-                self._streamed = True
-                self._answer.write(e.text)
-        elif isinstance(e, ev.AssistantText):
-            if e.depth == 0:
-                if not self._streamed and e.text:
-                    self._answer.write(e.text)  # not streamed (e.g. a forked skill's answer)
-                self._answer.flush()
-                sink.end_line()
-                self._streamed = False
-        elif isinstance(e, ev.ToolStarted):
+        if isinstance(e, ev.ToolStarted):
             sink.line(clip(f"{indent}→ {tool_summary(e.name, e.arguments)}", width() - 1))
         elif isinstance(e, ev.ToolOutput):
             self.output(e.text, indent)
         elif isinstance(e, ev.ToolFinished):
-            # After streamed output only the summary (`✓ exit code 0`): the lines are on screen.
-            sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
-            diff = change_diff(
-                e.name, e.status, e.content, SHOWN_LINES
-            )  # what an Edit/Write changed
-            if diff:
-                sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
+            self._tool_finished(e, indent)
         elif isinstance(e, ev.SkillActivated):
             sink.line(f"{indent}{skill_line(e)}")
         elif isinstance(e, ev.Notice):
@@ -196,6 +181,29 @@ class Renderer:
             self.prose(error_line(e))
         elif isinstance(e, ev.TurnEnded) and e.cancelled:
             sink.line("(turn cancelled)")
+
+    def _text(self, e: ev.TextDelta | ev.AssistantText) -> None:
+        """The answer: streamed deltas, then the whole text (shown only if not streamed).
+        A sub-agent's text (depth > 0) is not shown."""
+        if e.depth != 0:
+            return
+        if isinstance(e, ev.TextDelta):
+            self._streamed = True
+            self._answer.write(e.text)
+            return
+        if not self._streamed and e.text:
+            self._answer.write(e.text)  # not streamed (e.g. a forked skill's answer)
+        self._answer.flush()
+        self.sink.end_line()
+        self._streamed = False
+
+    def _tool_finished(self, e: ev.ToolFinished, indent: str) -> None:
+        # After streamed output only the summary (`✓ exit code 0`): the lines are on screen.
+        sink = self.sink
+        sink.line(clip(f"{indent}  {tool_result(e.status, e.name, e.content)}", width() - 1))
+        diff = change_diff(e.name, e.status, e.content, SHOWN_LINES)  # what an Edit/Write changed
+        if diff:
+            sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
 
 
 def approval_text(request: Any) -> str:
@@ -280,7 +288,10 @@ def skills_table(controller: Any, query: str = "") -> str:
     if q and not shown:  # no name matches: look in the descriptions
         shown = [r for r in rows if q in r[3].lower()]
     if not rows:
-        return "no skills found. Put skills in .codebot/skills/<name>/SKILL.md (or use --skills-dir DIR)."
+        return (
+            "no skills found. "
+            "Put skills in .codebot/skills/<name>/SKILL.md (or use --skills-dir DIR)."
+        )
     if not shown:
         return f"no skill matches {query.strip()!r} ({len(rows)} in all)"
     nw = min(28, max(len("name"), *(len(r[0]) for r in shown)))

@@ -83,8 +83,10 @@ class LineApp:
     ) -> None:
         self.controller = controller
         self.watch = watch
-        self.initial_prompt = initial_prompt  # `codebot --plain "fix the bug"`: sent before reading
-        self._input = sys.stdin if input is None else input
+        # `codebot --plain "fix the bug"`: sent before reading
+        self.initial_prompt = initial_prompt
+        # Any: stdin, a text stream or a prompt-toolkit Input (`_is_pt` tells which).
+        self._input: Any = sys.stdin if input is None else input
         self._output = output
         text_stream = output is not None and not _is_pt(output)
         # Prose is word-wrapped on a terminal only; a pipe or a log gets the text as it is.
@@ -167,7 +169,7 @@ class LineApp:
             if offer:
                 self.sink.line(offer)
         try:
-            if self.initial_prompt and await self._send_initial() == "exit":
+            if self.initial_prompt and await self._send_initial(self.initial_prompt) == "exit":
                 return 0
             while True:
                 try:
@@ -202,11 +204,11 @@ class LineApp:
         else:
             print(hint, file=sys.stderr)
 
-    async def _send_initial(self) -> str | None:
+    async def _send_initial(self, text: str) -> str | None:
         from codebot.ui.line.input import PROMPT
 
-        self.sink.line(PROMPT + self.initial_prompt)  # shown as if typed, so the log reads in order
-        return await self.handle(self.initial_prompt)
+        self.sink.line(PROMPT + text)  # shown as if typed, so the log reads in order
+        return await self.handle(text)
 
     def _banner(self) -> None:
         from codebot import __version__
