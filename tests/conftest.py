@@ -53,6 +53,12 @@ def isolated_home(
     return home
 
 
+@pytest.fixture
+def codebot_home(isolated_home: Path) -> Path:
+    """$CODEBOT_HOME (`<home>/.codebot`, already made), for tests that pass it explicitly."""
+    return isolated_home / ".codebot"
+
+
 @pytest.fixture(autouse=True)
 def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees a real provider key, base URL or a model chosen in the environment
@@ -115,13 +121,15 @@ async def _async_wait_until(
 
 @pytest.fixture
 def wait_until() -> Callable[..., object]:
-    """`wait_until(pred, timeout=10, what="...")` -> pred's first truthy value, else the test fails."""
+    """`wait_until(pred, timeout=10, what="...")` -> pred's first truthy value, else the
+    test fails."""
     return _wait_until
 
 
 @pytest.fixture
 def async_wait_until() -> Callable[..., object]:
-    """`await async_wait_until(pred, timeout=10, what="...")`: the same, without blocking the loop."""
+    """`await async_wait_until(pred, timeout=10, what="...")`: the same, without blocking
+    the loop."""
     return _async_wait_until
 
 

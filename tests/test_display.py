@@ -184,3 +184,16 @@ def test_the_fast_path_blocks_hold_no_hidden_character() -> None:
             assert safe.match(chr(cp))
             assert _escape_char(chr(cp)) is None, hex(cp)
     assert not safe.match("\xa0") and not safe.match("\xad")
+
+
+def test_home_short_writes_paths_inside_home_with_a_tilde(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codebot.display import home_short
+
+    monkeypatch.setenv("HOME", "/home/al")
+    assert home_short("/home/al/proj/.codebot/config.yaml") == "~/proj/.codebot/config.yaml"
+    assert home_short("/home/al") == "~"
+    # only a whole folder counts: the old `str.replace` turned /home/alice into ~ice
+    assert home_short("/home/alice/proj") == "/home/alice/proj"
+    assert home_short("/srv/home/al/x") == "/srv/home/al/x"

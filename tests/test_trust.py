@@ -21,16 +21,10 @@ from codebot import trust
 from codebot.commands import trust as trust_cmd
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """CODEBOT_HOME (inside a tmp HOME), set for every test; returned because the API
-    takes it explicitly."""
-    user = (tmp_path / "user").resolve()
-    cb_home = user / ".codebot"
-    cb_home.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setenv("CODEBOT_HOME", str(cb_home))
-    return cb_home
+@pytest.fixture
+def home(codebot_home: Path) -> Path:
+    """CODEBOT_HOME inside the private HOME (tests/conftest.py)."""
+    return codebot_home
 
 
 @pytest.fixture

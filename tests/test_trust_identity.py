@@ -23,14 +23,10 @@ from codebot.trust import identity
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    user = (tmp_path / "user").resolve()
-    cb_home = user / ".codebot"
-    cb_home.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setenv("CODEBOT_HOME", str(cb_home))
-    return cb_home
+@pytest.fixture
+def home(codebot_home: Path) -> Path:
+    """CODEBOT_HOME inside the private HOME (tests/conftest.py)."""
+    return codebot_home
 
 
 @pytest.fixture

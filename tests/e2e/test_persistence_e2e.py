@@ -14,13 +14,10 @@ Every wait polls the screen, the files or the server's requests; nothing sleeps 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,82 +58,9 @@ def sent(request: dict[str, Any]) -> str:
     return json.dumps(request["messages"])
 
 
-class Pane:
-    """A tmux server of our own (its own socket) with one window running `sh`."""
-
-    def __init__(self, wait_until: Callable[..., Any]) -> None:
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith("TMUX")
-        }  # keys: tests/conftest.py
-        env.update(TERM="xterm-256color", CODEBOT_NO_PROBE="1", PS1="$ ")
-        self.socket, self.env, self.wait_until = (
-            f"codebot-e2e-{uuid.uuid4().hex[:8]}",
-            env,
-            wait_until,
-        )
-        self.run("new-session", "-d", "-s", "s", "-x", "120", "-y", "40", "sh")
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=20,
-        ).stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-S", "-200", "-t", "s")
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", "s", "-l", text)
-        self.run("send-keys", "-t", "s", "Enter")
-
-    def wait_for(self, pattern: str, timeout: float = 30.0) -> str:
-        last = [""]
-
-        def shown() -> str | None:
-            last[0] = self.screen()
-            return last[0] if re.search(pattern, last[0]) else None
-
-        try:
-            return str(self.wait_until(shown, timeout, f"{pattern!r} on the screen"))
-        except pytest.fail.Exception as exc:
-            raise AssertionError(f"{exc}; the screen:\n{last[0]}") from None
-
-    def prompt_ready(self) -> None:
-        """Wait until the last line on the screen is line mode's empty `> ` prompt: keys typed
-        while it is not up can reach a terminal still in cooked mode and be lost."""
-        self.wait_until(lambda: self.screen().rstrip("\n ").endswith("\n>"), 30, "the `> ` prompt")
-
-    def codebot_plain(self, project: Path, url: str) -> None:
-        self.type(
-            f"cd {project} && {sys.executable} -m codebot --plain --trust --model openai/test-model "
-            f"--api-base {url}"
-        )
-        # The prompt, not just the welcome line: keys typed before it is up can be lost.
-        self.wait_for(r"(?m)Ctrl\+D quits\n(?:[ \t]*\n)*> *$")
-
-    def quit_codebot(self) -> None:
-        self.run("send-keys", "-t", "s", "C-d")
-        self.wait_for(r"session \S+ · codebot --continue")
-
-    def kill(self) -> None:
-        self.run("kill-server")
-
-
-@pytest.fixture
-def pane(wait_until) -> Iterator[Pane]:
-    p = Pane(wait_until)
-    try:
-        yield p
-    finally:
-        p.kill()
-
-
 @needs_tmux
 def test_resume_in_line_mode_switches_session_and_the_next_request_carries_its_history(
-    project: Path, server: Any, pane: Pane, wait_until
+    project: Path, server: Any, pane: Any, wait_until
 ) -> None:
     server.script(
         [
@@ -153,15 +77,15 @@ def test_resume_in_line_mode_switches_session_and_the_next_request_carries_its_h
     assert len(server.requests) == 2 and ids["ALPHA-7731"] != ids["BRAVO-9042"]
 
     pane.codebot_plain(project, server.url)
-    pane.type("/resume")
+    pane.type("/resume", enter=True)
     listing = pane.wait_for(r"resume which\?")
     assert (
         ids["ALPHA-7731"] in listing and ids["BRAVO-9042"] in listing
     )  # both saved sessions are offered
-    pane.type(ids["ALPHA-7731"])  # the older one: not what --continue would pick
+    pane.type(ids["ALPHA-7731"], enter=True)  # the older one: not what --continue would pick
     pane.wait_for(f"resumed session {re.escape(ids['ALPHA-7731'])}")
     pane.prompt_ready()
-    pane.type("what did I ask you to remember?")
+    pane.type("what did I ask you to remember?", enter=True)
     wait_until(lambda: len(server.requests) == 3, 30, "the request after /resume")
     request = sent(server.requests[2])
     assert (
@@ -176,7 +100,7 @@ def test_resume_in_line_mode_switches_session_and_the_next_request_carries_its_h
 
 @needs_tmux
 def test_always_allow_in_line_mode_is_honoured_by_a_new_print_process(
-    project: Path, server: Any, pane: Pane, wait_until
+    project: Path, server: Any, pane: Any, wait_until
 ) -> None:
     command = "touch made-by-bash"
     made = project / "made-by-bash"
@@ -184,10 +108,10 @@ def test_always_allow_in_line_mode_is_honoured_by_a_new_print_process(
     server.script([bash, {"text": "Made it."}, bash, {"text": "Made it again."}])
 
     pane.codebot_plain(project, server.url)
-    pane.type("make the file")
+    pane.type("make the file", enter=True)
     pane.wait_for(r"\[A\]lways")  # the "always allow" answer is offered for this command
     assert not made.exists()
-    pane.type("A")
+    pane.type("A", enter=True)
     wait_until(made.exists, 30, "the approved command to run")
     pane.wait_for("Made it.")
     pane.prompt_ready()

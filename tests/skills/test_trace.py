@@ -25,12 +25,9 @@ from codebot.skills.trace import (
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "codebot-home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CODEBOT_HOME", str(h))
-    return h
+def home(codebot_home: Path) -> Path:
+    """CODEBOT_HOME inside the private HOME (tests/conftest.py)."""
+    return codebot_home
 
 
 def _lines(path: Path) -> list[dict]:
@@ -185,7 +182,8 @@ def test_concurrent_writers_do_not_interleave(home: Path) -> None:
     script = (
         "import sys; from pathlib import Path; from codebot.skills.trace import Tracer\n"
         "t = Tracer(Path(sys.argv[1]), 'shared')\n"
-        "for i in range(300): t.emit('activated', actor='model', skill=sys.argv[2], reason='x' * 500)\n"
+        "for i in range(300): t.emit('activated', actor='model', skill=sys.argv[2], reason='x' * "
+        "500)\n"
         "assert not t.errors, t.errors\n"
     )
     root = str(Path(__file__).resolve().parents[2])

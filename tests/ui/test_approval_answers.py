@@ -21,25 +21,10 @@ from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.approval import ApprovalScreen
 from codebot.ui.tui.conversation import ToolCall
 
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-)
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
-
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     (proj / "app.py").write_text("def f():\n    return 1\n")
     return proj
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pilot_wait import until
 from prompt_toolkit.input import create_pipe_input
 from textual.widgets import Button, Static
@@ -26,26 +25,6 @@ ATTACK = "touch X" + "\n" * 121 + "git status"  # 122 lines, 120 of them empty
 LONG = (
     "touch X\n" + "\n".join(f"echo line {i}" for i in range(78)) + "\ngit status"
 )  # 80 lines, none empty
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-)
-
-
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
 
 
 def bash(command: str) -> dict[str, Any]:

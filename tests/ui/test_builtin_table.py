@@ -24,34 +24,11 @@ from codebot.ui.line.repl import LineApp
 from codebot.ui.tui.app import CodebotApp
 
 SIZE = (120, 40)
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "MISTRAL_API_KEY",
-    "GROQ_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "XAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-    "NO_COLOR",
-)
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     write_skill(
         proj / ".codebot" / "skills",
         "deploy",
@@ -100,7 +77,7 @@ async def run_tui(project: Path, lines: list[str]) -> list[str]:
         app.controller.close()
 
 
-# -- the table -----------------------------------------------------------------------------------
+# -- the table ------------------------------------------------------------------------------------
 
 
 def test_every_builtin_has_a_controller_handler() -> None:
@@ -185,7 +162,7 @@ async def test_the_tui_shows_the_controllers_text(project: Path) -> None:
         assert f"› /{name}" in view  # the command is echoed before its answer
 
 
-# -- /help ------------------------------------------------------------------------------------------
+# -- /help ----------------------------------------------------------------------------------------
 
 
 def test_help_comes_from_the_table_and_names_each_front_ends_keys() -> None:
@@ -215,7 +192,7 @@ def test_a_command_of_one_front_end_is_unknown_in_the_other(project: Path, monke
         ctrl.close()
 
 
-# -- the skill line -----------------------------------------------------------------------------------
+# -- the skill line -------------------------------------------------------------------------------
 
 
 EVENTS = [

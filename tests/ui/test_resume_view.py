@@ -91,7 +91,8 @@ def test_a_compacted_history_says_so_and_hides_the_summary() -> None:
     preamble = {
         "role": "user",
         "content": '<conversation-summary messages="40" at="2026-12-01 11:50">\nThe '
-        "conversation so far was compacted: …\n</conversation-summary>\n\n<system-reminder>\nSkills in "
+        "conversation so far was compacted: …\n</conversation-summary>\n\n"
+        "<system-reminder>\nSkills in "
         f"force\n</system-reminder>\n\n{skill_block('review')}",
     }
     items = resume_view([preamble, answer("kept answer"), user("next"), answer("ok")], "s", NOON)
@@ -121,7 +122,10 @@ def test_a_typed_skill_is_shown_as_the_command() -> None:
     )  # args went into the text
     stacked = skill_block("review", args="src/") + "\n\n" + skill_block("test", args="src/")
     assert user_text(stacked) == "/review /test src/"
-    loaded = '[skill "review" is already loaded in this conversation with exactly this text (same file); ok]'
+    loaded = (
+        '[skill "review" is already loaded in this conversation with exactly this text '
+        "(same file); ok]"
+    )
     assert user_text(REMINDER + loaded) == "/review"
     assert (
         user_text("look at this\n" + skill_block("a&amp;b")) == "look at this\n[skill a&b loaded]"

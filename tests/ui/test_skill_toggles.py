@@ -264,14 +264,14 @@ def test_codebot_trust_names_the_toggles_the_personal_file_will_widen(
     a, b = projects
     (a / ".codebot" / "config.local.yaml").write_text("skills:\n  overrides:\n    deploy: 'on'\n")
     assert (
-        ".codebot/config.local.yaml: skills.overrides = {'deploy': 'on'} (these now win over your own toggles)"
-        in (describe_grants(a))
+        ".codebot/config.local.yaml: skills.overrides = {'deploy': 'on'} "
+        "(these now win over your own toggles)" in (describe_grants(a))
     )
     assert not any("config.local.yaml" in line for line in describe_grants(b))
 
 
 def test_the_listing_follows_a_toggle_at_once(projects: tuple[Path, Path]) -> None:
-    """The model's eligibility is kept per snapshot and overrides (`Prompting._allowed`):
+    """The model's eligibility is kept per snapshot and overrides (`Prompter._allowed`):
     a toggle must still change the very next listing."""
     ctrl = controller(projects[0])
     try:

@@ -16,35 +16,6 @@ from codebot.config import load_settings
 from codebot.ui.print_mode import run_print
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "MISTRAL_API_KEY",
-    "GROQ_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "XAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-    "CODEBOT_API_KEY",
-)
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    return proj
 
 
 def stream_json(
@@ -102,7 +73,7 @@ def test_json_has_usage_by_model(project: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_stream_json_from_the_command_line(project: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
+    env = dict(os.environ)  # provider keys are already cleared (tests/conftest.py)
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run(
         [

@@ -60,7 +60,11 @@ def live(app: CodebotApp) -> str:
     view = tool(app)
     if view is None:
         return ""
-    line = view.query_one(".tool-live", Static)
+    # A ToolCall is in the conversation a moment before its children are mounted: until
+    # then there is no running line to read, which is the same as not shown yet.
+    line = next(iter(view.query(".tool-live").results(Static)), None)
+    if line is None:
+        return ""
     return str(line.render()) if line.display and line.has_class("-shown") else ""
 
 

@@ -82,7 +82,8 @@ def test_skill_line_names_the_delta_and_who_chose_it() -> None:
     )
     assert (
         skill_line(e)
-        == "skill review · fork · model gpt-x in its sub-agent · allows Bash(git:*) · chosen by the model"
+        == "skill review · fork · model gpt-x in its sub-agent · allows Bash(git:*) · "
+        "chosen by the model"
     )
 
 

@@ -1,14 +1,13 @@
 """Snapshots of the TUI's main screen, skills browser and approval dialog.
 
-Stable by construction: a fixed project path (the system prompt and the welcome line
-contain it), a scripted model, no clocks on screen, and no blinking cursor under test.
+Stable by construction: the project is `~/proj` inside the test's own HOME (a tmp folder),
+and the screen writes paths inside HOME as `~/…`, so the pictures hold no per-run path; a
+scripted model, no clocks on screen, and no blinking cursor under test.
 Update with `pytest tests/ui/test_tui_snapshots.py --snapshot-update` and look at the SVGs.
 """
 
 from __future__ import annotations
 
-import fcntl
-import shutil
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,6 @@ from codebot.ui.tui.app import CodebotApp
 from codebot.ui.tui.approval import ApprovalScreen
 from codebot.ui.tui.skills_screen import SkillsScreen
 
-SNAP_PROJECT = Path("/tmp/codebot-tui-snapshots/proj")
-# The path is on the pictures (welcome line, system prompt), so it cannot be a per-run
-# tmp_path; two runs on one machine (xdist workers of another checkout, another engineer)
-# take turns on it through this lock instead of deleting each other's files.
-SNAP_LOCK = Path("/tmp/codebot-tui-snapshots.lock")
 SIZE = (100, 30)
 ANSWER = """I looked at the project. Two things stand out:
 
@@ -43,45 +37,36 @@ print("hello")
 
 @pytest.fixture
 def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CODEBOT_MODEL", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
     # The bundled skills change as they are improved; these pictures are about the UI.
     monkeypatch.setattr(
         codebot.workspace, "default_roots", partial(default_roots, include_bundled=False)
     )
-    lock = SNAP_LOCK.open("a")
-    fcntl.flock(lock, fcntl.LOCK_EX)  # released when the fixture ends (or the process dies)
-    try:
-        shutil.rmtree(SNAP_PROJECT, ignore_errors=True)
-        (SNAP_PROJECT / ".git").mkdir(parents=True)
-        skills = SNAP_PROJECT / ".codebot" / "skills"
-        write_skill(
-            skills,
-            "review",
-            'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
-        )
-        write_skill(
-            skills,
-            "deploy",
-            "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
-        )
-        write_skill(
-            skills,
-            "release",
-            "description: Tag, changelog and publish a release.\nargument-hint: <version>",
-        )
-        user = Path.home() / ".codebot" / "skills"
-        write_skill(user, "review", "description: My own review checklist, used everywhere.")
-        write_skill(
-            user,
-            "explain",
-            "description: Explain a piece of code in plain words.\ndisable-model-invocation: true",
-        )
-        yield SNAP_PROJECT
-    finally:
-        shutil.rmtree(SNAP_PROJECT.parent, ignore_errors=True)
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
+    project = Path.home() / "proj"  # HOME is this test's own tmp folder (tests/conftest.py)
+    (project / ".git").mkdir(parents=True)
+    skills = project / ".codebot" / "skills"
+    write_skill(
+        skills,
+        "review",
+        'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
+    )
+    write_skill(
+        skills,
+        "deploy",
+        "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
+    )
+    write_skill(
+        skills,
+        "release",
+        "description: Tag, changelog and publish a release.\nargument-hint: <version>",
+    )
+    user = Path.home() / ".codebot" / "skills"
+    write_skill(user, "review", "description: My own review checklist, used everywhere.")
+    write_skill(
+        user,
+        "explain",
+        "description: Explain a piece of code in plain words.\ndisable-model-invocation: true",
+    )
+    return project
 
 
 def app_for(project: Path, replies: list[Any]) -> CodebotApp:

@@ -19,13 +19,9 @@ NOW = 1_700_000_000.0
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private CODEBOT_HOME (conftest does this too; harmless to do it again)."""
-    h = tmp_path / "codebot-home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CODEBOT_HOME", str(h))
-    return h
+def home(codebot_home: Path) -> Path:
+    """CODEBOT_HOME inside the private HOME (tests/conftest.py)."""
+    return codebot_home
 
 
 def test_default_path(home: Path) -> None:

@@ -29,35 +29,13 @@ from codebot.ui.line.input import SlashCompleter
 from codebot.ui.line.repl import LineApp, parse_answer, run_line, should_use_line_mode
 
 ROOT = Path(__file__).resolve().parents[3]
-PROVIDER_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "MISTRAL_API_KEY",
-    "GROQ_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
-    "XAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-    "CODEBOT_MODEL",
-    "CODEBOT_API_BASE",
-)
 EOF = "\x04"  # Ctrl+D
 CTRL_C = "\x03"
 
 
-@pytest.fixture(autouse=True)
-def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROVIDER_KEYS:
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
-def project(tmp_path: Path, write_skill) -> Path:
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
+def project(project: Path, write_skill) -> Path:
+    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
     write_skill(
         proj / ".codebot" / "skills",
         "deploy",
@@ -103,7 +81,7 @@ def complete(ctrl: Controller, text: str) -> list[Any]:
     return list(completer.get_completions(Document(text), CompleteEvent(completion_requested=True)))
 
 
-# -- completion --------------------------------------------------------------------------------
+# -- completion -----------------------------------------------------------------------------------
 
 
 def test_completer_completes_a_builtin_after_the_slash(project: Path) -> None:
@@ -134,7 +112,7 @@ def test_completer_stays_quiet_outside_a_command_name(project: Path) -> None:
     assert [c.text for c in complete(ctrl, "/")][:1] == ["help"]
 
 
-# -- turns ---------------------------------------------------------------------------------------
+# -- turns ----------------------------------------------------------------------------------------
 
 
 def test_a_message_streams_the_answer(project: Path) -> None:
@@ -337,7 +315,7 @@ async def test_sigint_during_a_turn_cancels_only_the_turn(project: Path) -> None
     ctrl.close()
 
 
-# -- piped input ---------------------------------------------------------------------------------
+# -- piped input ----------------------------------------------------------------------------------
 
 
 def test_piped_lines_are_turns_and_eof_exits_zero(
@@ -401,7 +379,7 @@ def test_a_bad_resume_id_is_a_setup_error(
 
 
 def test_plain_subprocess_with_piped_stdin(project: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
+    env = dict(os.environ)  # provider keys are already cleared (tests/conftest.py)
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run(
         [sys.executable, "-m", "codebot", "--plain"],
@@ -417,7 +395,7 @@ def test_plain_subprocess_with_piped_stdin(project: Path) -> None:
     assert "offline model" in proc.stdout
 
 
-# -- hot reload and mode choice ---------------------------------------------------------------------
+# -- hot reload and mode choice -------------------------------------------------------------------
 
 
 def test_the_watcher_runs_and_its_reloads_are_printed(
@@ -512,7 +490,10 @@ def test_parse_answer() -> None:
 
 
 def test_prompt_toolkit_stays_in_line_modules() -> None:
-    code = "import codebot.ui.controller, codebot.ui.commands, codebot.agent, sys; print('prompt_toolkit' in sys.modules)"
+    code = (
+        "import codebot.ui.controller, codebot.ui.commands, codebot.agent, sys; "
+        "print('prompt_toolkit' in sys.modules)"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
     )

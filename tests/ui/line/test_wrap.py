@@ -82,7 +82,8 @@ def test_streamed_text_wraps_like_whole_text() -> None:
 def test_code_blocks_tables_and_indented_code_are_left_alone() -> None:
     code = "    x = compute_something(with_a_long_argument, and_another_one, and_a_third)"
     text = (
-        "Here is the fix:\n```python\nresult = some_function(first_argument, second_argument, third)\n```\n"
+        "Here is the fix:\n```python\n"
+        "result = some_function(first_argument, second_argument, third)\n```\n"
         f"{code}\n| a long table row | with cells | that must stay on one line |\n"
     )
     assert wrap_text(text, 30) == text
