@@ -219,8 +219,10 @@ def test_model_with_its_key_or_a_local_server_starts(
 
 def test_key_check_does_not_import_litellm(project: Path) -> None:
     code = (
-        "import sys; from codebot.cli import main; rc = main(['--cwd', sys.argv[1], '--trust', '--model', "
-        "'gpt-4o-mini', '-p', 'hi']); assert rc == 2, rc; assert 'litellm' not in sys.modules; print('ok')"
+        "import sys; from codebot.cli import main; rc = main(['--cwd', sys.argv[1], '--trust', "
+        "'--model', "
+        "'gpt-4o-mini', '-p', 'hi']); assert rc == 2, rc; assert 'litellm' not in sys.modules; "
+        "print('ok')"
     )
     env = {
         k: v

@@ -43,7 +43,8 @@ def test_broken_config_is_reported_with_path_and_line_and_ignored(project: Path)
 
 def test_overrides_are_normalized_and_bad_values_named(project: Path) -> None:
     home_config(
-        "skills:\n  overrides:\n    Code_Review: user-only\n    deploy: sometimes\n  fork_depth: -1\n"
+        "skills:\n  overrides:\n    Code_Review: user-only\n    deploy: sometimes\n  fork_depth: "
+        "-1\n"
     )
     s = load_settings(cwd=project)
     assert dict(s.overrides) == {"code-review": "user-only"}

@@ -29,10 +29,13 @@ def loaded_after(code: str) -> dict[str, bool]:
     "code",
     [
         "import codebot.skills, codebot.agent",
-        "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, codebot.skills.prompt.listing, codebot.skills.route.router",
-        "import codebot.agent.session.loop, codebot.agent.session.setup, codebot.agent.model.litellm_client, codebot.agent.model.offline",
+        "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, "
+        "codebot.skills.prompt.listing, codebot.skills.route.router",
+        "import codebot.agent.session.loop, codebot.agent.session.setup, "
+        "codebot.agent.model.litellm_client, codebot.agent.model.offline",
         "import codebot.cli",
-        "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, codebot.agent.tools.shell",
+        "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, "
+        "codebot.agent.tools.shell",
     ],
 )
 def test_core_modules_do_not_load_heavy_libraries(code: str) -> None:

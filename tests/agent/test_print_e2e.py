@@ -79,7 +79,8 @@ def test_listing_in_reminder_skill_body_back_and_stable_system_prompt(
     assert first["messages"][0] == second["messages"][0] == third["messages"][0]
     tool_result = next(m for m in second["messages"] if m["role"] == "tool")["content"]
     assert tool_result.startswith('<skill name="deploy"') and "DEPLOY-BODY for prod." in tool_result
-    # model: switches the model for the rest of that turn only; --continue is back on the session model
+    # model: switches the model for the rest of that turn only; --continue is back on the
+    # session model
     assert (first["model"], second["model"], third["model"]) == (
         "test-model",
         "big-model",
@@ -154,8 +155,9 @@ def test_auth_error_is_clear_and_exits_nonzero(fake_openai, project: Path) -> No
 
 def test_offline_review_calls_skill_without_importing_litellm(tmp_path: Path) -> None:
     code = (
-        "import sys; from codebot.cli import main; rc = main(['-p', 'please review my recent changes', "
-        "'--output-format', 'json']); print('LITELLM' if 'litellm' in sys.modules else 'NO-LITELLM'); sys.exit(rc)"
+        "import sys; from codebot.cli import main; "
+        "rc = main(['-p', 'please review my recent changes', '--output-format', 'json']); "
+        "print('LITELLM' if 'litellm' in sys.modules else 'NO-LITELLM'); sys.exit(rc)"
     )
     r = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60

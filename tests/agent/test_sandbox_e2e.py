@@ -127,7 +127,10 @@ def test_no_connection_to_a_server_on_loopback(
     fake_openai, project: Path, outside_home: Path, listener
 ) -> None:
     port, got = listener
-    send = f"python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), 3); s.sendall(b'leak')\""
+    send = (
+        f"python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), 3); "
+        "s.sendall(b'leak')\""
+    )
     fake_openai.script(bash(send))
     codebot(project, outside_home, fake_openai.url, "--sandbox")
     assert got == []

@@ -248,7 +248,8 @@ async def test_context_length_error_is_context_and_suggests_clear(fake_openai: A
                 "status": 400,
                 "body": {
                     "error": {
-                        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+                        "message": "This model's maximum context length is 8192 tokens. "
+                        "However, your messages resulted in 9100 tokens.",
                         "type": "invalid_request_error",
                         "param": "messages",
                         "code": "context_length_exceeded",
@@ -473,7 +474,8 @@ def test_plain_import_litellm_would_load_dotenv(tmp_path: Path) -> None:
     """The control for the test above: without the helper the `.env` leaks in."""
     (tmp_path / ".env").write_text("OPENAI_API_KEY=from-dotenv\n", encoding="utf-8")
     out = _run(
-        "import json, os\nimport litellm\nprint(json.dumps({'key': os.environ.get('OPENAI_API_KEY')}))",
+        "import json, os\nimport litellm\n"
+        "print(json.dumps({'key': os.environ.get('OPENAI_API_KEY')}))",
         tmp_path,
         LITELLM_LOCAL_MODEL_COST_MAP="True",
     )
@@ -518,7 +520,8 @@ async def test_scripted_model_replays_text_tool_calls_errors_and_callables() -> 
 
 def test_scripted_model_module_does_not_import_litellm(tmp_path: Path) -> None:
     out = _run(
-        "import json, sys\nimport codebot.agent.model.scripted\nprint(json.dumps({'litellm': 'litellm' in sys.modules}))",
+        "import json, sys\nimport codebot.agent.model.scripted\n"
+        "print(json.dumps({'litellm': 'litellm' in sys.modules}))",
         tmp_path,
     )
     assert out == {"litellm": False}

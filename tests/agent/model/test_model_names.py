@@ -13,9 +13,11 @@ from codebot.agent.model.errors import model_error
 
 ROOT = Path(__file__).resolve().parents[3]
 RAW = (
-    "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. "
-    "You passed model=frobnicate\n Pass model as E.g. For 'Huggingface' inference endpoints pass in "
-    "`completion(model='huggingface/starcoder',..)` Learn more: https://docs.litellm.ai/docs/providers"
+    "litellm.BadRequestError: LLM Provider NOT provided. "
+    "Pass in the LLM provider you are trying to call. "
+    "You passed model=frobnicate\n Pass model as E.g. For 'Huggingface' inference endpoints "
+    "pass in `completion(model='huggingface/starcoder',..)` "
+    "Learn more: https://docs.litellm.ai/docs/providers"
 )
 
 
@@ -120,7 +122,8 @@ def test_an_empty_variable_is_not_a_key() -> None:
 def test_key_problem_imports_nothing_heavy() -> None:
     code = (
         "import sys; from codebot.agent.model import key_problem; key_problem('gpt-4o-mini', {}); "
-        "key_problem('frobnicate', {}); print(sorted(m for m in ('litellm', 'openai', 'httpx') if m in sys.modules))"
+        "key_problem('frobnicate', {}); "
+        "print(sorted(m for m in ('litellm', 'openai', 'httpx') if m in sys.modules))"
     )
     r = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60

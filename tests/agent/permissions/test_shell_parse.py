@@ -1,5 +1,5 @@
-"""codebot.shell.parse.analyze: plainness (with the construct and column in the reason), every simple
-command found anywhere (wrappers, scripts, substitutions), what cannot be resolved, the
+"""codebot.shell.parse.analyze: plainness (with the construct and column in the reason), every
+simple command found anywhere (wrappers, scripts, substitutions), what cannot be resolved, the
 limits on hostile input, and differential checks against the real bash where it exists."""
 
 from __future__ import annotations

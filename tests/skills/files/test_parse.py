@@ -324,7 +324,10 @@ def test_argument_name_that_is_not_an_identifier_warns(skills_root, write_skill)
 
 
 def test_metadata_dates_and_numbers_become_strings(skills_root, write_skill):
-    fm = "description: x\nmetadata:\n  updated: 2024-05-01\n  stars: 42\n  ratio: 0.5\n  beta: true\n  owner:"
+    fm = (
+        "description: x\nmetadata:\n  updated: 2024-05-01\n  stars: 42\n  ratio: 0.5\n  beta: "
+        "true\n  owner:"
+    )
     spec = parse(write_skill(skills_root, "meta", fm))
     assert dict(spec.metadata) == {
         "updated": "2024-05-01",
@@ -651,7 +654,8 @@ DUPLICATE_TEXTS = [
     "description: Ship.\nallowed-tools: Read\nallowed-tools: Bash\n",
     "description: Ship.\nmodel: a\nModel: b\neffort: high\n",
     "description: Ship.\nallowed_tools: Read\nallowed-tools: Bash\ncontext: fork\n",
-    "description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  allowed-tools: Edit\n",
+    "description: Ship.\nallowed-tools: Read\nmetadata:\n  allowed-tools: Bash\n  allowed-tools: "
+    "Edit\n",
     "description: One.\ndescription: Two.\nmodel: m\n",
     "description: Ship.\nallowed-tools:\n  - Read\nallowed-tools:\n  - Bash\n",
 ]
