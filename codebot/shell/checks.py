@@ -16,9 +16,12 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.shell.words import CONSTRUCTS, text_of
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = ["OPERATORS", "TreeChecks", "assigned_by", "evaluates", "fields", "shorten"]
 
@@ -43,7 +46,7 @@ _TOKEN_NAMES = {
 }
 
 
-def fields(node: Any) -> list[tuple[Any, str | None]]:
+def fields(node: Node) -> list[tuple[Any, str | None]]:
     """A node's children with their field names (a cursor: `field_name_for_child` is O(n))."""
     out: list[tuple[Any, str | None]] = []
     cursor = node.walk()
@@ -101,16 +104,16 @@ class TreeChecks:
         shown = f" `{shorten(text)}`" if text else ""
         self.problems.append((offset, f"contains {kind}{shown}", ""))
 
-    def node_text(self, node: Any) -> str:
+    def node_text(self, node: Node) -> str:
         return text_of(self.src, node.start_byte, node.end_byte)
 
-    def full_text(self, node: Any) -> str:
+    def full_text(self, node: Node) -> str:
         """A node's text for a pattern check; a huge one is not read (it fails the check)."""
         if node.end_byte - node.start_byte > 4096:
             return "$huge"
         return self.node_text(node)
 
-    def snippet(self, node: Any) -> str:
+    def snippet(self, node: Node) -> str:
         """The start of a node's text, enough for a message (never the whole of a huge node)."""
         end = min(node.end_byte, node.start_byte + 64)
         return text_of(self.src, node.start_byte, end) + ("…" if end < node.end_byte else "")
@@ -130,7 +133,7 @@ class TreeChecks:
             code = f"U+{ord(text[first]):04X}"
             self.problems.append((offset, f"contains a control character {code}", ""))
 
-    def hidden(self, node: Any, t: str) -> None:
+    def hidden(self, node: Node, t: str) -> None:
         """Constructs that evaluate text the command does not show."""
         if t == "arithmetic_expansion":
             self.arithmetic(node, 3 if self.snippet(node).startswith("$((") else 2)
@@ -157,7 +160,7 @@ class TreeChecks:
                     )
                 self.assigned.append(self.node_text(name))
 
-    def arithmetic(self, node: Any, prefix: int) -> None:
+    def arithmetic(self, node: Node, prefix: int) -> None:
         text = self.full_text(node)
         if _ARITH_NAMES.search(text[prefix:]):
             self.unresolved.append(
@@ -165,7 +168,7 @@ class TreeChecks:
                 "hidden in their values"
             )
 
-    def expansion(self, node: Any) -> None:
+    def expansion(self, node: Node) -> None:
         text = self.snippet(node)
         kids = node.children
         for i, child in enumerate(kids):
@@ -189,7 +192,7 @@ class TreeChecks:
                     "commands hidden in variable values"
                 )
 
-    def subscript(self, node: Any) -> None:
+    def subscript(self, node: Node) -> None:
         index = node.child_by_field_name("index")
         if index is not None and not re.fullmatch(r"[0-9]+|@|\*", self.node_text(index)):
             self.unresolved.append(
@@ -197,7 +200,7 @@ class TreeChecks:
                 "which can run commands hidden in variable values"
             )
 
-    def structure(self, node: Any) -> None:
+    def structure(self, node: Node) -> None:
         """program, list, pipeline: only statements, their operators, blanks and newlines."""
         t = node.type
         ops = OPERATORS[t]
@@ -262,7 +265,7 @@ class TreeChecks:
             )
             return
 
-    def word(self, node: Any) -> None:
+    def word(self, node: Node) -> None:
         """tree-sitter-bash reads `] [` or `{ {` as one word in places; bash reads two."""
         text = self.node_text(node)
         if " " not in text and "\t" not in text and "\n" not in text:
@@ -283,7 +286,7 @@ class TreeChecks:
                 return
             i += 1
 
-    def line_gaps(self, node: Any) -> None:
+    def line_gaps(self, node: Node) -> None:
         """Between the parts of one command, bash ends the command at a newline."""
         pos = None
         for child in node.children:
@@ -291,7 +294,7 @@ class TreeChecks:
                 self.gap(pos, child.start_byte, False)
             pos = child.end_byte
 
-    def adjacent(self, node: Any, words: tuple[str, ...]) -> None:
+    def adjacent(self, node: Node, words: tuple[str, ...]) -> None:
         """Two children with no blank between them are one word for bash, whatever the tree says."""
         prev = None
         for child, field in fields(node):

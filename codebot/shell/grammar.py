@@ -1,8 +1,9 @@
 """tree-sitter-bash, loaded on first use, and a parse bounded by counted work.
 
-The only module of codebot that imports tree_sitter, and only inside functions: the parser
-and its grammar cost a few milliseconds to load, and most sessions never run Bash. Each
-thread gets its own parser (a tree-sitter parser is not safe to share between threads).
+The only module of codebot that loads tree_sitter (the others of codebot.shell import its
+types for the type checker only), and only inside functions: the parser and its grammar
+cost a few milliseconds to load, and most sessions never run Bash. Each thread gets its own
+parser (a tree-sitter parser is not safe to share between threads).
 
 The budget counts work, never time, so the same command is decided the same way however
 loaded the machine is. tree-sitter has no step limit of its own, but it reports progress
@@ -21,7 +22,10 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Parser, Point
 
 __all__ = [
     "MAX_LEXED_BYTES",
@@ -63,7 +67,7 @@ class Budget:
 
 
 @cache
-def _language() -> Any:
+def _language() -> Language:
     import tree_sitter
     import tree_sitter_bash
 
@@ -73,7 +77,7 @@ def _language() -> Any:
 _local = threading.local()
 
 
-def _parser() -> Any:
+def _parser() -> Parser:
     parser = getattr(_local, "parser", None)
     if parser is None:
         import tree_sitter
@@ -82,11 +86,11 @@ def _parser() -> Any:
     return parser
 
 
-def parse_tree(src: bytes, budget: Budget) -> tuple[Any, str | None]:
+def parse_tree(src: bytes, budget: Budget) -> tuple[Node | None, str | None]:
     """(the root node, None), or (None, why) when parsing needs more work than `budget` has left."""
     over: list[str] = []
 
-    def read(offset: int, _point: Any) -> bytes:
+    def read(offset: int, _point: Point) -> bytes:
         if over:
             return b""
         chunk = src[offset : offset + _CHUNK]

@@ -24,7 +24,7 @@ import collections
 import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.shell.checks import (
     OPERATORS,
@@ -43,6 +43,9 @@ from codebot.shell.words import (
     text_of,
 )
 from codebot.shell.wrappers import Script, unwrap
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = [
     "MAX_CHARS",
@@ -182,7 +185,7 @@ class _Walk(TreeChecks):
             self.rejoin()
         return self.result()
 
-    def parse(self) -> Any:
+    def parse(self) -> Node | None:
         """The syntax tree, or None when parsing needs more work than the budget has left."""
         root, over = parse_tree(self.src, self.budget)
         if over:
@@ -222,7 +225,7 @@ class _Walk(TreeChecks):
         self.unresolved.extend(again.unresolved)
         self.assigned.extend(again.assignments)
 
-    def visit(self, node: Any) -> None:
+    def visit(self, node: Node) -> None:
         t = node.type
         if node.is_missing:
             self.problems.append((node.start_byte, f"does not parse: missing `{t}`", ""))
@@ -255,7 +258,7 @@ class _Walk(TreeChecks):
             self.problem(CONSTRUCTS[t], self.snippet(node), node.start_byte)
             self.hidden(node, t)
 
-    def command(self, node: Any) -> None:
+    def command(self, node: Node) -> None:
         self.budget.nodes -= node.child_count
         if self.budget.nodes < 0:
             return  # the walk stops at the next node and says why
@@ -271,10 +274,10 @@ class _Walk(TreeChecks):
             self.problem("a glob in the command name", parts[0].source, parts[0].offset)
         self.add(self.make(parts, (), tuple(assignments)))
 
-    def word_groups(self, node: Any, assignments: list[str]) -> list[list[Any]]:
+    def word_groups(self, node: Node, assignments: list[str]) -> list[list[Node]]:
         """The nodes of each word of a command, name first (adjacent arguments are one
         word); the names its assignments set go to `assignments`."""
-        groups: list[list[Any]] = []
+        groups: list[list[Node]] = []
         for child, field in fields(node):
             if child.is_missing:
                 continue
@@ -306,7 +309,7 @@ class _Walk(TreeChecks):
                         f"{p.problem.kind}: `{shorten(p.problem.text)}` {self.at(p.offset)}"
                     )
 
-    def declaration(self, node: Any) -> None:
+    def declaration(self, node: Node) -> None:
         """`export`/`declare`/`local`/`readonly`/`typeset`/`unset`: a command for the rules."""
         self.problem(CONSTRUCTS[node.type], self.snippet(node), node.start_byte)
         kids = node.children

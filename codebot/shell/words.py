@@ -7,7 +7,8 @@ and the names the permission messages give to every other construct. It knows no
 commands, wrappers or rules; `parse` calls it for each word it finds.
 
 Nodes are used through duck typing (`type`, `children`, `start_byte`, `end_byte`,
-`is_named`) so that this module never imports tree_sitter.
+`is_named`) so that this module never imports tree_sitter at run time (its `Node` is
+imported for the type checker only).
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = [
     "CONSTRUCTS",
@@ -207,7 +211,7 @@ class _Builder:
             i += 1
 
 
-def _string(b: _Builder, node: Any, src: bytes) -> None:
+def _string(b: _Builder, node: Node, src: bytes) -> None:
     """A double-quoted string, read from its source between the quotes.
 
     The text of anonymous tokens cannot be trusted (tree-sitter-bash gives a `$` token the
@@ -236,7 +240,7 @@ def _string(b: _Builder, node: Any, src: bytes) -> None:
         b.double_quoted(text_of(src, pos, end), pos)
 
 
-def _part(b: _Builder, node: Any, src: bytes, following: Any) -> None:
+def _part(b: _Builder, node: Node, src: bytes, following: Node | None) -> None:
     """Add one part of a word; `following` is the next part (to read a `$` token)."""
     t = node.type
     text = text_of(src, node.start_byte, node.end_byte)
@@ -263,7 +267,7 @@ def _part(b: _Builder, node: Any, src: bytes, following: Any) -> None:
         b.fail(CONSTRUCTS.get(t, f"an unexpected `{t}`"), text, node.start_byte)
 
 
-def _ansi_c_string(b: _Builder, node: Any, text: str) -> None:
+def _ansi_c_string(b: _Builder, node: Node, text: str) -> None:
     """`$'...'`: its decoded value, a literal noted when it holds escapes."""
     if len(text) < 3 or not text.startswith("$'") or text[-1] != "'":
         b.fail("an unterminated string", text, node.start_byte, hides=True)
@@ -273,7 +277,7 @@ def _ansi_c_string(b: _Builder, node: Any, text: str) -> None:
         b.fail("an ANSI-C string with escapes", text, node.start_byte, literal=True)
 
 
-def _dollar(b: _Builder, node: Any, src: bytes, text: str, following: Any) -> None:
+def _dollar(b: _Builder, node: Node, src: bytes, text: str, following: Node | None) -> None:
     """A `$` token tree-sitter leaves unnamed: `$$`, the `$` of `$"..."`, or a plain `$`."""
     if text != "$":
         b.fail(CONSTRUCTS["simple_expansion"], text, node.start_byte)  # `$$` (the PID)
@@ -288,7 +292,7 @@ def _dollar(b: _Builder, node: Any, src: bytes, text: str, following: Any) -> No
         b.add("$", False)  # a trailing `$` (as in `a$`) is literal
 
 
-def _concatenation(b: _Builder, node: Any, src: bytes, text: str, following: Any) -> None:
+def _concatenation(b: _Builder, node: Node, src: bytes, text: str, following: Node | None) -> None:
     """Each part of a concatenation, with no gap between them (else bash splits it)."""
     kids = list(node.children)
     pos = node.start_byte
@@ -330,7 +334,7 @@ def _is_brace_expansion(chars: Sequence[str], quoted: Sequence[bool]) -> bool:
     return False
 
 
-def decode_word(nodes: Sequence[Any], src: bytes) -> Word:
+def decode_word(nodes: Sequence[Node], src: bytes) -> Word:
     """One shell word made of `nodes` (adjacent argument nodes with no gap between them)."""
     start, end = nodes[0].start_byte, nodes[-1].end_byte
     source = text_of(src, start, end)

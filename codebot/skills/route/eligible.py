@@ -9,19 +9,25 @@ anything is ranked, so a blocked skill can never hide an eligible one.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.result import Filtered
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from codebot.skills.invoke import Decision
+
 
 def narrow(
     idx: Index,
-    mask: Any,
-    subset: Any,
+    mask: NDArray[np.bool_],
+    subset: NDArray[np.bool_] | None,
     active: Collection[str] | None,
     restrict: Collection[str] | None,
-) -> tuple[Any, dict[int, tuple[str, str]]]:
+) -> tuple[NDArray[np.bool_], dict[int, tuple[str, str]]]:
     """The policy's eligibility `mask` narrowed to the given skills (`subset`), the matched
     conditional skills (`active`) and the allowed keys (`restrict`), and why each row so
     removed was: row -> (reason, decided_by)."""
@@ -55,9 +61,9 @@ def narrow(
 
 def filtered_out(
     idx: Index,
-    mask: Any,
-    norm: Any,
-    denied: Mapping[int, Any],
+    mask: NDArray[np.bool_],
+    norm: NDArray[np.floating[Any]],
+    denied: Mapping[int, Decision],
     other: Mapping[int, tuple[str, str]],
     limit: int,
 ) -> list[Filtered]:

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 from codebot.skills.route.decide import shape_factor
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
     from codebot.skills.route.config import RouterConfig
     from codebot.skills.route.index.index import Index
 
@@ -40,12 +43,12 @@ class Staged:
 
 def second_stage(
     idx: Index,
-    elig: Any,
-    positive: Any,
+    elig: NDArray[np.floating[Any]],
+    positive: NDArray[np.intp],
     front: list[int],
-    raw: Any,
+    raw: NDArray[np.float32],
     known: list[int],
-    w: Any,
+    w: NDArray[np.float64],
     cfg: RouterConfig,
     scale: float,
     k: int,
@@ -143,7 +146,7 @@ def crowd_order(
     return out, crowd
 
 
-def word_bits(present: Any) -> Any:
+def word_bits(present: NDArray[np.bool_]) -> NDArray[np.int64]:
     """Each row's set of matched request words as the bits of an int64 (`present`: a row
     per skill, a column per word). Past 62 words, word j shares bit j % 62: the sets of a
     long paste may then look alike, which only counts more skills as look-alikes."""
@@ -155,7 +158,9 @@ def word_bits(present: Any) -> Any:
     return np.bitwise_or.reduce(np.where(present, bit, np.int64(0)), axis=1)
 
 
-def crowd_counts(key: Any, group: Any, words: Any, held: Any) -> Any:
+def crowd_counts(
+    key: ArrayLike, group: NDArray[np.int64], words: NDArray[np.int64], held: ArrayLike
+) -> NDArray[np.int64]:
     """For each row, how many rows of its `group` with the same `words` come before it:
     the `held` ones (shown first) and then those with a higher `key` (ties in row order).
     A held row's own count is 0."""
@@ -174,7 +179,13 @@ def crowd_counts(key: Any, group: Any, words: Any, held: Any) -> Any:
     return np.where(held, 0, j)
 
 
-def crowded(key: Any, group: Any, words: Any, held: Any, decay: float) -> Any:
+def crowded(
+    key: ArrayLike,
+    group: NDArray[np.int64],
+    words: NDArray[np.int64],
+    held: ArrayLike,
+    decay: float,
+) -> NDArray[np.float64]:
     """`key` with each row weighed by decay**j, j being `crowd_counts`: the j-th
     look-alike of a group counts less the more of them are ahead of it. Web search does
     the same with "host crowding" (a few results per site). A key at or below zero (a
@@ -186,7 +197,13 @@ def crowded(key: Any, group: Any, words: Any, held: Any, decay: float) -> Any:
 
 
 def rerank(
-    pool: list[int], raw: Any, tf: Any, plain: Any, worth: Any, power: float, scale: float
+    pool: list[int],
+    raw: NDArray[np.floating[Any]],
+    tf: NDArray[np.float64],
+    plain: NDArray[np.float64],
+    worth: NDArray[np.float64],
+    power: float,
+    scale: float,
 ) -> tuple[list[int], dict[int, float], dict[int, float]]:
     """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
     each row's coverage; and what it was ordered by, in the units of the shown score.
@@ -220,7 +237,7 @@ def rerank(
     )
 
 
-def top_rows(score: Any, rows: Any, k: int) -> list[int]:
+def top_rows(score: NDArray[np.floating[Any]], rows: NDArray[np.intp], k: int) -> list[int]:
     """The `k` best of `rows` by `score`, best first, ties to the lower row: also at the
     cut, so the first five of a ranking are the first five of a longer one."""
     import numpy as np
@@ -233,8 +250,8 @@ def top_rows(score: Any, rows: Any, k: int) -> list[int]:
 
 def fuse(
     idx: Index,
-    elig: Any,
-    mask: Any,
+    elig: NDArray[np.floating[Any]],
+    mask: NDArray[np.bool_],
     sem: Mapping[str, float],
     k: int,
     cfg: RouterConfig,

@@ -67,7 +67,13 @@ from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from codebot.skills.catalog import Snapshot
     from codebot.skills.route.index.store import IndexStore
+
+    _Mask = NDArray[np.bool_]  # a row mask
 
 
 class Router:
@@ -101,7 +107,7 @@ class Router:
     def tokenizer(self) -> Tokenizer:
         return self.indexes.tokenizer
 
-    def index(self, specs: Any) -> tuple[Index, Any]:
+    def index(self, specs: Snapshot | Sequence[Spec]) -> tuple[Index, _Mask | None]:
         """The index for `specs` and a row mask or None (see `IndexCache.index`)."""
         return self.indexes.index(specs)
 
@@ -110,7 +116,7 @@ class Router:
     def route(
         self,
         request: str,
-        specs: Any,
+        specs: Snapshot | Sequence[Spec],
         actor: Actor = Actor.MODEL,
         overrides: Mapping[str, str] | None = None,
         adapter: Adapter = Adapter.EXTENSION,
@@ -261,7 +267,7 @@ class Router:
             request, terms, "chat", cfg, actor, t0, "small talk: no skill is needed", 0.0
         )
 
-    def _timed_index(self, specs: Any) -> tuple[Index, Any, float]:
+    def _timed_index(self, specs: Snapshot | Sequence[Spec]) -> tuple[Index, _Mask | None, float]:
         """`index(specs)` and how long a (re)build of it took, in ms (0.0 when it was made)."""
         builds = self.stats["builds"]
         idx, subset = self.index(specs)
@@ -282,7 +288,7 @@ class Router:
         neg_ids = [i for i in ids if i in idx.neg]
         return surface, known, neg_ids
 
-    def _semantic_scores(self, request: str, idx: Index, mask: Any) -> dict[str, float]:
+    def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
         """The semantic scorer's similarities for the eligible skills; a scorer that fails
         is switched off (`semantic_error` says why) and the route stays lexical."""
         import numpy as np
@@ -371,7 +377,7 @@ def _matches(
     return matched, ruled_out
 
 
-def _member(arr: Any) -> Any:
+def _member(arr: NDArray[np.int32] | None) -> Collection[int]:
     return () if arr is None else set(arr.tolist())  # small: docs that rule one word out
 
 
@@ -430,7 +436,7 @@ def router_from_settings(
 
 def route(
     request: str,
-    specs: Any,
+    specs: Snapshot | Sequence[Spec],
     actor: Actor = Actor.MODEL,
     overrides: Mapping[str, str] | None = None,
     adapter: Adapter = Adapter.EXTENSION,

@@ -29,7 +29,7 @@ import gc
 import operator
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,10 @@ from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.index.tokens import TokenCache
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from codebot.skills.catalog import Snapshot
     from codebot.skills.route.index.store import IndexStore
 
 _COUNTERS = {"build": "full_builds", "patch": "patches", "refresh": "refreshes"}
@@ -50,7 +54,9 @@ _COUNTERS = {"build": "full_builds", "patch": "patches", "refresh": "refreshes"}
 PATCH_MIN = 1000
 
 
-def _carry(base_idx: Index | None, old_rows: Any, by_identity: Any) -> Any:
+def _carry(
+    base_idx: Index | None, old_rows: NDArray[np.int64], by_identity: NDArray[np.bool_]
+) -> tuple[Index, NDArray[np.int64]] | None:
     """What a new index carries over from `base_idx` (its eligibility): the old index and,
     for each old row, the new row holding the same Spec object (-1: none)."""
     import numpy as np
@@ -105,7 +111,7 @@ class IndexCache:
         """The index made last, if any (whatever it was made for)."""
         return self._index
 
-    def index(self, specs: Any) -> tuple[Index, Any]:
+    def index(self, specs: Snapshot | Sequence[Spec]) -> tuple[Index, NDArray[np.bool_] | None]:
         """The index for `specs` (a Snapshot or a sequence of Spec) and a row mask or None.
 
         A sequence whose specs are all in the current index reuses it with a mask, so the
@@ -221,7 +227,7 @@ class IndexCache:
 
     def _match(
         self, specs: list[Spec], base_idx: Index | None, base: Postings | None
-    ) -> tuple[Any, Any, dict[int, RowBags]]:
+    ) -> tuple[NDArray[np.int64], NDArray[np.bool_], dict[int, RowBags]]:
         """For each spec, the row of `base` it reuses (-1: none); which of them hold the
         very same Spec object as that row; and the fresh rows."""
         import numpy as np

@@ -15,17 +15,25 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, Decision, decide
 from codebot.skills.route.config import FIELDS, RouterConfig
 from codebot.skills.route.index.postings import Postings
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    _EligKey = tuple[Actor, Adapter, tuple[tuple[str, str], ...]]  # actor, adapter, overrides
+
 _KEY, _PATHS = attrgetter("key"), attrgetter("paths")  # C-level loops over ten thousand specs
 
 
-def idf_lucene(df: Any, n_docs: float) -> Any:
+def idf_lucene(df: ArrayLike, n_docs: float) -> NDArray[np.float32]:
     """bm25s' Lucene idf (`scoring._score_idf_lucene`), vectorised: log(1 + (N - df + .5) /
     (df + .5)); 0 for words no skill uses. Restated so that loading an index does not
     import bm25s (120 ms); tests/skills/route/test_route_persist.py checks it equals bm25s'."""
@@ -51,7 +59,7 @@ class Index:
         postings: Postings,
         lexicon: Mapping[str, int],
         config: RouterConfig,
-        carry: tuple[Index, Any] | None = None,
+        carry: tuple[Index, NDArray[np.signedinteger[Any]]] | None = None,
     ) -> None:
         import numpy as np
 
@@ -66,7 +74,7 @@ class Index:
         self.lexicon = lexicon  # shared, grows; ids < n_terms are covered here
         self.n_terms = postings.n_terms
         self.indptr, self.indices, self.tf = postings.indptr, postings.indices, postings.tf
-        self._folder_rows: tuple[Any, Any] | None = None  # see folders
+        self._folder_rows: tuple[NDArray[np.int64], NDArray[np.intp]] | None = None  # folders
         if not (carry is not None and self._lookups_from(*carry)):
             self.pos = dict(zip(map(id, self.specs), range(self.n), strict=True))
             self.by_key = dict(zip(map(_KEY, self.specs), range(self.n), strict=True))
@@ -86,12 +94,12 @@ class Index:
         self.unit_scale = w_desc / (1.0 + config.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
         self.neg = self._negatives()
-        self._eligibility: dict[tuple[Any, ...], tuple[Any, dict[int, Decision]]] = {}
+        self._eligibility: dict[_EligKey, tuple[NDArray[np.bool_], dict[int, Decision]]] = {}
         if carry is not None:
             self._carry(*carry)
         self.build_ms = (time.perf_counter() - t0) * 1000
 
-    def _negatives(self) -> dict[int, Any]:
+    def _negatives(self) -> dict[int, NDArray[np.int32]]:
         """term id -> the rows (ascending) whose description or when_to_use rules it out."""
         import numpy as np
 
@@ -107,7 +115,7 @@ class Index:
             for t, docs in zip(np.split(terms, cut), np.split(owner, cut), strict=True)
         }
 
-    def _lookups_from(self, old: Index, same: Any) -> bool:
+    def _lookups_from(self, old: Index, same: NDArray[np.signedinteger[Any]]) -> bool:
         """`pos`, `by_key` and `conditional` from `old`'s when every row kept its place
         (an edit): a copy of each, and the rows that changed set right."""
         import numpy as np
@@ -137,7 +145,7 @@ class Index:
         self.conditional = np.asarray(sorted(cond), dtype=np.int64)
         return True
 
-    def _carry(self, old: Index, same: Any) -> None:
+    def _carry(self, old: Index, same: NDArray[np.signedinteger[Any]]) -> None:
         """Eligibility masks of `old`, for the specs both hold; `decide` for the others."""
         import numpy as np
 
@@ -164,7 +172,7 @@ class Index:
 
     def eligibility(
         self, actor: Actor, overrides: Mapping[str, str], adapter: Adapter
-    ) -> tuple[Any, dict[int, Decision]]:
+    ) -> tuple[NDArray[np.bool_], dict[int, Decision]]:
         import numpy as np
 
         key = (actor, adapter, tuple(sorted(overrides.items())))
@@ -189,7 +197,7 @@ class Index:
         neg_ids: Sequence[int],
         penalty: float,
         weight: Mapping[int, float] | None = None,
-    ) -> Any:
+    ) -> NDArray[np.float32]:
         """BM25 scores of every skill for these terms (`weight`: term id -> multiplier)."""
         import numpy as np
 
@@ -206,7 +214,7 @@ class Index:
                     s[docs] -= penalty * float(self.unit[t])
         return s
 
-    def matches(self, term_ids: Sequence[int], rows: Any) -> Any:
+    def matches(self, term_ids: Sequence[int], rows: ArrayLike) -> NDArray[np.float64]:
         """The BM25 term frequency (fields combined) of each word in each of `rows`: a row
         per entry of `rows`, a column per word, 0 where it does not match. A binary search
         per word in its postings (ascending rows), so a few rows cost little even when a
@@ -223,7 +231,7 @@ class Index:
                 out[:, j] = np.where(docs[at] == want, self.tf[a:b][at], 0.0)
         return out
 
-    def folder_idf(self, term_ids: Sequence[int], cap: int) -> Any:
+    def folder_idf(self, term_ids: Sequence[int], cap: int) -> NDArray[np.float64]:
         """Each word's idf with every folder of skills counted as at most `cap` skills (or
         as many as the smallest folder holds, when that is more): its skills count for
         cap / size each. So one folder of thousands of like skills does not make its
@@ -254,14 +262,14 @@ class Index:
         )
         return np.where(plain > 0, idf_lucene(df, float(sizes @ share)), 0.0).astype(np.float64)
 
-    def folders(self) -> tuple[Any, Any]:
+    def folders(self) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
         """Each row's folder (numbered here) and each folder's number of skills; made the
         first time it is asked for (5 ms at 10,000 skills; `warmup.warm` asks), then kept:
         an Index does not change, and one patched for an edit takes its parent's."""
         import numpy as np
 
         if self._folder_rows is None:
-            seen: dict[Any, int] = {}
+            seen: dict[Path, int] = {}
             owner = np.fromiter(
                 (seen.setdefault(s.root.path, len(seen)) for s in self.specs),
                 dtype=np.int64,

@@ -24,10 +24,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codebot.skills.route.config import FIELDS, RouterConfig
 from codebot.skills.route.index.rows import N_FIELDS, Rows
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    _S = TypeVar("_S", bound=np.generic)
 
 _CHUNK = 8192  # skills per step of a build (bounds its temporary memory)
 #: relative drift of an average field length after which patched postings are rebuilt
@@ -46,9 +52,9 @@ class Postings:
     """Everything an index is made of that is worth persisting."""
 
     rows: Rows
-    indptr: Any  # int64 (n_terms + 1)
-    indices: Any  # int32: skills (rows), ascending within a term
-    tf: Any  # float32: field-weighted BM25 tf part, without idf
+    indptr: NDArray[np.int64]  # n_terms + 1
+    indices: NDArray[np.int32]  # skills (rows), ascending within a term
+    tf: NDArray[np.float32]  # field-weighted BM25 tf part, without idf
     n_terms: int
     avgs: tuple[float, ...]  # per field: the average length the tf parts were computed with
     patches: int = 0  # patches since the last build
@@ -78,7 +84,7 @@ def _weighted(cfg: RouterConfig) -> list[tuple[int, float]]:
     ]
 
 
-def _ranges(starts: Any, sizes: Any) -> Any:
+def _ranges(starts: NDArray[np.int64], sizes: NDArray[np.int64]) -> NDArray[np.int64]:
     """Indices start[0] .. start[0] + sizes[0] - 1, then the next range, ... as one array."""
     import numpy as np
 
@@ -90,8 +96,12 @@ def _ranges(starts: Any, sizes: Any) -> Any:
 
 
 def tf_entries(
-    rows: Rows, which: Any, avgs: Sequence[float], cfg: RouterConfig, n_terms: int
-) -> tuple[Any, Any, Any]:
+    rows: Rows,
+    which: NDArray[np.integer[Any]],
+    avgs: Sequence[float],
+    cfg: RouterConfig,
+    n_terms: int,
+) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float32]]:
     """(skills, terms, tf parts) of the rows `which` (sorted row numbers), in (skill, term)
     order, the fields combined."""
     import numpy as np
@@ -123,7 +133,7 @@ def tf_entries(
     return (key // n_terms).astype(np.int32), (key % n_terms).astype(np.int32), combined
 
 
-def _by_term(terms: Any, n_terms: int) -> Any:
+def _by_term(terms: NDArray[np.int32], n_terms: int) -> NDArray[np.intp]:
     """A stable order of `terms` (radix sort: numpy sorts 16-bit keys in linear time)."""
     import numpy as np
 
@@ -134,7 +144,7 @@ def _by_term(terms: Any, n_terms: int) -> Any:
     return low[high]
 
 
-def _offsets(counts: Any) -> Any:
+def _offsets(counts: NDArray[np.int64]) -> NDArray[np.int64]:
     import numpy as np
 
     out = np.zeros(len(counts) + 1, dtype=np.int64)
@@ -177,7 +187,9 @@ def build(
     return Postings(rows, indptr, indices, tf, n_terms, avgs, 0)
 
 
-def _entries_of(base: Postings, which: Any, cfg: RouterConfig) -> Any:
+def _entries_of(
+    base: Postings, which: NDArray[np.integer[Any]], cfg: RouterConfig
+) -> NDArray[np.int64]:
     """The positions (ascending) of the entries of rows `which` in `base`'s postings: for
     each word of their weighted fields, a binary search in that word's entries."""
     import numpy as np
@@ -196,7 +208,7 @@ def _entries_of(base: Postings, which: Any, cfg: RouterConfig) -> Any:
     return np.asarray(sorted(at), dtype=np.int64)
 
 
-def _without(arr: Any, drop: Any) -> Any:
+def _without(arr: NDArray[_S], drop: NDArray[np.int64]) -> NDArray[_S]:
     """`arr` without the (sorted) positions `drop`: one copy, slice by slice (np.delete
     builds a mask as long as the array; this is a handful of memcpys)."""
     import numpy as np
@@ -207,7 +219,7 @@ def _without(arr: Any, drop: Any) -> Any:
     return np.concatenate([arr[a + 1 : b] for a, b in pairwise(bounds)])
 
 
-def _with(arr: Any, at: Any, values: Any) -> Any:
+def _with(arr: NDArray[_S], at: NDArray[np.intp], values: NDArray[_S]) -> NDArray[_S]:
     """`values` inserted into `arr` before the (non-decreasing) positions `at`, in order."""
     import numpy as np
 
@@ -223,7 +235,13 @@ def _with(arr: Any, at: Any, values: Any) -> Any:
     return np.concatenate(pieces)
 
 
-def _insertion_points(kd: Any, kept_ptr: Any, ft: Any, fd: Any, n: int) -> Any:
+def _insertion_points(
+    kd: NDArray[np.int32],
+    kept_ptr: NDArray[np.int64],
+    ft: NDArray[np.int32],
+    fd: NDArray[np.int32],
+    n: int,
+) -> NDArray[np.intp]:
     """Where each new (term, skill) entry goes among the kept ones (by term, then skill)."""
     import numpy as np
 
@@ -242,7 +260,12 @@ def _insertion_points(kd: Any, kept_ptr: Any, ft: Any, fd: Any, n: int) -> Any:
 
 
 def patch(
-    base: Postings, rows: Rows, old_to_new: Any, fresh: Any, n_terms: int, cfg: RouterConfig
+    base: Postings,
+    rows: Rows,
+    old_to_new: Any,  # NDArray[np.int32]; the caller's variable is Optional until `base` is set
+    fresh: NDArray[np.integer[Any]],
+    n_terms: int,
+    cfg: RouterConfig,
 ) -> Postings:
     """`base` moved onto `rows`: old row r is new row `old_to_new[r]` (-1: gone), which
     must be increasing over the rows kept; the new rows `fresh` get entries made now."""

@@ -21,10 +21,16 @@ from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    _S = TypeVar("_S", bound=np.generic)
 
 N_FIELDS = len(FIELDS)
 FP_BYTES = 16  # blake2b digest of a row's inputs
@@ -80,19 +86,19 @@ class Rows:
     with counts `counts[...]` (one flat array, field by field), and `lengths[f, i]` words;
     its negative-only terms are `neg_ids[neg_ptr[i]:neg_ptr[i + 1]]`."""
 
-    ptr: Any  # int64 (N_FIELDS, n + 1)
-    ids: Any  # int32
-    counts: Any  # uint16
-    lengths: Any  # int32 (N_FIELDS, n)
-    neg_ptr: Any  # int64 (n + 1)
-    neg_ids: Any  # int32
-    fps: Any  # uint8 (n, FP_BYTES)
+    ptr: NDArray[np.int64]  # (N_FIELDS, n + 1)
+    ids: NDArray[np.int32]
+    counts: NDArray[np.uint16]
+    lengths: NDArray[np.int32]  # (N_FIELDS, n)
+    neg_ptr: NDArray[np.int64]  # (n + 1)
+    neg_ids: NDArray[np.int32]
+    fps: NDArray[np.uint8]  # (n, FP_BYTES)
 
     @property
     def n(self) -> int:
         return int(self.lengths.shape[1])
 
-    def field_ids(self, f: int, i: int) -> Any:
+    def field_ids(self, f: int, i: int) -> NDArray[np.int32]:
         return self.ids[self.ptr[f, i] : self.ptr[f, i + 1]]
 
     def fp_rows(self) -> dict[bytes, int]:
@@ -132,7 +138,7 @@ def empty_rows() -> Rows:
     )
 
 
-def _offsets(sizes: Any, start: int = 0) -> Any:
+def _offsets(sizes: NDArray[np.int64], start: int = 0) -> NDArray[np.int64]:
     import numpy as np
 
     out = np.empty(len(sizes) + 1, dtype=np.int64)
@@ -147,13 +153,13 @@ def assemble(pieces: Sequence[Run | Sequence[RowBags]]) -> Rows:
     row by row; a sequence of `RowBags` is packed with one join per field."""
     import numpy as np
 
-    ids: list[list[Any]] = [[] for _ in FIELDS]
-    counts: list[list[Any]] = [[] for _ in FIELDS]
-    sizes: list[list[Any]] = [[] for _ in FIELDS]
-    lengths: list[list[Any]] = [[] for _ in FIELDS]
-    neg_ids: list[Any] = []
-    neg_sizes: list[Any] = []
-    fps: list[Any] = []
+    ids: list[list[NDArray[np.int32]]] = [[] for _ in FIELDS]
+    counts: list[list[NDArray[np.uint16]]] = [[] for _ in FIELDS]
+    sizes: list[list[NDArray[np.int64]]] = [[] for _ in FIELDS]
+    lengths: list[list[NDArray[np.int32]]] = [[] for _ in FIELDS]
+    neg_ids: list[NDArray[np.int32]] = []
+    neg_sizes: list[NDArray[np.int64]] = []
+    fps: list[NDArray[np.uint8]] = []
     for piece in pieces:
         if isinstance(piece, Run):
             r, a, b = piece
@@ -186,7 +192,7 @@ def assemble(pieces: Sequence[Run | Sequence[RowBags]]) -> Rows:
     if not fps:
         return empty_rows()
 
-    def cat(parts: list[Any], dtype: Any) -> Any:
+    def cat(parts: Sequence[NDArray[_S]], dtype: type[_S]) -> NDArray[_S]:
         return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
 
     flat_ids = [cat(x, np.int32) for x in ids]
@@ -208,7 +214,7 @@ def assemble(pieces: Sequence[Run | Sequence[RowBags]]) -> Rows:
 
 
 def pieces_for(
-    old_rows: Any, base: Rows | None, fresh: Mapping[int, RowBags]
+    old_rows: NDArray[np.int64], base: Rows | None, fresh: Mapping[int, RowBags]
 ) -> list[Run | list[RowBags]]:
     """The pieces that make the new rows: new row i is row `old_rows[i]` of `base` when
     that is >= 0, else `fresh[i]`. Consecutive old rows become one `Run`."""
