@@ -162,10 +162,11 @@ BUILTIN_NAMES = frozenset(BY_NAME)
 KEYS = {
     Front.TUI: "Keys: Enter send · Shift+Enter or Ctrl+J new line · Up/Down history · "
     "Ctrl+P palette · Ctrl+O expand/collapse the latest result · "
-    "Ctrl+T transcript of the session · Esc cancel the turn · "
+    "Ctrl+T transcript of the session · Esc cancel the turn, or close a picker or dialog · "
     "Ctrl+C cancel turn (twice to quit) · Ctrl+D quit",
     Front.LINE: "Keys: Enter send · Esc Enter or Ctrl+J new line · Up/Down history · "
-    "Tab complete · Ctrl+C cancel the turn (twice on an empty prompt to quit) · Ctrl+D quit",
+    "Tab complete · Ctrl+C cancel the turn (twice on an empty prompt to quit; Esc does not "
+    "cancel here) · Ctrl+D quit",
     Front.PLAIN: "Input: one message per line; end of input quits.",
 }
 SKILLS_HELP = (

@@ -243,3 +243,14 @@ async def test_the_skill_line_is_the_same_words_in_both_front_ends(project: Path
     finally:
         app.controller.close()
     assert lines == ["◆ " + skill_line(e) for e in EVENTS]
+
+
+def test_help_says_what_esc_does_in_each_front_end() -> None:
+    """Esc cancels a TUI turn and closes its pickers; line mode says it does not cancel there
+    (Ctrl+C does). Both come from the one KEYS table that /help reads."""
+    from codebot.ui.tui.picker import Picker
+
+    tui, line = commands.help_text(Front.TUI), commands.help_text(Front.LINE)
+    assert "Esc cancel the turn, or close a picker or dialog" in tui
+    assert "escape" in {getattr(b, "key", "") for b in Picker.BINDINGS}
+    assert "Esc does not cancel here" in line and "Ctrl+C cancel the turn" in line
