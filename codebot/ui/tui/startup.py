@@ -229,6 +229,13 @@ class Startup:
         if change is not None and hasattr(change, "added"):
             text, problems = self._controller().reload_message(change)
             if text:
+                # The toast fades; the line stays in the conversation (the same line line
+                # mode prints: `Controller.reload_message` renders both).
+                self._app.run_worker(
+                    self._conversation.add_line(text, "warning" if problems else "notice"),
+                    name="reload-line",
+                    exit_on_error=False,
+                )
                 self._app.notify(
                     text,
                     title="skills",
