@@ -137,6 +137,11 @@ def _add_skills_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument(
+        "--spec",
+        action="store_true",
+        help="the Agent Skills specification's verdict alone (skills-ref's checks): portability",
+    )
 
     p = ssub.add_parser(
         "invoke", help="show exactly what invoking a skill would do (policy, prompt, delta)"

@@ -10,6 +10,7 @@ import argparse
 import json
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 from codebot.commands.args import settings_from
@@ -255,6 +256,11 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
         if missing:
             say(f"codebot: {missing[0]}: no such file or folder", file=sys.stderr)
             return 2
+    if getattr(args, "spec", False):  # the specification's verdict alone (skills-ref's)
+        from codebot.skills.spec_verdict import spec_report
+
+        report = spec_report(args.paths or _catalog_skill_folders(settings))
+    elif args.paths:
         report = validate_paths(args.paths)
     else:
         snap = snapshot(settings)
@@ -266,6 +272,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
                 "ok": not failed,
                 "checked": report.checked,
                 "strict": args.strict,
+                "spec": bool(getattr(args, "spec", False)),
                 "problem_count": len(report.problems),
                 "diagnostics": [d.to_json() for d in report.diagnostics],
             },
@@ -277,8 +284,15 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     else:
         for d in report.diagnostics:
             say(d.format())
-        say(_validate_summary(report, args.strict))
+        spec = " (the Agent Skills specification only)" if getattr(args, "spec", False) else ""
+        say(_validate_summary(report, args.strict) + spec)
     return 1 if failed else 0
+
+
+def _catalog_skill_folders(settings: Settings) -> list[Path]:
+    """`--spec` without a path: the folder of every loaded skill (the specification has
+    no single-file skills)."""
+    return sorted({s.dir for s in snapshot(settings) if not s.single_file})
 
 
 def _validate_summary(report: Any, strict: bool) -> str:

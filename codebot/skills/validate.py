@@ -17,7 +17,6 @@ from codebot.skills.catalog import Snapshot, glob_error, scan_root
 from codebot.skills.files import Diagnostic, Root, Severity, Source, Spec
 from codebot.skills.files.parse import KNOWN_KEYS, _key_lines, parse_file
 
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 NEGATIVE = re.compile(
     r"\b(not for|do not use|don't use|never use|not when|avoid (using )?(it|this) (for|when)"
     r"|instead use|use .+ instead|skip (it|this) (for|when))\b",
@@ -112,35 +111,30 @@ _Add = Callable[[Severity, str, str | None, str, str], None]
 
 
 def _check_name(spec: Spec, add: _Add) -> None:
+    """The specification's name rule (`files/names.py`: Unicode lowercase after NFKC, as
+    skills-ref applies it). A SKILL.md with no `name`, or an empty one (the parser's
+    warning), gets `name-missing`, naming the folder name used instead."""
+    from codebot.skills.files import name_problems
+
+    if any(d.code == "name-missing" for d in spec.diagnostics):
+        return  # `name:` empty: the parser's warning names the folder used instead
+    if not spec.single_file and "name" not in _keys(spec):
+        add(
+            Severity.WARNING,
+            "name-missing",
+            "name",
+            f"frontmatter has no name; the folder name {spec.dir.name!r} is used instead",
+            f"add 'name: {spec.dir.name}' (the Agent Skills specification requires a name)",
+        )
+        return
     name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
-    if not 1 <= len(name) <= 64:
-        add(
-            Severity.ERROR,
-            "name-length",
-            "name",
-            f"name is {len(name)} characters",
-            "use 1 to 64 characters",
-        )
-    if not NAME_RE.match(name):
-        add(
-            Severity.ERROR,
-            "name-format",
-            "name",
-            f"name {name!r} is not lowercase letters, digits and single hyphens",
-            f"rename it, e.g. {_suggested_name(name)!r}",
-        )
-    if not spec.single_file and name != spec.dir.name:
-        add(
-            Severity.ERROR,
-            "name-mismatch",
-            "name",
-            f"name {name!r} differs from its folder {spec.dir.name!r}",
-            "rename the folder or the name so they are equal",
-        )
+    for problem in name_problems(name, None if spec.single_file else spec.dir.name):
+        add(Severity.ERROR, problem.code, "name", problem.message, problem.hint)
 
 
-def _suggested_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
+def _keys(spec: Spec) -> set[str]:
+    """The frontmatter keys as written, folded as the parser folds them."""
+    return {k.strip().lower().replace("_", "-") for k in spec.frontmatter_keys}
 
 
 def _check_fields(spec: Spec, add: _Add) -> None:
@@ -151,6 +145,14 @@ def _check_fields(spec: Spec, add: _Add) -> None:
             "description",
             f"description is {len(spec.description)} characters",
             "keep it under 1,024 characters; move detail into the body",
+        )
+    if spec.compatibility is None and "compatibility" in _keys(spec):
+        add(
+            Severity.ERROR,
+            "compatibility-empty",
+            "compatibility",
+            "compatibility is empty",
+            "write 1 to 500 characters (what the skill needs), or remove the field",
         )
     if spec.compatibility and len(spec.compatibility) > 500:
         add(
@@ -228,17 +230,29 @@ def validate_specs(
     return Report(tuple(diags), n)
 
 
+def _own_skill_file(folder: Path) -> Path | None:
+    """`folder/SKILL.md` (or `skill.md`) when `folder` is one skill's folder: its other
+    `.md` files are supporting files, not skills. None for a file or a root of skills."""
+    if not folder.is_dir():
+        return None
+    for name in ("SKILL.md", "skill.md"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
 def validate_paths(paths: Iterable[Path]) -> Report:
     """Validate files or folders given on the command line, outside any catalog."""
     specs: list[Spec] = []
     rejected: list[Diagnostic] = []
     for i, p in enumerate(paths):
         p = p.resolve()
+        own = _own_skill_file(p)  # a skill folder: that skill alone, not its other .md files
         root = Root(
-            p.parent if p.is_file() else p, Source.PROJECT, "extra", (0, 1, i), explicit=True
+            p.parent if p.is_file() or own else p, Source.PROJECT, "extra", (0, 1, i), explicit=True
         )
-        if p.is_file():
-            found = [(p, None, None)]
+        if p.is_file() or own:
+            found = [(own or p, None, None)]
         else:
             res = scan_root(root)
             rejected.extend(res.diagnostics)

@@ -58,7 +58,7 @@ def test_list_validate_and_the_function_agree(project: Path, write_skill, capsys
 
 
 def test_one_problem_is_singular(project: Path, write_skill, capsys) -> None:
-    write_skill(skills_dir(project), "review", GOOD)
+    write_skill(skills_dir(project), "review", "name: review\n" + GOOD)  # no name: a warning
     write_skill(skills_dir(project), "broken", 'description: "never closed')
     _, out, _ = run(capsys, project, "skills", "list")
     assert "\n1 problem (run" in out and "problems" not in out and "(s)" not in out

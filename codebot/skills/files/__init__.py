@@ -13,6 +13,7 @@ from codebot._exports import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     from codebot.skills.files.frontmatter import simple_load
+    from codebot.skills.files.names import NameProblem, name_problems, spec_valid
     from codebot.skills.files.parse import parse_file
     from codebot.skills.files.safe_read import (
         MAX_FILE_BYTES,
@@ -40,6 +41,7 @@ _EXPORTS = {
     "Diagnostic": "spec",
     "EMPTY": "spec",
     "MAX_FILE_BYTES": "safe_read",
+    "NameProblem": "names",
     "NotRegularFile": "safe_read",
     "Root": "spec",
     "Severity": "spec",
@@ -47,18 +49,21 @@ _EXPORTS = {
     "Spec": "spec",
     "Stamp": "spec",
     "TooLarge": "safe_read",
+    "name_problems": "names",
     "new_stamp": "spec",
     "normalize_name": "spec",
     "parse_file": "parse",
     "read_regular": "safe_read",
     "simple_load": "frontmatter",
     "slot_maker": "spec",
+    "spec_valid": "names",
 }
 __all__ = [
     "EMPTY",
     "MAX_FILE_BYTES",
     "Argument",
     "Diagnostic",
+    "NameProblem",
     "NotRegularFile",
     "Root",
     "Severity",
@@ -66,11 +71,13 @@ __all__ = [
     "Spec",
     "Stamp",
     "TooLarge",
+    "name_problems",
     "new_stamp",
     "normalize_name",
     "parse_file",
     "read_regular",
     "simple_load",
     "slot_maker",
+    "spec_valid",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

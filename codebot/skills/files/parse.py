@@ -394,9 +394,18 @@ def _build(
     text, warn = f.text, f.warn
     is_single = path.name.lower() != "skill.md"
     parent = path.parent
-    name = text("name")
+    given = name = text("name")
     if not name:
         name = path.stem if is_single else parent.name
+    if not given and "name" in fm and not is_single:  # written, but empty: say what is used
+        out.add(
+            Severity.WARNING,
+            "name-missing",
+            f"name is empty; the folder name {name!r} is used instead",
+            f.lines.get("name", 1),
+            f"write 'name: {name}' (the Agent Skills specification requires a name)",
+            "name",
+        )
     description = text("description")
     if not description:
         return out.error(
