@@ -24,6 +24,7 @@ from codebot.skills.catalog import discover
 from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
 from codebot.skills.catalog.lookalike import skeleton
+from codebot.skills.catalog.twins import name_problem, twin_reason, valid_twin_wins
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
 from codebot.skills.files import (
     Diagnostic,
@@ -332,6 +333,10 @@ class Catalog:
             winner = get_winner(key)
             if winner is None:
                 winners[key] = spec
+            elif valid_twin_wins(spec, winner):  # `good-one` over `Good-One` in one source
+                winners[key] = spec
+                shadowed = [_repoint(s, spec) if s.winner is winner else s for s in shadowed]
+                shadowed.append(Shadowed(winner, spec, twin_reason(winner, spec)))
             else:
                 shadowed.append(Shadowed(spec, winner, _clash_reason(spec, winner)))
         _resolve_lookalikes(winners, shadowed)
@@ -342,6 +347,13 @@ class Catalog:
 
 _in_root = attrgetter("order")
 _root_rank = attrgetter("root.rank")
+
+
+def _repoint(lost: Shadowed, winner: Spec) -> Shadowed:
+    """`lost` lost to a skill that has just lost its place to `winner`."""
+    same = lost.spec.source is winner.source and name_problem(lost.spec)
+    reason = twin_reason(lost.spec, winner) if same else _clash_reason(lost.spec, winner)
+    return Shadowed(lost.spec, winner, reason)
 
 
 def _clash_reason(loser: Spec, winner: Spec) -> str:
@@ -373,15 +385,27 @@ def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> N
         # are both exactly what they look like.
         members.sort(key=lambda s: (not s.key.isascii(), s.root.rank))
         keep = members[0]
-        for s in members[1:]:
-            if s.key.isascii():
+        # Within one source a valid spelling wins, but never a non-ASCII one over the
+        # ASCII spelling: a spoof that follows the name rule must not take its place.
+        valid = [
+            s
+            for s in members
+            if s.source is keep.source
+            and s.key.isascii() == keep.key.isascii()
+            and not name_problem(s)
+        ]
+        if valid and name_problem(keep):
+            keep = valid[0]
+        for s in members:
+            if s is keep or (s.key.isascii() and keep.key.isascii()):
                 continue
             del winners[s.key]
-            shadowed.append(
-                Shadowed(
-                    s, keep, f"name looks like '{keep.name}' but uses other characters (spoofing?)"
-                )
+            reason = (
+                twin_reason(s, keep)
+                if name_problem(s) and not name_problem(keep)
+                else f"name looks like '{keep.name}' but uses other characters (spoofing?)"
             )
+            shadowed.append(Shadowed(s, keep, reason))
 
 
 def _is_below(p: Path, parent: Path) -> bool:
