@@ -24,8 +24,8 @@ from codebot.skills.catalog import discover
 from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
 from codebot.skills.catalog.lookalike import skeleton
-from codebot.skills.catalog.twins import name_problem, twin_reason, valid_twin_wins
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
+from codebot.skills.catalog.twins import name_problem, twin_reason, valid_twin_wins
 from codebot.skills.files import (
     Diagnostic,
     Root,
