@@ -128,8 +128,11 @@ def _check_name(spec: Spec, add: _Add) -> None:
         )
         return
     name = spec.name.split(":", 1)[1] if spec.plugin else spec.name
+    merged: dict[str, tuple[list[str], str]] = {}  # one finding per code, every reason in it
     for problem in name_problems(name, None if spec.single_file else spec.dir.name):
-        add(Severity.ERROR, problem.code, "name", problem.message, problem.hint)
+        merged.setdefault(problem.code, ([], problem.hint))[0].append(problem.message)
+    for code, (messages, hint) in merged.items():
+        add(Severity.ERROR, code, "name", "; ".join(messages), hint)
 
 
 def _keys(spec: Spec) -> set[str]:
