@@ -25,7 +25,12 @@ from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
 from codebot.skills.catalog.lookalike import skeleton
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
-from codebot.skills.catalog.twins import name_problem, twin_reason, valid_twin_wins
+from codebot.skills.catalog.twins import (
+    name_problem,
+    same_source,
+    twin_reason,
+    valid_twin_wins,
+)
 from codebot.skills.files import (
     Diagnostic,
     Root,
@@ -351,7 +356,7 @@ _root_rank = attrgetter("root.rank")
 
 def _repoint(lost: Shadowed, winner: Spec) -> Shadowed:
     """`lost` lost to a skill that has just lost its place to `winner`."""
-    same = lost.spec.source is winner.source and name_problem(lost.spec)
+    same = same_source(lost.spec, winner) and name_problem(lost.spec)
     reason = twin_reason(lost.spec, winner) if same else _clash_reason(lost.spec, winner)
     return Shadowed(lost.spec, winner, reason)
 
@@ -390,7 +395,7 @@ def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> N
         valid = [
             s
             for s in members
-            if s.source is keep.source
+            if same_source(s, keep)
             and s.key.isascii() == keep.key.isascii()
             and not name_problem(s)
         ]

@@ -4,8 +4,9 @@ specification's name rule wins.
 `name: Good-One` in a folder `case/` and a valid `good-one` are one catalog key; so are
 `rеview` (Cyrillic е) and `Review` by their look-alike skeleton. Scan order alone would
 let the invalid spelling shadow the valid one, and the person would see the wrong skill
-with the right name. Across sources precedence still decides (a project skill still
-overrides a personal one, valid or not): this is only the tie-break within one source.
+with the right name. "One source" is one root (one skill folder such as
+`.claude/skills/`): between roots precedence still decides (a nearer folder, a project
+over a personal skill, valid or not), so this is only the tie-break inside a root.
 """
 
 from __future__ import annotations
@@ -22,9 +23,14 @@ def name_problem(spec: Spec) -> str:
 
 
 def valid_twin_wins(spec: Spec, winner: Spec) -> bool:
-    """`spec` (later in the scan) takes `winner`'s place: same source, and only `spec`
-    follows the name rule."""
-    return spec.source is winner.source and not name_problem(spec) and bool(name_problem(winner))
+    """`spec` (later in the scan) takes `winner`'s place: the same skill folder (root),
+    and only `spec` follows the name rule."""
+    return same_source(spec, winner) and not name_problem(spec) and bool(name_problem(winner))
+
+
+def same_source(a: Spec, b: Spec) -> bool:
+    """One skill folder (root): between roots, precedence alone decides."""
+    return a.root == b.root
 
 
 def twin_reason(loser: Spec, winner: Spec) -> str:

@@ -1,4 +1,4 @@
-"""Within one source, the spelling that follows the specification's name rule wins over
+"""Within one source (one root), the spelling that follows the specification's name rule wins over
 a case-twin or look-alike that does not, and the loser's reason names the winner. Across
 sources precedence still decides; a non-ASCII spoof never beats the ASCII spelling."""
 
@@ -39,6 +39,14 @@ def test_two_invalid_twins_keep_scan_order(skills_root, load, write_skill) -> No
     snapshot = load(skills_root)
     assert snapshot.get("good-one").dir.name == "a"
     assert "same name twice in one folder" in snapshot.shadowed[0].reason
+
+
+def test_precedence_between_roots_of_one_source_is_kept(tmp_path, load, write_skill) -> None:
+    near, far = tmp_path / "near", tmp_path / "far"
+    write_skill(near, "case", f"name: Good-One\n{DESC}")
+    write_skill(far, "good-one", f"name: good-one\n{DESC}")
+    snapshot = load(near, far)  # both project roots, the nearer first
+    assert snapshot.get("good-one").dir.name == "case"
 
 
 def test_precedence_between_sources_is_kept(tmp_path, load, write_skill) -> None:
