@@ -38,6 +38,7 @@ print("hello")
 @pytest.fixture
 def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
     # The bundled skills change as they are improved; these pictures are about the UI.
+    # (Every skill has its `name`: one without is a `name-missing` warning, counted.)
     monkeypatch.setattr(
         codebot.workspace, "default_roots", partial(default_roots, include_bundled=False)
     )
@@ -47,24 +48,28 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_skill(
         skills,
         "review",
-        'description: Review this project\'s code for bugs.\nargument-hint: "[path]"',
+        'name: review\ndescription: Review this project\'s code for bugs.\nargument-hint: "[path]"',
     )
     write_skill(
         skills,
         "deploy",
-        "description: Deploy the app to an environment.\nargument-hint: <env>\nmodel: gpt-x",
+        "name: deploy\ndescription: Deploy the app to an environment.\nargument-hint: <env>\n"
+        "model: gpt-x",
     )
     write_skill(
         skills,
         "release",
-        "description: Tag, changelog and publish a release.\nargument-hint: <version>",
+        "name: release\ndescription: Tag, changelog and publish a release.\nargument-hint: <version>",
     )
     user = Path.home() / ".codebot" / "skills"
-    write_skill(user, "review", "description: My own review checklist, used everywhere.")
+    write_skill(
+        user, "review", "name: review\ndescription: My own review checklist, used everywhere."
+    )
     write_skill(
         user,
         "explain",
-        "description: Explain a piece of code in plain words.\ndisable-model-invocation: true",
+        "name: explain\ndescription: Explain a piece of code in plain words.\n"
+        "disable-model-invocation: true",
     )
     return project
 
