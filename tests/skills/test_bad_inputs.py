@@ -418,8 +418,10 @@ def test_project_skill_shadows_bundled_skill_with_a_reason(tmp_path, load, write
 
 
 def test_same_name_twice_in_one_root_the_shallower_path_wins(skills_root, load, write_skill):
+    # Both names follow the specification (each equals its folder): depth decides. (A
+    # name that breaks it loses to one that does: tests/skills/catalog/test_valid_twins.py.)
     write_skill(skills_root / "aaa" / "nested", "dup", "description: deeper")
-    write_skill(skills_root, "zzz", "name: dup\ndescription: shallower")
+    write_skill(skills_root, "dup", "name: dup\ndescription: shallower")
     snapshot = load(skills_root)
     assert snapshot.get("dup").description == "shallower"
     shadow = next(s for s in snapshot.shadowed if s.spec.name == "dup")

@@ -405,9 +405,9 @@ def _resolve_lookalikes(winners: dict[str, Spec], shadowed: list[Shadowed]) -> N
             if s is keep or (s.key.isascii() and keep.key.isascii()):
                 continue
             del winners[s.key]
-            reason = (
+            reason = (  # a spoof is called one; a twin chosen by the name rule says why
                 twin_reason(s, keep)
-                if name_problem(s) and not name_problem(keep)
+                if keep is not members[0] and same_source(s, keep) and name_problem(s)
                 else f"name looks like '{keep.name}' but uses other characters (spoofing?)"
             )
             shadowed.append(Shadowed(s, keep, reason))
