@@ -59,7 +59,8 @@ def snap_project(write_skill, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_skill(
         skills,
         "release",
-        "name: release\ndescription: Tag, changelog and publish a release.\nargument-hint: <version>",
+        "name: release\ndescription: Tag, changelog and publish a release.\n"
+        "argument-hint: <version>",
     )
     user = Path.home() / ".codebot" / "skills"
     write_skill(
