@@ -140,3 +140,32 @@ def test_compact_in_the_real_terminal_keeps_the_skill_and_shows_in_context(tmux)
     screen = t.wait_for("automatic compaction")
     assert "skills in force: review" in screen and "last compacted at" in screen
     t.keys("C-d")
+
+
+def test_model_picker_takes_keys_in_a_real_terminal(tmux) -> None:
+    """`/model` alone: what is typed shows in its filter and narrows the list, Backspace
+    takes it back, Esc closes it and the prompt has the keys again (it used to swallow
+    every key until Esc)."""
+    t, _ = tmux
+    t.wait_for("OFFLINE")
+    t.keys("/model", "Enter")
+    picker = lambda: t.screen().split("type to filter", 1)[-1]  # noqa: E731  (the dialog)
+    t.wait_for(r"\(current\)", where=picker)
+    t.type("zq")
+    t.wait_for("zq", where=picker)
+    t.wait_for(r"^(?![\s\S]*\(current\))", where=picker)  # nothing matches `zq`
+    t.keys("BSpace", "BSpace")
+    t.wait_for(r"\(current\)", where=picker)
+    t.keys("Escape")
+    wait_gone(t, "type to filter")
+    t.type("hello there")
+    t.wait_for("hello there")
+    t.keys("C-d")
+    t.wait_closed()
+
+
+def wait_gone(t: Any, text: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text in t.screen() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert text not in t.screen(), t.screen()

@@ -38,8 +38,8 @@ class Picker(ModalScreen[str | None]):
         width: 70; max-width: 90%; height: auto;
         border: tall $accent; background: $panel; padding: 0 1;
     }
-    Picker Input { border: none; height: 1; padding: 0; }
-    Picker OptionList { height: auto; max-height: 14; }
+    Picker > Vertical > Input { height: 3; }
+    Picker > Vertical > OptionList { height: auto; min-height: 3; max-height: 14; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "close"),
