@@ -1,7 +1,7 @@
 """A hook for the tests: logs the JSON it was given, then does what its argument says.
 
-    hookbin.py LOG MODE     MODE: ok | print:TEXT | exit2:REASON | exit:N:TEXT | json:{...}
-                                  | sleep:SECONDS | stop-once:REASON | pid:FILE
+hookbin.py LOG MODE     MODE: ok | print:TEXT | exit2:REASON | exit:N:TEXT | json:{...}
+                              | sleep:SECONDS | stop-once:REASON | pid:FILE
 """
 
 import json
@@ -31,7 +31,6 @@ elif kind == "sleep":
     with open(log + ".pid", "w") as fh:
         fh.write(str(os.getpid()))
     time.sleep(float(arg))
-elif kind == "stop-once":
-    if not data.get("stop_hook_active"):
-        print(arg, file=sys.stderr)
-        sys.exit(2)
+elif kind == "stop-once" and not data.get("stop_hook_active"):
+    print(arg, file=sys.stderr)
+    sys.exit(2)

@@ -31,8 +31,20 @@ def codebot(
     project: Path, url: str, *args: str, prompt: str = "go", ok: bool = True
 ) -> tuple[dict[str, Any] | None, str]:
     cmd = [
-        sys.executable, "-m", "codebot", "--cwd", str(project), "-p", prompt,
-        "--output-format", "json", "--api-base", url, "--model", "openai/test-model", *args,
+        sys.executable,
+        "-m",
+        "codebot",
+        "--cwd",
+        str(project),
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--api-base",
+        url,
+        "--model",
+        "openai/test-model",
+        *args,
     ]
     env = {**os.environ, "OPENAI_API_KEY": "sk-hidden-4811"}
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=project, env=env)
@@ -55,7 +67,9 @@ def tool_outputs(server: Any) -> list[str]:
 def test_pre_tool_use_exit_2_blocks_bash_and_the_model_reads_why(
     fake_openai: Any, project: Path, kit: HookKit
 ) -> None:
-    write_user_hooks(codebot_home(), {"PreToolUse": [kit.group("pre", "exit2:no bash-4801", "Bash")]})
+    write_user_hooks(
+        codebot_home(), {"PreToolUse": [kit.group("pre", "exit2:no bash-4801", "Bash")]}
+    )
     fake_openai.script(bash("echo ran > ran.txt"))
     out, _ = codebot(project, fake_openai.url, "--allow", "Bash")
     assert not (project / "ran.txt").exists()
@@ -218,8 +232,16 @@ def test_agent_written_settings_do_not_run_until_accepted(
     settings = json.dumps({"hooks": {"PreToolUse": [kit.group("agent", "exit2:from-agent")]}})
     fake_openai.script(
         [
-            {"tool_calls": [{"name": "Write", "arguments": json.dumps(
-                {"path": ".claude/settings.json", "content": settings})}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "Write",
+                        "arguments": json.dumps(
+                            {"path": ".claude/settings.json", "content": settings}
+                        ),
+                    }
+                ]
+            },
             {"text": "wrote it"},
         ]
     )
@@ -257,7 +279,12 @@ def test_a_plugin_hook_gets_its_root_expanded_and_in_its_environment(
                     "PreToolUse": [
                         {
                             "matcher": "Bash",
-                            "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh"}],
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh",
+                                }
+                            ],
                         }
                     ]
                 }
