@@ -124,8 +124,9 @@ def main() -> None:
                 ),
             }
             out[f"per_call_{label}"] = asyncio.run(per_call(project, 200))
-    worst_call = max(out[f"per_call_{k}"]["hook_machinery_ms"] for k in ("no_hooks",))
-    worst_load = max(out[f"load_{k}"]["collect_hooks_ms"] for k in ("no_hooks", "hooks_not_matching"))
+    labels = ("no_hooks", "hooks_not_matching")
+    worst_call = out["per_call_no_hooks"]["hook_machinery_ms"]
+    worst_load = max(out[f"load_{k}"]["collect_hooks_ms"] for k in labels)
     out["per_call_ms"] = worst_call
     out["load_ms"] = worst_load
     out["ok"] = worst_call <= TARGETS["per_call_ms_max"] and worst_load <= TARGETS["load_ms_max"]
