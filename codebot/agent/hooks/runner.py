@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from codebot.agent.hooks.output import HookRun
+from codebot.agent.tools.shell import track_group, untrack_group
 
 #: Bytes of stdout and of stderr kept from one hook.
 OUTPUT_CAP = 64 * 1024
@@ -104,6 +105,7 @@ async def run_hook(
     except OSError as exc:
         return HookRun(None, "", "", error=f"could not start: {exc}")
     pid = transport.get_pid()
+    track_group(pid)  # codebot's exit ends it too (tools/shell.py kill_all)
     try:
         stdin = transport.get_pipe_transport(0)
         if stdin is not None:
@@ -129,6 +131,7 @@ async def run_hook(
         raise
     code = transport.get_returncode()
     transport.close()
+    untrack_group(pid)
     if not finished:
         return HookRun(None, proto.text(1), proto.text(2), timed_out=True)
     return HookRun(code, proto.text(1), proto.text(2))
