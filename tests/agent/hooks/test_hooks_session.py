@@ -147,3 +147,44 @@ async def test_a_flood_of_output_and_a_background_child_do_not_hang(project: Pat
         "sleep 60 & echo started", b"{}", cwd=project, env=dict(os.environ), timeout=60
     )
     assert held.exit_code == 0 and not held.timed_out and held.stdout.strip() == "started"
+
+
+async def test_a_fork_skills_hooks_hold_in_its_fork_only(project: Path, kit: HookKit) -> None:
+    folder = codebot_home() / "skills" / "forky"
+    folder.mkdir(parents=True)
+    hooks = {"PreToolUse": [kit.group("fork", "exit2:fork guard-4903", "Bash")]}
+    (folder / "SKILL.md").write_text(
+        "---\nname: forky\ndescription: Test fork skill with a hook. Not for anything.\n"
+        f"context: fork\nhooks: {json.dumps(hooks)}\n---\nDo the forked thing.\n"
+    )
+    session, model = make(
+        project,
+        [bash("echo one > one.txt"), "child done", bash("echo two > two.txt"), "parent done"],
+    )
+    session.approvals.grant_session("Bash")
+    await session.run_turn("/forky")
+    assert len(kit.log("fork")) == 1 and not (project / "one.txt").exists()
+    assert "fork guard-4903" in json.dumps(model.requests[1].messages)
+    await session.run_turn("go on")
+    assert len(kit.log("fork")) == 1 and (project / "two.txt").exists()
+
+
+def test_slash_hooks_lists_each_hook_with_its_state(project: Path, kit: HookKit) -> None:
+    from codebot.ui.controller import Controller
+
+    write_user_hooks(codebot_home(), {"Stop": [kit.group("stop")]})
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": "x\x1b"}]}]}}
+        )
+    )
+    ctrl = Controller(load_settings(cwd=project), client=ScriptedModel([]), interactive=True)
+    try:
+        text = ctrl.builtin("hooks").text
+    finally:
+        ctrl.close()
+    assert "hooks: 1 active, 1 skipped" in text
+    assert f"Stop [*] {kit.command('stop')}" in text and "user (" in text
+    assert "PreToolUse [Bash] x\\x1b" in text and "\x1b" not in text
+    assert "skipped: the project folder is not trusted" in text
