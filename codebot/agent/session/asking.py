@@ -202,6 +202,7 @@ class Approver:
                 always_unavailable="running outside the sandbox is allowed once only",
             )
         )
+        self._notify("codebot needs your permission to run a command outside the sandbox")
         return await self._answer(future) in ALLOWED
 
     async def approve_injection(self, command: str, turn: TurnState) -> str | None:
