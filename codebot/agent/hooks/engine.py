@@ -52,6 +52,8 @@ class Hooks:
         self.say = say
         #: What `SessionStart` still has to fire with ("startup", "resume", "clear", "compact").
         self.start_pending: str | None = "startup"
+        #: SessionStart context not sent yet (its prompt was blocked): sent with the next one.
+        self.start_held: list[str] = []
 
     def wanted(self, event: str, scoped: Sequence[HookCommand] = ()) -> bool:
         return event in self.events or any(h.event == event for h in scoped)

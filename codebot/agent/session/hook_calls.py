@@ -84,13 +84,14 @@ async def start_context(hooks: Hooks) -> list[str]:
     """SessionStart, once after start, `/clear`, a compaction or a resume: its context
     reaches the model with the next request."""
     source = hooks.start_pending
-    if source is None:
-        return []
-    hooks.start_pending = None
-    if not hooks.wanted("SessionStart"):
-        return []
-    out = await hooks.fire("SessionStart", {"source": source}, subject=source)
-    return [reminder(out.context, "SessionStart")] if out.context else []
+    if source is not None:
+        hooks.start_pending = None
+        if hooks.wanted("SessionStart"):
+            out = await hooks.fire("SessionStart", {"source": source}, subject=source)
+            if out.context:
+                hooks.start_held.append(reminder(out.context, "SessionStart"))
+    held, hooks.start_held = hooks.start_held, []
+    return held
 
 
 async def prompt_submit(hooks: Hooks, text: str, turn: TurnState) -> Outcome:

@@ -312,6 +312,7 @@ class Session:
         submitted = await hook_calls.prompt_submit(hooks, text, turn)
         if submitted.block or submitted.stop:
             why = submitted.reason or submitted.stop_reason
+            hooks.start_held = started  # the start's context goes with the next prompt
             record.error, record.error_kind = f"prompt blocked by a hook: {why}", "hook"
             self.emit(ev.Notice(visible(record.error), "warning"))
             return None

@@ -188,3 +188,24 @@ def test_slash_hooks_lists_each_hook_with_its_state(project: Path, kit: HookKit)
     assert f"Stop [*] {kit.command('stop')}" in text and "user (" in text
     assert "PreToolUse [Bash] x\\x1b" in text and "\x1b" not in text
     assert "skipped: the project folder is not trusted" in text
+
+
+async def test_a_blocked_first_prompt_keeps_the_start_context_for_the_next(
+    project: Path, kit: HookKit
+) -> None:
+    write_user_hooks(
+        codebot_home(),
+        {
+            "SessionStart": [kit.group("start", "print:ctx-4904")],
+            "UserPromptSubmit": [kit.group("ups", "exit2:not this one")],
+        },
+    )
+    session, model = make(project, ["answer"])
+    first = await session.run_turn("blocked")
+    assert first.error is not None and "not this one" in first.error and model.requests == []
+    hooks = session.state.hooks  # the person drops the prompt hook (as a /reload would)
+    hooks.active = [h for h in hooks.active if h.event != "UserPromptSubmit"]
+    hooks.events = frozenset({"SessionStart"})
+    await session.run_turn("allowed")
+    assert "ctx-4904" in model.requests[0].messages[-1]["content"]
+    assert len(kit.log("start")) == 1
