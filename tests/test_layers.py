@@ -49,7 +49,7 @@ LAYERS = [
 # (skills.validate, skills.trace) come after every stage.
 STAGES = {
     "codebot.skills": ("files", "catalog", "watch", "invoke", "route", "prompt"),
-    "codebot.agent": ("model", "tools", "permissions", "session"),
+    "codebot.agent": ("model", "tools", "permissions", "hooks", "session"),
 }
 
 

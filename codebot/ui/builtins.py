@@ -70,6 +70,12 @@ class BuiltinCommands:
     def cmd_sandbox(self, _args: str) -> Reply:
         return Reply(f"sandbox: {self.session.sandbox_state}")
 
+    def cmd_hooks(self, _args: str) -> Reply:
+        from codebot.agent.hooks import describe
+
+        config = self.session.state.hooks.config
+        return Reply(describe(config.hooks, config.warnings))
+
     # -- models ------------------------------------------------------------------------------
 
     def cmd_model(self, args: str) -> Reply:

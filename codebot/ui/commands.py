@@ -127,6 +127,9 @@ BUILTINS: tuple[Command, ...] = (
         "sandbox", "", "whether Bash commands run inside the bubblewrap sandbox", "cmd_sandbox"
     ),
     Command(
+        "hooks", "", "the hooks configured: event, matcher, command, source, state", "cmd_hooks"
+    ),
+    Command(
         "resume",
         "[id]",
         "switch to another saved session of this project",

@@ -28,7 +28,19 @@ def explanation(project: Path) -> list[str]:
         "Untrusted, its skills still load and can be read and invoked, but run no commands",
         "and change no tools or model; its config may only tune listing and routing.",
         "Trust is remembered for this folder and its subfolders (`codebot trust --revoke`).",
+        *_hook_lines(project),
     ]
+
+
+def _hook_lines(project: Path) -> list[str]:
+    """The hook commands trusting the folder lets run: the project's and the plugins'."""
+    from codebot.agent.hooks import collect_hooks, trust_lines
+    from codebot.home import codebot_home
+
+    found = collect_hooks(codebot_home(), project, trusted=False)
+    return trust_lines(
+        [h for h in found.hooks if h.source not in ("user", "claude-user") and h.skipped]
+    )
 
 
 def ask_line(project: Path, read: Callable[[str], str], out: TextIO) -> str:

@@ -67,6 +67,7 @@ class Approver:
         self.budgeter = budgeter
         #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
         self.waited_s = 0.0
+        self._notifying: set[asyncio.Task[Any]] = set()  # Notification hooks still running
 
     async def _answer(self, future: asyncio.Future[ApprovalAnswer]) -> ApprovalAnswer:
         t0 = time.perf_counter()
@@ -106,6 +107,7 @@ class Approver:
                 f"a protected path is asked every time ({protected})",
             )
         self.emit(request)
+        self._notify(f"codebot needs your permission to use {tool}")
         answer = await self._answer(future)
         if protected and answer is ApprovalAnswer.ALLOW_SESSION:
             answer = ApprovalAnswer.ALLOW_ONCE  # a protected path is asked every time
@@ -119,6 +121,19 @@ class Approver:
         if answer in ALLOWED:
             return Asked(True)
         return Asked(False, clean_reason(request.denial) if request.takes_reason else "")
+
+    def _notify(self, message: str) -> None:
+        """Notification hooks, beside the question (they never delay it)."""
+        hooks = self.state.hooks
+        if not hooks.wanted("Notification"):
+            return
+        task = asyncio.get_running_loop().create_task(
+            hooks.fire(
+                "Notification", {"message": message, "notification_type": "permission_prompt"}
+            )
+        )
+        self._notifying.add(task)
+        task.add_done_callback(self._notifying.discard)
 
     async def _save_always(self, request: ApprovalRequest) -> None:
         """Grant the offered rules for the session, as they read back, and save them."""
@@ -187,6 +202,7 @@ class Approver:
                 always_unavailable="running outside the sandbox is allowed once only",
             )
         )
+        self._notify("codebot needs your permission to run a command outside the sandbox")
         return await self._answer(future) in ALLOWED
 
     async def approve_injection(self, command: str, turn: TurnState) -> str | None:

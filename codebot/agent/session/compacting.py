@@ -120,6 +120,11 @@ class Compactor:
                 f"{fixed:,} of the {window:,}-token context window, so compacting the conversation "
                 "cannot make room; use a model with a larger window (or set model_context_window)",
             )
+        trigger = "manual" if reason == "manual" else "auto"
+        if state.hooks.wanted("PreCompact"):
+            await state.hooks.fire(
+                "PreCompact", {"trigger": trigger, "custom_instructions": focus}, subject=trigger
+            )
         self.emit(
             ev.Notice(
                 f"compacting the conversation ({reason}: {before.total:,} of {window:,} tokens)…"
@@ -178,6 +183,7 @@ class Compactor:
         state.history[:] = view
         state.last_listing = listing.text
         state.last_compaction = record
+        state.hooks.start_pending = "compact"  # SessionStart(source: compact) next turn
         meter.forget_except(view)
         self.emit(
             ev.Notice(

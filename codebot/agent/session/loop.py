@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, TextDelta, Usage
 from codebot.agent.session import events as ev
+from codebot.agent.session import hook_calls
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -39,6 +40,7 @@ from codebot.agent.session.transcript import clean, clean_text, repair
 from codebot.agent.session.turn import TurnRecord, TurnState
 from codebot.agent.tools import SKILL, SKILL_SEARCH, TASK, ToolContext, ToolResult
 from codebot.config import Settings
+from codebot.display import visible
 from codebot.skills.invoke import Actor, Invocation
 from codebot.skills.invoke.invocation import InvocationError
 
@@ -96,6 +98,8 @@ class Session:
             list(parts.in_force),
             parts.last_compaction,
         )
+        if parts.hooks is not None:
+            self.state.hooks = parts.hooks
         self._wire(parts)
 
     def _wire(self, parts: SessionParts) -> None:
@@ -152,6 +156,7 @@ class Session:
             run_meta=self._run_meta,
             interactive=self.interactive,
             depth=self.depth,
+            hooks=self.state.hooks,
         )
 
     # -- the state front ends read (and the two they swap) ----------------------------
@@ -265,6 +270,7 @@ class Session:
         state.last_compaction = None
         if self.transcript is not None:
             self.transcript.mark("clear")
+        self.state.hooks.start_pending = "clear"
 
     # -- the turn -----------------------------------------------------------------------
 
@@ -301,6 +307,17 @@ class Session:
 
     async def _user_content(self, text: str, turn: TurnState, record: TurnRecord) -> str | None:
         """The user message to send, or None when a `/skill` was handled without the model."""
+        hooks = self.state.hooks
+        started = await hook_calls.start_context(hooks)
+        submitted = await hook_calls.prompt_submit(hooks, text, turn)
+        if submitted.block or submitted.stop:
+            why = submitted.reason or submitted.stop_reason
+            hooks.start_held = started  # the start's context goes with the next prompt
+            record.error, record.error_kind = f"prompt blocked by a hook: {why}", "hook"
+            self.emit(ev.Notice(visible(record.error), "warning"))
+            return None
+        if submitted.context:
+            started.append(hook_calls.reminder(submitted.context, "UserPromptSubmit"))
         body = text
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
@@ -319,7 +336,7 @@ class Session:
                 self.emit(ev.AssistantText(answer, self.depth))
                 return None
             body = result.prompt
-        reminders = await self.prompter.turn_reminders(turn, text)
+        reminders = [*started, *await self.prompter.turn_reminders(turn, text)]
         return "\n".join([*reminders, body]) if reminders else body
 
     async def loop(self, turn: TurnState, record: TurnRecord) -> None:
@@ -347,10 +364,20 @@ class Session:
                 record.text = completion.text
                 self.emit(ev.AssistantText(completion.text, self.depth))
             if not completion.tool_calls:
-                return
+                event = "Stop" if self.depth == 0 else "SubagentStop"
+                again = await hook_calls.stop_again(self.state.hooks, event, turn)
+                if again is None:
+                    return
+                self.add({"role": "user", "content": again})
+                continue
             for call in completion.tool_calls:
                 result = await self.tools.run(call, turn, record)
                 self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            if turn.stop_reason:  # a hook answered `continue: false`
+                self.emit(
+                    ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning")
+                )
+                return
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
 
     def _model_for(self, turn: TurnState) -> str:

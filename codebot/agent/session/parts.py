@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from codebot.agent.hooks import Hooks
 from codebot.agent.model import ModelClient
 from codebot.agent.permissions import Approvals
 from codebot.agent.session.budget import TurnBudget
@@ -68,3 +69,5 @@ class SessionParts:
     context: ToolContext | None = None
     #: A sub-agent spends from its parent's turn budget; None: the session's own.
     budget: TurnBudget | None = None
+    #: The hooks to fire (`setup` collects them; a sub-agent shares its parent's); None: none.
+    hooks: Hooks | None = None

@@ -31,6 +31,7 @@ from codebot.config import Settings
 from codebot.skills.catalog import Catalog
 
 if TYPE_CHECKING:
+    from codebot.agent.hooks import Hooks
     from codebot.agent.model.local_probe import Found
     from codebot.agent.model.offline import Matcher
 
@@ -177,8 +178,11 @@ def build_session(
             usage_tracker=UsageTracker(settings.home / "skill-usage.json"),
             tracer=Tracer(settings.home / "traces" / f"{session_id}.jsonl", session_id),
             subagents=subagent,
+            hooks=hooks_for(settings, transcript, resumed=loaded is not None, notices=notices),
         )
     )
+    session.state.hooks.context = session.context  # hooks see the env and sandbox Bash does
+    session.state.hooks.say = lambda text, level: session.emit(ev.Notice(text, level))
     transcript.notices = notices
     # Said once, as it happens, in every front end (a Notice); the turn goes on.
     transcript.on_error = lambda text: session.emit(ev.Notice(text, "warning"))
@@ -192,6 +196,31 @@ def build_session(
     session.context.env = added_env(os.environ, settings.shell_env)
     session.sandbox_state = apply_sandbox(session, settings)
     return session
+
+
+def hooks_for(
+    settings: Settings, transcript: Transcript, *, resumed: bool, notices: list[str]
+) -> Hooks:
+    """The session's hooks (`agent/hooks/sources.py`); what cannot run because codebot's
+    agent wrote its file is said at start, with what to do."""
+    from codebot.agent.hooks import Hooks, collect_hooks
+
+    config = collect_hooks(settings.home, settings.project_dir, trusted=settings.trusted)
+    notices.extend(config.warnings)
+    said: set[str] = set()
+    for hook in config.hooks:
+        if hook.skipped and "codebot's agent" in hook.skipped and hook.where not in said:
+            said.add(hook.where)
+            notices.append(f"hooks of {hook.where} do not run: {hook.skipped}")
+    hooks = Hooks(
+        config,
+        project_dir=settings.project_dir,
+        cwd=settings.cwd,
+        session_id=transcript.id,
+        transcript_path=str(transcript.path),
+    )
+    hooks.start_pending = "resume" if resumed else "startup"
+    return hooks
 
 
 def _in_force(loaded: Loaded | None) -> list[InForce]:

@@ -15,6 +15,7 @@ from codebot.agent.session.asking import Approver
 from codebot.agent.session.compact import InForce
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.guard import Guard
+from codebot.agent.session.hook_calls import skill_scoped
 from codebot.agent.session.skill_calls import trace_invocation
 from codebot.agent.session.state import SessionState
 from codebot.agent.session.transcript import Transcript
@@ -209,6 +210,14 @@ class SkillRunner:
         loaded = False
         if result.mode == "inline":
             turn.apply(result.delta)
+            turn.hooks.extend(
+                skill_scoped(
+                    result.spec,
+                    self.state.settings.trusted,
+                    self.guard.marked_here(result.spec.path),
+                    self.state.hooks,
+                )
+            )
             loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
             self._in_force(result)
             if loaded:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from codebot.agent.hooks import NO_HOOKS, Hooks
 from codebot.agent.model import ModelClient, Usage
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.config import Settings
@@ -33,6 +34,8 @@ class SessionState:
     total_usage: Usage = field(default_factory=Usage)
     #: Usage by the model that answered (a skill may switch it for a turn), for /usage.
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    #: The session's hooks (shared with its sub-agents); NO_HOOKS runs nothing.
+    hooks: Hooks = NO_HOOKS
 
     def count_usage(self, model: str, usage: Usage) -> None:
         self.total_usage = self.total_usage + usage

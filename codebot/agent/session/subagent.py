@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codebot.agent.session.agents import AgentDef, AgentNameError, find_agent
+from codebot.agent.session.hook_calls import skill_scoped
 from codebot.agent.session.loop import Session
 from codebot.agent.session.parts import SessionParts
 from codebot.agent.session.toolset import Toolset
@@ -20,6 +21,7 @@ from codebot.agent.session.turn import TurnRecord, TurnState, render_system
 from codebot.agent.tools import TASK
 
 if TYPE_CHECKING:
+    from codebot.agent.hooks import HookCommand
     from codebot.skills.invoke import Delta, Invocation
 
 SUBAGENT_STEPS = 25
@@ -61,6 +63,7 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
             guard=parent.guard,
             context=parent.context,  # the same folders, sandbox and path denies
             budget=parent.budget,  # one turn: the sub-agents spend from the same budget
+            hooks=parent.state.hooks,  # SubagentStop, and the tool hooks inside it
         )
     )
 
@@ -79,7 +82,13 @@ async def run_fork(parent: Session, inv: Invocation) -> str:
             "no sub-agent ran"
         )
     child = _child(parent, agent, (*parent.chain, inv.spec.key), inv.delta.model or agent.model)
-    return await _run(parent, child, inv.prompt, inv.delta)
+    scoped = skill_scoped(
+        inv.spec,
+        parent.settings.trusted,
+        parent.guard.marked_here(inv.spec.path),
+        parent.state.hooks,
+    )
+    return await _run(parent, child, inv.prompt, inv.delta, scoped)
 
 
 async def run_task(parent: Session, prompt: str, agent_name: str, description: str = "") -> str:
@@ -100,10 +109,17 @@ async def run_task(parent: Session, prompt: str, agent_name: str, description: s
     return await _run(parent, child, prompt, None)
 
 
-async def _run(parent: Session, child: Session, task: str, delta: Delta | None) -> str:
+async def _run(
+    parent: Session,
+    child: Session,
+    task: str,
+    delta: Delta | None,
+    scoped: list[HookCommand] | None = None,
+) -> str:
     turn = TurnState()
     if delta is not None:
         turn.apply(delta)
+    turn.hooks.extend(scoped or ())  # a fork skill's hooks: for its sub-agent's run only
     record = TurnRecord()
     reminders = child.prompter.reminders(turn, task)
     child.add({"role": "user", "content": "\n".join([*reminders, task]) if reminders else task})

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from codebot.agent.hooks import NO_HOOKS, Hooks, Outcome
 from codebot.agent.model import ToolCall
 from codebot.agent.permissions import Approvals, Verdict
 from codebot.agent.session import events as ev
@@ -21,6 +22,7 @@ from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.guard import Guard
+from codebot.agent.session.hook_calls import blocked_result, hook_verdict, post_tool, pre_tool
 from codebot.agent.session.toolset import Toolset
 from codebot.agent.session.transcript import clean_text
 from codebot.agent.session.turn import TurnRecord, TurnState
@@ -47,6 +49,7 @@ class ToolRunner:
         run_meta: RunMeta,
         interactive: bool = False,
         depth: int = 0,
+        hooks: Hooks = NO_HOOKS,
     ) -> None:
         self.toolset = toolset
         self.approvals = approvals
@@ -58,6 +61,7 @@ class ToolRunner:
         self.run_meta = run_meta
         self.interactive = interactive
         self.depth = depth
+        self.hooks = hooks
 
     async def run(self, call: ToolCall, turn: TurnState, record: TurnRecord) -> ToolResult:
         try:
@@ -76,10 +80,8 @@ class ToolRunner:
                 f"{call.name}: the arguments were not a valid JSON object; send a JSON object",
                 "error",
             )
-        elif call.name in META_TOOLS:
-            result = await self.run_meta(call.name, args, turn, record)
         else:
-            result = await self.run_builtin(call.name, args, turn, call.id)
+            result = await self._hooked(call, args, turn, record)
         entry = {"name": call.name, "arguments": shown, "status": result.status}
         if result.status == "denied":
             entry["reason"] = result.content  # why, for `-p --output-format json`
@@ -97,12 +99,33 @@ class ToolRunner:
         )
         return result
 
+    async def _hooked(
+        self, call: ToolCall, args: dict[str, Any], turn: TurnState, record: TurnRecord
+    ) -> ToolResult:
+        """The call between its PreToolUse and PostToolUse hooks (docs/hooks.md)."""
+        pre = await pre_tool(self.hooks, call.name, args, turn)
+        if pre.stop:
+            turn.stop_reason = pre.stop_reason
+        if pre.block:
+            return blocked_result(call.name, pre)
+        if call.name in META_TOOLS:
+            result = await self.run_meta(call.name, args, turn, record)
+        else:
+            result = await self.run_builtin(call.name, args, turn, call.id, pre=pre)
+        return await post_tool(self.hooks, call.name, args, result, turn)
+
     def _ran_ms(self, t0: float, waited: float) -> float:
         """Milliseconds since `t0`, less the time the person took to answer approvals."""
         return max(0.0, time.perf_counter() - t0 - (self.approver.waited_s - waited)) * 1000
 
     async def run_builtin(
-        self, name: str, args: dict[str, Any], turn: TurnState, call_id: str = ""
+        self,
+        name: str,
+        args: dict[str, Any],
+        turn: TurnState,
+        call_id: str = "",
+        *,
+        pre: Outcome | None = None,
     ) -> ToolResult:
         registry = self.toolset.registry
         tool = registry.get(name)
@@ -119,7 +142,9 @@ class ToolRunner:
             else None
         )
         protected = self.guard.write_reason(target) if target is not None else None
-        verdict = self._verdict(name, subject, turn, target, protected)
+        verdict = hook_verdict(
+            self._verdict(name, subject, turn, target, protected), pre, protected
+        )
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
         base, gap = (

@@ -14,6 +14,7 @@ from codebot.skills.invoke import Delta
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
+    from codebot.agent.hooks import HookCommand
     from codebot.skills.invoke import Invocation
 
 
@@ -51,6 +52,12 @@ class TurnState:
     grants: list[str] = field(default_factory=list)
     hidden: set[str] = field(default_factory=set)
     path_hints: list[str] = field(default_factory=list)
+    #: Hooks of the skills in force this turn (frontmatter `hooks:`): gone with the turn.
+    hooks: list[HookCommand] = field(default_factory=list)
+    #: Stop hooks that made the model go on this turn (capped: `loop.MAX_STOP_CONTINUES`).
+    stop_continues: int = 0
+    #: Set when a hook answered `continue: false`: the turn ends after this step.
+    stop_reason: str = ""
 
     def apply(self, delta: Delta) -> None:
         if delta.model:

@@ -132,6 +132,8 @@ class SandboxPolicy:
     #: Where the session's working folder is: protected names are kept at every level
     #: from the project down to it (the folders codebot reads skills and instructions from).
     cwd: Path | None = None
+    #: Folders bound read-only over the masks (a plugin's own folder for its hooks).
+    readable: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,9 @@ def wrap(
     args += _root_args(policy, project, roots, given)
     args += _protected_args(policy, roots)
     args += _mask_args([m for m in masks if m not in before])
+    for path in policy.readable:
+        if _real(path).is_dir():
+            args += ["--ro-bind", str(_real(path)), str(_real(path))]
     for path, is_dir in masks:
         if is_dir:
             args += ["--remount-ro", str(path)]

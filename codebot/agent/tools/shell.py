@@ -39,6 +39,8 @@ __all__ = [
     "kill_all",
     "live_groups",
     "run_process",
+    "track_group",
+    "untrack_group",
 ]
 
 MAX_BASH_TIMEOUT = 600.0
@@ -152,6 +154,19 @@ def live_groups() -> frozenset[int]:
     """The process groups of commands that are still running (for tests and diagnostics)."""
     with _LIVE_LOCK:
         return frozenset(_LIVE)
+
+
+def track_group(pgid: int) -> None:
+    """Count a process group started elsewhere (a hook, `agent/hooks/runner.py`) among the
+    live ones, so `kill_all` ends it at exit and on SIGTERM too."""
+    _install_handlers()
+    with _LIVE_LOCK:
+        _LIVE.add(pgid)
+
+
+def untrack_group(pgid: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE.discard(pgid)
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
