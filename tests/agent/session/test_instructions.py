@@ -26,3 +26,12 @@ def test_order_origins_and_fifo(tmp_path):
     assert "\x1b" not in got.entries[2].text
     assert len(got.diagnostics) == 2
     assert all("secret" not in e.text for e in got.entries)
+
+
+def test_render_names_path_and_untrusted_mark(tmp_path):
+    from codebot.agent.session.instructions import render
+
+    (tmp_path / "AGENTS.md").write_text("use tabs\n")
+    got = render(load_instructions(tmp_path, tmp_path, tmp_path / "h", tmp_path / "c", False))
+    assert str(tmp_path / "AGENTS.md") in got
+    assert "not trusted" in got and "use tabs" in got
