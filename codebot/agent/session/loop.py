@@ -110,6 +110,7 @@ class Session:
             tool_filter=self.tool_filter,
             project_dir=state.settings.project_dir,
             system_prompt=parts.system_prompt,
+            instructions=parts.instructions,
         )
         self.budgeter = Budgeter(state, emit, parts.budget)
         self.approver = Approver(

@@ -16,6 +16,7 @@ from codebot.agent.session.budget import TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.guard import Guard
+from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.transcript import Transcript
 from codebot.agent.session.turn import NO_SUBAGENTS, SubAgents
 from codebot.agent.tools import ToolContext, ToolRegistry
@@ -57,6 +58,8 @@ class SessionParts:
     chain: tuple[str, ...] = ()
     #: None: rendered from the tools on first use.
     system_prompt: str | None = None
+    #: AGENTS.md and the like (None: none, as for tests and sub-agents built by hand)
+    instructions: InstructionSource | None = None
     tool_filter: Callable[[str], bool] = _every_tool
     base_model: str | None = None
     max_steps: int = MAX_STEPS

@@ -15,6 +15,7 @@ from codebot.agent.session import events as ev
 from codebot.agent.session import subagent
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.emit import Emit
+from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.loop import Session
 from codebot.agent.session.parts import SessionParts
 from codebot.agent.session.resume import ResumeChoice, SetupError
@@ -180,6 +181,14 @@ def build_session(
             subagents=subagent,
             hooks=hooks_for(settings, transcript, resumed=loaded is not None, notices=notices),
         )
+    )
+    session.toolset.instructions = InstructionSource(
+        project_root=settings.project_dir,
+        cwd=settings.cwd,
+        home=Path.home(),
+        codebot_home=settings.home,
+        trusted=settings.trusted,
+        agent_written=lambda: session.guard.written,
     )
     session.state.hooks.context = session.context  # hooks see the env and sandbox Bash does
     session.state.hooks.say = lambda text, level: session.emit(ev.Notice(text, level))

@@ -39,7 +39,12 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         return not (name == TASK and parent.depth + 1 >= parent.settings.fork_depth)
 
     project_dir = parent.settings.project_dir
-    tools = Toolset(registry=parent.registry, tool_filter=tool_filter, project_dir=project_dir)
+    tools = Toolset(
+        registry=parent.registry,
+        tool_filter=tool_filter,
+        project_dir=project_dir,
+        instructions=parent.toolset.instructions,  # a sub-agent follows the same files
+    )
     return Session(
         SessionParts(
             settings=parent.settings,
@@ -55,6 +60,7 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
             depth=parent.depth + 1,
             chain=chain,
             system_prompt=render_system(project_dir, tools.names(), agent.prompt),
+            instructions=parent.toolset.instructions,
             tool_filter=tool_filter,
             base_model=model or parent.base_model,
             max_steps=SUBAGENT_STEPS,

@@ -82,6 +82,7 @@ class ToolRunner:
             )
         else:
             result = await self._hooked(call, args, turn, record)
+            result = self._nested_note(args, result)
         entry = {"name": call.name, "arguments": shown, "status": result.status}
         if result.status == "denied":
             entry["reason"] = result.content  # why, for `-p --output-format json`
@@ -113,6 +114,19 @@ class ToolRunner:
         else:
             result = await self.run_builtin(call.name, args, turn, call.id, pre=pre)
         return await post_tool(self.hooks, call.name, args, result, turn)
+
+    def _nested_note(self, args: dict[str, Any], result: ToolResult) -> ToolResult:
+        """A folder's own AGENTS.md applies once a tool works under it (instruction_source)."""
+        source = self.toolset.instructions
+        path = args.get("path")
+        if source is None or not isinstance(path, str):
+            return result
+        new = source.touch(resolve_path(self.context, path))
+        if not new:
+            return result
+        names = ", ".join(clean_text(str(p)) for p in new)
+        note = f"\n\n[instructions for this folder now apply (see the system prompt): {names}]"
+        return dataclasses.replace(result, content=result.content + note)
 
     def _ran_ms(self, t0: float, waited: float) -> float:
         """Milliseconds since `t0`, less the time the person took to answer approvals."""

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.turn import TurnState, render_system
 from codebot.agent.tools import META_TOOLS, ToolRegistry
 
@@ -19,18 +20,23 @@ class Toolset:
         tool_filter: Callable[[str], bool],
         project_dir: Path,
         system_prompt: str | None = None,
+        instructions: InstructionSource | None = None,
     ) -> None:
         self.registry = registry
         self.tool_filter = tool_filter
         self.project_dir = project_dir
         self._system = system_prompt
+        # AGENTS.md and the like, re-read when edited (instruction_source.py)
+        self.instructions = instructions
 
     @property
     def system_prompt(self) -> str:
-        """The prompt given, else the default one naming this session's tools (made once)."""
+        """The prompt given, else the default one naming this session's tools (made once),
+        then the instruction files as they are now."""
         if self._system is None:
             self._system = render_system(self.project_dir, self.names())
-        return self._system
+        extra = self.instructions.text if self.instructions is not None else ""
+        return f"{self._system}\n\n{extra}" if extra else self._system
 
     def names(self, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
         names = [*self.registry.names(), *META_TOOLS]
