@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codebot.agent.session.setup_record import existing_dirs, folders
 from codebot.agent.session.setup_record import one_line as shown
 
 if TYPE_CHECKING:
@@ -117,16 +118,16 @@ def _skills(
         given = [Path(d).expanduser().resolve() for d in args.skills_dir]
         if [str(d) for d in given] != list(record.skills_dirs):
             said.append(
-                f"--skills-dir given: using {_folders(given, settings)}, "
-                f"the session used {_folders(record.skills_dirs, settings)}"
+                f"--skills-dir given: using {folders(given, settings.project_dir)}, "
+                f"the session used {folders(record.skills_dirs, settings.project_dir)}"
             )
         return settings
-    found = _existing(record.skills_dirs, "skills folder", settings, said)
+    found = existing_dirs(record.skills_dirs, "skills folder", settings.project_dir, said)
     if not found:
         return settings
     rest = tuple(d for d in settings.skills_dirs if d not in found)
     for d in found:
-        restored.append(f"skills folder {_folders([d], settings)}")
+        restored.append(f"skills folder {folders([d], settings.project_dir)}")
     return dataclasses.replace(
         settings, skills_dirs=(*found, *rest), skills_dirs_given=tuple(found)
     )
@@ -145,43 +146,11 @@ def _add_dirs(
         given = [Path(d).expanduser().resolve() for d in args.add_dir]
         if [str(d) for d in given] != list(record.add_dirs):
             said.append(
-                f"--add-dir given: using {_folders(given, settings)}, "
-                f"the session used {_folders(record.add_dirs, settings)}"
+                f"--add-dir given: using {folders(given, settings.project_dir)}, "
+                f"the session used {folders(record.add_dirs, settings.project_dir)}"
             )
         return
-    found = _existing(record.add_dirs, "--add-dir folder", settings, said)
+    found = existing_dirs(record.add_dirs, "--add-dir folder", settings.project_dir, said)
     args.add_dir = found
     for d in found:
-        restored.append(f"--add-dir {_folders([d], settings)}")
-
-
-def _existing(
-    recorded: tuple[str, ...], what: str, settings: Settings, said: list[str]
-) -> list[Path]:
-    """The recorded folders that are still folders; each other one is skipped and said."""
-    found: list[Path] = []
-    for text in recorded:
-        path = Path(text)
-        if not path.is_absolute():
-            said.append(f"the session's {what} {shown(text)} is not an absolute path; skipped")
-        elif not path.is_dir():
-            said.append(
-                f"the session's {what} {_folders([path], settings)} no longer exists; skipped"
-            )
-        elif path not in found:
-            found.append(path)
-    return found
-
-
-def _folders(paths, settings: Settings) -> str:
-    """Folders as the person would type them: relative to the project inside it."""
-    from codebot.display import home_short
-
-    out = []
-    for p in paths:
-        p = Path(p)
-        try:
-            out.append(str(p.relative_to(settings.project_dir)) or ".")
-        except ValueError:
-            out.append(home_short(p))
-    return ", ".join(shown(t) for t in out)
+        restored.append(f"--add-dir {folders([d], settings.project_dir)}")

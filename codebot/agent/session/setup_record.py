@@ -14,6 +14,7 @@ and `commands/resume_setup.py` applies it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,37 @@ def one_line(text: str) -> str:
     from codebot.display import visible
 
     return visible(text).replace("\n", "\\n")
+
+
+def existing_dirs(
+    recorded: tuple[str, ...], what: str, project_dir: Path, said: list[str]
+) -> list[Path]:
+    """The recorded folders that are still folders; each other one is skipped and said."""
+    found: list[Path] = []
+    for text in recorded:
+        path = Path(text)
+        if not path.is_absolute():
+            said.append(f"the session's {what} {one_line(text)} is not an absolute path; skipped")
+        elif not path.is_dir():
+            said.append(
+                f"the session's {what} {folders([path], project_dir)} no longer exists; skipped"
+            )
+        elif path not in found:
+            found.append(path)
+    return found
+
+
+def folders(paths: Iterable[str | Path], project_dir: Path) -> str:
+    """Folders as the person would type them: relative to the project inside it."""
+    from codebot.display import home_short
+
+    out = []
+    for p in map(Path, paths):
+        try:
+            out.append(str(p.relative_to(project_dir)) or ".")
+        except ValueError:
+            out.append(home_short(p))
+    return ", ".join(one_line(t) for t in out)
 
 
 def rules_for(record: SetupRecord | None, session_project: str, project_dir: Path) -> list[str]:
