@@ -89,3 +89,40 @@ def test_a_skills_folder_that_is_gone_is_skipped_with_a_note(fake_openai, projec
     assert fake_openai.requests[1]["model"] == "x"
     assert "the session's skills folder skills no longer exists; skipped" in r.stderr
     assert "restored from the session: model openai/x" in r.stderr
+
+
+def test_session_rules_come_back_only_in_the_sessions_own_project(
+    fake_openai, project: Path, tmp_path: Path
+) -> None:
+    fake_openai.script([{"text": "one"}])
+    first_session(project, fake_openai.url)
+    [path] = (Path(os.environ["CODEBOT_HOME"]) / "sessions").glob("*.jsonl")
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    setup = next(r["setup"] for r in records if r["type"] == "setup")
+    # as an "allow for this session" answer records it
+    with path.open("a") as fh:
+        fh.write(
+            json.dumps(
+                {"type": "setup", "setup": setup | {"session_rules": ["Read(*)", "Write(x.txt)"]}}
+            )
+            + "\n"
+        )
+    write = {
+        "tool_calls": [
+            {"name": "Write", "arguments": json.dumps({"path": "x.txt", "content": "1"})}
+        ]
+    }
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    fake_openai.script([write, {"text": "tried"}])
+    r = codebot(other, "--resume", path.stem, "-p", "write it", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert [c["status"] for c in json.loads(r.stdout)["tool_calls"]] == ["denied"]
+    assert not (other / "x.txt").exists()
+    assert "were not restored: they were given in another project" in r.stderr
+    fake_openai.script([write, {"text": "wrote"}])
+    r = codebot(project, "--resume", path.stem, "-p", "write it", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert [c["status"] for c in json.loads(r.stdout)["tool_calls"]] == ["ok"], r.stderr
+    assert (project / "x.txt").read_text() == "1"
+    assert "restored the session's allow rules: Read(*), Write(x.txt)" in r.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codebot.agent.session.setup_record import SetupRecord, read_setup, rules_for
+from codebot.agent.session.setup_record import SetupRecord, read_setup, read_setups, rules_for
 from codebot.agent.session.setup_record import one_line as _shown
 from codebot.agent.session.transcript import read_header
 
@@ -27,6 +27,7 @@ def setup_of(session: Session) -> SetupRecord:
         skills_dirs=tuple(str(d) for d in session.settings.skills_dirs_given),
         add_dirs=tuple(str(d) for d in session.context.extra_roots),
         session_rules=tuple(r.text for r in session.approvals.session_rules),
+        project=str(session.settings.project_dir),
     )
 
 
@@ -54,22 +55,21 @@ def _restore_rules(session: Session, notices: list[str]) -> None:
     assert transcript is not None
     record, problems = read_setup(transcript.path)
     notices.extend(problems)
-    if record is None or not record.session_rules:
+    if record is None:
         return
     try:
         header = read_header(transcript.path)
     except DamagedSession:
         header = None
     project = header.project if header is not None else ""
-    rules = rules_for(record, project, session.settings.project_dir)
-    if not rules:
-        notices.append(
-            f"the session's {len(record.session_rules)} allow rule(s) for the session were not "
-            f"restored: they were given in another project ({_shown(project)})"
-        )
-        return
+    rules = rules_for(read_setups(transcript.path), project, session.settings.project_dir)
     granted = [r for r in rules if session.approvals.grant_session(r) is not None]
     if granted:
         notices.append(
             "restored the session's allow rules: " + ", ".join(_shown(r) for r in granted)
+        )
+    elif record.session_rules and (record.project or project) != str(session.settings.project_dir):
+        notices.append(
+            f"the session's {len(record.session_rules)} allow rule(s) for the session were not "
+            f"restored: they were given in another project ({_shown(record.project or project)})"
         )

@@ -40,6 +40,9 @@ class SetupRecord:
     add_dirs: tuple[str, ...] = ()
     #: "allow for this session" rules (pattern texts), restored only into the same project.
     session_rules: tuple[str, ...] = ()
+    #: The project root the session ran in when this record was written: the one its
+    #: rules were given for (a session resumed in another project writes its own).
+    project: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,11 +91,10 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def read_setup(path: Path) -> tuple[SetupRecord | None, list[str]]:
-    """The last setup record of the transcript at `path` (None when it has none, or cannot
-    be read) and the problems found in it, each naming the file."""
-    last: object = None
-    found = False
+def read_setups(path: Path) -> list[object]:
+    """Every setup record's raw value in the transcript at `path`, in order ([] when it has
+    none or cannot be read)."""
+    found: list[object] = []
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -103,12 +105,19 @@ def read_setup(path: Path) -> tuple[SetupRecord | None, list[str]]:
                 except ValueError:
                     continue  # a truncated last line from a killed process
                 if isinstance(rec, dict) and rec.get("type") == KIND:
-                    last, found = rec.get("setup"), True
+                    found.append(rec.get("setup"))
     except OSError:
-        return None, []
+        return []
+    return found
+
+
+def read_setup(path: Path) -> tuple[SetupRecord | None, list[str]]:
+    """The last setup record of the transcript at `path` (None when it has none, or cannot
+    be read) and the problems found in it, each naming the file."""
+    found = read_setups(path)
     if not found:
         return None, []
-    record, problems = SetupRecord.from_json(last)
+    record, problems = SetupRecord.from_json(found[-1])
     return record, [f"session file {path.name}: {p}" for p in problems]
 
 
@@ -151,9 +160,12 @@ def folders(paths: Iterable[str | Path], project_dir: Path) -> str:
     return ", ".join(one_line(t) for t in out)
 
 
-def rules_for(record: SetupRecord | None, session_project: str, project_dir: Path) -> list[str]:
-    """The session allow rules to restore: a session's rules were given for its own
-    project, so only a session of this very project root brings them."""
-    if record is None or session_project != str(project_dir):
-        return []
-    return list(record.session_rules)
+def rules_for(records: list[object], session_project: str, project_dir: Path) -> list[str]:
+    """The session allow rules to restore: those of the last record written in this very
+    project root (a record without a project counts as the session's own, `session_project`
+    from its header). Rules were given for one project; another project's never come in."""
+    for raw in reversed(records):
+        record, _problems = SetupRecord.from_json(raw)  # the last one's are said by read_setup
+        if (record.project or session_project) == str(project_dir):
+            return list(record.session_rules)
+    return []

@@ -111,11 +111,18 @@ def test_recorded_text_is_shown_escaped_on_one_line() -> None:
     assert "\\n" in shown
 
 
-def test_rules_come_only_from_a_session_of_the_same_project(tmp_path: Path) -> None:
-    assert rules_for(FULL, str(tmp_path), tmp_path) == ["Bash(make:*)", "Edit(src/**)"]
-    assert rules_for(FULL, str(tmp_path / "other"), tmp_path) == []
-    assert rules_for(FULL, "", tmp_path) == []
-    assert rules_for(None, str(tmp_path), tmp_path) == []
+def test_rules_come_only_from_a_record_of_the_same_project(tmp_path: Path) -> None:
+    mine = FULL.to_json()  # no project: the session's own (its header's)
+    assert rules_for([mine], str(tmp_path), tmp_path) == ["Bash(make:*)", "Edit(src/**)"]
+    assert rules_for([mine], str(tmp_path / "other"), tmp_path) == []
+    assert rules_for([mine], "", tmp_path) == []
+    assert rules_for([], str(tmp_path), tmp_path) == []
+    # resumed in another project, which wrote its own record: this project's rules stay
+    elsewhere = mine | {"project": str(tmp_path / "other"), "session_rules": ["Bash(*)"]}
+    assert rules_for([mine, elsewhere], str(tmp_path), tmp_path) == ["Bash(make:*)", "Edit(src/**)"]
+    assert rules_for([mine, elsewhere], str(tmp_path), tmp_path / "other") == ["Bash(*)"]
+    planted = mine | {"project": str(tmp_path / "other")}
+    assert rules_for([planted], str(tmp_path), tmp_path) == []
 
 
 # -- written by a live session, read back on resume ----------------------------------------
