@@ -247,6 +247,11 @@ def run_print_mode(args: argparse.Namespace) -> int:
         )
     settings = settings_from(args)
     check_model_key(args, settings)
+    from codebot.commands.resume_setup import restore_setup
+
+    settings, restored = restore_setup(args, settings)  # --continue: the session's model, ...
+    for said in restored:
+        print(f"codebot: {said}", file=sys.stderr)
     return run_print(
         prompt,
         settings,
@@ -272,12 +277,15 @@ def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int
 
     settings = settings_from(args)
     check_model_key(args, settings)
-    resume = ResumeChoice(args.continue_, args.resume)
     line = args.plain or should_use_line_mode(sys.stdout, os.environ, stdin=sys.stdin)
     if not settings.trusted and sys.stdin.isatty() and sys.stdout.isatty():
         settings = ask_trust(settings, args, tui=not line)
         if settings is None:
             return 0
+    from codebot.commands.resume_setup import restore_setup
+
+    settings, restored = restore_setup(args, settings)  # said with the start-up notices
+    resume = ResumeChoice(args.continue_, args.resume, tuple(restored))
     options = {
         "allow": args.allow,
         "deny": args.deny,

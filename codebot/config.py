@@ -74,6 +74,9 @@ class Settings:
     cwd: Path
     project_dir: Path
     skills_dirs: tuple[Path, ...] = ()
+    # Those of `skills_dirs` given as --skills-dir (or restored from a resumed session):
+    # what a session records, the config's `skills.dirs` being found again anyway.
+    skills_dirs_given: tuple[Path, ...] = ()
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force
@@ -307,6 +310,7 @@ def load_settings(
         cwd=cwd,
         project_dir=project,
         skills_dirs=tuple(Path(d).expanduser().resolve() for d in skills_dirs) + cfg_dirs,
+        skills_dirs_given=tuple(Path(d).expanduser().resolve() for d in skills_dirs),
         model=model
         or env.get("CODEBOT_MODEL")
         or (str(raw["model"]) if raw.get("model") else None),

@@ -170,10 +170,10 @@ class BuiltinCommands:
         from codebot.agent.session import SetupError
 
         try:
-            self.switch_session(picked)  # type: ignore[attr-defined]
+            said = self.switch_session(picked)  # type: ignore[attr-defined]
         except SetupError as exc:
             return Reply(f"error: not resumed: {exc}")
-        return Reply(f"resumed session {picked}", Action.RESUMED)
+        return Reply("\n".join([f"resumed session {picked}", *said]), Action.RESUMED)
 
     # -- files the agent wrote -------------------------------------------------------------------
 

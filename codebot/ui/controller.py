@@ -142,26 +142,34 @@ class Controller(BuiltinCommands):
             self.settings.home / "sessions", self.settings.project_dir, exclude=self.session.id
         )
 
-    def switch_session(self, session_id: str) -> None:
+    def switch_session(self, session_id: str) -> list[str]:
         """Make the saved session `session_id` this controller's session, in place. The other
         one is claimed and read first (in use or damaged: SetupError, nothing changes);
-        then the current transcript is closed. The model in use is kept; approvals for the
-        session are not (they were given for the other one)."""
+        then the current transcript is closed. It goes on with its own setup (model,
+        endpoint, --add-dir folders, this project's allow rules: `ui/session_switch`); this
+        session's approvals are not carried over. The lines that say what was restored."""
         from codebot.agent.session import ResumeChoice, build_session
+        from codebot.ui.session_switch import setup_for_switch
 
         old = self.session
+        setup = setup_for_switch(
+            self.settings, session_id, old.client, self._session_args["extra_dirs"]
+        )
         new = build_session(
             self.settings,
             self.catalog,
-            client=old.client,
+            client=setup.client,
             emit=self._relay,
             interactive=old.interactive,
             resume=ResumeChoice(False, session_id),
-            **self._session_args,
+            allow=self._session_args["allow"],
+            deny=self._session_args["deny"],
+            extra_dirs=setup.extra_dirs,
         )
         if old.transcript is not None:
             old.transcript.close()
         self.session = new
+        return [*setup.said, *(new.transcript.notices if new.transcript is not None else ())]
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import enum
 import json
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +85,7 @@ class Approvals:
         self.deny_rules: list[Pattern] = self._parse_all(deny, "deny")
         self.read_only_tools = frozenset(read_only_tools)
         self.session_rules: list[Pattern] = []
+        self.on_grant: Callable[[], None] | None = None  # a new session rule (setup records it)
         # Set by setup: lets `path_denied` read a path as the project's tools would (a word
         # such as `/abs/proj/.env`, `sub/../.env` or a symlink to it is `.env`).
         self.project_dir: str | None = None
@@ -123,6 +124,8 @@ class Approvals:
                 return None
         if rule not in self.session_rules:
             self.session_rules.append(rule)
+            if self.on_grant is not None:
+                self.on_grant()
         return rule
 
     def add_allow(self, pattern: str) -> bool:

@@ -85,6 +85,7 @@ class Session:
         self.subagents = parts.subagents
         self.sandbox_state = "off"  # set by setup.apply_sandbox
         self.sandbox_notice = ""  # said once at start when the sandbox is wanted and cannot run
+        self.on_client: Callable[[], None] | None = None  # setup: record the new model
         # What runs later: protected writes are asked, and what the agent changes among
         # the protected set is recorded (provenance) and marked in `written`, which holds
         # the real paths the skill system treats as agent-written.
@@ -177,6 +178,8 @@ class Session:
     @client.setter
     def client(self, value: ModelClient) -> None:
         self.state.client = value
+        if self.on_client is not None:
+            self.on_client()
 
     @property
     def history(self) -> list[dict[str, Any]]:

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 class ResumeChoice:
     continue_latest: bool = False
     session_id: str | None = None
+    #: What the front end restored from the session's setup record (`commands/resume_setup`),
+    #: said at start with the other notices.
+    restored: tuple[str, ...] = ()
 
 
 class SetupError(Exception):

@@ -155,7 +155,7 @@ def build_session(
         # The offline model decides like the router does (same index, same thresholds).
         client.matcher = router.offline_matcher(lambda: catalog.snapshot)
     sessions_dir = settings.home / "sessions"
-    notices: list[str] = []
+    notices: list[str] = list(resume.restored) if resume else []  # said first
     transcript, loaded = _resume(settings, sessions_dir, resume, client.model, notices)
     session_id = transcript.id
     approvals = Approvals(
@@ -197,6 +197,9 @@ def build_session(
     transcript.on_error = lambda text: session.emit(ev.Notice(text, "warning"))
     if extra_dirs:
         session.context.extra_roots = tuple(Path(d).expanduser().resolve() for d in extra_dirs)
+    from codebot.agent.session.setup_keep import keep_setup
+
+    keep_setup(session, resumed=loaded is not None, notices=notices)
     # A Read(...) deny means the path whichever tool touches it: Grep and Glob skip it, the
     # sandbox masks it (found per rule, so it holds the rules too).
     approvals.project_dir = os.path.realpath(settings.project_dir)

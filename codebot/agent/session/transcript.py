@@ -85,6 +85,10 @@ class Transcript:
         self.notices: list[str] = []
         #: Called once, with `error`, when the first write fails (setup: a Notice).
         self.on_error: Callable[[str], None] | None = None
+        #: The session's setup (`setup_record`), written after the header and again when
+        #: it changes; `_setup_written` is the last one in the file.
+        self.setup: dict[str, Any] | None = None
+        self._setup_written: dict[str, Any] | None = None
 
     def claim(self) -> bool:
         """Take this session's lock; False when another process holds it. Kept until
@@ -144,7 +148,20 @@ class Transcript:
                     )
             except OSError as exc:
                 self._fail(exc)
+            self._write_setup()
         return self._fh
+
+    def note_setup(self, setup: dict[str, Any]) -> None:
+        """Record the session's setup: now when the file is open, else with its first line
+        (an untouched session leaves no file behind)."""
+        self.setup = setup
+        if self._fh is not None:
+            self._write_setup()
+
+    def _write_setup(self) -> None:
+        if self.setup is not None and self.setup != self._setup_written and self._fh is not None:
+            self._write({"type": "setup", "setup": self.setup})
+            self._setup_written = self.setup
 
     def _write(self, record: dict[str, Any]) -> None:
         fh = self._fh

@@ -268,6 +268,8 @@ class LineApp:
             return await self.builtin("resume", choice) if choice else None
         if action is Action.RESUMED:
             sessions.show_switched(self.sink, self.controller.session)
+            for said in text.splitlines()[1:]:  # what it restored from the session's setup
+                self.sink.line(wrap_text(said, self.sink.wrap_width()))
             return None
         if action is Action.OPEN_SKILLS:
             text = skills_table(self.controller, reply.arg)

@@ -101,6 +101,8 @@ class Views:
             await self._conversation.clear()
         if action is Action.RESUMED:  # another session: its conversation replaces this one
             await show_resumed(self._conversation, self._c())
+            for said in reply.text.splitlines()[1:]:  # what it restored from the session's setup
+                await self._conversation.add_line(said)
         elif reply.text:
             await self._conversation.add_line(reply.text)
         if action in (Action.PICK_MODEL, Action.PICK_SESSION):

@@ -1,0 +1,73 @@
+"""`/resume`: the setup of the session switched to, as far as a running codebot can take
+it on. Its model and endpoint (a new client) and its `--add-dir` folders come back; its
+allow rules come back with the session itself (`agent/session/setup_keep`, this project's
+only). Its skills folders are not loaded into a running catalog: that is said, with the
+command that starts with them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from codebot.agent.session.setup_record import existing_dirs, folders, one_line, read_setup
+from codebot.config import Settings
+
+
+@dataclasses.dataclass
+class Switched:
+    client: Any  # the client to go on with: the current one unless the session used another
+    extra_dirs: list[Path]
+    said: list[str]
+
+
+def setup_for_switch(
+    settings: Settings, session_id: str, client: Any, extra_dirs: Sequence[Any]
+) -> Switched:
+    """What `/resume SESSION_ID` starts the session with, and the lines that say it."""
+    dirs = [Path(d).expanduser().resolve() for d in extra_dirs]
+    record, said = read_setup(settings.home / "sessions" / f"{session_id}.jsonl")
+    if record is None:
+        return Switched(client, dirs, said)
+    restored: list[str] = []
+    current = (client.model, getattr(client, "api_base", None))
+    if record.model and (record.model, record.api_base) != current:
+        client = _client(settings, record.model, record.api_base, client, restored, said)
+    for d in existing_dirs(record.add_dirs, "--add-dir folder", settings.project_dir, said):
+        if d not in dirs:
+            dirs.append(d)
+            restored.append(f"--add-dir {folders([d], settings.project_dir)}")
+    given = [str(d) for d in settings.skills_dirs_given]
+    if record.skills_dirs and list(record.skills_dirs) != given:
+        said.append(
+            f"the session used skills folder {folders(record.skills_dirs, settings.project_dir)}; "
+            f"a running codebot keeps its skills: `codebot --resume {one_line(session_id)}` "
+            "starts with them"
+        )
+    if restored:
+        said.insert(0, "restored from the session: " + " · ".join(restored))
+    return Switched(client, dirs, said)
+
+
+def _client(
+    settings: Settings,
+    model: str,
+    api_base: str | None,
+    client: Any,
+    restored: list[str],
+    said: list[str],
+) -> Any:
+    from codebot.agent.model import key_problem
+    from codebot.agent.session import select_client
+
+    problem = key_problem(model, os.environ, api_base=api_base)
+    if problem:
+        said.append(f"the session used {one_line(model)}, not restored: {problem}")
+        return client
+    restored.append(f"model {one_line(model)}")
+    if api_base:
+        restored.append(f"endpoint {one_line(api_base)}")
+    return select_client(dataclasses.replace(settings, model=model, api_base=api_base))
