@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.skills.files import Root
 from codebot.skills.invoke import Actor, Adapter
-from codebot.skills.route.router import Router, default_router
+from codebot.skills.route.pipeline import Router
+from codebot.skills.route.router import default_router
 
 if TYPE_CHECKING:
     from codebot.skills.route.index.prefetch import ScanFeed
