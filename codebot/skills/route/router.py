@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter
@@ -48,7 +48,7 @@ def default_router(
 
 
 def router_from_settings(
-    settings: Any, warnings: list[str] | None = None, shared: bool = False
+    settings: object, warnings: list[str] | None = None, shared: bool = False
 ) -> Router:
     """A router with `skills.router` from config, including the optional semantic scorer
     (`skills.router.semantic`: loaded on first use, its vectors cached under CODEBOT_HOME)
@@ -103,7 +103,7 @@ def search(query: str, specs: Sequence[Spec], limit: int = 5) -> list[Spec]:
 
 
 def offline_matcher(
-    snapshot_getter: Callable[[], Any],
+    snapshot_getter: Callable[[], Snapshot | None],
 ) -> Callable[[str, Sequence[tuple[str, str]]], str | None]:
     """A `Matcher` for the offline model: route among the listed names; act only on `select`.
 
