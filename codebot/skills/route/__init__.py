@@ -3,18 +3,20 @@ measured. This module's lazy `_EXPORTS` are the one public surface of the stage:
 outside `codebot/skills/route` imports from here (tests of one inner module may import
 that module).
 
-- `router` (the `Router`, the shared router and the module-level API), `config` (every
-  number), `result` (what a route returns), and the ranking: `shape` (negative clauses,
-  request shapes), `weights` (what each request word counts), `eligible` (who may be
-  ranked), `rank` (the order), `decide` (select, ask or abstain), `semantic` (the
-  optional embedding scorer); `warmup` (the shared router made ready before it is needed);
+- `pipeline` (the `Router`: how one request is routed), `router` (the shared router and
+  the module-level API), `config` (every number), `result` (what a route returns), and
+  the ranking: `shape` (negative clauses, request shapes), `weights` (what each request
+  word counts), `eligible` (who may be ranked), `rank` (the order), `decide` (select, ask
+  or abstain), `semantic` (the optional embedding scorer); `warmup` (the shared router
+  made ready before it is needed);
 - `index/`: words to terms, token rows, BM25 postings and the `Index`, its caches in
   memory and on disk (`store`), and bodies tokenized in a helper process (`prefetch`);
 - `eval/`: labelled cases, the `skills eval` report and the plain BM25 baseline.
 
 Inside the stage: `config` and `shape` import nothing of it; `index/` imports only them;
-the ranking and `router` import `index/`; `warmup` imports the router; `eval/` imports
-only `result`, and nothing else here imports `eval/` (the router least of all).
+the ranking and `pipeline` import `index/`; `router` imports `pipeline`; `warmup` imports
+both; `eval/` imports only `result`, and nothing else here imports `eval/` (the router
+least of all).
 May import: `skills.files` through `skills.invoke`.
 """
 
@@ -34,9 +36,9 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     from codebot.skills.route.eval.report import RANK_KS, evaluate, first_rank, ranking_summary
     from codebot.skills.route.index.store import IndexStore
     from codebot.skills.route.index.text import Tokenizer
+    from codebot.skills.route.pipeline import Router
     from codebot.skills.route.result import Candidate, Filtered, Route, SemanticScorer
     from codebot.skills.route.router import (
-        Router,
         default_router,
         offline_matcher,
         preselect,
@@ -69,7 +71,7 @@ _EXPORTS = {
     "KINDS": "eval.cases",
     "RANK_KS": "eval.report",
     "Route": "result",
-    "Router": "router",
+    "Router": "pipeline",
     "RouterConfig": "config",
     "SemanticScorer": "result",
     "Tokenizer": "index.text",

@@ -268,7 +268,7 @@ def _number(key: str, value: Any, default: Any, warn: list[str]) -> Any:
     return _INVALID
 
 
-def config_from_settings(settings: Any, warnings: list[str] | None = None) -> RouterConfig:
+def config_from_settings(settings: object, warnings: list[str] | None = None) -> RouterConfig:
     raw = getattr(settings, "raw", None) or {}
     skills = raw.get("skills")
     skills = skills if isinstance(skills, Mapping) else {}

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.files import Root
 from codebot.skills.invoke import Actor, Adapter
-from codebot.skills.route.router import Router, default_router
+from codebot.skills.route.pipeline import Router
+from codebot.skills.route.router import default_router
 
 if TYPE_CHECKING:
+    from codebot.skills.catalog import Snapshot
     from codebot.skills.route.index.prefetch import ScanFeed
 
 #: fewer skill files than this are tokenized in-process: their build takes well under a
@@ -45,7 +47,7 @@ WARM_ACTORS = (Actor.MODEL, Actor.EVAL)
 
 
 def warm(
-    snapshot_getter: Callable[[], Any],
+    snapshot_getter: Callable[[], Snapshot | None],
     router: Router | None = None,
     actors: Iterable[Actor] = WARM_ACTORS,
 ) -> None:
@@ -63,7 +65,7 @@ def warm(
 
 
 def warm_in_background(
-    snapshot_getter: Callable[[], Any], router: Router | None = None
+    snapshot_getter: Callable[[], Snapshot | None], router: Router | None = None
 ) -> threading.Thread:
     """`warm` in a daemon thread (started); join it to wait."""
     t = threading.Thread(
@@ -103,7 +105,7 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Scan
     return ScanFeed(rt.config, PREFETCH_MIN, claim)
 
 
-def update(snapshot: Any, router: Router | None = None) -> None:
+def update(snapshot: Snapshot | None, router: Router | None = None) -> None:
     """Move `router` (default: the shared one) onto a reloaded catalog snapshot."""
     if snapshot is not None:
         (router or default_router()).index(snapshot)

@@ -1,0 +1,381 @@
+"""The `Router`: which skill (if any) a request is for, and why.
+
+One router serves `codebot skills route`, `codebot skills eval`, the `SkillSearch` tool,
+the offline model's matcher and the optional per-turn preselection:
+
+1. **Eligibility first.** Only skills the actor may invoke (`policy.decide`) are ranked;
+   the others are reported under `filtered` with the rule that removed them, so a blocked
+   skill can never hide an eligible one.
+2. **Lexical scores** from `bm25s` over four fields weighted separately: the name (split on
+   `-`, `_`, `:`), the description, `when_to_use` and a body excerpt. Text is case-folded,
+   stop words are dropped, words are stemmed (PyStemmer when installed, else a small suffix
+   stemmer) and identifiers such as `k8s`, `pytest` or `c++` are kept intact.
+3. **Negative boundaries count against a match.** A clause such as "Not for X (use Y)" or
+   "do not use for X" is indexed apart: a request word that a skill mentions *only* there
+   lowers that skill's score.
+4. **Optional semantic scores** (`SemanticScorer`, off by default, never downloaded at
+   run time) are fused with the lexical ranking by reciprocal rank fusion.
+5. **Decision.** A skill's score is divided by what the request's words are worth (each
+   word counts as much as a match in an average description, by its idf; words no skill
+   uses count `oov_weight` of the rarest), so one threshold serves short and long
+   requests. Questions are scaled down (`question_penalty` for "what is…/why…",
+   `howto_penalty` for "how do I…") and small talk never routes, because skills are
+   workflows, not answers. `select` when the best clears `threshold`, matches at least
+   `min_terms` request words outside its body, and beats the runner-up by `margin`;
+   `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
+   `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
+6. **The rest of the ranking.** After the decision's pick (its two, when it asks; none,
+   when it abstains), the first `rerank_depth` (1% of a catalog over 4,000) are ordered
+   by score x coverage (`rank`): the share of the request words' worth a skill matches,
+   so one rare name word does not outrank most of the request. Its word statistics count
+   each folder as at most `folder_cap` skills (`Index.folder_idf`): one big pack cannot
+   cheapen its vocabulary; and in a folder over the cap, look-alikes (the same request
+   words as one shown above) give way (`rank.crowd_order`).
+
+The index is built once per catalog snapshot and cached; on a reload only edited skills
+are read and tokenized again, and their rows patched into the index (`cache`). With a
+store (`router_from_settings` gives the shared router one under `$CODEBOT_HOME/cache`), a
+new process memory-maps the index saved by the last one instead of building it
+(`store`); `warmup` holds the calls front ends make to have it ready before it is needed.
+
+This module holds the `Router`; `router` holds the shared one and the module-level API
+built on it. Its pieces: `config` (every number), `index/` (words to terms, the BM25
+index, its caches in memory and on disk), `shape` (negative clauses, request shapes),
+`weights` (what each request word counts), `result` (what a route returns), `decide`
+(select, ask or abstain) and `rank` (the order of the candidates). It never imports
+`eval` (`skills eval` measures it from outside). Importing it is cheap: numpy and bm25s
+are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from codebot.skills.files import Spec
+from codebot.skills.invoke import Actor, Adapter, normalize_overrides
+from codebot.skills.route.config import RouterConfig
+from codebot.skills.route.decide import decide, explain, held_in_front, shape_factor
+from codebot.skills.route.eligible import filtered_out, narrow
+from codebot.skills.route.index.cache import IndexCache
+from codebot.skills.route.index.index import Index
+from codebot.skills.route.index.text import Tokenizer
+from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
+from codebot.skills.route.result import Candidate, Route, SemanticScorer
+from codebot.skills.route.shape import destination, edges, request_shape
+from codebot.skills.route.weights import term_weights
+
+if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from codebot.skills.catalog import Snapshot
+    from codebot.skills.route.index.store import IndexStore
+
+    _Mask = NDArray[np.bool_]  # a row mask
+
+
+class Router:
+    """Routes requests among skills. `indexes` keeps the index of the current snapshot and
+    the token caches that make rebuilds incremental; the router adds the decision."""
+
+    def __init__(
+        self,
+        config: RouterConfig | None = None,
+        semantic: SemanticScorer | None = None,
+        store: IndexStore | None = None,
+    ) -> None:
+        self.indexes = IndexCache(config or RouterConfig(), store)
+        self.semantic = semantic
+        self.semantic_error: str | None = None  # why the semantic scorer was switched off
+
+    @property
+    def config(self) -> RouterConfig:
+        return self.indexes.config
+
+    @config.setter
+    def config(self, config: RouterConfig) -> None:
+        self.indexes.config = config
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """Index builds, bodies read and the last build's time (see `IndexCache`)."""
+        return self.indexes.stats
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self.indexes.tokenizer
+
+    def index(self, specs: Snapshot | Sequence[Spec]) -> tuple[Index, _Mask | None]:
+        """The index for `specs` and a row mask or None (see `IndexCache.index`)."""
+        return self.indexes.index(specs)
+
+    # -- routing --------------------------------------------------------------------
+
+    def route(
+        self,
+        request: str,
+        specs: Snapshot | Sequence[Spec],
+        actor: Actor = Actor.MODEL,
+        overrides: Mapping[str, str] | None = None,
+        adapter: Adapter = Adapter.EXTENSION,
+        top: int | None = None,
+        active: Collection[str] | None = None,
+        restrict: Collection[str] | None = None,
+        config: RouterConfig | None = None,
+    ) -> Route:
+        """Route one request among `specs` (a Snapshot or a sequence of Spec).
+
+        `active`: keys of conditional skills (`paths:`) whose paths matched; the others are
+        filtered out (None: do not filter on paths). `restrict`: only these keys may be
+        chosen (e.g. the names listed to the model); the others are filtered out.
+        """
+        t0 = time.perf_counter()
+        cfg = config or self.config
+        top = cfg.top if top is None else top
+        if config is not None and config.index_key != self.config.index_key:
+            self.config = config  # the index depends on these numbers: rebuild on demand
+        shape = request_shape(request)
+        if shape == "chat":  # decided on the words alone: no index is loaded or built for it
+            return self._small_talk(request, cfg, actor, t0)
+        import numpy as np  # after small talk, which a greeting's process need not load it for
+
+        idx, subset, index_ms = self._timed_index(specs)
+        t_index = t0 + index_ms / 1000  # latency_ms counts everything but the index's build
+
+        # 1. eligibility, before anything is ranked
+        mask, denied = idx.eligibility(
+            actor, normalize_overrides(overrides) if overrides else {}, adapter
+        )
+        mask, other = narrow(idx, mask, subset, active, restrict)
+
+        # 2. lexical scores, normalised by what the request's words are worth
+        surface, known, neg_ids = self._request_terms(idx, request)
+        terms = list(surface)
+        counted = sorted(set(known) | set(neg_ids))
+        n_oov = len(terms) - len(counted)
+        if not known and self.semantic is None:
+            return self._empty(
+                request, terms, shape, cfg, actor, t_index, _no_match(terms), index_ms
+            )
+        ask = edges(request)  # where the person's own words are, in a long paste
+        dest = destination(ask)
+        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
+        raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
+        bound = _bound(idx, weight, counted, n_oov, cfg)
+        norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
+
+        # 3. who was filtered out (only those that would have ranked)
+        filtered = filtered_out(idx, mask, norm, denied, other, max(top, 5))
+
+        # 4. rank the eligible ones (optionally fused with semantic scores)
+        elig = np.where(mask, norm, -np.inf)
+        k = min(max(top, 2), idx.n)
+        positive = np.nonzero(elig > 0)[0]
+        order = top_rows(elig, positive, k)
+        lex_rank = {i: r + 1 for r, i in enumerate(order)}  # first-stage ranks
+        sem: dict[str, float] = {}
+        fused: dict[int, float] = {}
+        staged = (
+            cfg.coverage_power > 0
+            and len(known) > 1
+            and self.semantic is None
+            and len(positive) > 2
+        )
+        if self.semantic is not None:
+            sem = self._semantic_scores(request, idx, mask)
+            if sem:
+                order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg, shape)
+        stage: Staged | None = None
+
+        def make(i: int) -> Candidate:
+            matched, ruled_out = _matches(idx, i, known, surface)
+            return Candidate(
+                idx.specs[i],
+                float(norm[i]) if mask[i] else 0.0,
+                float(raw[i]),
+                matched,
+                ruled_out,
+                sem.get(idx.specs[i].key) if sem else None,
+                lex_rank.get(i),
+                fused=fused.get(i),
+                coverage=stage.coverage.get(i) if stage else None,
+                ordered_by=stage.ordered_by.get(i) if stage else None,
+                crowded=stage.crowded.get(i, 0) if stage else 0,
+            )
+
+        # 5. decide on the first stage's first two, then order what is shown after the pick
+        first = [make(i) for i in order[: 2 if staged else k]]
+        decision, selected, reason = decide(
+            first,
+            cfg,
+            shape,
+            len(counted) + n_oov,
+            sem_on=bool(sem),
+            n_eligible=int(mask.sum()),
+            similarity=self._alike,
+            worth=lambda w: self._worth(idx, w),
+            named={w.lower() for w in kinds["emphasized"]},
+            moved_to=dest,
+        )
+        cands = first
+        if staged:
+            # A second stage orders the first rerank_depth (rerank_share of a large catalog)
+            # by score x coverage, each folder counted as at most folder_cap skills and a
+            # bigger folder's look-alikes giving way (rank.second_stage). What the decision
+            # chose, or offers when it asks, stays in front; an abstention chose nothing.
+            w = np.asarray([weight.get(t, 1.0) for t in known], dtype=np.float64)
+            stage = second_stage(
+                idx,
+                elig,
+                positive,
+                order[: held_in_front(decision)],
+                raw,
+                known,
+                w,
+                cfg,
+                shape_factor(shape, cfg) / max(bound, 1e-9),
+                k,
+            )
+            lex_rank = stage.first_rank
+            cands = [make(i) for i in stage.rows]
+        cands = explain(cands, decision, reason, first[:2], cfg, sem_on=bool(sem))
+        return Route(
+            request,
+            decision,
+            selected,
+            tuple(cands[:top] if top else cands),
+            tuple(filtered),
+            reason,
+            tuple(terms),
+            shape,
+            cfg.threshold,
+            cfg.margin,
+            (time.perf_counter() - t_index) * 1000,
+            actor,
+            index_ms,
+            kinds["emphasized"],
+            kinds["left_behind"],
+            kinds["destination"],
+        )
+
+    def _small_talk(self, request: str, cfg: RouterConfig, actor: Actor, t0: float) -> Route:
+        """Small talk abstains on the words alone: no index is loaded or built for it."""
+        terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
+        return self._empty(
+            request, terms, "chat", cfg, actor, t0, "small talk: no skill is needed", 0.0
+        )
+
+    def _timed_index(self, specs: Snapshot | Sequence[Spec]) -> tuple[Index, _Mask | None, float]:
+        """`index(specs)` and how long a (re)build of it took, in ms (0.0 when it was made)."""
+        builds = self.stats["builds"]
+        idx, subset = self.index(specs)
+        index_ms = self.stats["last_build_ms"] if self.stats["builds"] != builds else 0.0
+        return idx, subset, index_ms
+
+    def _request_terms(
+        self, idx: Index, request: str
+    ) -> tuple[dict[str, str], list[int], list[int]]:
+        """The request's terms (each with the first word that gave it, in order), the ids
+        of those some skill's postings hold (`known`), and of those some skill rules out."""
+        surface: dict[str, str] = {}
+        for t, word in self.tokenizer.with_surface(request):
+            surface.setdefault(t, word)
+        lex = idx.lexicon
+        ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]
+        known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
+        neg_ids = [i for i in ids if i in idx.neg]
+        return surface, known, neg_ids
+
+    def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
+        """The semantic scorer's similarities for the eligible skills; a scorer that fails
+        is switched off (`semantic_error` says why) and the route stays lexical."""
+        import numpy as np
+
+        assert self.semantic is not None
+        eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
+        try:
+            return {
+                key: float(v)
+                for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
+            }
+        except Exception as exc:  # a broken optional model must not break routing
+            self.semantic, self.semantic_error = None, str(exc)
+            return {}
+
+    def _worth(self, idx: Index, word: str) -> float:
+        """A request word's idf over the rarest word's (0..1): how much its match says."""
+        t = self.tokenizer.term(word)
+        i = idx.lexicon.get(t) if t is not None else None
+        if i is None or i >= idx.n_terms:
+            return 0.0
+        return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
+
+    def _alike(self, a: Spec, b: Spec) -> float:
+        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top
+        two)."""
+        wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
+        return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+    def _empty(
+        self,
+        request: str,
+        terms: list[str],
+        shape: str,
+        cfg: RouterConfig,
+        actor: Actor,
+        t0: float,
+        why: str,
+        index_ms: float,
+    ) -> Route:
+        return Route(
+            request,
+            "abstain",
+            None,
+            (),
+            (),
+            why,
+            tuple(terms),
+            shape,
+            cfg.threshold,
+            cfg.margin,
+            (time.perf_counter() - t0) * 1000,
+            actor,
+            index_ms,
+        )
+
+
+def _bound(
+    idx: Index, weight: Mapping[int, float], counted: Sequence[int], n_oov: int, cfg: RouterConfig
+) -> float:
+    """What the request's words are worth: the most a skill could score for them (words no
+    skill uses count `oov_weight` of the rarest), which a score is divided by."""
+    return (
+        sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
+        + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale
+    )
+
+
+def _no_match(terms: Sequence[str]) -> str:
+    """Why a request no skill's postings know abstains."""
+    if terms:
+        return "no word of the request appears in any skill"
+    return "the request has no content words"
+
+
+def _matches(
+    idx: Index, i: int, known: Sequence[int], surface: Mapping[str, str]
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """Row `i`'s matched request words by field, and the words it rules out, as written."""
+    lex = idx.lexicon
+    fields = idx.field_matches(i, known)
+    matched = {
+        f: tuple(surface[t] for t in surface if lex.get(t) in hit) for f, hit in fields.items()
+    }
+    ruled_out = tuple(surface[t] for t in surface if t in lex and i in _member(idx.neg.get(lex[t])))
+    return matched, ruled_out
+
+
+def _member(arr: NDArray[np.int32] | None) -> Collection[int]:
+    return () if arr is None else set(arr.tolist())  # small: docs that rule one word out
