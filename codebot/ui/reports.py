@@ -29,10 +29,17 @@ def usage_report(total, by_model) -> str:
 
 
 WINDOW_SOURCES = {
-    "config": "the config (model_context_window)",
-    "litellm": "litellm's model table",
-    "default": "the default (the model is unknown to litellm and to the config)",
+    "config": "from the config (model_context_window)",
+    "litellm": "litellm's table",
+    "default": "default: neither the server, litellm nor the config knows the model",
 }
+
+
+def window_words(source: str) -> str:
+    """Where a window came from, in words (`resolve_window`'s source key)."""
+    from codebot.agent.model.server_window import SOURCE_WORDS
+
+    return WINDOW_SOURCES.get(source) or SOURCE_WORDS.get(source) or source
 
 
 def context_report(use, session, settings: Settings) -> str:
@@ -42,8 +49,8 @@ def context_report(use, session, settings: Settings) -> str:
         return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
     lines = [
-        f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); window from "
-        f"{WINDOW_SOURCES.get(use.source, use.source)}"
+        f"Context: {use.total:,} of {use.window:,} tokens ({use.fraction:.0%}); "
+        f"window {use.window:,} tokens ({window_words(use.source)})"
     ]
     for name, n in use.parts().items():
         lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")

@@ -27,6 +27,9 @@ response from a queue. A response is a dict; the keys that matter:
 
 A request picks the first queued response that has no `match` or whose `match` occurs
 in its messages. When nothing fits: a 500 with "fake server: script exhausted".
+GET /v1/models, GET /props and POST /api/show answer `.models`, `.props` and `.show`
+(JSON documents, like llama.cpp's, vLLM's and Ollama's) when set, else 404; every GET
+and /api/show path is kept in `.asked`.
 In-process, `.responder = fn` answers first: `fn(body)` returns a response or None (then
 the queue answers), e.g. to answer every compaction summary request wherever it falls.
 """
@@ -101,6 +104,10 @@ class FakeOpenAI:
         self.log_path = Path(log_path) if log_path else None
         self._queue: list[dict[str, Any]] = list(responses)
         self.responder: Any = None  # (body) -> response | None, asked before the queue
+        self.models: Any = None  # GET /v1/models answer
+        self.props: Any = None  # GET /props answer (llama.cpp)
+        self.show: Any = None  # POST /api/show answer (Ollama)
+        self.asked: list[str] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._port = port
@@ -195,9 +202,22 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        self._json(404, error_body(404, f"fake server: no route GET {self.path}"))
+        fake = self.server_fake
+        fake.asked.append(self.path)
+        doc = {"/v1/models": fake.models, "/props": fake.props}.get(self.path.rstrip("/"))
+        if doc is None:
+            self._json(404, error_body(404, f"fake server: no route GET {self.path}"))
+        else:
+            self._json(200, doc)
 
     def do_POST(self) -> None:
+        if self.path == "/api/show":
+            self.server_fake.asked.append(self.path)
+            length = int(self.headers.get("content-length") or 0)
+            self.rfile.read(length)
+            doc = self.server_fake.show
+            self._json(200 if doc is not None else 404, doc or error_body(404))
+            return
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._json(404, error_body(404, f"fake server: no route POST {self.path}"))
             return

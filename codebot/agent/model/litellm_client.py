@@ -29,10 +29,12 @@ from codebot.agent.model.protocol import (
 )
 from codebot.agent.model.providers import (
     DEFAULT_MODELS,
+    PLACEHOLDER_MODEL,
     PROVIDER_KEYS,
     default_model_for,
     provider_key_present,
 )
+from codebot.agent.model.server_window import ServerView
 from codebot.agent.model.tokens import estimate_tokens
 
 # The provider tables lived here before the split; setup and tests still import them from here.
@@ -138,6 +140,9 @@ class LiteLLMClient:
         self.completion_kwargs = dict(completion_kwargs or {})
         self._context_window: int | None = None
         self._context_known = False
+        #: What the configured server says of itself (window, model ids); asked on the
+        #: first request, or by a front end's warm-up thread (`learn_server`).
+        self.server: ServerView | None = ServerView(api_base) if api_base else None
         #: Called as (attempt, max_retries, delay_s, why) before each retry (the session
         #: sets it to say "retrying in N s (attempt k of n)").
         self.on_retry: Any = None
@@ -161,6 +166,23 @@ class LiteLLMClient:
     def context_window(self, value: int | None) -> None:
         """An explicit window (e.g. from the config) wins over litellm's map."""
         self._context_window, self._context_known = value, True
+
+    @property
+    def server_window(self) -> tuple[int, str] | None:
+        """(tokens, source) when the server told its window or a refusal named it."""
+        return self.server.window() if self.server is not None else None
+
+    def learn_server(self, *, again: bool = False) -> None:
+        """Ask the configured server what it serves (blocking, bounded: call it from a
+        thread). A placeholder model (`openai/default`, no model was configured) becomes
+        the first model the server lists."""
+        if self.server is None:
+            return
+        _, _, model_id = self.model.partition("/")
+        placeholder = self.model == PLACEHOLDER_MODEL
+        info = self.server.learn(None if placeholder else model_id or None, again=again)
+        if placeholder and info.models:
+            self.model = f"openai/{info.models[0]}"
 
     def count_tokens(self, text: str) -> int:
         """litellm's counter for this model once litellm is loaded (the first request
@@ -208,6 +230,8 @@ class LiteLLMClient:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         litellm = _module or await asyncio.to_thread(_litellm)
+        if self.server is not None and not self.server.asked:
+            await asyncio.to_thread(self.learn_server)
         model = request.model or self.model
         kwargs = self._kwargs(litellm, request, model)
         timeout = min(request.timeout, self.timeout)  # the stricter of request and client

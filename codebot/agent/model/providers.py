@@ -22,6 +22,11 @@ DEFAULT_MODELS: dict[str, str] = {
 }  # each a variable of KEY_VARIABLES below (tests/agent/model/test_providers.py)
 
 
+#: The model string when only an endpoint (`--api-base`) is configured: the client replaces
+#: it with the first model the server lists (`LiteLLMClient.learn_server`).
+PLACEHOLDER_MODEL = "openai/default"
+
+
 def provider_key_present(env: Mapping[str, str]) -> str | None:
     """The name of the first provider key set (non-empty) in `env`, else None."""
     return next((name for name in DEFAULT_MODELS if env.get(name)), None)

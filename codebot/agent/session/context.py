@@ -2,9 +2,11 @@
 
 The window (`resolve_window`), first match wins:
 1. config `model_context_window` naming this model (the person's word about it);
-2. litellm's model table, when it knows the model (real models only);
-3. config `model_context_window` as one number (or its `default:` entry);
-4. `DEFAULT_WINDOW`.
+2. what the server said: the window a refusal named, else what its `/props`,
+   `/v1/models` or `/api/show` told (`agent/model/server_window.py`);
+3. litellm's model table, when it knows the model (real models only);
+4. config `model_context_window` as one number (or its `default:` entry);
+5. `DEFAULT_WINDOW`.
 
 Counts come from the client (`count_tokens`: litellm's counter for real models, the
 4-characters-a-token estimate elsewhere), cached per message: a message never changes
@@ -35,13 +37,17 @@ _REMINDER = re.compile(r"<system-reminder>\n?(.*?)\n?</system-reminder>", re.DOT
 def resolve_window(
     settings: Any, client: Any, model: str | None = None, *, may_import: bool = True
 ) -> tuple[int, str]:
-    """(tokens, where it came from: "config", "litellm" or "default") for `model` (the
-    client's own by default). `may_import=False` never imports litellm to find out (the
-    TUI before the library is warm): the litellm step is skipped until it is loaded."""
+    """(tokens, where it came from: "config", "refusal", "server:<path>", "litellm" or
+    "default") for `model` (the client's own by default). `may_import=False` never imports
+    litellm to find out (the TUI before the library is warm): that step is skipped until
+    it is loaded."""
     name = model or client.model
     per_model = getattr(settings, "context_windows", {}) or {}
     if name in per_model:
         return int(per_model[name]), "config"
+    served = getattr(client, "server_window", None)
+    if served and name == client.model:
+        return served
     if not getattr(client, "offline", False) and (may_import or getattr(client, "loaded", True)):
         known = client.context_window
         if known:

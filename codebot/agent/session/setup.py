@@ -55,7 +55,9 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
     if model == "offline":
         return _offline(settings)
     if not model and settings.api_base:
-        model = "openai/default"
+        from codebot.agent.model.providers import PLACEHOLDER_MODEL
+
+        model = PLACEHOLDER_MODEL  # the client takes the server's first listed model
     if not model:
         from codebot.agent.model import default_model_for, provider_key_present
 

@@ -1,0 +1,80 @@
+"""Local and small models through real processes against a fake llama.cpp-like server
+(`tests/agent/fake_openai.py` answering `/props` and `/v1/models` with `meta.n_ctx`):
+the window read from the server, max_tokens, the length stop, overflow refusals, the
+idle timeout, the start warning and lean mode (docs/local-models.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL_ID = "SmolLM2-135M-Instruct-Q8_0.gguf"
+
+
+def llama_cpp(fake: Any, n_ctx: int = 2048) -> Any:
+    """Make the fake answer like llama.cpp's server: `/v1/models` with `meta`, `/props`."""
+    fake.models = {
+        "object": "list",
+        "data": [
+            {
+                "id": MODEL_ID,
+                "object": "model",
+                "owned_by": "llamacpp",
+                "meta": {"n_ctx": n_ctx, "n_ctx_train": 8192},
+            }
+        ],
+    }
+    fake.props = {"default_generation_settings": {"n_ctx": n_ctx}}
+    return fake
+
+
+def run(
+    project: Path,
+    *args: str,
+    url: str,
+    stdin: str | None = None,
+    model: str | None = f"openai/{MODEL_ID}",
+    config: str = "",
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT)
+    if config:
+        home = Path(env["CODEBOT_HOME"])
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.yaml").write_text(config, encoding="utf-8")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--trust", "--api-base", url]
+    cmd += ["--model", model] if model else []
+    return subprocess.run(
+        [*cmd, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_window_from_the_servers_props_is_shown_in_context(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai).script([{"text": "hi there"}])
+    proc = run(project, "--plain", url=fake_openai.url, stdin="hello\n/context\n/exit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "window 2,048 tokens (from the server's /props)" in proc.stdout
+    assert "/props" in fake_openai.asked
+
+
+def test_an_endpoint_without_a_model_takes_the_servers_id(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai).script([{"text": "hi"}])
+    proc = run(project, "-p", "hello", "--output-format", "json", url=fake_openai.url, model=None)
+    assert proc.returncode == 0, proc.stderr
+    assert fake_openai.requests[0]["model"] == MODEL_ID  # never "default"
+    assert json.loads(proc.stdout)["model"] == f"openai/{MODEL_ID}"
