@@ -69,6 +69,16 @@ class CompactionSettings:
 
 
 @dataclass(frozen=True)
+class ModelSettings:
+    """Top-level model-request keys (docs/local-models.md); None: decided per endpoint."""
+
+    max_output_tokens: int | None = None  # None: min(model's limit, a quarter of the window)
+    first_token_timeout: float | None = None  # None: 60 s local, 120 s hosted
+    idle_timeout: float | None = None  # None: 30 s local, 90 s hosted
+    lean: bool = False  # fewer tools, a names-only listing (small windows; --lean)
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     cwd: Path
@@ -109,6 +119,7 @@ class Settings:
     context_window: int | None = None
     compaction: CompactionSettings = field(default_factory=lambda: CompactionSettings())
     limits: TurnLimits = field(default_factory=TurnLimits)
+    requests: ModelSettings = field(default_factory=ModelSettings)
     # `shell.env` of the person's own config (never a project's): variables commands keep or get.
     shell_env: ShellEnv = field(default_factory=ShellEnv)
 
@@ -230,6 +241,7 @@ def load_settings(
 ) -> Settings:
     """`trust=True` trusts the project for this run only (`--trust`)."""
     from codebot import trust as trust_store
+    from codebot.model_config import model_keys
     from codebot.project_config import (
         combine_overrides,
         drop_user_only,
@@ -305,6 +317,7 @@ def load_settings(
     sandbox_mode = _sandbox_mode(raw, warnings)
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
     compaction = _compaction(raw, warnings)
+    requests = ModelSettings(**model_keys(raw, warnings))
     return Settings(
         home=home,
         cwd=cwd,
@@ -344,6 +357,7 @@ def load_settings(
         context_windows=MappingProxyType(windows),
         context_window=window,
         compaction=compaction,
+        requests=requests,
         shell_env=read_shell_env(user_cfg, str(user_path), warnings),
         limits=TurnLimits(
             *(

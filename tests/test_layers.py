@@ -38,7 +38,7 @@ LAYERS = [
     ("codebot.shell",),
     ("codebot.skills",),
     ("codebot.trust", "codebot.project_config"),
-    ("codebot.config",),
+    ("codebot.config", "codebot.model_config"),
     ("codebot.workspace",),
     ("codebot.agent",),
     ("codebot.ui",),

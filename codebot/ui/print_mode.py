@@ -57,7 +57,12 @@ def usage_by_model(session: Any) -> dict[str, Any]:
 
 
 def result_json(
-    session: Any, text: str, *, error: tuple[str, str] | None = None, usage: Any = None
+    session: Any,
+    text: str,
+    *,
+    error: tuple[str, str] | None = None,
+    usage: Any = None,
+    stop_reason: str = "end_turn",
 ) -> dict[str, Any]:
     """stream-json's last line: the answer, whether it failed, and what it cost.
     `error`: (kind, message). `usage`: this turn's (the session's usage by model also
@@ -67,6 +72,7 @@ def result_json(
         "session_id": session.id,
         "result": text,
         "is_error": error is not None,
+        "stop_reason": stop_reason,  # "max_tokens": the answer was cut at its limit
         "usage": (usage if usage is not None else session.total_usage).to_json(),
         "usage_by_model": usage_by_model(session),
     }
@@ -225,13 +231,22 @@ def _print_result(session: Any, record: Any, output_format: str, answer: _Answer
             "usage": record.usage.to_json(),
             "usage_by_model": usage_by_model(session),
             "is_error": record.error is not None,
+            "stop_reason": record.stop_reason,  # "max_tokens": cut at its limit
         }
         if record.error:
             out["error"] = {"kind": record.error_kind, "message": record.error}
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
     elif output_format == "stream-json":
         error = (record.error_kind or "error", record.error) if record.error is not None else None
-        _line(result_json(session, record.text, error=error, usage=record.usage))
+        _line(
+            result_json(
+                session,
+                record.text,
+                error=error,
+                usage=record.usage,
+                stop_reason=record.stop_reason,
+            )
+        )
     elif output_format == "text":
         if record.text and not answer.streamed:
             answer.write(record.text)

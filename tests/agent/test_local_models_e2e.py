@@ -78,3 +78,68 @@ def test_an_endpoint_without_a_model_takes_the_servers_id(fake_openai, project: 
     assert proc.returncode == 0, proc.stderr
     assert fake_openai.requests[0]["model"] == MODEL_ID  # never "default"
     assert json.loads(proc.stdout)["model"] == f"openai/{MODEL_ID}"
+
+
+def test_every_request_carries_max_tokens_a_quarter_of_the_window(
+    fake_openai, project: Path
+) -> None:
+    llama_cpp(fake_openai, n_ctx=8192).script(
+        [
+            {"tool_calls": [{"name": "Read", "arguments": {"path": "README.md"}}]},
+            {"text": "done"},
+        ]
+    )
+    (project / "README.md").write_text("hello\n")
+    proc = run(project, "-p", "read the readme", "--output-format", "json", url=fake_openai.url)
+    assert proc.returncode == 0, proc.stderr
+    assert len(fake_openai.requests) == 2
+    for body in fake_openai.requests:
+        assert 64 <= body["max_tokens"] <= 8192 // 4
+
+
+def test_configured_max_output_tokens_is_sent(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai, n_ctx=8192).script([{"text": "ok"}])
+    proc = run(project, "-p", "hi", url=fake_openai.url, config="max_output_tokens: 300\n")
+    assert proc.returncode == 0, proc.stderr
+    assert fake_openai.requests[0]["max_tokens"] == 300
+
+
+def test_a_bad_max_output_tokens_is_named_and_ignored(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai, n_ctx=8192).script([{"text": "ok"}])
+    proc = run(project, "-p", "hi", url=fake_openai.url, config="max_output_tokens: -3\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "max_output_tokens: -3" in proc.stderr
+    assert fake_openai.requests[0]["max_tokens"] == 8192 // 4
+
+
+def test_length_stop_is_reported_in_text_mode(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai).script(
+        [{"text": "The answer is inter", "finish_reason": "length", "usage": _used(12)}]
+    )
+    proc = run(project, "-p", "explain", url=fake_openai.url)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("The answer is inter")
+    assert "the answer was cut at 12 tokens" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "stream-json"])
+def test_length_stop_is_the_stop_reason_in_json(fake_openai, project: Path, fmt: str) -> None:
+    llama_cpp(fake_openai).script(
+        [
+            {"text": "cut mid-wo", "finish_reason": "length", "usage": _used(5)},
+            {"text": "complete."},
+        ]
+    )
+    cut = run(project, "-p", "explain", "--output-format", fmt, url=fake_openai.url)
+    whole = run(project, "-p", "again", "--output-format", fmt, url=fake_openai.url)
+    for proc in (cut, whole):
+        assert proc.returncode == 0, proc.stderr
+    result = json.loads(cut.stdout.strip().splitlines()[-1])
+    assert result["stop_reason"] == "max_tokens"
+    assert result["is_error"] is False
+    assert "the answer was cut at 5 tokens" in cut.stderr
+    assert json.loads(whole.stdout.strip().splitlines()[-1])["stop_reason"] == "end_turn"
+
+
+def _used(completion_tokens: int) -> dict[str, int]:
+    return {"prompt_tokens": 100, "completion_tokens": completion_tokens}

@@ -139,6 +139,7 @@ class LiteLLMClient:
         #: Extra arguments for `litellm.acompletion` (e.g. `mock_response` in tests).
         self.completion_kwargs = dict(completion_kwargs or {})
         self._context_window: int | None = None
+        self._output_limit: int | None = None
         self._context_known = False
         #: What the configured server says of itself (window, model ids); asked on the
         #: first request, or by a front end's warm-up thread (`learn_server`).
@@ -157,10 +158,20 @@ class LiteLLMClient:
             try:
                 info = _litellm().get_model_info(self.model)
                 self._context_window = info.get("max_input_tokens") or info.get("max_tokens")
+                self._output_limit = info.get("max_output_tokens")
             except Exception:
                 self._context_window = None
             self._context_known = True
         return self._context_window
+
+    @property
+    def output_limit(self) -> int | None:
+        """The model's own limit on an answer (litellm's table), when it is known and
+        litellm is loaded; None otherwise."""
+        if _module is None:
+            return None
+        _ = self.context_window  # looks both up
+        return self._output_limit if isinstance(self._output_limit, int) else None
 
     @context_window.setter
     def context_window(self, value: int | None) -> None:
@@ -213,6 +224,8 @@ class LiteLLMClient:
             kwargs["api_base"] = self.api_base
         if self.api_key:
             kwargs["api_key"] = self.api_key
+        if request.max_tokens:
+            kwargs["max_tokens"] = request.max_tokens
         try:
             params = litellm.get_supported_openai_params(model=model) or ()
         except Exception:

@@ -50,6 +50,8 @@ class ModelRequest:
     model: str | None = None  # None: the client's default; a skill delta may set it
     effort: str | None = None  # reasoning effort, dropped where unsupported
     timeout: float = 600.0
+    #: The answer's limit in tokens (`limits.output_budget`); None sends none.
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

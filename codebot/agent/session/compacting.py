@@ -214,6 +214,7 @@ class Compactor:
             ],
             tools=(),
             model=turn.model or self.base_model,
+            max_tokens=out_tokens,
         )
         client = self.state.client
         try:

@@ -16,6 +16,7 @@ reminders), `Compactor` (context use and compaction), `SkillRunner` (skills) and
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -28,6 +29,7 @@ from codebot.agent.session.compact import Compaction, InForce
 from codebot.agent.session.compacting import Compactor
 from codebot.agent.session.context import ContextUse
 from codebot.agent.session.emit import Emit, no_emit
+from codebot.agent.session.fitting import Fitter
 from codebot.agent.session.guard import Guard
 from codebot.agent.session.parts import SessionParts
 from codebot.agent.session.prompting import Prompter
@@ -133,6 +135,7 @@ class Session:
             transcript=self.transcript,
             base_model=self.base_model,
         )
+        self.fit = Fitter(state=state, compactor=self.compactor, emit=emit)
         self.skills = SkillRunner(
             state=state,
             catalog=self.catalog,
@@ -345,11 +348,17 @@ class Session:
 
     async def loop(self, turn: TurnState, record: TurnRecord) -> None:
         """Model requests and tool calls until the model answers without calling a tool."""
+        await self.fit.learn_server()  # once: the server's window, before it is measured
+        if self.depth == 0:
+            self.fit.warn_overhead(turn)
         for _ in range(self.max_steps):
             if self.budgeter.stop_for_budget():
                 return
             await self.compactor.maybe_compact(turn)
             completion = await self._request(turn)
+            cut = self.fit.cut(completion)
+            if cut:  # calls cut mid-way are not run: their arguments are incomplete
+                completion = dataclasses.replace(completion, tool_calls=())
             self.budget.spend(completion.usage)
             record.usage = record.usage + completion.usage
             self.count_usage(completion.model or self._model_for(turn), completion.usage)
@@ -367,6 +376,10 @@ class Session:
             if completion.text:
                 record.text = completion.text
                 self.emit(ev.AssistantText(completion.text, self.depth))
+            if cut:
+                record.stop_reason = "max_tokens"
+                self.emit(ev.Notice(cut, "warning"))
+                return
             if not completion.tool_calls:
                 event = "Stop" if self.depth == 0 else "SubagentStop"
                 again = await hook_calls.stop_again(self.state.hooks, event, turn)
@@ -396,6 +409,7 @@ class Session:
                 tools=self.tool_schemas(turn),
                 model=turn.model or self.base_model,
                 effort=turn.effort,
+                max_tokens=self.fit.max_tokens(turn),
             )
             try:
                 return await self._complete(request)

@@ -80,6 +80,8 @@ class TurnRecord:
     error: str | None = None
     error_kind: str | None = None
     cancelled: bool = False
+    #: "end_turn", or "max_tokens" when the last answer was cut at its limit (`-p` JSON).
+    stop_reason: str = "end_turn"
     # Calls of the whole turn, its sub-agents' included, that were denied or failed
     # (`-p --fail-on-denial`); set when the turn ends (`Budgeter.end_budget`).
     denied_calls: int = 0
