@@ -20,6 +20,7 @@ response from a queue. A response is a dict; the keys that matter:
     {"match": "substring", ...}                 only answers a request whose serialized
                                                 messages contain the substring
     {"drop_after": 2, ...}                      close the connection after 2 chunks
+    {"error_after": {"code": 500, "message": "..."}}  the text, then an SSE error event
     {"delay": 0.5, ...}                         wait before answering
     {"chunk_delay": 0.05, ...}                  wait between streamed chunks (a slow stream)
     {"headers": {"retry-after": "0"}, ...}      extra response headers
@@ -268,6 +269,11 @@ class _Handler(BaseHTTPRequestHandler):
         if "stall" in response:
             self._send(chunks[0])
             self.server_fake._sleep(float(response["stall"]))
+            return
+        if "error_after" in response:  # text, then an error event (llama.cpp mid-stream)
+            for chunk in chunks[:-1]:
+                self._send(chunk)
+            self._send({"error": response["error_after"]})
             return
         drop_after = response.get("drop_after")
         gap = float(response.get("chunk_delay") or 0)

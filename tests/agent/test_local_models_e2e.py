@@ -143,3 +143,72 @@ def test_length_stop_is_the_stop_reason_in_json(fake_openai, project: Path, fmt:
 
 def _used(completion_tokens: int) -> dict[str, int]:
     return {"prompt_tokens": 100, "completion_tokens": completion_tokens}
+
+
+def test_overflow_mid_answer_learns_the_window_compacts_and_keeps_the_partial_text(
+    fake_openai, project: Path
+) -> None:
+    """llama.cpp streams part of an answer, then refuses: the window is learned from the
+    refusal, the streamed text is kept (on screen and in the history), the conversation
+    is compacted and the request sent again."""
+    llama_cpp(fake_openai, n_ctx=8192)
+    (project / "README.md").write_text("hello\n")
+    fake_openai.script(
+        [
+            {"tool_calls": [{"name": "Read", "arguments": {"path": "README.md"}}]},
+            {
+                "text": "Here is PARTIAL-TEXT of the answer",
+                "error_after": {
+                    "code": 400,
+                    "message": "request (5000 tokens) exceeds the available context size "
+                    "(4096 tokens), try increasing it",
+                    "type": "exceed_context_size_error",
+                },
+            },
+            {"match": "Summarize the conversation so far", "text": "SUMMARY: read README."},
+            {"text": "final answer"},
+        ]
+    )
+    proc = run(project, "-p", "read the readme", url=fake_openai.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "PARTIAL-TEXT" in proc.stdout and "final answer" in proc.stdout
+    assert "the server's context window is 4,096 tokens" in proc.stderr
+    assert "compacted" in proc.stderr
+    retry = fake_openai.requests[-1]
+    assert "PARTIAL-TEXT" in json.dumps(retry["messages"])  # kept, not dropped
+    assert retry["max_tokens"] <= 4096 // 4  # the learned window is the one used
+
+
+def test_llama_cpp_http_500_overflow_is_a_context_error_not_a_server_error(
+    fake_openai, project: Path
+) -> None:
+    refusal = {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}
+    llama_cpp(fake_openai).script([{"status": 500, "body": {"error": refusal}}, {"text": "no"}])
+    proc = run(project, "-p", "hi", "--output-format", "json", url=fake_openai.url)
+    assert proc.returncode == 1
+    result = json.loads(proc.stdout)
+    assert result["error"]["kind"] == "context"
+    assert "context window" in result["error"]["message"]
+    assert len(fake_openai.requests) == 1  # not retried three times as a server error
+
+
+def test_a_refusal_naming_the_window_is_learned_and_the_request_fits_on_retry(
+    fake_openai, project: Path
+) -> None:
+    vllm = (
+        "This model's maximum context length is 3000 tokens. However, you requested 3100 "
+        "tokens (2500 in the messages, 600 in the completion). Please reduce the length of "
+        "the messages or completion."
+    )
+    fake_openai.models = {"data": [{"id": "qwen", "owned_by": "vllm"}]}  # no window said
+    fake_openai.script(
+        [{"status": 400, "body": {"error": {"message": vllm}}}, {"text": "it fits now"}]
+    )
+    proc = run(
+        project, "-p", "hi", "--output-format", "json", url=fake_openai.url, model="openai/qwen"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"] == "it fits now"
+    first, second = fake_openai.requests
+    assert first["max_tokens"] > second["max_tokens"]  # a quarter of 128k, then of 3,000
+    assert second["max_tokens"] <= 3000 // 4

@@ -10,6 +10,7 @@ import asyncio
 import os
 import re
 
+from codebot.agent.model.limits import is_overflow, window_in
 from codebot.agent.model.protocol import ModelError
 from codebot.agent.model.providers import key_variables, provider_of
 
@@ -44,7 +45,10 @@ def model_error(
     if retries:
         message += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
     retryable = kind in ("rate_limit", "server", "connection", "timeout") and not received
-    return ModelError(kind, message, retryable=retryable, status=status)
+    error = ModelError(kind, message, retryable=retryable, status=status)
+    if kind == "context":  # the window the refusal names, to learn it
+        error.window = window_in(str(getattr(exc, "message", None) or exc))
+    return error
 
 
 def _message(
@@ -170,6 +174,8 @@ def _classify(exc: BaseException) -> tuple[str, int | None]:
         return "auth", status
     if "RateLimitError" in names:
         return "rate_limit", status or 429
+    if is_overflow(str(exc)):  # llama.cpp's is a 500, LM Studio's and Ollama's a 400
+        return "context", status
     if names & {"Timeout", "APITimeoutError", "TimeoutException"}:
         return "timeout", None
     if "NotFoundError" in names:

@@ -88,6 +88,10 @@ class ModelError(Exception):
         self.message = message
         self.retryable = retryable
         self.status = status
+        #: kind "context": the window the refusal named, when it named one.
+        self.window: int | None = None
+        #: The text streamed before the failure (kept by the session, not lost).
+        self.partial = ""
 
 
 class ModelClient(Protocol):

@@ -118,7 +118,8 @@ class Compactor:
                 "context",
                 f"the system prompt, tool definitions and skill listing alone take "
                 f"{fixed:,} of the {window:,}-token context window, so compacting the conversation "
-                "cannot make room; use a model with a larger window (or set model_context_window)",
+                "cannot make room; use a model with a larger window (or set model_context_window), "
+                "or start with --lean",
             )
         trigger = "manual" if reason == "manual" else "auto"
         if state.hooks.wanted("PreCompact"):

@@ -10,9 +10,10 @@ only applies them to the session's state (its client, settings and context meter
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
-from codebot.agent.model import Completion, ModelError
+from codebot.agent.model import Completion, ModelError, ModelRequest, TextDelta
 from codebot.agent.model.limits import output_budget, stop_reason
 from codebot.agent.session import events as ev
 from codebot.agent.session.compacting import Compactor
@@ -23,6 +24,18 @@ from codebot.agent.session.turn import TurnState
 
 #: Over this share of the window, codebot's own overhead is said at start.
 OVERHEAD_SHARE = 0.5
+#: What the model is told after an answer that overflowed was kept and compacted.
+GO_ON = (
+    "[codebot: your answer above was cut off because the context window was full; the "
+    "conversation was compacted. Continue from where it stopped.]"
+)
+
+
+@runtime_checkable
+class _SaysRetries(Protocol):
+    """A client that can tell the session it is about to retry (LiteLLMClient)."""
+
+    on_retry: Callable[[int, int, float, str], None] | None
 
 
 class Fitter:
@@ -67,14 +80,63 @@ class Fitter:
             "answer"
         )
 
+    # -- streaming one request ------------------------------------------------------------
+
+    async def complete(self, request: ModelRequest, depth: int = 0) -> Completion:
+        """Stream `request`: each piece of text as an event, the Completion returned. A
+        failure carries the text streamed before it (`ModelError.partial`)."""
+        client = self.state.client
+        if isinstance(client, _SaysRetries):
+            client.on_retry = self._say_retry
+        completion: Completion | None = None
+        streamed: list[str] = []
+        try:
+            async for item in client.stream(request):
+                if isinstance(item, TextDelta):
+                    streamed.append(item.text)
+                    self.emit(ev.TextDelta(item.text, depth))
+                else:
+                    completion = item
+        except ModelError as exc:
+            exc.partial = "".join(streamed)
+            raise
+        if completion is None:
+            raise ModelError("unknown", "the model's stream ended without a result")
+        return completion
+
+    def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
+        first = why.splitlines()[0] if why else "a passing error"
+        self.emit(
+            ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning")
+        )
+
     # -- overflow -------------------------------------------------------------------------
 
-    def learn_refusal(self, exc: ModelError) -> None:
-        """An overflow refusal that names the window teaches it to the client's server view."""
-        window = getattr(exc, "window", None)
+    def learn_refusal(self, exc: ModelError) -> bool:
+        """An overflow refusal that names the window teaches it to the client's server
+        view; whether the window changed."""
         server = getattr(self.state.client, "server", None)
-        if window and server is not None:
-            server.refused(window)
+        if not exc.window or server is None or server.window() == (exc.window, "refusal"):
+            return False
+        server.refused(exc.window)
+        self.emit(ev.Notice(f"the server's context window is {exc.window:,} tokens (it said so)"))
+        return True
+
+    async def recover(
+        self, exc: ModelError, turn: TurnState, add: Callable[[dict[str, Any]], None]
+    ) -> bool:
+        """After an overflow refusal: learn the window, keep what was streamed (with a
+        note to go on), compact harder. Whether the request is worth sending again."""
+        learned = self.learn_refusal(exc)
+        if exc.partial.strip():
+            add({"role": "assistant", "content": exc.partial})
+            add({"role": "user", "content": GO_ON})
+            self.emit(ev.AssistantText(exc.partial))
+        state = self.state
+        if not state.settings.compaction.auto or len(state.history) < 2:
+            return learned
+        compacted = await self.compactor.compact(reason="overflow", turn=turn, shrink=0.6)
+        return compacted is not None or learned
 
     # -- codebot's own overhead ---------------------------------------------------------------
 

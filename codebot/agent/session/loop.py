@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
-from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, TextDelta, Usage
+from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
 from codebot.agent.session import hook_calls
 from codebot.agent.session.asking import Approver
@@ -55,13 +55,6 @@ def _new_guard(settings: Settings, session_id: str) -> Guard:
     guard = Guard(settings.project_dir, settings.home, session_id)
     guard.load(set())
     return guard
-
-
-@runtime_checkable
-class _SaysRetries(Protocol):
-    """A client that can tell the session it is about to retry (LiteLLMClient)."""
-
-    on_retry: Callable[[int, int, float, str], None] | None
 
 
 class Session:
@@ -402,7 +395,8 @@ class Session:
 
     async def _request(self, turn: TurnState) -> Completion:
         """One model call with the history as it stands; when the provider says the
-        request is over its window (our count was low), compact harder and try once more."""
+        request is over its window, learn the window it names, keep what was streamed,
+        compact harder and try once more (`Fitter.recover`)."""
         for retry in (False, True):
             request = ModelRequest(
                 messages=[{"role": "system", "content": self.system_prompt}, *self.history],
@@ -412,39 +406,15 @@ class Session:
                 max_tokens=self.fit.max_tokens(turn),
             )
             try:
-                return await self._complete(request)
+                return await self.fit.complete(request, self.depth)
             except ModelError as exc:
                 if (
                     exc.kind != "context"
                     or retry
-                    or len(self.history) < 2
-                    or not self.settings.compaction.auto
+                    or not await self.fit.recover(exc, turn, self.add)
                 ):
                     raise
-                compacted = await self.compactor.compact(reason="overflow", turn=turn, shrink=0.6)
-                if compacted is None:
-                    raise
         raise AssertionError("unreachable")
-
-    async def _complete(self, request: ModelRequest) -> Completion:
-        client = self.client
-        if isinstance(client, _SaysRetries):
-            client.on_retry = self._say_retry
-        completion: Completion | None = None
-        async for item in client.stream(request):
-            if isinstance(item, TextDelta):
-                self.emit(ev.TextDelta(item.text, self.depth))
-            else:
-                completion = item
-        if completion is None:
-            raise ModelError("unknown", "the model's stream ended without a result")
-        return completion
-
-    def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
-        first = why.splitlines()[0] if why else "a passing error"
-        self.emit(
-            ev.Notice(f"retrying in {delay:.0f} s (attempt {attempt} of {of}): {first}", "warning")
-        )
 
     # -- meta tools and sub-agents --------------------------------------------------------
 
