@@ -212,3 +212,31 @@ def test_a_refusal_naming_the_window_is_learned_and_the_request_fits_on_retry(
     first, second = fake_openai.requests
     assert first["max_tokens"] > second["max_tokens"]  # a quarter of 128k, then of 3,000
     assert second["max_tokens"] <= 3000 // 4
+
+
+def test_a_stalled_stream_is_said_as_it_happens_then_abandoned(fake_openai, project: Path) -> None:
+    """One chunk, then silence: the wait is said while it lasts, then the idle timeout
+    (set small in the config) ends the turn with an error that says so."""
+    llama_cpp(fake_openai).script([{"text": "Hello there", "chunks": 2, "stall": 60}])
+    proc = run(
+        project,
+        "-p",
+        "hi",
+        "--output-format",
+        "json",
+        url=fake_openai.url,
+        config="idle_timeout: 1\nfirst_token_timeout: 5\n",
+    )
+    assert proc.returncode == 1
+    assert "no data from the server for 0.5 s (still waiting, up to 1 s)" in proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["kind"] == "timeout"
+    assert error["message"].startswith("no data from the server for 1 s")
+    assert len(fake_openai.requests) == 1  # text had arrived: not sent again
+
+
+def test_a_bad_timeout_in_the_config_is_named(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai).script([{"text": "ok"}])
+    proc = run(project, "-p", "hi", url=fake_openai.url, config="idle_timeout: .inf\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "idle_timeout: inf is not a positive number of seconds" in proc.stderr

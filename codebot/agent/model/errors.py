@@ -79,11 +79,14 @@ def _message(
         )
     if kind == "timeout" and received:
         return (
-            f"{model} stopped sending for {timeout:g} seconds: the stream stalled and was "
-            "abandoned."
+            f"no data from the server for {timeout:g} s: {model} stopped sending mid-answer "
+            "and the stream was abandoned (idle_timeout in the config sets how long to wait)."
         )
     if kind == "timeout":
-        return f"{model} did not answer within {timeout:g} seconds."
+        return (
+            f"no data from the server for {timeout:g} s: {model} did not start answering "
+            "(first_token_timeout in the config sets how long to wait)."
+        )
     if received:
         return f"The answer from {where} broke off mid-stream: {said}"
     if kind == "connection":

@@ -140,3 +140,8 @@ def stream_timeouts(
     or a hosted endpoint."""
     local_first, local_idle = LOCAL_TIMEOUTS if is_local(api_base) else HOSTED_TIMEOUTS
     return first_token or local_first, idle or local_idle
+
+
+def quiet_notice_after(limit: float) -> float:
+    """After how many silent seconds the wait is said (before it becomes an error)."""
+    return min(10.0, limit / 2)

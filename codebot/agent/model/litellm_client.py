@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from codebot.agent.model.errors import model_error
+from codebot.agent.model.limits import quiet_notice_after, stream_timeouts
 from codebot.agent.model.protocol import (
     Completion,
     ModelError,
@@ -129,6 +130,8 @@ class LiteLLMClient:
         backoff: float = 0.5,
         timeout: float = 600.0,
         completion_kwargs: Mapping[str, Any] | None = None,
+        first_token_timeout: float | None = None,
+        idle_timeout: float | None = None,
     ) -> None:
         self.model = model
         self.api_base = api_base
@@ -136,6 +139,14 @@ class LiteLLMClient:
         self.max_retries = max_retries
         self.backoff = backoff
         self.timeout = timeout
+        #: Seconds to wait for the first chunk, and between chunks (`limits.stream_timeouts`:
+        #: the configured ones, else 60/30 for a local server, 120/90 for a hosted one).
+        self.first_token_timeout, self.idle_timeout = stream_timeouts(
+            api_base, first_token_timeout, idle_timeout
+        )
+        #: Called as (silent_s, limit_s) when no data has come for a while (the session
+        #: says "no data from the server for N s" as it happens).
+        self.on_wait: Any = None
         #: Extra arguments for `litellm.acompletion` (e.g. `mock_response` in tests).
         self.completion_kwargs = dict(completion_kwargs or {})
         self._context_window: int | None = None
@@ -247,8 +258,9 @@ class LiteLLMClient:
             await asyncio.to_thread(self.learn_server)
         model = request.model or self.model
         kwargs = self._kwargs(litellm, request, model)
-        timeout = min(request.timeout, self.timeout)  # the stricter of request and client
-        response, iterator, chunk = await self._open(litellm, kwargs, model, timeout)
+        first = min(request.timeout, self.timeout, self.first_token_timeout)
+        idle = min(request.timeout, self.timeout, self.idle_timeout)
+        response, iterator, chunk = await self._open(litellm, kwargs, model, first)
         try:
             text: list[str] = []
             calls = _ToolCallAccumulator()
@@ -263,11 +275,11 @@ class LiteLLMClient:
                     text.append(piece)
                     yield TextDelta(piece)
                 try:
-                    chunk = await _within(iterator.__anext__(), timeout)
+                    chunk = await _within(iterator.__anext__(), idle, self._quiet(idle))
                 except StopAsyncIteration:
                     chunk = None
                 except Exception as exc:
-                    raise self._error(exc, model, timeout, received=True) from exc
+                    raise self._error(exc, model, idle, received=True) from exc
             yield Completion(
                 "".join(text), calls.calls(), self._cost(litellm, model, usage), model, finish
             )
@@ -290,9 +302,10 @@ class LiteLLMClient:
             iterator: Any = None
             try:
                 try:
-                    response = await _within(litellm.acompletion(**kwargs), timeout)
-                    iterator = response.__aiter__()
-                    chunk = await _within(iterator.__anext__(), timeout)
+                    async with _Limit(timeout, self._quiet(timeout)):  # to the first chunk
+                        response = await litellm.acompletion(**kwargs)
+                        iterator = response.__aiter__()
+                        chunk = await iterator.__anext__()
                 except StopAsyncIteration:
                     chunk = None
                 except Exception as exc:
@@ -311,6 +324,14 @@ class LiteLLMClient:
             finally:
                 if response is not None:
                     await _close(response)
+
+    def _quiet(self, limit: float) -> tuple[float, Any] | None:
+        """(after how long, what to call) to say a silence while waiting up to `limit`."""
+        on_wait = self.on_wait
+        if on_wait is None:
+            return None
+        after = quiet_notice_after(limit)
+        return after, lambda: on_wait(after, limit)
 
     async def _wait_retry(self, attempt: int, exc: BaseException, message: str) -> None:
         delay = self._delay(attempt, exc)
@@ -383,8 +404,10 @@ class LiteLLMClient:
         )
 
 
-async def _within(awaitable: Any, timeout: float) -> Any:
-    """`await awaitable`, or TimeoutError after `timeout` seconds.
+class _Limit:
+    """`async with _Limit(timeout, quiet)`: TimeoutError after `timeout` seconds; `quiet`
+    (after, call): `call()` once when the block has waited `after` seconds (the wait is
+    said as it happens, before it becomes an error).
 
     Not `asyncio.wait_for`: on Python 3.11 it runs the awaitable as a task of its own, and
     when that task finishes in the same loop step as the caller is cancelled (Esc while
@@ -392,7 +415,27 @@ async def _within(awaitable: Any, timeout: float) -> Any:
     cancellation, so the turn went on streaming. `asyncio.timeout` awaits in the caller's
     own task, where a cancellation is never lost.
     """
-    async with asyncio.timeout(timeout):
+
+    def __init__(self, timeout: float, quiet: tuple[float, Any] | None = None) -> None:
+        self._timeout = asyncio.timeout(timeout)
+        self._limit = timeout
+        self._quiet = quiet
+        self._handle: asyncio.TimerHandle | None = None
+
+    async def __aenter__(self) -> None:
+        await self._timeout.__aenter__()
+        if self._quiet is not None and self._quiet[0] < self._limit:
+            self._handle = asyncio.get_running_loop().call_later(*self._quiet)
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        if self._handle is not None:
+            self._handle.cancel()
+        return await self._timeout.__aexit__(*exc)
+
+
+async def _within(awaitable: Any, timeout: float, quiet: tuple[float, Any] | None = None) -> Any:
+    """`await awaitable` within `_Limit(timeout, quiet)`."""
+    async with _Limit(timeout, quiet):
         return await awaitable
 
 

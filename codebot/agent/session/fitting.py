@@ -38,6 +38,13 @@ class _SaysRetries(Protocol):
     on_retry: Callable[[int, int, float, str], None] | None
 
 
+@runtime_checkable
+class _SaysWaits(Protocol):
+    """A client that can say it has had no data for a while (LiteLLMClient)."""
+
+    on_wait: Callable[[float, float], None] | None
+
+
 class Fitter:
     def __init__(self, *, state: SessionState, compactor: Compactor, emit: Emit) -> None:
         self.state = state
@@ -88,6 +95,8 @@ class Fitter:
         client = self.state.client
         if isinstance(client, _SaysRetries):
             client.on_retry = self._say_retry
+        if isinstance(client, _SaysWaits):
+            client.on_wait = self._say_wait
         completion: Completion | None = None
         streamed: list[str] = []
         try:
@@ -103,6 +112,14 @@ class Fitter:
         if completion is None:
             raise ModelError("unknown", "the model's stream ended without a result")
         return completion
+
+    def _say_wait(self, silent: float, limit: float) -> None:
+        self.emit(
+            ev.Notice(
+                f"no data from the server for {silent:g} s (still waiting, up to {limit:g} s)",
+                "warning",
+            )
+        )
 
     def _say_retry(self, attempt: int, of: int, delay: float, why: str) -> None:
         first = why.splitlines()[0] if why else "a passing error"

@@ -65,7 +65,7 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
         if key is None:
             return _offline(settings)
         model = default_model_for(key)
-    return _litellm_client(model, settings.api_base, env)
+    return _litellm_client(model, settings.api_base, env, settings)
 
 
 def _offline(settings: Settings) -> ModelClient:
@@ -75,7 +75,9 @@ def _offline(settings: Settings) -> ModelClient:
     return OfflineModel(project_dir=settings.project_dir, trusted=settings.trusted)
 
 
-def _litellm_client(model: str, api_base: str | None, env: Mapping[str, str]) -> ModelClient:
+def _litellm_client(
+    model: str, api_base: str | None, env: Mapping[str, str], settings: Settings | None = None
+) -> ModelClient:
     from codebot.agent.model import LiteLLMClient
 
     api_key = env.get("CODEBOT_API_KEY")
@@ -84,7 +86,15 @@ def _litellm_client(model: str, api_base: str | None, env: Mapping[str, str]) ->
         api_key = "sk-no-key-needed"
     # A ModelClient: its `context_window` is a property (looked up once, settable), which
     # the protocol's plain attribute does not express.
-    return cast(ModelClient, LiteLLMClient(model, api_base=api_base, api_key=api_key))
+    requests = settings.requests if settings is not None else None
+    client = LiteLLMClient(
+        model,
+        api_base=api_base,
+        api_key=api_key,
+        first_token_timeout=requests.first_token_timeout if requests else None,
+        idle_timeout=requests.idle_timeout if requests else None,
+    )
+    return cast(ModelClient, client)
 
 
 def local_servers(

@@ -279,7 +279,7 @@ async def test_a_stall_mid_stream_times_out_without_retry(fake_openai: Any) -> N
     error = await failure(client_for(fake_openai, timeout=1.5))
     elapsed = time.monotonic() - started
     assert error.kind == "timeout"
-    assert "1.5 seconds" in error.message
+    assert "1.5 s" in error.message
     assert 1.4 < elapsed < 15  # the 1.5 s timeout fired, long before the 30 s stall ends
     assert len(fake_openai.requests) == 1
 
