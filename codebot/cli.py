@@ -98,6 +98,12 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
         help="line mode (prompt-toolkit) instead of the full-screen TUI",
     )
     parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="for small context windows: fewer tools, short tool definitions, a names-only "
+        "skill listing (config lean: true)",
+    )
+    parser.add_argument(
         "--add-dir",
         metavar="DIR",
         type=Path,

@@ -219,6 +219,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
         import dataclasses
 
         settings = dataclasses.replace(settings, sandbox=args.sandbox)
+    if getattr(args, "lean", False):
+        import dataclasses
+
+        lean = dataclasses.replace(settings.requests, lean=True)
+        settings = dataclasses.replace(settings, requests=lean)
     for w in settings.warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)
     return settings

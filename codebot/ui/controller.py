@@ -135,6 +135,18 @@ class Controller(BuiltinCommands):
         models = ", ".join(found[0].models[:3]) or "it lists no models"
         return f"{found[0].label} is running ({models}). Type /local to use it for this session."
 
+    def check_server(self) -> str:
+        """Ask the configured server its window and models (bounded; call it in a thread
+        after the first paint) and return the warning when codebot's own prompt takes
+        more than half the window ("" when it does not)."""
+        from codebot.agent.session.turn import TurnState
+
+        client = self.session.client
+        if getattr(client, "server", None) is None:  # no endpoint: a hosted model's big window
+            return ""
+        client.learn_server()  # type: ignore[attr-defined]
+        return self.session.fit.overhead_warning(TurnState()) or ""
+
     def session_rows(self) -> list[Any]:
         from codebot.ui.resume_view import session_rows
 

@@ -240,3 +240,48 @@ def test_a_bad_timeout_in_the_config_is_named(fake_openai, project: Path) -> Non
     proc = run(project, "-p", "hi", url=fake_openai.url, config="idle_timeout: .inf\n")
     assert proc.returncode == 0, proc.stderr
     assert "idle_timeout: inf is not a positive number of seconds" in proc.stderr
+
+
+def _overhead(body: dict[str, Any]) -> int:
+    """Tokens (the 4-characters estimate) of what codebot itself sends: system prompt,
+    tool definitions and the skill listing in the user message's reminder."""
+    system = body["messages"][0]["content"]
+    user = next(m for m in body["messages"] if m["role"] == "user")["content"]
+    listing = user.rsplit("</system-reminder>", 1)[0] if "</system-reminder>" in user else ""
+    chars = len(system) + len(json.dumps(body.get("tools") or [], sort_keys=True)) + len(listing)
+    return chars // 4
+
+
+def test_overhead_over_half_a_2048_window_is_said_at_start_with_the_way_out(
+    fake_openai, project: Path
+) -> None:
+    llama_cpp(fake_openai).script([{"text": "hi"}])
+    proc = run(project, "-p", "hello", url=fake_openai.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "codebot's own prompt takes" in proc.stderr
+    assert "of the 2,048-token window" in proc.stderr
+    assert "--lean" in proc.stderr and "lean: true" in proc.stderr
+    assert _overhead(fake_openai.requests[0]) > 1024
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_lean_mode_fits_a_2048_window(fake_openai, project: Path, how: str) -> None:
+    llama_cpp(fake_openai).script([{"text": "hi"}])
+    flag = ("--lean",) if how == "flag" else ()
+    config = "lean: true\n" if how == "config" else ""
+    proc = run(project, "-p", "hello", *flag, url=fake_openai.url, config=config)
+    assert proc.returncode == 0, proc.stderr
+    assert "codebot's own prompt takes" not in proc.stderr
+    body = fake_openai.requests[0]
+    names = sorted(t["function"]["name"] for t in body["tools"])
+    assert names == ["Bash", "Edit", "Read", "Skill", "Write"]
+    assert _overhead(body) < 1024  # under half the window: room for the conversation
+    assert body["max_tokens"] <= 2048 - _overhead(body)
+
+
+def test_line_mode_says_the_overhead_at_start(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai)
+    proc = run(project, "--plain", url=fake_openai.url, stdin="/exit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "codebot's own prompt takes" in proc.stdout + proc.stderr
+    assert fake_openai.requests == []  # said from what the server told, before any request

@@ -161,7 +161,8 @@ class Fitter:
         """Once per window: the warning when the system prompt, tool definitions, listing
         and instructions take more than half of it, else None."""
         use = self.compactor.context_use(turn)
-        fixed = use.system + use.tools + use.listing + use.skills
+        listing = use.listing or self._listing_tokens()  # at start: the one to be sent
+        fixed = use.system + use.tools + listing
         if use.window in self._warned or fixed <= use.window * OVERHEAD_SHARE:
             return None
         self._warned.add(use.window)
@@ -175,9 +176,13 @@ class Fitter:
         return (
             f"codebot's own prompt takes {fixed:,} of the {use.window:,}-token window "
             f"({fixed / use.window:.0%}: system prompt {use.system:,}, tool definitions "
-            f"{use.tools:,}, skill listing {use.listing:,}); little is left for the "
+            f"{use.tools:,}, skill listing {listing:,}); little is left for the "
             f"conversation. {how}"
         )
+
+    def _listing_tokens(self) -> int:
+        compactor = self.compactor
+        return compactor.meter.text(compactor.prompter.current_listing().text)
 
     def warn_overhead(self, turn: TurnState) -> None:
         text = self.overhead_warning(turn)

@@ -107,6 +107,7 @@ class Session:
             project_dir=state.settings.project_dir,
             system_prompt=parts.system_prompt,
             instructions=parts.instructions,
+            lean=state.settings.requests.lean,
         )
         self.budgeter = Budgeter(state, emit, parts.budget)
         self.approver = Approver(

@@ -25,6 +25,10 @@ RANKED = 40  # routed skills put in an over-budget listing, best first
 Ranker = Callable[[Sequence["Spec"]], list[str]]
 
 
+#: Lean mode's listing budget in characters: every description is cut, the names stay.
+LEAN_LISTING = 1
+
+
 class Prompter:
     """Makes the listing and the reminders from the catalog, the settings and client in
     `state` (swapped by front ends), the skills in force and the usage scores; remembers
@@ -59,7 +63,7 @@ class Prompter:
         settings = self.state.settings
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(
-            settings.listing_budget,
+            LEAN_LISTING if settings.requests.lean else settings.listing_budget,
             settings.listing_line,
             settings.listing_when,
             self.state.client.context_window,

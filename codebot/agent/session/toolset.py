@@ -3,6 +3,7 @@ less what its filter hides) and its system prompt, which names them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,34 @@ from typing import Any
 from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.turn import TurnState, render_system
 from codebot.agent.tools import META_TOOLS, ToolRegistry
+
+#: The tools lean mode offers (`--lean`, config `lean: true`): enough to read, change and
+#: test code and to use a skill, in about 450 tokens of definitions instead of about 1,550.
+LEAN_TOOLS = frozenset({"Read", "Write", "Edit", "Bash", "Skill"})
+LEAN_SYSTEM = (
+    "You are codebot, a coding agent in the project at {project} ({platform}). Tools: "
+    "{tools}; paths are relative to the project, and a denied call must not be retried "
+    "unchanged. Look at code before changing it, make small changes, run the tests, say "
+    "plainly what you did. A <system-reminder> lists skills: when one matches the request, "
+    "invoke it with the Skill tool and follow what it returns."
+)
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool definition with its description cut to the first sentence and no
+    descriptions on its parameters (the tool still checks its arguments in full)."""
+    fn = dict(schema.get("function") or {})
+    text = str(fn.get("description") or "")
+    fn["description"] = re.split(r"(?<=\.)\s", text, maxsplit=1)[0][:160]
+    params = dict(fn.get("parameters") or {})
+    props = params.get("properties")
+    if isinstance(props, dict):
+        params["properties"] = {
+            k: {a: b for a, b in v.items() if a != "description"} if isinstance(v, dict) else v
+            for k, v in props.items()
+        }
+    fn["parameters"] = params
+    return {**schema, "function": fn}
 
 
 class Toolset:
@@ -21,9 +50,11 @@ class Toolset:
         project_dir: Path,
         system_prompt: str | None = None,
         instructions: InstructionSource | None = None,
+        lean: bool = False,
     ) -> None:
         self.registry = registry
-        self.tool_filter = tool_filter
+        self.lean = lean
+        self.tool_filter = (lambda n: n in LEAN_TOOLS and tool_filter(n)) if lean else tool_filter
         self.project_dir = project_dir
         self._system = system_prompt
         # AGENTS.md and the like, re-read when edited (instruction_source.py)
@@ -33,6 +64,12 @@ class Toolset:
     def system_prompt(self) -> str:
         """The prompt given, else the default one naming this session's tools (made once),
         then the instruction files as they are now."""
+        if self._system is None and self.lean:
+            import platform
+
+            self._system = LEAN_SYSTEM.format(
+                project=self.project_dir, platform=platform.system(), tools=", ".join(self.names())
+            )
         if self._system is None:
             self._system = render_system(self.project_dir, self.names())
         extra = self.instructions.text if self.instructions is not None else ""
@@ -50,4 +87,4 @@ class Toolset:
         hidden = {n for n in (*self.registry.names(), *META_TOOLS) if not self.offered(n, turn)}
         schemas = self.registry.schemas(hidden=hidden)
         schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
-        return schemas
+        return [lean_schema(t) for t in schemas] if self.lean else schemas

@@ -168,6 +168,9 @@ class LineApp:
             offer = await asyncio.to_thread(self.controller.find_local)
             if offer:
                 self.sink.line(offer)
+            said = await asyncio.to_thread(self.controller.check_server)  # its window
+            if said:
+                self.sink.line(f"warning: {said}")
         try:
             if self.initial_prompt and await self._send_initial(self.initial_prompt) == "exit":
                 return 0

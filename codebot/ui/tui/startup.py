@@ -151,6 +151,8 @@ class Startup:
                 self._start_watcher()
         if c.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
             self._app.run_worker(self._offer_local_server(), name="probe", exit_on_error=False)
+        if not c.offline and self.watch_skills:  # the server's window, and what fits in it
+            self._app.run_worker(self._check_server(), name="window", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
             self._app.run_worker(self._submit(self.initial_prompt), exit_on_error=False)
 
@@ -161,6 +163,14 @@ class Startup:
         offer = await asyncio.to_thread(self._controller().find_local)
         if offer:
             await self._conversation.add_line(offer, "warning")
+
+    async def _check_server(self) -> None:
+        """Ask the configured server its window; say when codebot's own prompt fills it."""
+        import asyncio
+
+        said = await asyncio.to_thread(self._controller().check_server)
+        if said:
+            await self._conversation.add_line(said, "warning")
 
     # -- warm-up ----------------------------------------------------------------------------
 
