@@ -65,7 +65,9 @@ class BuiltinCommands:
         return Reply(context_report(self.session.context_use(), self.session, self.settings))
 
     def cmd_usage(self, _args: str) -> Reply:
-        return Reply(usage_report(self.session.total_usage, self.session.usage_by_model))
+        session = self.session
+        local = session.state.local_models
+        return Reply(usage_report(session.total_usage, session.usage_by_model, local))
 
     def cmd_sandbox(self, _args: str) -> Reply:
         return Reply(f"sandbox: {self.session.sandbox_state}")
@@ -111,20 +113,25 @@ class BuiltinCommands:
         return Reply(f"model switched to {client.model}", Action.MODEL_SWITCHED)
 
     def cmd_local(self, args: str) -> Reply:
-        found = getattr(self, "local", None)
-        if found is None:
-            return Reply(
-                "no local server was found at start (Ollama 11434, llama.cpp 8080, LM Studio 1234)"
-            )
-        from codebot.agent.session.setup import client_for
+        """Probe the loopback ports again (a server started since codebot did is found)
+        and switch to the first server that answered, or the one serving MODEL."""
+        from codebot.agent.session.setup import client_for, probe_local
 
-        model_id = args.strip() or None
-        if model_id is not None and model_id not in found.models:
+        servers = probe_local()
+        if not servers:
             return Reply(
-                f"{found.label} has no model {model_id!r}; "
-                f"it has: {', '.join(found.models) or 'none listed'}"
+                "no local server answered just now (Ollama 11434, llama.cpp 8080, LM Studio "
+                "1234; CODEBOT_PROBE_PORTS sets others); start one and type /local again"
             )
-        self.session.client = client_for(found, model_id)
+        model_id = args.strip() or None
+        found = next((f for f in servers if model_id is None or model_id in f.models), None)
+        if found is None:
+            listed = "; ".join(
+                f"{f.label}: {', '.join(f.models) or 'none listed'}" for f in servers
+            )
+            return Reply(f"no local server has a model {model_id!r} ({listed})")
+        self.local = found
+        self.session.client = client_for(found, model_id, settings=self.settings)
         return Reply(
             f"model switched to {self.session.client.model} at {found.base_url}",
             Action.MODEL_SWITCHED,

@@ -139,7 +139,7 @@ BUILTINS: tuple[Command, ...] = (
     Command(
         "local",
         "[model]",
-        "use the local server found at start (Ollama, llama.cpp, LM Studio)",
+        "look for a local server again and use it (Ollama, llama.cpp, LM Studio)",
         "cmd_local",
         off_loop=True,
     ),

@@ -11,12 +11,16 @@ from codebot.display import strip_escapes
 from codebot.skills.catalog import Change
 
 
-def usage_report(total, by_model) -> str:
-    """`/usage`: tokens in and out and cost (litellm's price table), per model and in all."""
+def usage_report(total, by_model, local: frozenset[str] | set[str] = frozenset()) -> str:
+    """`/usage`: tokens in and out and cost (litellm's price table), per model and in all;
+    `local`: models served on this machine, which cost nothing."""
 
     def line(name: str, u) -> str:
+        free = name in local or (name == "all models" and set(by_model) <= set(local))
         cost = (
-            f"${u.cost:.4f}"
+            "local, no cost"  # whatever litellm's table says of a model of the same name
+            if free
+            else f"${u.cost:.4f}"
             if u.cost is not None
             else "cost unknown (not in litellm's price table)"
         )

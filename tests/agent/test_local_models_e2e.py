@@ -66,9 +66,11 @@ def run(
 
 def test_window_from_the_servers_props_is_shown_in_context(fake_openai, project: Path) -> None:
     llama_cpp(fake_openai).script([{"text": "hi there"}])
-    proc = run(project, "--plain", url=fake_openai.url, stdin="hello\n/context\n/exit\n")
+    stdin = "hello\n/context\n/usage\n/exit\n"
+    proc = run(project, "--plain", url=fake_openai.url, stdin=stdin)
     assert proc.returncode == 0, proc.stderr
     assert "window 2,048 tokens (from the server's /props)" in proc.stdout
+    assert "local, no cost" in proc.stdout and "cost unknown" not in proc.stdout
     assert "/props" in fake_openai.asked
 
 

@@ -109,7 +109,7 @@ def local_servers(
     Only loopback is asked (`local_probe.probe`); CODEBOT_PROBE_PORTS=11434,8080 replaces
     the usual ports (Ollama 11434, llama.cpp 8080, LM Studio 1234). Print mode never calls it.
     """
-    from codebot.agent.model import local_probe, provider_key_present
+    from codebot.agent.model import provider_key_present
 
     env = os.environ if env is None else env
     if (
@@ -121,6 +121,17 @@ def local_servers(
         return []
     if env.get("CODEBOT_NO_PROBE", "").strip().lower() in ("1", "true", "yes", "on"):
         return []
+    return probe_local(env, probe)
+
+
+def probe_local(
+    env: Mapping[str, str] | None = None, probe: Callable[..., list[Found]] | None = None
+) -> list[Found]:
+    """Ask the loopback ports now (CODEBOT_PROBE_PORTS, else Ollama's, llama.cpp's and
+    LM Studio's), whatever is configured: `/local` probes again each time it is typed."""
+    from codebot.agent.model import local_probe
+
+    env = os.environ if env is None else env
     ports = [
         int(p)
         for p in env.get("CODEBOT_PROBE_PORTS", "").replace(" ", "").split(",")
@@ -130,12 +141,15 @@ def local_servers(
 
 
 def client_for(
-    found: Found, model_id: str | None = None, env: Mapping[str, str] | None = None
+    found: Found,
+    model_id: str | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> ModelClient:
     """The client for a server `local_servers` found: `openai/<model_id>` (its first model
     when not given) at its base URL. Assign it to `session.client` to switch."""
     return _litellm_client(
-        found.model_string(model_id), found.base_url, os.environ if env is None else env
+        found.model_string(model_id), found.base_url, os.environ if env is None else env, settings
     )
 
 

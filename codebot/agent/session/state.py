@@ -15,6 +15,7 @@ from typing import Any
 
 from codebot.agent.hooks import NO_HOOKS, Hooks
 from codebot.agent.model import ModelClient, Usage
+from codebot.agent.model.limits import is_local
 from codebot.agent.session.compact import Compaction, InForce
 from codebot.config import Settings
 
@@ -36,7 +37,11 @@ class SessionState:
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
     #: The session's hooks (shared with its sub-agents); NO_HOOKS runs nothing.
     hooks: Hooks = NO_HOOKS
+    #: Models that answered from a server on this machine (`/usage`: "local, no cost").
+    local_models: set[str] = field(default_factory=set)
 
     def count_usage(self, model: str, usage: Usage) -> None:
         self.total_usage = self.total_usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
+        if is_local(getattr(self.client, "api_base", None)):
+            self.local_models.add(model)
