@@ -156,6 +156,9 @@ def run_print(
         _say(f"codebot: {exc}")
         return 2
     _startup_warnings(session)
+    learn = getattr(session.client, "learn_server", None)
+    if learn is not None:  # no paint to wait for: the server's window and model id now
+        learn()
     if output_format == "stream-json":
         _line(init_json(session))
     from codebot.ui import commands

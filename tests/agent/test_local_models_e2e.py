@@ -287,3 +287,13 @@ def test_line_mode_says_the_overhead_at_start(fake_openai, project: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     assert "codebot's own prompt takes" in proc.stdout + proc.stderr
     assert fake_openai.requests == []  # said from what the server told, before any request
+
+
+def test_stream_json_init_names_the_servers_model(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai).script([{"text": "hi"}])
+    proc = run(
+        project, "-p", "hello", "--output-format", "stream-json", url=fake_openai.url, model=None
+    )
+    assert proc.returncode == 0, proc.stderr
+    init = json.loads(proc.stdout.splitlines()[0])
+    assert init["type"] == "init" and init["model"] == f"openai/{MODEL_ID}"
