@@ -142,18 +142,21 @@ class Fitter:
     async def recover(
         self, exc: ModelError, turn: TurnState, add: Callable[[dict[str, Any]], None]
     ) -> bool:
-        """After an overflow refusal: learn the window, keep what was streamed (with a
-        note to go on), compact harder. Whether the request is worth sending again."""
+        """After an overflow refusal: learn the window, compact harder, and keep what was
+        streamed after the compacted view (with a note to go on when the request is sent
+        again). Whether it is worth sending again."""
         learned = self.learn_refusal(exc)
-        if exc.partial.strip():
-            add({"role": "assistant", "content": exc.partial})
-            add({"role": "user", "content": GO_ON})
-            self.emit(ev.AssistantText(exc.partial))
         state = self.state
-        if not state.settings.compaction.auto or len(state.history) < 2:
-            return learned
-        compacted = await self.compactor.compact(reason="overflow", turn=turn, shrink=0.6)
-        return compacted is not None or learned
+        compacted = None
+        if state.settings.compaction.auto and len(state.history) >= 2:
+            compacted = await self.compactor.compact(reason="overflow", turn=turn, shrink=0.6)
+        again = compacted is not None or learned
+        if exc.partial.strip():  # what the person saw stays in the conversation
+            add({"role": "assistant", "content": exc.partial})
+            self.emit(ev.AssistantText(exc.partial))
+            if again:
+                add({"role": "user", "content": GO_ON})
+        return again
 
     # -- codebot's own overhead ---------------------------------------------------------------
 
