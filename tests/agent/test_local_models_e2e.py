@@ -297,3 +297,13 @@ def test_stream_json_init_names_the_servers_model(fake_openai, project: Path) ->
     assert proc.returncode == 0, proc.stderr
     init = json.loads(proc.stdout.splitlines()[0])
     assert init["type"] == "init" and init["model"] == f"openai/{MODEL_ID}"
+
+
+def test_line_mode_reports_a_cut_answer(fake_openai, project: Path) -> None:
+    llama_cpp(fake_openai, n_ctx=8192).script(
+        [{"text": "The answer is inter", "finish_reason": "length", "usage": _used(7)}]
+    )
+    proc = run(project, "--plain", url=fake_openai.url, stdin="explain\n/exit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "The answer is inter" in proc.stdout
+    assert "the answer was cut at 7 tokens" in proc.stdout + proc.stderr

@@ -112,3 +112,49 @@ def test_context_names_the_windows_source(project: Path, source: str, words: str
     text = context_report(use, c.session, c.settings)
     assert f"window 2,048 tokens ({words})" in text.splitlines()[0]
     assert window_words("default").startswith("default")
+
+
+def test_check_server_reads_the_window_and_warns_once(project: Path, fake_openai: Any) -> None:
+    from codebot.config import load_settings
+    from codebot.ui.controller import Controller
+
+    fake_openai.models = {"data": [{"id": "smol", "owned_by": "llamacpp", "meta": {"n_ctx": 2048}}]}
+    fake_openai.props = {"default_generation_settings": {"n_ctx": 2048}}
+    settings = load_settings(cwd=project, api_base=fake_openai.url, trust=True)
+    c = Controller(settings, interactive=True)
+    said = c.check_server()
+    assert "of the 2,048-token window" in said and "--lean" in said
+    assert c.session.client.model == "openai/smol"  # the placeholder became the listed id
+    assert c.check_server() == ""  # said once
+    assert fake_openai.requests == []  # nothing was sent to the model
+
+
+def test_check_server_without_an_endpoint_asks_nothing(project: Path) -> None:
+    assert _controller(project).check_server() == ""
+
+
+async def test_the_tui_says_the_overhead_after_the_first_paint(
+    project: Path, fake_openai: Any
+) -> None:
+    from textual.widgets import Static
+
+    from codebot.config import load_settings
+    from codebot.ui.controller import Controller
+    from codebot.ui.tui.app import CodebotApp
+
+    fake_openai.models = {"data": [{"id": "smol", "owned_by": "llamacpp", "meta": {"n_ctx": 2048}}]}
+    fake_openai.props = {"default_generation_settings": {"n_ctx": 2048}}
+    settings = load_settings(cwd=project, api_base=fake_openai.url, trust=True)
+    app = CodebotApp(Controller(settings, interactive=True), watch_skills=False)
+
+    def said() -> bool:
+        lines = [str(w.content) for w in app.conversation.query(Static)]
+        return any("of the 2,048-token window" in line for line in lines)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(1000):  # poll: the check runs in a worker after the first paint
+            if said():
+                break
+            await pilot.pause(0.02)
+        assert said()
+    assert fake_openai.requests == []

@@ -56,6 +56,13 @@ class Prompter:
         self._active_cache = (snap.generation, now, keys)
         return keys
 
+    def _window(self) -> int | None:
+        """The window the listing budget scales with: what the server said, else the
+        client's (litellm's table)."""
+        client = self.state.client
+        served = getattr(client, "server_window", None)
+        return served[0] if served else client.context_window
+
     def current_listing(self, request: str = "") -> Listing:
         """The listing for a turn whose request is `request` (preselection ranks by it)."""
         from codebot.skills.prompt import ListingOptions, listing_for
@@ -66,7 +73,7 @@ class Prompter:
             LEAN_LISTING if settings.requests.lean else settings.listing_budget,
             settings.listing_line,
             settings.listing_when,
-            self.state.client.context_window,
+            self._window(),
         )
         snap = self.catalog.snapshot
         specs = list(snap)

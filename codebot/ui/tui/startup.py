@@ -151,7 +151,7 @@ class Startup:
                 self._start_watcher()
         if c.offline and self.watch_skills:  # tests pass watch_skills=False: no probe
             self._app.run_worker(self._offer_local_server(), name="probe", exit_on_error=False)
-        if not c.offline and self.watch_skills:  # the server's window, and what fits in it
+        if getattr(c.session.client, "server", None) is not None:  # its window, what fits
             self._app.run_worker(self._check_server(), name="window", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
             self._app.run_worker(self._submit(self.initial_prompt), exit_on_error=False)

@@ -185,3 +185,20 @@ def test_a_raising_asker_is_a_server_that_said_nothing() -> None:
 
     view = ServerView("http://127.0.0.1:1/v1", ask=ask)
     assert view.learn() == ServerInfo()
+
+
+def test_model_ids_with_control_characters_or_too_many_are_not_taken() -> None:
+    from codebot.agent.model.server_window import MAX_MODELS, model_ids
+
+    doc = {
+        "data": [
+            {"id": "evil\x1b[2Jname"},
+            {"id": "--model=x; rm -rf /"},
+            {"id": ""},
+            {"id": 42},
+            *({"id": f"m{i}"} for i in range(100)),
+        ]
+    }
+    ids = model_ids(doc)
+    assert ids[0] == "m0" and len(ids) == MAX_MODELS
+    assert all("\x1b" not in i and " " not in i for i in ids)
