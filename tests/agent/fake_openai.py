@@ -109,6 +109,7 @@ class FakeOpenAI:
         self.props: Any = None  # GET /props answer (llama.cpp)
         self.show: Any = None  # POST /api/show answer (Ollama)
         self.asked: list[str] = []
+        self.get_headers: list[dict[str, str]] = []  # of each GET, names lower-case
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._port = port
@@ -205,6 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.server_fake
         fake.asked.append(self.path)
+        fake.get_headers.append({k.lower(): v for k, v in self.headers.items()})
         doc = {"/v1/models": fake.models, "/props": fake.props}.get(self.path.rstrip("/"))
         if doc is None:
             self._json(404, error_body(404, f"fake server: no route GET {self.path}"))

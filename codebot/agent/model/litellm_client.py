@@ -154,7 +154,7 @@ class LiteLLMClient:
         self._context_known = False
         #: What the configured server says of itself (window, model ids); asked on the
         #: first request, or by a front end's warm-up thread (`learn_server`).
-        self.server: ServerView | None = ServerView(api_base) if api_base else None
+        self.server: ServerView | None = ServerView(api_base, api_key=api_key) if api_base else None
         #: Called as (attempt, max_retries, delay_s, why) before each retry (the session
         #: sets it to say "retrying in N s (attempt k of n)").
         self.on_retry: Any = None

@@ -129,10 +129,15 @@ def window_from_show(doc: Any) -> int | None:
 
 
 def ask_server(
-    api_base: str, model_id: str | None = None, budget_s: float = DEFAULT_BUDGET_S
+    api_base: str,
+    model_id: str | None = None,
+    budget_s: float = DEFAULT_BUDGET_S,
+    api_key: str | None = None,
 ) -> ServerInfo:
     """What the server at `api_base` says about itself, within `budget_s` seconds in all.
-    Never raises: a server that does not answer gives `ServerInfo()`."""
+    `api_key` (the one the requests send) goes to that server only, as a bearer token
+    (vLLM's `--api-key` guards `/v1/models` too). Never raises: a server that does not
+    answer gives `ServerInfo()`."""
     try:
         parts = urlsplit(api_base)
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -144,9 +149,10 @@ def ask_server(
     root = base[: -len("/v1")] if base.endswith("/v1") else base
     deadline = time.monotonic() + max(0.0, budget_s)
     target = (parts.hostname, port, parts.scheme == "https")
+    key = api_key if api_key and _HEADER_SAFE.fullmatch(api_key) else None
 
     def ask(path: str, body: dict[str, Any] | None = None) -> Any:
-        return _json(target, path, body, deadline)
+        return _json(target, path, body, deadline, key)
 
     listed = ask(f"{base}/models")
     models = model_ids(listed)
@@ -163,13 +169,21 @@ def ask_server(
     return ServerInfo(None, None, models)
 
 
+#: What may go into a header line: printable ASCII, no CR/LF (a key is never a way in).
+_HEADER_SAFE = re.compile(r"[\x21-\x7e]{1,512}")
+
+
 def _json(
-    target: tuple[str, int, bool], path: str, body: dict[str, Any] | None, deadline: float
+    target: tuple[str, int, bool],
+    path: str,
+    body: dict[str, Any] | None,
+    deadline: float,
+    key: str | None = None,
 ) -> Any:
     """The parsed JSON of a 200 answer to one request, or None."""
     host, port, tls = target
     try:
-        raw = _exchange(host, port, tls, _request(host, port, path, body), deadline)
+        raw = _exchange(host, port, tls, _request(host, port, path, body, key), deadline)
     except (OSError, ValueError):
         return None
     if raw is None:
@@ -187,13 +201,17 @@ def _json(
         return None
 
 
-def _request(host: str, port: int, path: str, body: dict[str, Any] | None) -> bytes:
+def _request(
+    host: str, port: int, path: str, body: dict[str, Any] | None, key: str | None = None
+) -> bytes:
     netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     payload = json.dumps(body).encode() if body is not None else b""
     head = (
         f"{'POST' if body is not None else 'GET'} {path or '/'} HTTP/1.0\r\nHost: {netloc}\r\n"
         "Accept: application/json\r\nUser-Agent: codebot\r\nConnection: close\r\n"
     )
+    if key:
+        head += f"Authorization: Bearer {key}\r\n"
     if body is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
     return (head + "\r\n").encode("ascii", "replace") + payload
@@ -239,8 +257,15 @@ class ServerView:
     """What one client knows of its server: asked once (`learn`, from a thread), plus the
     window a refusal named (`refused`), which wins over what the server said."""
 
-    def __init__(self, api_base: str, ask: Any = None, budget_s: float = DEFAULT_BUDGET_S):
+    def __init__(
+        self,
+        api_base: str,
+        ask: Any = None,
+        budget_s: float = DEFAULT_BUDGET_S,
+        api_key: str | None = None,
+    ) -> None:
         self.api_base = api_base
+        self.api_key = api_key
         self._ask = ask or ask_server
         self.budget_s = budget_s
         self.info: ServerInfo | None = None
@@ -256,7 +281,7 @@ class ServerView:
         with self._lock:
             if self.info is None or again:
                 try:
-                    self.info = self._ask(self.api_base, model_id, self.budget_s)
+                    self.info = self._ask(self.api_base, model_id, self.budget_s, self.api_key)
                 except Exception:  # a broken server is one that said nothing
                     self.info = ServerInfo()
             return self.info or ServerInfo()

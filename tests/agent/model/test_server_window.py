@@ -161,7 +161,7 @@ def test_hostile_servers_tell_nothing_within_the_budget(hostile, kind: str) -> N
 def test_server_view_asks_once_and_a_refusal_wins() -> None:
     calls: list[str | None] = []
 
-    def ask(base: str, model: str | None, budget: float) -> ServerInfo:
+    def ask(base: str, model: str | None, budget: float, key: str | None) -> ServerInfo:
         calls.append(model)
         return ServerInfo(4096, "/v1/models", ("m",))
 
@@ -202,3 +202,12 @@ def test_model_ids_with_control_characters_or_too_many_are_not_taken() -> None:
     ids = model_ids(doc)
     assert ids[0] == "m0" and len(ids) == MAX_MODELS
     assert all("\x1b" not in i and " " not in i for i in ids)
+
+
+def test_the_key_goes_to_the_configured_server_only_when_header_safe(fake_openai) -> None:
+    fake_openai.models = {"data": [{"id": "m", "max_model_len": 4096}]}
+    assert ask_server(fake_openai.url, api_key="sk-local").window == 4096
+    assert ask_server(fake_openai.url, api_key="sk\r\nX-Evil: 1").window == 4096
+    got = [h for h in fake_openai.get_headers]
+    assert got[0].get("authorization") == "Bearer sk-local"
+    assert "authorization" not in got[1] and "x-evil" not in got[1]
