@@ -158,3 +158,31 @@ async def test_the_tui_says_the_overhead_after_the_first_paint(
             await pilot.pause(0.02)
         assert said()
     assert fake_openai.requests == []
+
+
+async def test_the_tui_says_an_answer_was_cut(project: Path) -> None:
+    from textual.widgets import Static
+
+    from codebot.agent.model import ScriptedModel
+    from codebot.config import load_settings
+    from codebot.ui.controller import Controller
+    from codebot.ui.tui.app import CodebotApp
+
+    client = ScriptedModel(
+        [{"text": "cut mid-wo", "finish_reason": "length", "usage": {"completion_tokens": 9}}]
+    )
+    controller = Controller(load_settings(cwd=project, trust=True), client=client)
+    app = CodebotApp(controller, watch_skills=False)
+
+    def said() -> bool:
+        lines = [str(w.content) for w in app.conversation.query(Static)]
+        return any("the answer was cut at 9 tokens" in line for line in lines)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.prompt.load_text("explain")
+        await app.on_prompt_area_submitted(app.prompt.Submitted("explain"))
+        for _ in range(1000):
+            if said():
+                break
+            await pilot.pause(0.02)
+        assert said()
