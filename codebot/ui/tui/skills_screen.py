@@ -47,9 +47,10 @@ def column_widths(rows: list[Row], screen_width: int) -> list[int]:
     description the rest (at least 10). A cell costs its width plus 2 of padding."""
 
     def widest(field: str, cap: int) -> int:
-        return min(cap, max([len(field.title()), *(len(getattr(r, field)) for r in rows)]))
+        title = "Source" if field == "origin" else field.title()
+        return min(cap, max([len(title), *(len(getattr(r, field)) for r in rows)]))
 
-    source, state, cost = widest("source", 12), widest("state", 12), 8
+    source, state, cost = widest("origin", 16), widest("state", 12), 8
     room = (
         screen_width - 6 - 2 * len(COLUMNS) - source - state - cost
     )  # margins, scrollbar, padding
@@ -154,7 +155,7 @@ class SkillsScreen(Screen[None]):
             # `[reverse]x` must show those characters. Row fields are already escape-free.
             table.add_row(
                 Text(truncate(row.name, widths[0])),
-                Text(truncate(row.source, widths[1])),
+                Text(truncate(row.origin, widths[1])),
                 state,
                 cost,
                 Text(truncate(row.description, widths[4])),
@@ -184,7 +185,7 @@ class SkillsScreen(Screen[None]):
         text = Text()
         if row is not None:
             text.append(f"{row.name}", style="bold")
-            text.append(f"  {row.source} · {row.path}\n")
+            text.append(f"  {row.origin} · {row.path}\n")
             if row.editable:
                 text.append(f"state {row.state} (o to change) · ")
             text.append(
