@@ -60,7 +60,12 @@ HOSTS: tuple[Host, ...] = (
     Host("gemini", "Gemini CLI", (".gemini/skills",), ("~/.gemini/skills",)),
     Host("copilot", "GitHub Copilot", (".github/skills",), ("~/.copilot/skills",)),
     Host("cursor", "Cursor", (".cursor/skills",), ("~/.cursor/skills",)),
-    Host("codex", "Codex CLI (older layout)", (".codex/skills",), ("~/.codex/skills",)),
+    Host(
+        "codex",
+        "Codex CLI (its earlier folders; now `.agents/skills`)",
+        (".codex/skills",),
+        ("~/.codex/skills",),
+    ),
 )
 
 
