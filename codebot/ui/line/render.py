@@ -304,7 +304,7 @@ def skills_table(controller: Any, query: str = "") -> str:
         return f"no skill matches {query.strip()!r} ({len(rows)} in all)"
     nw = min(28, max(len("name"), *(len(r[0]) for r in shown)))
     sw = max(len("source"), *(len(r[1]) for r in shown))
-    tw = min(24, max(len("state"), *(len(r[2]) for r in shown)))
+    tw = min(28, max(len("state"), *(len(r[2]) for r in shown)))  # "shadowed by project/opencode"
     w = width() - 1
     lines = [f"{'name':<{nw}}  {'source':<{sw}}  {'state':<{tw}}  description"]
     for name, source, state, desc in shown:

@@ -42,15 +42,17 @@ NAME_MAX = 28  # a long name is cut (the details below show it whole)
 
 
 def column_widths(rows: list[Row], screen_width: int) -> list[int]:
-    """Widths of the five columns: name, source and state as wide as their longest value
-    (the name at most NAME_MAX and half of what is left), listing cost 8, and the
-    description the rest (at least 10). A cell costs its width plus 2 of padding."""
+    """Widths of the five columns: name, source (with the host) and state as wide as their
+    longest value (the name at most NAME_MAX and half of what is left), listing cost 8,
+    and the description the rest (at least 10). A cell costs its width plus 2 of padding."""
 
     def widest(field: str, cap: int) -> int:
         title = "Source" if field == "origin" else field.title()
         return min(cap, max([len(title), *(len(getattr(r, field)) for r in rows)]))
 
-    source, state, cost = widest("origin", 16), widest("state", 12), 8
+    # `project/codebot` whole from 80 columns; narrower, cut (the details show it whole)
+    source = widest("origin", min(16, max(7, screen_width // 5)))
+    state, cost = widest("state", 12), 8
     room = (
         screen_width - 6 - 2 * len(COLUMNS) - source - state - cost
     )  # margins, scrollbar, padding
