@@ -154,7 +154,13 @@ def _print_groups(rows: list[dict[str, Any]], project: Path) -> None:
 def _short(path: str, project: Path) -> str:
     """A folder as the person knows it: relative to the project, else `~/…`, else as is."""
     p = Path(path)
-    for base, label in ((project, ""), (Path.home(), "~/")):
+    try:
+        home: Path | None = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry
+        home = None
+    for base, label in ((project, ""), (home, "~/")):
+        if base is None:
+            continue
         try:
             rel = p.relative_to(base)
         except ValueError:

@@ -178,7 +178,10 @@ def test_nearer_beats_farther_and_project_beats_user_and_user_beats_bundled(
     write_skill(first_user, "proj", "description: user, first host")
     *_, (_, last_user) = user_folders(home, home / ".codebot")
     write_skill(last_user, "review", "description: user, lowest host")
-    snap = load(cwd, home, include_bundled=True)
+    write_skill(repo / last, "extra", "description: the lowest project host folder")
+    write_skill(repo / "more", "extra", "description: a --skills-dir folder")
+    snap = load(cwd, home, include_bundled=True, extra_dirs=[repo / "more"])
+    assert snap.get("extra").root.path == repo / last  # --skills-dir after every host
     assert snap.get("near").root.path == cwd / last
     assert snap.get("proj").root.path == repo / last and snap.get("proj").root.family == (
         last_family

@@ -114,3 +114,18 @@ def test_control_characters_in_a_hosts_folder_name_are_not_printed(repo: Path, w
     assert r.returncode == 0, r.stderr
     assert "\x1b" not in r.stdout and "\x07" not in r.stdout
     assert "in .gemini/skills, shadowed by project (claude) .claude/skills/t" in r.stdout
+
+
+def test_a_fifo_and_a_loop_in_host_folders_do_not_hang_skills_list(repo: Path):
+    pipe = repo / ".cursor" / "skills" / "pipe"
+    pipe.mkdir(parents=True)
+    os.mkfifo(pipe / "SKILL.md")
+    (repo / ".gemini" / "skills" / "loop").symlink_to(repo / ".gemini" / "skills")
+    (repo / ".codex").mkdir(exist_ok=True)
+    os.mkfifo(repo / ".codex" / "fifo")
+    (repo / ".codex" / "skills").rename(repo / ".codex" / "old")
+    (repo / ".codex" / "skills").symlink_to(repo / ".codex" / "fifo")  # a root that is a FIFO
+    r = codebot("skills", "list", "--json", cwd=repo, timeout=30)
+    assert r.returncode == 0, r.stderr
+    names = {s["name"] for s in json.loads(r.stdout)["skills"]}
+    assert "p5-gemini" in names and "pipe" not in names and "p8-codex" not in names
