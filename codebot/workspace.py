@@ -9,7 +9,9 @@ from codebot.skills.catalog import Catalog, default_roots
 
 
 def index_path(settings: Settings) -> Path:
-    return settings.home / "cache" / "skill-index.json"
+    from codebot.skills.catalog.index import default_path
+
+    return default_path(settings.home)
 
 
 def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) -> Catalog:
