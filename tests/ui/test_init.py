@@ -266,3 +266,30 @@ def test_print_mode_init_writes_the_draft_and_asks_no_model(repo: Path) -> None:
     out = json.loads(again.stdout)
     assert out["is_error"] is True and "already exists" in out["result"]
     assert (repo / "AGENTS.md").read_bytes() == before
+
+
+async def test_the_tui_shows_the_draft_then_runs_the_models_turn(repo: Path) -> None:
+    from pilot_wait import until
+    from textual.widgets import Markdown, Static
+
+    from codebot.ui.tui.app import CodebotApp
+
+    client = ScriptedModel(["REVIEWED-THE-DRAFT"])
+    app = CodebotApp(_controller(repo, client), watch_skills=False)
+
+    def shown() -> str:
+        return "\n".join(
+            w.source if isinstance(w, Markdown) else str(w.content)
+            for w in app.conversation.children
+            if isinstance(w, Markdown | Static)
+        )
+
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.submit("/init")
+            await until(pilot, lambda: "REVIEWED-THE-DRAFT" in shown(), timeout=20)
+            assert "wrote " in shown() and (repo / "AGENTS.md").is_file()
+    finally:
+        app.controller.close()
+    (request,) = client.requests
+    assert "Widget Shop" in request.messages[0]["content"]

@@ -74,13 +74,13 @@ class Compactor:
         """What the next request would spend (without the next user message)."""
         turn = turn or TurnState()
         model = turn.model or self.base_model
-        source = self.toolset.instructions
+        system, instructions = self.toolset.system_parts()
         return self.meter.use(
-            self.toolset.system_prompt,
+            system,
             self.toolset.schemas(turn),
             self.state.history,
             self.window(model, may_import=may_import),
-            source.text if source is not None else "",
+            instructions,
         )
 
     async def maybe_compact(self, turn: TurnState) -> None:
