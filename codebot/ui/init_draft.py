@@ -183,10 +183,8 @@ def write_agents_md(root: Path, text: str, *, force: bool = False) -> Path:
     if not force:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(target, flags | getattr(os, "O_CLOEXEC", 0), 0o644)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         return target
     try:
         st = os.lstat(target)
@@ -242,7 +240,5 @@ def run_init(root: Path, args: str, *, model: bool) -> InitResult:
     )
     if model and not draft_only:
         return InitResult(said + "\nasking the model to check and improve it…", True, True)
-    hint = (
-        "" if draft_only else " (with a model connected, /init also asks it to improve the draft)"
-    )
+    hint = "" if draft_only else " (interactively, with a model, /init also asks it to improve it)"
     return InitResult(said + f"\nreview and edit it{hint}", written=True)
