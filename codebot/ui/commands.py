@@ -122,14 +122,6 @@ BUILTINS: tuple[Command, ...] = (
         runs_turn=True,
         not_while_busy=True,
     ),
-    Command(
-        "init",
-        "[--force] [--draft]",
-        "write a starting AGENTS.md from the repository (then the model improves it)",
-        "cmd_init",
-        not_while_busy=True,
-        off_loop=True,
-    ),
     Command("usage", "", "tokens and cost so far", "cmd_usage"),
     Command("exit", "", "quit codebot", "cmd_exit"),
     Command(
@@ -165,6 +157,14 @@ BUILTINS: tuple[Command, ...] = (
         "[accept PATH|all · revert PATH]",
         "files codebot's agent wrote among skills, config and instructions: review, accept, revert",
         "cmd_written",
+    ),
+    Command(
+        "init",
+        "[--force] [--draft]",
+        "write a starting AGENTS.md from the repository (then the model improves it)",
+        "cmd_init",
+        not_while_busy=True,
+        off_loop=True,
     ),
 )
 BY_NAME: dict[str, Command] = {c.name: c for c in BUILTINS}
