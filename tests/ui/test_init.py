@@ -293,3 +293,16 @@ async def test_the_tui_shows_the_draft_then_runs_the_models_turn(repo: Path) -> 
         app.controller.close()
     (request,) = client.requests
     assert "Widget Shop" in request.messages[0]["content"]
+
+
+def test_huge_values_are_capped(project: Path) -> None:
+    (project / "README.md").write_text("# T\n\n" + "word " * 40_000 + "\n")  # 200 KB paragraph
+    scripts = {f"s{i}": "x" * 200 for i in range(1000)}  # 200 KB, under the read limit
+    (project / "package.json").write_text(json.dumps({"scripts": scripts}))
+    (project / "Makefile").write_text("".join(f"t{i}:\n" for i in range(5000)))
+    text = render_draft(survey(project))
+    assert len(text) < 20_000, len(text)
+    summary = next(line for line in text.splitlines() if line.startswith("**T**"))
+    assert len(summary) < 450 and summary.endswith("…")
+    assert text.count("`npm run s") == 20 and "x" * 200 not in text
+    assert "`make t19`" in text and "`make t20`" not in text
