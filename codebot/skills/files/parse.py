@@ -17,6 +17,7 @@ from codebot.skills.files import coerce, frontmatter
 from codebot.skills.files.arguments import read_arguments
 from codebot.skills.files.codex_meta import NO_CODEX, read_openai_yaml
 from codebot.skills.files.collector import Collector
+from codebot.skills.files.command_file import COMMANDS, first_line, whole_body
 from codebot.skills.files.frontmatter import FrontmatterError
 from codebot.skills.files.safe_read import (
     MAX_FILE_BYTES,
@@ -165,6 +166,9 @@ def _parse(
         return bad
     try:
         sp = frontmatter.split(data)
+        if sp is None and root.family == COMMANDS:  # a command file may be all body
+            raw, sp = _command(data, {}, whole_body(data))
+            return _build(path, root, st, real_path, raw, sp, out)
         if sp is None:
             return out.error(
                 "no-frontmatter",
@@ -184,7 +188,17 @@ def _parse(
             "put the value in double quotes",
             "frontmatter",
         )
+    if root.family == COMMANDS and not raw.get("description"):
+        raw, sp = _command(data, raw, sp)
     return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+
+
+def _command(
+    data: bytes, raw: dict[str, Any], sp: frontmatter.Split
+) -> tuple[dict[str, Any], frontmatter.Split]:
+    """A command file's fields: without a description, its body's first line is one."""
+    line = first_line(data, sp.body_offset)
+    return ({**raw, "description": line} if line else raw), sp
 
 
 def _bad_content(data: bytes, out: Collector) -> tuple[None, list[Diagnostic]] | None:
