@@ -21,6 +21,17 @@ def plugins_for(settings: Settings) -> list[Plugin]:
     return find_plugins(settings.home, settings.plugin_dirs, project)
 
 
+def project_plugin_answer(settings: Settings) -> bool | None:
+    """Whether the project root's plugin loads by the person's remembered answer: None when
+    the root is no plugin's (False then) or the person was not asked yet."""
+    from codebot.skills.catalog.plugins import has_manifest
+    from codebot.trust.plugin_choice import plugin_choice
+
+    if not has_manifest(settings.project_dir):
+        return False
+    return plugin_choice(settings.home, settings.project_dir)
+
+
 def index_path(settings: Settings) -> Path:
     return settings.home / "cache" / "skill-index.json"
 

@@ -217,7 +217,13 @@ def hooks_for(
     agent wrote its file is said at start, with what to do."""
     from codebot.agent.hooks import Hooks, collect_hooks
 
-    config = collect_hooks(settings.home, settings.project_dir, trusted=settings.trusted)
+    from codebot.agent.hooks import hooks_of
+    from codebot.workspace import plugins_for
+
+    plugins = hooks_of(plugins_for(settings))
+    config = collect_hooks(
+        settings.home, settings.project_dir, trusted=settings.trusted, plugins=plugins
+    )
     notices.extend(config.warnings)
     said: set[str] = set()
     for hook in config.hooks:

@@ -73,7 +73,13 @@ def test_default_roots_are_project_then_extra_then_user_then_bundled_then_plugin
         (home / ".agents" / "skills", Source.USER, "agents", (1, 1)),
         (home / ".claude" / "skills", Source.USER, "claude", (1, 2)),
         (bundled_dir(), Source.BUNDLED, "bundled", (2,)),
-        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0)),
+        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0, 0)),
+        (
+            home / ".codebot" / "plugins" / "tools" / "commands",
+            Source.PLUGIN,
+            "commands",
+            (3, 0, 1),
+        ),
     ]
 
 
