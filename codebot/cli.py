@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import written as written_command
 
     written_command.add_parser(sub, common_options)
+
+    from codebot.commands import plugin as plugin_command
+
+    plugin_command.add_parser(sub, common_options)
     return parser
 
 
@@ -212,6 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.sessions import run as run_sessions_command
 
             return run_sessions_command(args)
+        if args.command == "plugin":
+            from codebot.commands.plugin import run as run_plugin_command
+
+            return run_plugin_command(args)
         if args.command == "written":
             from codebot.commands.written import run as run_written_command
 
