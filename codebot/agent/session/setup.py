@@ -369,7 +369,7 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
             )
         session.sandbox_notice = f"commands are not sandboxed: {why}"
         return f"unavailable: {why}"
-    from codebot.protected import home_like, hooks_path
+    from codebot.protected import home_like, project_extras
 
     # No project means no home: `$HOME` (a dotfiles repository there, or no git root)
     # is never a writable project, or `~/.bashrc` would be the project's to change.
@@ -380,7 +380,7 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
         network=settings.sandbox_network,
         codebot_home=settings.home,
         project_writable=writable,
-        hooks=hooks_path(settings.project_dir),
+        hooks=project_extras(settings.project_dir),
         cwd=settings.cwd,
     )
     net = "network on" if settings.sandbox_network else "no network"
