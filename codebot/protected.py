@@ -28,10 +28,10 @@ from pathlib import Path
 
 __all__ = [
     "DIR_NAMES",
-    "PLUGIN_FOLDERS",
-    "Extra",
     "FILE_NAMES",
     "NESTED",
+    "PLUGIN_FOLDERS",
+    "Extra",
     "fixed_locations",
     "home_like",
     "hooks_path",

@@ -215,9 +215,7 @@ def hooks_for(
 ) -> Hooks:
     """The session's hooks (`agent/hooks/sources.py`); what cannot run because codebot's
     agent wrote its file is said at start, with what to do."""
-    from codebot.agent.hooks import Hooks, collect_hooks
-
-    from codebot.agent.hooks import hooks_of
+    from codebot.agent.hooks import Hooks, collect_hooks, hooks_of
     from codebot.workspace import plugins_for
 
     plugins = hooks_of(plugins_for(settings))

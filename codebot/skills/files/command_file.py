@@ -9,9 +9,12 @@ without a description is described by its first line.
 
 from __future__ import annotations
 
-from codebot.skills.files.frontmatter import BOM, Split
+from typing import Any
 
-__all__ = ["COMMANDS", "MAX_DESCRIPTION", "first_line", "whole_body"]
+from codebot.skills.files.frontmatter import BOM, Split
+from codebot.skills.files.spec import Root
+
+__all__ = ["COMMANDS", "MAX_DESCRIPTION", "command_fields", "first_line", "whole_body"]
 
 #: The `Root.family` of a plugin's commands folder.
 COMMANDS = "commands"
@@ -33,3 +36,12 @@ def first_line(data: bytes, offset: int) -> str:
         if line:
             return line if len(line) <= MAX_DESCRIPTION else line[: MAX_DESCRIPTION - 3] + "..."
     return ""
+
+
+def command_fields(root: Root, data: bytes, raw: dict[str, Any], sp: Split) -> dict[str, Any]:
+    """The frontmatter of a file from a commands root: without a description, the body's
+    first line is one. Other roots' fields are returned as they are."""
+    if root.family != COMMANDS or raw.get("description"):
+        return raw
+    line = first_line(data, sp.body_offset)
+    return {**raw, "description": line} if line else raw
