@@ -9,7 +9,8 @@ from typing import Any
 
 HOOK_SCRIPT = """#!/bin/sh
 # SessionStart: tell the model to use the plugin (as a real plugin's start hook does)
-printf '%s\\n' '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "PLUGIN-START-CONTEXT-7731"}}'
+printf '%s' '{"hookSpecificOutput": {"hookEventName": "SessionStart", '
+printf '%s\\n' '"additionalContext": "PLUGIN-START-CONTEXT-7731"}}'
 """
 
 

@@ -40,7 +40,7 @@ def test_install_copies_without_git_and_refuses_to_overwrite(
     assert (dest / "skills" / "verify" / "SKILL.md").is_file() and not (dest / ".git").exists()
     assert os.readlink(dest / "alias") == "skills/verify"
     assert os.access(dest / "hooks" / "session-start.sh", os.X_OK)
-    with pytest.raises(InstallError, match="already installed.*--force"):
+    with pytest.raises(InstallError, match=r"already installed.*--force"):
         install(codebot_home, src)
     (src / "skills" / "verify" / "SKILL.md").write_text("---\ndescription: new one\n---\nNEW\n")
     install(codebot_home, src, force=True)
@@ -71,7 +71,7 @@ def test_install_refuses_a_fifo_and_a_bad_manifest(tmp_path: Path, codebot_home:
     paths = make_plugin(tmp_path / "paths", manifest={"name": "paths", "skills": "../x"})
     with pytest.raises(InstallError, match="leaves the plugin folder"):
         install(codebot_home, paths)
-    with pytest.raises(InstallError, match="no .claude-plugin/plugin.json"):
+    with pytest.raises(InstallError, match=r"no \.claude-plugin/plugin\.json"):
         install(codebot_home, tmp_path)
     assert not (codebot_home / "plugins").exists() or not any((codebot_home / "plugins").iterdir())
 
