@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
-from plugin_kit import make_plugin  # noqa: E402
+from plugin_kit import make_plugin
 
-from codebot.home import codebot_home  # noqa: E402
+from codebot.home import codebot_home
 
 pytestmark = pytest.mark.slow
 
