@@ -167,3 +167,11 @@ def test_a_fifo_manifest_protects_the_defaults_without_blocking(tmp_path: Path) 
     (tmp_path / "repo" / ".claude-plugin").mkdir(parents=True)
     os.mkfifo(tmp_path / "repo" / ".claude-plugin" / "plugin.json")
     assert protected_reason("hooks/x", plugin_folders(tmp_path / "repo")) is not None
+
+
+def test_the_trust_question_names_a_plugin_repositorys_hooks(tmp_path: Path) -> None:
+    from codebot.ui.trust_prompt import explanation
+
+    root = make_plugin(tmp_path / "repo")
+    text = "\n".join(explanation(root))
+    assert "session-start.sh" in text
