@@ -17,9 +17,13 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.display import visible
+
+if TYPE_CHECKING:
+    from codebot.config import Settings
+    from codebot.skills.catalog.plugins import Plugin
 
 HELP = "Claude Code plugins: list the ones found, install a local one, remove one"
 ORIGINS = {
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def rows_of(settings: Any) -> list[dict[str, Any]]:
+def rows_of(settings: Settings) -> list[dict[str, Any]]:
     """Every plugin of this session, and the project's own even when it does not load."""
     from codebot.skills.catalog.plugins import read_plugin
     from codebot.workspace import plugins_for
@@ -118,7 +122,7 @@ def rows_of(settings: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _counts(plugin: Any) -> dict[str, int]:
+def _counts(plugin: Plugin) -> dict[str, int]:
     """Skills, commands, agents and hook commands of a plugin (as its files say)."""
     from codebot.agent.hooks import load_hooks_file
     from codebot.skills.catalog import Catalog
