@@ -35,9 +35,15 @@ def skill_count(plugin: Plugin) -> int:
     """Skills and commands the plugin brings (a quick count of its files, nothing parsed)."""
     import os
 
+    from codebot.skills.catalog import SKIP_DIRS
+    from codebot.skills.catalog.listing import MAX_DEPTH
+
     count = 0
     for d in plugin.skills:
-        for _dirpath, _dirs, files in os.walk(d):
+        base = str(d).rstrip(os.sep).count(os.sep)
+        for dirpath, dirs, files in os.walk(d):  # links are not followed
+            deep = dirpath.count(os.sep) - base >= MAX_DEPTH
+            dirs[:] = [] if deep else [x for x in dirs if x not in SKIP_DIRS]
             count += sum(1 for f in files if f == "SKILL.md")
     for d in plugin.commands:
         try:
