@@ -167,9 +167,7 @@ def _text(data: dict[str, Any], key: str, manifest: Path, problems: list[str]) -
     return visible(value[:500])
 
 
-def _name(
-    folder: Path, data: dict[str, Any] | None, origin: str, problems: list[str]
-) -> str | None:
+def _name(folder: Path, data: dict[str, Any] | None, problems: list[str]) -> str | None:
     manifest = folder.joinpath(*MANIFEST)
     if data is not None and "name" in data:
         why = check_name(data["name"])
@@ -205,14 +203,14 @@ def read_plugin(folder: Path, origin: str) -> Plugin | None:
     data = _read_manifest(manifest, problems)
     if data is None and origin != "home":
         return None
-    name = _name(folder, data, origin, problems)
+    name = _name(folder, data, problems)
     data = data or {}
     found: dict[str, list[Path]] = {}
     for field, default in DEFAULTS.items():
         declared = _paths(folder, manifest, data, field, problems)
         base = folder / default
-        # Claude Code: declared paths add to the default folder. Ours kept `skills` as
-        # the one skills folder when it is given; both are read here.
+        # As in Claude Code, declared paths add to the default folder (an earlier codebot
+        # let a string `skills` replace it).
         # (A missing skills or commands folder is still a root: watched, it loads when made.)
         keep = field != "agents" or base.is_dir()
         found[field] = [*([base] if keep else []), *declared]
