@@ -2,8 +2,9 @@
 
 Roots come from four sources (DESIGN §3.2). Each root gets a `rank` tuple so that the
 catalog can decide name clashes by sorting: project < user < bundled < plugin; inside
-the project, nearer to the working directory first, then codebot > .agents > .claude;
-then `--skills-dir` roots in the order given.
+the project, nearer to the working directory first, then the order of the host table
+(`hosts.HOSTS`: codebot > .agents > .claude > the other hosts' folders); then
+`--skills-dir` roots in the order given. User folders follow the same table.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codebot.skills.catalog.hosts import project_folders, user_folders
 from codebot.skills.files import COMMANDS, Root, Source
 
 if TYPE_CHECKING:
     from codebot.skills.catalog.plugins import Plugin
-
-FAMILIES = (("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude"))
 
 
 def bundled_dir() -> Path:
@@ -84,20 +84,18 @@ def default_roots(
     top = project_root(cwd)
     level = cwd
     distance = 0
+    folders = list(project_folders())
     while True:
-        for f, (family, folder) in enumerate(FAMILIES):
-            roots.append(
-                Root(level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f))
-            )
+        for f, (family, folder) in enumerate(folders):
+            roots.append(Root(level / folder, Source.PROJECT, family, (0, 0, distance, f)))
         if level == top or level.parent == level:
             break
         level, distance = level.parent, distance + 1
     for i, d in enumerate(extra_dirs):
         roots.append(Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True))
     if include_user:
-        user = [codebot_home / "skills", home / ".agents" / "skills", home / ".claude" / "skills"]
-        for f, d in enumerate(user):
-            roots.append(Root(d, Source.USER, FAMILIES[f][0], (1, f)))
+        for f, (family, d) in enumerate(user_folders(home, codebot_home)):
+            roots.append(Root(d, Source.USER, family, (1, f)))
     if include_bundled:
         roots.append(Root(bundled_dir(), Source.BUNDLED, "bundled", (2,)))
     if include_plugins:

@@ -58,20 +58,38 @@ def test_default_roots_are_project_then_extra_then_user_then_bundled_then_plugin
     extra = [repo / "x1", repo / "x2"]
     roots = default_roots(cwd, home, home / ".codebot", extra_dirs=extra)
     got = [(r.path, r.source, r.family, r.rank) for r in roots]
+    folders = [
+        ("codebot", ".codebot/skills"),
+        ("agents", ".agents/skills"),
+        ("claude", ".claude/skills"),
+        ("opencode", ".opencode/skills"),
+        ("opencode", ".opencode/skill"),
+        ("gemini", ".gemini/skills"),
+        ("copilot", ".github/skills"),
+        ("cursor", ".cursor/skills"),
+        ("codex", ".codex/skills"),
+    ]
     project = [
-        (level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f))
+        (level / folder, Source.PROJECT, family, (0, 0, distance, f))
         for distance, level in enumerate([cwd, repo / "pkg", repo])
-        for f, (family, folder) in enumerate(
-            [("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude")]
-        )
+        for f, (family, folder) in enumerate(folders)
+    ]
+    user = [
+        (home / ".codebot" / "skills", "codebot"),
+        (home / ".agents" / "skills", "agents"),
+        (home / ".claude" / "skills", "claude"),
+        (home / ".config" / "opencode" / "skills", "opencode"),
+        (home / ".config" / "opencode" / "skill", "opencode"),
+        (home / ".gemini" / "skills", "gemini"),
+        (home / ".copilot" / "skills", "copilot"),
+        (home / ".cursor" / "skills", "cursor"),
+        (home / ".codex" / "skills", "codex"),
     ]
     assert got == [
         *project,
         (repo / "x1", Source.PROJECT, "extra", (0, 1, 0)),
         (repo / "x2", Source.PROJECT, "extra", (0, 1, 1)),
-        (home / ".codebot" / "skills", Source.USER, "codebot", (1, 0)),
-        (home / ".agents" / "skills", Source.USER, "agents", (1, 1)),
-        (home / ".claude" / "skills", Source.USER, "claude", (1, 2)),
+        *[(path, Source.USER, family, (1, f)) for f, (path, family) in enumerate(user)],
         (bundled_dir(), Source.BUNDLED, "bundled", (2,)),
         (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0, 0)),
         (
@@ -128,11 +146,12 @@ def test_without_git_only_the_working_directory_is_searched(tmp_path, home):
     cwd = tmp_path / "plain" / "dir"
     cwd.mkdir(parents=True)
     project = [r.path for r in roots_for(cwd, home) if r.source is Source.PROJECT]
-    assert project == [
+    assert project[:3] == [
         cwd / ".codebot" / "skills",
         cwd / ".agents" / "skills",
         cwd / ".claude" / "skills",
     ]
+    assert {p.parent.parent for p in project} == {cwd}  # every host's folder, at cwd only
 
 
 def test_git_file_of_a_worktree_marks_the_project_root(tmp_path):
