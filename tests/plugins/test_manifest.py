@@ -125,3 +125,12 @@ def test_a_folder_without_manifest_is_no_plugin_outside_home(tmp_path: Path) -> 
 def test_check_name() -> None:
     assert check_name("superpowers") is None and check_name("a-1") is None
     assert check_name("x" * 65) is not None and check_name("codebot") is not None
+
+
+def test_a_declared_file_where_a_folder_is_read_is_said(tmp_path: Path) -> None:
+    root = manifest(tmp_path / "p", {"name": "p", "commands": ["./custom/one.md"]})
+    (root / "custom").mkdir()
+    (root / "custom" / "one.md").write_text("# One\n")
+    plugin = read_plugin(root, "dir")
+    assert plugin is not None and plugin.commands == (root / "commands",)
+    assert "custom/one.md" in plugin.problems[0] and "is a file" in plugin.problems[0]

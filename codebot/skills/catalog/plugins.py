@@ -207,7 +207,15 @@ def read_plugin(folder: Path, origin: str) -> Plugin | None:
     data = data or {}
     found: dict[str, list[Path]] = {}
     for field, default in DEFAULTS.items():
-        declared = _paths(folder, manifest, data, field, problems)
+        declared = []
+        for path in _paths(folder, manifest, data, field, problems):
+            if path.is_file():
+                problems.append(
+                    f"{manifest}: field {field!r}: {_shown(str(path.relative_to(folder)))} is a "
+                    "file; codebot reads folders here (name the folder that holds it)"
+                )
+            else:
+                declared.append(path)
         base = folder / default
         # As in Claude Code, declared paths add to the default folder (an earlier codebot
         # let a string `skills` replace it).
