@@ -95,3 +95,13 @@ def test_continue_restores_plugin_dir(fake_openai: Any, repo: Path, project: Pat
     assert again.returncode == 0, again.stderr
     assert "plugin folder" in again.stderr and "restored from the session" in again.stderr
     assert "- toolkit:verify" in sent(fake_openai, 1)
+
+
+def test_a_plugin_command_runs_as_a_slash_skill_with_its_arguments(
+    fake_openai: Any, repo: Path, project: Path
+) -> None:
+    fake_openai.script([{"text": "reviewed"}])
+    done = run(project, fake_openai.url, "--plugin-dir", str(repo), prompt="/toolkit:review-pr 42")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "reviewed"
+    assert "Review pull request 42 carefully." in sent(fake_openai)
