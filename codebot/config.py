@@ -79,7 +79,8 @@ class Settings:
     skills_dirs_given: tuple[Path, ...] = ()
     # Claude Code plugin folders given as --plugin-dir (or restored), and whether the
     # project root's own plugin loads (accepted, or a trusted folder): workspace.plugins_for.
-    plugin_dirs: tuple[Path, ...] = ()
+    plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir, then config `plugins.dirs`
+    plugin_dirs_given: tuple[Path, ...] = ()  # those given as --plugin-dir: recorded
     project_plugin: bool = False
     model: str | None = None
     api_base: str | None = None

@@ -231,9 +231,13 @@ def settings_from(args: argparse.Namespace) -> Settings:
     from codebot.workspace import project_plugin_answer
 
     answer = project_plugin_answer(settings)
+    given = plugin_dirs(getattr(args, "plugin_dir", None) or ())
+    configured, problems = config_plugin_dirs(settings)
     settings = dataclasses.replace(
         settings,
-        plugin_dirs=plugin_dirs(getattr(args, "plugin_dir", None) or ()),
+        plugin_dirs=(*given, *(d for d in configured if d not in given)),
+        plugin_dirs_given=given,
+        warnings=(*settings.warnings, *problems),
         # Not asked yet: a trusted folder loads it (-p, `codebot skills`); the interactive
         # start asks (cli.ask_plugin).
         project_plugin=settings.trusted if answer is None else answer,
@@ -262,3 +266,28 @@ def plugin_dirs(given: Iterable[Path]) -> tuple[Path, ...]:
         if real not in out:
             out.append(real)
     return tuple(out)
+
+
+def config_plugin_dirs(settings: Settings) -> tuple[list[Path], list[str]]:
+    """`plugins.dirs` of the person's own config (a project's is dropped: `USER_ONLY`):
+    absolute (or `~`) plugin folders; each other entry is skipped with a warning."""
+    from codebot.skills.catalog.plugins import has_manifest
+
+    section = settings.raw.get("plugins")
+    value = section.get("dirs") if isinstance(section, dict) else None
+    if value is None:
+        return [], []
+    where = f"{settings.config_path} plugins.dirs"
+    if not isinstance(value, list):
+        return [], [f"{where} must be a list of plugin folders; ignoring it"]
+    found: list[Path] = []
+    problems: list[str] = []
+    for item in value:
+        folder = Path(item).expanduser() if isinstance(item, str) and "\0" not in item else None
+        if folder is None or not folder.is_absolute():
+            problems.append(f"{where}: {item!r} is not an absolute folder path; skipping it")
+        elif not has_manifest(folder):
+            problems.append(f"{where}: {folder} holds no .claude-plugin/plugin.json; skipping it")
+        elif folder.resolve() not in found:
+            found.append(folder.resolve())
+    return found, problems

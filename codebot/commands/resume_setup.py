@@ -148,9 +148,10 @@ def _plugins(
     if not record.plugin_dirs:
         return settings
     if getattr(args, "plugin_dir", None):
-        if [str(d) for d in settings.plugin_dirs] != list(record.plugin_dirs):
+        given = settings.plugin_dirs_given
+        if [str(d) for d in given] != list(record.plugin_dirs):
             said.append(
-                f"--plugin-dir given: using {folders(settings.plugin_dirs, settings.project_dir)}, "
+                f"--plugin-dir given: using {folders(given, settings.project_dir)}, "
                 f"the session used {folders(record.plugin_dirs, settings.project_dir)}"
             )
         return settings
@@ -164,7 +165,12 @@ def _plugins(
                 f"the session's plugin folder {folders([d], settings.project_dir)} has no "
                 ".claude-plugin/plugin.json any more; skipped"
             )
-    return dataclasses.replace(settings, plugin_dirs=tuple(found)) if found else settings
+    if not found:
+        return settings
+    rest = tuple(d for d in settings.plugin_dirs if d not in found)
+    return dataclasses.replace(
+        settings, plugin_dirs=(*found, *rest), plugin_dirs_given=tuple(found)
+    )
 
 
 def _add_dirs(

@@ -56,3 +56,21 @@ def test_gone_or_no_longer_plugin_folders_are_skipped(project: Path, tmp_path: P
     assert "has no .claude-plugin/plugin.json any more; skipped" in text
     assert "no longer exists; skipped" in text and "not an absolute path" in text
     assert "\x1b" not in text
+
+
+def test_config_plugin_dirs_come_from_your_config_only_and_are_not_recorded(
+    project: Path, tmp_path: Path, codebot_home: Path, capsys
+) -> None:
+    mine = make_plugin(tmp_path / "mine", "mine").resolve()
+    theirs = make_plugin(tmp_path / "theirs", "theirs").resolve()
+    (codebot_home / "config.yaml").write_text(
+        f"plugins:\n  dirs: [{mine}, relative/x, {tmp_path}]\n"
+    )
+    (project / ".codebot").mkdir()
+    (project / ".codebot" / "config.yaml").write_text(f"plugins:\n  dirs: [{theirs}]\n")
+    settings = settings_from(build_parser().parse_args(["--cwd", str(project), "--trust"]))
+    assert settings.plugin_dirs == (mine,) and settings.plugin_dirs_given == ()
+    err = capsys.readouterr().err
+    assert "plugins.dirs is read only from your own config" in err
+    assert "'relative/x' is not an absolute folder path" in err
+    assert f"{tmp_path} holds no .claude-plugin/plugin.json" in err
