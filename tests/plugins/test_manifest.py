@@ -134,3 +134,9 @@ def test_a_declared_file_where_a_folder_is_read_is_said(tmp_path: Path) -> None:
     plugin = read_plugin(root, "dir")
     assert plugin is not None and plugin.commands == (root / "commands",)
     assert "custom/one.md" in plugin.problems[0] and "is a file" in plugin.problems[0]
+
+
+def test_hidden_folders_in_the_plugins_folder_are_not_plugins(codebot_home: Path) -> None:
+    make_plugin(codebot_home / "plugins" / ".install-x-123" / "p", "staged")
+    make_plugin(codebot_home / "plugins" / ".hidden", "hidden")
+    assert find_plugins(codebot_home) == []

@@ -242,8 +242,10 @@ def read_plugin(folder: Path, origin: str) -> Plugin | None:
 
 
 def _home_folders(plugins_dir: Path) -> list[Path]:
+    """Folders of `$CODEBOT_HOME/plugins`, by name; hidden ones (an install's staging
+    folder left by a killed process) are not plugins."""
     try:
-        return sorted(p for p in plugins_dir.iterdir() if p.is_dir())
+        return sorted(p for p in plugins_dir.iterdir() if p.is_dir() and p.name[:1] != ".")
     except OSError:
         return []
 
