@@ -76,16 +76,20 @@ def _check_link(path: str, real_root: str) -> None:
         )
 
 
-def _copy_tree(src: Path, dst: Path) -> None:
-    """Copy without following links: links are recreated, files read with O_NOFOLLOW."""
+def _copy_tree(src: Path, dst: Path, real_root: str, top: bool = False) -> None:
+    """Copy without following links: links are recreated (checked again: the tree may
+    have changed since `check_tree`), files read with O_NOFOLLOW."""
     dst.mkdir(mode=0o755)
     for entry in sorted(os.scandir(src), key=lambda e: e.name):
+        if top and entry.name in SKIP:
+            continue
         target = dst / entry.name
         st = entry.stat(follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
+            _check_link(entry.path, real_root)
             os.symlink(os.readlink(entry.path), target)
         elif stat.S_ISDIR(st.st_mode):
-            _copy_tree(Path(entry.path), target)
+            _copy_tree(Path(entry.path), target, real_root)
         elif stat.S_ISREG(st.st_mode):
             _copy_file(entry.path, target, st.st_mode)
         else:
@@ -138,30 +142,13 @@ def install(home: Path, folder: Path, force: bool = False) -> tuple[Plugin, Path
     plugins.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".install-{plugin.name}-", dir=plugins))
     try:
-        _copy_into(folder, staging / "p")
+        _copy_tree(folder, staging / "p", os.path.realpath(folder), top=True)
         if os.path.lexists(dest):
             _remove_path(dest)
         os.replace(staging / "p", dest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return plugin, dest
-
-
-def _copy_into(folder: Path, dst: Path) -> None:
-    dst.mkdir(mode=0o755)
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.name in SKIP:
-            continue
-        st = entry.stat(follow_symlinks=False)
-        target = dst / entry.name
-        if stat.S_ISLNK(st.st_mode):
-            os.symlink(os.readlink(entry.path), target)
-        elif stat.S_ISDIR(st.st_mode):
-            _copy_tree(Path(entry.path), target)
-        elif stat.S_ISREG(st.st_mode):
-            _copy_file(entry.path, target, st.st_mode)
-        else:
-            raise InstallError(f"{_shown(entry.path)} is not a regular file; nothing installed")
 
 
 def _remove_path(path: Path) -> None:
