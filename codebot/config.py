@@ -77,6 +77,11 @@ class Settings:
     # Those of `skills_dirs` given as --skills-dir (or restored from a resumed session):
     # what a session records, the config's `skills.dirs` being found again anyway.
     skills_dirs_given: tuple[Path, ...] = ()
+    # Claude Code plugin folders given as --plugin-dir (or restored), and whether the
+    # project root's own plugin loads (accepted, or a trusted folder): workspace.plugins_for.
+    plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir, then config `plugins.dirs`
+    plugin_dirs_given: tuple[Path, ...] = ()  # those given as --plugin-dir: recorded
+    project_plugin: bool = False
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force

@@ -91,7 +91,13 @@ def test_default_roots_are_project_then_extra_then_user_then_bundled_then_plugin
         (repo / "x2", Source.PROJECT, "extra", (0, 1, 1)),
         *[(path, Source.USER, family, (1, f)) for f, (path, family) in enumerate(user)],
         (bundled_dir(), Source.BUNDLED, "bundled", (2,)),
-        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0)),
+        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0, 0)),
+        (
+            home / ".codebot" / "plugins" / "tools" / "commands",
+            Source.PLUGIN,
+            "commands",
+            (3, 0, 1),
+        ),
     ]
 
 
@@ -254,12 +260,13 @@ def test_claude_style_plugin_is_named_by_its_plugin_json(repo, home, write_skill
     assert [s.name for s in snapshot] == ["code-tools:review"]
 
 
-def test_plugin_json_skills_path_replaces_the_skills_folder(repo, home, write_skill):
+def test_plugin_json_skills_path_adds_to_the_skills_folder(repo, home, write_skill):
     pdir = home / ".codebot" / "plugins" / "p"
     write_skill(pdir / "custom" / "skills", "custom-one", "description: x")
+    write_skill(pdir / "skills", "default-one", "description: y")
     (pdir / ".claude-plugin").mkdir()
     (pdir / ".claude-plugin" / "plugin.json").write_text(json.dumps({"skills": "custom/skills"}))
-    assert [s.name for s in load_from(repo, home)] == ["p:custom-one"]
+    assert sorted(s.name for s in load_from(repo, home)) == ["p:custom-one", "p:default-one"]
 
 
 def test_broken_plugin_json_falls_back_to_the_folder_name(repo, home, write_skill):
