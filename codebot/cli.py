@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import written as written_command
 
     written_command.add_parser(sub, common_options)
+
+    from codebot.commands import plugin as plugin_command
+
+    plugin_command.add_parser(sub, common_options)
     return parser
 
 
@@ -218,6 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from codebot.commands.sessions import run as run_sessions_command
 
             return run_sessions_command(args)
+        if args.command == "plugin":
+            from codebot.commands.plugin import run as run_plugin_command
+
+            return run_plugin_command(args)
         if args.command == "written":
             from codebot.commands.written import run as run_written_command
 
@@ -253,6 +261,11 @@ def run_print_mode(args: argparse.Namespace) -> int:
         )
     settings = settings_from(args)
     check_model_key(args, settings)
+    from codebot.ui.plugin_prompt import print_mode_notice
+
+    notice = print_mode_notice(settings)
+    if notice:
+        print(f"codebot: {notice}", file=sys.stderr)
     from codebot.commands.resume_setup import restore_setup
 
     settings, restored = restore_setup(args, settings)  # --continue: the session's model, ...
@@ -288,6 +301,8 @@ def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int
         settings = ask_trust(settings, args, tui=not line)
         if settings is None:
             return 0
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        settings = ask_plugin(settings, tui=not line)
     from codebot.commands.resume_setup import restore_setup
 
     settings, restored = restore_setup(args, settings)  # said with the start-up notices
@@ -361,6 +376,28 @@ def ask_trust(settings, args: argparse.Namespace, *, tui: bool):
         return settings_from(args)
     remember_declined(settings.home, settings.project_dir)
     return settings
+
+
+def ask_plugin(settings, *, tui: bool):
+    """When the project root is a Claude Code plugin the person has not answered for, offer
+    it once (remembered per folder): the settings to go on with."""
+    import dataclasses
+
+    from codebot.ui.plugin_prompt import ask_line, pending, remember
+
+    plugin = pending(settings)
+    if plugin is None:
+        return settings
+    if tui:
+        from codebot.ui.tui.plugin_screen import ask_tui
+
+        load = ask_tui(plugin)
+    else:
+        load = ask_line(plugin, input, sys.stdout)
+    problem = remember(settings, load)
+    if problem:
+        print(f"codebot: could not remember the answer: {problem}", file=sys.stderr)
+    return dataclasses.replace(settings, project_plugin=load)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from typing import Any
 
 from codebot.environment import ShellEnv, read_shell_env
 from codebot.home import codebot_home
+from codebot.model_config import ModelSettings, read_model_settings
 from codebot.skills.prompt.listing import MIN_BUDGET, ListingOptions
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
@@ -69,16 +70,6 @@ class CompactionSettings:
 
 
 @dataclass(frozen=True)
-class ModelSettings:
-    """Top-level model-request keys (docs/local-models.md); None: decided per endpoint."""
-
-    max_output_tokens: int | None = None  # None: min(model's limit, a quarter of the window)
-    first_token_timeout: float | None = None  # None: 60 s local, 120 s hosted
-    idle_timeout: float | None = None  # None: 30 s local, 90 s hosted
-    lean: bool = False  # fewer tools, a names-only listing (small windows; --lean)
-
-
-@dataclass(frozen=True)
 class Settings:
     home: Path
     cwd: Path
@@ -87,6 +78,11 @@ class Settings:
     # Those of `skills_dirs` given as --skills-dir (or restored from a resumed session):
     # what a session records, the config's `skills.dirs` being found again anyway.
     skills_dirs_given: tuple[Path, ...] = ()
+    # Claude Code plugin folders given as --plugin-dir (or restored), and whether the
+    # project root's own plugin loads (accepted, or a trusted folder): workspace.plugins_for.
+    plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir, then config `plugins.dirs`
+    plugin_dirs_given: tuple[Path, ...] = ()  # those given as --plugin-dir: recorded
+    project_plugin: bool = False
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force
@@ -241,7 +237,6 @@ def load_settings(
 ) -> Settings:
     """`trust=True` trusts the project for this run only (`--trust`)."""
     from codebot import trust as trust_store
-    from codebot.model_config import model_keys
     from codebot.project_config import (
         combine_overrides,
         drop_user_only,
@@ -317,7 +312,7 @@ def load_settings(
     sandbox_mode = _sandbox_mode(raw, warnings)
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
     compaction = _compaction(raw, warnings)
-    requests = ModelSettings(**model_keys(raw, warnings))
+    requests = read_model_settings(raw, warnings)
     return Settings(
         home=home,
         cwd=cwd,

@@ -1,12 +1,25 @@
 """The config's model-request keys (`max_output_tokens`, `first_token_timeout`,
-`idle_timeout`, `lean`), read for `config.ModelSettings` (whose field defaults are the
-only defaults): each bad value is reported, naming the key, and left automatic."""
+`idle_timeout`, `lean`): `ModelSettings` (its field defaults are the only defaults;
+`config.Settings.requests` holds one) and its reader, which reports each bad value by
+its key and leaves it automatic (docs/local-models.md)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Top-level model-request keys; None: decided per endpoint."""
+
+    max_output_tokens: int | None = None  # None: min(model's limit, a quarter of the window)
+    first_token_timeout: float | None = None  # None: 60 s local, 120 s hosted
+    idle_timeout: float | None = None  # None: 30 s local, 90 s hosted
+    lean: bool = False  # fewer tools, a names-only listing (small windows; --lean)
+
 
 #: Upper bounds: a bigger value is refused with a warning (an hour of silence is no timeout).
 MODEL_CAPS: Mapping[str, tuple[type, float]] = {
@@ -42,3 +55,7 @@ def model_keys(raw: Mapping[str, Any], warnings: list[str]) -> dict[str, Any]:
     elif lean is not None:
         out["lean"] = lean
     return out
+
+
+def read_model_settings(raw: Mapping[str, Any], warnings: list[str]) -> ModelSettings:
+    return ModelSettings(**model_keys(raw, warnings))

@@ -30,7 +30,7 @@ UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
 #: Settings only the person's own `$CODEBOT_HOME/config.yaml` may set, as (section, key):
 #: a project's config, trusted or not, is somebody else's text. `shell.env` keeps secret
 #: variables in every command's environment.
-USER_ONLY = (("shell", "env"),)
+USER_ONLY = (("shell", "env"), ("plugins", "dirs"))
 
 
 def drop_user_only(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -30,12 +30,16 @@ __all__ = [
     "DIR_NAMES",
     "FILE_NAMES",
     "NESTED",
+    "PLUGIN_FOLDERS",
+    "Extra",
     "fixed_locations",
     "home_like",
     "hooks_path",
     "is_protected_name",
     "note_placeholders",
     "placeholder_paths",
+    "plugin_folders",
+    "project_extras",
     "protected_reason",
 ]
 
@@ -71,25 +75,107 @@ _DIRS = {k.casefold(): v for k, v in DIR_NAMES.items()}
 _NESTED = {tuple(k.casefold().split("/")): v for k, v in NESTED.items()}
 
 
+#: Project-relative paths protected in one project beyond the fixed names, with why:
+#: git's `core.hooksPath` and, in a Claude Code plugin repository, what the plugin runs.
+Extra = tuple[tuple[str, str], ...]
+#: What the functions below take for them: the hooks path alone (a string), or `Extra`.
+Extras = str | Extra | None
+HOOKS_REASON = "git's hooks folder (core.hooksPath): its scripts run at git commands"
+#: A plugin repository's folders codebot (or Claude Code) loads from it, and the manifest
+#: fields that can name more of them.
+PLUGIN_FOLDERS: dict[str, str] = {
+    "hooks": "this project is a Claude Code plugin: its hooks run commands in later sessions",
+    "commands": "this project is a Claude Code plugin: its commands load as skills",
+    "agents": "this project is a Claude Code plugin: its agents run as sub-agents",
+    "skills": "this project is a Claude Code plugin: its skills load in later sessions",
+}
+_MANIFEST_BYTES = 1 << 20
+
+
+def _extras(hooks: Extras) -> Extra:
+    if hooks is None:
+        return ()
+    if isinstance(hooks, str):
+        return ((hooks, HOOKS_REASON),)
+    return hooks
+
+
+def project_extras(project: Path) -> Extra:
+    """The protected paths of this project beyond the fixed names: `core.hooksPath`, and a
+    plugin repository's folders (`plugin_folders`)."""
+    hooks = hooks_path(project)
+    return (*_extras(hooks), *plugin_folders(project))
+
+
+def plugin_folders(project: Path) -> Extra:
+    """When the project root holds `.claude-plugin/plugin.json`: its `hooks/`, `commands/`,
+    `agents/` and `skills/` folders and the paths its manifest names for them (the agent
+    writing `hooks/hooks.json` in a plugin repository would plant a command). Read here,
+    without the skill system (this module imports nothing of codebot)."""
+    path = os.path.join(project, ".claude-plugin", "plugin.json")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return _plugin_folders(path, (st.st_mtime_ns, st.st_size, st.st_ino))
+
+
+@lru_cache(maxsize=16)
+def _plugin_folders(path: str, _stamp: object) -> Extra:
+    import json
+    import stat
+
+    out: dict[str, str] = dict(PLUGIN_FOLDERS)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return tuple(out.items())
+            data = json.loads(os.read(fd, _MANIFEST_BYTES).decode("utf-8"))
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        for field, why in PLUGIN_FOLDERS.items():
+            value = data.get(field)
+            for item in [value] if isinstance(value, str) else value or []:
+                rel = _plain_rel(item)
+                if rel:
+                    out.setdefault(rel, why)
+    return tuple(out.items())
+
+
+def _plain_rel(item: object) -> str | None:
+    """A manifest path as a project-relative posix path; None when it is not one."""
+    if not isinstance(item, str) or "\0" in item or os.path.isabs(item):
+        return None
+    parts = [p for p in item.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
 def is_protected_name(name: str) -> bool:
     """Whether a single file or folder name is protected wherever it stands."""
     folded = name.casefold()
     return folded in _DIRS or folded in FILE_NAMES
 
 
-def protected_reason(rel: str, hooks: str | None = None) -> str | None:
+def protected_reason(rel: str, hooks: Extras = None) -> str | None:
     """Why the project-relative posix path `rel` is protected, or None.
 
-    `hooks` is `core.hooksPath` as a project-relative posix path, when it is one.
+    `hooks` is `core.hooksPath` as a project-relative posix path, when it is one, or the
+    project's `Extra` paths (`project_extras`).
     A path inside a protected folder is protected (`.git/x/config`, `.claude/skills/a/b`).
     """
     parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
-    if hooks:
-        hparts = [p for p in hooks.split("/") if p not in ("", ".")]
+    for where, why in _extras(hooks):
+        hparts = [p for p in where.split("/") if p not in ("", ".")]
         if hparts and [p.casefold() for p in parts[: len(hparts)]] == [
             p.casefold() for p in hparts
         ]:
-            return f"{hooks}: git's hooks folder (core.hooksPath): its scripts run at git commands"
+            return f"{where}: {why}"
     folded = [p.casefold() for p in parts]
     for i, name in enumerate(folded):
         if name in _DIRS:
@@ -101,7 +187,7 @@ def protected_reason(rel: str, hooks: str | None = None) -> str | None:
     return None
 
 
-def fixed_locations(project: Path, cwd: Path | None = None, hooks: str | None = None) -> list[Path]:
+def fixed_locations(project: Path, cwd: Path | None = None, hooks: Extras = None) -> list[Path]:
     """Where the protected names stand for this session, existing or not: at the project
     root and at every folder from there down to the working folder (the folders whose
     skills and instructions codebot reads), and the hooks folder. Absolute, not resolved."""
@@ -117,8 +203,7 @@ def fixed_locations(project: Path, cwd: Path | None = None, hooks: str | None = 
             levels.append(level)
     names = [*DIR_NAMES, *NESTED, "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json"]
     out = [lvl / name for lvl in levels for name in names]
-    if hooks:
-        out.append(project / hooks)
+    out += [project / where for where, _ in _extras(hooks)]
     return out
 
 

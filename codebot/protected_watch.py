@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codebot.protected import NESTED, is_protected_name, placeholder_paths, protected_reason
+from codebot.protected import (
+    NESTED,
+    Extras,
+    is_protected_name,
+    placeholder_paths,
+    protected_reason,
+)
 
 __all__ = ["MAX_DIRS", "Change", "ProjectWatch", "Snapshot", "file_sha256"]
 
@@ -122,7 +128,7 @@ def file_sha256(path: Path, cap: int = 64 * 1024 * 1024) -> str | None:
 class ProjectWatch:
     """Before/after comparisons of one project's protected set (one per session)."""
 
-    def __init__(self, project: Path, hooks: str | None = None, *, events: bool = True) -> None:
+    def __init__(self, project: Path, hooks: Extras = None, *, events: bool = True) -> None:
         """`events`: use inotify where it works (else, or when False, compare mtimes)."""
         self.project = Path(os.path.realpath(project))
         self._want_events = events
@@ -174,7 +180,7 @@ class ProjectWatch:
         name = rel.rsplit("/", 1)[-1]
         if is_protected_name(name):
             return True
-        if self.hooks is None and name.casefold() not in _SECOND_LEVEL:
+        if not self.hooks and name.casefold() not in _SECOND_LEVEL:
             return False  # the common case, without splitting the path
         return protected_reason(rel, self.hooks) is not None
 

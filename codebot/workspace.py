@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codebot.config import Settings
 from codebot.skills.catalog import Catalog, default_roots
 
+if TYPE_CHECKING:
+    from codebot.skills.catalog.plugins import Plugin
+
+
+def plugins_for(settings: Settings) -> list[Plugin]:
+    """The session's Claude Code plugins: the project root's when it loads, `--plugin-dir`
+    folders, then `$CODEBOT_HOME/plugins/*` (docs/compatibility.md, "Plugins")."""
+    from codebot.skills.catalog.plugins import find_plugins
+
+    project = settings.project_dir if settings.project_plugin else None
+    return find_plugins(settings.home, settings.plugin_dirs, project)
+
+
+def project_plugin_answer(settings: Settings) -> bool | None:
+    """Whether the project root's plugin loads by the person's remembered answer: None when
+    the root is no plugin's (False then) or the person was not asked yet."""
+    from codebot.skills.catalog.plugins import has_manifest
+    from codebot.trust.plugin_choice import plugin_choice
+
+    if not has_manifest(settings.project_dir):
+        return False
+    return plugin_choice(settings.home, settings.project_dir)
+
 
 def index_path(settings: Settings) -> Path:
-    return settings.home / "cache" / "skill-index.json"
+    from codebot.skills.catalog.index import default_path
+
+    return default_path(settings.home)
 
 
 def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) -> Catalog:
@@ -23,6 +49,7 @@ def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) 
         home=Path.home(),
         codebot_home=settings.home,
         extra_dirs=settings.skills_dirs,
+        plugins=[p for p in plugins_for(settings) if p.loadable],
     )
     index = None
     if settings.use_index:

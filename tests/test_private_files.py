@@ -70,7 +70,7 @@ def call(name: str, **args: Any) -> dict[str, Any]:
 def test_a_session_turn_leaves_only_private_files(home: Path, project: Path) -> None:
     with umask(0):
         settings = load_settings(cwd=project)
-        catalog = open_catalog(settings)  # a cold start saves cache/skill-index.json at once
+        catalog = open_catalog(settings)  # a cold start saves cache/skill-index.bin at once
         model = ScriptedModel([call("Skill", skill="deploy", args="prod"), "done"])
         session = build_session(settings, catalog, client=model)
         asyncio.run(session.run_turn("ship it with the token hunter2"))
@@ -84,7 +84,7 @@ def test_a_session_turn_leaves_only_private_files(home: Path, project: Path) -> 
         home / "sessions" / f"{sid}.jsonl",
         home / "traces" / f"{sid}.jsonl",
         home / "skill-usage.json",
-        home / "cache" / "skill-index.json",
+        home / "cache" / "skill-index.bin",
     ]
     for f in files:
         assert f.is_file(), f
@@ -137,7 +137,7 @@ def test_transcript_folder_created_fresh(home: Path, project: Path) -> None:
 def test_index_save(home: Path, tmp_path: Path, write_skill) -> None:
     root = tmp_path / "skills"
     write_skill(root, "one", "description: One thing. Not for two.")
-    path = home / "cache" / "skill-index.json"
+    path = home / "cache" / "skill-index.bin"
     with umask(0):
         index = Index(path)
         Catalog([Root(root, Source.PROJECT, "codebot", (0,))], index=index).load()

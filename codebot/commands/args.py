@@ -163,6 +163,15 @@ def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
         help="extra project-level skills folder (repeatable; the first given wins a name clash)",
     )
     p.add_argument(
+        "--plugin-dir",
+        metavar="DIR",
+        type=Path,
+        action="append",
+        default=d,
+        help="load the Claude Code plugin in DIR (a folder with .claude-plugin/plugin.json; "
+        "repeatable)",
+    )
+    p.add_argument(
         "--model",
         metavar="MODEL",
         default=d,
@@ -215,15 +224,73 @@ def settings_from(args: argparse.Namespace) -> Settings:
         api_base=getattr(args, "api_base", None),
         trust=bool(getattr(args, "trust", False)),
     )
-    if getattr(args, "sandbox", None):
-        import dataclasses
+    import dataclasses
 
+    if getattr(args, "sandbox", None):
         settings = dataclasses.replace(settings, sandbox=args.sandbox)
     if getattr(args, "lean", False):
-        import dataclasses
-
         lean = dataclasses.replace(settings.requests, lean=True)
         settings = dataclasses.replace(settings, requests=lean)
+    from codebot.workspace import project_plugin_answer
+
+    answer = project_plugin_answer(settings)
+    given = plugin_dirs(getattr(args, "plugin_dir", None) or ())
+    configured, problems = config_plugin_dirs(settings)
+    settings = dataclasses.replace(
+        settings,
+        plugin_dirs=(*given, *(d for d in configured if d not in given)),
+        plugin_dirs_given=given,
+        warnings=(*settings.warnings, *problems),
+        # Not asked yet: a trusted folder loads it (-p, `codebot skills`); the interactive
+        # start asks (cli.ask_plugin).
+        project_plugin=settings.trusted if answer is None else answer,
+    )
     for w in settings.warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)
     return settings
+
+
+def plugin_dirs(given: Iterable[Path]) -> tuple[Path, ...]:
+    """`--plugin-dir` folders, resolved; each must hold `.claude-plugin/plugin.json`."""
+    from codebot.skills.catalog.plugins import MANIFEST, has_manifest
+
+    out: list[Path] = []
+    for d in given:
+        folder = Path(d).expanduser()
+        if not folder.is_dir():
+            why = "does not exist" if not folder.exists() else "is not a folder"
+            raise UsageError(f"--plugin-dir {d} {why}")
+        if not has_manifest(folder):
+            raise UsageError(
+                f"--plugin-dir {d}: no {'/'.join(MANIFEST)} in it; a Claude Code plugin "
+                "folder holds that manifest (use --skills-dir for a plain skills folder)"
+            )
+        real = folder.resolve()
+        if real not in out:
+            out.append(real)
+    return tuple(out)
+
+
+def config_plugin_dirs(settings: Settings) -> tuple[list[Path], list[str]]:
+    """`plugins.dirs` of the person's own config (a project's is dropped: `USER_ONLY`):
+    absolute (or `~`) plugin folders; each other entry is skipped with a warning."""
+    from codebot.skills.catalog.plugins import has_manifest
+
+    section = settings.raw.get("plugins")
+    value = section.get("dirs") if isinstance(section, dict) else None
+    if value is None:
+        return [], []
+    where = f"{settings.config_path} plugins.dirs"
+    if not isinstance(value, list):
+        return [], [f"{where} must be a list of plugin folders; ignoring it"]
+    found: list[Path] = []
+    problems: list[str] = []
+    for item in value:
+        folder = Path(item).expanduser() if isinstance(item, str) and "\0" not in item else None
+        if folder is None or not folder.is_absolute():
+            problems.append(f"{where}: {item!r} is not an absolute folder path; skipping it")
+        elif not has_manifest(folder):
+            problems.append(f"{where}: {folder} holds no .claude-plugin/plugin.json; skipping it")
+        elif folder.resolve() not in found:
+            found.append(folder.resolve())
+    return found, problems

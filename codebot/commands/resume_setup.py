@@ -1,7 +1,7 @@
 """`--continue` / `--resume ID`: start with the setup the session was using.
 
-The session's transcript records its model, endpoint, `--skills-dir` and `--add-dir`
-folders (`agent/session/setup_record`). Before the settings build the catalog and the
+The session's transcript records its model, endpoint, `--skills-dir`, `--plugin-dir` and
+`--add-dir` folders (`agent/session/setup_record`). Before the settings build the catalog and the
 client, this module reads that record for the session about to be resumed and applies
 it, except where a flag was given on this command line: a flag wins, and that is said
 ("--model given: using X, the session used Y"). What was restored is said in one line.
@@ -43,6 +43,7 @@ def restore_setup(args: argparse.Namespace, settings: Settings) -> tuple[Setting
     said = list(problems)
     settings = _model(args, settings, record, restored, said)
     settings = _skills(args, settings, record, restored, said)
+    settings = _plugins(args, settings, record, restored, said)
     _add_dirs(args, settings, record, restored, said)
     if restored:
         said.insert(0, "restored from the session: " + " · ".join(restored))
@@ -130,6 +131,45 @@ def _skills(
         restored.append(f"skills folder {folders([d], settings.project_dir)}")
     return dataclasses.replace(
         settings, skills_dirs=(*found, *rest), skills_dirs_given=tuple(found)
+    )
+
+
+def _plugins(
+    args: argparse.Namespace,
+    settings: Settings,
+    record: SetupRecord,
+    restored: list[str],
+    said: list[str],
+) -> Settings:
+    """`--plugin-dir` folders, like `--skills-dir`: a flag wins; each recorded folder must
+    still be a plugin folder."""
+    from codebot.skills.catalog.plugins import has_manifest
+
+    if not record.plugin_dirs:
+        return settings
+    if getattr(args, "plugin_dir", None):
+        given = settings.plugin_dirs_given
+        if [str(d) for d in given] != list(record.plugin_dirs):
+            said.append(
+                f"--plugin-dir given: using {folders(given, settings.project_dir)}, "
+                f"the session used {folders(record.plugin_dirs, settings.project_dir)}"
+            )
+        return settings
+    found = []
+    for d in existing_dirs(record.plugin_dirs, "plugin folder", settings.project_dir, said):
+        if has_manifest(d):
+            found.append(d)
+            restored.append(f"plugin folder {folders([d], settings.project_dir)}")
+        else:
+            said.append(
+                f"the session's plugin folder {folders([d], settings.project_dir)} has no "
+                ".claude-plugin/plugin.json any more; skipped"
+            )
+    if not found:
+        return settings
+    rest = tuple(d for d in settings.plugin_dirs if d not in found)
+    return dataclasses.replace(
+        settings, plugin_dirs=(*found, *rest), plugin_dirs_given=tuple(found)
     )
 
 

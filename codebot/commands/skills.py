@@ -40,8 +40,10 @@ def entry(
         "name": spec.name,
         "key": spec.key,
         "source": spec.source.value,
+        "family": spec.root.family,
         "plugin": spec.plugin,
         "path": str(spec.path),
+        "root": str(spec.root.path),
         "description": spec.description,
         "when_to_use": spec.when_to_use,
         "argument_hint": spec.argument_hint,
@@ -55,8 +57,23 @@ def entry(
         else {
             "name": shadowed_by.name,
             "source": shadowed_by.source.value,
+            "family": shadowed_by.root.family,
             "path": str(shadowed_by.path),
         },
+        # Copies of this very name that lost to it (another host's folder, a farther level).
+        "also_in": [
+            {
+                "source": s.spec.source.value,
+                "family": s.spec.root.family,
+                "root": str(s.spec.root.path),
+                "path": str(s.spec.path),
+                "reason": s.reason,
+            }
+            for s in snap.shadows_of(spec)
+            if s.spec.key == spec.key
+        ]
+        if shadowed_by is None
+        else [],
         "diagnostics": [d.to_json() for d in spec.diagnostics],
     }
 
@@ -87,23 +104,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         )
         sys.stdout.write("\n")
         return 0
-    width = shutil.get_terminal_size((100, 20)).columns
-    for source in Source:
-        group = [r for r in rows if r["source"] == source.value]
-        if not group:
-            continue
-        say(f"{source.value} ({len(group)})")
-        # Cleaned before padding and cutting, so widths count what the terminal shows.
-        name_w = min(32, max(len(strip_escapes(r["name"])) for r in group))
-        for r in sorted(group, key=lambda r: (r["shadowed_by"] is not None, r["key"])):
-            flags = _flags(r)
-            text = strip_escapes(r["description"].replace("\n", " "))
-            if r["shadowed_by"]:
-                text = strip_escapes(
-                    f"shadowed by {r['shadowed_by']['source']} {r['shadowed_by']['path']}"
-                )
-            line = f"  {strip_escapes(r['name']):<{name_w}}  {flags}{text}"
-            say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
+    _print_groups(rows, settings.project_dir)
     problems = catalog_problems(snap)
     if problems:
         say(f"\n{count_of(len(problems), 'problem')} (run 'codebot skills validate' for details):")
@@ -117,6 +118,55 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
             "DIR."
         )
     return 0
+
+
+def _print_groups(rows: list[dict[str, Any]], project: Path) -> None:
+    """One group per source; each line: name, host family, flags, then the description
+    (or, for a shadowed copy, what shadows it). A winner with shadowed copies of its name
+    says where they are first, so a cut line still shows it."""
+    width = shutil.get_terminal_size((100, 20)).columns
+    for source in Source:
+        group = [r for r in rows if r["source"] == source.value]
+        if not group:
+            continue
+        say(f"{source.value} ({len(group)})")
+        # Cleaned before padding and cutting, so widths count what the terminal shows.
+        name_w = min(32, max(len(strip_escapes(r["name"])) for r in group))
+        family_w = max(len(r["family"]) for r in group)
+        for r in sorted(group, key=lambda r: (r["shadowed_by"] is not None, r["key"])):
+            text = strip_escapes(r["description"].replace("\n", " "))
+            if r["shadowed_by"]:
+                by = r["shadowed_by"]
+                text = (
+                    f"in {_short(r['root'], project)}, shadowed by {by['source']} "
+                    f"({by['family']}) {_short(by['path'], project)}"
+                )
+            elif r["also_in"]:
+                where = ", ".join(dict.fromkeys(_short(a["root"], project) for a in r["also_in"]))
+                text = f"(also in {where}, shadowed) {text}"
+            line = (
+                f"  {strip_escapes(r['name']):<{name_w}}  {r['family']:<{family_w}}  "
+                f"{_flags(r)}{strip_escapes(text)}"
+            )
+            say(line if len(line) <= width else line[: max(width - 1, 20)] + "…")
+
+
+def _short(path: str, project: Path) -> str:
+    """A folder as the person knows it: relative to the project, else `~/…`, else as is."""
+    p = Path(path)
+    try:
+        home: Path | None = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry
+        home = None
+    for base, label in ((project, ""), (home, "~/")):
+        if base is None:
+            continue
+        try:
+            rel = p.relative_to(base)
+        except ValueError:
+            continue
+        return f"{label}{rel.as_posix()}" if rel.parts else (label.rstrip("/") or ".")
+    return path
 
 
 def _flags(r: dict[str, Any]) -> str:

@@ -38,6 +38,7 @@ DESCRIPTION = (
 USAGE = 2
 #: TrustError kinds that mean "the person asked for something wrong" (exit 2).
 REFUSED = frozenset({"home", "root", "contains-home", "missing", "not-a-folder"})
+#: Folders whose `agents/` codebot reads (skill folders: `skills.catalog.hosts`).
 FAMILIES = (".codebot", ".agents", ".claude")
 #: At most this many grant lines are printed; the rest are counted.
 MAX_LINES = 40
@@ -305,11 +306,12 @@ def _walk_md(top: Path, depth: int = 4) -> Iterator[Path]:
 
 def _skill_grants(root: Path) -> list[str]:
     from codebot.display import visible
+    from codebot.skills.catalog.hosts import project_folders
 
     lines: list[str] = []
     files = 0
-    for family in FAMILIES:
-        for path in _walk_md(root / family / "skills"):
+    for _family, folder in project_folders():  # every host's skill folder codebot reads
+        for path in _walk_md(root / folder):
             files += 1
             if files > MAX_FILES:
                 lines.append(f"(stopped after {MAX_FILES} skill files)")

@@ -64,6 +64,14 @@ class BuiltinCommands:
     def cmd_context(self, _args: str) -> Reply:
         return Reply(context_report(self.session.context_use(), self.session, self.settings))
 
+    def cmd_init(self, args: str) -> Reply:
+        """`/init`: a starting AGENTS.md from the repository (init_draft.py); with a real
+        model, a turn asking it to improve the draft follows."""
+        from codebot.ui.init_draft import IMPROVE_PROMPT, run_init
+
+        done = run_init(self.settings.project_dir, args, model=not self.offline)
+        return Reply(done.text, Action.TURN, IMPROVE_PROMPT) if done.improve else Reply(done.text)
+
     def cmd_usage(self, _args: str) -> Reply:
         session = self.session
         local = session.state.local_models

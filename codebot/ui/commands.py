@@ -46,6 +46,7 @@ class Action(enum.Enum):
     )  # the text lists the sessions; each front end's picker runs /resume ID
     RESUMED = enum.auto()  # another session replaced this one: show its history instead of the text
     OPEN_TRANSCRIPT = enum.auto()  # the whole session: a screen in the TUI, the text in line mode
+    TURN = enum.auto()  # the text, then `reply.arg` is sent to the model as a turn (cancellable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,14 @@ BUILTINS: tuple[Command, ...] = (
         "[accept PATH|all · revert PATH]",
         "files codebot's agent wrote among skills, config and instructions: review, accept, revert",
         "cmd_written",
+    ),
+    Command(
+        "init",
+        "[--force] [--draft]",
+        "write a starting AGENTS.md from the repository (then the model improves it)",
+        "cmd_init",
+        not_while_busy=True,
+        off_loop=True,
     ),
 )
 BY_NAME: dict[str, Command] = {c.name: c for c in BUILTINS}

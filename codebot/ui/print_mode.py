@@ -140,6 +140,8 @@ def run_print(
 
     answer = _Answer()
     _replace_unencodable_output()
+    if prompt.strip().split(" ", 1)[0].lower() == "/init":  # `-p "/init"`: the draft only
+        return _init_only(settings, prompt.strip()[5:], output_format)
     catalog = open_catalog(settings, prefetch=_routes(prompt))
     try:
         session = build_session(
@@ -315,6 +317,20 @@ def _compact_only(session: Any, focus: str, output_format: str) -> int:
     elif output_format == "text":
         print(text)
     return 1 if error else 0
+
+
+def _init_only(settings: Settings, args: str, output_format: str) -> int:
+    """`-p "/init"`: write the draft AGENTS.md, no model turn (print mode cannot ask the
+    person about the model's edits to it). 0 when written, 1 when not."""
+    from codebot.ui.init_draft import run_init
+
+    done = run_init(settings.project_dir, args, model=False)
+    if output_format == "text":
+        print(done.text)
+    else:
+        out = {"type": "result", "result": done.text, "is_error": not done.written}
+        print(json.dumps(out, ensure_ascii=False))
+    return 0 if done.written else 1
 
 
 # -- denied calls: print mode cannot ask, so it says which rule would have allowed them -------

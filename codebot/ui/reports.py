@@ -57,7 +57,12 @@ def context_report(use, session, settings: Settings) -> str:
         f"window {use.window:,} tokens ({window_words(use.source)})"
     ]
     for name, n in use.parts().items():
-        lines.append(f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})")
+        if name == "instructions" and not n:
+            continue
+        row = f"  {name:<17}{n:>9,} tokens  {100 * n / use.window:5.1f}%  ({k(n)})"
+        if name == "instructions":
+            row += f"  {instruction_files(session, settings)}"
+        lines.append(row)
     comp = settings.compaction
     auto = f"at {comp.threshold:.0%} of the window" if comp.auto else "off (compaction.auto: false)"
     lines.append(f"  automatic compaction: {auto}; /compact [focus] compacts now")
@@ -72,6 +77,22 @@ def context_report(use, session, settings: Settings) -> str:
             "commands; `codebot trust` to change)"
         )
     return "\n".join(lines)
+
+
+def instruction_files(session, settings: Settings) -> str:
+    """The instruction files in force, relative to the project (else home-short), escaped."""
+    from codebot.display import home_short, visible
+
+    source = getattr(getattr(session, "toolset", None), "instructions", None)
+    if source is None:
+        return ""
+    shown = []
+    for path in source.current().paths:
+        try:
+            shown.append(str(path.relative_to(settings.project_dir)))
+        except ValueError:
+            shown.append(home_short(str(path)))
+    return visible(", ".join(shown))
 
 
 def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> str:

@@ -47,6 +47,14 @@ def setup_for_switch(
             f"a running codebot keeps its skills: `codebot --resume {one_line(session_id)}` "
             "starts with them"
         )
+    if record.plugin_dirs and list(record.plugin_dirs) != [
+        str(d) for d in settings.plugin_dirs_given
+    ]:
+        said.append(
+            f"the session used plugin folder {folders(record.plugin_dirs, settings.project_dir)}; "
+            f"a running codebot keeps its plugins: `codebot --resume {one_line(session_id)}` "
+            "starts with them"
+        )
     if restored:
         said.insert(0, "restored from the session: " + " · ".join(restored))
     return Switched(client, dirs, said)

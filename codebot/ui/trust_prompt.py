@@ -33,11 +33,17 @@ def explanation(project: Path) -> list[str]:
 
 
 def _hook_lines(project: Path) -> list[str]:
-    """The hook commands trusting the folder lets run: the project's and the plugins'."""
-    from codebot.agent.hooks import collect_hooks, trust_lines
+    """The hook commands trusting the folder lets run: the project's and the plugins'
+    (the project's own plugin's among them)."""
+    from codebot.agent.hooks import collect_hooks, hooks_of, trust_lines
     from codebot.home import codebot_home
+    from codebot.skills.catalog.plugins import find_plugins, has_manifest
 
-    found = collect_hooks(codebot_home(), project, trusted=False)
+    home = codebot_home()
+    # A plugin repository's own hooks too: they run once it is trusted and loaded.
+    own = project if has_manifest(project) else None
+    plugins = hooks_of(find_plugins(home, project=own))
+    found = collect_hooks(home, project, trusted=False, plugins=plugins)
     return trust_lines(
         [h for h in found.hooks if h.source not in ("user", "claude-user") and h.skipped]
     )

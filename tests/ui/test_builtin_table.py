@@ -139,7 +139,9 @@ def text_only(project: Path, front: Front) -> dict[str, str]:
     ctrl.front = front
     try:
         replies = {
-            c.name: ctrl.builtin(c.name, "") for c in BUILTINS if c.name not in ("clear", "reload")
+            c.name: ctrl.builtin(c.name, "")
+            for c in BUILTINS
+            if c.name not in ("clear", "reload", "init")  # these change the project
         }
     finally:
         ctrl.close()

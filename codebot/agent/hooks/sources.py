@@ -14,9 +14,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.agent.hooks.spec import HookCommand, parse_hooks
+
+if TYPE_CHECKING:
+    from codebot.skills.catalog.plugins import Plugin
 
 #: Larger settings files are not read (a settings file is a few kilobytes).
 MAX_FILE_BYTES = 1024 * 1024
@@ -85,20 +88,17 @@ def load_hooks_file(
     )
 
 
-def home_plugins(home: Path) -> list[PluginHooks]:
-    """Plugins installed as `$CODEBOT_HOME/plugins/<name>/` (with `.claude-plugin/plugin.json`)
-    that ship `hooks/hooks.json`. The plugin catalog replaces this at merge."""
-    base = home / "plugins"
-    try:
-        folders = sorted(p for p in base.iterdir() if p.is_dir())
-    except OSError:
-        return []
-    return [
-        PluginHooks(p.name, p, p / "hooks" / "hooks.json")
-        for p in folders
-        if (p / ".claude-plugin" / "plugin.json").is_file()
-        and (p / "hooks" / "hooks.json").is_file()
-    ]
+def hooks_of(plugins: Iterable[Plugin]) -> list[PluginHooks]:
+    """The hooks files of each loadable plugin (`skills/catalog/plugins.py`: its
+    `hooks/hooks.json` and the files its manifest names)."""
+    return [PluginHooks(p.name, p.root, f) for p in plugins if p.loadable for f in p.hooks]
+
+
+def installed_plugins(home: Path) -> list[PluginHooks]:
+    """The hooks of the plugins installed in `$CODEBOT_HOME/plugins`."""
+    from codebot.skills.catalog.plugins import find_plugins
+
+    return hooks_of(find_plugins(home))
 
 
 def plugin_hooks(
@@ -133,7 +133,8 @@ def collect_hooks(
     user_home: Path | None = None,
 ) -> HookConfig:
     """Every hook of the person, the project and the plugins, each marked when it may not
-    run. `plugins` defaults to `home_plugins(home)`."""
+    run. `plugins` defaults to `installed_plugins(home)`; a session passes its own
+    (`workspace.plugins_for`: the project's, `--plugin-dir` and installed ones)."""
     from codebot.provenance import Provenance
 
     config = HookConfig()
@@ -162,7 +163,7 @@ def collect_hooks(
             skip = "" if trusted else UNTRUSTED
         config.hooks += [replace(h, skipped=skip) for h in found]
     config.hooks += plugin_hooks(
-        home_plugins(home) if plugins is None else plugins, trusted=trusted, warnings=warnings
+        installed_plugins(home) if plugins is None else plugins, trusted=trusted, warnings=warnings
     )
     return config
 

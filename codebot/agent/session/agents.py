@@ -9,7 +9,7 @@ body is the agent's instructions.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -99,24 +99,58 @@ def check_agent_name(name: str) -> str:
     return name
 
 
-def find_agent(name: str, roots: Iterable[Root], trusted_project: bool = False) -> AgentDef | None:
+def find_agent(
+    name: str,
+    roots: Iterable[Root],
+    trusted_project: bool = False,
+    plugin_agents: Mapping[str, Sequence[Path]] | None = None,
+) -> AgentDef | None:
     """The agent called `name`, or None. Raises AgentNameError for a name that is not plain.
 
-    A plugin's agents, and a project's agents while the folder is untrusted, cannot set
-    the model: their `model:` is dropped, as for plugin skills.
+    `plugin:agent` is a plugin's agent: looked up in `plugin_agents[plugin]` (the plugin's
+    agent folders), else in the `agents` sibling of the plugin's skill roots. A plugin's
+    agents, and a project's agents while the folder is untrusted, cannot set the model:
+    their `model:` is dropped, as for plugin skills.
     """
+    plugin, colon, plain = name.partition(":")
+    if colon:
+        check_agent_name(plugin)
+        check_agent_name(plain)
+        return _plugin_agent(plugin, plain, roots, plugin_agents or {})
     check_agent_name(name)
     key = normalize_name(name)
     if key in BUILTIN:
         return BUILTIN[key]
     for d, root in agent_dirs_with_roots(roots):
-        for cand in (d / f"{name}.md", d / f"{key}.md"):
-            if cand.is_file():
-                agent = load_agent(cand)
-                if agent is not None:
-                    if agent.model and not _may_set_model(root, trusted_project):
-                        agent = replace(agent, model=None)
-                    return agent
+        if root.source is Source.PLUGIN:
+            continue  # a plugin's agents are `plugin:agent`
+        agent = _load_named(d, name, key)
+        if agent is not None:
+            if agent.model and not _may_set_model(root, trusted_project):
+                agent = replace(agent, model=None)
+            return agent
+    return None
+
+
+def _load_named(folder: Path, name: str, key: str) -> AgentDef | None:
+    for cand in (folder / f"{name}.md", folder / f"{key}.md"):
+        if cand.is_file():
+            agent = load_agent(cand)
+            if agent is not None:
+                return agent
+    return None
+
+
+def _plugin_agent(
+    plugin: str, name: str, roots: Iterable[Root], plugin_agents: Mapping[str, Sequence[Path]]
+) -> AgentDef | None:
+    folders = plugin_agents.get(plugin)
+    if folders is None:
+        folders = [d for d, r in agent_dirs_with_roots(roots) if r.plugin == plugin]
+    for d in folders:
+        agent = _load_named(d, name, normalize_name(name))
+        if agent is not None:
+            return replace(agent, name=f"{plugin}:{name}", model=None)
     return None
 
 

@@ -75,11 +75,13 @@ class Compactor:
         """What the next request would spend (without the next user message)."""
         turn = turn or TurnState()
         model = turn.model or self.base_model
+        system, instructions = self.toolset.system_parts()
         return self.meter.use(
-            self.toolset.system_prompt,
+            system,
             self.toolset.schemas(turn),
             self.state.history,
             self.window(model, may_import=may_import),
+            instructions,
         )
 
     async def maybe_compact(self, turn: TurnState) -> None:
@@ -112,7 +114,12 @@ class Compactor:
         meter = self.meter
         before = before or self.context_use(turn)
         window = before.window
-        fixed = before.system + before.tools + meter.text(state.last_listing or "")
+        fixed = (
+            before.system
+            + before.instructions
+            + before.tools
+            + meter.text(state.last_listing or "")
+        )
         room = int((window * state.settings.compaction.threshold - fixed) * shrink)
         if room < 400:
             raise ModelError(

@@ -11,7 +11,8 @@ The window (`resolve_window`), first match wins:
 Counts come from the client (`count_tokens`: litellm's counter for real models, the
 4-characters-a-token estimate elsewhere), cached per message: a message never changes
 once it is in the history, so a request costs one count per new message, not per message.
-The split (`ContextUse`) is system prompt, tool definitions, skill listing, skills in force
+The split (`ContextUse`) is system prompt, instruction files (AGENTS.md and the like, part
+of the system prompt but counted apart), tool definitions, skill listing, skills in force
 and conversation; a user message that carries listing or skill text is divided between
 those by its characters.
 """
@@ -69,10 +70,12 @@ class ContextUse:
     conversation: int
     window: int
     source: str  # where the window came from (see `resolve_window`)
+    instructions: int = 0  # AGENTS.md and the like: sent in the system prompt, counted apart
 
     @property
     def total(self) -> int:
-        return self.system + self.tools + self.listing + self.skills + self.conversation
+        parts = self.system + self.instructions + self.tools + self.listing + self.skills
+        return parts + self.conversation
 
     @property
     def fraction(self) -> float:
@@ -81,6 +84,7 @@ class ContextUse:
     def parts(self) -> dict[str, int]:
         return {
             "system prompt": self.system,
+            "instructions": self.instructions,
             "tool definitions": self.tools,
             "skill listing": self.listing,
             "skills in force": self.skills,
@@ -143,7 +147,9 @@ class Meter:
         tools: Sequence[dict[str, Any]],
         messages: Sequence[dict[str, Any]],
         window: tuple[int, str],
+        instructions: str = "",
     ) -> ContextUse:
+        """`instructions`: the part of `system` that is instruction files, counted apart."""
         listing = skills = rest = 0
         for m in messages:
             a, b, c = self.message(m)
@@ -151,6 +157,6 @@ class Meter:
         tools_n = (
             self.text(json.dumps(list(tools), ensure_ascii=False, sort_keys=True)) if tools else 0
         )
-        return ContextUse(
-            self.text(system) + MESSAGE_OVERHEAD, tools_n, listing, skills, rest, *window
-        )
+        system_n = self.text(system) + MESSAGE_OVERHEAD
+        inst = min(self.text(instructions), system_n) if instructions else 0
+        return ContextUse(system_n - inst, tools_n, listing, skills, rest, *window, inst)

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from codebot.protected import home_like, hooks_path, protected_reason
+from codebot.protected import home_like, project_extras, protected_reason
 from codebot.protected_watch import ProjectWatch
 from codebot.provenance import Provenance, ProvenanceError
 
@@ -31,7 +31,7 @@ class Guard:
     def __init__(self, project: Path, home: Path, session_id: str = "") -> None:
         self.project = Path(os.path.realpath(project))
         self.home_like = home_like(self.project)
-        self.hooks = hooks_path(self.project)
+        self.hooks = project_extras(self.project)  # core.hooksPath, a plugin repo's folders
         self.store = Provenance(home, self.project)
         self.watch = ProjectWatch(self.project, self.hooks)
         self.session_id = session_id

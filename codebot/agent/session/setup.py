@@ -241,9 +241,13 @@ def hooks_for(
 ) -> Hooks:
     """The session's hooks (`agent/hooks/sources.py`); what cannot run because codebot's
     agent wrote its file is said at start, with what to do."""
-    from codebot.agent.hooks import Hooks, collect_hooks
+    from codebot.agent.hooks import Hooks, collect_hooks, hooks_of
+    from codebot.workspace import plugins_for
 
-    config = collect_hooks(settings.home, settings.project_dir, trusted=settings.trusted)
+    plugins = hooks_of(plugins_for(settings))
+    config = collect_hooks(
+        settings.home, settings.project_dir, trusted=settings.trusted, plugins=plugins
+    )
     notices.extend(config.warnings)
     said: set[str] = set()
     for hook in config.hooks:
@@ -389,7 +393,7 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
             )
         session.sandbox_notice = f"commands are not sandboxed: {why}"
         return f"unavailable: {why}"
-    from codebot.protected import home_like, hooks_path
+    from codebot.protected import home_like, project_extras
 
     # No project means no home: `$HOME` (a dotfiles repository there, or no git root)
     # is never a writable project, or `~/.bashrc` would be the project's to change.
@@ -400,7 +404,7 @@ def apply_sandbox(session: Session, settings: Settings) -> str:
         network=settings.sandbox_network,
         codebot_home=settings.home,
         project_writable=writable,
-        hooks=hooks_path(settings.project_dir),
+        hooks=project_extras(settings.project_dir),
         cwd=settings.cwd,
     )
     net = "network on" if settings.sandbox_network else "no network"

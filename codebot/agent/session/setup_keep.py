@@ -25,6 +25,7 @@ def setup_of(session: Session) -> SetupRecord:
         model=client.model,
         api_base=getattr(client, "api_base", None),
         skills_dirs=tuple(str(d) for d in session.settings.skills_dirs_given),
+        plugin_dirs=tuple(str(d) for d in session.settings.plugin_dirs_given),
         add_dirs=tuple(str(d) for d in session.context.extra_roots),
         session_rules=tuple(r.text for r in session.approvals.session_rules),
         project=str(session.settings.project_dir),

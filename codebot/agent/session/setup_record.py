@@ -30,7 +30,7 @@ MAX_TEXT = 4096
 class SetupRecord:
     """`effort` is the session's reasoning effort; codebot has no session-level effort
     yet (skills set one per turn), so it is recorded as None until one exists.
-    `plugin_dirs` likewise waits for a plugin-folder setting: always empty today."""
+    `plugin_dirs` are the `--plugin-dir` folders."""
 
     model: str | None = None
     api_base: str | None = None

@@ -10,6 +10,7 @@ so the session loop never imports the module that builds sessions.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codebot.agent.session.agents import AgentDef, AgentNameError, find_agent
@@ -74,11 +75,21 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
     )
 
 
+def _plugin_agents(parent: Session) -> dict[str, tuple[Path, ...]]:
+    """Each loaded plugin's agent folders, by plugin name (read when a sub-agent starts)."""
+    from codebot.workspace import plugins_for
+
+    return {p.name: p.agents for p in plugins_for(parent.settings) if p.loadable}
+
+
 async def run_fork(parent: Session, inv: Invocation) -> str:
     """Run a `context: fork` skill: its wrapped body is the sub-agent's whole task."""
     try:
         agent = find_agent(
-            inv.spec.agent or "general", parent.catalog.roots, parent.settings.trusted
+            inv.spec.agent or "general",
+            parent.catalog.roots,
+            parent.settings.trusted,
+            _plugin_agents(parent),
         )
     except AgentNameError as exc:
         return f"skill {inv.spec.name!r}: {exc}; no sub-agent ran"
@@ -103,13 +114,16 @@ async def run_task(parent: Session, prompt: str, agent_name: str, description: s
             f"sub-agents may nest at most {parent.settings.fork_depth} deep; do this task yourself"
         )
     try:
-        agent = find_agent(agent_name, parent.catalog.roots, parent.settings.trusted)
+        agent = find_agent(
+            agent_name, parent.catalog.roots, parent.settings.trusted, _plugin_agents(parent)
+        )
     except AgentNameError as exc:
         return f"{exc}; use 'general', 'explore' or a custom agent from agents/<name>.md"
     if agent is None:
         return (
             f"no agent named {agent_name!r}; "
-            "use 'general', 'explore' or a custom agent from agents/<name>.md"
+            "use 'general', 'explore', a custom agent from agents/<name>.md or a plugin's "
+            "agent as plugin:name"
         )
     child = _child(parent, agent, parent.chain, agent.model)
     return await _run(parent, child, prompt, None)

@@ -64,6 +64,11 @@ class Toolset:
     def system_prompt(self) -> str:
         """The prompt given, else the default one naming this session's tools (made once),
         then the instruction files as they are now."""
+        return self.system_parts()[0]
+
+    def system_parts(self) -> tuple[str, str]:
+        """(the system prompt, the instruction files' part of it), from one check of the
+        files (`/context` counts the two apart)."""
         if self._system is None and self.lean:
             import platform
 
@@ -73,7 +78,7 @@ class Toolset:
         if self._system is None:
             self._system = render_system(self.project_dir, self.names())
         extra = self.instructions.text if self.instructions is not None else ""
-        return f"{self._system}\n\n{extra}" if extra else self._system
+        return (f"{self._system}\n\n{extra}" if extra else self._system), extra
 
     def names(self, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
         names = [*self.registry.names(), *META_TOOLS]

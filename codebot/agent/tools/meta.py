@@ -57,7 +57,7 @@ META_TOOLS: dict[str, dict[str, Any]] = {
         "Run a sub-agent on a self-contained task with its own fresh context; only its final "
         "answer "
         "comes back. agent: 'general' (all tools), 'explore' (read-only), or a custom agent's "
-        "name.",
+        "name (a plugin's agent: 'plugin:name').",
         {
             "description": {"type": "string", "description": "3-7 words saying what the task is"},
             "prompt": {

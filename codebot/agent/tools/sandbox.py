@@ -127,8 +127,9 @@ class SandboxPolicy:
     user_home: Path | None = None  # whose CREDENTIAL_PATHS are masked; None: Path.home()
     #: False for a project that is `$HOME`, `/` or above it: bound read-only as a whole.
     project_writable: bool = True
-    #: `core.hooksPath` relative to the project when it points inside it (`.husky`).
-    hooks: str | None = None
+    #: `core.hooksPath` relative to the project when it points inside it (`.husky`), or
+    #: every extra protected path of the project (`protected.project_extras`).
+    hooks: str | tuple[tuple[str, str], ...] | None = None
     #: Where the session's working folder is: protected names are kept at every level
     #: from the project down to it (the folders codebot reads skills and instructions from).
     cwd: Path | None = None

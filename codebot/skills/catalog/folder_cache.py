@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #
 # `flags` is VENV (a pyvenv.cfg is there) | AGENTS (an `agents` entry is there); `dirs` are
 # the names of all subfolders and `md_files` of all other entries ending in `.md`, sorted
-# (lists, as JSON gives them back, and nothing changes them; 0 when empty, which JSON
+# (lists, as the index file gives them back, and nothing changes them; 0 when empty, which
 # loads without making an object).
 # The next scan `os.stat`s the folder and, when the stamp is the same AND both times are
 # more than RACY_NS older than `listed_at_ns`, uses the kept listing instead of listing the
@@ -61,7 +61,8 @@ class DirCache:
 
 
 def valid_entry(e: Any) -> tuple[Any, ...] | None:
-    """A cached listing read back from JSON, as a tuple; None when it is malformed."""
+    """A cached listing read back from the index file (lists: the index writes them so),
+    as a tuple; None when it is malformed."""
     if type(e) is not list or len(e) != 8:
         return None
     a, b, c, d, listed, flags, dirs, files = e

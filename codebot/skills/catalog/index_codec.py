@@ -34,7 +34,7 @@ _STORED = tuple(_DEFAULTS)
 
 
 def _encode_arg(a: Argument) -> list[Any]:
-    return [a.name, a.description, a.required, dict(a.schema) if a.schema is not None else None]
+    return plain([a.name, a.description, a.required, a.schema])
 
 
 def _decode_arg(v: list[Any]) -> Argument:
@@ -44,12 +44,24 @@ def _decode_arg(v: list[Any]) -> Argument:
     )
 
 
-def _plain(v: Any) -> Any:
-    """Mapping proxies (possibly nested, as in argument schemas) as plain JSON values."""
+_EXACT = (str, int, float, bool, type(None))
+
+
+def plain(v: Any) -> Any:
+    """A value of exact built-in types: mapping proxies (possibly nested, as in argument
+    schemas) as dicts, tuples as lists, and subclasses of str, int and float (the
+    frontmatter's `Scalar`, which remembers how YAML read a number or date) as the plain
+    type, as JSON would give them back (the index file's `marshal` refuses subclasses)."""
+    t = type(v)
+    if t in _EXACT:
+        return v
     if isinstance(v, Mapping):
-        return {k: _plain(x) for k, x in v.items()}
+        return {plain(k): plain(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
+        return [plain(x) for x in v]
+    for base in _EXACT[:3]:
+        if isinstance(v, base) and not isinstance(v, bool):
+            return base.__str__(v) if base is str else base(v)
     return v
 
 
@@ -65,10 +77,10 @@ def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
             v = [_encode_arg(a) for a in v] if v else 0
         elif name == "diagnostics":
             v = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
-        elif isinstance(v, Mapping):
-            v = _plain(v) if v else 0
-        elif isinstance(v, tuple):
-            v = list(v) if v else 0
+        elif isinstance(v, Mapping | tuple):
+            v = plain(v) if v else 0
+        else:
+            v = plain(v)
         row.append(v)
     return row
 

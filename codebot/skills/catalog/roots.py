@@ -2,22 +2,22 @@
 
 Roots come from four sources (DESIGN §3.2). Each root gets a `rank` tuple so that the
 catalog can decide name clashes by sorting: project < user < bundled < plugin; inside
-the project, nearer to the working directory first, then codebot > .agents > .claude;
-then `--skills-dir` roots in the order given.
+the project, nearer to the working directory first, then the order of the host table
+(`hosts.HOSTS`: codebot > .agents > .claude > the other hosts' folders); then
+`--skills-dir` roots in the order given. User folders follow the same table.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codebot.skills.files import Root, Source
-from codebot.skills.files.safe_read import read_regular
+from codebot.skills.catalog.hosts import project_folders, user_folders
+from codebot.skills.files import COMMANDS, Root, Source
 
-MAX_MANIFEST_BYTES = 1024 * 1024
-
-FAMILIES = (("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude"))
+if TYPE_CHECKING:
+    from codebot.skills.catalog.plugins import Plugin
 
 
 def bundled_dir() -> Path:
@@ -46,27 +46,26 @@ def _home_or_above(folder: Path) -> bool:
 
 
 def plugin_roots(plugins_dir: Path) -> list[tuple[str, Path]]:
-    """`<plugins>/<plugin>/skills`, named by `.claude-plugin/plugin.json` when present."""
-    found: list[tuple[str, Path]] = []
-    try:
-        entries = sorted(p for p in plugins_dir.iterdir() if p.is_dir())
-    except OSError:
-        return found
-    for pdir in entries:
-        name, skills = pdir.name, pdir / "skills"
-        manifest = pdir / ".claude-plugin" / "plugin.json"
-        if manifest.is_file():
-            try:
-                # read_regular: a FIFO swapped in after is_file() would block the load
-                meta = json.loads(read_regular(manifest, MAX_MANIFEST_BYTES).decode("utf-8"))
-                if isinstance(meta.get("name"), str) and meta["name"].strip():
-                    name = meta["name"].strip()
-                if isinstance(meta.get("skills"), str):
-                    skills = (pdir / meta["skills"]).resolve()
-            except (OSError, ValueError, AttributeError):
-                pass  # a broken manifest still leaves the conventional skills/ folder
-        found.append((name, skills))
-    return found
+    """`<plugins>/<plugin>/skills` of each loadable plugin folder, named by its manifest
+    (`skills/catalog/plugins.py` reads it)."""
+    from codebot.skills.catalog.plugins import find_plugins
+
+    return [
+        (p.name, d)
+        for p in find_plugins(plugins_dir.parent, project=None)
+        if p.loadable and p.root.parent == plugins_dir
+        for d in (p.skills or (p.root / "skills",))
+    ]
+
+
+def plugin_skill_roots(plugins: Sequence[Plugin]) -> list[Root]:
+    """The skills and commands folders of each loadable plugin, in the order given."""
+    roots: list[Root] = []
+    for i, p in enumerate(q for q in plugins if q.loadable):
+        folders = [(d, "plugin") for d in p.skills] + [(d, COMMANDS) for d in p.commands]
+        for j, (d, family) in enumerate(folders):
+            roots.append(Root(d, Source.PLUGIN, family, (3, i, j), plugin=p.name))
+    return roots
 
 
 def default_roots(
@@ -77,28 +76,32 @@ def default_roots(
     include_bundled: bool = True,
     include_user: bool = True,
     include_plugins: bool = True,
+    plugins: Sequence[Plugin] | None = None,
 ) -> list[Root]:
+    """`plugins`: the session's plugins (`plugins.find_plugins`); None: those installed in
+    `$CODEBOT_HOME/plugins`."""
     roots: list[Root] = []
     top = project_root(cwd)
     level = cwd
     distance = 0
+    folders = list(project_folders())
     while True:
-        for f, (family, folder) in enumerate(FAMILIES):
-            roots.append(
-                Root(level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f))
-            )
+        for f, (family, folder) in enumerate(folders):
+            roots.append(Root(level / folder, Source.PROJECT, family, (0, 0, distance, f)))
         if level == top or level.parent == level:
             break
         level, distance = level.parent, distance + 1
     for i, d in enumerate(extra_dirs):
         roots.append(Root(d, Source.PROJECT, "extra", (0, 1, i), explicit=True))
     if include_user:
-        user = [codebot_home / "skills", home / ".agents" / "skills", home / ".claude" / "skills"]
-        for f, d in enumerate(user):
-            roots.append(Root(d, Source.USER, FAMILIES[f][0], (1, f)))
+        for f, (family, d) in enumerate(user_folders(home, codebot_home)):
+            roots.append(Root(d, Source.USER, family, (1, f)))
     if include_bundled:
         roots.append(Root(bundled_dir(), Source.BUNDLED, "bundled", (2,)))
     if include_plugins:
-        for i, (name, d) in enumerate(plugin_roots(codebot_home / "plugins")):
-            roots.append(Root(d, Source.PLUGIN, "plugin", (3, i), plugin=name))
+        if plugins is None:
+            from codebot.skills.catalog.plugins import find_plugins
+
+            plugins = find_plugins(codebot_home)
+        roots += plugin_skill_roots(plugins)
     return roots

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from codebot._exports import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
+    from codebot.skills.files.command_file import COMMANDS
     from codebot.skills.files.frontmatter import simple_load
     from codebot.skills.files.names import NameProblem, name_problems, spec_valid
     from codebot.skills.files.parse import parse_file
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
 
 
 _EXPORTS = {
+    "COMMANDS": "command_file",
     "Argument": "spec",
     "Diagnostic": "spec",
     "EMPTY": "spec",
@@ -59,6 +61,7 @@ _EXPORTS = {
     "spec_valid": "names",
 }
 __all__ = [
+    "COMMANDS",
     "EMPTY",
     "MAX_FILE_BYTES",
     "Argument",

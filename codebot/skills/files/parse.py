@@ -17,6 +17,7 @@ from codebot.skills.files import coerce, frontmatter
 from codebot.skills.files.arguments import read_arguments
 from codebot.skills.files.codex_meta import NO_CODEX, read_openai_yaml
 from codebot.skills.files.collector import Collector
+from codebot.skills.files.command_file import COMMANDS, command_fields, whole_body
 from codebot.skills.files.frontmatter import FrontmatterError
 from codebot.skills.files.safe_read import (
     MAX_FILE_BYTES,
@@ -166,11 +167,7 @@ def _parse(
     try:
         sp = frontmatter.split(data)
         if sp is None:
-            return out.error(
-                "no-frontmatter",
-                "file does not start with a '---' frontmatter block",
-                hint="add '---', 'description: ...', '---' at the top",
-            )
+            return _no_frontmatter(path, root, st, real_path, data, out)
         raw, repaired, keys = frontmatter.load_keys(sp)
     except FrontmatterError as exc:
         return out.error(exc.code, exc.message, exc.line, exc.hint)
@@ -184,7 +181,21 @@ def _parse(
             "put the value in double quotes",
             "frontmatter",
         )
+    raw = command_fields(root, data, raw, sp)
     return _build(path, root, st, real_path, raw, sp, out, side, _duplicates(keys, out))
+
+
+def _no_frontmatter(
+    path: Path, root: Root, st: os.stat_result, real_path: Path | None, data: bytes, out: Collector
+) -> tuple[Spec | None, list[Diagnostic]]:
+    if root.family == COMMANDS:  # a plugin's command file may be all body
+        sp = whole_body(data)
+        return _build(path, root, st, real_path, command_fields(root, data, {}, sp), sp, out)
+    return out.error(
+        "no-frontmatter",
+        "file does not start with a '---' frontmatter block",
+        hint="add '---', 'description: ...', '---' at the top",
+    )
 
 
 def _bad_content(data: bytes, out: Collector) -> tuple[None, list[Diagnostic]] | None:

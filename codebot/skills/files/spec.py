@@ -103,7 +103,9 @@ class Root:
 
     path: Path
     source: Source
-    family: str  # "bundled", "codebot", "agents", "claude", "extra", "plugin"
+    family: (
+        str  # a host of `catalog/hosts.py` ("codebot", "gemini", …), "extra", "bundled", "plugin"
+    )
     rank: tuple[int, ...]
     plugin: str | None = None
     explicit: bool = False  # named by the user (--skills-dir): a missing one is reported

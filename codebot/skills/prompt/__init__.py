@@ -19,9 +19,9 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
         order_for_prompt,
         promote,
         render_listing,
-        truncate,
     )
     from codebot.skills.prompt.reminders import build_reminders, path_hint, reminder
+    from codebot.skills.prompt.shorten import shorten, truncate
     from codebot.skills.prompt.usage import DAY, FLOOR, UsageTracker, default_path
 
 
@@ -43,7 +43,8 @@ _EXPORTS = {
     "render_listing": "listing",
     "search_cards": "cards",
     "tokens": "cards",
-    "truncate": "listing",
+    "shorten": "shorten",
+    "truncate": "shorten",
 }
 __all__ = [
     "DAY",
@@ -62,6 +63,7 @@ __all__ = [
     "reminder",
     "render_listing",
     "search_cards",
+    "shorten",
     "tokens",
     "truncate",
 ]

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 from codebot.skills.files import Source, Spec
 from codebot.skills.invoke import Actor, Adapter, eligible, escape_tags
+from codebot.skills.prompt.fit import allowances, described_prefix
+from codebot.skills.prompt.shorten import shorten, truncate
 from codebot.units import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
@@ -42,7 +44,16 @@ TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 #: The budget when none is configured: 1% of the context window (`CHARS_PER_TOKEN`),
 #: never less than this; exactly this when the window is unknown (the offline model).
 MIN_BUDGET = 8000
-ELLIPSIS = "…"
+#: When entries must share the budget, a described entry gets at least this many
+#: characters beyond its name (or its whole text, when shorter): enough for the first
+#: sentence and the use-when clause of a median description (241 characters in the
+#: corpus). Below it, fewer skills are described rather than all of them badly.
+ENTRY_MIN = 160
+#: A shortened description or `when:` text shorter than this is left out instead.
+MIN_PIECE = 24
+WHEN = "\n  when: "
+#: An argument hint is shown in at most this many characters (a third of a short line).
+HINT_MAX = 80
 UNCHANGED = "Skills unchanged since the last listing."
 
 _BY_KEY = attrgetter("key")
@@ -60,19 +71,6 @@ _NEEDS_WORK = re.compile(r"[\s<]")
 def one_line(text: str) -> str:
     """Collapse newlines and runs of whitespace (including Unicode line separators)."""
     return " ".join(text.split())
-
-
-def truncate(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters, ending in `…` when cut (at a word if near)."""
-    if len(text) <= limit:
-        return text
-    if limit <= 1:
-        return ELLIPSIS if limit == 1 else ""
-    head = text[: limit - 1]
-    space = head.rfind(" ")
-    if space >= limit * 3 // 4:
-        head = head[:space]
-    return head.rstrip() + ELLIPSIS
 
 
 def _field(text: str | None) -> str:
@@ -140,8 +138,8 @@ class ListingOptions:
     """
 
     budget: int | None = None
-    line_max: int = 220
-    when_max: int = 160
+    line_max: int = 1100
+    when_max: int = 600
     context_window: int | None = None
 
     @property
@@ -197,77 +195,49 @@ def render_listing(
     `describe(spec)` False lists the skill by name (and argument hint) only — the
     `name-only` override; that is policy, not a cut.
 
-    Budget (`options.total_budget` characters for the whole text): when everything does
-    not fit, skills from the end of the order lose their `when:` line, then (still from
-    the end) their description and argument hint, until it fits; those are `cut`, and the
-    text then points the model at the SkillSearch tool. Names always stay, even when the
-    bare names alone overflow the budget — except that the bare-name list is capped at
-    max(4 × budget, 100,000) characters (NAMES_FACTOR, NAMES_FLOOR): past that, the tail
-    of the order is left out and reported in `omitted`, and the text says how many
-    skills SkillSearch can still find. The floor keeps the §3.3 promise that every
-    eligible name appears for catalogs of a few thousand skills.
+    Budget (`options.total_budget` characters for the whole text): when every entry fits
+    whole, nothing is cut (only the `line_max`/`when_max` ceilings apply). When not, each
+    entry gets its description up to `ENTRY_MIN` characters and then an equal share of
+    what is left (`fit.allowances`: derived from the budget and the entries; short
+    entries stay whole and leave their share to the long ones), and a longer entry is
+    shortened in the middle (`shorten`: its use-when and not-for clauses stay). When not
+    every entry can have that much, the head of the order (the most used first) is
+    described and the rest are bare names. Shortened entries are `cut`, and the text then
+    points the model at the SkillSearch tool. Names always stay, even when
+    the bare names alone overflow the budget — except that past the budget the tail of
+    the order is left out and reported in `omitted` (`_capped`), and the text says how
+    many skills SkillSearch can still find.
     """
     options = options or ListingOptions()
     budget = options.total_budget
-    line_max, when_max = options.line_max, options.when_max
     n = len(specs_in_order)
     names = tuple([spec.name for spec in specs_in_order])
-    described_ok, base = _base_lines(specs_in_order, names, describe, line_max)
+    described_ok, base = _base_lines(specs_in_order, names, describe, options.line_max)
     base_total = sum(map(len, base)) + max(n - 1, 0)
-    room_plain = budget - len(_frame("", n, False, 0))
     room_cut = budget - len(_frame("", n, True, 0))
     if base_total > room_cut:
-        return _capped(specs_in_order, names, base, described_ok, options, budget)
-
-    short, has_desc, size = _described_prefix(
-        specs_in_order, base, described_ok, base_total, room_plain, line_max
-    )
-
-    if len(short) == n:
-        full = [
-            line + _when(spec, when_max) if desc else line
-            for spec, line, desc in zip(specs_in_order, short, has_desc, strict=True)
-        ]
-        if size + sum(map(len, full)) - sum(map(len, short)) <= room_plain:
-            text = _frame("\n".join(full), n, False, 0)
-            described = tuple(nm for nm, d in zip(names, has_desc, strict=True) if d)
-            return Listing(text, names, described, (), (), len(text), budget, False)
-        chosen = _fit(full, short, base, has_desc, room_cut)
-    else:
-        # Even without `when:` lines it is over budget: all of those go, and the longest
-        # prefix of the order that fits keeps its descriptions (what the backward trim
-        # of `_fit` would keep, without rendering the tail).
-        size = base_total
-        chosen = list(base)
-        kept_desc = 0
-        for i, line in enumerate(short):
-            size += len(line) - len(base[i])
-            if size > room_cut:
-                break
-            chosen[i] = line
-            kept_desc = i + 1
-        has_desc = has_desc[:kept_desc] + [False] * (n - kept_desc)
-        full = None
-
-    text = _frame("\n".join(chosen), n, True, 0)
-    if full is not None:
-        cut = tuple(nm for nm, c, f in zip(names, chosen, full, strict=True) if c != f)
-    else:  # the tail was never rendered: it lost whatever text it has
-        tail = zip(
-            names[kept_desc:], specs_in_order[kept_desc:], described_ok[kept_desc:], strict=True
-        )
-        cut = tuple(
-            [
-                nm
-                for nm, spec, ok in tail
-                if ok and (spec.description or spec.when_to_use or spec.argument_hint)
-            ]
-        )
+        return _capped(specs_in_order, base, described_ok, options, budget)
+    parts = [
+        _parts(spec, b, ok, options)
+        for spec, b, ok in zip(specs_in_order, base, described_ok, strict=True)
+    ]
+    full = [p.full() for p in parts]
+    extras = [len(f) - len(p.base) for f, p in zip(full, parts, strict=True)]
+    if base_total + sum(extras) <= budget - len(_frame("", n, False, 0)):
+        text = _frame("\n".join(full), n, False, 0)
+        described = tuple(nm for nm, p in zip(names, parts, strict=True) if p.desc)
+        return Listing(text, names, described, (), (), len(text), budget, False)
+    room = room_cut - base_total
+    needs = [p.need() for p in parts]
+    k = described_prefix(needs, room)
+    given = allowances(extras[:k], needs[:k], room)
+    entries = [p.within(given[i]) if i < k else (p.base, False) for i, p in enumerate(parts)]
+    text = _frame("\n".join(line for line, _ in entries), n, True, 0)
     return Listing(
         text=text,
         listed=names,
-        described=tuple(nm for nm, d in zip(names, has_desc, strict=True) if d),
-        cut=cut,
+        described=tuple(nm for nm, (_, d) in zip(names, entries, strict=True) if d),
+        cut=tuple(nm for nm, (line, _), f in zip(names, entries, full, strict=True) if line != f),
         omitted=(),
         chars=len(text),
         budget=budget,
@@ -298,101 +268,110 @@ def _base_lines(
     return described_ok, base
 
 
-def _described_prefix(
-    specs: Sequence[Spec],
-    base: list[str],
-    described_ok: list[bool],
-    base_total: int,
-    room: int,
-    line_max: int,
-) -> tuple[list[str], list[bool], int]:
-    """Describe skills from the front while the untouched listing could still fit in
-    `room`: their lines (`- name [hint]: description`), whether each has a description,
-    and the size of the listing with them. Only what can be shown is rendered: at 10,000
-    skills that is a few dozen lines."""
-    short: list[str] = []
-    has_desc: list[bool] = []
-    size = base_total
-    for spec, b, ok in zip(specs, base, described_ok, strict=True):
-        if not ok:
-            short.append(b)
-            has_desc.append(False)
-            continue
-        line, desc = _short(spec, b, line_max)
-        size += len(line) - len(b)
-        if size > room:
-            break
-        short.append(line)
-        has_desc.append(desc)
-    return short, has_desc, size
-
-
 def _capped(
     specs: Sequence[Spec],
-    names: tuple[str, ...],
     base: list[str],
     described_ok: list[bool],
     options: ListingOptions,
     budget: int,
 ) -> Listing:
-    """The names alone are over the budget: the first skills of the order that fit, each
-    with its description while it fits (a bare name when only that does), then the
-    overflow line naming SkillSearch. Only the listed prefix is rendered."""
+    """The names alone are over the budget: the head of the order described (as many as
+    can each have `ENTRY_MIN` characters, sharing the room as `render_listing` does),
+    then bare names while they fit, then the overflow line naming SkillSearch. Only the
+    listed prefix is rendered."""
     n = len(specs)
     room = budget - len(_frame("", n, True, n))  # the frame with the largest counts
-    lines: list[str] = []
-    described: list[str] = []
-    used = -1
-    for spec, b, ok in zip(specs, base, described_ok, strict=True):
-        line, desc = _short(spec, b, options.line_max) if ok else (b, False)
-        if used + len(line) + 1 > room:
-            line, desc = b, False
-            if used + len(line) + 1 > room:
-                break
-        used += len(line) + 1
-        lines.append(line)
-        if desc:
-            described.append(spec.name)
-    kept = len(lines)
-    text = _frame("\n".join(lines), kept, True, n - kept)
-    cut = tuple(
-        nm
-        for nm, spec, ok in zip(names[:kept], specs, described_ok, strict=False)
-        if ok and nm not in described and (spec.description or spec.argument_hint)
-    )
+    parts: list[_Parts] = []
+    extras: list[int] = []
+    needs: list[int] = []
+    used = floor = -1  # the bare lines so far; those lines with what each needs
+    for spec, b, ok in zip(specs, base, described_ok, strict=False):
+        p = _parts(spec, b, ok, options)
+        floor += len(b) + 1 + p.need()
+        if floor > room:
+            break
+        used += len(b) + 1
+        parts.append(p)
+        extras.append(len(p.full()) - len(b))
+        needs.append(p.need())
+    given = allowances(extras, needs, room - used)
+    entries = [p.within(a) for p, a in zip(parts, given, strict=True)]
+    used = sum(len(line) + 1 for line, _ in entries) - 1
+    for b in base[len(parts) :]:
+        if used + len(b) + 1 > room:
+            break
+        used += len(b) + 1
+        entries.append((b, False))
+    kept = len(entries)
+    text = _frame("\n".join(line for line, _ in entries), kept, True, n - kept)
+    names = tuple(spec.name for spec in specs[:kept])
+    cut = [nm for nm, (line, _), p in zip(names, entries, parts, strict=False) if line != p.full()]
+    cut += [
+        spec.name
+        for spec, ok in zip(specs[len(parts) : kept], described_ok[len(parts) :], strict=False)
+        if ok and (spec.description or spec.argument_hint)
+    ]
     return Listing(
         text=text,
-        listed=names[:kept],
-        described=tuple(described),
-        cut=cut,
-        omitted=names[kept:],
+        listed=names,
+        described=tuple(nm for nm, (_, d) in zip(names, entries, strict=True) if d),
+        cut=tuple(cut),
+        omitted=tuple(spec.name for spec in specs[kept:]),
         chars=len(text),
         budget=budget,
         searchable=True,
     )
 
 
-def _fit(
-    full: list[str], short: list[str], base: list[str], has_desc: list[bool], room: int
-) -> list[str]:
-    """Trim from the end of the order until the lines fit in `room`: `when:` lines first,
-    then descriptions. Updates `has_desc` for skills that lost their description."""
-    n = len(full)
-    chosen = list(full)
-    size = sum(map(len, full)) + max(n - 1, 0)
-    i = n - 1
-    while size > room and i >= 0:
-        size -= len(full[i]) - len(short[i])
-        chosen[i] = short[i]
-        i -= 1
-    i = n - 1
-    while size > room and i >= 0:
-        if chosen[i] != base[i]:
-            size -= len(chosen[i]) - len(base[i])
-            chosen[i] = base[i]
-            has_desc[i] = False
-        i -= 1
-    return chosen
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """One skill's entry before any budget cut: its bare line, its head (`- name [hint]`),
+    its description and its `when:` text (each escaped, one line, within the ceilings)."""
+
+    base: str
+    head: str
+    desc: str
+    when: str
+
+    def full(self) -> str:
+        if not self.desc:
+            return self.head
+        line = f"{self.head}: {self.desc}"
+        return f"{line}{WHEN}{self.when}" if self.when else line
+
+    def need(self) -> int:
+        """What describing this skill needs beyond its bare line: its description line up
+        to `ENTRY_MIN` characters (its `when:` text only shares what is left)."""
+        if not self.desc:
+            return 0
+        return min(len(self.head) + 2 + len(self.desc) - len(self.base), ENTRY_MIN)
+
+    def within(self, allowance: int) -> tuple[str, bool]:
+        """The entry in at most `allowance` characters more than its bare line (the
+        description first, then what is left for `when:`); whether it is described."""
+        full = self.full()
+        if len(full) - len(self.base) <= allowance:
+            return full, bool(self.desc)
+        end = len(self.base) + allowance
+        room = end - len(self.head) - 2
+        if not self.desc or room < min(len(self.desc), MIN_PIECE):
+            return self.base, False
+        line = f"{self.head}: {shorten(self.desc, room)}"
+        left = end - len(line) - len(WHEN)
+        if self.when and left >= MIN_PIECE:
+            line += WHEN + shorten(self.when, left)
+        return line, True
+
+
+def _parts(spec: Spec, base: str, describable: bool, options: ListingOptions) -> _Parts:
+    if not describable:
+        return _Parts(base, base, "", "")
+    head = _head(spec, base, options.line_max)
+    room = options.line_max - len(head) - 2
+    desc = shorten(_field(spec.description), room) if room > 1 else ""
+    if not desc:
+        return _Parts(base, head, "", "")
+    return _Parts(base, head, desc, shorten(_field(spec.when_to_use), options.when_max - 8))
 
 
 def _head(spec: Spec, bare: str, line_max: int) -> str:
@@ -401,23 +380,23 @@ def _head(spec: Spec, bare: str, line_max: int) -> str:
     hint = _field(spec.argument_hint)
     if not hint:
         return bare
-    hint = truncate(hint, max(line_max // 3, 8))
+    hint = truncate(hint, max(min(line_max // 3, HINT_MAX), 8))
     return f"{bare} {hint}" if hint[0] == "[" and hint[-1] == "]" else f"{bare} [{hint}]"
 
 
 def _short(spec: Spec, bare: str, line_max: int) -> tuple[str, bool]:
-    """`- name [hint]: description`, at most `line_max` characters; and whether the
-    description made it in."""
+    """`- name [hint]: description`, at most `line_max` characters (shortened in the
+    middle); and whether the description made it in."""
     head = _head(spec, bare, line_max)
     room = line_max - len(head) - 2
-    desc = truncate(_field(spec.description), room) if room > 1 else ""
+    desc = shorten(_field(spec.description), room) if room > 1 else ""
     return (f"{head}: {desc}", True) if desc else (head, False)
 
 
 def _when(spec: Spec, when_max: int) -> str:
     """A newline and `  when: …` (the whole line at most `when_max` characters), or ""."""
-    when = truncate(_field(spec.when_to_use), when_max - 8)
-    return f"\n  when: {when}" if when else ""
+    when = shorten(_field(spec.when_to_use), when_max - 8)
+    return f"{WHEN}{when}" if when else ""
 
 
 def listing_for(

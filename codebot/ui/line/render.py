@@ -14,6 +14,8 @@ from typing import Any, TextIO
 
 from codebot.agent.session import events as ev
 from codebot.display import command_lines, has_hidden, strip_escapes, visible
+from codebot.skills.catalog.hosts import family_label
+from codebot.skills.files import Spec
 from codebot.ui import commands
 from codebot.ui.activation import skill_line
 from codebot.ui.approval_reason import always_line, why_asked
@@ -260,6 +262,11 @@ def _shown(text: str) -> str:
     return strip_escapes(one_line(text))
 
 
+def _origin(spec: Spec) -> str:
+    """`project/gemini`: the source and the host whose folder the skill came from."""
+    return family_label(spec.root.family, spec.source.value)
+
+
 def skills_table(controller: Any, query: str = "") -> str:
     """Every skill with its source and state; shadowed ones say by what. `query` filters."""
     snap = controller.catalog.snapshot
@@ -274,17 +281,18 @@ def skills_table(controller: Any, query: str = "") -> str:
             state = f"shadowed by /{spec.key}"
         else:
             state = skill_state(spec, controller, active)
-        rows.append((_shown(spec.name), spec.source.value, state, _shown(spec.description)))
+        rows.append((_shown(spec.name), _origin(spec), state, _shown(spec.description)))
     for sh in snap.shadowed:
         rows.append(
             (
                 _shown(sh.spec.name),
-                sh.spec.source.value,
-                f"shadowed by {sh.winner.source.value}",
+                _origin(sh.spec),
+                f"shadowed by {_origin(sh.winner)}",
                 _shown(sh.spec.description),
             )
         )
-    shown = [r for r in rows if not q or q in r[0].lower() or q == r[1]]
+    # `/skills user` or `/skills gemini`: a source or a host family alone is a filter too
+    shown = [r for r in rows if not q or q in r[0].lower() or q in r[1].split("/")]
     if q and not shown:  # no name matches: look in the descriptions
         shown = [r for r in rows if q in r[3].lower()]
     if not rows:
@@ -296,7 +304,7 @@ def skills_table(controller: Any, query: str = "") -> str:
         return f"no skill matches {query.strip()!r} ({len(rows)} in all)"
     nw = min(28, max(len("name"), *(len(r[0]) for r in shown)))
     sw = max(len("source"), *(len(r[1]) for r in shown))
-    tw = min(24, max(len("state"), *(len(r[2]) for r in shown)))
+    tw = min(28, max(len("state"), *(len(r[2]) for r in shown)))  # "shadowed by project/opencode"
     w = width() - 1
     lines = [f"{'name':<{nw}}  {'source':<{sw}}  {'state':<{tw}}  description"]
     for name, source, state, desc in shown:

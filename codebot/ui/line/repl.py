@@ -274,6 +274,10 @@ class LineApp:
             for said in text.splitlines()[1:]:  # what it restored from the session's setup
                 self.sink.line(wrap_text(said, self.sink.wrap_width()))
             return None
+        if action is Action.TURN:  # what was done, then the model's turn
+            self.sink.line(wrap_text(text, self.sink.wrap_width()))
+            await self.turn(reply.arg)
+            return None
         if action is Action.OPEN_SKILLS:
             text = skills_table(self.controller, reply.arg)
         if text:  # tables keep their columns; prose is wrapped

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from codebot.config import OVERRIDE_VALUES, Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
+from codebot.skills.catalog.hosts import family_label
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, decide
 from codebot.skills.prompt import listing as lst
@@ -40,6 +41,12 @@ class Row:
     shadows: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     path: str = ""
+    host: str = ""  # the folder's host family: "claude", "gemini", … (`catalog/hosts.py`)
+
+    @property
+    def origin(self) -> str:
+        """The Source column: `project/gemini`, `user/claude`, `bundled`, `plugin:x`."""
+        return family_label(self.host, self.source) if self.host else self.source
 
     @property
     def editable(self) -> bool:
@@ -128,6 +135,7 @@ def skill_rows(
                 ),
                 problems=tuple(strip_escapes(d.format()) for d in spec.diagnostics),
                 path=_safe(where(spec)),
+                host=spec.root.family,
             )
         )
         for i, s in enumerate(losers.get(id(spec), [])):
@@ -144,6 +152,7 @@ def skill_rows(
                     shadowed_by=_safe(f"{_tag(spec)} {spec.name} ({s.reason})"),
                     problems=tuple(strip_escapes(d.format()) for d in s.spec.diagnostics),
                     path=_safe(where(s.spec)),
+                    host=s.spec.root.family,
                 )
             )
     return rows
@@ -156,7 +165,7 @@ def filter_rows(rows: list[Row], query: str) -> list[Row]:
         return rows
     out = []
     for row in rows:
-        hay = f"{row.name} {row.source} {row.state} {row.description}".lower()
+        hay = f"{row.name} {row.origin} {row.state} {row.description}".lower()
         if all(w in hay for w in words):
             out.append(row)
     return out

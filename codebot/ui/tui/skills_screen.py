@@ -42,14 +42,17 @@ NAME_MAX = 28  # a long name is cut (the details below show it whole)
 
 
 def column_widths(rows: list[Row], screen_width: int) -> list[int]:
-    """Widths of the five columns: name, source and state as wide as their longest value
-    (the name at most NAME_MAX and half of what is left), listing cost 8, and the
-    description the rest (at least 10). A cell costs its width plus 2 of padding."""
+    """Widths of the five columns: name, source (with the host) and state as wide as their
+    longest value (the name at most NAME_MAX and half of what is left), listing cost 8,
+    and the description the rest (at least 10). A cell costs its width plus 2 of padding."""
 
     def widest(field: str, cap: int) -> int:
-        return min(cap, max([len(field.title()), *(len(getattr(r, field)) for r in rows)]))
+        title = "Source" if field == "origin" else field.title()
+        return min(cap, max([len(title), *(len(getattr(r, field)) for r in rows)]))
 
-    source, state, cost = widest("source", 12), widest("state", 12), 8
+    # `project/codebot` whole from 80 columns; narrower, cut (the details show it whole)
+    source = widest("origin", min(16, max(7, screen_width // 5)))
+    state, cost = widest("state", 12), 8
     room = (
         screen_width - 6 - 2 * len(COLUMNS) - source - state - cost
     )  # margins, scrollbar, padding
@@ -154,7 +157,7 @@ class SkillsScreen(Screen[None]):
             # `[reverse]x` must show those characters. Row fields are already escape-free.
             table.add_row(
                 Text(truncate(row.name, widths[0])),
-                Text(truncate(row.source, widths[1])),
+                Text(truncate(row.origin, widths[1])),
                 state,
                 cost,
                 Text(truncate(row.description, widths[4])),
@@ -184,7 +187,7 @@ class SkillsScreen(Screen[None]):
         text = Text()
         if row is not None:
             text.append(f"{row.name}", style="bold")
-            text.append(f"  {row.source} · {row.path}\n")
+            text.append(f"  {row.origin} · {row.path}\n")
             if row.editable:
                 text.append(f"state {row.state} (o to change) · ")
             text.append(

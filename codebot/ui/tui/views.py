@@ -91,6 +91,10 @@ class Views:
         if action is Action.COMPACT:  # a model call: runs as a turn (busy, Ctrl+C cancels)
             self._start_turn(reply.arg, True)
             return
+        if action is Action.TURN:  # what was done, then the model's turn
+            await self._conversation.add_line(reply.text)
+            self._start_turn(reply.arg, False)
+            return
         if action is Action.OPEN_SKILLS:
             from codebot.ui.tui.skills_screen import SkillsScreen
 

@@ -21,7 +21,8 @@ from codebot.agent.session.state import SessionState
 from codebot.agent.session.toolset import LEAN_TOOLS, Toolset
 from codebot.agent.session.turn import TurnState
 from codebot.agent.tools import ToolRegistry, builtin_tools
-from codebot.config import ModelSettings, Settings, load_settings
+from codebot.config import Settings, load_settings
+from codebot.model_config import ModelSettings
 from codebot.workspace import open_catalog
 
 

@@ -253,7 +253,8 @@ def _agent_root(base: Path, source: Source, plugin: str | None = None) -> Root:
 
 def test_plugin_agents_cannot_set_the_model(tmp_path: Path) -> None:
     root = _agent_root(tmp_path / "plug", Source.PLUGIN, "plug")
-    assert find_agent("helper", [root], trusted_project=True).model is None
+    assert find_agent("helper", [root], trusted_project=True) is None  # namespaced only
+    assert find_agent("plug:helper", [root], trusted_project=True).model is None
 
 
 def test_project_agents_set_the_model_only_when_trusted(tmp_path: Path) -> None:

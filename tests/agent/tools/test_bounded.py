@@ -105,10 +105,10 @@ def test_python_grep_stops_a_backtracking_regex(
     monkeypatch.setattr(search.shutil, "which", lambda name: None)  # the Python fallback
     (tmp_path / "f.txt").write_text("a" * 5000 + "!\n")
     ctx = ToolContext(project_dir=tmp_path, bash_timeout=1.0)
-    start = time.monotonic()
+    # "too long" is the timeout's own error (a finished search would return); `within`
+    # fails the test if the search is never stopped. How fast it stops is bench/ work.
     with pytest.raises(ToolError, match="too long"):
         within(20, run_tool, GrepTool(), {"pattern": "(a+)+$"}, ctx)
-    assert time.monotonic() - start < 5
 
 
 def test_python_grep_still_finds_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,22 +58,46 @@ def test_default_roots_are_project_then_extra_then_user_then_bundled_then_plugin
     extra = [repo / "x1", repo / "x2"]
     roots = default_roots(cwd, home, home / ".codebot", extra_dirs=extra)
     got = [(r.path, r.source, r.family, r.rank) for r in roots]
+    folders = [
+        ("codebot", ".codebot/skills"),
+        ("agents", ".agents/skills"),
+        ("claude", ".claude/skills"),
+        ("opencode", ".opencode/skills"),
+        ("opencode", ".opencode/skill"),
+        ("gemini", ".gemini/skills"),
+        ("copilot", ".github/skills"),
+        ("cursor", ".cursor/skills"),
+        ("codex", ".codex/skills"),
+    ]
     project = [
-        (level / folder / "skills", Source.PROJECT, family, (0, 0, distance, f))
+        (level / folder, Source.PROJECT, family, (0, 0, distance, f))
         for distance, level in enumerate([cwd, repo / "pkg", repo])
-        for f, (family, folder) in enumerate(
-            [("codebot", ".codebot"), ("agents", ".agents"), ("claude", ".claude")]
-        )
+        for f, (family, folder) in enumerate(folders)
+    ]
+    user = [
+        (home / ".codebot" / "skills", "codebot"),
+        (home / ".agents" / "skills", "agents"),
+        (home / ".claude" / "skills", "claude"),
+        (home / ".config" / "opencode" / "skills", "opencode"),
+        (home / ".config" / "opencode" / "skill", "opencode"),
+        (home / ".gemini" / "skills", "gemini"),
+        (home / ".copilot" / "skills", "copilot"),
+        (home / ".cursor" / "skills", "cursor"),
+        (home / ".codex" / "skills", "codex"),
     ]
     assert got == [
         *project,
         (repo / "x1", Source.PROJECT, "extra", (0, 1, 0)),
         (repo / "x2", Source.PROJECT, "extra", (0, 1, 1)),
-        (home / ".codebot" / "skills", Source.USER, "codebot", (1, 0)),
-        (home / ".agents" / "skills", Source.USER, "agents", (1, 1)),
-        (home / ".claude" / "skills", Source.USER, "claude", (1, 2)),
+        *[(path, Source.USER, family, (1, f)) for f, (path, family) in enumerate(user)],
         (bundled_dir(), Source.BUNDLED, "bundled", (2,)),
-        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0)),
+        (home / ".codebot" / "plugins" / "tools" / "skills", Source.PLUGIN, "plugin", (3, 0, 0)),
+        (
+            home / ".codebot" / "plugins" / "tools" / "commands",
+            Source.PLUGIN,
+            "commands",
+            (3, 0, 1),
+        ),
     ]
 
 
@@ -122,11 +146,12 @@ def test_without_git_only_the_working_directory_is_searched(tmp_path, home):
     cwd = tmp_path / "plain" / "dir"
     cwd.mkdir(parents=True)
     project = [r.path for r in roots_for(cwd, home) if r.source is Source.PROJECT]
-    assert project == [
+    assert project[:3] == [
         cwd / ".codebot" / "skills",
         cwd / ".agents" / "skills",
         cwd / ".claude" / "skills",
     ]
+    assert {p.parent.parent for p in project} == {cwd}  # every host's folder, at cwd only
 
 
 def test_git_file_of_a_worktree_marks_the_project_root(tmp_path):
@@ -235,12 +260,13 @@ def test_claude_style_plugin_is_named_by_its_plugin_json(repo, home, write_skill
     assert [s.name for s in snapshot] == ["code-tools:review"]
 
 
-def test_plugin_json_skills_path_replaces_the_skills_folder(repo, home, write_skill):
+def test_plugin_json_skills_path_adds_to_the_skills_folder(repo, home, write_skill):
     pdir = home / ".codebot" / "plugins" / "p"
     write_skill(pdir / "custom" / "skills", "custom-one", "description: x")
+    write_skill(pdir / "skills", "default-one", "description: y")
     (pdir / ".claude-plugin").mkdir()
     (pdir / ".claude-plugin" / "plugin.json").write_text(json.dumps({"skills": "custom/skills"}))
-    assert [s.name for s in load_from(repo, home)] == ["p:custom-one"]
+    assert sorted(s.name for s in load_from(repo, home)) == ["p:custom-one", "p:default-one"]
 
 
 def test_broken_plugin_json_falls_back_to_the_folder_name(repo, home, write_skill):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codebot.skills.catalog import Catalog, DirCache, Index, Snapshot, discover, scan_root
+from codebot.skills.catalog.index import read_document, write_document
 from codebot.skills.files import Root, Source
 
 
@@ -269,7 +270,7 @@ def test_changed_stamp_means_listing_again(tmp_path: Path) -> None:
 def test_warm_start_with_persisted_folder_cache_equals_cold_load(tree, tmp_path, settled, listings):
     path = tmp_path / "index.json"
     Catalog(tree, index=Index(path)).load()
-    assert json.loads(path.read_text())["dirs"]
+    assert read_document(path)["dirs"]
     n = len(listings)
     index = Index(path)
     warm = Catalog(tree, index=index)
@@ -323,31 +324,31 @@ def test_unchanged_warm_start_does_not_rewrite_the_index(tree, tmp_path, settled
 def test_corrupt_folder_cache_is_ignored(tree, tmp_path, settled, dirs) -> None:
     path = tmp_path / "index.json"
     Catalog(tree, index=Index(path)).load()
-    doc = json.loads(path.read_text())
+    doc = read_document(path)
     good = doc["dirs"]
     if dirs == "each entry is junk":
         dirs = {k: [None, 42, "x", {"s": 1}][i % 4] for i, k in enumerate(good)}
     elif dirs == "names escape the folder":
         dirs = {k: [*e[:6], ["..", "../..", "a/b", ""], ["../SKILL.md"]] for k, e in good.items()}
     elif dirs == "stamps are strings":
-        dirs = {k: [str(x) for x in e[:6]] + e[6:] for k, e in good.items()}
+        dirs = {k: [str(x) for x in e[:6]] + list(e[6:]) for k, e in good.items()}
     elif dirs == "entries are short":
         dirs = {k: e[:5] for k, e in good.items()}
     doc["dirs"] = dirs
-    path.write_text(json.dumps(doc))
+    write_document(path, doc)
     warm = Catalog(tree, index=Index(path))
     warm.load()
     same(warm.snapshot, cold(tree))
     # ... and a good cache is written in its place.
-    assert isinstance(json.loads(path.read_text())["dirs"], dict)
+    assert isinstance(read_document(path)["dirs"], dict)
 
 
 def test_folder_cache_from_another_format_is_ignored(tree, tmp_path, settled, listings) -> None:
     path = tmp_path / "index.json"
     Catalog(tree, index=Index(path)).load()
-    doc = json.loads(path.read_text())
-    doc["header"]["format"] = -1
-    path.write_text(json.dumps(doc))
+    magic, header, rest = path.read_bytes().split(b"\n", 2)
+    other = json.loads(header) | {"format": -1}
+    path.write_bytes(magic + b"\n" + json.dumps(other).encode() + b"\n" + rest)
     n = len(listings)
     Catalog(tree, index=Index(path)).load()
     assert len(listings[n:]) > 5  # everything listed again
@@ -489,5 +490,5 @@ def test_listings_of_vanished_folders_are_dropped_on_save(tmp_path, settled) -> 
     Catalog([_root(gone)], index=Index(path)).load()
     shutil.rmtree(gone)
     Catalog([_root(kept)], index=Index(path)).load()
-    dirs = json.loads(path.read_text())["dirs"]
+    dirs = read_document(path)["dirs"]
     assert str(kept) in dirs and not any(k.startswith(str(gone)) for k in dirs)

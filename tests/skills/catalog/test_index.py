@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import marshal
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 
 import codebot.skills.catalog.catalog as catalog_mod
 from codebot.skills.catalog import Catalog, Index, default_path
+from codebot.skills.catalog.index import read_document, write_document
 from codebot.skills.files import Root, Source
 
 RICH = """\
@@ -149,9 +152,16 @@ def _assert_same_catalog(warm: Catalog, cold: Catalog) -> None:
     ]
 
 
+def with_header(path: Path, **changes: object) -> None:
+    """Rewrite the index file at `path` with its header changed."""
+    magic, header, rest = path.read_bytes().split(b"\n", 2)
+    fields = json.loads(header) | changes
+    path.write_bytes(magic + b"\n" + json.dumps(fields).encode() + b"\n" + rest)
+
+
 def test_default_path_is_under_codebot_home(tmp_path: Path) -> None:
-    assert default_path() == tmp_path / "codebot-home" / "cache" / "skill-index.json"
-    assert default_path(tmp_path / "h") == tmp_path / "h" / "cache" / "skill-index.json"
+    assert default_path() == tmp_path / "codebot-home" / "cache" / "skill-index.bin"
+    assert default_path(tmp_path / "h") == tmp_path / "h" / "cache" / "skill-index.bin"
 
 
 def test_warm_load_equals_cold_parse(
@@ -257,16 +267,16 @@ def test_corrupt_index_is_ignored(roots: list[Root], tmp_path: Path) -> None:
         assert len(cat.snapshot) == 8
         assert index.hits == 0
         # ... and is replaced by a good one.
-        assert json.loads(path.read_text())["entries"]
+        assert read_document(path)["entries"]
 
 
 def test_malformed_entries_are_misses(roots: list[Root], tmp_path: Path) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
-    doc = json.loads(path.read_text())
+    doc = read_document(path)
     for i, key in enumerate(doc["entries"]):
         doc["entries"][key] = [None, 42, "x", {"s": "nope"}][i % 4]
-    path.write_text(json.dumps(doc))
+    write_document(path, doc)
     cold = Catalog(roots)
     cold.load()
     warm = Catalog(roots, index=Index(path))
@@ -279,9 +289,7 @@ def test_other_version_is_ignored(
 ) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
-    doc = json.loads(path.read_text())
-    doc["header"]["codebot"] = "0.0.0-other"
-    path.write_text(json.dumps(doc))
+    with_header(path, codebot="0.0.0-other")
     calls = _count_parses(monkeypatch)
     Catalog(roots, index=Index(path)).load()
     assert len(calls) == 10
@@ -303,13 +311,13 @@ def test_same_file_under_another_rank_is_another_entry(
 def test_vanished_files_are_dropped_on_save(roots: list[Root], tmp_path: Path) -> None:
     path = tmp_path / "skill-index.json"
     Catalog(roots, index=Index(path)).load()
-    assert len(json.loads(path.read_text())["entries"]) == 10
+    assert len(read_document(path)["entries"]) == 10
     (roots[1].path / "s0" / "SKILL.md").unlink()
     (roots[1].path / "s1" / "SKILL.md").unlink()
     Catalog(roots, index=Index(path)).load()
-    entries = json.loads(path.read_text())["entries"]
+    entries = read_document(path)["entries"]
     assert len(entries) == 8
-    assert not any("/s0/" in e["p"] or "/s1/" in e["p"] for e in entries.values())
+    assert not any("/s0/" in e[0] or "/s1/" in e[0] for e in entries.values())
 
 
 def test_reload_after_edit_is_saved(
@@ -374,18 +382,76 @@ def test_corpus_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_a_damaged_index_row_is_a_miss_not_a_crash(roots: list[Root], tmp_path: Path) -> None:
     """A cache entry with a null name used to crash every start (AttributeError)."""
-    import json
 
     path = tmp_path / "skill-index.json"
     cold = Catalog(roots, index=Index(path))
     cold.load()
-    data = json.loads(path.read_text())
+    data = read_document(path)
     for entry in data["entries"].values():
-        if entry.get("spec"):
-            entry["spec"][0] = entry["spec"][1] = None  # name and key
-    path.write_text(json.dumps(data))
+        diags, row, once = marshal.loads(entry[-1])
+        if row:
+            row[0] = row[1] = None  # name and key
+            entry[-1] = marshal.dumps([diags, row, once])
+    write_document(path, data)
     index = Index(path)
     warm = Catalog(roots, index=index)
     warm.load()
     assert index.misses >= 8  # every damaged row was parsed again
     assert sorted(s.key for s in warm.snapshot) == sorted(s.key for s in cold.snapshot)
+
+
+def test_an_index_file_others_may_write_is_not_decoded(roots: list[Root], tmp_path: Path) -> None:
+    """marshal is not for data from others: a file anyone else could have written is
+    treated as missing (and replaced by a private one)."""
+    path = tmp_path / "skill-index.bin"
+    Catalog(roots, index=Index(path)).load()
+    for mode in (0o666, 0o620, 0o602):
+        os.chmod(path, mode)
+        index = Index(path)
+        Catalog(roots, index=index).load()
+        assert index.hits == 0, oct(mode)
+        assert path.stat().st_mode & 0o777 == 0o600  # written again, privately
+    assert read_document(path) is not None
+
+
+def test_a_link_or_a_fifo_at_the_index_path_is_not_read(roots: list[Root], tmp_path: Path) -> None:
+    good = tmp_path / "good.bin"
+    Catalog(roots, index=Index(good)).load()
+    link = tmp_path / "link.bin"
+    link.symlink_to(good)
+    index = Index(link)
+    Catalog(roots, index=index).load()
+    assert index.hits == 0 and not link.is_symlink()  # replaced by a file of its own
+    fifo = tmp_path / "fifo.bin"
+    os.mkfifo(fifo)
+    done: list[int] = []
+    worker = threading.Thread(target=lambda: done.append(len(read_document(fifo) or {})))
+    worker.start()
+    worker.join(10)
+    assert done == [0], "reading a FIFO must not wait for a writer"
+
+
+def test_garbage_after_a_good_header_is_ignored(roots: list[Root], tmp_path: Path) -> None:
+    path = tmp_path / "skill-index.bin"
+    Catalog(roots, index=Index(path)).load()
+    magic, header, rest = path.read_bytes().split(b"\n", 2)
+    for tail in (b"", b"\x00", rest[: len(rest) // 2], b"\xff" * 64, marshal.dumps([1, 2])):
+        path.write_bytes(magic + b"\n" + header + b"\n" + tail)
+        os.chmod(path, 0o600)
+        assert read_document(path) is None or read_document(path) == {"entries": {}, "dirs": {}}
+        index = Index(path)
+        cat = Catalog(roots, index=index)
+        cat.load()
+        assert len(cat.snapshot) == 8 and index.hits == 0
+    for junk_header in (b"{", b"[]", b'{"format": 3}'):
+        path.write_bytes(magic + b"\n" + junk_header + b"\n" + rest)
+        assert read_document(path) is None
+
+
+def test_the_json_index_of_the_format_before_is_removed(tmp_path: Path, roots: list[Root]) -> None:
+    cache = tmp_path / "home" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "skill-index.json").write_text('{"header": {}, "entries": {}}')
+    index = Index(default_path(tmp_path / "home"))
+    Catalog(roots, index=index).load()
+    assert sorted(p.name for p in cache.iterdir()) == ["skill-index.bin"]

@@ -138,15 +138,24 @@ def test_multiline_fields_become_one_line(tmp_path: Path) -> None:
     assert skill_lines(render_listing([spec])) == ["- multi: one two", "  when: first second"]
 
 
-def test_truncation_at_line_max_and_when_max(tmp_path: Path) -> None:
+def test_the_line_and_when_ceilings_cut_in_the_middle(tmp_path: Path) -> None:
     long_desc = " ".join(f"word{i}" for i in range(200))
     long_when = " ".join(f"case{i}" for i in range(200))
     spec = make(tmp_path, "long", f"when_to_use: {long_when}", description=long_desc)
     listing = render_listing([spec], ListingOptions(budget=100_000, line_max=120, when_max=80))
     line, when = skill_lines(listing)
-    assert len(line) <= 120 and line.endswith("…") and line.startswith("- long: word0 word1")
-    assert len(when) <= 80 and when.endswith("…") and when.startswith("  when: case0 case1")
-    assert listing.cut == ()  # truncation to the line budgets is not a budget cut
+    assert len(line) <= 120 and " … " in line and line.startswith("- long: word0 word1")
+    assert line.endswith("word199")  # the end survives: it is where "do not use" lives
+    assert len(when) <= 80 and " … " in when and when.startswith("  when: case0 case1")
+    assert listing.cut == ()  # the ceilings are not a budget cut
+
+
+def test_the_default_ceilings_never_cut_a_valid_description(tmp_path: Path) -> None:
+    """The specification allows 1,024 characters: by default they all reach the model."""
+    desc = ("Plans the work. " * 64)[:1024].strip()
+    spec = make(tmp_path, "long", description=desc)
+    listing = render_listing([spec], ListingOptions(budget=100_000))
+    assert skill_lines(listing) == [f"- long: {desc}"] and listing.cut == ()
 
 
 # -- budget ---------------------------------------------------------------------------------
@@ -203,43 +212,36 @@ def test_most_used_keep_descriptions_longest(tmp_path: Path) -> None:
     assert ordered[0].key == top and ordered[0].name in listing.described
 
 
-def test_when_lines_go_before_descriptions(tmp_path: Path) -> None:
+def test_when_lines_shrink_before_short_descriptions(tmp_path: Path) -> None:
     base = make(tmp_path, "base", "when_to_use: " + "w " * 60)
     specs = [clone(base, f"k{i}", description=f"Skill {i} does a useful thing.") for i in range(20)]
     full = render_listing(specs, ListingOptions(budget=100_000))
-    budget = full.chars - 300  # a little short: some `when:` lines must go, no description
+    budget = full.chars - 300  # a little short: the `when:` text must shrink, no description
     listing = render_listing(specs, ListingOptions(budget=budget))
     assert listing.chars <= budget
-    assert listing.described == tuple(s.name for s in specs)  # every description stays
-    assert listing.cut and listing.cut == tuple(s.name for s in specs[-len(listing.cut) :])
-    whens = sum(1 for line in skill_lines(listing) if line.startswith("  when:"))
-    assert whens == 20 - len(listing.cut)
+    assert listing.described == tuple(s.name for s in specs)  # every description stays whole
+    for spec in specs:
+        assert f"- {spec.name}: {spec.description}" in listing.text
+    # every entry shares the cut alike: all shortened, none dropped
+    whens = [line for line in skill_lines(listing) if line.startswith("  when:")]
+    assert len(whens) == 20 and max(map(len, whens)) - min(map(len, whens)) <= 2
+    assert " … " in whens[0] and listing.cut == tuple(s.name for s in specs)
 
 
-def reference_trim(specs: list[Spec], budget: int) -> list[str]:
-    """The budget rule spelled out: from the end, drop `when:` lines, then descriptions."""
-    full_listing = render_listing(specs, ListingOptions(budget=10**9))
-    full, entry = [], None
-    for line in skill_lines(full_listing):
+def entries(listing: Listing) -> list[str]:
+    out: list[str] = []
+    for line in skill_lines(listing):
         if line.startswith("- "):
-            entry = [line]
-            full.append(entry)
+            out.append(line)
         else:
-            entry.append(line)
-    full = ["\n".join(e) for e in full]
-    short = [f.split("\n")[0] for f in full]
-    bare = [f"- {s.name}" for s in specs]
-    room = budget - len(listing_mod._frame("", len(specs), True, 0)) - (len(specs) - 1)
-    chosen = list(full)
-    for level in (short, bare):
-        i = len(specs) - 1
-        while sum(map(len, chosen)) > room and i >= 0:
-            chosen[i] = level[i]
-            i -= 1
-    return chosen
+            out[-1] += "\n" + line
+    return out
 
 
-def test_trim_matches_the_rule_and_stays_within_budget(tmp_path: Path) -> None:
+def test_the_budget_is_shared_alike(tmp_path: Path) -> None:
+    """Water filling: an entry that stays whole is no longer than what the cut entries
+    got; the described skills are a prefix of the order; and the listing never exceeds the
+    budget while the names fit."""
     base = make(tmp_path, "base")
     rng = random.Random(3)
     specs = [
@@ -252,24 +254,87 @@ def test_trim_matches_the_rule_and_stays_within_budget(tmp_path: Path) -> None:
         )
         for i in range(80)
     ]
+    names = [s.name for s in specs]
+    whole = dict(zip(names, entries(render_listing(specs)), strict=True))
     full_chars = render_listing(specs, ListingOptions(budget=10**9)).chars
-    bare_chars = sum(len(s.name) + 3 for s in specs) + 300
-    for budget in [*range(200, full_chars + 400, 97), full_chars - 1, full_chars]:
+    bare_chars = sum(len(s.name) + 3 for s in specs)
+    slack = listing_mod.MIN_PIECE + len(listing_mod.WHEN) + len(" … ")
+    for budget in [*range(bare_chars + 300, full_chars + 400, 97), full_chars - 1, full_chars]:
         listing = render_listing(specs, ListingOptions(budget=budget))
-        if bare_chars - 300 + 250 > budget:  # the names alone overflow: a capped prefix
-            assert listing.chars <= budget and listing.listed == tuple(
-                s.name for s in specs[: len(listing.listed)]
-            )
-            continue
-        assert listing.listed == tuple(s.name for s in specs)
+        assert listing.chars <= budget and listing.listed == tuple(names)
         if budget >= full_chars:
             assert not listing.cut and listing.chars == full_chars
             continue
-        assert "\n".join(skill_lines(listing)) == "\n".join(reference_trim(specs, budget)), budget
-        if bare_chars < budget:
-            assert listing.chars <= budget, budget
         k = len(listing.described)
-        assert listing.described == tuple(s.name for s in specs[:k])  # a prefix of the order
+        assert listing.described == tuple(names[:k])  # a prefix of the order
+        got = dict(zip(names, entries(listing), strict=True))
+        extra = {nm: len(got[nm]) - len(f"- {nm}") for nm in listing.described}
+        cut = [nm for nm in listing.described if got[nm] != whole[nm]]
+        if cut:
+            level = max(extra[nm] for nm in cut)
+            assert all(extra[nm] <= level + slack for nm in listing.described), budget
+
+
+def test_nothing_is_cut_when_everything_fits(tmp_path: Path) -> None:
+    """The issue's case: five skills with 450-540-character descriptions fit whole."""
+    tail = " Use when the request is about this. Do not use for anything else."
+    specs = [
+        make(tmp_path, f"b{i}", description=(f"Skill {i} explains. " * 24)[:470].strip() + tail)
+        for i in range(5)
+    ]
+    listing = render_listing(specs)
+    assert listing.cut == () and not listing.searchable
+    for spec in specs:
+        assert f"- {spec.name}: {spec.description}" in listing.text
+
+
+def test_clauses_survive_when_descriptions_must_shrink(tmp_path: Path) -> None:
+    middle = "It walks through many steps in great detail, one after another. " * 5
+    specs = [
+        make(
+            tmp_path,
+            f"near-{i:03d}",
+            description=f"Handles task {i}. {middle}Use when asked for task {i}. "
+            f"Do not use for task {i + 1}.",
+        )
+        for i in range(60)
+    ]
+    listing = render_listing(specs, ListingOptions(budget=12_000))
+    assert listing.cut and len(listing.described) == 60
+    for i in range(60):
+        line = next(ln for ln in skill_lines(listing) if ln.startswith(f"- near-{i:03d}:"))
+        assert line.startswith(f"- near-{i:03d}: Handles task {i}.")
+        assert f"Use when asked for task {i}. Do not use for task {i + 1}." in line
+
+
+def test_the_per_entry_cap_follows_the_budget_and_the_count(tmp_path: Path) -> None:
+    base = make(tmp_path, "base")
+    specs = [clone(base, f"c{i:03d}", description="word " * 100) for i in range(40)]
+
+    def longest(listing: Listing) -> int:
+        return max(len(line) for line in skill_lines(listing))
+
+    small, large = (render_listing(specs, ListingOptions(budget=b)) for b in (8000, 16_000))
+    fewer = render_listing(specs[:20], ListingOptions(budget=8000))
+    assert longest(small) < longest(large) and longest(small) < longest(fewer)
+
+
+def test_at_10000_skills_the_described_entries_keep_their_clauses(tmp_path: Path) -> None:
+    base = make(tmp_path, "base")
+    middle = "It covers setup, configuration, edge cases and the usual failure modes. " * 3
+    specs = [
+        clone(
+            base,
+            f"skill-{i:05d}",
+            description=f"Does job {i}. {middle}Use when job {i} is asked for. "
+            f"Do not use for job {i + 1}.",
+        )
+        for i in range(10_000)
+    ]
+    listing = render_listing(specs)
+    assert listing.omitted and len(listing.described) >= 30
+    kept = [ln for ln in skill_lines(listing) if "Do not use for job" in ln]
+    assert len(kept) == len(listing.described)
 
 
 def test_names_past_the_hard_cap_are_omitted_and_reported(

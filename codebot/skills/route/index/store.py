@@ -1,5 +1,5 @@
 """The router's index on disk, so that a new process maps it instead of tokenizing every
-skill again: `$CODEBOT_HOME/cache/router/`, next to the catalog's `skill-index.json`.
+skill again: `$CODEBOT_HOME/cache/router/`, next to the catalog's `skill-index.bin`.
 
 Layout, one *slot* per catalog (its roots) and index configuration:
 
