@@ -36,7 +36,12 @@ def measure(lean: bool) -> dict[str, int]:
     session = Controller(settings, client=ScriptedModel([]), interactive=True).session
     use = session.context_use(TurnState())
     listing = session.compactor.meter.text(session.current_listing().text)
-    parts = {"system_prompt": use.system, "tool_definitions": use.tools, "listing": listing}
+    parts = {
+        "system_prompt": use.system,
+        "instructions": use.instructions,
+        "tool_definitions": use.tools,
+        "listing": listing,
+    }
     return {**parts, "total": sum(parts.values())}
 
 

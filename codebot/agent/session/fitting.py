@@ -165,7 +165,7 @@ class Fitter:
         and instructions take more than half of it, else None."""
         use = self.compactor.context_use(turn)
         listing = use.listing or self._listing_tokens()  # at start: the one to be sent
-        fixed = use.system + use.tools + listing
+        fixed = use.system + use.instructions + use.tools + listing
         if use.window in self._warned or fixed <= use.window * OVERHEAD_SHARE:
             return None
         self._warned.add(use.window)
@@ -178,9 +178,10 @@ class Fitter:
         )
         return (
             f"codebot's own prompt takes {fixed:,} of the {use.window:,}-token window "
-            f"({fixed / use.window:.0%}: system prompt {use.system:,}, tool definitions "
-            f"{use.tools:,}, skill listing {listing:,}); little is left for the "
-            f"conversation. {how}"
+            f"({fixed / use.window:.0%}: system prompt {use.system:,}, "
+            + (f"instructions {use.instructions:,}, " if use.instructions else "")
+            + f"tool definitions {use.tools:,}, skill listing {listing:,}); little is left "
+            f"for the conversation. {how}"
         )
 
     def _listing_tokens(self) -> int:

@@ -152,3 +152,20 @@ def test_lean_in_the_config_must_be_a_boolean(project: Path, value: Any) -> None
     out = model_keys({"lean": value}, warnings)
     assert "lean" not in out
     assert bool(warnings) is (value is not None)
+
+
+def test_instruction_files_count_in_the_overhead(project: Path) -> None:
+    from codebot.agent.session.instruction_source import InstructionSource
+
+    (project / "AGENTS.md").write_text("Always run the tests. " * 400)
+    fit, _, _ = fitter(project, Windowed(8192))
+    fit.compactor.toolset.instructions = InstructionSource(
+        project_root=project,
+        cwd=project,
+        home=project / "nohome",
+        codebot_home=project / "nohome" / ".codebot",
+        trusted=True,
+        agent_written=set,
+    )
+    said = fit.overhead_warning(TurnState())
+    assert said is not None and "instructions 2," in said
