@@ -5,9 +5,9 @@ reminders."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codebot.agent.session.state import SessionState
 from codebot.agent.session.turn import TurnState
@@ -25,8 +25,18 @@ RANKED = 40  # routed skills put in an over-budget listing, best first
 Ranker = Callable[[Sequence["Spec"]], list[str]]
 
 
-#: Lean mode's listing budget in characters: every description is cut, the names stay.
-LEAN_LISTING = 1
+def lean_overrides(specs: Iterable[Any], overrides: Mapping[str, str]) -> dict[str, str]:
+    """Lean mode's listing (`--lean`): every skill the person left on is listed by name
+    only (the `name-only` override, so the model can still invoke it); what they turned
+    off or limited stays as they said."""
+    from codebot.skills.files import normalize_name
+
+    out = dict(overrides)
+    for spec in specs:
+        key = normalize_name(spec.name)
+        if out.get(key, "on") == "on":
+            out[key] = "name-only"
+    return out
 
 
 class Prompter:
@@ -70,7 +80,7 @@ class Prompter:
         settings = self.state.settings
         usage = self.usage_tracker.scores() if self.usage_tracker is not None else {}
         options = ListingOptions(
-            LEAN_LISTING if settings.requests.lean else settings.listing_budget,
+            settings.listing_budget,
             settings.listing_line,
             settings.listing_when,
             self._window(),
@@ -88,7 +98,7 @@ class Prompter:
         in_force = [s.key for s in reversed(self.state.in_force)]
         return listing_for(
             specs,
-            overrides=settings.overrides,
+            overrides=self._overrides(snap),
             active=self.active_keys(),
             usage=usage,
             options=options,
@@ -97,11 +107,18 @@ class Prompter:
             allowed=None if k > 0 and request else self._allowed(snap),
         )
 
+    def _overrides(self, snap: Snapshot) -> Mapping[str, str]:
+        """The person's overrides; in lean mode with every other skill name-only."""
+        settings = self.state.settings
+        if settings.requests.lean:
+            return lean_overrides(snap, settings.overrides)
+        return settings.overrides
+
     def _allowed(self, snap: Snapshot) -> list[tuple[Spec, Decision]]:
         """What the model may invoke, kept while the snapshot and the overrides stay."""
         from codebot.skills.invoke import eligible
 
-        overrides = self.state.settings.overrides
+        overrides = self._overrides(snap)
         key = (snap.generation, id(snap), tuple(sorted(overrides.items())))
         got = self._allowed_cache
         if got is None or got[0] != key:

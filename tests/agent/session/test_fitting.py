@@ -169,3 +169,19 @@ def test_instruction_files_count_in_the_overhead(project: Path) -> None:
     )
     said = fit.overhead_warning(TurnState())
     assert said is not None and "instructions 2," in said
+
+
+def test_lean_listing_names_every_skill_without_descriptions(project: Path, write_skill) -> None:
+    from codebot.agent.session.prompting import lean_overrides
+
+    skills = project / ".codebot" / "skills"
+    write_skill(skills, "deploy", "description: Deploy the app to production.", "DEPLOY")
+    write_skill(skills, "hidden", "description: Never listed for the model.", "HIDDEN")
+    fit, _, state = fitter(project, Windowed(2048), lean=True)
+    state.settings = dataclasses.replace(
+        state.settings, overrides={**state.settings.overrides, "hidden": "off"}
+    )
+    text = fit.compactor.prompter.current_listing().text
+    assert "- deploy" in text and "Deploy the app" not in text
+    assert "hidden" not in text  # what the person turned off stays off
+    assert lean_overrides([], {"x": "user-only"}) == {"x": "user-only"}
