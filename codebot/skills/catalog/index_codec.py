@@ -59,9 +59,10 @@ def plain(v: Any) -> Any:
         return {plain(k): plain(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
         return [plain(x) for x in v]
-    for base in _EXACT[:3]:
-        if isinstance(v, base) and not isinstance(v, bool):
-            return base.__str__(v) if base is str else base(v)
+    if isinstance(v, str):
+        return str.__str__(v)  # the plain string, whatever the subclass's own __str__ says
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v) if isinstance(v, float) else int(v)
     return v
 
 
