@@ -102,6 +102,12 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
         help="line mode (prompt-toolkit) instead of the full-screen TUI",
     )
     parser.add_argument(
+        "--effort",
+        choices=("minimal", "low", "medium", "high"),
+        help="reasoning effort of every turn, for models that reason (config effort:); a "
+        "skill's own effort wins for its turn; --continue restores the session's",
+    )
+    parser.add_argument(
         "--lean",
         action="store_true",
         help="for small context windows: fewer tools, short tool definitions, a names-only "

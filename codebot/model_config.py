@@ -1,5 +1,5 @@
 """The config's model-request keys (`max_output_tokens`, `first_token_timeout`,
-`idle_timeout`, `lean`): `ModelSettings` (its field defaults are the only defaults;
+`idle_timeout`, `lean`, `effort`): `ModelSettings` (its field defaults are the only defaults;
 `config.Settings.requests` holds one) and its reader, which reports each bad value by
 its key and leaves it automatic (docs/local-models.md)."""
 
@@ -19,6 +19,13 @@ class ModelSettings:
     first_token_timeout: float | None = None  # None: 60 s local, 120 s hosted
     idle_timeout: float | None = None  # None: 30 s local, 90 s hosted
     lean: bool = False  # fewer tools, a names-only listing (small windows; --lean)
+    #: Reasoning effort of every turn (--effort); a skill's own `effort` wins for its turn.
+    #: Sent only to models litellm says reason.
+    effort: str | None = None
+
+
+#: The reasoning efforts providers take (OpenAI's `reasoning_effort`, mapped by litellm).
+EFFORTS = ("minimal", "low", "medium", "high")
 
 
 #: Upper bounds: a bigger value is refused with a warning (an hour of silence is no timeout).
@@ -54,6 +61,13 @@ def model_keys(raw: Mapping[str, Any], warnings: list[str]) -> dict[str, Any]:
         warnings.append(f"config lean: {lean!r} is not true or false; ignoring it")
     elif lean is not None:
         out["lean"] = lean
+    effort = raw.get("effort")
+    if effort is not None and effort not in EFFORTS:
+        warnings.append(
+            f"config effort: {effort!r} is not one of {', '.join(EFFORTS)}; ignoring it"
+        )
+    elif effort is not None:
+        out["effort"] = effort
     return out
 
 

@@ -132,3 +132,54 @@ def test_the_restored_line_comes_first_among_the_start_notices(project: Path) ->
     )
     assert session.transcript is not None
     assert session.transcript.notices[0] == "restored from the session: model scripted"
+
+
+# -- the session's reasoning effort -----------------------------------------------------------
+
+
+def test_continue_restores_the_effort_and_a_flag_wins(project: Path) -> None:
+    session_file(project, {"model": "openai/x", "effort": "high"})
+    _args, settings, said = restore(project, "--continue")
+    assert settings.requests.effort == "high"
+    assert said == ["restored from the session: model openai/x · effort high"]
+    _args, settings, said = restore(project, "--continue", "--effort", "low")
+    assert settings.requests.effort == "low"
+    assert "--effort given: using low, the session used high" in said
+
+
+def test_a_recorded_effort_that_is_no_effort_is_not_restored(project: Path) -> None:
+    session_file(project, {"effort": "\x1b[31mextreme"})
+    _args, settings, said = restore(project, "--continue")
+    assert settings.requests.effort is None
+    assert len(said) == 1 and "not restored" in said[0] and "\x1b" not in said[0]
+
+
+def test_the_effort_reaches_every_request_unless_a_skill_sets_its_own(
+    project: Path, write_skill
+) -> None:
+    import asyncio
+
+    from codebot.agent.session.setup_keep import setup_of
+
+    write_skill(project / ".codebot" / "skills", "think", "description: Think hard.\neffort: low")
+    args = build_parser().parse_args(["--cwd", str(project), "--effort", "high", "--trust"])
+    settings = settings_from(args)
+    client = ScriptedModel(["plain answer", "after the skill"])
+    session = build_session(settings, open_catalog(settings), client=client)
+    asyncio.run(session.run_turn("hello"))
+    asyncio.run(session.run_turn("/think now"))
+    assert [r.effort for r in client.requests] == ["high", "low"]
+    assert setup_of(session).effort == "high"  # what --continue will restore
+
+
+def test_config_effort_is_checked(project: Path, tmp_path: Path) -> None:
+    from codebot.config import load_settings
+
+    home = Path(__import__("os").environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("effort: medium\n")
+    assert load_settings(cwd=project).requests.effort == "medium"
+    (home / "config.yaml").write_text("effort: ludicrous\n")
+    settings = load_settings(cwd=project)
+    assert settings.requests.effort is None
+    assert any("config effort: 'ludicrous' is not one of" in w for w in settings.warnings)

@@ -231,6 +231,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if getattr(args, "lean", False):
         lean = dataclasses.replace(settings.requests, lean=True)
         settings = dataclasses.replace(settings, requests=lean)
+    if getattr(args, "effort", None):
+        effort = dataclasses.replace(settings.requests, effort=args.effort)
+        settings = dataclasses.replace(settings, requests=effort)
     from codebot.workspace import project_plugin_answer
 
     answer = project_plugin_answer(settings)

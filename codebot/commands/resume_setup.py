@@ -42,6 +42,7 @@ def restore_setup(args: argparse.Namespace, settings: Settings) -> tuple[Setting
     restored: list[str] = []
     said = list(problems)
     settings = _model(args, settings, record, restored, said)
+    settings = _effort(args, settings, record, restored, said)
     settings = _skills(args, settings, record, restored, said)
     settings = _plugins(args, settings, record, restored, said)
     _add_dirs(args, settings, record, restored, said)
@@ -104,6 +105,35 @@ def _model(
             settings = dataclasses.replace(settings, api_base=record.api_base)
             restored.append(f"endpoint {shown(record.api_base)}")
     return settings
+
+
+def _effort(
+    args: argparse.Namespace,
+    settings: Settings,
+    record: SetupRecord,
+    restored: list[str],
+    said: list[str],
+) -> Settings:
+    """The session's reasoning effort, unless `--effort` was given (it wins, and is said)."""
+    from codebot.model_config import EFFORTS
+
+    if not record.effort:
+        return settings
+    given = getattr(args, "effort", None)
+    if given is not None:
+        if given != record.effort:
+            said.append(f"--effort given: using {given}, the session used {shown(record.effort)}")
+        return settings
+    if record.effort not in EFFORTS:
+        said.append(
+            f"the session's effort {shown(record.effort)} is not one of "
+            f"{', '.join(EFFORTS)}; not restored"
+        )
+        return settings
+    restored.append(f"effort {record.effort}")
+    return dataclasses.replace(
+        settings, requests=dataclasses.replace(settings.requests, effort=record.effort)
+    )
 
 
 def _skills(

@@ -403,7 +403,7 @@ class Session:
                 messages=[{"role": "system", "content": self.system_prompt}, *self.history],
                 tools=self.tool_schemas(turn),
                 model=turn.model or self.base_model,
-                effort=turn.effort,
+                effort=turn.effort or self.settings.requests.effort,
                 max_tokens=self.fit.max_tokens(turn),
             )
             try:

@@ -24,6 +24,7 @@ def setup_of(session: Session) -> SetupRecord:
     return SetupRecord(
         model=client.model,
         api_base=getattr(client, "api_base", None),
+        effort=session.settings.requests.effort,
         skills_dirs=tuple(str(d) for d in session.settings.skills_dirs_given),
         plugin_dirs=tuple(str(d) for d in session.settings.plugin_dirs_given),
         add_dirs=tuple(str(d) for d in session.context.extra_roots),

@@ -28,9 +28,9 @@ MAX_TEXT = 4096
 
 @dataclass(frozen=True)
 class SetupRecord:
-    """`effort` is the session's reasoning effort; codebot has no session-level effort
-    yet (skills set one per turn), so it is recorded as None until one exists.
-    `plugin_dirs` are the `--plugin-dir` folders."""
+    """`effort` is the session's reasoning effort (`--effort`, config `effort`; None when
+    unset: a skill's own effort is per turn and not recorded). `plugin_dirs` are the
+    `--plugin-dir` folders."""
 
     model: str | None = None
     api_base: str | None = None
