@@ -167,6 +167,8 @@ class Controller(BuiltinCommands):
         setup = setup_for_switch(
             self.settings, session_id, old.client, self._session_args["extra_dirs"]
         )
+        if setup.settings is not None:
+            self.settings = setup.settings
         new = build_session(
             self.settings,
             self.catalog,

@@ -1,5 +1,6 @@
 """`/resume`: the setup of the session switched to, as far as a running codebot can take
-it on. Its model and endpoint (a new client) and its `--add-dir` folders come back; its
+it on. Its model and endpoint (a new client), its reasoning effort and its `--add-dir`
+folders come back; its
 allow rules come back with the session itself (`agent/session/setup_keep`, this project's
 only). Its skills folders are not loaded into a running catalog: that is said, with the
 command that starts with them.
@@ -22,6 +23,7 @@ class Switched:
     client: Any  # the client to go on with: the current one unless the session used another
     extra_dirs: list[Path]
     said: list[str]
+    settings: Settings | None = None  # the settings to go on with (its effort); None: as they are
 
 
 def setup_for_switch(
@@ -36,6 +38,7 @@ def setup_for_switch(
     current = (client.model, getattr(client, "api_base", None))
     if record.model and (record.model, record.api_base) != current:
         client = _client(settings, record.model, record.api_base, client, restored, said)
+    effort = _effort(settings, record.effort, restored, said)
     for d in existing_dirs(record.add_dirs, "--add-dir folder", settings.project_dir, said):
         if d not in dirs:
             dirs.append(d)
@@ -57,7 +60,24 @@ def setup_for_switch(
         )
     if restored:
         said.insert(0, "restored from the session: " + " · ".join(restored))
-    return Switched(client, dirs, said)
+    return Switched(client, dirs, said, effort)
+
+
+def _effort(
+    settings: Settings, effort: str | None, restored: list[str], said: list[str]
+) -> Settings | None:
+    """The settings with the session's recorded effort, when it had one of its own."""
+    from codebot.model_config import EFFORTS
+
+    if not effort or effort == settings.requests.effort:
+        return None
+    if effort not in EFFORTS:
+        said.append(f"the session's effort {one_line(effort)} is not one of {', '.join(EFFORTS)}")
+        return None
+    restored.append(f"effort {effort}")
+    return dataclasses.replace(
+        settings, requests=dataclasses.replace(settings.requests, effort=effort)
+    )
 
 
 def _client(

@@ -81,3 +81,14 @@ def test_resume_of_a_session_without_a_record_keeps_the_model(project: Path) -> 
     c.close()
     assert c.session.client is model and "still scripted" in out.getvalue()
     assert "restored from the session" not in out.getvalue()
+
+
+def test_resume_goes_on_with_the_sessions_effort(project: Path) -> None:
+    sid = earlier_session(project, {"effort": "high"})
+    client = ScriptedModel(["with the session's effort"])
+    c = Controller(load_settings(cwd=project, trust=True), client=client, interactive=True)
+    out = io.StringIO()
+    LineApp(c, input=io.StringIO(f"/resume {sid}\ngo on\n"), output=out, watch=False).run()
+    c.close()
+    assert "restored from the session: effort high" in " ".join(out.getvalue().split())
+    assert client.requests[-1].effort == "high"
