@@ -2,6 +2,7 @@
 Claude Code, each against a local fake of its own API that answers at once, in one run.
 
     .venv/bin/python bench/peers.py [--sizes 0,1000,10000] [--repeats 3] [--peers-dir DIR]
+                                    [--dump DIR] [--tmp DIR]
 
 - codebot: `codebot -p "hello there" --trust --model openai/x --api-base FAKE/v1` (its real
   provider path through litellm) against an OpenAI chat-completions fake; skills in the
@@ -29,6 +30,10 @@ largest process of its tree (`wait4`), `ok` whether the fake's reply reached std
 is what the first cold and warm runs sent (see `bench/peer_sent.py`): routes hit, and the
 skill listing's characters, skills named and descriptions cut. `ratios` divide codebot's
 median by the fastest peer's. `machine` holds `nproc` and the load average before and after.
+`--dump DIR` writes those first runs' requests (method, path, JSON body) as files. The
+JSON goes to stdout once all sizes are done (progress to stderr); removing a 10,000-skill
+tree afterwards takes minutes on a disk mounted with `discard`, which `--tmp /dev/shm`
+avoids.
 """
 
 from __future__ import annotations
@@ -255,9 +260,13 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(
-    size: int, agents_for: Callable[[Path], list[Agent]], repeats: int, dump: Path | None
+    size: int,
+    agents_for: Callable[[Path], list[Agent]],
+    repeats: int,
+    dump: Path | None,
+    tmp_dir: Path | None,
 ) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix=f"peers{size}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"peers{size}-", dir=tmp_dir) as tmp:
         base = Path(tmp)
         source = base / "skills"
         generate(source, size, seed=1)
@@ -336,6 +345,9 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="rounds per size (cold + warm)")
     parser.add_argument("--peers-dir", type=Path, help="where `npm install --prefix` put the peers")
     parser.add_argument("--dump", type=Path, help="save each agent's first requests here")
+    parser.add_argument(
+        "--tmp", type=Path, help="where the temporary homes go (default: the system's temp dir)"
+    )
     args = parser.parse_args()
     try:
         sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
@@ -343,6 +355,8 @@ def main() -> int:
         parser.error(f"--sizes: {args.sizes!r} is not a comma-separated list of skill counts")
     if args.repeats < 1 or any(n < 0 for n in sizes):
         parser.error("--repeats must be at least 1 and --sizes counts at least 0")
+    if args.tmp is not None and not args.tmp.is_dir():
+        parser.error(f"--tmp: {args.tmp} is not a folder")
     found = {name: find_peer(name, args.peers_dir) for name in ("codex", "claude")}
     makers = {"codex": codex_agent, "claude": claude_agent}
 
@@ -369,7 +383,7 @@ def main() -> int:
     }
     for size in sizes:
         print(f"… {size} skills", file=sys.stderr)
-        result["sizes"][str(size)] = measure(size, agents_for, args.repeats, args.dump)
+        result["sizes"][str(size)] = measure(size, agents_for, args.repeats, args.dump, args.tmp)
     result["machine"]["loadavg_after"] = loadavg()
     print(json.dumps(result, indent=2))
     return 0
