@@ -8,7 +8,9 @@ naming the most generated skills as the listing:
   to the end of the last such line (the part of the request that lists skills);
 - `skills_named`: how many different generated skills that string names;
 - `descriptions_cut`: of those, how many do not carry their whole description (spaces
-  folded), i.e. cut, shortened or left out;
+  folded): `descriptions_shortened` (the line naming the skill goes on with a piece of
+  its description, but not all of it is in the string) plus `descriptions_left_out` (the
+  line goes on with nothing of its description: a name-only entry, or a path);
 - `where`: the JSON path of that string, and `body_chars`: the whole body's JSON size.
 """
 
@@ -79,13 +81,32 @@ def listing_of(body: Any, skills: dict[str, str]) -> dict[str, Any]:
     hits = [i for i, line in enumerate(lines) if names_in(line, skills)]
     span = "".join(lines[hits[0] : hits[-1] + 1])
     flat = fold(text)
-    cut = sum(1 for name in named if skills[name] and skills[name] not in flat)
+    cut = {name for name in named if skills[name] and skills[name] not in flat}
+    left_out = _left_out(lines, hits, skills) & cut
     out.update(
         listing_chars=len(span.rstrip("\n")),
         skills_named=count,
-        descriptions_cut=cut,
+        descriptions_cut=len(cut),
+        descriptions_shortened=len(cut - left_out),
+        descriptions_left_out=len(left_out),
         where=where,
     )
+    return out
+
+
+def _left_out(lines: list[str], hits: list[int], skills: dict[str, str]) -> set[str]:
+    """Skills whose line goes on with nothing of their description after the name."""
+    out: set[str] = set()
+    for i in hits:
+        line = lines[i]
+        for match in TOKEN.finditer(line):
+            name = match.group()
+            if name in skills:
+                rest = fold(line[match.end() :].lstrip(" :-\u2014\t"))
+                desc = skills[name]
+                if not (rest and (desc[:20] in rest or rest[:20].rstrip("\u2026. ") in desc)):
+                    out.add(name)
+                break
     return out
 
 
