@@ -25,11 +25,13 @@ Per size, skills come from `bench/gen_skills.py` (seed 1) copied into each agent
 Each round runs every agent cold (its home reset to what the bench wrote: config and
 skills; for codebot an empty $CODEBOT_HOME, so no catalog or router cache) then warm (the
 same again), agents interleaved and their order rotated each round. A run is the whole
-process, spawn to exit: `seconds` min/median/max, `rss_mb` the peak resident memory of the
-largest process of its tree (`wait4`), `ok` whether the fake's reply reached stdout. `sent`
-is what the first cold and warm runs sent (see `bench/peer_sent.py`): routes hit, and the
-skill listing's characters, skills named and descriptions cut. `ratios` divide codebot's
-median by the fastest peer's. `machine` holds `nproc` and the load average before and after.
+process, spawn to exit: `seconds` min/median/max; `rss_mb` the peak resident memory of the
+largest process of its tree (`wait4`; never below the bench's own ~25 MB, counted at
+fork); `ok` whether the fake's reply reached stdout. `sent` is what the first cold and
+warm runs sent (see `bench/peer_sent.py`): routes hit, and the skill listing's
+characters, skills named and descriptions cut. `ratios` divide codebot's median by the
+fastest peer's, among peers whose every run answered. `machine` holds `nproc` and the
+load average before and after.
 `--dump DIR` writes those first runs' requests (method, path, JSON body) as files. The
 JSON goes to stdout once all sizes are done (progress to stderr); removing a 10,000-skill
 tree afterwards takes minutes on a disk mounted with `discard`, which `--tmp /dev/shm`
@@ -306,10 +308,11 @@ def report(agents: list[Agent], skills: dict[str, str]) -> dict[str, Any]:
         for kind, runs in agent.runs.items():
             entry[kind] = summary(runs) | {"sent": sent(runs[0]["requests"], skills)}
         out[agent.name] = entry
-    peers = [a for a in out if a != "codebot"]
     ratios: dict[str, Any] = {}
-    if "codebot" in out and peers:
-        for kind in ("cold", "warm"):
+    for kind in ("cold", "warm"):
+        # only peers whose every run answered count as the fastest
+        peers = [a for a in out if a != "codebot" and out[a][kind]["ok"] == out[a][kind]["n"]]
+        if "codebot" in out and peers:
             fastest = min(peers, key=lambda a: out[a][kind]["median_s"])
             ratios[f"{kind}_codebot_over_fastest_peer"] = round(
                 out["codebot"][kind]["median_s"] / out[fastest][kind]["median_s"], 2
