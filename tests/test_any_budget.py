@@ -1,0 +1,196 @@
+"""`Any` only at true boundaries: every use of `typing.Any` in codebot/ is counted per module.
+
+Counted (AST, nothing is imported): the name `Any` bound by `from typing import Any` (also
+under another name, from `typing_extensions`, or by a star import), the attribute `Any` of a
+module imported as `typing`/`typing_extensions` (under any name), and the same inside string
+annotations and the string type of `cast(...)`. A module may use `Any` only as often as
+`ALLOWED` says, with the reason its values are a boundary (parsed YAML/JSON before validation,
+raw model/provider payloads, Textual's generic workers and messages, `**kwargs` passed on to a
+library). The list only shrinks: an entry whose module is gone or now uses fewer is stale.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "codebot"
+TYPING_MODULES = frozenset({"typing", "typing_extensions"})
+
+# module: (most uses of Any allowed, why its values are a boundary)
+ALLOWED: dict[str, tuple[int, str]] = {}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names bound to `Any` and the names bound to the typing modules, anywhere."""
+    any_names: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in TYPING_MODULES:
+            for alias in node.names:
+                if alias.name in ("Any", "*"):
+                    any_names.add(alias.asname or "Any")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in TYPING_MODULES:
+                    modules.add(alias.asname or alias.name)
+    return any_names, modules
+
+
+def _string_types(tree: ast.Module) -> Iterator[str]:
+    """Strings used as types: annotations (at any depth) and the first argument of cast()."""
+    roots: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            roots.append(node.returns)
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name == "cast":
+                roots.append(node.args[0])
+    for root in roots:
+        for sub in ast.walk(root):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                yield sub.value
+
+
+def _count_in(tree: ast.AST, any_names: set[str], modules: set[str]) -> int:
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in any_names:
+            count += 1
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "Any"
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+        ):
+            count += 1
+    return count
+
+
+def _count_in_string(text: str, any_names: set[str], modules: set[str]) -> int:
+    """Uses inside a string type, and inside the strings nested in it."""
+    try:
+        inner = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return 0
+    count = _count_in(inner, any_names, modules)
+    for sub in ast.walk(inner):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            count += _count_in_string(sub.value, any_names, modules)
+    return count
+
+
+def count_any(source: str) -> int:
+    """How many times `source` uses `typing.Any` (imports themselves are not uses)."""
+    tree = ast.parse(source)
+    any_names, modules = _bindings(tree)
+    count = _count_in(tree, any_names, modules)
+    for text in _string_types(tree):
+        count += _count_in_string(text, any_names, modules)
+    return count
+
+
+def current_counts() -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        found = count_any(path.read_text(encoding="utf-8"))
+        if found:
+            counts[module_name(path)] = found
+    return counts
+
+
+def budget_problems(
+    counts: Mapping[str, int], allowed: Mapping[str, tuple[int, str]], known: set[str]
+) -> list[str]:
+    """What is wrong with `counts` against `allowed`; `known` are the modules that exist."""
+    problems: list[str] = []
+    for module, found in sorted(counts.items()):
+        if module not in allowed:
+            problems.append(
+                f"{module} uses Any {found} time(s) and is not in ALLOWED of "
+                "tests/test_any_budget.py: give the values a real type (dataclass, TypedDict, "
+                "Protocol, Mapping[str, object]), or add the module with why it is a boundary"
+            )
+        elif found > allowed[module][0]:
+            problems.append(
+                f"{module} uses Any {found} time(s), ALLOWED says at most {allowed[module][0]}: "
+                "type the new value, or raise the number and say in the reason why it is a "
+                "boundary"
+            )
+    for module, (most, _why) in sorted(allowed.items()):
+        if module not in known:
+            problems.append(f"ALLOWED lists {module}, which no longer exists: remove the entry")
+        elif counts.get(module, 0) < most:
+            problems.append(
+                f"ALLOWED lets {module} use Any {most} time(s) but it uses "
+                f"{counts.get(module, 0)}: lower the entry (remove it at 0), the list only shrinks"
+            )
+    return problems
+
+
+def known_modules() -> set[str]:
+    return {module_name(path) for path in PKG.rglob("*.py")}
+
+
+def test_every_module_keeps_its_any_budget() -> None:
+    problems = budget_problems(current_counts(), ALLOWED, known_modules())
+    assert not problems, "\n".join(problems)
+
+
+def test_every_allowance_says_why() -> None:
+    vague = [m for m, (most, why) in ALLOWED.items() if most < 1 or len(why.split()) < 3]
+    assert not vague, f"entries without a count or a reason: {vague}"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from typing import Any\nx: Any = 1\n", 1),
+        ("from typing import Any\ndef f(a: dict[str, Any]) -> list[Any]: ...\n", 2),
+        ("from typing import Any as Whatever\nx: Whatever\n", 1),
+        ("from typing_extensions import Any\nx: Any\n", 1),
+        ("from typing import *\nx: Any\n", 1),
+        ("import typing\nx: typing.Any\n", 1),
+        ("import typing as t\nJSON = dict[str, t.Any]\n", 1),
+        ("from typing import Any\nPayload = dict[str, Any]\n", 1),
+        ("from typing import Any\ndef f(a: 'Any', b: 'list[\"Any\"]') -> 'Any': ...\n", 3),
+        ("from typing import Any, cast\ny = cast('dict[str, Any]', x)\n", 1),
+        ("from typing import Any\nif True:\n    def g(**kw: Any) -> None: ...\n", 1),
+        ("from typing import Any\n", 0),
+        ("'''Any value goes.'''\nAnything = 1\nx: 'Anything'\n", 0),
+        ("import other\nx: other.Any\n", 0),
+        ("from typing import Any\nx: 'not a [type'\n", 0),
+    ],
+)
+def test_counter_counts_each_use(source: str, expected: int) -> None:
+    assert count_any(source) == expected
+
+
+def test_budget_check_can_fail() -> None:
+    allowed = {"codebot.a": (2, "parsed YAML before validation"), "codebot.gone": (1, "x y z")}
+    counts = {"codebot.a": 3, "codebot.b": 1}
+    problems = budget_problems(counts, allowed, {"codebot.a", "codebot.b"})
+    assert any("codebot.a uses Any 3" in p and "at most 2" in p for p in problems)
+    assert any("codebot.b" in p and "not in ALLOWED" in p for p in problems)
+    assert any("codebot.gone" in p and "no longer exists" in p for p in problems)
+    lower = budget_problems({"codebot.a": 1}, {"codebot.a": (2, "w")}, {"codebot.a"})
+    assert lower == [
+        "ALLOWED lets codebot.a use Any 2 time(s) but it uses 1: lower the entry "
+        "(remove it at 0), the list only shrinks"
+    ]
+    assert budget_problems({"codebot.a": 2}, {"codebot.a": (2, "w")}, {"codebot.a"}) == []
