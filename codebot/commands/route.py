@@ -189,7 +189,7 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     head = {
         "select": f"select {out['selected']}",
-        "ask": f"ask: {' or '.join(out['options'])}?",
+        "ask": f"ask: {' or '.join(s.name for s in r.options)}?",
         "abstain": "abstain (no skill)",
     }[r.decision]
     _say(f"{head} — {r.reason}")
@@ -261,7 +261,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
             evaluate(cases, base.route, known=[s.name for s in snap])
         )
         report["hit_at_1_over_baseline"] = round(
-            (report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4
+            _or_zero(report["hit_at_1"]) - _or_zero(report["baseline"]["hit_at_1"]), 4
         )
     missed = _floors_missed(args, report)
     report["floors_missed"] = missed
@@ -273,6 +273,11 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     for m in missed:
         _say(f"codebot: floor missed: {m}", file=sys.stderr)
     return 1 if missed else 0
+
+
+def _or_zero(value: object) -> float:
+    """A share of the report (None when nothing was measured) as a number: `value or 0`."""
+    return (value or 0) if isinstance(value, int | float) else 0
 
 
 def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Any] | None:
