@@ -27,7 +27,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,10 @@ from codebot.home import codebot_home, private_dir, write_private
 from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.index_codec import decode_row, decode_spec, encode_spec
 from codebot.skills.files import Diagnostic, Root, Spec, Stamp
+
+#: a file's entry as read back from the index's JSON: its fields are read inside a
+#: try (`get`), so a damaged entry of any shape is a miss
+Entry = dict[str, Any]
 
 # The row codec lives in index_codec; other code imports it from here too.
 __all__ = [
@@ -111,7 +115,7 @@ def _parser_fingerprint() -> str:
 
 
 @functools.cache
-def _header() -> dict[str, Any]:
+def _header() -> dict[str, object]:
     return {"format": FORMAT, "codebot": codebot.__version__, "parser": _parser_fingerprint()}
 
 
@@ -174,8 +178,8 @@ class Index:
         self.path = Path(path) if path is not None else default_path()
         self._lock = threading.Lock()  # guards _entries, _seen, _dirty, _timer
         self._save_lock = threading.Lock()  # one write at a time
-        self._entries: dict[str, dict[str, Any]] | None = None  # None: not read yet
-        self._dirs: dict[str, Any] = {}  # folder listings (folder_cache.DirCache), by folder
+        self._entries: dict[str, Entry] | None = None  # None: not read yet
+        self._dirs: dict[str, object] = {}  # folder listings (folder_cache.DirCache), by folder
         self._dirs_scope: tuple[str, ...] = ()  # roots whose listings this session put
         self._seen: set[str] = set()  # keys found or written this session
         self._dirty = False
@@ -187,12 +191,12 @@ class Index:
 
     # -- reading ----------------------------------------------------------------------
 
-    def _ensure_loaded(self) -> dict[str, dict[str, Any]]:
+    def _ensure_loaded(self) -> dict[str, Entry]:
         if self._entries is None:
             self._entries, self._dirs = self._read()
         return self._entries
 
-    def _read(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    def _read(self) -> tuple[dict[str, Entry], dict[str, object]]:
         _flush_pending(str(self.path))
         # JSON makes no reference cycles, and a collection triggered by its ~30 objects per
         # entry would walk the whole heap (often more than the decoding itself).
@@ -215,12 +219,12 @@ class Index:
             dirs if isinstance(dirs, dict) else {}
         )
 
-    def dirs(self) -> dict[str, Any]:
+    def dirs(self) -> dict[str, object]:
         """The scanner's folder listings as last saved (a copy the caller may change)."""
         self._ensure_loaded()
         return dict(self._dirs)
 
-    def put_dirs(self, dirs: dict[str, Any], scope: Iterable[str]) -> None:
+    def put_dirs(self, dirs: dict[str, object], scope: Iterable[str]) -> None:
         """Replace the folder listings under the roots in `scope` (folder paths) by `dirs`.
 
         Listings of other folders stay: one index serves every project (each with its own
@@ -284,7 +288,7 @@ class Index:
         self, c: Candidate, stamp: Stamp, spec: Spec | None, diagnostics: list[Diagnostic]
     ) -> None:
         entries = self._ensure_loaded()
-        entry: dict[str, Any] = {"p": c.order[1], "s": [stamp.mtime_ns, stamp.size, stamp.inode]}
+        entry: Entry = {"p": c.order[1], "s": [stamp.mtime_ns, stamp.size, stamp.inode]}
         side = _side_stamp(c)
         if side is not None:  # "o" and "d" are left out when empty: smaller, faster to load
             entry["o"] = side
@@ -373,13 +377,13 @@ class Index:
         return len(self._ensure_loaded())
 
 
-def _exists(entry: Any) -> bool:
+def _exists(entry: object) -> bool:
     return (
         isinstance(entry, dict) and isinstance(entry.get("p"), str) and os.path.exists(entry["p"])
     )
 
 
-def _write_atomic(path: Path, doc: dict[str, Any]) -> None:
+def _write_atomic(path: Path, doc: Mapping[str, object]) -> None:
     try:
         # ASCII escapes: a lone surrogate from a YAML "\ud800" escape must not break the write.
         data = json.dumps(doc, separators=(",", ":")).encode("ascii")

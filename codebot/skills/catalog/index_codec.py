@@ -6,10 +6,10 @@ file was found (`_FROM_CANDIDATE`) are never stored but rebuilt from the candida
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from codebot.skills.files import EMPTY, Argument, Diagnostic, Spec, Stamp
 
@@ -20,7 +20,10 @@ if TYPE_CHECKING:  # only for types: the index needs nothing else from the scann
 _FROM_CANDIDATE = frozenset({"root", "path", "real_path", "dir", "stamp"})
 _TUPLE_FIELDS = frozenset({"allowed_tools", "disallowed_tools", "paths", "frontmatter_keys"})
 
-_DEFAULTS: dict[str, Any] = {}
+#: a row read back from the index's JSON: any shape; a wrong one raises, and is a miss
+StoredRow = list[Any]
+
+_DEFAULTS: dict[str, object] = {}
 for _f in fields(Spec):
     if _f.name in _FROM_CANDIDATE:
         continue
@@ -33,18 +36,18 @@ for _f in fields(Spec):
 _STORED = tuple(_DEFAULTS)
 
 
-def _encode_arg(a: Argument) -> list[Any]:
+def _encode_arg(a: Argument) -> list[object]:
     return [a.name, a.description, a.required, dict(a.schema) if a.schema is not None else None]
 
 
-def _decode_arg(v: list[Any]) -> Argument:
+def _decode_arg(v: StoredRow) -> Argument:
     name, description, required, schema = v
     return Argument(
         name, description, required, MappingProxyType(schema) if schema is not None else None
     )
 
 
-def _plain(v: Any) -> Any:
+def _plain(v: object) -> object:
     """Mapping proxies (possibly nested, as in argument schemas) as plain JSON values."""
     if isinstance(v, Mapping):
         return {k: _plain(x) for k, x in v.items()}
@@ -53,12 +56,12 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
+def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[object]:
     """The stored fields of a spec as a JSON row, in `_STORED` order (a row of values
     loads faster than an object with a key for each). An empty list or mapping is written
     as 0, which loads without making an object. `without_diagnostics` leaves them out
     (1: they are stored once, as the entry's "d")."""
-    row: list[Any] = []
+    row: list[object] = []
     for name in _STORED:
         v = getattr(spec, name)
         if name == "arguments":
@@ -73,15 +76,15 @@ def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
     return row
 
 
-def _decode_args(v: list[Any]) -> tuple[Argument, ...]:
+def _decode_args(v: StoredRow) -> tuple[Argument, ...]:
     return tuple(_decode_arg(a) for a in v)
 
 
-def _decode_diags(v: list[Any]) -> tuple[Diagnostic, ...]:
+def _decode_diags(v: StoredRow) -> tuple[Diagnostic, ...]:
     return tuple(Diagnostic.from_json(x) for x in v)
 
 
-def _row_decoder() -> Any:
+def _row_decoder() -> Callable[..., Spec]:
     """`decode_row(row, path, real_path, dir, root, stamp, diagnostics)` -> Spec.
 
     Straight-line code generated from the Spec fields (like `spec.make_spec`, which it
@@ -116,7 +119,7 @@ def _row_decoder() -> Any:
     body.append("    o = _new(_Spec)")
     body.extend(f"    _set_{name}(o, {name})" for name in names)
     body.append("    return o")
-    ns: dict[str, Any] = {
+    ns: dict[str, object] = {
         "_new": object.__new__,
         "_Spec": Spec,
         "_tuple": tuple,
@@ -127,14 +130,14 @@ def _row_decoder() -> Any:
         **{f"_set_{name}": Spec.__dict__[name].__set__ for name in names},
     }
     exec("\n".join(body) + "\n", ns)  # generated from the Spec fields, like make_spec
-    return ns["decode_row"]
+    return cast("Callable[..., Spec]", ns["decode_row"])
 
 
 decode_row = _row_decoder()
 
 
 def decode_spec(
-    row: list[Any], c: Candidate, stamp: Stamp, diagnostics: tuple[Diagnostic, ...] | None = None
+    row: StoredRow, c: Candidate, stamp: Stamp, diagnostics: tuple[Diagnostic, ...] | None = None
 ) -> Spec:
     """The spec a row from `encode_spec` stands for, found again at candidate `c`."""
     return decode_row(row, c.path, c.real_path, c.path.parent, c.root, stamp, diagnostics)
