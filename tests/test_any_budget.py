@@ -67,19 +67,20 @@ def _string_types(tree: ast.Module) -> Iterator[str]:
                 yield sub.value
 
 
+def _is_any(node: ast.AST, any_names: set[str], modules: set[str]) -> bool:
+    """`Any` as bound by an import, or `typing.Any` through a name bound to the module."""
+    if isinstance(node, ast.Name):
+        return node.id in any_names
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "Any"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in modules
+    )
+
+
 def _count_in(tree: ast.AST, any_names: set[str], modules: set[str]) -> int:
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in any_names:
-            count += 1
-        elif (
-            isinstance(node, ast.Attribute)
-            and node.attr == "Any"
-            and isinstance(node.value, ast.Name)
-            and node.value.id in modules
-        ):
-            count += 1
-    return count
+    return sum(_is_any(node, any_names, modules) for node in ast.walk(tree))
 
 
 def _count_in_string(text: str, any_names: set[str], modules: set[str]) -> int:
