@@ -118,12 +118,14 @@ class Hooks:
             extra["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env = command_env(os.environ, set=extra)  # no secrets, as for Bash
         sandbox = getattr(ctx, "sandbox", None)
-        if sandbox is not None and not isinstance(sandbox, str):
+        if ctx is not None and sandbox is not None and not isinstance(sandbox, str):
+            from codebot.agent.tools.sandbox import SandboxPolicy
             from codebot.agent.tools.sandbox_scan import with_masks
 
             masked, _gap = await asyncio.to_thread(with_masks, ctx)
-            sandbox = masked.sandbox
-            if hook.plugin_root is not None:  # a plugin's hook reads its own folder
+            sandbox = masked.sandbox  # the policy, with the denied paths masked
+            if hook.plugin_root is not None and isinstance(sandbox, SandboxPolicy):
+                # a plugin's hook reads its own folder
                 sandbox = dataclasses.replace(sandbox, readable=(Path(hook.plugin_root),))
         return await run_hook(
             hook.argv_command(),

@@ -15,7 +15,10 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.agent.tools.sandbox import SandboxPolicy
 
 __all__ = [
     "PathOutsideProject",
@@ -52,9 +55,9 @@ class ToolContext:
     output_cap: int = 30_000
     env: dict[str, str] = field(default_factory=dict)
     # Bash runs inside this bubblewrap policy (tools/sandbox.py) when set; None runs it bare.
-    sandbox: Any = None
+    sandbox: SandboxPolicy | str | None = None  # a str: required, but it cannot run here
     # A deny-rule check on project-relative paths (Read/Edit denies), for the sandbox's masks.
-    path_denied: Any = None
+    path_denied: Callable[[str], str | None] | None = None
     # Shown a running tool's output as it arrives (Bash): whole lines, display-safe text
     # (tools/live_output.py), at most about ten calls a second. For the screen only; the
     # ToolResult is the same with or without it. The session sets it for each call.
