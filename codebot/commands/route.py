@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # cli builds its parser from this module: keep --help light
     from codebot.config import Settings
@@ -28,7 +28,7 @@ FLOORS = (  # (option, report key, label)
 )
 
 
-def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
+def _say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = "\n") -> None:
     """`print` for text output: names, descriptions, bodies and reasons come from skill
     files, so terminal escape sequences in them are removed and other controls shown
     escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
