@@ -21,8 +21,275 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "codebot"
 TYPING_MODULES = frozenset({"typing", "typing_extensions"})
 
-# module: (most uses of Any allowed, why its values are a boundary)
-ALLOWED: dict[str, tuple[int, str]] = {}
+# reasons shared by many modules
+MODEL = "chat messages, tool schemas or tool-call arguments in provider JSON (model payloads)"
+ARGS = "tool-call arguments as the model sent them (model payload)"
+SUBPARSERS = "argparse's subparsers action (a private generic class of argparse)"
+
+# module: (most uses of Any allowed, why its values are a boundary; "not typed yet"
+# marks what is left to type, and why it was not done here)
+ALLOWED: dict[str, tuple[int, str]] = {
+    "codebot._exports": (
+        2,
+        "the lazy export table's module __getattr__ returns whatever name is exported",
+    ),
+    "codebot.agent.model.litellm_client": (
+        23,
+        "the litellm module and its raw stream chunks (provider payloads); agent/model is being "
+        "rewritten by other work",
+    ),
+    "codebot.agent.model.offline": (
+        8,
+        MODEL + "; a snapshot getter found by introspection",
+    ),
+    "codebot.agent.model.protocol": (
+        3,
+        MODEL,
+    ),
+    "codebot.agent.model.scripted": (
+        4,
+        "scripted replies stand in for provider payloads in tests",
+    ),
+    "codebot.agent.model.summary": (
+        3,
+        MODEL,
+    ),
+    "codebot.agent.model.tokens": (
+        1,
+        MODEL,
+    ),
+    "codebot.agent.permissions.approvals": (
+        3,
+        ARGS,
+    ),
+    "codebot.agent.session.asking": (
+        3,
+        ARGS + "; not typed yet: the set of Notification hook tasks",
+    ),
+    "codebot.agent.session.compact": (
+        10,
+        MODEL + "; compaction records read back from transcript JSON",
+    ),
+    "codebot.agent.session.compacting": (
+        2,
+        MODEL,
+    ),
+    "codebot.agent.session.context": (
+        9,
+        MODEL
+        + "; not typed yet: resolve_window's settings and client (area of the local-models work)",
+    ),
+    "codebot.agent.session.events": (
+        2,
+        ARGS + "; a skill's delta, shown and written as JSON",
+    ),
+    "codebot.agent.session.hook_calls": (
+        2,
+        ARGS + ", passed on to hooks as JSON",
+    ),
+    "codebot.agent.session.loop": (
+        5,
+        MODEL,
+    ),
+    "codebot.agent.session.parts": (
+        1,
+        "the chat history in provider JSON (model payload)",
+    ),
+    "codebot.agent.session.setup_record": (
+        2,
+        "the setup record written to and read back from transcript JSON",
+    ),
+    "codebot.agent.session.skill_calls": (
+        1,
+        ARGS,
+    ),
+    "codebot.agent.session.skill_runs": (
+        1,
+        "a transcript record written as JSON",
+    ),
+    "codebot.agent.session.state": (
+        1,
+        "the chat history in provider JSON (model payload)",
+    ),
+    "codebot.agent.session.tool_runs": (
+        6,
+        ARGS,
+    ),
+    "codebot.agent.session.toolset": (
+        1,
+        "tool schemas sent to the provider (JSON Schema)",
+    ),
+    "codebot.agent.session.transcript": (
+        22,
+        "transcript records written as JSON and read back, chat messages in provider JSON; not "
+        "typed yet: the lock",
+    ),
+    "codebot.agent.session.turn": (
+        6,
+        "skills and tool_calls are JSON records; not typed yet: `parent` is the Session, whose "
+        "import would close a circle (needs a Protocol)",
+    ),
+    "codebot.agent.tools.base": (
+        17,
+        ARGS + "; JSON Schemas; jsonschema's validators and errors",
+    ),
+    "codebot.agent.tools.files": (
+        4,
+        ARGS,
+    ),
+    "codebot.agent.tools.meta": (
+        5,
+        "tool schemas and arguments (JSON); not typed yet: skill_search's session (importing "
+        "Session goes up the stages: needs a Protocol)",
+    ),
+    "codebot.agent.tools.sandbox_protect": (
+        5,
+        "not typed yet: the SandboxPolicy (sandbox.py imports this module, so the import would "
+        "close a circle)",
+    ),
+    "codebot.agent.tools.sandbox_scan": (
+        4,
+        "not typed yet: permission rules (the permissions stage comes after tools: needs a "
+        "Protocol)",
+    ),
+    "codebot.agent.tools.search": (
+        2,
+        ARGS,
+    ),
+    "codebot.agent.tools.shell": (
+        2,
+        ARGS,
+    ),
+    "codebot.commands.route": (
+        6,
+        SUBPARSERS + "; eval reports as JSON; not typed yet: the router and the cases",
+    ),
+    "codebot.commands.sessions": (
+        1,
+        SUBPARSERS,
+    ),
+    "codebot.commands.skills": (
+        3,
+        "JSON reports printed with --json; not typed yet: the validate report",
+    ),
+    "codebot.commands.skills_invoke": (
+        1,
+        "not typed yet: the invocation result of _dropped",
+    ),
+    "codebot.commands.trust": (
+        4,
+        SUBPARSERS + "; parsed YAML; not typed yet: the trust entries",
+    ),
+    "codebot.commands.watch": (
+        2,
+        SUBPARSERS + "; the previous handler signal.signal returns",
+    ),
+    "codebot.commands.written": (
+        1,
+        SUBPARSERS,
+    ),
+    "codebot.config": (
+        21,
+        "parsed YAML before validation (config.py is being edited by other work: left alone)",
+    ),
+    "codebot.home": (
+        2,
+        "**kwargs passed on to open(), and the IO it returns",
+    ),
+    "codebot.provenance": (
+        4,
+        "the provenance file's JSON, read back before validation",
+    ),
+    "codebot.shell.checks": (
+        2,
+        "tree-sitter cursor nodes (its stubs say Optional; typing them would change the Bash "
+        "analyzer)",
+    ),
+    "codebot.skills.catalog.index": (
+        1,
+        "index entries read back from JSON, read inside a try (a damaged one is a miss)",
+    ),
+    "codebot.skills.catalog.index_codec": (
+        1,
+        "spec rows read back from the index's JSON; a wrong shape raises and is a miss",
+    ),
+    "codebot.skills.files.spec": (
+        1,
+        "Diagnostic.from_json reads the index's JSON (its caller treats any error as a miss)",
+    ),
+    "codebot.skills.invoke.invocation": (
+        3,
+        "a delta written as JSON; argument values typed by a JSON Schema at run time",
+    ),
+    "codebot.skills.route.config": (
+        1,
+        "RouterConfig's keyword arguments, each value checked for its setting at run time",
+    ),
+    "codebot.skills.route.index.npy": (
+        1,
+        "an array mapped from a .npy file: its dtype is a run-time string",
+    ),
+    "codebot.skills.route.index.store": (
+        1,
+        "arrays read back from .npy files, their dtype checked at run time",
+    ),
+    "codebot.skills.spec_verdict": (
+        3,
+        "parsed frontmatter YAML before validation",
+    ),
+    "codebot.templates": (
+        1,
+        "**context passed on to the template engine",
+    ),
+    "codebot.ui.builtins": (
+        5,
+        "not typed yet: the command context (ui/builtins.py is being edited by other work)",
+    ),
+    "codebot.ui.calls": (
+        1,
+        ARGS,
+    ),
+    "codebot.ui.resume_view": (
+        9,
+        "chat messages and transcript records in provider JSON",
+    ),
+    "codebot.ui.skill_toggles": (
+        5,
+        "parsed YAML config layers before validation",
+    ),
+    "codebot.ui.transcript_view": (
+        6,
+        "transcript records read back from JSON",
+    ),
+    "codebot.ui.tui": (
+        1,
+        "Textual's generic App result in a Future",
+    ),
+    "codebot.ui.tui.conversation": (
+        4,
+        "**kwargs passed on to a Textual widget; not typed yet: the events shown and live lines",
+    ),
+    "codebot.ui.tui.describe": (
+        1,
+        ARGS,
+    ),
+    "codebot.ui.tui.startup": (
+        2,
+        "Textual's generic App and Worker",
+    ),
+    "codebot.ui.tui.toasts": (
+        2,
+        "Textual's app and screen callbacks",
+    ),
+    "codebot.ui.tui.turns": (
+        1,
+        "Textual's generic App",
+    ),
+    "codebot.ui.tui.views": (
+        1,
+        "Textual's generic App",
+    ),
+}
 
 
 def module_name(path: Path) -> str:
