@@ -24,7 +24,6 @@ TYPING_MODULES = frozenset({"typing", "typing_extensions"})
 # reasons shared by many modules
 MODEL = "chat messages, tool schemas or tool-call arguments in provider JSON (model payloads)"
 ARGS = "tool-call arguments as the model sent them (model payload)"
-SUBPARSERS = "argparse's subparsers action (a private generic class of argparse)"
 
 # module: (most uses of Any allowed, why its values are a boundary; "not typed yet"
 # marks what is left to type, and why it was not done here)
@@ -161,12 +160,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.commands.route": (
-        6,
-        SUBPARSERS + "; eval reports as JSON; not typed yet: the router and the cases",
-    ),
-    "codebot.commands.sessions": (
-        1,
-        SUBPARSERS,
+        5,
+        "eval reports as JSON; not typed yet: the router and the cases",
     ),
     "codebot.commands.skills": (
         3,
@@ -177,16 +172,12 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "not typed yet: the invocation result of _dropped",
     ),
     "codebot.commands.trust": (
-        4,
-        SUBPARSERS + "; parsed YAML; not typed yet: the trust entries",
+        3,
+        "parsed YAML; not typed yet: the trust entries",
     ),
     "codebot.commands.watch": (
-        2,
-        SUBPARSERS + "; the previous handler signal.signal returns",
-    ),
-    "codebot.commands.written": (
         1,
-        SUBPARSERS,
+        "the previous handler signal.signal returns (typeshed's private _HANDLER)",
     ),
     "codebot.config": (
         21,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # cli builds its parser from this module: keep --help light
+    from codebot.commands.args import Subparsers
     from codebot.config import Settings
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
@@ -38,7 +39,7 @@ def _say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = 
     print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
 
 
-def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
+def add_parsers(skills_subparsers: Subparsers, common: Callable[..., None]) -> None:
     """Add `route` and `eval` to the `codebot skills` subcommands."""
     p = skills_subparsers.add_parser("route", help="which skill a request would go to, and why")
     common(p, suppress=True)

@@ -26,7 +26,10 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
 
 HELP = "trust a project folder, revoke trust, or list trusted folders"
 DESCRIPTION = (
@@ -51,7 +54,7 @@ _FENCE = re.compile(r"^```!")
 
 
 def add_parser(
-    subparsers: Any, common: Callable[..., None] | None = None
+    subparsers: Subparsers, common: Callable[..., None] | None = None
 ) -> argparse.ArgumentParser:
     """Register `trust` on the top-level subparsers; `common(p, suppress=True)` adds
     the global options (`--cwd` ...) when given."""

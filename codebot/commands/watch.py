@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
     from codebot.config import Settings
     from codebot.skills.catalog import Change
     from codebot.skills.files import Diagnostic
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 HELP = "watch the skill folders and print one line per reload (Ctrl+C stops)"
 
 
-def add_parser(skills_subparsers: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
+def add_parser(
+    skills_subparsers: Subparsers, common: Callable[..., None]
+) -> argparse.ArgumentParser:
     """Register `watch` under `codebot skills`; `common(p, suppress=True)` adds global options."""
     p = skills_subparsers.add_parser("watch", help=HELP, description=HELP)
     common(p, suppress=True)
