@@ -160,20 +160,16 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.commands.route": (
-        5,
-        "eval reports as JSON; not typed yet: the router and the cases",
+        3,
+        "eval reports as JSON (built by skills.route.eval, printed with --json)",
     ),
     "codebot.commands.skills": (
-        3,
-        "JSON reports printed with --json; not typed yet: the validate report",
-    ),
-    "codebot.commands.skills_invoke": (
-        1,
-        "not typed yet: the invocation result of _dropped",
+        2,
+        "JSON reports printed with --json",
     ),
     "codebot.commands.trust": (
-        3,
-        "parsed YAML; not typed yet: the trust entries",
+        2,
+        "parsed YAML being edited, before validation",
     ),
     "codebot.commands.watch": (
         1,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:  # cli builds its parser from this module: keep --help light
     from codebot.commands.args import Subparsers
     from codebot.config import Settings
+    from codebot.skills.route import Case, Router
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 FLOORS = (  # (option, report key, label)
@@ -133,7 +134,7 @@ def _router(settings: Settings):
     return router
 
 
-def _semantic_note(router: Any) -> None:
+def _semantic_note(router: Router) -> None:
     if router.semantic_error:
         _say(
             f"codebot: warning: semantic scorer switched off: {router.semantic_error}",
@@ -281,7 +282,7 @@ def _or_zero(value: object) -> float:
     return (value or 0) if isinstance(value, int | float) else 0
 
 
-def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Any] | None:
+def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Case] | None:
     """The cases of `skills eval`, or None once what is wrong with them or with the
     options is reported."""
     from codebot.skills.route import parse_cases

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from codebot.commands.args import Subparsers
+    from codebot.trust import TrustEntry
 
 HELP = "trust a project folder, revoke trust, or list trusted folders"
 DESCRIPTION = (
@@ -155,7 +156,7 @@ def _folder(given: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def _list(entries: list[Any], as_json: bool, out: TextIO) -> int:
+def _list(entries: list[TrustEntry], as_json: bool, out: TextIO) -> int:
     from codebot.display import visible
 
     if as_json:
