@@ -240,10 +240,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
         9,
         "chat messages and transcript records in provider JSON",
     ),
-    "codebot.ui.skill_toggles": (
-        5,
-        "parsed YAML config layers before validation",
-    ),
     "codebot.ui.transcript_view": (
         6,
         "transcript records read back from JSON",
@@ -253,8 +249,9 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "Textual's generic App result in a Future",
     ),
     "codebot.ui.tui.conversation": (
-        4,
-        "**kwargs passed on to a Textual widget; not typed yet: the events shown and live lines",
+        2,
+        "**kwargs passed on to a Textual widget; the dispatch table's handlers each take "
+        "their own event type (chosen by isinstance)",
     ),
     "codebot.ui.tui.describe": (
         1,
