@@ -119,9 +119,9 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "tool schemas sent to the provider (JSON Schema)",
     ),
     "codebot.agent.session.transcript": (
-        22,
-        "transcript records written as JSON and read back, chat messages in provider JSON; not "
-        "typed yet: the lock",
+        16,
+        "transcript records read back from JSON and chat messages in provider JSON, cleaned "
+        "of bad characters whatever their shape",
     ),
     "codebot.agent.session.turn": (
         6,
