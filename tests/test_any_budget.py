@@ -62,8 +62,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.agent.session.asking": (
-        3,
-        ARGS + "; not typed yet: the set of Notification hook tasks",
+        2,
+        ARGS,
     ),
     "codebot.agent.session.compact": (
         10,
