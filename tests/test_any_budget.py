@@ -137,9 +137,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.agent.tools.meta": (
-        5,
-        "tool schemas and arguments (JSON); not typed yet: skill_search's session (importing "
-        "Session goes up the stages: needs a Protocol)",
+        4,
+        "tool schemas and tool-call arguments (JSON Schema, model payload)",
     ),
     "codebot.agent.tools.sandbox_protect": (
         5,
