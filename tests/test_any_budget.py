@@ -140,11 +140,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
         4,
         "tool schemas and tool-call arguments (JSON Schema, model payload)",
     ),
-    "codebot.agent.tools.sandbox_protect": (
-        5,
-        "not typed yet: the SandboxPolicy (sandbox.py imports this module, so the import would "
-        "close a circle)",
-    ),
     "codebot.agent.tools.sandbox_scan": (
         4,
         "not typed yet: permission rules (the permissions stage comes after tools: needs a "
