@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
     from codebot.agent.tools.sandbox import SandboxPolicy
 
 __all__ = [
@@ -196,7 +199,7 @@ def is_binary(chunk: bytes) -> bool:
 # --------------------------------------------------------------------------- registry
 
 
-def _error_location(tool: str, err: Any) -> str:
+def _error_location(tool: str, err: ValidationError) -> str:
     loc = tool
     for part in err.absolute_path:
         loc += f"[{part}]" if isinstance(part, int) else f".{part}"
@@ -206,7 +209,7 @@ def _error_location(tool: str, err: Any) -> str:
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
-        self._validators: dict[str, Any] = {}
+        self._validators: dict[str, Validator] = {}
         for tool in tools:
             self.add(tool)
 
@@ -234,7 +237,7 @@ class ToolRegistry:
     def schemas(self, hidden: Collection[str] = ()) -> list[dict[str, Any]]:
         return [t.schema() for t in self._tools.values() if t.name not in hidden]
 
-    def _validator(self, tool: Tool) -> Any:
+    def _validator(self, tool: Tool) -> Validator:
         v = self._validators.get(tool.name)
         if v is None:
             import jsonschema.validators  # lazy: only needed once a tool is actually called
