@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from types import MappingProxyType
-from typing import Any
 
 __all__ = [
     "SECRET_NAMES",
@@ -81,7 +80,7 @@ def added_env(environ: Mapping[str, str], shell_env: ShellEnv) -> dict[str, str]
     return {**kept, **shell_env.set}
 
 
-def read_shell_env(cfg: Mapping[str, Any], where: str, warnings: list[str]) -> ShellEnv:
+def read_shell_env(cfg: Mapping[str, object], where: str, warnings: list[str]) -> ShellEnv:
     """`shell.env` of one config file (the person's own: a project's is never read), each
     problem reported with `where` and left out: nothing is kept or set by mistake."""
     shell = cfg.get("shell")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 #: `skills.*` keys an untrusted project may set (`dirs` only inside the project).
 SAFE_SKILLS_KEYS = frozenset(
@@ -33,7 +32,7 @@ UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
 USER_ONLY = (("shell", "env"), ("plugins", "dirs"))
 
 
-def drop_user_only(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def drop_user_only(data: Mapping[str, object]) -> tuple[dict[str, object], list[str]]:
     """A project's config without the USER_ONLY keys, and the dotted keys it had."""
     kept, dropped = dict(data), []
     for section, key in USER_ONLY:
@@ -48,14 +47,16 @@ def drop_user_only(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return kept, dropped
 
 
-def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, Any], list[str]]:
+def filter_untrusted(
+    data: Mapping[str, object], project: Path
+) -> tuple[dict[str, object], list[str]]:
     """The part of an untrusted project's config that may apply, and the dotted keys dropped."""
-    kept: dict[str, Any] = {}
+    kept: dict[str, object] = {}
     dropped: list[str] = []
     for key, value in data.items():
         key = str(key)
         if key == "skills" and isinstance(value, Mapping):
-            skills: dict[str, Any] = {}
+            skills: dict[str, object] = {}
             for sub, v in value.items():
                 sub = str(sub)
                 if sub not in SAFE_SKILLS_KEYS:
@@ -92,7 +93,7 @@ def filter_untrusted(data: Mapping[str, Any], project: Path) -> tuple[dict[str, 
     return kept, dropped
 
 
-def _dirs_inside(value: Any, project: Path) -> tuple[list[str], list[str]]:
+def _dirs_inside(value: object, project: Path) -> tuple[list[str], list[str]]:
     if not isinstance(value, list):
         return [], [repr(value)]
     inside, outside = [], []
@@ -107,7 +108,7 @@ def _dirs_inside(value: Any, project: Path) -> tuple[list[str], list[str]]:
 
 
 def rule_list(
-    layer: Mapping[str, Any], kind: str, where: str, warnings: list[str]
+    layer: Mapping[str, object], kind: str, where: str, warnings: list[str]
 ) -> list[tuple[str, str]]:
     """`permissions.<kind>` of one config layer as (pattern, origin) pairs.
 

@@ -26,7 +26,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.protected import (
     NESTED,
@@ -35,6 +35,13 @@ from codebot.protected import (
     placeholder_paths,
     protected_reason,
 )
+
+if TYPE_CHECKING:
+    from codebot.inotify import Inotify
+
+#: a file's (mtime_ns, size, inode, mode), and its sha256 (None: unreadable) when it is
+#: recent (see `_sig`)
+Signature = tuple[int, int, int, int] | tuple[int, int, int, int, str | None]
 
 __all__ = ["MAX_DIRS", "Change", "ProjectWatch", "Snapshot", "file_sha256"]
 
@@ -90,7 +97,7 @@ class Change:
 @dataclass
 class Snapshot:
     dirs: list[int] = field(default_factory=list)  # each watched folder's mtime_ns (-1: gone)
-    files: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # rel -> signature
+    files: dict[str, Signature] = field(default_factory=dict)  # rel -> signature
     names: dict[str, frozenset[str]] = field(
         default_factory=dict
     )  # recently changed folders' names
@@ -98,12 +105,12 @@ class Snapshot:
     events: bool = False  # taken with inotify: `dirs` is empty, the queue says what moved
 
 
-def _sig(st: os.stat_result, path: str) -> tuple[Any, ...]:
+def _sig(st: os.stat_result, path: str) -> Signature:
     """(mtime, size, inode, mode), and the content's hash for a file changed within the
     clock's granularity of now (a second write in the same tick keeps the mtime)."""
-    sig: tuple[Any, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
+    sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
     if st.st_mtime_ns >= time.time_ns() - RECENT_NS and stat.S_ISREG(st.st_mode):
-        sig += (file_sha256(Path(path)),)
+        return (*sig, file_sha256(Path(path)))
     return sig
 
 
@@ -132,7 +139,7 @@ class ProjectWatch:
         """`events`: use inotify where it works (else, or when False, compare mtimes)."""
         self.project = Path(os.path.realpath(project))
         self._want_events = events
-        self._inotify: Any = None  # codebot.inotify.Inotify while events are in use
+        self._inotify: Inotify | None = None  # while events are in use
         self._wds: dict[int, str] = {}  # watch descriptor -> rel folder
         self._root = str(self.project).rstrip("/") or ""
         self.hooks = hooks
@@ -237,9 +244,11 @@ class ProjectWatch:
             IN_Q_OVERFLOW,
         )
 
+        inotify = self._inotify
+        assert inotify is not None  # called only while `uses_events`
         moved: set[str] = set()
         gone: set[str] = set()
-        for wd, mask, name in self._inotify.read():
+        for wd, mask, name in inotify.read():
             if mask & IN_Q_OVERFLOW:
                 return None
             rel = self._wds.get(wd)
@@ -259,7 +268,7 @@ class ProjectWatch:
 
     # -- snapshots --------------------------------------------------------------------------
 
-    def _protected_files(self, top: str, out: dict[str, tuple[Any, ...]]) -> None:
+    def _protected_files(self, top: str, out: dict[str, Signature]) -> None:
         """Every entry under one protected entry, by signature (links as links). A folder
         whose mtime is unchanged is not listed again (its names are kept)."""
         is_git = top.rsplit("/", 1)[-1].casefold() == ".git"
@@ -336,7 +345,7 @@ class ProjectWatch:
             self._set_folders(folders)
         if moved:
             self._walk_new(moved, folders)
-        after: dict[str, tuple[Any, ...]] = {}
+        after: dict[str, Signature] = {}
         for top in sorted(self.tops - before.skip):
             self._protected_files(top, after)
         self.tops = {
@@ -381,7 +390,7 @@ class ProjectWatch:
         if len(folders) != len(self._paths):
             self._set_folders(folders)  # new folders were walked (gone ones left above)
 
-    def _file_changes(self, before: Snapshot, after: dict[str, tuple[Any, ...]]) -> list[Change]:
+    def _file_changes(self, before: Snapshot, after: dict[str, Signature]) -> list[Change]:
         """The protected files created, removed or changed between `before` and `after`."""
         out: list[Change] = []
         for rel in sorted(set(before.files) | set(after)):

@@ -262,10 +262,10 @@ def _norm(rel: str) -> str:
 # -- what the person is shown (`codebot written`, `/written`) ---------------------------
 
 
-def listing(store: Any, diffs: bool = True) -> list[dict[str, Any]]:
-    rows = []
+def listing(store: Provenance, diffs: bool = True) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
     for rel, e in sorted(store.marked().items()):
-        row = {
+        row: dict[str, object] = {
             "path": rel,
             "kind": e.kind,
             "by": e.by,
@@ -283,7 +283,7 @@ def listing(store: Any, diffs: bool = True) -> list[dict[str, Any]]:
     return rows
 
 
-def store_revertible(store: Any, entry: Any) -> bool:
+def store_revertible(store: Provenance, entry: Entry) -> bool:
     return entry.before is None or (
         entry.before != "unknown" and (store.blobs / str(entry.before)).is_file()
     )

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # `codebot --help` must not pay for the config (dataclasses, inspect)
     from codebot.config import Settings
 
+    #: what `add_subparsers()` returns, which each command adds its parser to
+    Subparsers = argparse._SubParsersAction["Parser"]
+
 
 class UsageError(Exception):
     """A mistake in the command line: `cli.main` prints it on one line and exits 2."""

@@ -13,10 +13,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # cli builds its parser from this module: keep --help light
+    from codebot.commands.args import Subparsers
     from codebot.config import Settings
+    from codebot.skills.route import Case, Router
 
 ACTORS = ("human", "model", "agent", "application", "skill", "eval")
 FLOORS = (  # (option, report key, label)
@@ -28,7 +30,7 @@ FLOORS = (  # (option, report key, label)
 )
 
 
-def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
+def _say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = "\n") -> None:
     """`print` for text output: names, descriptions, bodies and reasons come from skill
     files, so terminal escape sequences in them are removed and other controls shown
     escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write
@@ -38,7 +40,7 @@ def _say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> N
     print(strip_escapes(sep.join(str(p) for p in parts)), file=file, end=end)
 
 
-def add_parsers(skills_subparsers: Any, common: Callable[..., None]) -> None:
+def add_parsers(skills_subparsers: Subparsers, common: Callable[..., None]) -> None:
     """Add `route` and `eval` to the `codebot skills` subcommands."""
     p = skills_subparsers.add_parser("route", help="which skill a request would go to, and why")
     common(p, suppress=True)
@@ -132,7 +134,7 @@ def _router(settings: Settings):
     return router
 
 
-def _semantic_note(router: Any) -> None:
+def _semantic_note(router: Router) -> None:
     if router.semantic_error:
         _say(
             f"codebot: warning: semantic scorer switched off: {router.semantic_error}",
@@ -189,7 +191,7 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     head = {
         "select": f"select {out['selected']}",
-        "ask": f"ask: {' or '.join(out['options'])}?",
+        "ask": f"ask: {' or '.join(s.name for s in r.options)}?",
         "abstain": "abstain (no skill)",
     }[r.decision]
     _say(f"{head} — {r.reason}")
@@ -261,7 +263,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
             evaluate(cases, base.route, known=[s.name for s in snap])
         )
         report["hit_at_1_over_baseline"] = round(
-            (report["hit_at_1"] or 0) - (report["baseline"]["hit_at_1"] or 0), 4
+            _or_zero(report["hit_at_1"]) - _or_zero(report["baseline"]["hit_at_1"]), 4
         )
     missed = _floors_missed(args, report)
     report["floors_missed"] = missed
@@ -275,7 +277,12 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if missed else 0
 
 
-def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Any] | None:
+def _or_zero(value: object) -> float:
+    """A share of the report (None when nothing was measured) as a number: `value or 0`."""
+    return (value or 0) if isinstance(value, int | float) else 0
+
+
+def _eval_cases(args: argparse.Namespace, settings: Settings) -> list[Case] | None:
     """The cases of `skills eval`, or None once what is wrong with them or with the
     options is reported."""
     from codebot.skills.route import parse_cases

@@ -13,13 +13,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
 
 HELP = "list saved sessions (id, time, turns, first prompt) for --continue / --resume"
 
 
 def add_parser(
-    subparsers: Any, common: Callable[..., None] | None = None
+    subparsers: Subparsers, common: Callable[..., None] | None = None
 ) -> argparse.ArgumentParser:
     p = subparsers.add_parser("sessions", help=HELP, description=HELP)
     if common is not None:

@@ -3,14 +3,14 @@ active in the project, and `say`, which prints text that came from skill files."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TextIO
 
 from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
 
 
-def say(*parts: object, file: Any = None, sep: str = " ", end: str = "\n") -> None:
+def say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = "\n") -> None:
     """`print` for text output: names, descriptions, bodies and reasons come from skill
     files, so terminal escape sequences in them are removed and other controls shown
     escaped (`display.strip_escapes`); a hostile skill cannot clear its own line or write

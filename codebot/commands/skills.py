@@ -20,7 +20,7 @@ from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
 from codebot.skills.files import Source, Spec
-from codebot.skills.validate import catalog_problems, count_of, problem_count
+from codebot.skills.validate import Report, catalog_problems, count_of, problem_count
 
 
 def run(args: argparse.Namespace) -> int:
@@ -345,7 +345,7 @@ def _catalog_skill_folders(settings: Settings) -> list[Path]:
     return sorted({s.dir for s in snapshot(settings) if not s.single_file})
 
 
-def _validate_summary(report: Any, strict: bool) -> str:
+def _validate_summary(report: Report, strict: bool) -> str:
     """`3 skills checked: 2 problems (1 error, 1 warning), 4 hints`: the problem count is
     the one `skills list` and /skills show (`Report.problems`, as `catalog_problems`)."""
     counts = {

@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codebot.skills.invoke.invocation import Invocation
 
 from codebot.commands.skill_io import active_keys_of, say, snapshot
 from codebot.config import Settings
@@ -170,7 +173,7 @@ def cmd_listing(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _dropped(result: Any, field: str) -> bool:
+def _dropped(result: Invocation, field: str) -> bool:
     """A field the skill set that did not reach the delta (plugin or untrusted project)."""
     spec, delta = result.spec, result.delta
     wanted = {"allowed-tools": spec.allowed_tools, "model": spec.model, "effort": spec.effort}[

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Snapshot
+
+if TYPE_CHECKING:
+    from codebot.skills.trace import SkillStats, Summary
 
 
 def run_stats(args: argparse.Namespace, settings: Settings, snap: Snapshot) -> int:
@@ -21,8 +24,9 @@ def run_stats(args: argparse.Namespace, settings: Settings, snap: Snapshot) -> i
     print(
         strip_escapes(format_stats(summary))
     )  # names come from trace files: no escapes reach the terminal
-    if summary["not_skills"]:
-        asked = ", ".join(f"{name} ({n})" for name, n in summary["not_skills"].items())
+    not_skills = summary.get("not_skills", {})
+    if not_skills:
+        asked = ", ".join(f"{name} ({n})" for name, n in not_skills.items())
         print(
             strip_escapes(
                 f"\nNames asked for that are not skills (denied; counted in the total): {asked}"
@@ -31,17 +35,18 @@ def run_stats(args: argparse.Namespace, settings: Settings, snap: Snapshot) -> i
     return 0
 
 
-def _without_non_skills(summary: dict[str, Any], snap: Snapshot) -> dict[str, Any]:
+def _without_non_skills(summary: Summary, snap: Snapshot) -> Summary:
     """Move names that are not skills (`skills invoke revew`, a model guessing a name) out
     of the per-skill table into `not_skills` (name -> times asked). Such a name never
     resolved to a file, so its events carry no source; a skill that was deleted after it
     ran keeps its row, because it has one."""
     known = {sh.spec.key for sh in snap.shadowed}
-    skills, not_skills = {}, {}
+    skills: dict[str, SkillStats] = {}
+    not_skills: dict[str, int] = {}
     for name, stats in summary.get("skills", {}).items():
         if stats.get("sources") or snap.get(name) is not None or name in known:
             skills[name] = stats
         else:
             not_skills[name] = sum(stats.get("events", {}).values())
-    totals = dict(summary.get("totals", {}), skills=len(skills))
-    return summary | {"skills": skills, "not_skills": not_skills, "totals": totals}
+    totals: SkillStats = {**summary["totals"], "skills": len(skills)}
+    return {**summary, "skills": skills, "not_skills": not_skills, "totals": totals}

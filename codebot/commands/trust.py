@@ -26,7 +26,11 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
+    from codebot.trust import TrustEntry
 
 HELP = "trust a project folder, revoke trust, or list trusted folders"
 DESCRIPTION = (
@@ -52,7 +56,7 @@ _FENCE = re.compile(r"^```!")
 
 
 def add_parser(
-    subparsers: Any, common: Callable[..., None] | None = None
+    subparsers: Subparsers, common: Callable[..., None] | None = None
 ) -> argparse.ArgumentParser:
     """Register `trust` on the top-level subparsers; `common(p, suppress=True)` adds
     the global options (`--cwd` ...) when given."""
@@ -153,7 +157,7 @@ def _folder(given: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def _list(entries: list[Any], as_json: bool, out: TextIO) -> int:
+def _list(entries: list[TrustEntry], as_json: bool, out: TextIO) -> int:
     from codebot.display import visible
 
     if as_json:

@@ -19,12 +19,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
+    from codebot.config import Settings
+    from codebot.skills.catalog import Change
+    from codebot.skills.files import Diagnostic
 
 HELP = "watch the skill folders and print one line per reload (Ctrl+C stops)"
 
 
-def add_parser(skills_subparsers: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
+def add_parser(
+    skills_subparsers: Subparsers, common: Callable[..., None]
+) -> argparse.ArgumentParser:
     """Register `watch` under `codebot skills`; `common(p, suppress=True)` adds global options."""
     p = skills_subparsers.add_parser("watch", help=HELP, description=HELP)
     common(p, suppress=True)
@@ -37,7 +45,7 @@ def _emit(line: str) -> None:
     sys.stdout.flush()
 
 
-def run(args: argparse.Namespace, settings: Any) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.skills.files import Severity
     from codebot.skills.watch import SkillWatcher
     from codebot.workspace import open_catalog
@@ -47,7 +55,7 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     events: queue.Queue = queue.Queue()
     seen = {d for d in catalog.snapshot.diagnostics}
 
-    def on_reload(change: Any) -> None:
+    def on_reload(change: Change) -> None:
         # Runs on the watcher thread: hand over to the main thread, which prints in order.
         nonlocal seen
         diags = catalog.snapshot.diagnostics
@@ -104,7 +112,7 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
-def _human(change: Any, fresh: list[Any], total: int) -> str:
+def _human(change: Change, fresh: list[Diagnostic], total: int) -> str:
     parts = []
     for label, keys in (
         ("added", change.added),

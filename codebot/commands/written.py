@@ -15,7 +15,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codebot.commands.args import Subparsers
 
 HELP = (
     "files codebot's agent wrote among skills, config, instructions and git's config: review, "
@@ -24,7 +27,7 @@ HELP = (
 
 
 def add_parser(
-    subparsers: Any, common: Callable[..., None] | None = None
+    subparsers: Subparsers, common: Callable[..., None] | None = None
 ) -> argparse.ArgumentParser:
     p = subparsers.add_parser("written", help=HELP, description=HELP)
     if common is not None:

@@ -27,9 +27,9 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from codebot.home import private_dir, private_fd
 
@@ -52,12 +52,12 @@ def trace_path(home: Path, session: str) -> Path:
     return traces_dir(home) / f"{safe[:120]}.jsonl"
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """Enums (Actor, Source) as their values; everything else unchanged."""
     return value.value if isinstance(value, enum.Enum) else value
 
 
-def _without_reserved(fields: dict[str, Any]) -> dict[str, Any]:
+def _without_reserved(fields: Mapping[str, object]) -> dict[str, object]:
     return {k: v for k, v in fields.items() if k not in FIELDS}
 
 
@@ -75,16 +75,18 @@ class Tracer:
         self,
         event: str,
         *,
-        actor: Any,
+        actor: object,
         skill: str,
-        source: Any = None,
+        source: object = None,
         mode: str | None = None,
         duration_ms: float | None = None,
-        reason: str | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
-        """Append one event; returns the record (also when it could not be written)."""
-        record: dict[str, Any] = {
+        reason: object = None,
+        **extra: object,
+    ) -> dict[str, object]:
+        """Append one event; returns the record (also when it could not be written).
+        `actor` and `source` are strings or enums (written as their values); every value
+        is written as JSON, anything JSON does not know as its `str`."""
+        record: dict[str, object] = {
             "time": time.time(),
             "session": self.session,
             "event": event,
@@ -104,16 +106,41 @@ class Tracer:
 
     @contextlib.contextmanager
     def span(
-        self, actor: Any, skill: str, source: Any = None, mode: str | None = None, **extra: Any
-    ) -> Iterator[dict[str, Any]]:
+        self,
+        actor: object,
+        skill: str,
+        source: object = None,
+        mode: str | None = None,
+        **extra: object,
+    ) -> Iterator[dict[str, object]]:
         """`executing` on enter; `completed` or `failed` (re-raised) with the duration on exit.
 
         Yields a dict: keys put in it are added to the closing event (a `reason` put
         there replaces the exception text of a `failed` event).
         """
-        base = {"actor": actor, "skill": skill, "source": source, "mode": mode}
-        after: dict[str, Any] = {}
-        self.emit("executing", **base, **_without_reserved(extra))
+
+        def close(event: str, ms: float, reason: object, fields: dict[str, object]) -> None:
+            self.emit(
+                event,
+                actor=actor,
+                skill=skill,
+                source=source,
+                mode=mode,
+                duration_ms=ms,
+                reason=reason,
+                **fields,
+            )
+
+        after: dict[str, object] = {}
+        self.emit(
+            "executing",
+            actor=actor,
+            skill=skill,
+            source=source,
+            mode=mode,
+            duration_ms=None,
+            **_without_reserved(extra),
+        )
         t0 = time.perf_counter()
         try:
             yield after
@@ -121,14 +148,12 @@ class Tracer:
             ms = (time.perf_counter() - t0) * 1000
             fields = _without_reserved({**extra, **after})
             reason = after.get("reason") or str(exc) or type(exc).__name__
-            self.emit("failed", **base, duration_ms=ms, reason=str(reason), **fields)
+            close("failed", ms, str(reason), fields)
             raise
         ms = (time.perf_counter() - t0) * 1000
-        reason = after.get("reason")
-        fields = _without_reserved({**extra, **after})
-        self.emit("completed", **base, duration_ms=ms, reason=reason, **fields)
+        close("completed", ms, after.get("reason"), _without_reserved({**extra, **after}))
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: dict[str, object]) -> None:
         assert self.path is not None
         try:
             line = (
@@ -170,7 +195,54 @@ def percentile(values: list[float], p: float) -> float | None:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def _new_stats() -> dict[str, Any]:
+class _Counts(TypedDict):
+    """What `summarize` adds up for a skill (or for all) while it reads the events."""
+
+    events: dict[str, int]
+    completed: int
+    failures: int
+    denials: int
+    _durations: list[float]
+    sources: set[str]
+    actors: set[str]
+
+
+class SkillStats(TypedDict):
+    """One skill's row of `summarize()` (`totals` also has `skills`)."""
+
+    invocations: int
+    completed: int
+    failures: int
+    denials: int
+    p50_ms: float | None
+    p95_ms: float | None
+    timed: int
+    sources: list[str]
+    actors: list[str]
+    events: dict[str, int]
+    skills: NotRequired[int]
+
+
+class Summary(TypedDict):
+    """What `summarize()` returns (see there)."""
+
+    dir: str
+    files: int
+    sessions: int
+    events: int
+    bad_lines: int
+    unreadable: list[str]
+    skills: dict[str, SkillStats]
+    totals: SkillStats
+    #: names asked for that are not skills (`codebot skills stats` moves them here)
+    not_skills: NotRequired[dict[str, int]]
+
+
+#: an event line read back: a JSON object with a string `event` and `skill`
+Record = dict[str, object]
+
+
+def _new_stats() -> _Counts:
     return {
         "events": {},
         "completed": 0,
@@ -182,7 +254,7 @@ def _new_stats() -> dict[str, Any]:
     }
 
 
-def _finish(stats: dict[str, Any]) -> dict[str, Any]:
+def _finish(stats: _Counts) -> SkillStats:
     events: dict[str, int] = stats["events"]
     durations: list[float] = stats["_durations"]
     return {
@@ -203,7 +275,7 @@ def _event_order(event: str) -> tuple[int, str]:
     return (EVENTS.index(event) if event in EVENTS else len(EVENTS), event)
 
 
-def summarize(traces_dir: Path, since: float | None = None) -> dict[str, Any]:
+def summarize(traces_dir: Path, since: float | None = None) -> Summary:
     """Read every `*.jsonl` in `traces_dir` and summarize per skill.
 
     Per skill: `invocations` (activated events, or executing ones when a skill has no
@@ -215,7 +287,7 @@ def summarize(traces_dir: Path, since: float | None = None) -> dict[str, Any]:
     content; a missing folder gives an empty summary.
     """
     traces_dir = Path(traces_dir)
-    per_skill: dict[str, dict[str, Any]] = {}
+    per_skill: dict[str, _Counts] = {}
     total = _new_stats()
     files = events = bad = 0
     sessions: set[str] = set()
@@ -239,9 +311,10 @@ def summarize(traces_dir: Path, since: float | None = None) -> dict[str, Any]:
             if since is not None and isinstance(t, int | float) and t < since:
                 continue
             events += 1
-            if isinstance(rec.get("session"), str):
-                sessions.add(rec["session"])
-            stats = per_skill.setdefault(rec["skill"], _new_stats())
+            session = rec.get("session")
+            if isinstance(session, str):
+                sessions.add(session)
+            stats = per_skill.setdefault(str(rec["skill"]), _new_stats())  # a str (_read_lines)
             for s in (stats, total):
                 _count(s, rec)
     skills = {name: _finish(s) for name, s in per_skill.items()}
@@ -261,9 +334,9 @@ def summarize(traces_dir: Path, since: float | None = None) -> dict[str, Any]:
     }
 
 
-def _read_lines(path: Path) -> list[dict[str, Any] | None]:
+def _read_lines(path: Path) -> list[Record | None]:
     """Each non-blank line as an event record, or None for a line that is not one."""
-    out: list[dict[str, Any] | None] = []
+    out: list[Record | None] = []
     with open(path, "rb") as fh:
         for raw in fh:
             if not raw.strip():
@@ -282,8 +355,8 @@ def _read_lines(path: Path) -> list[dict[str, Any] | None]:
     return out
 
 
-def _count(stats: dict[str, Any], rec: dict[str, Any]) -> None:
-    event = rec["event"]
+def _count(stats: _Counts, rec: Record) -> None:
+    event = str(rec["event"])  # a str (_read_lines)
     stats["events"][event] = stats["events"].get(event, 0) + 1
     if event == "completed":
         stats["completed"] += 1
@@ -298,7 +371,7 @@ def _count(stats: dict[str, Any], rec: dict[str, Any]) -> None:
     for key, bucket in (("source", "sources"), ("actor", "actors")):
         v = rec.get(key)
         if isinstance(v, str) and v:
-            stats[bucket].add(v)
+            stats["sources" if bucket == "sources" else "actors"].add(v)
 
 
 def _ms(v: float | None) -> str:
@@ -309,9 +382,9 @@ def _ms(v: float | None) -> str:
     return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
 
 
-def format_stats(summary: dict[str, Any]) -> str:
+def format_stats(summary: Summary) -> str:
     """A readable table of `summarize()`'s result, one row per skill and a total row."""
-    skills: dict[str, dict[str, Any]] = summary.get("skills", {})
+    skills: dict[str, SkillStats] = summary.get("skills", {})
     where = summary.get("dir", "the traces folder")
     if not skills:
         lines = [f"No skill traces yet in {where}."]
@@ -349,7 +422,7 @@ def format_stats(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _row(name: str, s: dict[str, Any]) -> tuple[str, ...]:
+def _row(name: str, s: SkillStats) -> tuple[str, ...]:
     return (
         name,
         str(s.get("invocations", 0)),

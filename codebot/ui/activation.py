@@ -7,12 +7,15 @@ indented under its turn; the words come from `skill_line` alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.display import strip_escapes
 
+if TYPE_CHECKING:
+    from codebot.agent.session.events import SkillActivated
 
-def skill_line(e: Any) -> str:
+
+def skill_line(e: SkillActivated) -> str:
     """A `SkillActivated` event (name, actor, mode, delta) as one line: the skill, how it
     runs, what it changes (model, effort, tools allowed or hidden) and for how long, and
     who chose it when the person did not."""

@@ -4,9 +4,12 @@ command with its counts (`codebot.display.command_lines`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.display import command_lines, home_short, visible
+
+if TYPE_CHECKING:
+    from codebot.agent.permissions import ApprovalRequest
 
 
 def why_asked(reason: str) -> str:
@@ -17,10 +20,10 @@ def why_asked(reason: str) -> str:
     return reason
 
 
-def always_line(request: Any) -> str:
+def always_line(request: ApprovalRequest) -> str:
     """`always allow saves Bash(npm test) to ~/p/.codebot/config.yaml`: exactly the rules
     and the file; or why it is not offered; "" when there is nothing to say."""
-    rules: tuple[Any, ...] = tuple(getattr(request, "always", ()) or ())
+    rules: tuple[str, ...] = tuple(getattr(request, "always", ()) or ())
     if rules:
         where = visible(home_short(request.always_path))
         return f"always allow saves {', '.join(visible(r) for r in rules)} to {where}"
@@ -28,7 +31,7 @@ def always_line(request: Any) -> str:
     return f"always allow is not offered: {visible(why)}" if why else ""
 
 
-def command_question(request: Any) -> str | None:
+def command_question(request: ApprovalRequest) -> str | None:
     """For a Bash request, the question with the command's counts in it: `Run this command?
     (122 lines, 120 of them empty)`, or `Run it once OUTSIDE the sandbox? (...)`; None for
     other tools."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codebot.config import Settings
 from codebot.display import strip_escapes
@@ -17,6 +18,13 @@ from codebot.ui import commands
 from codebot.ui.builtins import HANDLERS, BuiltinCommands
 from codebot.ui.commands import Action, Front, Reply
 from codebot.ui.reports import context_report, format_change, new_problems, usage_report
+
+if TYPE_CHECKING:
+    from codebot.agent.permissions import ApprovalRequest
+    from codebot.agent.session.emit import Emit
+    from codebot.agent.session.events import Event
+    from codebot.agent.session.guard import Guard
+    from codebot.ui.resume_view import SessionRow
 
 __all__ = [
     "Action",
@@ -38,13 +46,13 @@ class Controller(BuiltinCommands):
         self,
         settings: Settings,
         *,
-        emit: Callable[[Any], None] | None = None,
+        emit: Emit | None = None,
         client=None,
         interactive: bool = True,
         allow: Sequence[str] = (),
         deny: Sequence[str] = (),
         resume=None,
-        extra_dirs: Sequence[Any] = (),
+        extra_dirs: Sequence[Path] = (),
     ) -> None:
         from codebot.agent.session import build_session
         from codebot.workspace import open_catalog
@@ -70,10 +78,10 @@ class Controller(BuiltinCommands):
         self._notices = list(transcript.notices) if transcript is not None else []
         self._notices += written_notice(self.session.guard)
 
-    def _relay(self, event: Any) -> None:
+    def _relay(self, event: Event | ApprovalRequest) -> None:
         self._emit(event)
 
-    def set_emit(self, emit: Callable[[Any], None]) -> None:
+    def set_emit(self, emit: Emit) -> None:
         self._emit = emit
 
     # -- facts for the UI ----------------------------------------------------------------
@@ -147,7 +155,7 @@ class Controller(BuiltinCommands):
         client.learn_server()  # type: ignore[attr-defined]
         return self.session.fit.overhead_warning(TurnState()) or ""
 
-    def session_rows(self) -> list[Any]:
+    def session_rows(self) -> list[SessionRow]:
         from codebot.ui.resume_view import session_rows
 
         return session_rows(
@@ -187,7 +195,7 @@ class Controller(BuiltinCommands):
 
     # -- actions ---------------------------------------------------------------------------
 
-    def warm_router(self, then: Callable[[], Any] | None = None) -> None:
+    def warm_router(self, then: Callable[[], object] | None = None) -> None:
         """In a background thread: load (or build) the router's index, so the first request
         that routes (listing over budget, SkillSearch, the offline model) finds it ready;
         what the first turn would compute or import (`Session.warm`: the templates first,
@@ -303,7 +311,7 @@ class Controller(BuiltinCommands):
             self.session.transcript.close()
 
 
-def written_notice(guard: Any) -> list[str]:
+def written_notice(guard: Guard) -> list[str]:
     """At start: files an earlier session's agent wrote that the person has not accepted."""
     marked = guard.store.marked()
     notes = [guard.store.warning] if guard.store.warning else []

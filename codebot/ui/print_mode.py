@@ -12,17 +12,24 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from codebot.agent.session import events as ev
 from codebot.agent.session.transcript import clean
 from codebot.config import Settings
 from codebot.display import strip_escapes
 
+if TYPE_CHECKING:
+    from codebot.agent.model import Usage
+    from codebot.agent.permissions import ApprovalRequest, Approvals
+    from codebot.agent.session.emit import Emit
+    from codebot.agent.session.loop import Session
+    from codebot.agent.session.turn import TurnRecord
 
-def _event_json(e: Any) -> dict[str, Any]:
-    d = {"type": type(e).__name__}
+
+def _event_json(e: ev.Event | ApprovalRequest) -> dict[str, object]:
+    d: dict[str, object] = {"type": type(e).__name__}
     for f in dataclasses.fields(e):
         v = getattr(e, f.name)
         if f.name == "future":
@@ -31,13 +38,13 @@ def _event_json(e: Any) -> dict[str, Any]:
     return clean(d)  # stdout stays valid UTF-8 JSON whatever bytes a file name had
 
 
-def _line(obj: dict[str, Any]) -> None:
+def _line(obj: dict[str, object]) -> None:
     """One JSON object on a line of stdout (stream-json)."""
     sys.stdout.write(json.dumps(clean(obj), ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
 
-def init_json(session: Any) -> dict[str, Any]:
+def init_json(session: Session) -> dict[str, object]:
     """stream-json's first line: which session this is and what it can do, before any event."""
     from codebot.agent.tools import META_TOOLS
 
@@ -52,22 +59,22 @@ def init_json(session: Any) -> dict[str, Any]:
     }
 
 
-def usage_by_model(session: Any) -> dict[str, Any]:
+def usage_by_model(session: Session) -> dict[str, object]:
     return {model: u.to_json() for model, u in session.usage_by_model.items()}
 
 
 def result_json(
-    session: Any,
+    session: Session,
     text: str,
     *,
     error: tuple[str, str] | None = None,
-    usage: Any = None,
+    usage: Usage | None = None,
     stop_reason: str = "end_turn",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """stream-json's last line: the answer, whether it failed, and what it cost.
     `error`: (kind, message). `usage`: this turn's (the session's usage by model also
     counts a compaction run before it)."""
-    out = {
+    out: dict[str, object] = {
         "type": "result",
         "session_id": session.id,
         "result": text,
@@ -187,17 +194,18 @@ def run_print(
 
 def _replace_unencodable_output() -> None:
     """No write to stdout may end on a codec error: unencodable characters are replaced."""
-    # Typed Any: `TextIO` does not declare `reconfigure`, and a stdout swapped in by a caller
-    # may lack it (AttributeError) or be detached (ValueError); either way it stays as it is.
-    stdout: Any = sys.stdout
+    # Looked up: `TextIO` does not declare `reconfigure`, and a stdout swapped in by a caller
+    # may lack it or be detached (ValueError); either way it stays as it is.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
     with contextlib.suppress(AttributeError, ValueError):
-        stdout.reconfigure(errors="replace")
+        if reconfigure is not None:
+            reconfigure(errors="replace")
 
 
-def _emitter(output_format: str, answer: _Answer) -> Callable[[Any], None]:
+def _emitter(output_format: str, answer: _Answer) -> Emit:
     """The session's `emit`: what each event prints in `output_format`."""
 
-    def emit(e: Any) -> None:
+    def emit(e: ev.Event | ApprovalRequest) -> None:
         if output_format == "stream-json":
             _line(_event_json(e))
         elif output_format == "text":
@@ -215,7 +223,7 @@ def _emitter(output_format: str, answer: _Answer) -> Callable[[Any], None]:
     return emit
 
 
-def _startup_warnings(session: Any) -> None:
+def _startup_warnings(session: Session) -> None:
     for warning in session.approvals.warnings:  # a malformed rule is never silent, here either
         _say(f"codebot: warning: {warning}")
     if session.sandbox_notice:
@@ -224,10 +232,12 @@ def _startup_warnings(session: Any) -> None:
         _say(f"codebot: warning: {notice}")
 
 
-def _print_result(session: Any, record: Any, output_format: str, answer: _Answer) -> None:
+def _print_result(
+    session: Session, record: TurnRecord, output_format: str, answer: _Answer
+) -> None:
     """The turn's answer on stdout, in `output_format`."""
     if output_format == "json":
-        out = {
+        out: dict[str, object] = {
             "result": record.text,
             "session_id": session.id,
             "model": session.client.model,
@@ -260,7 +270,7 @@ def _print_result(session: Any, record: Any, output_format: str, answer: _Answer
             sys.stdout.write("\n")
 
 
-def _exit_code(session: Any, record: Any, fail_on_denial: bool) -> int:
+def _exit_code(session: Session, record: TurnRecord, fail_on_denial: bool) -> int:
     """0, 1 when the turn failed, 4 for a denied or failed call under `--fail-on-denial`;
     what the person should know about it goes to stderr."""
     for hint in denial_hints(record.tool_calls, session):
@@ -278,7 +288,7 @@ def _exit_code(session: Any, record: Any, fail_on_denial: bool) -> int:
     return 0
 
 
-async def _turn(session: Any, prompt: str, compact: str | None) -> Any:
+async def _turn(session: Session, prompt: str, compact: str | None) -> TurnRecord:
     """`--compact [FOCUS]`: compact the resumed conversation, then run the turn."""
     if compact is not None:
         from codebot.agent.model import ModelError
@@ -290,7 +300,7 @@ async def _turn(session: Any, prompt: str, compact: str | None) -> Any:
     return await session.run_turn(prompt)
 
 
-def _compact_only(session: Any, focus: str, output_format: str) -> int:
+def _compact_only(session: Session, focus: str, output_format: str) -> int:
     from codebot.agent.model import ModelError
 
     error, kind = None, "error"
@@ -303,7 +313,7 @@ def _compact_only(session: Any, focus: str, output_format: str) -> int:
             session.transcript.close()
     text = error or (record.describe() if record is not None else "nothing to compact yet")
     if output_format == "json":
-        out = {
+        out: dict[str, object] = {
             "result": text,
             "session_id": session.id,
             "model": session.client.model,
@@ -336,7 +346,7 @@ def _init_only(settings: Settings, args: str, output_format: str) -> int:
 # -- denied calls: print mode cannot ask, so it says which rule would have allowed them -------
 
 
-def denial_hints(tool_calls: list[dict[str, Any]], session: Any) -> list[str]:
+def denial_hints(tool_calls: list[dict[str, object]], session: Session) -> list[str]:
     """One line per distinct denied call (`TurnRecord.tool_calls`, status "denied")."""
     hints: list[str] = []
     for call in tool_calls:
@@ -350,8 +360,9 @@ def denial_hints(tool_calls: list[dict[str, Any]], session: Any) -> list[str]:
 _BY_RULE = re.compile(r"denied by rule (.+?): ")  # the loop's wording for a deny rule's verdict
 
 
-def denial_hint(call: dict[str, Any], session: Any) -> str:
-    name, args = str(call.get("name")), call.get("arguments") or {}
+def denial_hint(call: Mapping[str, object], session: Session) -> str:
+    raw = call.get("arguments")
+    name, args = str(call.get("name")), raw if isinstance(raw, Mapping) else {}
     what = _call_text(name, args)
     by_rule = _BY_RULE.match(str(call.get("reason") or ""))
     if by_rule and by_rule.group(1) != "None":
@@ -375,7 +386,7 @@ def _flags(rules: list[str]) -> str:
     return " ".join(f"--allow {shlex.quote(rule)}" for rule in rules)
 
 
-def _call_text(name: str, args: dict[str, Any]) -> str:
+def _call_text(name: str, args: Mapping[str, object]) -> str:
     """The call as the person should recognise it: Bash and its command, Write and its path."""
     from codebot.skills.prompt import one_line, truncate
 
@@ -383,7 +394,7 @@ def _call_text(name: str, args: dict[str, Any]) -> str:
     return f"{name} `{truncate(one_line(str(shown)), 120)}`" if shown else name
 
 
-def _subject(session: Any, name: str, args: dict[str, Any]) -> str:
+def _subject(session: Session, name: str, args: Mapping[str, object]) -> str:
     """What the permission rules matched, computed as the session did (`approval_subject`)."""
     tool = session.registry.get(name)
     try:
@@ -392,7 +403,7 @@ def _subject(session: Any, name: str, args: dict[str, Any]) -> str:
         return ""
 
 
-def allow_rules_for(tool: str, subject: str, approvals: Any) -> tuple[list[list[str]], str]:
+def allow_rules_for(tool: str, subject: str, approvals: Approvals) -> tuple[list[list[str]], str]:
     """Rule sets that would allow this call under the session's deny rules, each checked
     by the permission engine itself: for Bash a prefix per command, then each command
     exactly; for other tools the exact path or subject, else the bare tool name. None

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.config import Settings
 from codebot.display import strip_escapes
 from codebot.skills.catalog import Change
+
+if TYPE_CHECKING:
+    from codebot.skills.files import Diagnostic
 
 
 def usage_report(total, by_model, local: frozenset[str] | set[str] = frozenset()) -> str:
@@ -95,7 +98,7 @@ def instruction_files(session, settings: Settings) -> str:
     return visible(", ".join(shown))
 
 
-def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> str:
+def format_change(change: Change, total: int, problems: Sequence[Diagnostic] = ()) -> str:
     """`skills: +1 ~0 −0 (12 loaded) · + new-skill`, and the new problems with file, line
     and fix (a skill file that no longer parses is a problem, not a silent −1)."""
     from codebot.skills.validate import count_of
@@ -118,7 +121,7 @@ def format_change(change: Change, total: int, problems: Sequence[Any] = ()) -> s
     return strip_escapes(head)
 
 
-def new_problems(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
+def new_problems(before: Sequence[Diagnostic], after: Sequence[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics in `after` that were not in `before` (by file, line, code, message)."""
     seen = {(d.path, d.line, d.code, d.message) for d in before}
     return [d for d in after if (d.path, d.line, d.code, d.message) not in seen]

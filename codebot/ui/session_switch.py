@@ -12,22 +12,25 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.session.setup_record import existing_dirs, folders, one_line, read_setup
 from codebot.config import Settings
 
+if TYPE_CHECKING:
+    from codebot.agent.model import ModelClient
+
 
 @dataclasses.dataclass
 class Switched:
-    client: Any  # the client to go on with: the current one unless the session used another
+    client: ModelClient  # the client to go on with: the current one unless the session used another
     extra_dirs: list[Path]
     said: list[str]
     settings: Settings | None = None  # the settings to go on with (its effort); None: as they are
 
 
 def setup_for_switch(
-    settings: Settings, session_id: str, client: Any, extra_dirs: Sequence[Any]
+    settings: Settings, session_id: str, client: ModelClient, extra_dirs: Sequence[Path]
 ) -> Switched:
     """What `/resume SESSION_ID` starts the session with, and the lines that say it."""
     dirs = [Path(d).expanduser().resolve() for d in extra_dirs]
@@ -84,10 +87,10 @@ def _client(
     settings: Settings,
     model: str,
     api_base: str | None,
-    client: Any,
+    client: ModelClient,
     restored: list[str],
     said: list[str],
-) -> Any:
+) -> ModelClient:
     from codebot.agent.model import key_problem
     from codebot.agent.session import select_client
 

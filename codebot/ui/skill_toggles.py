@@ -17,11 +17,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from codebot.config import OVERRIDE_VALUES, Settings, read_overrides
 from codebot.display import strip_escapes
@@ -60,7 +59,9 @@ def save_toggle(settings: Settings, key: str, value: str, *, everywhere: bool = 
     return _save_project(settings, key, value)
 
 
-def _in_force(settings: Settings, user: Any, shared: Any, local: Any) -> Settings:
+def _in_force(
+    settings: Settings, user: Mapping[str, str], shared: Mapping[str, str], local: Mapping[str, str]
+) -> Settings:
     layers = {"user_overrides": user, "shared_overrides": shared, "local_overrides": local}
     overrides = combine_overrides(user, shared, local, trusted=settings.trusted)
     return dataclasses.replace(
@@ -120,13 +121,13 @@ def _new_local(
 
 def _override_change(
     path: Path, key: str, local: dict[str, str], written: dict[str, dict[str, str]]
-) -> Callable[[dict[str, Any]], bool]:
+) -> Callable[[dict[str, object]], bool]:
     """The edit `update_config` makes to the project file: `skills.overrides.<key>` as in
     `local` (removed when `local` has none). It records in `written` the overrides the
     file ends with ("overrides") and whether it changed ("changed")."""
     from codebot.agent.permissions.save_rule import RuleSaveError
 
-    def change(data: dict[str, Any]) -> bool:
+    def change(data: dict[str, object]) -> bool:
         if data.get("skills") is None:
             data["skills"] = {}
         skills = data["skills"]

@@ -20,11 +20,14 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.display import strip_escapes
 from codebot.ui.calls import tool_summary
 from codebot.ui.resume_view import call_parts, text_of, tool_status, user_text
+
+if TYPE_CHECKING:
+    from codebot.agent.session.loop import Session
 
 #: The most of a transcript file read; a longer one is shown from its end, with a note.
 MAX_BYTES = 32 * 1024 * 1024
@@ -42,7 +45,7 @@ class Entry:
     status: str = ""
 
 
-def session_entries(session: Any) -> list[Entry]:
+def session_entries(session: Session) -> list[Entry]:
     """The entries of a live session: its transcript file, else its history."""
     transcript = getattr(session, "transcript", None)
     path = getattr(transcript, "path", None)

@@ -14,13 +14,17 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.hooks.output import Outcome, merge
 from codebot.agent.hooks.runner import run_hook
 from codebot.agent.hooks.sources import HookConfig
 from codebot.agent.hooks.spec import HookCommand
 from codebot.display import visible
+
+if TYPE_CHECKING:
+    from codebot.agent.hooks.output import HookRun
+    from codebot.agent.tools import ToolContext
 
 Say = Callable[[str, str], None]  # (text, level)
 
@@ -38,7 +42,7 @@ class Hooks:
         cwd: Path | None = None,
         session_id: str = "",
         transcript_path: str = "",
-        context: Any = None,
+        context: ToolContext | None = None,
         say: Say = _no_say,
     ) -> None:
         self.config = config or HookConfig()
@@ -73,7 +77,7 @@ class Hooks:
     async def fire(
         self,
         event: str,
-        fields: dict[str, Any],
+        fields: dict[str, object],
         *,
         subject: str | None = None,
         scoped: Sequence[HookCommand] = (),
@@ -104,7 +108,7 @@ class Hooks:
             self.say(visible(text), "info")
         return outcome
 
-    async def _run(self, hook: HookCommand, data: bytes) -> Any:
+    async def _run(self, hook: HookCommand, data: bytes) -> HookRun:
         from codebot.environment import command_env
 
         ctx = self.context
@@ -114,12 +118,14 @@ class Hooks:
             extra["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env = command_env(os.environ, set=extra)  # no secrets, as for Bash
         sandbox = getattr(ctx, "sandbox", None)
-        if sandbox is not None and not isinstance(sandbox, str):
+        if ctx is not None and sandbox is not None and not isinstance(sandbox, str):
+            from codebot.agent.tools.sandbox import SandboxPolicy
             from codebot.agent.tools.sandbox_scan import with_masks
 
             masked, _gap = await asyncio.to_thread(with_masks, ctx)
-            sandbox = masked.sandbox
-            if hook.plugin_root is not None:  # a plugin's hook reads its own folder
+            sandbox = masked.sandbox  # the policy, with the denied paths masked
+            if hook.plugin_root is not None and isinstance(sandbox, SandboxPolicy):
+                # a plugin's hook reads its own folder
                 sandbox = dataclasses.replace(sandbox, readable=(Path(hook.plugin_root),))
         return await run_hook(
             hook.argv_command(),

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from codebot.display import strip_escapes
 
@@ -54,11 +53,11 @@ class Outcome:
     errors: list[str] = field(default_factory=list)  # for the person (warnings)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return strip_escapes(value if isinstance(value, str) else json.dumps(value))[:MAX_CONTEXT]
 
 
-def _contexts(data: dict[str, Any]) -> list[str]:
+def _contexts(data: dict[str, object]) -> list[str]:
     specific = data.get("hookSpecificOutput")
     found = []
     if isinstance(specific, dict):
@@ -67,7 +66,7 @@ def _contexts(data: dict[str, Any]) -> list[str]:
     return [_text(c) for c in found if c not in (None, "")]
 
 
-def _json_object(stdout: str) -> dict[str, Any] | None:
+def _json_object(stdout: str) -> dict[str, object] | None:
     text = stdout.strip()
     if not text.startswith("{"):
         return None
@@ -109,12 +108,13 @@ def _add_reason(outcome: Outcome, reason: str) -> None:
     outcome.reason = f"{outcome.reason}\n{reason}" if outcome.reason else reason
 
 
-def _merge_json(outcome: Outcome, event: str, data: dict[str, Any]) -> None:
+def _merge_json(outcome: Outcome, event: str, data: dict[str, object]) -> None:
     if data.get("continue") is False:
         outcome.stop = True
         outcome.stop_reason = _text(data.get("stopReason") or "a hook ended the turn")
-    if isinstance(data.get("systemMessage"), str) and data["systemMessage"].strip():
-        outcome.messages.append(_text(data["systemMessage"]))
+    message = data.get("systemMessage")
+    if isinstance(message, str) and message.strip():
+        outcome.messages.append(_text(message))
     outcome.context += _contexts(data)
     decision, reason = data.get("decision"), data.get("reason")
     reason_text = _text(reason) if isinstance(reason, str) and reason.strip() else ""
@@ -133,7 +133,7 @@ def _merge_json(outcome: Outcome, event: str, data: dict[str, Any]) -> None:
         _add_reason(outcome, reason_text or "a hook blocked it")
 
 
-def _permission(outcome: Outcome, wanted: str, why: Any) -> None:
+def _permission(outcome: Outcome, wanted: str, why: object) -> None:
     """The strictest decision wins when several hooks answer: deny > ask > allow."""
     order = {"allow": 0, "ask": 1, "deny": 2}
     why_text = _text(why) if isinstance(why, str) and why.strip() else ""

@@ -16,12 +16,15 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.hooks.output import HookRun
 from codebot.agent.tools.shell import track_group, untrack_group
+
+if TYPE_CHECKING:
+    from codebot.agent.tools.sandbox import SandboxPolicy
 
 #: Bytes of stdout and of stderr kept from one hook.
 OUTPUT_CAP = 64 * 1024
@@ -64,7 +67,7 @@ def _signal(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-async def _wait(future: asyncio.Future[Any], seconds: float) -> bool:
+async def _wait(future: Awaitable[object], seconds: float) -> bool:
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             await asyncio.shield(future)
@@ -79,7 +82,7 @@ async def run_hook(
     cwd: Path,
     env: Mapping[str, str],
     timeout: float,
-    sandbox: Any = None,
+    sandbox: SandboxPolicy | str | None = None,
 ) -> HookRun:
     """Run `command` with `payload` on stdin. `sandbox`: the session's `SandboxPolicy`
     (None: no sandbox, as the Bash tool runs then; a string: required but unavailable)."""

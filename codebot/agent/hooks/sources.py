@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.hooks.spec import HookCommand, parse_hooks
 
@@ -52,7 +52,7 @@ class HookConfig:
         return [h for h in self.hooks if not h.skipped]
 
 
-def _read_mapping(path: Path, warnings: list[str]) -> dict[str, Any]:
+def _read_mapping(path: Path, warnings: list[str]) -> dict[str, object]:
     """A YAML or JSON settings file as a mapping; {} when missing or broken (said)."""
     if path.suffix == ".yaml":
         from codebot.config import _read_yaml  # the one reader of codebot's config files
@@ -180,7 +180,7 @@ def project_hooks(project: Path) -> list[HookCommand]:
 
 
 def skill_hooks(
-    name: str, frontmatter_extra: Any, where: str, warnings: list[str]
+    name: str, frontmatter_extra: object, where: str, warnings: list[str]
 ) -> list[HookCommand]:
     """A skill's frontmatter `hooks:` (the same shape), active while the skill is in force
     for its turn or its fork only."""

@@ -15,7 +15,6 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 EVENTS = (
     "PreToolUse",
@@ -75,7 +74,7 @@ def matcher_matches(matcher: str, subject: str) -> bool:
 
 
 def parse_hooks(
-    data: Any,
+    data: object,
     *,
     source: str,
     where: str,
@@ -116,7 +115,7 @@ def parse_hooks(
 
 
 def _group(
-    group: Any,
+    group: object,
     at: str,
     event: str,
     source: str,
@@ -145,7 +144,7 @@ def _group(
     return out
 
 
-def _entry(entry: Any, at: str, warnings: list[str]) -> tuple[str, float] | None:
+def _entry(entry: object, at: str, warnings: list[str]) -> tuple[str, float] | None:
     if not isinstance(entry, Mapping):
         warnings.append(f"{at} must be a mapping with `type` and `command`; ignoring it")
         return None

@@ -21,7 +21,10 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 __all__ = [
     "PATH_TOOLS",
@@ -60,7 +63,7 @@ class Pattern:
     spec: str | None = None  # the command, prefix, glob or path
     text: str = ""  # as written
     absolute: bool = False  # a path rule written as `//abs/**` or `~/x/**`
-    _matcher: Any = field(default=None, compare=False, repr=False)
+    _matcher: GitIgnoreSpec | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -116,17 +119,19 @@ class Pattern:
 
     def _path_match(self, subject: str) -> bool:
         spec = self.spec or ""
+        matcher = self._matcher
+        assert matcher is not None  # parse_pattern makes one for every path rule
         if self.absolute:
             s = posixpath.normpath(subject.replace("\\", "/")) if subject else ""
             if not s.startswith("/"):
                 return False
-            return bool(self._matcher.match_file(s[1:]))
+            return bool(matcher.match_file(s[1:]))
         rel = _norm_rel(subject)
         if rel is None:
             return False  # outside the project: only a bare tool rule or an absolute rule
         if rel == ".":
             return spec in ("**", "*", ".", "./")
-        return bool(self._matcher.match_file(rel))
+        return bool(matcher.match_file(rel))
 
 
 def _balanced(text: str) -> bool:

@@ -26,7 +26,6 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 #: The largest config file read (as `config.MAX_CONFIG_BYTES`).
 MAX_BYTES = 1024 * 1024
@@ -82,7 +81,7 @@ def save_allow_rules(path: str | os.PathLike[str], rules: Sequence[str]) -> Save
     path = Path(path)
     found: dict[str, tuple[str, ...]] = {"added": (), "already": ()}
 
-    def add(data: dict[str, Any]) -> bool:
+    def add(data: dict[str, object]) -> bool:
         allow = _allow_list(path, data)
         found["added"] = tuple(
             r for i, r in enumerate(rules) if r not in allow and r not in rules[:i]
@@ -95,7 +94,9 @@ def save_allow_rules(path: str | os.PathLike[str], rules: Sequence[str]) -> Save
     return Saved(path, found["added"], found["already"], saved.comments_lost)
 
 
-def update_config(path: str | os.PathLike[str], change: Callable[[dict[str, Any]], bool]) -> Saved:
+def update_config(
+    path: str | os.PathLike[str], change: Callable[[dict[str, object]], bool]
+) -> Saved:
     """Read the YAML mapping in `path` (created when missing, with its folder), let
     `change` edit it in place, and write it back the way `save_allow_rules` does (same
     refusals, lock and atomic replace). `change` returns False when there is nothing to
@@ -156,7 +157,7 @@ def _read(path: Path, folder: int | None) -> str:
         raise RuleSaveError(f"{path} is not UTF-8 text; it was left as it is") from None
 
 
-def _load(path: Path, text: str) -> dict[str, Any]:
+def _load(path: Path, text: str) -> dict[str, object]:
     import yaml
 
     try:
@@ -172,7 +173,7 @@ def _load(path: Path, text: str) -> dict[str, Any]:
     return data
 
 
-def _allow_list(path: Path, data: dict[str, Any]) -> list[Any]:
+def _allow_list(path: Path, data: dict[str, object]) -> list[object]:
     perms = data.get("permissions")
     if perms is None:
         perms = data["permissions"] = {}
@@ -186,7 +187,7 @@ def _allow_list(path: Path, data: dict[str, Any]) -> list[Any]:
     return allow
 
 
-def _write(path: Path, folder: int | None, data: dict[str, Any]) -> None:
+def _write(path: Path, folder: int | None, data: dict[str, object]) -> None:
     """A 0600 temporary file beside `path`, fsynced, then `os.replace`. With `folder` (the
     locked folder's descriptor) every step is relative to it, so a folder swapped for a
     link meanwhile is never written through."""

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.agent.hooks import Outcome
 
 from codebot.agent.permissions import (
     ApprovalAnswer,
@@ -67,7 +70,7 @@ class Approver:
         self.budgeter = budgeter
         #: Seconds spent waiting for the person's answers, in all: a tool's duration leaves it out.
         self.waited_s = 0.0
-        self._notifying: set[asyncio.Task[Any]] = set()  # Notification hooks still running
+        self._notifying: set[asyncio.Task[Outcome]] = set()  # Notification hooks still running
 
     async def _answer(self, future: asyncio.Future[ApprovalAnswer]) -> ApprovalAnswer:
         t0 = time.perf_counter()

@@ -18,11 +18,15 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.protected import home_like, project_extras, protected_reason
 from codebot.protected_watch import ProjectWatch
 from codebot.provenance import Provenance, ProvenanceError
+
+if TYPE_CHECKING:
+    from codebot.agent.permissions import Pattern
+    from codebot.agent.tools.sandbox import SandboxPolicy
 
 __all__ = ["Guard"]
 
@@ -69,7 +73,7 @@ class Guard:
                 return why
         return None
 
-    def exact_rule(self, rules: Sequence[Any], tool: str, path: str | os.PathLike[str]) -> bool:
+    def exact_rule(self, rules: Sequence[Pattern], tool: str, path: str | os.PathLike[str]) -> bool:
         """Whether one of `rules` (config or --allow, never a grant) names exactly this path."""
         rel = self.rel(path)
         for rule in rules:
@@ -119,7 +123,9 @@ class Guard:
         )
 
     @contextlib.contextmanager
-    def command(self, by: str, detail: str, sandbox: Any = None) -> Iterator[None]:
+    def command(
+        self, by: str, detail: str, sandbox: SandboxPolicy | str | None = None
+    ) -> Iterator[None]:
         """Around a command (a Bash call or a skill's injected commands): hold the sandbox's
         placeholders, compare the protected set before and after, record what changed.
         What the sandbox binds read-only cannot change and is not compared; the placeholders

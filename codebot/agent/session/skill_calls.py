@@ -4,11 +4,15 @@ the subjects a deny rule is matched against, and the lifecycle trace of an invoc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.agent.tools import SKILL, TASK
 from codebot.skills.files import Spec, normalize_name
 from codebot.skills.invoke import Actor
+
+if TYPE_CHECKING:
+    from codebot.skills.invoke.invocation import Invocation, InvocationError
+    from codebot.skills.trace import Tracer
 
 
 def meta_subjects(skills: Mapping[str, Spec], name: str, args: Mapping[str, Any]) -> list[str]:
@@ -24,12 +28,14 @@ def meta_subjects(skills: Mapping[str, Spec], name: str, args: Mapping[str, Any]
     return [str(args.get("query", ""))]
 
 
-def trace_invocation(tracer: Any, result: Any, actor: Actor, name: str, ms: float) -> None:
+def trace_invocation(
+    tracer: Tracer, result: Invocation | InvocationError, actor: Actor, name: str, ms: float
+) -> None:
     """eligible -> selected -> activated -> executing -> completed, or denied / failed."""
     spec = getattr(result, "spec", None)
     source = spec.source.value if spec is not None else None
     skill = spec.name if spec is not None else name
-    if result.ok:
+    if result.ok is True:  # an Invocation (ok is a Literal that tells the two apart)
         for e in ("eligible", "selected", "activated"):
             tracer.emit(e, actor=actor.value, skill=skill, source=source, mode=result.mode)
         tracer.emit("executing", actor=actor.value, skill=skill, source=source, mode=result.mode)

@@ -21,9 +21,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codebot.home import FILE_MODE, private_dir, private_fd, private_open
+
+if TYPE_CHECKING:
+    import filelock
 
 FORMAT = 1
 ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -78,7 +81,7 @@ class Transcript:
         self.project = project
         self.model = model
         self._fh = None
-        self._lock: Any = None
+        self._lock: filelock.FileLock | None = None
         self.error: str | None = None  # set when the transcript cannot be written
         #: What choosing this transcript had to say (a session in use, a damaged file
         #: skipped); every front end shows these once at start.
@@ -87,8 +90,8 @@ class Transcript:
         self.on_error: Callable[[str], None] | None = None
         #: The session's setup (`setup_record`), written after the header and again when
         #: it changes; `_setup_written` is the last one in the file.
-        self.setup: dict[str, Any] | None = None
-        self._setup_written: dict[str, Any] | None = None
+        self.setup: dict[str, object] | None = None
+        self._setup_written: dict[str, object] | None = None
 
     def claim(self) -> bool:
         """Take this session's lock; False when another process holds it. Kept until
@@ -151,7 +154,7 @@ class Transcript:
             self._write_setup()
         return self._fh
 
-    def note_setup(self, setup: dict[str, Any]) -> None:
+    def note_setup(self, setup: dict[str, object]) -> None:
         """Record the session's setup: now when the file is open, else with its first line
         (an untouched session leaves no file behind)."""
         self.setup = setup
@@ -163,7 +166,7 @@ class Transcript:
             self._write({"type": "setup", "setup": self.setup})
             self._setup_written = self.setup
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, object]) -> None:
         fh = self._fh
         if fh is None:
             return
@@ -177,7 +180,7 @@ class Transcript:
         if self._open() is not None:
             self._write({"type": "message", "message": message})
 
-    def mark(self, kind: str, **data: Any) -> None:
+    def mark(self, kind: str, **data: object) -> None:
         """A non-message record (clear, turn, model change) that replay understands."""
         if self._open() is not None:
             self._write({"type": kind, **data})

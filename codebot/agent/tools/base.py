@@ -15,7 +15,13 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
+    from codebot.agent.tools.sandbox import SandboxPolicy
 
 __all__ = [
     "PathOutsideProject",
@@ -52,9 +58,9 @@ class ToolContext:
     output_cap: int = 30_000
     env: dict[str, str] = field(default_factory=dict)
     # Bash runs inside this bubblewrap policy (tools/sandbox.py) when set; None runs it bare.
-    sandbox: Any = None
+    sandbox: SandboxPolicy | str | None = None  # a str: required, but it cannot run here
     # A deny-rule check on project-relative paths (Read/Edit denies), for the sandbox's masks.
-    path_denied: Any = None
+    path_denied: Callable[[str], str | None] | None = None
     # Shown a running tool's output as it arrives (Bash): whole lines, display-safe text
     # (tools/live_output.py), at most about ten calls a second. For the screen only; the
     # ToolResult is the same with or without it. The session sets it for each call.
@@ -193,7 +199,7 @@ def is_binary(chunk: bytes) -> bool:
 # --------------------------------------------------------------------------- registry
 
 
-def _error_location(tool: str, err: Any) -> str:
+def _error_location(tool: str, err: ValidationError) -> str:
     loc = tool
     for part in err.absolute_path:
         loc += f"[{part}]" if isinstance(part, int) else f".{part}"
@@ -203,7 +209,7 @@ def _error_location(tool: str, err: Any) -> str:
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
-        self._validators: dict[str, Any] = {}
+        self._validators: dict[str, Validator] = {}
         for tool in tools:
             self.add(tool)
 
@@ -231,7 +237,7 @@ class ToolRegistry:
     def schemas(self, hidden: Collection[str] = ()) -> list[dict[str, Any]]:
         return [t.schema() for t in self._tools.values() if t.name not in hidden]
 
-    def _validator(self, tool: Tool) -> Any:
+    def _validator(self, tool: Tool) -> Validator:
         v = self._validators.get(tool.name)
         if v is None:
             import jsonschema.validators  # lazy: only needed once a tool is actually called

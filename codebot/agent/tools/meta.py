@@ -6,7 +6,11 @@ catalog, the fork chain, the turn's delta).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from codebot.config import Settings
+    from codebot.skills.catalog import Catalog
 
 from codebot.agent.tools.base import object_schema
 
@@ -83,7 +87,17 @@ def validate_meta(name: str, args: dict[str, Any]) -> str | None:
     return None
 
 
-def skill_search(session: Any, query: str, limit: int = 5) -> str:
+class SearchScope(Protocol):
+    """What SkillSearch reads of the session (a later stage, so not imported here)."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+def skill_search(session: SearchScope, query: str, limit: int = 5) -> str:
     """Cards for the skills that best match `query`, among those the model may invoke."""
     from codebot.skills.invoke import Actor, eligible
     from codebot.skills.prompt import search_cards

@@ -28,7 +28,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from codebot.protected import FILE_NAMES, fixed_locations, note_placeholders
 
@@ -38,6 +38,26 @@ _EMPTY: list[Path] = []
 _LOCK = threading.RLock()  # reentrant: protected_run holds it around protected_targets
 _USERS: Counter[str] = Counter()  # placeholder -> running commands that hold it
 _FILE_NAMES = frozenset({*FILE_NAMES, "copilot-instructions.md"})
+
+
+class Policy(Protocol):
+    """What these functions read of `sandbox.SandboxPolicy` (sandbox.py imports this module,
+    so the class is not imported here)."""
+
+    @property
+    def project(self) -> Path: ...
+
+    @property
+    def extra_writable(self) -> tuple[Path, ...]: ...
+
+    @property
+    def project_writable(self) -> bool: ...
+
+    @property
+    def hooks(self) -> str | None: ...
+
+    @property
+    def cwd(self) -> Path | None: ...
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -58,7 +78,7 @@ def empty_dir() -> Path:
         return _EMPTY[0]
 
 
-def _locations(policy: Any, roots: Sequence[Path]) -> list[Path]:
+def _locations(policy: Policy, roots: Sequence[Path]) -> list[Path]:
     """Each writable folder's protected names, at every level down to the session's
     working folder (`policy.cwd`) where it is inside that folder."""
     project = _real(policy.project)
@@ -98,12 +118,12 @@ def _gitdirs(dotgit: str) -> list[str]:
     return found
 
 
-_TARGETS: contextvars.ContextVar[tuple[Any, tuple[list[Path], list[Path]]] | None] = (
-    contextvars.ContextVar("codebot_protected_targets", default=None)
-)
+_TARGETS: contextvars.ContextVar[
+    tuple[tuple[Policy, tuple[Path, ...]], tuple[list[Path], list[Path]]] | None
+] = contextvars.ContextVar("codebot_protected_targets", default=None)
 
 
-def protected_targets(policy: Any, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+def protected_targets(policy: Policy, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     """(existing real paths to bind read-only, missing paths to hold with a placeholder),
     each inside a writable folder and holding none (a hostile `.codebot -> /` must not
     turn a protection into a read-only root). Inside `protected_run` for the same policy
@@ -116,7 +136,7 @@ def protected_targets(policy: Any, roots: Sequence[Path]) -> tuple[list[Path], l
         return _targets(policy, roots)
 
 
-def _targets(policy: Any, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+def _targets(policy: Policy, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     rs = [str(r) for r in roots]
     prefixes = [r.rstrip(os.sep) + os.sep for r in rs]
 
@@ -178,7 +198,7 @@ def _created(hold: Sequence[Path]) -> list[Path]:
 
 
 @contextlib.contextmanager
-def protected_run(policy: Any) -> Iterator[list[Path]]:
+def protected_run(policy: Policy | str | None) -> Iterator[list[Path]]:
     """Around one sandboxed command: hold the placeholder folders bwrap makes for it, and
     afterwards hand them to the remover once no other running command holds them (a
     placeholder removed under a running command would detach its mount there). Yields the

@@ -33,7 +33,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codebot.agent.tools.base import ToolContext
 
 __all__ = [
     "LIMIT",
@@ -221,7 +224,7 @@ def _entry_kind(entry: os.DirEntry[str]) -> tuple[bool, bool]:
         return False, False
 
 
-def with_masks(ctx: Any) -> tuple[Any, str]:
+def with_masks(ctx: ToolContext) -> tuple[ToolContext, str]:
     """The tool context to run a sandboxed command in, with the denied paths found now
     added to its policy's masks, and why they may not be all of them ("" when they are).
 

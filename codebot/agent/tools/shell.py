@@ -23,14 +23,18 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from codebot.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 from codebot.agent.tools.live_output import LiveOutput
 from codebot.environment import command_env
+
+if TYPE_CHECKING:
+    from codebot.agent.tools.sandbox import SandboxPolicy
 
 __all__ = [
     "MAX_BASH_TIMEOUT",
@@ -213,7 +217,7 @@ def _only_zombies(pgid: int) -> bool:
         return False
 
 
-def _on_signal(signum: int, frame: Any) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     global _deferred
     with _LIVE_LOCK:
         if _spawning and _deferred is None:  # a second signal is not deferred again
@@ -250,7 +254,7 @@ def _forget_finished() -> None:
         _LIVE.difference_update(gone)
 
 
-async def wait_at_most(future: asyncio.Future[Any], seconds: float) -> None:
+async def wait_at_most(future: Awaitable[object], seconds: float) -> None:
     """Wait for `future` (never cancelling it) for at most `seconds`.
 
     Not `asyncio.wait_for`: on Python 3.11 it drops a cancellation (Esc) that lands in the
@@ -347,16 +351,18 @@ async def run_process(
     return ProcessOutput(None if timed_out else code, text, truncated, timed_out)
 
 
-def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path) -> tuple[list[str], Any]:
+def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path) -> tuple[list[str], SandboxPolicy]:
     """The bwrap argv for this command, the denied paths found now masked; a ToolError when
     they may not all be found (`sandbox_scan.with_masks`, which the session asks about first)."""
-    from codebot.agent.tools.sandbox import wrap
+    from codebot.agent.tools.sandbox import SandboxPolicy, wrap
     from codebot.agent.tools.sandbox_scan import with_masks
 
     ctx, gap = with_masks(ctx)
     if gap:
         raise ToolError(gap)
-    return wrap(argv, ctx.sandbox, cwd=cwd), ctx.sandbox
+    policy = ctx.sandbox
+    assert isinstance(policy, SandboxPolicy)  # the caller runs here only with a policy
+    return wrap(argv, policy, cwd=cwd), policy
 
 
 def _describe_exit(code: int) -> str:
@@ -368,7 +374,7 @@ def _describe_exit(code: int) -> str:
     return f"exit code {code}"
 
 
-def bash_timeout(value: Any, default: float) -> float:
+def bash_timeout(value: object, default: float) -> float:
     """The timeout a Bash call asked for: a finite number of seconds above 0, at most
     MAX_BASH_TIMEOUT. NaN would disable the deadline (every comparison with it is false)
     and inf would never end, so both are refused with an error the model can act on."""

@@ -15,11 +15,20 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from pathlib import Path
 from stat import S_ISDIR
-from typing import Any
+from typing import cast
 
 # RACY_NS is read as this module's global, so a test can patch discover.RACY_NS for the scan.
 from codebot.skills.catalog.candidate import Candidate
-from codebot.skills.catalog.folder_cache import AGENTS, RACY_NS, VENV, DirCache, forget, valid_entry
+from codebot.skills.catalog.folder_cache import (
+    AGENTS,
+    RACY_NS,
+    VENV,
+    DirCache,
+    Kept,
+    ScanEntry,
+    forget,
+    valid_entry,
+)
 from codebot.skills.catalog.listing import (
     ScanResult,
     diag,
@@ -50,7 +59,7 @@ DIRS_PER_SKILL = 4  # extra folders allowed for every skill found
 FOUND_BATCH = 500
 
 #: A folder to visit: (path, real path, depth, reached through a link, top folder).
-_Entry = tuple[str, str, int, bool, str | None]
+_Entry = ScanEntry
 
 
 def _root_folder(root: Root, res: ScanResult) -> bool:
@@ -227,7 +236,7 @@ def _cached_dir(
     d: str,
     real_d: str,
     depth: int,
-    stack: deque[Any],
+    stack: deque[ScanEntry],
     visited: set[str],
     res: ScanResult,
     cache: DirCache,
@@ -264,8 +273,8 @@ def _relist(
     real_d: str,
     depth: int,
     st: os.stat_result,
-    old: tuple[Any, ...] | None,
-    stack: deque[Any],
+    old: Kept | None,
+    stack: deque[ScanEntry],
     visited: set[str],
     res: ScanResult,
     cache: DirCache,
@@ -273,14 +282,14 @@ def _relist(
     top: str | None = None,
 ) -> None:
     """List `d` again and keep the listing, stamped with `st` (taken before listing)."""
-    listing: list[Any] = []
+    listing: list[int | list[str]] = []
     if (
         _scan_dir(root, d, real_d, depth, False, stack, visited, res, listing, cache, top)
         and listing
     ):
         mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
         flags, dirs, files = listing
-        new = (mtime, ctime, st.st_ino, st.st_dev, now, flags, dirs, files)
+        new = cast("Kept", (mtime, ctime, st.st_ino, st.st_dev, now, flags, dirs, files))
         cache.new[d] = new
         # Worth persisting unless only the listing time moved and the folder is still racy.
         if (
@@ -303,10 +312,10 @@ def _scan_dir(
     real_d: str,
     depth: int,
     linked: bool,
-    stack: deque[Any],
+    stack: deque[ScanEntry],
     visited: set[str],
     res: ScanResult,
-    listing: list[Any] | None,
+    listing: list[int | list[str]] | None,
     cache: DirCache | None = None,
     top: str | None = None,
 ) -> bool:

@@ -7,7 +7,7 @@ The scan that uses it (and decides when a kept listing is still good) is in `dis
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, cast
 
 if TYPE_CHECKING:
     from codebot.skills.catalog.candidate import Candidate
@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 # the depth, so one cache serves every root; the scan limits are applied on each use.
 
 RACY_NS = 2_000_000_000
+
+#: a kept listing: mtime_ns, ctime_ns, st_ino, st_dev, listed_at_ns, flags, dirs, md_files
+Kept = tuple[int, int, int, int, int, int, list[str] | Literal[0], list[str] | Literal[0]]
+#: a folder the scan queues: its path, real path, depth, reached through a link, top folder
+ScanEntry = tuple[str, str, int, bool, str | None]
 VENV = 1
 AGENTS = 2
 
@@ -50,17 +55,18 @@ class DirCache:
 
     def __init__(
         self,
-        old: dict[str, Any] | None = None,
-        new: dict[str, Any] | None = None,
+        old: dict[str, object] | None = None,
+        new: dict[str, object] | None = None,
         prev: dict[str, Candidate] | None = None,
     ) -> None:
-        self.old: dict[str, Any] = {} if old is None else old
-        self.new: dict[str, Any] = self.old if new is None else new
+        # a `Kept` listing, or one read back from the index file and not checked yet
+        self.old: dict[str, object] = {} if old is None else old
+        self.new: dict[str, object] = self.old if new is None else new
         self.prev: dict[str, Candidate] = prev or {}
         self.changed = False
 
 
-def valid_entry(e: Any) -> tuple[Any, ...] | None:
+def valid_entry(e: object) -> Kept | None:
     """A cached listing read back from the index file (lists: the index writes them so),
     as a tuple; None when it is malformed."""
     if type(e) is not list or len(e) != 8:
@@ -79,7 +85,7 @@ def valid_entry(e: Any) -> tuple[Any, ...] | None:
 _BAD_NAMES = ("", ".", "..")
 
 
-def _valid_names(names: list[Any]) -> bool:
+def _valid_names(names: list[object]) -> bool:
     """Names of folder entries: strings without a separator or NUL, not empty, . or ..
     (a name that could lead the scan out of its folder is refused)."""
     if len(names) == 1:
@@ -92,7 +98,7 @@ def _valid_names(names: list[Any]) -> bool:
             and os.sep not in n
         )
     try:
-        joined = "/".join(names)  # TypeError unless every name is a string
+        joined = "/".join(cast("list[str]", names))  # TypeError unless all are strings
     except TypeError:
         return False
     return not (

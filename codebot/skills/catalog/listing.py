@@ -17,10 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 from codebot.skills.catalog.candidate import Candidate, new_candidate
-from codebot.skills.catalog.folder_cache import AGENTS, VENV, DirCache
+from codebot.skills.catalog.folder_cache import AGENTS, VENV, DirCache, Kept, ScanEntry
 from codebot.skills.files import Diagnostic, Root, Severity
 
 __all__ = [
@@ -224,7 +223,7 @@ def push(
     depth: int,
     linked: bool,
     any_link: bool,
-    stack: deque[Any],
+    stack: deque[ScanEntry],
     visited: set[str],
     res: ScanResult,
     top: str | None,
@@ -290,8 +289,8 @@ def reuse_listing(
     d: str,
     real_d: str,
     depth: int,
-    old: tuple[Any, ...],
-    stack: deque[Any],
+    old: Kept,
+    stack: deque[ScanEntry],
     visited: set[str],
     res: ScanResult,
     cache: DirCache,
@@ -336,13 +335,13 @@ def _kept_candidates(
     real_prefix: str,
     same: bool,
     depth: int,
-    old: tuple[Any, ...],
+    old: Kept,
     res: ScanResult,
     cache: DirCache,
 ) -> None:
     """The skill files a kept listing names, `os.stat`ed again (editing a file does not
     touch its folder)."""
-    flags, dirs, files = old[5], old[6], old[7]
+    flags, dirs, files = old[5], old[6], old[7] or []  # called when there are files
     skill_file = (
         "SKILL.md"
         if "SKILL.md" in files or (dirs and "SKILL.md" in dirs)

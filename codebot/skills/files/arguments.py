@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
 
 from codebot.skills.files import coerce, frontmatter
 from codebot.skills.files.spec import Argument
@@ -17,7 +16,7 @@ from codebot.skills.files.spec import Argument
 ARG_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def read_arguments(value: Any, warn: Callable[[str], None]) -> tuple[Argument, ...]:
+def read_arguments(value: object, warn: Callable[[str], None]) -> tuple[Argument, ...]:
     """`arguments` as a list or string of names, or a mapping of name -> JSON Schema."""
     if value is None:
         return ()
@@ -47,7 +46,7 @@ def read_arguments(value: Any, warn: Callable[[str], None]) -> tuple[Argument, .
     return tuple(items)
 
 
-def _argument(name: str, v: Any, warn: Callable[[str], None]) -> Argument:
+def _argument(name: str, v: object, warn: Callable[[str], None]) -> Argument:
     if v is None:
         return Argument(name)
     if isinstance(v, str):

@@ -7,7 +7,7 @@ display name and a short description (`interface`). A broken or odd file is a wa
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.files import coerce, frontmatter
 from codebot.skills.files.safe_read import NotRegularFile, kind_of, read_regular
@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from codebot.skills.files.collector import Collector
 
 # What a skill without the file gets (shared, never changed).
-NO_CODEX: dict[str, Any] = {}
+NO_CODEX: dict[str, object] = {}
 MAX_OPENAI_YAML = 256 * 1024  # a few lines in practice
 
 
-def read_openai_yaml(path: str, out: Collector) -> dict[str, Any]:
+def read_openai_yaml(path: str, out: Collector) -> dict[str, object]:
     """Codex's per-skill metadata. Broken or odd files are a warning, never fatal."""
     if not os.access(path, os.F_OK):
         return {}  # the usual case, without the cost of a FileNotFoundError
@@ -57,7 +57,7 @@ def read_openai_yaml(path: str, out: Collector) -> dict[str, Any]:
         return {}
     if not isinstance(doc, dict):
         return {}
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     policy = doc.get("policy")
     if isinstance(policy, dict) and "allow_implicit_invocation" in policy:
         allowed, msg = coerce.to_bool(policy["allow_implicit_invocation"], True)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 _TRUE = {"yes", "on", "true", "1", "y"}
 _FALSE = {"no", "off", "false", "0", "n"}
 
 
-def to_bool(value: Any, default: bool) -> tuple[bool, str | None]:
+def to_bool(value: object, default: bool) -> tuple[bool, str | None]:
     if isinstance(value, bool):
         return value, None
     if value is None:
@@ -51,7 +50,7 @@ def split_list(text: str) -> list[str]:
     return items
 
 
-def to_str_list(value: Any) -> tuple[tuple[str, ...], str | None]:
+def to_str_list(value: object) -> tuple[tuple[str, ...], str | None]:
     if value is None:
         return (), None
     if isinstance(value, str):
@@ -74,7 +73,7 @@ def to_str_list(value: Any) -> tuple[tuple[str, ...], str | None]:
     return (), f"expected a list or a string, got {type(value).__name__}"
 
 
-def to_text(value: Any) -> tuple[str | None, str | None]:
+def to_text(value: object) -> tuple[str | None, str | None]:
     if value is None:
         return None, None
     if isinstance(value, str):
@@ -87,7 +86,7 @@ def to_text(value: Any) -> tuple[str | None, str | None]:
     return None, f"expected a string, got {type(value).__name__}"
 
 
-def to_str_map(value: Any) -> tuple[dict[str, str], str | None]:
+def to_str_map(value: object) -> tuple[dict[str, str], str | None]:
     """metadata must be a string map; dates, numbers and nested values become strings."""
     if value is None:
         return {}, None
@@ -110,7 +109,7 @@ def to_str_map(value: Any) -> tuple[dict[str, str], str | None]:
     return out, ("nested values were turned into JSON strings" if nested else None)
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> object:
     """A JSON-safe copy of an unknown frontmatter value (kept in `extra`)."""
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}

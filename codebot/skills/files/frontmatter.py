@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import yaml
 
@@ -181,7 +180,7 @@ def _parses_alone(line: str) -> bool:
     return True
 
 
-def _count_nodes(value: Any, budget: list[int]) -> None:
+def _count_nodes(value: object, budget: list[int]) -> None:
     budget[0] -= 1
     if isinstance(value, str):
         budget[1] -= len(value)
@@ -239,7 +238,7 @@ _SIMPLE_CHARS = re.compile(
 # Characters that may not start a plain scalar here: YAML indicators, plus `-`, `?` and `:`
 # (which may, when a non-space follows; left to PyYAML) and the space.
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _Loader.yaml_implicit_resolvers
+_RESOLVERS: dict[str | None, list[tuple[str, re.Pattern[str]]]] = _Loader.yaml_implicit_resolvers
 _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_TAG = "tag:yaml.org,2002:null"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -255,7 +254,7 @@ def _plain_tag(text: str) -> str:
     return _STR_TAG
 
 
-def _simple_value(value: str) -> Any:
+def _simple_value(value: str) -> object:
     """A value after `key: ` or `- ` (stripped of spaces, not empty); `_UNSUPPORTED` for
     anything but the simple shapes."""
     first = value[0]
@@ -302,15 +301,15 @@ class _KeyCache(dict[str, bool]):
 _key_ok = _KeyCache()
 
 
-def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[str, Any] | None:
+def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[str, object] | None:
     """What `yaml.load(text, Loader=_Loader)` returns (None read as {}), for the simple
     shapes described above; None when the text is not one of them. `keys` receives each
     top-level key as written with its 0-based line, repeats included (see `load_keys`)."""
     if None in _RESOLVERS or not _SIMPLE_CHARS.fullmatch(text):
         return None
-    top: dict[str, Any] = {}
+    top: dict[str, object] = {}
     opener: str | None = None  # the last top-level key with no value: a block may follow
-    block: dict[str, Any] | list[Any] | None = None  # that block, once it has a line
+    block: dict[str, object] | list[object] | None = None  # that block, once it has a line
     indent = 0  # of the block's lines
     seen = keys if keys is not None else []
     # This loop runs for every line of every skill on a catalog load: the usual line, a
@@ -345,15 +344,15 @@ def simple_load(text: str, keys: list[tuple[str, int]] | None = None) -> dict[st
 
 
 def _block_line(
-    top: dict[str, Any],
+    top: dict[str, object],
     opener: str | None,
-    block: dict[str, Any] | list[Any] | None,
+    block: dict[str, object] | list[object] | None,
     indent: int,
     lead: int,
     key: str | None,
     dash: str | None,
-    value: Any,
-) -> tuple[dict[str, Any] | list[Any], int] | None:
+    value: object,
+) -> tuple[dict[str, object] | list[object], int] | None:
     """Add one line of the block under `opener` (its first line creates the block in `top`).
 
     Returns the block and its indentation, or None when the line is not one of the simple
@@ -381,7 +380,7 @@ def _block_line(
     return None
 
 
-def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
+def load(sp: Split) -> tuple[dict[str, object], list[int]]:
     """Parse the YAML of a split. Returns the mapping and the file lines that were repaired."""
     value, repaired, _ = load_keys(sp)
     return value, repaired
@@ -390,7 +389,7 @@ def load(sp: Split) -> tuple[dict[str, Any], list[int]]:
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _yaml_load(text: str, keys: list[tuple[str, int]]) -> Any:
+def _yaml_load(text: str, keys: list[tuple[str, int]]) -> object:
     """`yaml.load(text, Loader=_Loader)`, step by step (what `get_single_data` does) so
     the top-level keys can be read off the node tree: the mapping YAML builds keeps only
     the last of two equal keys, and construction folds `<<` merges into the node."""
@@ -410,11 +409,12 @@ def _yaml_load(text: str, keys: list[tuple[str, int]]) -> Any:
         loader.dispose()
 
 
-def load_keys(sp: Split) -> tuple[dict[str, Any], list[int], list[tuple[str, int]]]:
+def load_keys(sp: Split) -> tuple[dict[str, object], list[int], list[tuple[str, int]]]:
     """`load`, plus every top-level key as written and its file line, in order and with
     repeats (both paths report the same list), for the duplicate-key check of `parse`."""
     keys: list[tuple[str, int]] = []
-    value: Any = simple_load(sp.yaml_text, keys)  # the usual simple frontmatter, exactly as PyYAML
+    # the usual simple frontmatter, exactly as PyYAML
+    value: object = simple_load(sp.yaml_text, keys)
     repaired: list[int] = []
     if value is None:
         keys.clear()

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 from stat import S_ISREG
 from types import MappingProxyType
-from typing import Any
 
 from codebot.skills.files import coerce, frontmatter
 from codebot.skills.files.arguments import read_arguments
@@ -277,7 +276,7 @@ class _Fields:
 
     __slots__ = ("_lines", "fm", "out", "sp")
 
-    def __init__(self, fm: dict[str, Any], out: Collector, sp: frontmatter.Split) -> None:
+    def __init__(self, fm: dict[str, object], out: Collector, sp: frontmatter.Split) -> None:
         self.fm = fm
         self.out = out
         self.sp = sp
@@ -365,10 +364,12 @@ class _Fields:
             )
 
 
-def _known_fields(raw: dict[str, Any], no_grants: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+def _known_fields(
+    raw: dict[str, object], no_grants: bool
+) -> tuple[dict[str, object], dict[str, object]]:
     """Split the frontmatter into the known fields (by folded name) and the other keys."""
-    fm: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
+    fm: dict[str, object] = {}
+    extra: dict[str, object] = {}
     for k, v in raw.items():
         norm = str(k).strip().lower().replace("_", "-")
         if norm in KNOWN_KEYS:
@@ -394,7 +395,7 @@ def _build(
     root: Root,
     st: os.stat_result,
     real_path: Path | None,
-    raw: dict[str, Any],
+    raw: dict[str, object],
     sp: frontmatter.Split,
     out: Collector,
     side: bool = True,

@@ -9,15 +9,19 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Never, TypeVar, cast
 
 from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
 
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+EMPTY: Mapping[str, Never] = MappingProxyType({})  # fits any Mapping[str, X]
+_T = TypeVar("_T", bound="DataclassInstance")
 
 
 class Source(enum.Enum):
@@ -58,7 +62,7 @@ class Diagnostic:
         hint = f" — {self.hint}" if self.hint else ""
         return f"{where}: {self.severity.value} {self.code}{field}: {self.message}{hint}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "path": self.path,
             "line": self.line,
@@ -71,6 +75,7 @@ class Diagnostic:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Diagnostic:
+        """A diagnostic from the catalog index's JSON (the index checks its rows)."""
         return cls(
             path=d["path"],
             line=d["line"],
@@ -89,7 +94,7 @@ class Argument:
     name: str
     description: str = ""
     required: bool = False
-    schema: Mapping[str, Any] | None = None
+    schema: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,7 @@ class Spec:
     license: str | None = None
     compatibility: str | None = None
     metadata: Mapping[str, str] = field(default_factory=lambda: EMPTY)
-    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    extra: Mapping[str, object] = field(default_factory=lambda: EMPTY)
     frontmatter_keys: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
 
@@ -180,7 +185,7 @@ class Spec:
         return data.decode("utf-8", errors="replace")
 
 
-def slot_maker(cls: type, keywords: bool = False) -> Any:
+def slot_maker(cls: type[_T], keywords: bool = False) -> Callable[..., _T]:
     """A constructor equivalent to `cls(...)` for a slots dataclass, about twice as fast.
 
     A frozen dataclass's `__init__` sets each field with a looked-up `object.__setattr__`
@@ -192,7 +197,7 @@ def slot_maker(cls: type, keywords: bool = False) -> Any:
     """
     if hasattr(cls, "__post_init__") or not all(f.init for f in fields(cls)):  # pragma: no cover
         raise TypeError(f"{cls.__name__}: only plain slots dataclasses are supported")
-    ns: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_MISSING": MISSING}
+    ns: dict[str, object] = {"_new": object.__new__, "_cls": cls, "_MISSING": MISSING}
     params: list[str] = []
     body: list[str] = []
     for f in fields(cls):
@@ -211,7 +216,7 @@ def slot_maker(cls: type, keywords: bool = False) -> Any:
     star = "*, " if keywords else ""
     src = f"def make({star}{', '.join(params)}):\n" + "\n".join(body) + "\n    return o\n"
     exec(src, ns)  # generated from the dataclass fields, as dataclasses does
-    return ns["make"]
+    return cast("Callable[..., _T]", ns["make"])
 
 
 #: `make_spec(**fields)` is `Spec(**fields)`, faster; `new_stamp(m, s, i)` is `Stamp(m, s, i)`.

@@ -9,13 +9,12 @@ telling the author to quote there sends them the wrong way.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 _KEY_VALUE = re.compile(r"\s*([A-Za-z_][\w-]*):\s+(.*)")
 _RESERVED_START = re.compile(r"found character '(.)' that cannot start any token")
 
 
-def yaml_hint(err: Any, text: str) -> str:
+def yaml_hint(err: BaseException, text: str) -> str:
     """The fix for `err` (a yaml.YAMLError) raised while reading the frontmatter `text`."""
     problem = str(getattr(err, "problem", None) or err)
     context = str(getattr(err, "context", None) or "")
@@ -53,7 +52,7 @@ def yaml_hint(err: Any, text: str) -> str:
     )
 
 
-def _line_at(err: Any, text: str) -> str:
+def _line_at(err: BaseException, text: str) -> str:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     lines = text.split("\n")
     return lines[mark.line] if mark is not None and 0 <= mark.line < len(lines) else ""

@@ -34,7 +34,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 import filelock
 
@@ -265,7 +265,7 @@ def _parse(data: bytes) -> _Totals:
     return out
 
 
-def _finite(v: Any) -> TypeGuard[float]:
+def _finite(v: object) -> TypeGuard[float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 

@@ -9,11 +9,55 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+
+class RouterDefaults(TypedDict):
+    """The type of each default in `DEFAULTS` (as `RouterConfig` holds it)."""
+
+    threshold: float
+    margin: float
+    duplicate_similarity: float
+    weights: Mapping[str, float]
+    field_mix: float
+    negative_penalty: float
+    question_penalty: float
+    howto_penalty: float
+    min_terms: int
+    min_evidence: float
+    corroboration: int
+    anchor_worth: float
+    anchor_lead: float
+    small_catalog: int
+    small_catalog_factor: float
+    name_case_weight: float
+    name_case_worth: float
+    left_behind_weight: float
+    destination_weight: float
+    coverage_power: float
+    rerank_depth: int
+    rerank_share: float
+    rerank_max: int
+    folder_cap: int
+    crowd_decay: float
+    oov_weight: float
+    k1: float
+    b: float
+    body_chars: int
+    top: int
+    rrf_k: int
+    stemmer: str
+    semantic: str
+    semantic_threshold: float
+    fusion: str
+    semantic_weight: float
+    semantic_chunks: int
+    semantic_agree: float
+
 
 #: Defaults for `skills.router` in config. `threshold` and `margin` were calibrated on
 #: tests/data/routing_dev.jsonl over the shared corpus (see docs/routing.md).
-DEFAULTS: Mapping[str, Any] = {
+DEFAULTS: RouterDefaults = {
     "threshold": 0.3,  # normalised score the best skill must reach to be chosen at all
     "margin": 0.05,  # how far it must lead the runner-up to be chosen without asking
     # two descriptions this alike (Jaccard of their stemmed words) are one workflow published
@@ -92,6 +136,8 @@ DEFAULTS: Mapping[str, Any] = {
 }
 
 FIELDS = ("name", "description", "when_to_use", "body")
+#: the defaults looked up by a setting name read from config
+_BY_NAME: Mapping[str, object] = DEFAULTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +182,7 @@ class RouterConfig:
     semantic_agree: float = DEFAULTS["semantic_agree"]
 
     @property
-    def index_key(self) -> tuple[Any, ...]:
+    def index_key(self) -> tuple[object, ...]:
         """What the index depends on (the decision numbers do not need a rebuild)."""
         return (
             tuple(sorted(self.weights.items())),
@@ -147,7 +193,7 @@ class RouterConfig:
             self.field_mix,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "threshold": self.threshold,
             "margin": self.margin,
@@ -191,16 +237,17 @@ class RouterConfig:
 
 
 def config_from_mapping(
-    raw: Mapping[str, Any] | None, warnings: list[str] | None = None
+    raw: Mapping[str, object] | None, warnings: list[str] | None = None
 ) -> RouterConfig:
     """Build a config from `skills.router` (values that are not valid are reported and skipped)."""
+    # keyword arguments for RouterConfig, each value checked against its setting's type
     out: dict[str, Any] = {}
     warn = warnings if warnings is not None else []
     for key, value in (raw or {}).items():
         if key not in DEFAULTS:
             warn.append(f"config skills.router.{key}: unknown setting; ignoring it")
             continue
-        got = _setting(key, value, DEFAULTS[key], warn)
+        got = _setting(key, value, _BY_NAME[key], warn)
         if got is not _INVALID:
             out[key] = got
     return RouterConfig(**out)
@@ -210,10 +257,10 @@ def config_from_mapping(
 _INVALID = object()
 
 
-def _setting(key: str, value: Any, default: Any, warn: list[str]) -> Any:
+def _setting(key: str, value: object, default: object, warn: list[str]) -> object:
     """`value` of setting `key` as a `RouterConfig` holds it, or `_INVALID` (reported)."""
     if key == "weights":
-        return _weights(value, default, warn)
+        return _weights(value, DEFAULTS["weights"], warn)
     if key == "semantic":
         if isinstance(value, str) or value is None:
             return value or ""
@@ -234,12 +281,12 @@ def _setting(key: str, value: Any, default: Any, warn: list[str]) -> Any:
     return _number(key, value, default, warn)
 
 
-def _weights(value: Any, default: Mapping[str, float], warn: list[str]) -> Any:
+def _weights(value: object, default: Mapping[str, float], warn: list[str]) -> object:
     """`skills.router.weights`: the defaults with each valid field's number in its place."""
     if not isinstance(value, Mapping):
         warn.append("config skills.router.weights: must be a mapping of field: number")
         return _INVALID
-    weights = dict(default)
+    weights: dict[str, float] = dict(default)
     for f, w in value.items():
         if f in FIELDS and isinstance(w, int | float) and not isinstance(w, bool) and w >= 0:
             weights[f] = float(w)
@@ -251,7 +298,7 @@ def _weights(value: Any, default: Mapping[str, float], warn: list[str]) -> Any:
     return weights
 
 
-def _number(key: str, value: Any, default: Any, warn: list[str]) -> Any:
+def _number(key: str, value: object, default: object, warn: list[str]) -> object:
     """A numeric setting: a non-negative number of its default's type (`crowd_decay`: 0..1)."""
     if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
         if key == "crowd_decay" and value > 1:
@@ -261,7 +308,7 @@ def _number(key: str, value: Any, default: Any, warn: list[str]) -> Any:
                 f"give 0..1 (1: off); using {default}"
             )
             return _INVALID
-        return type(default)(value)
+        return float(value) if isinstance(default, float) else int(value)
     warn.append(
         f"config skills.router.{key}: {value!r} is not a non-negative number; using {default}"
     )

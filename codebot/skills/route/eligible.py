@@ -9,7 +9,7 @@ anything is ranked, so a blocked skill can never hide an eligible one.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.result import Filtered
@@ -62,7 +62,7 @@ def narrow(
 def filtered_out(
     idx: Index,
     mask: NDArray[np.bool_],
-    norm: NDArray[np.floating[Any]],
+    norm: NDArray[np.floating],
     denied: Mapping[int, Decision],
     other: Mapping[int, tuple[str, str]],
     limit: int,

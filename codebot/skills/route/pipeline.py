@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a r
     from numpy.typing import NDArray
 
     from codebot.skills.catalog import Snapshot
+    from codebot.skills.route.index.cache import IndexStats
     from codebot.skills.route.index.store import IndexStore
 
     _Mask = NDArray[np.bool_]  # a row mask
@@ -99,7 +100,7 @@ class Router:
         self.indexes.config = config
 
     @property
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> IndexStats:
         """Index builds, bodies read and the last build's time (see `IndexCache`)."""
         return self.indexes.stats
 

@@ -9,7 +9,7 @@ come from), called by `Router.route`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.route.decide import shape_factor
 
@@ -43,7 +43,7 @@ class Staged:
 
 def second_stage(
     idx: Index,
-    elig: NDArray[np.floating[Any]],
+    elig: NDArray[np.floating],
     positive: NDArray[np.intp],
     front: list[int],
     raw: NDArray[np.float32],
@@ -198,7 +198,7 @@ def crowded(
 
 def rerank(
     pool: list[int],
-    raw: NDArray[np.floating[Any]],
+    raw: NDArray[np.floating],
     tf: NDArray[np.float64],
     plain: NDArray[np.float64],
     worth: NDArray[np.float64],
@@ -237,7 +237,7 @@ def rerank(
     )
 
 
-def top_rows(score: NDArray[np.floating[Any]], rows: NDArray[np.intp], k: int) -> list[int]:
+def top_rows(score: NDArray[np.floating], rows: NDArray[np.intp], k: int) -> list[int]:
     """The `k` best of `rows` by `score`, best first, ties to the lower row: also at the
     cut, so the first five of a ranking are the first five of a longer one."""
     import numpy as np
@@ -250,7 +250,7 @@ def top_rows(score: NDArray[np.floating[Any]], rows: NDArray[np.intp], k: int) -
 
 def fuse(
     idx: Index,
-    elig: NDArray[np.floating[Any]],
+    elig: NDArray[np.floating],
     mask: NDArray[np.bool_],
     sem: Mapping[str, float],
     k: int,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor
@@ -44,8 +44,8 @@ class Candidate:
                 seen.setdefault(w, None)
         return list(seen)
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+    def to_json(self) -> dict[str, object]:
+        d: dict[str, object] = {
             "name": self.spec.name,
             "score": round(self.score, 4),
             "raw": round(self.raw, 3),
@@ -76,7 +76,7 @@ class Filtered:
     decided_by: str
     score: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.spec.name,
             "reason": self.reason,
@@ -120,7 +120,7 @@ class Route:
     def top(self) -> Candidate | None:
         return self.candidates[0] if self.candidates else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "request": self.request,
             "decision": self.decision,

@@ -24,13 +24,25 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.home import atomic_file, private_dir
 from codebot.skills.files import Spec
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    from codebot.skills.files import Stamp
+
+    #: the vectors of texts, one row each, and the spec each row belongs to
+    Vectors = NDArray[np.float32]
+    Owners = NDArray[np.int64]
+    #: what a skill's embedded texts depend on: its file version and its fields
+    FileVersion = tuple[str, int, Stamp, str, str, str | None]
+
 #: texts -> unit-length vectors (one row per text); tests inject their own
-Encoder = Callable[[list[str]], Any]
+Encoder = Callable[[list[str]], "ArrayLike"]
 
 
 class SemanticUnavailable(RuntimeError):
@@ -121,7 +133,7 @@ def sentence_transformer_encoder(model_dir: Path) -> Encoder:
             f"config skills.router.semantic: cannot load the model in {model_dir}: {exc}"
         ) from exc
 
-    def encode(texts: list[str]) -> Any:
+    def encode(texts: list[str]) -> ArrayLike:
         return model.encode(
             texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False
         )
@@ -146,18 +158,18 @@ class EmbeddingScorer:
             else None
         )
         self._encoder = encoder
-        self._vectors: dict[str, Any] = {}  # text hash -> vector
+        self._vectors: dict[str, Vectors] = {}  # text hash -> vector
         self._hashes: dict[
-            tuple[Any, ...], tuple[str, ...]
+            FileVersion, tuple[str, ...]
         ] = {}  # skill file version -> its texts' hashes
         self.chunks = max(1, chunks)
         # the matrix of the last list of skills scored (a catalog changes only on reload)
-        self._last: tuple[tuple[int, ...], tuple[Spec, ...], Any, Any] | None = None
+        self._last: tuple[tuple[int, ...], tuple[Spec, ...], Vectors, Owners] | None = None
         self._loaded_cache = False
         self._lock = threading.Lock()
         self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
 
-    def _encode(self, texts: list[str]) -> Any:
+    def _encode(self, texts: list[str]) -> ArrayLike:
         if self._encoder is None:
             self._encoder = sentence_transformer_encoder(resolve_model(self.model))
         return self._encoder(texts)
@@ -189,7 +201,7 @@ class EmbeddingScorer:
                 fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes])
             )
 
-    def chunk_vectors(self, specs: Sequence[Spec]) -> tuple[Any, Any]:
+    def chunk_vectors(self, specs: Sequence[Spec]) -> tuple[Vectors, Owners]:
         """Unit vectors of every text embedded for `specs` (`skill_texts`), and the index
         of the spec each row belongs to. Only texts not seen before are embedded."""
         import numpy as np
@@ -240,7 +252,7 @@ class EmbeddingScorer:
             self._last = (ids, tuple(specs), mat, rows)
             return mat, rows
 
-    def vectors(self, specs: Sequence[Spec]) -> Any:
+    def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""
         import numpy as np
 
@@ -262,7 +274,7 @@ class EmbeddingScorer:
     ) -> tuple[tuple[str, ...], list[str] | None]:
         """The hashes of what is embedded for `spec`, and the texts when they were just built
         (the body is read once per file version, not per request)."""
-        key = (
+        key: FileVersion = (
             str(spec.path),
             spec.body_offset,
             spec.stamp,

@@ -9,10 +9,20 @@ shift key. "Always" is refused (and asked again) when the request does not offer
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest, clean_reason
 from codebot.ui.approval_reason import command_question
+
+if TYPE_CHECKING:
+    from codebot.ui.line.render import Sink
+
+
+class Asker(Protocol):
+    """What asks the person a question (`PromptReader`, `PlainReader`)."""
+
+    async def ask(self, question: str) -> str: ...
+
 
 __all__ = ["ANSWERS", "QUESTION", "ask_answer", "parse_answer", "parse_reply", "question_for"]
 
@@ -67,7 +77,7 @@ def question_for(request: ApprovalRequest) -> str:
     return f"{ask} [y]es once / [a] this session {always}/ [n]o{why}: "
 
 
-async def ask_answer(reader: Any, sink: Any, request: ApprovalRequest) -> ApprovalAnswer:
+async def ask_answer(reader: Asker, sink: Sink, request: ApprovalRequest) -> ApprovalAnswer:
     """Ask until the answer is clear; a denial's reason goes on the request (cleaned).
     Raises what `reader.ask` raises (EOFError, KeyboardInterrupt)."""
     while True:

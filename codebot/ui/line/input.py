@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TextIO
 
 from prompt_toolkit.application import get_app_session, run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -24,6 +24,11 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from codebot.home import private_dir, private_fd
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.key_binding import KeyPressEvent
+    from prompt_toolkit.output import Output
 from codebot.ui import commands
 from codebot.ui.line.render import Sink, clip, one_line
 
@@ -72,7 +77,7 @@ def key_bindings() -> KeyBindings:
     kb = KeyBindings()
 
     @kb.add("c-c")
-    def _interrupt(event: Any) -> None:
+    def _interrupt(event: KeyPressEvent) -> None:
         buffer = event.app.current_buffer
         if buffer.text:
             # Ctrl+C with text clears the line; on an empty line it counts toward quitting.
@@ -82,7 +87,7 @@ def key_bindings() -> KeyBindings:
 
     @kb.add("escape", "enter")
     @kb.add("c-j")
-    def _newline(event: Any) -> None:
+    def _newline(event: KeyPressEvent) -> None:
         event.app.current_buffer.insert_text("\n")
 
     return kb
@@ -108,8 +113,8 @@ class PromptReader:
         completer: Completer,
         history: History,
         *,
-        input: Any = None,
-        output: Any = None,
+        input: Input | None = None,
+        output: Output | None = None,
         echo: Sink | None = None,
     ) -> None:
         from prompt_toolkit import PromptSession
@@ -148,7 +153,7 @@ class TerminalSink(Sink):
     watcher) hop onto the event loop first. Create it inside the app session and the loop.
     """
 
-    def __init__(self, output: Any) -> None:
+    def __init__(self, output: Output) -> None:
         super().__init__(
             None, lambda: output.get_size().columns
         )  # the prompt's terminal, wherever stdout goes
@@ -186,7 +191,7 @@ class PlainReader:
     """One line of a pipe or file per message; no terminal UI. What is read is echoed after
     `> ` so a log of the session shows the questions as well as the answers."""
 
-    def __init__(self, stream: Any, sink: Sink) -> None:
+    def __init__(self, stream: TextIO, sink: Sink) -> None:
         self.stream = stream
         self.sink = sink
         self._queue: asyncio.Queue[str | None] | None = None
@@ -243,14 +248,14 @@ class PlainReader:
         return text
 
 
-def _fileno(stream: Any) -> int | None:
+def _fileno(stream: TextIO) -> int | None:
     try:
         return int(stream.fileno())
     except (AttributeError, OSError, ValueError, TypeError):
         return None
 
 
-def _encoding(stream: Any) -> str:
+def _encoding(stream: TextIO) -> str:
     enc = getattr(stream, "encoding", None) or "utf-8"
     try:
         codecs.lookup(enc)
@@ -282,7 +287,7 @@ def _pump_fd(fd: int, encoding: str, put: Callable[[str | None], bool]) -> None:
                 return
 
 
-def _pump_lines(stream: Any, put: Callable[[str | None], bool]) -> None:
+def _pump_lines(stream: TextIO, put: Callable[[str | None], bool]) -> None:
     while True:
         try:
             line = stream.readline()

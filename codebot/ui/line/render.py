@@ -10,7 +10,7 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from codebot.agent.session import events as ev
 from codebot.display import command_lines, has_hidden, strip_escapes, visible
@@ -22,6 +22,13 @@ from codebot.ui.approval_reason import always_line, why_asked
 from codebot.ui.calls import tool_summary
 from codebot.ui.change_diff import SHOWN_LINES, change_diff
 from codebot.ui.line.wrap import Wrapper, wrap_text
+
+if TYPE_CHECKING:
+    from codebot.agent.permissions import ApprovalRequest
+    from codebot.skills.catalog import Change
+    from codebot.skills.files import Spec
+    from codebot.skills.watch import SkillWatcher
+    from codebot.ui.controller import Controller
 
 OVERRIDE_HELP = "/skills off NAME · /skills on NAME · /skills user-only|model-only|name-only NAME"
 
@@ -162,7 +169,7 @@ class Renderer:
         self.sink.end_line()
         self.sink.write("\n")
 
-    def render(self, e: Any) -> None:
+    def render(self, e: ev.Event) -> None:
         if isinstance(e, ev.TextDelta | ev.AssistantText):
             self._text(e)
             return
@@ -208,7 +215,7 @@ class Renderer:
             sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
 
 
-def approval_text(request: Any) -> str:
+def approval_text(request: ApprovalRequest) -> str:
     """What is asked about, printed whole above the question: a command as `command_lines`
     shows it (every line, runs of blank lines as one `⏎ ×N` line, so its first line is on
     screen with the question), other subjects whole; control, invisible or bidirectional
@@ -240,7 +247,7 @@ def approval_text(request: Any) -> str:
 # -- /skills --------------------------------------------------------------------------------
 
 
-def skill_state(spec: Any, controller: Any, active: frozenset[str]) -> str:
+def skill_state(spec: Spec, controller: Controller, active: frozenset[str]) -> str:
     override = controller.override_of(spec.key)
     if override != "on":
         return override
@@ -267,7 +274,7 @@ def _origin(spec: Spec) -> str:
     return family_label(spec.root.family, spec.source.value)
 
 
-def skills_table(controller: Any, query: str = "") -> str:
+def skills_table(controller: Controller, query: str = "") -> str:
     """Every skill with its source and state; shadowed ones say by what. `query` filters."""
     snap = controller.catalog.snapshot
     try:
@@ -323,7 +330,7 @@ def skills_table(controller: Any, query: str = "") -> str:
     return "\n".join(lines)
 
 
-def start_watcher(controller: Any, sink: Sink) -> Any:
+def start_watcher(controller: Controller, sink: Sink) -> SkillWatcher | None:
     """Hot reload in a thread when `codebot.skills.watch.watcher` is there; each reload is one line
     (`skills: +1 ~0 −0 (12 loaded)`). None when there is no watcher or it cannot start."""
     try:
@@ -331,9 +338,9 @@ def start_watcher(controller: Any, sink: Sink) -> Any:
     except ImportError:
         return None
 
-    def on_reload(change: Any = None, *_: Any) -> None:
+    def on_reload(change: Change | None = None, *_: object) -> None:
         if change is not None and hasattr(change, "added"):
-            text, _ = controller.reload_message(
+            text, _shown = controller.reload_message(
                 change
             )  # names what changed, new and fixed problems
             if text:

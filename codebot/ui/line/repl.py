@@ -16,7 +16,8 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, cast
 
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
 from codebot.config import Settings
@@ -35,25 +36,42 @@ from codebot.ui.line.render import (
 )
 from codebot.ui.line.wrap import wrap_text
 
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from codebot.agent.model import ModelClient
+    from codebot.agent.session import ResumeChoice
+    from codebot.agent.session import events as ev
+    from codebot.ui.line.input import PlainReader, PromptReader
+
 __all__ = ["LineApp", "parse_answer", "parse_reply", "run_line", "should_use_line_mode"]
 
 LINE_KEYS = commands.KEYS[Front.LINE]
 PLAIN_KEYS = commands.KEYS[Front.PLAIN]
 
 
-def _isatty(stream: Any) -> bool:
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)  # a prompt-toolkit Input has none
     try:
-        return bool(stream.isatty())
-    except (AttributeError, OSError, ValueError):
+        return callable(isatty) and bool(isatty())
+    except (OSError, ValueError):
         return False
 
 
-def _is_pt(obj: Any) -> bool:
+def _is_pt(obj: object) -> bool:
     """A prompt-toolkit Input/Output object (checked without importing prompt-toolkit)."""
     return type(obj).__module__.startswith("prompt_toolkit")
 
 
-def should_use_line_mode(stdout: Any, env: Mapping[str, str], stdin: Any = None) -> bool:
+def _text_stream(obj: TextIO | Input | Output | None) -> TextIO | None:
+    """`obj` when it is a text stream: neither None nor a prompt-toolkit object."""
+    return None if obj is None or _is_pt(obj) else cast("TextIO", obj)
+
+
+def should_use_line_mode(
+    stdout: TextIO, env: Mapping[str, str], stdin: TextIO | None = None
+) -> bool:
     """Line mode instead of the full-screen TUI: stdout (or stdin, when given) is not a
     terminal, or the terminal is dumb."""
     if env.get("TERM", "") == "dumb":
@@ -76,8 +94,8 @@ class LineApp:
         self,
         controller: Controller,
         *,
-        input: Any = None,
-        output: Any = None,
+        input: TextIO | Input | None = None,
+        output: TextIO | Output | None = None,
         watch: bool = True,
         initial_prompt: str | None = None,
     ) -> None:
@@ -85,18 +103,18 @@ class LineApp:
         self.watch = watch
         # `codebot --plain "fix the bug"`: sent before reading
         self.initial_prompt = initial_prompt
-        # Any: stdin, a text stream or a prompt-toolkit Input (`_is_pt` tells which).
-        self._input: Any = sys.stdin if input is None else input
+        # stdin, a text stream or a prompt-toolkit Input (`_is_pt` tells which)
+        self._input: TextIO | Input = sys.stdin if input is None else input
         self._output = output
-        text_stream = output is not None and not _is_pt(output)
+        text_out = _text_stream(output)
         # Prose is word-wrapped on a terminal only; a pipe or a log gets the text as it is.
-        self.on_terminal = _isatty(output if text_stream else sys.stdout)
-        self.sink = Sink(output if text_stream else None, width if self.on_terminal else None)
+        self.on_terminal = _isatty(text_out if text_out is not None else sys.stdout)
+        self.sink = Sink(text_out, width if self.on_terminal else None)
         self.renderer = Renderer(self.sink)
         self.plain = not _is_pt(self._input) and not _isatty(self._input)
-        self.reader: Any = None
-        self._turn: asyncio.Future[Any] | None = None
-        self._approvals: set[asyncio.Future[Any]] = set()
+        self.reader: PromptReader | PlainReader | None = None
+        self._turn: asyncio.Future[str] | None = None
+        self._approvals: set[asyncio.Future[None]] = set()
         self._ask_lock: asyncio.Lock | None = None
         self._interrupts = 0
         controller.set_emit(self._on_event)
@@ -128,14 +146,17 @@ class LineApp:
         from prompt_toolkit.output import DummyOutput, create_output
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        pt_in = self._input if _is_pt(self._input) else create_input(self._input)
+        text_in = _text_stream(self._input)
+        pt_in = cast("Input", self._input) if text_in is None else create_input(text_in)
         out = self._output
+        text_out = _text_stream(out)
+        pt_out: Output
         if out is None:  # the prompt on a terminal even when stdout is redirected
             pt_out, patch = create_output(always_prefer_tty=True), _isatty(sys.stdout)
-        elif _is_pt(out):
-            pt_out, patch = out, True
-        elif _isatty(out):
-            pt_out, patch = create_output(stdout=out), True
+        elif text_out is None:  # a prompt-toolkit Output
+            pt_out, patch = cast("Output", out), True
+        elif _isatty(text_out):
+            pt_out, patch = create_output(stdout=text_out), True
         else:  # a plain text stream gets the conversation; the prompt is drawn nowhere
             pt_out, patch = DummyOutput(), False
         # patch: the conversation shares the prompt's terminal (stray prints go above it too)
@@ -147,11 +168,11 @@ class LineApp:
             else:
                 yield
 
-    def _make_reader(self) -> Any:
+    def _make_reader(self) -> PromptReader | PlainReader:
         from codebot.ui.line.input import PlainReader
 
-        if self.plain:
-            return PlainReader(self._input, self.sink)
+        if self.plain:  # then the input is a text stream
+            return PlainReader(cast("TextIO", self._input), self.sink)
         from codebot.ui.line.input import PromptReader, SlashCompleter, open_history
 
         pt_in, pt_out, patch = self._pt
@@ -176,6 +197,7 @@ class LineApp:
                 return 0
             while True:
                 try:
+                    assert self.reader is not None  # made by run_async
                     text = await self.reader.read_line()
                 except KeyboardInterrupt:
                     if self._interrupts:
@@ -267,6 +289,7 @@ class LineApp:
             await self.turn(reply.arg, compact=True)  # a model call: cancellable like a turn
             return None
         if action is Action.PICK_SESSION:  # line mode's picker: a numbered table and a question
+            assert self.reader is not None  # made by run_async
             choice = await sessions.pick_session(self.controller, self.sink, ask=self.reader.ask)
             return await self.builtin("resume", choice) if choice else None
         if action is Action.RESUMED:
@@ -337,7 +360,7 @@ class LineApp:
 
     # -- events ----------------------------------------------------------------------------
 
-    def _on_event(self, e: Any) -> None:
+    def _on_event(self, e: ev.Event | ApprovalRequest) -> None:
         if isinstance(e, ApprovalRequest):
             task = asyncio.ensure_future(self._approve(e))
             self._approvals.add(task)
@@ -354,6 +377,7 @@ class LineApp:
             self.sink.line(approval_text(request))
             answer, cancel = None, False
             try:
+                assert self.reader is not None  # made by run_async, before any turn
                 answer = await ask_answer(self.reader, self.sink, request)
             except EOFError:
                 answer = ApprovalAnswer.DENY
@@ -366,7 +390,7 @@ class LineApp:
                 self.cancel_turn()
 
 
-def project_line_history(settings: Settings) -> Any:
+def project_line_history(settings: Settings) -> Path:
     """Line mode's history, kept per project like the TUI's (`$CODEBOT_HOME/line-history.d/`)."""
     from codebot.ui.tui.history import project_history_path
 
@@ -382,12 +406,12 @@ def run_line(
     *,
     allow: Sequence[str] = (),
     deny: Sequence[str] = (),
-    resume: Any = None,
-    input: Any = None,
-    output: Any = None,
-    client: Any = None,
+    resume: str | ResumeChoice | None = None,
+    input: TextIO | Input | None = None,
+    output: TextIO | Output | None = None,
+    client: ModelClient | None = None,
     watch: bool = True,
-    extra_dirs: Sequence[Any] = (),
+    extra_dirs: Sequence[Path] = (),
     initial_prompt: str | None = None,
 ) -> int:
     """Run line mode until /exit or end of input; the exit code (0, 2 for a setup problem).

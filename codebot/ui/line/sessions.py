@@ -9,12 +9,16 @@ does from the controller; this module only draws it as plain lines.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.session.transcript import DamagedSession, read_header
 from codebot.ui.line.render import Sink, clip, width
 from codebot.ui.line.wrap import wrap_text
 from codebot.ui.resume_view import Item, SessionRow, pick, resume_view
+
+if TYPE_CHECKING:
+    from codebot.agent.session.loop import Session
+    from codebot.ui.controller import Controller
 
 __all__ = [
     "continue_hint",
@@ -33,7 +37,7 @@ MARKS = {"ok": "✓", "error": "✗ error", "denied": "✗ denied", "interrupted
 # -- the resumed history ------------------------------------------------------------------------
 
 
-def show_resumed(sink: Sink, session: Any) -> None:
+def show_resumed(sink: Sink, session: Session) -> None:
     """The resumed session's last turns, when it is one: a new session's transcript file is
     written only with its first message, so a file already there means a resumed one."""
     transcript = session.transcript
@@ -68,7 +72,7 @@ def draw(sink: Sink, items: Sequence[Item]) -> None:
 # -- after quitting ---------------------------------------------------------------------------
 
 
-def continue_hint(session: Any) -> str | None:
+def continue_hint(session: Session) -> str | None:
     """How to come back to this session, once it holds a message (else there is nothing to
     come back to); None without a transcript."""
     if not session.history or session.transcript is None:
@@ -83,7 +87,9 @@ def continue_hint(session: Any) -> str | None:
 # -- /resume ----------------------------------------------------------------------------------
 
 
-async def pick_session(controller: Any, sink: Sink, *, ask: Callable[[str], Awaitable[str]]) -> str:
+async def pick_session(
+    controller: Controller, sink: Sink, *, ask: Callable[[str], Awaitable[str]]
+) -> str:
     """Line mode's picker for `/resume` alone: this project's other sessions, newest first,
     as a numbered table, and a question; what was answered ("" for none: said so)."""
     rows = controller.session_rows()
@@ -98,7 +104,7 @@ async def pick_session(controller: Any, sink: Sink, *, ask: Callable[[str], Awai
     return choice
 
 
-def show_switched(sink: Sink, session: Any) -> None:
+def show_switched(sink: Sink, session: Session) -> None:
     """After `/resume ID` switched sessions: the new one's warnings, then its history."""
     for notice in session.transcript.notices if session.transcript is not None else ():
         sink.line(wrap_text(f"warning: {notice}", sink.wrap_width()))

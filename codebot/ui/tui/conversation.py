@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -35,7 +35,7 @@ LIVE_LINES = 5  # lines of a running tool's output shown while it runs
 LIVE_AFTER_S = 1.0  # a silent tool says it is running once it has taken this long
 
 
-def live_text(elapsed: float, lines: Any) -> Text:
+def live_text(elapsed: float, lines: Iterable[str]) -> Text:
     """`running… 3s` and the output's last lines (each cut to one row by the CSS, with `…`)."""
     text = Text(f"running… {int(elapsed)}s", style="italic")
     for line in lines:
@@ -179,7 +179,7 @@ class Conversation(VerticalScroll):
         if not self.is_anchored and self.max_scroll_y > 0:
             self.anchor()
 
-    async def show(self, event: Any) -> None:
+    async def show(self, event: object) -> None:
         """Render one session event (events from sub-agents show their tools and skills only)."""
         for kind, shows in _SHOWN:
             if isinstance(event, kind):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor
@@ -79,7 +79,7 @@ class Bm25Baseline:
         )
 
 
-def baseline_summary(report: dict[str, Any]) -> dict[str, Any]:
+def baseline_summary(report: dict[str, object]) -> dict[str, object]:
     """The headline numbers of an `evaluate` report of the baseline."""
     keys = (
         "hit_at_1",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.route.eval.cases import KINDS, Case
 
@@ -38,7 +38,7 @@ def first_rank(
     return None
 
 
-def ranking_summary(ranks: Sequence[int | None], ks: Sequence[int] = RANK_KS) -> dict[str, Any]:
+def ranking_summary(ranks: Sequence[int | None], ks: Sequence[int] = RANK_KS) -> dict[str, object]:
     """recall@k (share of ranks <= k) for each k, and the mean reciprocal rank (a rank
     past the deepest k, or none, counts 0), over the given positives' ranks."""
     if not ranks:
@@ -60,7 +60,7 @@ def _hit(r: Route, top: str | None, ok_names: frozenset[str]) -> bool:
     return r.decision == "abstain"
 
 
-def _row(case: Case, r: Route, hit: bool, rank: int | None) -> dict[str, Any]:
+def _row(case: Case, r: Route, hit: bool, rank: int | None) -> dict[str, object]:
     """One case's line in the report's `results`."""
     return {
         "line": case.line,
@@ -83,7 +83,7 @@ def evaluate(
     repeat: int = 1,
     known: Collection[str] | None = None,
     rank_fn: Callable[[str], Route] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Run every case `repeat` times and compute the report (see docs/routing.md).
 
     - hit_at_1: positives whose top-ranked eligible skill is acceptable and the router did
@@ -101,7 +101,7 @@ def evaluate(
     """
     from codebot.skills.files import normalize_name
 
-    results: list[dict[str, Any]] = []
+    results: list[dict[str, object]] = []
     latencies: list[float] = []
     unstable = 0
     confusion: Counter[tuple[str, str]] = Counter()

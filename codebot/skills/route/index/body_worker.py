@@ -24,7 +24,8 @@ import os
 import pickle
 import struct
 import sys
-from typing import IO, Any
+from collections.abc import Mapping
+from typing import IO
 
 FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what stopping it wastes
 
@@ -32,14 +33,14 @@ FRAME_BODIES = 100  # bodies per frame: what the parent may wait on, and what st
 MAX_FRAME = 64 << 20  # a frame longer than this is not read (the helper's are ~100 KB)
 
 
-def write_frame(out: IO[bytes], doc: dict[str, Any]) -> None:
+def write_frame(out: IO[bytes], doc: Mapping[str, object]) -> None:
     """One frame, either way: a 4-byte big-endian length, then the pickle."""
     data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
     out.write(struct.pack(">I", len(data)) + data)
     out.flush()
 
 
-def read_frame(inp: IO[bytes]) -> dict[str, Any]:
+def read_frame(inp: IO[bytes]) -> dict[str, object]:
     """The next frame; EOFError when the other side closed, ValueError when it is too
     long, cut short or not a dict."""
     head = inp.read(4)
@@ -61,17 +62,24 @@ def run(inp: IO[bytes], out: IO[bytes]) -> int:
     """Tokenize the bodies of the files the parent sends, in their order."""
     from codebot.skills.files import frontmatter
     from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
+    from codebot.skills.route.config import RouterConfig
     from codebot.skills.route.index.tokens import TokenCache
 
-    cfg = read_frame(inp)["config"]
+    cfg = read_frame(inp).get("config")
+    if not isinstance(cfg, RouterConfig):
+        return 1  # not the parent's first frame: nothing to work for
     n = cfg.body_chars
     parent = os.getppid()
     tokens = TokenCache()
     tokens.tokenizer(cfg)
     sent_terms = 0
-    bodies: list[tuple[Any, ...]] = []
+    # real path, body offset, mtime_ns, size, inode, chars read, term ids, counts, length
+    bodies: list[tuple[str, int, int, int, int, int, bytes, bytes, int]] = []
     while not (job := read_frame(inp)).get("end"):
-        for path, real, mtime, size, inode in job["files"]:
+        files = job.get("files")
+        if not isinstance(files, list):
+            return 1  # not a job of the parent's
+        for path, real, mtime, size, inode in files:
             try:
                 # the catalog's reader: a FIFO or a device swapped in is refused, not waited on
                 data = read_regular(path, MAX_FILE_BYTES, size_hint=size)

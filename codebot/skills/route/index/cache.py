@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict, TypeGuard
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import RouterConfig
@@ -48,7 +48,35 @@ if TYPE_CHECKING:
     from codebot.skills.catalog import Snapshot
     from codebot.skills.route.index.store import IndexStore
 
-_COUNTERS = {"build": "full_builds", "patch": "patches", "refresh": "refreshes"}
+    #: what an index was made for: a snapshot, or the specs it was given as a tuple
+    Owner = Snapshot | tuple[Spec, ...]
+
+_COUNTERS: dict[str, Literal["full_builds", "patches", "refreshes"]] = {
+    "build": "full_builds",
+    "patch": "patches",
+    "refresh": "refreshes",
+}
+
+
+class IndexStats(TypedDict):
+    """`IndexCache.stats`: what the index builds did, for tests, benchmarks and
+    `skills route`."""
+
+    builds: int
+    full_builds: int
+    patches: int
+    loads: int
+    refreshes: int
+    saves: int
+    rows_tokenized: int
+    bodies_read: int
+    bodies_prefetched: int
+    last_build_ms: float
+    last: str
+
+
+#: where the store keeps an index: its slot and header
+Where = tuple[str, dict[str, object]]
 #: below this many skills a changed catalog is built again from its rows (exact, and a
 #: few milliseconds) instead of patched
 PATCH_MIN = 1000
@@ -68,7 +96,7 @@ def _carry(
     return (base_idx, same)
 
 
-def _is_snapshot(specs: Any) -> bool:
+def _is_snapshot(specs: object) -> TypeGuard[Snapshot]:
     return isinstance(getattr(specs, "skills", None), Mapping)
 
 
@@ -81,14 +109,16 @@ class IndexCache:
         self.tokens = TokenCache()
         self._lock = threading.RLock()
         self._index: Index | None = None
-        self._index_owner: Any = None  # the snapshot (or spec tuple) the index was made for
-        self._index_key: tuple[Any, ...] | None = None
-        self._slot: tuple[str, dict[str, Any]] | None = None  # where the current index is saved
+        self._index_owner: Owner | None = (
+            None  # the snapshot (or spec tuple) the index was made for
+        )
+        self._index_key: tuple[object, ...] | None = None
+        self._slot: Where | None = None  # where the current index is saved
         self._refreshing = False
         # for tests, benchmarks and `skills route`: "builds" counts every new index,
         # whichever way it was made; "last" says how: "build", "patch", "reuse" (new spec
         # objects, same rows), "refresh", "load" or "load+patch"
-        self.stats: dict[str, Any] = {
+        self.stats: IndexStats = {
             "builds": 0,
             "full_builds": 0,
             "patches": 0,
@@ -150,7 +180,7 @@ class IndexCache:
 
     # -- making an index ------------------------------------------------------------------
 
-    def _derive(self, specs: list[Spec], owner: Any, base_idx: Index | None) -> Index:
+    def _derive(self, specs: list[Spec], owner: Owner, base_idx: Index | None) -> Index:
         # Tokenizing 10,000 bodies makes millions of objects and no reference cycles: a
         # collection triggered half-way would walk them all for nothing (~15% of a build).
         collect = gc.isenabled()
@@ -161,7 +191,7 @@ class IndexCache:
             if collect:
                 gc.enable()
 
-    def _derive_now(self, specs: list[Spec], owner: Any, base_idx: Index | None) -> Index:
+    def _derive_now(self, specs: list[Spec], owner: Owner, base_idx: Index | None) -> Index:
         import numpy as np
 
         t0 = time.perf_counter()
@@ -186,7 +216,12 @@ class IndexCache:
             del fresh  # the rows hold what the bags held: free them before the postings are made
             self.tokens.clear()
             n_terms = len(self.tokens.terms)
-            if base is not None and rising and 2 * len(kept) >= len(specs) >= PATCH_MIN:
+            if (
+                base is not None
+                and old_to_new is not None  # set with `base`
+                and rising
+                and 2 * len(kept) >= len(specs) >= PATCH_MIN
+            ):
                 postings = patch(base, rows, old_to_new, fresh_rows, n_terms, cfg)
                 how = "patch"
             else:
@@ -206,8 +241,8 @@ class IndexCache:
         return idx
 
     def _stored(
-        self, owner: Any, base: Postings | None
-    ) -> tuple[Postings | None, tuple[str, dict[str, Any]] | None, bool]:
+        self, owner: Owner, base: Postings | None
+    ) -> tuple[Postings | None, Where | None, bool]:
         """Where the store keeps a snapshot's index, (slot, header) or None (not a snapshot,
         or no store); with no index to start from (`base` None), the postings saved there
         instead; and whether they were loaded."""
@@ -284,8 +319,8 @@ class IndexCache:
     def _install(
         self,
         idx: Index,
-        owner: Any,
-        where: tuple[str, dict[str, Any]] | None,
+        owner: Owner | None,
+        where: Where | None,
         how: str,
         t0: float,
         loaded: bool = False,

@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, Decision, decide
@@ -59,7 +59,7 @@ class Index:
         postings: Postings,
         lexicon: Mapping[str, int],
         config: RouterConfig,
-        carry: tuple[Index, NDArray[np.signedinteger[Any]]] | None = None,
+        carry: tuple[Index, NDArray[np.signedinteger]] | None = None,
     ) -> None:
         import numpy as np
 
@@ -115,7 +115,7 @@ class Index:
             for t, docs in zip(np.split(terms, cut), np.split(owner, cut), strict=True)
         }
 
-    def _lookups_from(self, old: Index, same: NDArray[np.signedinteger[Any]]) -> bool:
+    def _lookups_from(self, old: Index, same: NDArray[np.signedinteger]) -> bool:
         """`pos`, `by_key` and `conditional` from `old`'s when every row kept its place
         (an edit): a copy of each, and the rows that changed set right."""
         import numpy as np
@@ -145,7 +145,7 @@ class Index:
         self.conditional = np.asarray(sorted(cond), dtype=np.int64)
         return True
 
-    def _carry(self, old: Index, same: NDArray[np.signedinteger[Any]]) -> None:
+    def _carry(self, old: Index, same: NDArray[np.signedinteger]) -> None:
         """Eligibility masks of `old`, for the specs both hold; `decide` for the others."""
         import numpy as np
 

@@ -15,7 +15,11 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 _O_READ = (
     os.O_RDONLY
@@ -65,7 +69,8 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes:
 
 def map_array(path: str | os.PathLike[str], dtype: str, ndim: int, limit: int) -> Any:
     """The array in `path`, memory-mapped read-only, if it is a `.npy` file of `dtype` with
-    `ndim` dimensions that ends where its data ends."""
+    `ndim` dimensions that ends where its data ends (typed Any: its dtype is the string
+    `dtype`, checked here at run time)."""
     import numpy as np
     from numpy.lib import format as npf
 
@@ -113,15 +118,14 @@ def map_array(path: str | os.PathLike[str], dtype: str, ndim: int, limit: int) -
         os.close(fd)
 
 
-def checksum(arr: Any) -> int:
+def checksum(arr: NDArray[np.generic]) -> int:
     """CRC-32 of an array's bytes (a damaged or truncated cache must not route)."""
     import numpy as np
 
-    contiguous: Any = np.ascontiguousarray(arr)  # a buffer (numpy's stubs do not say so)
-    return zlib.crc32(memoryview(contiguous).cast("B"))
+    return zlib.crc32(np.ascontiguousarray(arr).data.cast("B"))
 
 
-def write_array(folder: str, name: str, arr: Any) -> None:
+def write_array(folder: str, name: str, arr: NDArray[np.generic]) -> None:
     """`folder/name` as a `.npy` file, private (0600) from its first byte."""
     import numpy as np
     from numpy.lib import format as npf

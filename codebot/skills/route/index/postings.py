@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from codebot.skills.route.config import FIELDS, RouterConfig
 from codebot.skills.route.index.rows import N_FIELDS, Rows
@@ -97,7 +97,7 @@ def _ranges(starts: NDArray[np.int64], sizes: NDArray[np.int64]) -> NDArray[np.i
 
 def tf_entries(
     rows: Rows,
-    which: NDArray[np.integer[Any]],
+    which: NDArray[np.integer],
     avgs: Sequence[float],
     cfg: RouterConfig,
     n_terms: int,
@@ -187,9 +187,7 @@ def build(
     return Postings(rows, indptr, indices, tf, n_terms, avgs, 0)
 
 
-def _entries_of(
-    base: Postings, which: NDArray[np.integer[Any]], cfg: RouterConfig
-) -> NDArray[np.int64]:
+def _entries_of(base: Postings, which: NDArray[np.integer], cfg: RouterConfig) -> NDArray[np.int64]:
     """The positions (ascending) of the entries of rows `which` in `base`'s postings: for
     each word of their weighted fields, a binary search in that word's entries."""
     import numpy as np
@@ -262,8 +260,8 @@ def _insertion_points(
 def patch(
     base: Postings,
     rows: Rows,
-    old_to_new: Any,  # NDArray[np.int32]; the caller's variable is Optional until `base` is set
-    fresh: NDArray[np.integer[Any]],
+    old_to_new: NDArray[np.int32],
+    fresh: NDArray[np.integer],
     n_terms: int,
     cfg: RouterConfig,
 ) -> Postings:

@@ -35,12 +35,16 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.index.body_worker import read_frame, write_frame
+
+if TYPE_CHECKING:
+    from codebot.skills.catalog import Catalog
+    from codebot.skills.catalog.candidate import Candidate
 
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[4])
 _BOOT = (
@@ -81,11 +85,11 @@ class BodyPrefetch:
     def __init__(self, proc: subprocess.Popen[bytes], config: RouterConfig) -> None:
         self.proc = proc
         self.config = config
-        self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: no more
+        self.frames: queue.Queue[dict[str, object] | None] = queue.Queue()  # None: no more
         self.error = ""  # why the helper was given up, if it was
         #: real path -> its place in what the helper was given (it works in that order)
         self.order: dict[str, int] = {}
-        self._jobs: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._jobs: queue.Queue[dict[str, object]] = queue.Queue()
         self._reader = threading.Thread(
             target=self._read, name="codebot-prefetch-read", daemon=True
         )
@@ -120,7 +124,7 @@ class BodyPrefetch:
         _LIVE.add(proc)
         return cls(proc, config)
 
-    def feed(self, candidates: Sequence[Any]) -> None:
+    def feed(self, candidates: Sequence[Candidate]) -> None:
         """Give the helper more of the catalog's candidates to tokenize, after the ones
         before (a file already given is skipped). Never blocks: a thread writes."""
         files = []
@@ -142,7 +146,7 @@ class BodyPrefetch:
         stdin = self.proc.stdin
         assert stdin is not None
         try:
-            job: dict[str, Any] = {"config": self.config}
+            job: dict[str, object] = {"config": self.config}
             while True:
                 write_frame(stdin, job)
                 if job.get("end"):
@@ -169,7 +173,7 @@ class BodyPrefetch:
             self.frames.put(None)
             out.close()
 
-    def ready(self) -> list[dict[str, Any]]:
+    def ready(self) -> list[dict[str, object]]:
         """The frames that have arrived since the last call; never waits."""
         out = []
         while True:
@@ -191,18 +195,20 @@ class ScanFeed:
     the scan goes, `scanned` with every candidate at its end. The helper starts once
     `minimum` files are known, and `claim` hands it to the router's token cache."""
 
-    def __init__(self, config: RouterConfig, minimum: int, claim: Any) -> None:
+    def __init__(
+        self, config: RouterConfig, minimum: int, claim: Callable[[BodyPrefetch], bool]
+    ) -> None:
         self.config = config
         self.minimum = minimum
         self.claim = claim  # BodyPrefetch -> bool: False when the cache no longer wants one
         self.helper: BodyPrefetch | None = None
-        self._seen: list[Any] = []
+        self._seen: list[Candidate] = []
         self._given_up = False
 
-    def attach(self, catalog: Any) -> None:
+    def attach(self, catalog: Catalog) -> None:
         catalog.on_found, catalog.on_scanned = self.found, self.scanned
 
-    def found(self, batch: list[Any]) -> None:
+    def found(self, batch: list[Candidate]) -> None:
         if self._given_up:
             return
         if self.helper is None:
@@ -213,7 +219,7 @@ class ScanFeed:
         else:
             self.helper.feed(batch)
 
-    def scanned(self, candidates: list[Any]) -> None:
+    def scanned(self, candidates: list[Candidate]) -> None:
         if self._given_up:
             return
         if self.helper is None and len(candidates) >= self.minimum:
@@ -224,7 +230,7 @@ class ScanFeed:
             self.helper.end()
         self._given_up = True  # one scan only
 
-    def _start(self, candidates: list[Any]) -> None:
+    def _start(self, candidates: list[Candidate]) -> None:
         try:
             pf = BodyPrefetch.spawn(self.config)
             if pf is None:

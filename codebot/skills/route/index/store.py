@@ -40,9 +40,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import codebot
 from codebot.home import private_dir, write_private
@@ -58,6 +58,14 @@ from codebot.skills.route.index.npy import (
 from codebot.skills.route.index.postings import Postings
 from codebot.skills.route.index.rows import FP_BYTES, N_FIELDS, Rows
 from codebot.skills.route.index.text import stemmer_name
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+#: arrays read back from a generation's .npy files, each checked against its `ARRAYS`
+#: dtype at run time (the dtype is a string there, so their type is not known statically)
+Loaded = dict[str, Any]
 
 FORMAT = 1
 FOLDER = "router"
@@ -113,7 +121,7 @@ def _code_fingerprint() -> str:
     )
 
 
-def header(cfg: RouterConfig) -> dict[str, Any]:
+def header(cfg: RouterConfig) -> dict[str, object]:
     """What a persisted index must have been made with to be used here."""
     doc = {
         "format": FORMAT,
@@ -125,13 +133,13 @@ def header(cfg: RouterConfig) -> dict[str, Any]:
     return json.loads(json.dumps(doc))  # tuples as lists: compares equal to a loaded one
 
 
-def slot(roots: Sequence[Root], head: dict[str, Any]) -> str:
+def slot(roots: Sequence[Root], head: Mapping[str, object]) -> str:
     """The slot of a catalog with these roots under this header."""
     key = [[str(r.path), r.source.value, r.family, list(r.rank), r.plugin or ""] for r in roots]
     return hashlib.sha1(json.dumps([key, head]).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
-def _arrays(p: Postings) -> dict[str, Any]:
+def _arrays(p: Postings) -> dict[str, NDArray[np.generic]]:
     r = p.rows
     return {
         "ptr": r.ptr,
@@ -147,7 +155,7 @@ def _arrays(p: Postings) -> dict[str, Any]:
     }
 
 
-def _int(v: Any) -> bool:
+def _int(v: object) -> bool:
     return type(v) is int and 0 <= v < 1 << 31
 
 
@@ -159,7 +167,7 @@ def _is_folder(path: Path) -> bool:
         return False
 
 
-def _consistent(a: dict[str, Any], n: int, n_terms: int) -> bool:
+def _consistent(a: Loaded, n: int, n_terms: int) -> bool:
     """The invariants routing relies on; O(size) vector checks."""
     import numpy as np
 
@@ -200,6 +208,19 @@ def _consistent(a: dict[str, Any], n: int, n_terms: int) -> bool:
     return bool(np.isfinite(tf).all() and (tf >= 0).all())
 
 
+class Manifest(TypedDict):
+    """A slot's `<slot>.json` as `_manifest` has checked it."""
+
+    header: dict[str, object]
+    dir: str
+    n: int
+    n_terms: int
+    patches: int
+    avgs: list[float]
+    arrays: dict[str, dict[str, object]]
+    terms: list[str]
+
+
 class IndexStore:
     """Loads and saves `Postings` (with their lexicon) in a folder, by slot."""
 
@@ -211,11 +232,11 @@ class IndexStore:
         # for one being written
         self._pending_lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self._pending: tuple[Any, ...] | None = None
+        self._pending: tuple[str, Mapping[str, object], Postings, list[str]] | None = None
 
     # -- loading ------------------------------------------------------------------------
 
-    def load(self, slot_id: str, head: dict[str, Any]) -> tuple[Postings, list[str]] | None:
+    def load(self, slot_id: str, head: Mapping[str, object]) -> tuple[Postings, list[str]] | None:
         """The postings saved for `slot_id` and their lexicon, or None (why: `last_error`)."""
         tried = None
         for _ in range(2):  # a save may remove the generation we found: look once more
@@ -231,7 +252,7 @@ class IndexStore:
                     return None
         return None
 
-    def saved(self, slot_id: str, head: dict[str, Any]) -> bool:
+    def saved(self, slot_id: str, head: Mapping[str, object]) -> bool:
         """Whether an index for `slot_id` made under `head` is saved (its manifest only:
         what a process checks before it prepares a build that a load would make moot)."""
         try:
@@ -240,7 +261,7 @@ class IndexStore:
             return False
         return True
 
-    def _manifest(self, slot_id: str, head: dict[str, Any]) -> dict[str, Any]:
+    def _manifest(self, slot_id: str, head: Mapping[str, object]) -> Manifest:
         if not _is_folder(self.folder):
             raise UnusableFile(f"{self.folder} is not a folder")
         path = self.folder / f"{slot_id}.json"
@@ -269,13 +290,13 @@ class IndexStore:
         )
         if not ok:
             raise UnusableFile(f"{path}: damaged manifest")
-        return doc
+        return cast("Manifest", doc)  # each field checked above
 
-    def _read(self, doc: dict[str, Any]) -> tuple[Postings, list[str]]:
+    def _read(self, doc: Manifest) -> tuple[Postings, list[str]]:
         gen = self.folder / doc["dir"]
         if not _is_folder(gen):
             raise UnusableFile(f"{gen} is not a folder")
-        arrays: dict[str, Any] = {}
+        arrays: Loaded = {}
         for name, (dtype, ndim) in ARRAYS.items():
             path = gen / f"{name}.npy"
             arr = map_array(path, dtype, ndim, MAX_ARRAY)
@@ -305,7 +326,7 @@ class IndexStore:
     # -- saving -------------------------------------------------------------------------
 
     def save(
-        self, slot_id: str, head: dict[str, Any], postings: Postings, terms: Sequence[str]
+        self, slot_id: str, head: Mapping[str, object], postings: Postings, terms: Sequence[str]
     ) -> bool:
         """Publish a new generation for `slot_id`. Never raises; False when it could not."""
         with self._lock:
@@ -350,7 +371,7 @@ class IndexStore:
     def save_later(
         self,
         slot_id: str,
-        head: dict[str, Any],
+        head: Mapping[str, object],
         postings: Postings,
         terms: Sequence[str],
         delay: float = 0.5,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import RouterConfig
@@ -18,7 +18,25 @@ from codebot.skills.route.index.rows import Bag, RowBags, fingerprint
 from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.shape import split_negative
 
+if TYPE_CHECKING:
+    from codebot.skills.files import Stamp
+
 _EMPTY = Bag(array("i"), array("H"), 0)
+
+#: what a body's bag is cached under (see `TokenCache._body_key`)
+BodyKey = tuple[str, int, "Stamp", int]
+
+
+class Helper(Protocol):
+    """What the cache needs of `prefetch.BodyPrefetch` (named here: prefetch's helper
+    process imports this module)."""
+
+    config: RouterConfig
+    order: dict[str, int]
+
+    def ready(self) -> list[dict[str, object]]: ...
+
+    def close(self) -> None: ...
 
 
 class TokenCache:
@@ -37,10 +55,10 @@ class TokenCache:
         self._word_ids: dict[str, int] = {}  # word as written -> term id (-1: stop word)
         self._name_bags: dict[str, Bag] = {}
         self._text_bags: dict[str, Bag] = {}
-        self._body_bags: dict[tuple[Any, ...], Bag] = {}
+        self._body_bags: dict[BodyKey, Bag] = {}
         self.stats = {"rows_tokenized": 0, "bodies_read": 0, "bodies_prefetched": 0}
         #: a `prefetch.BodyPrefetch` whose bodies the next build takes (see `absorb`)
-        self.prefetch: Any = None
+        self.prefetch: Helper | None = None
 
     def tokenizer(self, cfg: RouterConfig) -> Tokenizer:
         if self._tok is None or self._tok_kind != cfg.stemmer:
@@ -144,7 +162,7 @@ class TokenCache:
         return got
 
     @staticmethod
-    def _body_key(spec: Spec, n: int) -> tuple[Any, ...]:
+    def _body_key(spec: Spec, n: int) -> BodyKey:
         """What a body's bag is cached under: its file, where the body starts, the file's
         stamp and how much of it is read (a prefetched bag carries the same four)."""
         return (str(spec.real_path), spec.body_offset, spec.stamp, n)
@@ -218,7 +236,7 @@ class TokenCache:
         if cfg.weights.get("when_to_use", 0) > 0 and spec.when_to_use:
             self._text_bag(spec.when_to_use, nb, cfg)
 
-    def _take(self, frame: dict[str, Any], local: list[int]) -> int:
+    def _take(self, frame: Mapping[str, object], local: list[int]) -> int:
         """One frame of the helper's into the body cache; how many bodies it held."""
         import numpy as np
 
