@@ -36,10 +36,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
         2,
         "the client (optional count_tokens/learn_server) and chat messages (model payloads)",
     ),
-    "codebot.agent.session.prompting": (
-        1,
-        "not typed yet: lean_overrides takes specs from two callers (issue 32 merge)",
-    ),
     "codebot.commands.plugin": (
         2,
         "argparse's subparsers object and JSON rows printed with --json",
@@ -225,7 +221,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "codebot.skills.catalog.index": (
         12,
         "index entries decoded from the file (marshal): read inside a try, "
-        "a damaged one is a miss; not typed yet as a TypedDict row (format changed in issue 33)",
+        "a damaged one is a miss (what a file holds is only known after the checks)",
     ),
     "codebot.skills.catalog.index_codec": (
         12,
@@ -259,10 +255,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "codebot.templates": (
         1,
         "**context passed on to the template engine",
-    ),
-    "codebot.ui.builtins": (
-        5,
-        "not typed yet: the command context (ui/builtins.py is being edited by other work)",
     ),
     "codebot.ui.calls": (
         1,

@@ -11,20 +11,28 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codebot.ui.commands import BUILTINS, Action, Front, Reply, help_text
 from codebot.ui.reports import context_report, format_change, usage_report
 
+if TYPE_CHECKING:
+    from codebot.agent.model.local_probe import Found
+    from codebot.agent.session.loop import Session
+    from codebot.config import Settings
+    from codebot.skills.catalog import Catalog
+
 
 class BuiltinCommands:
-    session: Any
-    settings: Any
-    catalog: Any
+    """The built-in commands' handlers; `Controller` is the one subclass and sets these."""
+
+    session: Session
+    settings: Settings
+    catalog: Catalog
     model_name: str
     offline: bool
     front: Front
-    local: Any
+    local: Found | None
 
     def cmd_help(self, _args: str) -> Reply:
         return Reply(help_text(self.front))
@@ -223,7 +231,7 @@ class BuiltinCommands:
             self.session.written.discard(os.path.realpath(project / rel))
 
 
-Handler = Callable[[Any, str], Reply]
+Handler = Callable[["BuiltinCommands", str], Reply]
 #: Every built-in's handler, looked up once here: a name in the table without a method fails
 #: at import.
 HANDLERS: dict[str, Handler] = {c.name: getattr(BuiltinCommands, c.handler) for c in BUILTINS}

@@ -139,7 +139,10 @@ class Controller(BuiltinCommands):
         if not found:
             return ""
         self.local = found[0]
-        self.session.client.local_servers = tuple(found)  # the offline answers name it too
+        from codebot.agent.model.offline import OfflineModel
+
+        if isinstance(self.session.client, OfflineModel):  # its answers name the server too
+            self.session.client.local_servers = tuple(found)
         models = ", ".join(found[0].models[:3]) or "it lists no models"
         return f"{found[0].label} is running ({models}). Type /local to use it for this session."
 

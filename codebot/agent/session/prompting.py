@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codebot.agent.session.state import SessionState
 from codebot.agent.session.turn import TurnState
@@ -25,7 +25,7 @@ RANKED = 40  # routed skills put in an over-budget listing, best first
 Ranker = Callable[[Sequence["Spec"]], list[str]]
 
 
-def lean_overrides(specs: Iterable[Any], overrides: Mapping[str, str]) -> dict[str, str]:
+def lean_overrides(specs: Iterable[Spec], overrides: Mapping[str, str]) -> dict[str, str]:
     """Lean mode's listing (`--lean`): every skill the person left on is listed by name
     only (the `name-only` override, so the model can still invoke it); what they turned
     off or limited stays as they said."""

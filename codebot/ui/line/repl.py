@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from codebot.agent.model import ModelClient
     from codebot.agent.session import ResumeChoice
     from codebot.agent.session import events as ev
+    from codebot.agent.session.turn import TurnRecord
     from codebot.ui.line.input import PlainReader, PromptReader
 
 __all__ = ["LineApp", "parse_answer", "parse_reply", "run_line", "should_use_line_mode"]
@@ -113,7 +114,7 @@ class LineApp:
         self.renderer = Renderer(self.sink)
         self.plain = not _is_pt(self._input) and not _isatty(self._input)
         self.reader: PromptReader | PlainReader | None = None
-        self._turn: asyncio.Future[str] | None = None
+        self._turn: asyncio.Future[TurnRecord | str] | None = None
         self._approvals: set[asyncio.Future[None]] = set()
         self._ask_lock: asyncio.Lock | None = None
         self._interrupts = 0
@@ -331,8 +332,8 @@ class LineApp:
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
             self.renderer.prose(f"error: {type(exc).__name__}: {exc}")
-        elif compact and not task.cancelled() and task.result():
-            self.renderer.prose(task.result())
+        elif compact and not task.cancelled() and isinstance(said := task.result(), str) and said:
+            self.renderer.prose(said)
         self.renderer.end_turn()
 
     def cancel_turn(self) -> bool:
