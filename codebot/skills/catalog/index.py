@@ -12,7 +12,7 @@ a folder listing that could have been saved.
 
 The file is a magic line, the header as one JSON line (checked before anything else is
 decoded), then the entries and listings in Python's `marshal` format: at 10,000 skills it
-loads in about a third of the time `json` takes and saves in an eighth (`bench/index_format.py`
+loads in about a third of the time `json` takes and saves in a fifth (`bench/index_format.py`
 measures json, orjson, msgpack and marshal in one run). `marshal` is not meant for data
 from others, so the file is decoded only when it is a regular file owned by this user and
 writable by nobody else (it is written 0600 in a 0700 folder, and `$CODEBOT_HOME` is masked
