@@ -309,7 +309,10 @@ class Index:
         d = [plain(x.to_json()) for x in diagnostics] if diagnostics else 0
         # What is needed only on a hit is one marshalled blob: a start loads 10,000 entries
         # as a few objects each and decodes a blob only for the file it is asked about.
-        blob = marshal.dumps([d, row, once])
+        try:
+            blob = marshal.dumps([d, row, once])
+        except ValueError:  # a value marshal cannot hold: that file is parsed every start
+            return
         entry = [c.order[1], stamp.mtime_ns, stamp.size, stamp.inode, _side_stamp(c), blob]
         key = _key(c)
         with self._lock:

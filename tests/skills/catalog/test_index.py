@@ -455,3 +455,27 @@ def test_the_json_index_of_the_format_before_is_removed(tmp_path: Path, roots: l
     index = Index(default_path(tmp_path / "home"))
     Catalog(roots, index=index).load()
     assert sorted(p.name for p in cache.iterdir()) == ["skill-index.bin"]
+
+
+def test_a_value_the_file_cannot_hold_is_not_cached_and_breaks_nothing(
+    roots: list[Root], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import codebot.skills.catalog.index as index_mod
+
+    real = index_mod.marshal.dumps
+
+    def refuse_release_notes(value: object, *args: object) -> bytes:
+        blob = isinstance(value, list) and len(value) == 3  # an entry's blob, not the file
+        if blob and "release-notes" in repr(value):
+            raise ValueError("unmarshallable object")
+        return real(value, *args)
+
+    monkeypatch.setattr(index_mod.marshal, "dumps", refuse_release_notes)
+    path = tmp_path / "skill-index.bin"
+    cat = Catalog(roots, index=Index(path))
+    cat.load()
+    assert cat.snapshot.get("release-notes") is not None
+    monkeypatch.setattr(index_mod.marshal, "dumps", real)
+    index = Index(path)
+    Catalog(roots, index=index).load()
+    assert index.misses == 1 and index.hits == 9  # only that file is parsed again
