@@ -178,21 +178,26 @@ def _get(host: str, port: int, path: str, deadline: float) -> bytes | None:
                 "User-Agent: codebot-probe\r\nConnection: close\r\n\r\n"
             )
             sock.sendall(request.encode("ascii"))
-            buf = bytearray()
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None  # a slow drip: out of time
-                sock.settimeout(remaining)
-                data = sock.recv(65536)
-                if not data:
-                    break
-                buf += data
-                if len(buf) > MAX_BODY:
-                    return None  # a flood: not a model list
-                if _complete(bytes(buf)):
-                    break  # all of it, even if the server keeps the connection open
+            return read_answer(sock, deadline, MAX_BODY)
         except OSError:  # refused, reset, timed out
+            return None
+
+
+def read_answer(sock: socket.socket, deadline: float, cap: int) -> bytes | None:
+    """An HTTP answer read from `sock` until it is whole (even if the server keeps the
+    connection open) or the server closes; None when it is still coming at `deadline` (a
+    slow drip) or grows past `cap` bytes (a flood). server_window reads the same way."""
+    buf = bytearray()
+    while not _complete(bytes(buf)):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        sock.settimeout(remaining)
+        data = sock.recv(65536)
+        if not data:
+            break
+        buf += data
+        if len(buf) > cap:
             return None
     return bytes(buf)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from codebot.agent.model.local_probe import _MODEL_ID, _complete, _parse_http, _unchunk
+from codebot.agent.model.local_probe import _MODEL_ID, _parse_http, _unchunk, read_answer
 
 #: The whole conversation with the server, every request together, in seconds.
 DEFAULT_BUDGET_S = 2.0
@@ -227,19 +227,7 @@ def _exchange(host: str, port: int, tls: bool, request: bytes, deadline: float) 
         if tls:
             sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
         sock.sendall(request)
-        buf = bytearray()
-        while not _complete(bytes(buf)):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None  # a slow drip: out of time
-            sock.settimeout(remaining)
-            data = sock.recv(65536)
-            if not data:
-                break
-            buf += data
-            if len(buf) > MAX_ANSWER:
-                return None  # a flood
-        return bytes(buf)
+        return read_answer(sock, deadline, MAX_ANSWER)
     finally:
         sock.close()
 
