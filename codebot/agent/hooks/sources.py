@@ -10,7 +10,6 @@ codebot's agent wrote (`codebot/provenance.py`) runs nothing until the person ac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,19 +57,15 @@ def _read_mapping(path: Path, warnings: list[str]) -> dict[str, object]:
         from codebot.config import _read_yaml  # the one reader of codebot's config files
 
         return _read_yaml(path, warnings)
-    from codebot.skills.files.safe_read import read_regular
+    from codebot.skills.files.safe_read import read_json_object
 
     try:
-        data = json.loads(read_regular(path, MAX_FILE_BYTES).decode("utf-8"))
+        return read_json_object(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         warnings.append(f"{path}: cannot read hooks ({exc}); ignoring it")
         return {}
-    if not isinstance(data, dict):
-        warnings.append(f"{path}: must be a JSON object; ignoring it")
-        return {}
-    return data
 
 
 def load_hooks_file(

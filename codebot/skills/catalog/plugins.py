@@ -15,7 +15,6 @@ A bad path is dropped and said; a bad name keeps the plugin from loading.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codebot.skills.files.safe_read import read_regular
+from codebot.skills.files.safe_read import read_json_object
 
 __all__ = [
     "MANIFEST",
@@ -93,16 +92,12 @@ def _shown(value: object) -> str:
 
 def _read_manifest(path: Path, problems: list[str]) -> dict[str, Any] | None:
     try:
-        data = json.loads(read_regular(path, MAX_MANIFEST_BYTES).decode("utf-8"))
+        return read_json_object(path, MAX_MANIFEST_BYTES)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         problems.append(f"{path}: cannot read the manifest ({exc}); fix the JSON")
         return {}
-    if not isinstance(data, dict):
-        problems.append(f"{path}: the manifest must be a JSON object")
-        return {}
-    return data
 
 
 def _inside(root: Path, rel: str) -> Path | None:

@@ -103,3 +103,16 @@ def read_regular(
     if len(data) > limit:
         raise TooLarge(f"{os.fspath(path)} is over {limit:,} bytes")
     return data
+
+
+def read_json_object(path: str | os.PathLike[str], limit: int) -> dict[str, object]:
+    """The JSON object in `path` (a regular file of at most `limit` bytes, as
+    `read_regular` reads it). Raises FileNotFoundError when it is missing, OSError when it
+    cannot be read, and ValueError when it is not UTF-8 JSON or not an object: somebody
+    else's manifest or settings file, so each caller says which and what it does then."""
+    import json
+
+    data = json.loads(read_regular(path, limit).decode("utf-8"))  # UnicodeDecodeError: ValueError
+    if not isinstance(data, dict):
+        raise ValueError(f"it is a JSON {type(data).__name__}, not an object")
+    return data
