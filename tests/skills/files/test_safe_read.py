@@ -14,7 +14,11 @@ def test_read_json_object_refuses_what_is_not_an_object(tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text('{"name": "x"}')
     assert read_json_object(good, 1024) == {"name": "x"}
-    for text, said in (("[1]", "a JSON list, not an object"), ("{", ""), ("\udcff", "")):
+    for text, said in (
+        ("[1]", "a JSON list, not an object"),
+        ("{", "Expecting"),
+        ("\udcff", "utf-8"),
+    ):
         bad = tmp_path / "bad.json"
         bad.write_bytes(text.encode("utf-8", "surrogateescape"))
         with pytest.raises(ValueError, match=said):
