@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -147,11 +148,7 @@ def _skills(
         return settings
     if getattr(args, "skills_dir", None):
         given = [Path(d).expanduser().resolve() for d in args.skills_dir]
-        if [str(d) for d in given] != list(record.skills_dirs):
-            said.append(
-                f"--skills-dir given: using {folders(given, settings.project_dir)}, "
-                f"the session used {folders(record.skills_dirs, settings.project_dir)}"
-            )
+        _flag_wins("--skills-dir", given, record.skills_dirs, settings, said)
         return settings
     found = existing_dirs(record.skills_dirs, "skills folder", settings.project_dir, said)
     if not found:
@@ -178,12 +175,7 @@ def _plugins(
     if not record.plugin_dirs:
         return settings
     if getattr(args, "plugin_dir", None):
-        given = settings.plugin_dirs_given
-        if [str(d) for d in given] != list(record.plugin_dirs):
-            said.append(
-                f"--plugin-dir given: using {folders(given, settings.project_dir)}, "
-                f"the session used {folders(record.plugin_dirs, settings.project_dir)}"
-            )
+        _flag_wins("--plugin-dir", settings.plugin_dirs_given, record.plugin_dirs, settings, said)
         return settings
     found = []
     for d in existing_dirs(record.plugin_dirs, "plugin folder", settings.project_dir, said):
@@ -214,13 +206,21 @@ def _add_dirs(
         return
     if getattr(args, "add_dir", None):
         given = [Path(d).expanduser().resolve() for d in args.add_dir]
-        if [str(d) for d in given] != list(record.add_dirs):
-            said.append(
-                f"--add-dir given: using {folders(given, settings.project_dir)}, "
-                f"the session used {folders(record.add_dirs, settings.project_dir)}"
-            )
+        _flag_wins("--add-dir", given, record.add_dirs, settings, said)
         return
     found = existing_dirs(record.add_dirs, "--add-dir folder", settings.project_dir, said)
     args.add_dir = found
     for d in found:
         restored.append(f"--add-dir {folders([d], settings.project_dir)}")
+
+
+def _flag_wins(
+    flag: str, given: Sequence[Path], recorded: Sequence[str], settings: Settings, said: list[str]
+) -> None:
+    """A folder flag given with --continue wins over the session's folders: say so when
+    they differ."""
+    if [str(d) for d in given] != list(recorded):
+        said.append(
+            f"{flag} given: using {folders(given, settings.project_dir)}, "
+            f"the session used {folders(recorded, settings.project_dir)}"
+        )
