@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,6 @@ from codebot.skills.catalog import Catalog, Change, default_roots
 from codebot.skills.watch import SkillWatcher
 
 TIMEOUT = 10.0
-
-
-def wait_until(pred: Callable[[], object], what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.01)
-    assert pred(), f"timed out after {TIMEOUT}s waiting for {what}"
 
 
 def put_skill(root: Path, name: str) -> None:
@@ -56,23 +46,26 @@ def watched(tmp_path: Path, isolated_home: Path) -> Iterator[tuple[Path, Catalog
         assert not watcher.running
 
 
-def test_a_new_gemini_skill_is_picked_up(watched) -> None:
+def test_a_new_gemini_skill_is_picked_up(watched, wait_until) -> None:
     repo, catalog, _ = watched
     assert not (repo / ".gemini").exists()
     put_skill(repo / ".gemini" / "skills", "x")
-    wait_until(lambda: catalog.snapshot.get("x") is not None, ".gemini/skills/x added")
+    wait_until(lambda: catalog.snapshot.get("x"), TIMEOUT, ".gemini/skills/x added")
     spec = catalog.snapshot.get("x")
     assert spec is not None and spec.root.family == "gemini"
     put_skill(repo / ".gemini" / "skills", "y")  # the new folder is now watched itself
-    wait_until(lambda: catalog.snapshot.get("y") is not None, ".gemini/skills/y added")
+    wait_until(lambda: catalog.snapshot.get("y"), TIMEOUT, ".gemini/skills/y added")
 
 
-def test_new_github_and_user_opencode_skills_are_picked_up(watched, isolated_home) -> None:
+def test_new_github_and_user_opencode_skills_are_picked_up(
+    watched, isolated_home, wait_until
+) -> None:
     repo, catalog, changes = watched
     put_skill(repo / ".github" / "skills", "gh")
     put_skill(isolated_home / ".config" / "opencode" / "skill", "oc")  # no ~/.config yet
     wait_until(
         lambda: catalog.snapshot.get("gh") is not None and catalog.snapshot.get("oc") is not None,
+        TIMEOUT,
         "the copilot and opencode skills",
     )
     assert catalog.snapshot.get("gh").root.family == "copilot"
