@@ -155,6 +155,7 @@ class Conversation(VerticalScroll):
         self._md: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._tools: dict[str, ToolCall] = {}
+        self._content_height = 0  # the content's height when last seen (watch_virtual_size)
 
     def now(self) -> float:
         """The app's clock (`clock` on the app; snapshot tests stop it), else monotonic."""
@@ -178,6 +179,16 @@ class Conversation(VerticalScroll):
         # once the content overflows: an anchored view bottom-aligns short content.
         if not self.is_anchored and self.max_scroll_y > 0:
             self.anchor()
+
+    def watch_virtual_size(self) -> None:
+        """The content's height changed. A check after a mount can run before the layout
+        that makes the content overflow (a loaded machine, a Markdown block appended by its
+        stream task): this one runs when it does, so the first overflow always anchors. Not
+        before the view knows the height it shows (then everything "overflows" it)."""
+        height = self.virtual_size.height
+        grew, self._content_height = height > self._content_height, height
+        if grew and self.container_size.height > 0:  # more to show, not a smaller view
+            self._follow()
 
     async def show(self, event: object) -> None:
         """Render one session event (events from sub-agents show their tools and skills only)."""
