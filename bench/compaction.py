@@ -155,13 +155,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     from codebot.agent.model import estimate_tokens
-    from codebot.agent.model.litellm_client import LiteLLMClient, warm_up
+    from codebot.agent.model.client import ProviderClient, warm_up
 
     out = {"messages": 200, "target_ms": TARGET_MS}
     out["estimate_warm"] = measure(estimate_tokens, args.repeat, warm=True)
     out["estimate_cold"] = measure(estimate_tokens, args.repeat, warm=False)
     warm_up()  # litellm's import is paid before any request, not by compaction
-    counter = LiteLLMClient("gpt-4o-mini").count_tokens
+    counter = ProviderClient("gpt-4o-mini").count_tokens
     counter("warm the tokenizer")
     out["litellm_warm"] = measure(counter, args.repeat, warm=True)
     out["litellm_cold"] = measure(counter, args.repeat, warm=False)

@@ -32,7 +32,7 @@ def loaded_after(code: str) -> dict[str, bool]:
         "import codebot.skills.catalog.catalog, codebot.skills.invoke.invocation, "
         "codebot.skills.prompt.listing, codebot.skills.route.router",
         "import codebot.agent.session.loop, codebot.agent.session.setup, "
-        "codebot.agent.model.litellm_client, codebot.agent.model.offline",
+        "codebot.agent.model.client, codebot.agent.model.direct, codebot.agent.model.offline",
         "import codebot.cli",
         "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, "
         "codebot.agent.tools.shell",
@@ -59,4 +59,4 @@ def test_litellm_is_imported_only_by_the_model_client() -> None:
         for p in (ROOT / "codebot").rglob("*.py")
         if "litellm" in imports_of(p)
     ]
-    assert users == [] or users == ["codebot/agent/model/litellm_client.py"]
+    assert users == [] or users == ["codebot/agent/model/litellm_wire.py"]

@@ -8,5 +8,5 @@
 
 A stage imports only the stages before it; the agent imports `codebot.skills` and
 `codebot.config`, never `codebot.ui`. It emits typed events (`session.events`) and knows
-nothing about any UI. litellm is imported only inside `model.litellm_client`, lazily.
+nothing about any UI. litellm is imported only inside `model.litellm_wire`, lazily.
 """

@@ -83,14 +83,14 @@ def test_usage_says_local_no_cost() -> None:
 
 
 def test_a_session_marks_models_of_a_loopback_endpoint_local(project: Path) -> None:
-    from codebot.agent.model import LiteLLMClient
+    from codebot.agent.model import ProviderClient
     from codebot.agent.session.state import SessionState
     from codebot.config import load_settings
 
     settings = load_settings(cwd=project)
-    local = SessionState(settings, LiteLLMClient("openai/m", api_base="http://localhost:8080/v1"))
+    local = SessionState(settings, ProviderClient("openai/m", api_base="http://localhost:8080/v1"))
     local.count_usage("openai/m", Usage(1, 1))
-    hosted = SessionState(settings, LiteLLMClient("openai/m", api_base="https://example.com/v1"))
+    hosted = SessionState(settings, ProviderClient("openai/m", api_base="https://example.com/v1"))
     hosted.count_usage("openai/m", Usage(1, 1))
     assert local.local_models == {"openai/m"} and hosted.local_models == set()
 

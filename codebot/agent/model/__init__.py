@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from codebot._exports import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
-    from codebot.agent.model.litellm_client import LiteLLMClient
+    from codebot.agent.model.client import ProviderClient
     from codebot.agent.model.offline import HOW_TO, OfflineModel
     from codebot.agent.model.protocol import (
         Completion,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
 _EXPORTS = {
     "Completion": "protocol",
     "HOW_TO": "offline",
-    "LiteLLMClient": "litellm_client",
+    "ProviderClient": "client",
     "ModelClient": "protocol",
     "ModelError": "protocol",
     "ModelRequest": "protocol",
@@ -47,11 +47,11 @@ _EXPORTS = {
 __all__ = [
     "HOW_TO",
     "Completion",
-    "LiteLLMClient",
     "ModelClient",
     "ModelError",
     "ModelRequest",
     "OfflineModel",
+    "ProviderClient",
     "ScriptedModel",
     "TextDelta",
     "ToolCall",

@@ -23,7 +23,7 @@ DEFAULT_MODELS: dict[str, str] = {
 
 
 #: The model string when only an endpoint (`--api-base`) is configured: the client replaces
-#: it with the first model the server lists (`LiteLLMClient.learn_server`).
+#: it with the first model the server lists (`ProviderClient.learn_server`).
 PLACEHOLDER_MODEL = "openai/default"
 
 

@@ -1,6 +1,6 @@
 """Token counts without a tokenizer: the estimate every client falls back to.
 
-Real models count with litellm's counter (`LiteLLMClient.count_tokens`, only once litellm
+Real models count with litellm's counter (`ProviderClient.count_tokens`, only once litellm
 is loaded for the request anyway); the offline and scripted models, and a real client
 before its first request, use `estimate_tokens`: one token per `CHARS_PER_TOKEN`
 characters (4, codebot/units.py), rounded up, plus `MESSAGE_OVERHEAD` per message for the

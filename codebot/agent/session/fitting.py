@@ -33,14 +33,14 @@ GO_ON = (
 
 @runtime_checkable
 class _SaysRetries(Protocol):
-    """A client that can tell the session it is about to retry (LiteLLMClient)."""
+    """A client that can tell the session it is about to retry (ProviderClient)."""
 
     on_retry: Callable[[int, int, float, str], None] | None
 
 
 @runtime_checkable
 class _SaysWaits(Protocol):
-    """A client that can say it has had no data for a while (LiteLLMClient)."""
+    """A client that can say it has had no data for a while (ProviderClient)."""
 
     on_wait: Callable[[float, float], None] | None
 

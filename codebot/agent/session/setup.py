@@ -65,7 +65,7 @@ def select_client(settings: Settings, env: Mapping[str, str] | None = None) -> M
         if key is None:
             return _offline(settings)
         model = default_model_for(key)
-    return _litellm_client(model, settings.api_base, env, settings)
+    return _provider_client(model, settings.api_base, env, settings)
 
 
 def _offline(settings: Settings) -> ModelClient:
@@ -75,10 +75,10 @@ def _offline(settings: Settings) -> ModelClient:
     return OfflineModel(project_dir=settings.project_dir, trusted=settings.trusted)
 
 
-def _litellm_client(
+def _provider_client(
     model: str, api_base: str | None, env: Mapping[str, str], settings: Settings | None = None
 ) -> ModelClient:
-    from codebot.agent.model import LiteLLMClient
+    from codebot.agent.model import ProviderClient
 
     api_key = env.get("CODEBOT_API_KEY")
     if not api_key and api_base and model.startswith("openai/") and not env.get("OPENAI_API_KEY"):
@@ -87,7 +87,7 @@ def _litellm_client(
     # A ModelClient: its `context_window` is a property (looked up once, settable), which
     # the protocol's plain attribute does not express.
     requests = settings.requests if settings is not None else None
-    client = LiteLLMClient(
+    client = ProviderClient(
         model,
         api_base=api_base,
         api_key=api_key,
@@ -148,7 +148,7 @@ def client_for(
 ) -> ModelClient:
     """The client for a server `local_servers` found: `openai/<model_id>` (its first model
     when not given) at its base URL. Assign it to `session.client` to switch."""
-    return _litellm_client(
+    return _provider_client(
         found.model_string(model_id), found.base_url, os.environ if env is None else env, settings
     )
 

@@ -34,19 +34,16 @@ WATCH_AFTER = 1.0  # seconds after start: when a big catalog's watches are armed
 
 
 def needs_warm_up(client: object) -> bool:
-    """Only the litellm client imports litellm (seconds) on first use; offline and scripted
-    clients never do."""
-    return (
-        not getattr(client, "offline", False)
-        and type(client).__module__ == "codebot.agent.model.litellm_client"
-    )
+    """Whether a turn must wait for the warm-up: only a real client whose model litellm
+    serves (its import takes seconds); the direct path, offline and scripted clients never
+    wait (the direct path's token counter loads in the background all the same)."""
+    path_for = getattr(client, "path_for", None)
+    return not getattr(client, "offline", False) and callable(path_for) and path_for() == "litellm"
 
 
-def _warm_up() -> None:
-    from codebot.agent.model import litellm_client as model
-
-    warm = getattr(model, "warm_up", None)
-    if warm is not None:
+def _warm_up(client: object) -> None:
+    warm = getattr(client, "warm_up", None)
+    if callable(warm):
         warm()
 
 
@@ -135,9 +132,9 @@ class Startup:
             self._app.exit(0)
             return
         self._update_status(with_context=True)
-        if not self.warm:
-            self._start_warm_up()
         c = self._controller()
+        if callable(getattr(c.session.client, "warm_up", None)):
+            self._start_warm_up()
         if self.watch_skills:
             # after the first paint, in one thread: the templates, the router's index, the
             # first turn's listing work, the markdown widget (0.4 s of imports)
@@ -175,8 +172,9 @@ class Startup:
     # -- warm-up ----------------------------------------------------------------------------
 
     def _start_warm_up(self) -> None:
+        client = self._controller().session.client
         self._warm_worker = self._app.run_worker(
-            _warm_up, name="warm-up", thread=True, exit_on_error=False
+            lambda: _warm_up(client), name="warm-up", thread=True, exit_on_error=False
         )
 
     def start_warm_up_if_needed(self) -> None:

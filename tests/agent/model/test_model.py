@@ -1,4 +1,5 @@
-"""LiteLLMClient through the real litellm path against a local fake server, plus ScriptedModel."""
+"""ProviderClient against a local fake server, each test on both paths (direct and
+through the real litellm), plus ScriptedModel."""
 
 from __future__ import annotations
 
@@ -14,12 +15,9 @@ from typing import Any
 import pytest
 
 from codebot.agent.model import Completion, ModelError, ModelRequest, ScriptedModel, TextDelta
-from codebot.agent.model.litellm_client import (
-    LiteLLMClient,
-    _litellm,
-    default_model_for,
-    provider_key_present,
-)
+from codebot.agent.model.client import ProviderClient
+from codebot.agent.model.litellm_wire import litellm as _litellm
+from codebot.agent.model.providers import default_model_for, provider_key_present
 
 REPO = Path(__file__).resolve().parents[3]
 HELLO = ModelRequest(messages=[{"role": "user", "content": "hello"}])
@@ -33,9 +31,17 @@ READ_TOOL = {
 }
 
 
-def client_for(fake: Any, **kw: Any) -> LiteLLMClient:
+@pytest.fixture(params=["direct", "litellm"])
+def fake_openai(fake_openai: Any, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """The shared fake server, once with requests on the direct path, once through litellm:
+    the same assertions hold for both (errors, usage and cost read the same)."""
+    monkeypatch.setenv("CODEBOT_WIRE", request.param)
+    return fake_openai
+
+
+def client_for(fake: Any, **kw: Any) -> ProviderClient:
     kw.setdefault("backoff", 0.01)
-    return LiteLLMClient(model="openai/test-model", api_base=fake.url, api_key="sk-test", **kw)
+    return ProviderClient(model="openai/test-model", api_base=fake.url, api_key="sk-test", **kw)
 
 
 async def collect(client: Any, request: ModelRequest = HELLO) -> tuple[list[str], Completion]:
@@ -204,7 +210,7 @@ async def test_unauthorized_is_auth_names_the_server_and_is_not_retried(fake_ope
 
 async def test_missing_key_is_auth_not_a_server_error(fake_openai: Any) -> None:
     fake_openai.script([{"text": "must not be reached"}])
-    client = LiteLLMClient(model="openai/test-model", api_base=fake_openai.url, backoff=0.01)
+    client = ProviderClient(model="openai/test-model", api_base=fake_openai.url, backoff=0.01)
     error = await failure(client)
     assert error.kind == "auth" and not error.retryable
     assert "no API key was given" in error.message and fake_openai.url in error.message
@@ -223,7 +229,7 @@ async def test_missing_key_is_auth_not_a_server_error(fake_openai: Any) -> None:
 def test_auth_message_names_the_missing_env_var(model: str, var: str) -> None:
     litellm = _litellm()
     exc = litellm.AuthenticationError(message="invalid x-api-key", llm_provider="x", model=model)
-    error = LiteLLMClient(model)._error(exc, model, 600, received=False)
+    error = ProviderClient(model)._error(exc, model, 600, received=False)
     assert error.kind == "auth" and not error.retryable
     assert f"{var} is not set" in error.message
     assert "/model" in error.message
@@ -235,7 +241,7 @@ def test_auth_message_says_a_set_key_was_rejected(monkeypatch: pytest.MonkeyPatc
     exc = litellm.AuthenticationError(
         message="invalid x-api-key", llm_provider="anthropic", model="m"
     )
-    error = LiteLLMClient("anthropic/claude-sonnet-4-5")._error(
+    error = ProviderClient("anthropic/claude-sonnet-4-5")._error(
         exc, "anthropic/claude-sonnet-4-5", 600, received=False
     )
     assert "rejected ANTHROPIC_API_KEY" in error.message and "invalid x-api-key" in error.message
@@ -316,7 +322,7 @@ async def test_cancelling_the_consumer_stops_a_stalled_stream_promptly(
 
 
 async def test_connection_refused_is_connection(unused_port: int) -> None:
-    client = LiteLLMClient(
+    client = ProviderClient(
         "openai/test-model",
         api_base=f"http://127.0.0.1:{unused_port}/v1",
         api_key="sk-test",
@@ -340,7 +346,7 @@ def unused_port() -> int:
 
 
 async def test_mock_response_text_streams() -> None:
-    client = LiteLLMClient("gpt-4o-mini", completion_kwargs={"mock_response": "hi from the mock"})
+    client = ProviderClient("gpt-4o-mini", completion_kwargs={"mock_response": "hi from the mock"})
     deltas, done = await collect(client)
     assert "".join(deltas) == done.text == "hi from the mock"
     assert done.usage.prompt_tokens > 0
@@ -368,7 +374,7 @@ async def test_mock_response_streamed_tool_calls() -> None:
     mock = litellm.ModelResponse(
         choices=[litellm.Choices(index=0, finish_reason="tool_calls", message=message)]
     )
-    client = LiteLLMClient("gpt-4o-mini", completion_kwargs={"mock_response": mock})
+    client = ProviderClient("gpt-4o-mini", completion_kwargs={"mock_response": mock})
     _, done = await collect(client)
     assert done.text == "Reading."
     assert [(c.id, c.name, c.arguments) for c in done.tool_calls] == [
@@ -378,9 +384,9 @@ async def test_mock_response_streamed_tool_calls() -> None:
 
 
 def test_context_window_is_known_for_mapped_models_and_none_otherwise() -> None:
-    assert LiteLLMClient("gpt-4o-mini").context_window == 128000
+    assert ProviderClient("gpt-4o-mini").context_window == 128000
     assert (
-        LiteLLMClient("openai/test-model", api_base="http://127.0.0.1:9/v1").context_window is None
+        ProviderClient("openai/test-model", api_base="http://127.0.0.1:9/v1").context_window is None
     )
 
 
@@ -443,8 +449,8 @@ def _run(code: str, tmp_path: Path, **extra: str) -> dict[str, Any]:
 def test_importing_the_model_module_does_not_import_litellm(tmp_path: Path) -> None:
     out = _run(
         "import json, sys\n"
-        "from codebot.agent.model.litellm_client import LiteLLMClient\n"
-        "LiteLLMClient('gpt-4o-mini', api_key='sk-x')\n"
+        "from codebot.agent.model.client import ProviderClient\n"
+        "ProviderClient('gpt-4o-mini', api_key='sk-x')\n"
         "print(json.dumps({'litellm': 'litellm' in sys.modules}))",
         tmp_path,
     )
@@ -456,8 +462,8 @@ def test_litellm_through_the_helper_ignores_dotenv_and_stays_offline(tmp_path: P
     (tmp_path / ".env").write_text("OPENAI_API_KEY=from-dotenv\n", encoding="utf-8")
     out = _run(
         "import json, os\n"
-        "from codebot.agent.model.litellm_client import _litellm\n"
-        "_litellm()\n"
+        "from codebot.agent.model.litellm_wire import litellm\n"
+        "litellm()\n"
         "print(json.dumps({k: os.environ.get(k) for k in "
         "('LITELLM_MODE', 'LITELLM_LOCAL_MODEL_COST_MAP', 'OPENAI_API_KEY')}))",
         tmp_path,

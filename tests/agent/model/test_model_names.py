@@ -51,9 +51,9 @@ def test_with_a_local_server_the_hint_is_the_openai_prefix() -> None:
 
 
 async def test_the_real_litellm_error_reads_the_same() -> None:
-    from codebot.agent.model import LiteLLMClient, ModelError, ModelRequest
+    from codebot.agent.model import ModelError, ModelRequest, ProviderClient
 
-    client = LiteLLMClient("frobnicate", max_retries=0)
+    client = ProviderClient("frobnicate", max_retries=0)
     with pytest.raises(ModelError) as info:
         async for _ in client.stream(ModelRequest(messages=[{"role": "user", "content": "hi"}])):
             pass

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from codebot.agent.model import ModelRequest, TextDelta
-from codebot.agent.model import litellm_client as lc
+from codebot.agent.model import ModelRequest, TextDelta, litellm_wire
+from codebot.agent.model import client as lc
 from codebot.agent.tools.shell import wait_at_most
 
 HELLO = ModelRequest(messages=[{"role": "user", "content": "hello"}])
@@ -61,8 +61,9 @@ class FakeLitellm:
 async def test_a_cancel_landing_with_a_chunk_still_cancels(monkeypatch: pytest.MonkeyPatch) -> None:
     loop = asyncio.get_running_loop()
     first, second, third = (loop.create_future() for _ in range(3))
-    monkeypatch.setattr(lc, "_module", FakeLitellm(Stream([first, second, third])))
-    client = lc.LiteLLMClient(model="openai/test-model", api_key="sk-test")
+    monkeypatch.setattr(litellm_wire, "_module", FakeLitellm(Stream([first, second, third])))
+    monkeypatch.setenv("CODEBOT_WIRE", "litellm")  # the stand-in above carries the stream
+    client = lc.ProviderClient(model="openai/test-model", api_key="sk-test")
     got: list[Any] = []
 
     async def consume() -> None:

@@ -8,18 +8,18 @@ import asyncio
 
 import pytest
 
-from codebot.agent.model import LiteLLMClient, ModelError, ModelRequest
+from codebot.agent.model import ModelError, ModelRequest, ProviderClient
 
 HI = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 
 
-async def _drain(client: LiteLLMClient) -> list[object]:
+async def _drain(client: ProviderClient) -> list[object]:
     return [item async for item in client.stream(HI)]
 
 
 def test_first_token_timeout_says_the_wait_then_fails(fake_openai) -> None:
     fake_openai.script([{"delay": 30, "text": "late"}])
-    client = LiteLLMClient(
+    client = ProviderClient(
         "openai/m",
         api_base=fake_openai.url,
         api_key="sk-x",
@@ -39,7 +39,7 @@ def test_first_token_timeout_says_the_wait_then_fails(fake_openai) -> None:
 
 def test_idle_timeout_after_some_text(fake_openai) -> None:
     fake_openai.script([{"text": "Hello there", "chunks": 2, "stall": 30}])
-    client = LiteLLMClient(
+    client = ProviderClient(
         "openai/m",
         api_base=fake_openai.url,
         api_key="sk-x",
@@ -54,7 +54,7 @@ def test_idle_timeout_after_some_text(fake_openai) -> None:
 
 
 def test_defaults_local_and_hosted() -> None:
-    local = LiteLLMClient("openai/m", api_base="http://127.0.0.1:8080/v1")
-    hosted = LiteLLMClient("gpt-4o-mini")
+    local = ProviderClient("openai/m", api_base="http://127.0.0.1:8080/v1")
+    hosted = ProviderClient("gpt-4o-mini")
     assert (local.first_token_timeout, local.idle_timeout) == (60.0, 30.0)
     assert (hosted.first_token_timeout, hosted.idle_timeout) == (120.0, 90.0)

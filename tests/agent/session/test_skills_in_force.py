@@ -271,11 +271,11 @@ def test_window_config_name_beats_litellm_beats_one_number_beats_default() -> No
 
 
 def test_real_clients_count_with_litellm_once_it_is_loaded() -> None:
-    from codebot.agent.model import LiteLLMClient, estimate_tokens
-    from codebot.agent.model.litellm_client import warm_up
+    from codebot.agent.model import ProviderClient, estimate_tokens
+    from codebot.agent.model.client import warm_up
 
     text = "supercalifragilisticexpialidocious " * 50
-    client = LiteLLMClient("gpt-4o-mini")
+    client = ProviderClient("gpt-4o-mini")
     warm_up()
     assert client.loaded
     exact = client.count_tokens(text)

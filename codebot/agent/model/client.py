@@ -1,22 +1,23 @@
-"""The litellm-backed model client: streaming, tool-call assembly, retries.
+"""The model client every real provider goes through: streaming, tool-call assembly,
+retries, timeouts and usage, whichever of two paths carries the request.
 
-Failures are put into plain words by `model_errors`; provider key tables live in `providers`.
-
-This is the only module that imports litellm, and only inside `_litellm()`: the import
-takes seconds, so front ends call `warm_up()` in a background thread once they paint.
+The direct path (`direct.py`: OpenAI chat completions and Anthropic messages over httpx)
+serves OpenAI, every OpenAI-compatible server given by `--api-base`, OpenRouter and
+Anthropic; litellm (`litellm_wire.py`, imported only when needed) serves everything else.
+Both give chunks of one shape, read by the one loop below, so errors, usage, cost and
+token counts read the same whichever path served a turn. Failures are put into plain
+words by `errors`; provider key tables live in `providers`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import random
-import threading
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
+from codebot.agent.model import counting, direct, litellm_wire, model_facts
 from codebot.agent.model.errors import model_error
 from codebot.agent.model.limits import quiet_notice_after, stream_timeouts
 from codebot.agent.model.protocol import (
@@ -28,56 +29,16 @@ from codebot.agent.model.protocol import (
     ToolCall,
     Usage,
 )
-from codebot.agent.model.providers import (
-    DEFAULT_MODELS,
-    PLACEHOLDER_MODEL,
-    PROVIDER_KEYS,
-    default_model_for,
-    provider_key_present,
-)
+from codebot.agent.model.providers import PLACEHOLDER_MODEL
 from codebot.agent.model.server_window import ServerView
-from codebot.agent.model.tokens import estimate_tokens
 
-# The provider tables lived here before the split; setup and tests still import them from here.
-__all__ = [
-    "DEFAULT_MODELS",
-    "PROVIDER_KEYS",
-    "LiteLLMClient",
-    "default_model_for",
-    "provider_key_present",
-    "warm_up",
-]
-
-_lock = threading.Lock()
-_module: Any = None
-
-
-def _litellm() -> Any:
-    """Import and configure litellm once: no `.env` loading, no network, no chatter."""
-    global _module
-    if _module is not None:
-        return _module
-    with _lock:
-        if _module is None:
-            # Without these, importing litellm loads ./.env into os.environ and fetches a price map.
-            os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
-
-            # Older litellm releases read this; current ones no longer declare it.
-            litellm.telemetry = False  # pyright: ignore[reportAttributeAccessIssue]
-            litellm.suppress_debug_info = True
-            litellm.drop_params = True
-            if not os.environ.get("LITELLM_LOG"):  # the person asked for litellm's logs
-                for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
-                    logging.getLogger(name).setLevel(logging.CRITICAL)
-            _module = litellm
-    return _module
+__all__ = ["ProviderClient", "warm_up"]
 
 
 def warm_up() -> None:
-    """Import litellm now (call from a background thread after the UI is up)."""
-    _litellm()
+    """Load the token counter and litellm now (from a background thread)."""
+    counting.load()
+    litellm_wire.litellm()
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -116,8 +77,8 @@ class _ToolCallAccumulator:
         )
 
 
-class LiteLLMClient:
-    """A `ModelClient` for any provider litellm speaks to."""
+class ProviderClient:
+    """A `ModelClient` for a real provider (see the module docstring for the two paths)."""
 
     offline = False
 
@@ -147,11 +108,12 @@ class LiteLLMClient:
         #: Called as (silent_s, limit_s) when no data has come for a while (the session
         #: says "no data from the server for N s" as it happens).
         self.on_wait: Any = None
-        #: Extra arguments for `litellm.acompletion` (e.g. `mock_response` in tests).
+        #: Extra arguments for `litellm.acompletion` (e.g. `mock_response` in tests); a
+        #: client given any sends every request through litellm.
         self.completion_kwargs = dict(completion_kwargs or {})
         self._context_window: int | None = None
-        self._output_limit: int | None = None
         self._context_known = False
+        self._connections = direct.Connections()
         #: What the configured server says of itself (window, model ids); asked on the
         #: first request, or by a front end's warm-up thread (`learn_server`).
         self.server: ServerView | None = ServerView(api_base, api_key=api_key) if api_base else None
@@ -161,28 +123,16 @@ class LiteLLMClient:
 
     @property
     def context_window(self) -> int | None:
-        """Max input tokens from litellm's model map.
-
-        Looked up (and litellm imported) on first use.
-        """
+        """Max input tokens from litellm's model table (read without importing litellm)."""
         if not self._context_known:
-            try:
-                info = _litellm().get_model_info(self.model)
-                self._context_window = info.get("max_input_tokens") or info.get("max_tokens")
-                self._output_limit = info.get("max_output_tokens")
-            except Exception:
-                self._context_window = None
+            self._context_window = model_facts.context_window(self.model)
             self._context_known = True
         return self._context_window
 
     @property
     def output_limit(self) -> int | None:
-        """The model's own limit on an answer (litellm's table), when it is known and
-        litellm is loaded; None otherwise."""
-        if _module is None:
-            return None
-        _ = self.context_window  # looks both up
-        return self._output_limit if isinstance(self._output_limit, int) else None
+        """The model's own limit on an answer (litellm's table), when it is known."""
+        return model_facts.output_limit(self.model)
 
     @context_window.setter
     def context_window(self, value: int | None) -> None:
@@ -207,60 +157,64 @@ class LiteLLMClient:
             self.model = f"openai/{info.models[0]}"
 
     def count_tokens(self, text: str) -> int:
-        """litellm's counter for this model once litellm is loaded (the first request
-        loads it); the estimate before that: counting never imports litellm by itself."""
-        if _module is None:
-            return estimate_tokens(text)
-        try:
-            return int(_module.token_counter(model=self.model, text=text))
-        except Exception:  # an unknown model or tokenizer: the estimate, never a failure
-            return estimate_tokens(text)
+        """tiktoken's count once the counter is loaded (`counting`), the estimate before."""
+        return counting.count(self.model, text)
 
     @property
     def loaded(self) -> bool:
-        """Whether litellm is imported (so the window and counts cost no import)."""
-        return _module is not None
+        """Always: the window and prices come from a table read without litellm."""
+        return True
+
+    def warm_up(self) -> None:
+        """Load what this client's first request needs (call from a background thread once
+        the UI is up): the token counter, and litellm when the direct path cannot serve."""
+        counting.load()
+        if self.path_for() == "litellm":
+            litellm_wire.litellm()
+
+    def path_for(self, model: str | None = None) -> str:
+        """ "direct" or "litellm": which path serves `model` (the client's by default)."""
+        if self.completion_kwargs:
+            return "litellm"
+        route = direct.route_for(model or self.model, self.api_base, self.api_key)
+        return "litellm" if route is None else "direct"
 
     # -- the request ---------------------------------------------------------------
-    def _kwargs(self, litellm: Any, request: ModelRequest, model: str) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "model": model,
-            "messages": list(request.messages),
-            "tools": list(request.tools) or None,
-            "stream": True,
-            "timeout": min(request.timeout, self.timeout),
-            "num_retries": 0,
-        }
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
-        if self.api_key:
-            kwargs["api_key"] = self.api_key
-        if request.max_tokens:
-            kwargs["max_tokens"] = request.max_tokens
-        try:
-            params = litellm.get_supported_openai_params(model=model) or ()
-        except Exception:
-            params = ("stream_options",)  # unknown model: drop_params removes it if unwanted
-        if "stream_options" in params:
-            kwargs["stream_options"] = {"include_usage": True}
-        if request.effort:
-            try:
-                if litellm.supports_reasoning(model):
-                    kwargs["reasoning_effort"] = request.effort
-            except Exception:
-                pass
-        kwargs.update(self.completion_kwargs)
-        return kwargs
+    def _opener(self, request: ModelRequest, model: str) -> Callable[[], Awaitable[Any]]:
+        """What starts the request: the direct path when it can carry it, else litellm."""
+        route = (
+            None if self.completion_kwargs else direct.route_for(model, self.api_base, self.api_key)
+        )
+        body = direct.request_body(route, request, model) if route is not None else None
+        if route is not None and body is not None:
+            connections = self._connections
+            return lambda: direct.open_stream(connections, route, body)
+        timeout = min(request.timeout, self.timeout)
+
+        async def via_litellm() -> Any:
+            if not litellm_wire.loaded():
+                await asyncio.to_thread(litellm_wire.litellm)
+            kwargs = litellm_wire.completion_kwargs(
+                request,
+                model,
+                api_base=self.api_base,
+                api_key=self.api_key,
+                timeout=timeout,
+                extra=self.completion_kwargs,
+            )
+            return await litellm_wire.open_stream(kwargs)
+
+        return via_litellm
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        litellm = _module or await asyncio.to_thread(_litellm)
         if self.server is not None and not self.server.asked:
             await asyncio.to_thread(self.learn_server)
+        counting.load_soon()  # exact counts from the next measure on; never waited for
         model = request.model or self.model
-        kwargs = self._kwargs(litellm, request, model)
+        start = self._opener(request, model)
         first = min(request.timeout, self.timeout, self.first_token_timeout)
         idle = min(request.timeout, self.timeout, self.idle_timeout)
-        response, iterator, chunk = await self._open(litellm, kwargs, model, first)
+        response, iterator, chunk = await self._open(start, model, first)
         try:
             text: list[str] = []
             calls = _ToolCallAccumulator()
@@ -280,15 +234,13 @@ class LiteLLMClient:
                     chunk = None
                 except Exception as exc:
                     raise self._error(exc, model, idle, received=True) from exc
-            yield Completion(
-                "".join(text), calls.calls(), self._cost(litellm, model, usage), model, finish
-            )
+            yield Completion("".join(text), calls.calls(), _cost(model, usage), model, finish)
         finally:
             if response is not None:
                 await _close(response)
 
     async def _open(
-        self, litellm: Any, kwargs: dict[str, Any], model: str, timeout: float
+        self, start: Callable[[], Awaitable[Any]], model: str, timeout: float
     ) -> tuple[Any, Any, Any]:
         """Start the request and read its first chunk, retrying what may be retried.
 
@@ -303,7 +255,7 @@ class LiteLLMClient:
             try:
                 try:
                     async with _Limit(timeout, self._quiet(timeout)):  # to the first chunk
-                        response = await litellm.acompletion(**kwargs)
+                        response = await start()
                         iterator = response.__aiter__()
                         chunk = await iterator.__anext__()
                 except StopAsyncIteration:
@@ -359,22 +311,6 @@ class LiteLLMClient:
         text = (_get(delta, "content") or "") if delta is not None else ""
         return text, _get(choice, "finish_reason"), usage
 
-    @staticmethod
-    def _cost(litellm: Any, model: str, usage: Usage) -> Usage:
-        if not (usage.prompt_tokens or usage.completion_tokens):
-            return usage
-        try:
-            prompt, completion = litellm.cost_per_token(
-                model=model,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-            )
-            return Usage(
-                usage.prompt_tokens, usage.completion_tokens, float(prompt) + float(completion)
-            )
-        except Exception:
-            return usage
-
     def _delay(self, attempt: int, exc: BaseException) -> float:
         delay = self.backoff * 2**attempt * random.uniform(0.5, 1.5)
         headers = _get(getattr(exc, "response", None), "headers")
@@ -402,6 +338,14 @@ class LiteLLMClient:
             api_base=self.api_base,
             api_key=self.api_key,
         )
+
+
+def _cost(model: str, usage: Usage) -> Usage:
+    """`usage` with its price from litellm's table (`model_facts`), the same on both paths."""
+    if not (usage.prompt_tokens or usage.completion_tokens):
+        return usage
+    price = model_facts.cost(model, usage.prompt_tokens, usage.completion_tokens)
+    return Usage(usage.prompt_tokens, usage.completion_tokens, price)
 
 
 class _Limit:

@@ -1,0 +1,177 @@
+"""The direct path: OpenAI chat completions and Anthropic messages spoken over httpx,
+without litellm (whose import takes seconds).
+
+`route_for` decides, from the model string and the environment alone, whether a request
+can go this way; `open_stream` sends it and returns a `DirectStream` of OpenAI-shaped
+chunks, which the client reads exactly as it reads litellm's. Everything else — other
+providers, a reasoning effort for Claude, content that is not text, test mocks — goes
+through litellm, and `CODEBOT_WIRE=litellm` sends everything there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from codebot.agent.model import model_facts, sse, wire_anthropic, wire_openai
+from codebot.agent.model.protocol import ModelRequest
+from codebot.agent.model.providers import provider_of
+from codebot.agent.model.wire_errors import AuthenticationError, error_for_status
+
+if TYPE_CHECKING:
+    import httpx
+
+#: The environment variable that sends every request through litellm.
+WIRE_VARIABLE = "CODEBOT_WIRE"
+#: An error body is read up to this many bytes (enough for any provider's message).
+ERROR_BODY_MAX = 64_000
+#: What Anthropic's API is sent as `max_tokens` when neither the request nor litellm's
+#: table gives a limit (the API requires one).
+ANTHROPIC_DEFAULT_MAX_TOKENS = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where and how a model's requests go on the direct path."""
+
+    wire: str  # "openai" | "anthropic"
+    url: str  # the full endpoint
+    model_id: str  # the model as the server names it
+    key: str | None  # None: no key was found (the request fails as auth, unsent)
+    key_header: str  # "authorization" (Bearer) | "x-api-key"
+
+
+def _first(env: Mapping[str, str], *names: str) -> str | None:
+    return next((env[n] for n in names if env.get(n, "").strip()), None)
+
+
+def route_for(
+    model: str,
+    api_base: str | None,
+    api_key: str | None,
+    env: Mapping[str, str] | None = None,
+) -> Route | None:
+    """The direct route for `model`, or None when litellm must carry it."""
+    env = os.environ if env is None else env
+    if env.get(WIRE_VARIABLE, "").strip().lower() == "litellm":
+        return None
+    provider = provider_of(model)
+    prefixed = "/" in model
+    name = model.partition("/")[2] if prefixed else model
+    if provider == "openai":
+        # A bare name is OpenAI's only when litellm's table says so (litellm refuses others).
+        if not (prefixed or api_base or _table_provider(model) == "openai"):
+            return None
+        base = api_base or _first(env, "OPENAI_BASE_URL", "OPENAI_API_BASE")
+        key = api_key or _first(env, "OPENAI_API_KEY")
+        url = (base or "https://api.openai.com/v1").rstrip("/") + "/chat/completions"
+        return Route("openai", url, name, key, "authorization")
+    if provider == "openrouter":
+        base = api_base or _first(env, "OPENROUTER_API_BASE") or "https://openrouter.ai/api/v1"
+        key = api_key or _first(env, "OPENROUTER_API_KEY")
+        return Route("openai", base.rstrip("/") + "/chat/completions", name, key, "authorization")
+    if provider == "anthropic":
+        base = api_base or _first(env, "ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL")
+        base = (base or "https://api.anthropic.com").rstrip("/")
+        url = base if base.endswith("/v1/messages") else base + "/v1/messages"
+        key = api_key or _first(env, "ANTHROPIC_API_KEY")
+        if key is None and (token := _first(env, "ANTHROPIC_AUTH_TOKEN")):
+            return Route("anthropic", url, name, token, "authorization")
+        return Route("anthropic", url, name, key, "x-api-key")
+    return None
+
+
+def _table_provider(model: str) -> object:
+    entry = model_facts.facts(model)
+    return entry.get("litellm_provider") if entry else None
+
+
+def request_body(route: Route, request: ModelRequest, model: str) -> dict[str, Any] | None:
+    """The body for `request`, or None when this route cannot carry it faithfully."""
+    if route.wire == "openai":
+        reasoning = model_facts.supports_reasoning(model)
+        # OpenAI's o-series: system messages go as user messages unless the table says
+        # the model takes them (litellm's o-series rule).
+        entry = model_facts.facts(model) or {}
+        o_series = route.model_id.rpartition("/")[2].startswith(("o1", "o3", "o4"))
+        no_system = o_series and entry.get("supports_system_messages") is not True
+        return wire_openai.request_body(
+            request, route.model_id, reasoning=reasoning, system_as_user=no_system
+        )
+    if request.effort and model_facts.supports_reasoning(model):
+        return None  # Claude's thinking budgets: litellm's conversion, not a second one
+    limit = model_facts.output_limit(model) or ANTHROPIC_DEFAULT_MAX_TOKENS
+    return wire_anthropic.request_body(request, route.model_id, default_max_tokens=limit)
+
+
+def headers(route: Route) -> dict[str, str]:
+    out = {"content-type": "application/json", "accept": "text/event-stream"}
+    if route.key_header == "x-api-key":
+        out["x-api-key"] = route.key or ""
+    else:
+        out["authorization"] = f"Bearer {route.key}"
+    if route.wire == "anthropic":
+        out["anthropic-version"] = wire_anthropic.VERSION
+    return out
+
+
+class DirectStream:
+    """One streaming answer: iterate it for OpenAI-shaped chunks; `aclose()` ends it."""
+
+    def __init__(self, response: httpx.Response, wire: str) -> None:
+        self._response = response
+        lines = sse.events(response.aiter_lines())
+        read = wire_openai.chunks if wire == "openai" else wire_anthropic.chunks
+        self._chunks = read(lines)
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._chunks
+
+    async def aclose(self) -> None:
+        try:
+            await self._chunks.aclose()  # pyright: ignore[reportAttributeAccessIssue]
+        finally:
+            await self._response.aclose()
+
+
+class Connections:
+    """One httpx client per event loop (a client's connections belong to the loop that
+    opened them; the TUI and print mode each run one loop, tests many)."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        import httpx  # ~70 ms; only once a direct request is made
+
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop or self._client.is_closed:
+            # No overall timeout here: the client's own limits (first chunk, idle) apply.
+            timeout = httpx.Timeout(None, connect=30.0)
+            self._client, self._loop = httpx.AsyncClient(timeout=timeout), loop
+        return self._client
+
+
+async def open_stream(connections: Connections, route: Route, body: dict[str, Any]) -> DirectStream:
+    """Send the request; an HTTP error answer raises the matching `wire_errors` class."""
+    if not route.key:
+        # litellm refuses before sending too, and `errors` reads this as a missing key.
+        raise AuthenticationError("Missing credentials: the api_key client option must be set.")
+    client = connections.client()
+    request = client.build_request("POST", route.url, json=body, headers=headers(route))
+    response = await client.send(request, stream=True)
+    if response.status_code >= 400:
+        try:
+            raw = b""
+            async for piece in response.aiter_bytes():
+                raw += piece
+                if len(raw) >= ERROR_BODY_MAX:
+                    break
+        finally:
+            await response.aclose()
+        raise error_for_status(response.status_code, raw, response)
+    return DirectStream(response, route.wire)
