@@ -196,7 +196,8 @@ def _load_fake_openai() -> ModuleType:
 
 @pytest.fixture
 def fake_openai() -> Iterator[Any]:
-    """A running fake server: `.url` (…/v1), `.script([...])`, `.requests` (request bodies)."""
+    """A running fake server: `.url` (…/v1; `.anthropic_url` for /v1/messages), `.script([...])`,
+    `.requests` (request bodies)."""
     server = _load_fake_openai().FakeOpenAI().start()
     try:
         yield server

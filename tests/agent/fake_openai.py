@@ -1,4 +1,5 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests (stdlib only).
+"""A scripted chat server on 127.0.0.1 speaking OpenAI's and Anthropic's wire formats, for
+tests (stdlib only).
 
 Use it in-process (`FakeOpenAI().start()`, or the `fake_openai` fixture) or as a script:
 
@@ -6,14 +7,16 @@ Use it in-process (`FakeOpenAI().start()`, or the `fake_openai` fixture) or as a
 
 which prints `READY <port>` once it listens and serves until killed.
 
-Each request to POST /v1/chat/completions (or /chat/completions) takes the next scripted
-response from a queue. A response is a dict; the keys that matter:
+Each request to POST /v1/chat/completions (or /chat/completions), and each to Anthropic's
+POST /v1/messages (or /messages), takes the next scripted response from one queue. A
+response is a dict; the keys that matter:
 
     {"text": "hello", "chunks": 3}             text, streamed in `chunks` SSE pieces
     {"tool_calls": [{"name": "Read", "arguments": "{...}" or {...}, "id"?: "call_1"}],
      "text": "optional prefix", "split": true,  arguments split over several chunks
      "interleave": false}                       interleave parallel calls' pieces
-    {"status": 401, "body": {...}}              an error response (OpenAI error JSON)
+    {"status": 401, "body": {...}}              an error response, `body` sent as is
+    {"status": 400, "message": "..."}           the error JSON of the route, this message
     {"stall": 5}                                headers and one chunk, then silence
     {"usage": {"prompt_tokens": 7, ...}}        the usage to report (streamed only when
                                                 the request asks stream_options.include_usage)
@@ -28,6 +31,19 @@ response from a queue. A response is a dict; the keys that matter:
 
 A request picks the first queued response that has no `match` or whose `match` occurs
 in its messages. When nothing fits: a 500 with "fake server: script exhausted".
+
+The Anthropic route (writers in fake_anthropic_wire.py, beside this file; `.anthropic_url`
+is the base URL without /v1, to which litellm and the SDK append /v1/messages): `match`
+searches `system` and `messages`; a stream is message_start, a text block (`chunks`
+text_delta pieces), a tool_use block per call (id the script's or `toolu_<i>`, `split`
+input_json_delta pieces), message_delta (finish_reason "stop" -> stop_reason end_turn,
+"tool_calls" -> tool_use, "length" -> max_tokens) and message_stop. Usage is always sent
+(prompt_tokens -> input_tokens, completion_tokens -> output_tokens); `interleave` is
+ignored; `error_after` ends with `event: error` (api_error; 529: overloaded_error). Errors
+are {"type": "error", "error": {"type": T, "message": M}}, T by status (401
+authentication_error, 429 rate_limit_error, 529 overloaded_error, ...). `.paths` holds
+each recorded request's path.
+
 GET /v1/models, GET /props and POST /api/show answer `.models`, `.props` and `.show`
 (JSON documents, like llama.cpp's, vLLM's and Ollama's) when set, else 404; every GET
 and /api/show path is kept in `.asked`.
@@ -38,6 +54,7 @@ the queue answers), e.g. to answer every compaction summary request wherever it 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import threading
@@ -45,7 +62,24 @@ import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+
+def _load_wire() -> ModuleType:
+    """fake_anthropic_wire.py, loaded by path from beside this file (tests/ is no package)."""
+    module = sys.modules.get("fake_anthropic_wire")
+    if module is None:
+        path = Path(__file__).resolve().with_name("fake_anthropic_wire.py")
+        spec = importlib.util.spec_from_file_location("fake_anthropic_wire", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fake_anthropic_wire"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+anthropic = _load_wire()
 
 ERROR_TYPES = {
     400: ("invalid_request_error", "Bad request"),
@@ -102,6 +136,7 @@ class FakeOpenAI:
     ) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # the path of each recorded request (which wire format)
         self.log_path = Path(log_path) if log_path else None
         self._queue: list[dict[str, Any]] = list(responses)
         self.responder: Any = None  # (body) -> response | None, asked before the queue
@@ -136,6 +171,12 @@ class FakeOpenAI:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def anthropic_url(self) -> str:
+        """The base URL for Anthropic clients (no /v1: litellm and the SDK append
+        /v1/messages to it)."""
+        return f"http://127.0.0.1:{self.port}"
+
     def start(self) -> FakeOpenAI:
         server = ThreadingHTTPServer(("127.0.0.1", self._port), _handler_for(self))
         server.daemon_threads = True
@@ -164,12 +205,11 @@ class FakeOpenAI:
         self.stop()
 
     # -- used by the handler -------------------------------------------------------
-    def _take(self, body: dict[str, Any]) -> dict[str, Any] | None:
+    def _take(self, body: dict[str, Any], haystack: str) -> dict[str, Any] | None:
         if self.responder is not None:
             answer = self.responder(body)
             if answer is not None:
                 return dict(answer)
-        haystack = json.dumps(body.get("messages", []), ensure_ascii=False)
         with self._lock:
             for i, response in enumerate(self._queue):
                 match = response.get("match")
@@ -177,10 +217,11 @@ class FakeOpenAI:
                     return self._queue.pop(i)
         return None
 
-    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+    def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(headers)
+            self.paths.append(path)
             if self.log_path is not None:
                 with self.log_path.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(body) + "\n")
@@ -214,40 +255,65 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, doc)
 
     def do_POST(self) -> None:
-        if self.path == "/api/show":
+        path = self.path.rstrip("/")
+        if path == "/api/show":
             self.server_fake.asked.append(self.path)
             length = int(self.headers.get("content-length") or 0)
             self.rfile.read(length)
             doc = self.server_fake.show
             self._json(200 if doc is not None else 404, doc or error_body(404))
             return
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        is_anthropic = path in anthropic.ROUTES
+        if not is_anthropic and path not in ("/v1/chat/completions", "/chat/completions"):
             self._json(404, error_body(404, f"fake server: no route POST {self.path}"))
             return
+        errors = anthropic.error_body if is_anthropic else error_body
         length = int(self.headers.get("content-length") or 0)
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
         except ValueError:
-            self._json(400, error_body(400, "fake server: request body is not JSON"))
+            self._json(400, errors(400, "fake server: request body is not JSON"))
             return
         fake = self.server_fake
-        fake._record(body, {k.lower(): v for k, v in self.headers.items()})
-        response = fake._take(body)
+        fake._record(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+        haystack = (
+            anthropic.haystack(body)
+            if is_anthropic
+            else json.dumps(body.get("messages", []), ensure_ascii=False)
+        )
+        response = fake._take(body, haystack)
         if response is None:
-            self._json(500, error_body(500, "fake server: script exhausted"))
+            self._json(500, errors(500, "fake server: script exhausted"))
             return
         if response.get("delay"):
             fake._sleep(float(response["delay"]))
         try:
             if "status" in response:
-                payload = response.get("body") or error_body(int(response["status"]))
-                self._json(int(response["status"]), payload, response.get("headers"))
+                status = int(response["status"])
+                payload = response.get("body") or errors(status, response.get("message"))
+                self._json(status, payload, response.get("headers"))
+            elif is_anthropic:
+                self._answer_messages(body, response)
             elif body.get("stream"):
-                self._stream(body, response)
+                frames = [_frame(c) for c in _chunks(body, response)]
+                error = _frame({"error": response.get("error_after")})
+                self._stream(response, frames, len(frames) - 1, error, b"data: [DONE]\n\n")
             else:
                 self._json(200, _completion(body, response), response.get("headers"))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client went away (cancelled, timed out): nothing to do
+
+    def _answer_messages(self, body: dict[str, Any], response: dict[str, Any]) -> None:
+        """An Anthropic Messages answer (POST /v1/messages): SSE events or one JSON."""
+        chat_usage = _usage(anthropic.as_chat_body(body), response, response.get("text", ""))
+        if not body.get("stream"):
+            payload = anthropic.message(body, response, chat_usage)
+            self._json(200, payload, response.get("headers"))
+            return
+        events = anthropic.events(body, response, chat_usage, _pieces)
+        error = anthropic.sse(anthropic.error_event(response.get("error_after") or {}))
+        error_at = [name for name, _ in events].index("message_delta")
+        self._stream(response, [anthropic.sse(e) for e in events], error_at, error)
 
     # -- writers -------------------------------------------------------------------
     def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
@@ -260,37 +326,50 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _stream(self, body: dict[str, Any], response: dict[str, Any]) -> None:
+    def _stream(
+        self,
+        response: dict[str, Any],
+        frames: list[bytes],
+        error_at: int,
+        error: bytes,
+        tail: bytes = b"",
+    ) -> None:
+        """Send SSE `frames` as the script says: all then `tail`; or (`stall`) the first,
+        then silence; or (`error_after`) the first `error_at`, then `error`; or
+        (`drop_after`) the first few, then a close."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         for k, v in (response.get("headers") or {}).items():
             self.send_header(k, str(v))
         self.end_headers()
-        chunks = list(_chunks(body, response))
         if "stall" in response:
-            self._send(chunks[0])
+            self._write(frames[0])
             self.server_fake._sleep(float(response["stall"]))
             return
         if "error_after" in response:  # text, then an error event (llama.cpp mid-stream)
-            for chunk in chunks[:-1]:
-                self._send(chunk)
-            self._send({"error": response["error_after"]})
+            for frame in frames[:error_at]:
+                self._write(frame)
+            self._write(error)
             return
         drop_after = response.get("drop_after")
         gap = float(response.get("chunk_delay") or 0)
-        for n, chunk in enumerate(chunks):
+        for n, frame in enumerate(frames):
             if drop_after is not None and n >= int(drop_after):
-                return  # connection closes without [DONE]
+                return  # connection closes without the end of the stream
             if gap and n:
                 self.server_fake._sleep(gap)
-            self._send(chunk)
-        self.wfile.write(b"data: [DONE]\n\n")
+            self._write(frame)
+        if tail:
+            self._write(tail)
+
+    def _write(self, frame: bytes) -> None:
+        self.wfile.write(frame)
         self.wfile.flush()
 
-    def _send(self, chunk: dict[str, Any]) -> None:
-        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-        self.wfile.flush()
+
+def _frame(chunk: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
 
 def _usage(body: dict[str, Any], response: dict[str, Any], text: str) -> dict[str, Any]:
