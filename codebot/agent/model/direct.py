@@ -1,5 +1,5 @@
-"""The direct path: OpenAI chat completions and Anthropic messages spoken over httpx,
-without litellm (whose import takes seconds).
+"""The direct path: OpenAI chat completions and Anthropic messages spoken over HTTP/1.1
+(`http1`, on h11; httpx only through a proxy), without litellm (whose import takes seconds).
 
 `route_for` decides, from the model string and the environment alone, whether a request
 can go this way; `open_stream` sends it and returns a `DirectStream` of OpenAI-shaped
@@ -11,15 +11,20 @@ through litellm, and `CODEBOT_WIRE=litellm` sends everything there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from codebot.agent.model import model_facts, sse, wire_anthropic, wire_openai
+from codebot.agent.model import http1, model_facts, sse, wire_anthropic, wire_openai
 from codebot.agent.model.protocol import ModelRequest
 from codebot.agent.model.providers import provider_of
-from codebot.agent.model.wire_errors import AuthenticationError, error_for_status
+from codebot.agent.model.wire_errors import (
+    APIConnectionError,
+    AuthenticationError,
+    error_for_status,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -28,6 +33,8 @@ if TYPE_CHECKING:
 WIRE_VARIABLE = "CODEBOT_WIRE"
 #: An error body is read up to this many bytes (enough for any provider's message).
 ERROR_BODY_MAX = 64_000
+#: Seconds to wait for the end of a body after the stream said it is complete.
+DRAIN_TIMEOUT = 1.0
 #: What Anthropic's API is sent as `max_tokens` when neither the request nor litellm's
 #: table gives a limit (the API requires one).
 ANTHROPIC_DEFAULT_MAX_TOKENS = 8192
@@ -118,14 +125,34 @@ def headers(route: Route) -> dict[str, str]:
     return out
 
 
+class _Answer(Protocol):
+    """An HTTP answer being read (`http1.Response`, or httpx's)."""
+
+    status_code: int
+
+    def aiter_lines(self) -> AsyncIterator[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
 class DirectStream:
     """One streaming answer: iterate it for OpenAI-shaped chunks; `aclose()` ends it."""
 
-    def __init__(self, response: httpx.Response, wire: str) -> None:
+    def __init__(self, response: _Answer, wire: str) -> None:
         self._response = response
         lines = sse.events(response.aiter_lines())
         read = wire_openai.chunks if wire == "openai" else wire_anthropic.chunks
-        self._chunks = read(lines)
+        self._chunks = self._whole(read(lines))
+
+    async def _whole(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        async for chunk in chunks:
+            yield chunk
+        # The answer said it is complete: read the body's end (a few bytes, at once) so
+        # the connection can serve the next request; a server that dawdles loses it.
+        if isinstance(self._response, http1.Response):
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(DRAIN_TIMEOUT):
+                    await self._response.aread(ERROR_BODY_MAX)
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         return self._chunks
@@ -138,22 +165,63 @@ class DirectStream:
 
 
 class Connections:
-    """One httpx client per event loop (a client's connections belong to the loop that
-    opened them; the TUI and print mode each run one loop, tests many)."""
+    """Kept connections for one event loop at a time (a connection belongs to the loop
+    that opened it; the TUI and print mode each run one loop, tests many): `http1`'s pool,
+    and an httpx client only for requests that go through a proxy."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._pool: http1.Pool | None = None
+        self._httpx: httpx.AsyncClient | None = None
 
-    def client(self) -> httpx.AsyncClient:
-        import httpx  # ~70 ms; only once a direct request is made
-
+    def _same_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop or self._client.is_closed:
+        if self._loop is not loop:
+            self._loop, self._pool, self._httpx = loop, None, None
+
+    def pool(self) -> http1.Pool:
+        self._same_loop()
+        if self._pool is None:
+            self._pool = http1.Pool()
+        return self._pool
+
+    def proxied(self) -> httpx.AsyncClient:
+        import httpx  # 70-400 ms; only for a request through a proxy
+
+        self._same_loop()
+        if self._httpx is None or self._httpx.is_closed:
             # No overall timeout here: the client's own limits (first chunk, idle) apply.
-            timeout = httpx.Timeout(None, connect=30.0)
-            self._client, self._loop = httpx.AsyncClient(timeout=timeout), loop
-        return self._client
+            self._httpx = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=30.0))
+        return self._httpx
+
+
+async def _send(connections: Connections, route: Route, body: dict[str, Any]) -> Any:
+    """POST `body`; the answer once its status and headers are in."""
+    if http1.proxy_for(route.url) is None:
+        try:
+            return await connections.pool().post(route.url, body, headers(route))
+        except h11_errors() as exc:  # a server that does not speak HTTP/1.1 properly
+            raise APIConnectionError(f"the server's answer is not valid HTTP: {exc}") from exc
+    client = connections.proxied()
+    request = client.build_request("POST", route.url, json=body, headers=headers(route))
+    return await client.send(request, stream=True)
+
+
+def h11_errors() -> tuple[type[Exception], ...]:
+    import h11
+
+    return (h11.RemoteProtocolError, h11.LocalProtocolError)
+
+
+async def _error_body(response: Any) -> bytes:
+    if isinstance(response, http1.Response):
+        return await response.aread(ERROR_BODY_MAX)
+    raw = b""
+    async for piece in response.aiter_bytes():
+        raw += piece
+        if len(raw) >= ERROR_BODY_MAX:
+            break
+    return raw
 
 
 async def open_stream(connections: Connections, route: Route, body: dict[str, Any]) -> DirectStream:
@@ -161,16 +229,10 @@ async def open_stream(connections: Connections, route: Route, body: dict[str, An
     if not route.key:
         # litellm refuses before sending too, and `errors` reads this as a missing key.
         raise AuthenticationError("Missing credentials: the api_key client option must be set.")
-    client = connections.client()
-    request = client.build_request("POST", route.url, json=body, headers=headers(route))
-    response = await client.send(request, stream=True)
+    response = await _send(connections, route, body)
     if response.status_code >= 400:
         try:
-            raw = b""
-            async for piece in response.aiter_bytes():
-                raw += piece
-                if len(raw) >= ERROR_BODY_MAX:
-                    break
+            raw = await _error_body(response)
         finally:
             await response.aclose()
         raise error_for_status(response.status_code, raw, response)

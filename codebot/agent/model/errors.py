@@ -7,6 +7,7 @@ import litellm, openai or httpx (`model` stays the only module that imports lite
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 
@@ -18,10 +19,36 @@ _PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception)\s*[:\-]\s*)+")
 
 
 def _said(exc: BaseException) -> str:
-    """What the provider said, without litellm's `litellm.XError: OpenAIException - ` prefixes."""
+    """What the provider said, without litellm's `litellm.XError: OpenAIException - ` prefixes,
+    and the message alone where litellm passes on a whole JSON error body."""
     text = str(getattr(exc, "message", None) or exc).strip()
     text = _PREFIX.sub("", text).strip() or type(exc).__name__
+    text = _message_in_body(text) or text
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+_BODY = re.compile(r"""^b?(['"]?)(\{.*"error".*\})\1$""", re.S)
+
+
+def _message_in_body(text: str) -> str | None:
+    """`error.message` of an error body given as text (litellm's Anthropic errors are the
+    body, sometimes as a bytes literal), else None."""
+    m = _BODY.match(text)
+    if m is None:
+        return None
+    body = m.group(2)
+    if text.startswith("b"):  # a bytes literal's escapes
+        try:
+            body = body.encode("latin-1").decode("unicode_escape")
+        except (UnicodeError, ValueError):
+            return None
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    error = doc.get("error") if isinstance(doc, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message.strip() if isinstance(message, str) and message.strip() else None
 
 
 def model_error(

@@ -57,7 +57,6 @@ def completion_kwargs(
     extra: Mapping[str, Any],
 ) -> dict[str, Any]:
     """`litellm.acompletion`'s arguments for `request` (litellm must be loaded)."""
-    module = litellm()
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": list(request.messages),
@@ -72,12 +71,9 @@ def completion_kwargs(
         kwargs["api_key"] = api_key
     if request.max_tokens:
         kwargs["max_tokens"] = request.max_tokens
-    try:
-        params = module.get_supported_openai_params(model=model) or ()
-    except Exception:
-        params = ("stream_options",)  # unknown model: drop_params removes it if unwanted
-    if "stream_options" in params:
-        kwargs["stream_options"] = {"include_usage": True}
+    # Always: litellm's Anthropic path reports usage only when asked, though its table of
+    # supported parameters does not name this one; drop_params removes it where unwanted.
+    kwargs["stream_options"] = {"include_usage": True}
     # The same table and answer as the direct path (`model_facts`), so both send it alike.
     if request.effort and model_facts.supports_reasoning(model):
         kwargs["reasoning_effort"] = request.effort

@@ -120,5 +120,6 @@ def error_in_stream(error: object) -> WireError:
 
 
 def ended_early() -> WireError:
-    """The connection closed before the stream said the answer was complete."""
-    return APIConnectionError("the connection closed before the answer was complete")
+    """The connection closed before the stream said the answer was complete (litellm's
+    words and class for it, so the person reads the same whichever path served)."""
+    return InternalServerError("Stream ended before a finish_reason was received.")

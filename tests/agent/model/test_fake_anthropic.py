@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from codebot.agent.model.litellm_client import _litellm
+from codebot.agent.model.litellm_wire import litellm as _litellm
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_openai.py"
 SYSTEM = "You are terse."
