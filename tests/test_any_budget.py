@@ -69,7 +69,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "litellm's stream objects and raw chunks of either path (provider payloads)",
     ),
     "codebot.agent.model.direct": (
-        3,
+        4,
         "request bodies and stream chunks (provider JSON payloads)",
     ),
     "codebot.agent.model.litellm_wire": (

@@ -195,7 +195,9 @@ class Connections:
         return self._httpx
 
 
-async def _send(connections: Connections, route: Route, body: dict[str, Any]) -> Any:
+async def _send(
+    connections: Connections, route: Route, body: dict[str, object]
+) -> http1.Response | httpx.Response:
     """POST `body`; the answer once its status and headers are in."""
     if http1.proxy_for(route.url) is None:
         try:
@@ -213,7 +215,7 @@ def h11_errors() -> tuple[type[Exception], ...]:
     return (h11.RemoteProtocolError, h11.LocalProtocolError)
 
 
-async def _error_body(response: Any) -> bytes:
+async def _error_body(response: http1.Response | httpx.Response) -> bytes:
     if isinstance(response, http1.Response):
         return await response.aread(ERROR_BODY_MAX)
     raw = b""
@@ -224,7 +226,9 @@ async def _error_body(response: Any) -> bytes:
     return raw
 
 
-async def open_stream(connections: Connections, route: Route, body: dict[str, Any]) -> DirectStream:
+async def open_stream(
+    connections: Connections, route: Route, body: dict[str, object]
+) -> DirectStream:
     """Send the request; an HTTP error answer raises the matching `wire_errors` class."""
     if not route.key:
         # litellm refuses before sending too, and `errors` reads this as a missing key.

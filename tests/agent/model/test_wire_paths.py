@@ -160,7 +160,8 @@ async def test_each_scenario_reads_the_same_on_both_paths(
                 "status": 400,
                 "body": {
                     "error": {
-                        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+                        "message": "This model's maximum context length is 8192 tokens. "
+                        "However, your messages resulted in 9100 tokens.",
                         "type": "invalid_request_error",
                         "code": "context_length_exceeded",
                     }
