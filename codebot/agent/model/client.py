@@ -209,7 +209,7 @@ class ProviderClient:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         if self.server is not None and not self.server.asked:
             await asyncio.to_thread(self.learn_server)
-        counting.load_soon()  # exact counts from the next measure on; never waited for
+        counting.load_soon()  # in the background, while the request is under way
         model = request.model or self.model
         start = self._opener(request, model)
         first = min(request.timeout, self.timeout, self.first_token_timeout)
@@ -234,7 +234,12 @@ class ProviderClient:
                     chunk = None
                 except Exception as exc:
                     raise self._error(exc, model, idle, received=True) from exc
-            yield Completion("".join(text), calls.calls(), _cost(model, usage), model, finish)
+            done = Completion("".join(text), calls.calls(), _cost(model, usage), model, finish)
+            if done.tool_calls and not counting.loaded():
+                # Another request follows, and its fit is measured: with the exact counter
+                # from here on, always (not whichever the loading thread's timing gives).
+                await asyncio.to_thread(counting.load)
+            yield done
         finally:
             if response is not None:
                 await _close(response)

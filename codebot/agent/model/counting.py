@@ -2,8 +2,12 @@
 without importing litellm and never from the network.
 
 Both provider paths count with this, so a conversation is compacted at the same point
-whichever path served it. Loading an encoding takes ~80 ms: until `load()` has run (a
-front end's warm-up thread, or the first request), `count` gives `estimate_tokens`.
+whichever path served it. Loading the encodings takes ~100–250 ms, so it happens in the
+background: the TUI's and line mode's warm-up thread after the first paint, or a thread
+the first request starts. Until then `count` gives `estimate_tokens`. When an answer asks
+for tools (so another request follows in the same turn), the client waits for the load
+before handing the answer on: from the second request of a turn on, counts are exact,
+whatever the thread's timing (the compaction points do not depend on it).
 """
 
 from __future__ import annotations
