@@ -15,17 +15,37 @@ from typing import TYPE_CHECKING
 from codebot._exports import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
+    from codebot.mcp.approval import (
+        Approvals,
+        Standing,
+        approve,
+        fingerprint,
+        server_environment,
+        standing,
+    )
     from codebot.mcp.config import McpConfig, ServerDef, load_servers
 
 
 _EXPORTS = {
+    "Approvals": "approval",
     "McpConfig": "config",
     "ServerDef": "config",
+    "Standing": "approval",
+    "approve": "approval",
+    "fingerprint": "approval",
     "load_servers": "config",
+    "server_environment": "approval",
+    "standing": "approval",
 }
 __all__ = [
+    "Approvals",
     "McpConfig",
     "ServerDef",
+    "Standing",
+    "approve",
+    "fingerprint",
     "load_servers",
+    "server_environment",
+    "standing",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
