@@ -39,8 +39,15 @@ def add_parser(subparsers: Subparsers, common: Callable[..., None]) -> argparse.
     common(p, suppress=True)
     sub = p.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", title="subcommands")
     sub.required = True
-    q = sub.add_parser("list", help="every server with its source and status")
+    q = sub.add_parser(
+        "list", help="every server with its source and status (connects to approved ones)"
+    )
     _with_flags(q, common)
+    q.add_argument(
+        "--no-connect",
+        action="store_true",
+        help="do not start approved stdio servers to check them and count their tools",
+    )
     q = sub.add_parser("get", help="one server's definition and status")
     _with_flags(q, common)
     q.add_argument("name", metavar="NAME")
@@ -185,6 +192,7 @@ def row(d: ServerDef, st: Standing) -> dict[str, object]:
         "tools": None,
         "prompts": None,
         "skills": None,
+        "server": None,
         "error": d.error or None,
         "hint": (st.reason or None) if not d.error else None,
     }
@@ -197,6 +205,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
     cfg = load(settings, args.mcp_config)
     st = standings(settings, cfg)
     rows = [row(d, st[d.name]) for d in cfg.servers]
+    if not args.no_connect:
+        _connect(settings, cfg, st, rows)
     if args.json:
         print(json.dumps(rows, ensure_ascii=True, indent=2))
         return 0
@@ -206,12 +216,36 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
             "them in the project's .mcp.json)"
         )
     for r in rows:
-        print(f"{shown(r['name'])}  {r['source']}  {r['status']}")
+        counts = f"  {r['tools']} tools, {r['prompts']} prompts" if r["tools"] is not None else ""
+        print(f"{shown(r['name'])}  {r['source']}  {r['status']}{counts}")
         if r["error"]:
             print(f"  error: {shown(r['error'])}")
         elif r["hint"]:
             print(f"  {shown(r['hint'])}")
     return 0
+
+
+def _connect(
+    settings: Settings, cfg: McpConfig, st: dict[str, Standing], rows: list[dict[str, object]]
+) -> None:
+    """Start every approved stdio server (in parallel, each within its startup_timeout),
+    and put what it answered in its row: "ready" with counts, or "failed" with why."""
+    import os
+
+    from codebot.mcp.connect import probe_all
+
+    chosen = [d for d in cfg.servers if st[d.name].may_start and d.transport == "stdio"]
+    if not chosen:
+        return
+    found = probe_all(chosen, home=settings.home, project=settings.project_dir, environ=os.environ)
+    for r in rows:
+        p = found.get(str(r["name"]))
+        if p is None:
+            continue
+        if p.ready:
+            r.update(status="ready", tools=p.tools, prompts=p.prompts, server=p.server)
+        else:
+            r.update(status="failed", error=p.error)
 
 
 def _get(settings: Settings, args: argparse.Namespace) -> int:

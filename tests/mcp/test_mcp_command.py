@@ -36,7 +36,9 @@ def write_mcp(project: Path, servers: object) -> None:
 
 
 def rows(run) -> dict[str, dict]:
-    code, out, _ = run("list", "--json")
+    """`mcp list --json` without connecting (these servers are not real; connecting is
+    tests/mcp/test_mcp_connect.py)."""
+    code, out, _ = run("list", "--json", "--no-connect")
     assert code == 0
     return {r["name"]: r for r in json.loads(out)}
 
@@ -72,6 +74,7 @@ def test_list_rows_and_statuses(run, project: Path, codebot_home: Path) -> None:
         "tools",
         "prompts",
         "skills",
+        "server",
         "error",
         "hint",
     }
@@ -87,7 +90,7 @@ def test_mcp_config_flag_files_and_clashes(run, project: Path, tmp_path: Path) -
     write_mcp(project, {"s": {"command": "proj"}})
     flag = tmp_path / "flag.json"
     flag.write_text(json.dumps({"mcpServers": {"s": {"command": "mine"}}}))
-    code, out, err = run("list", "--json", "--mcp-config", str(flag))
+    code, out, err = run("list", "--json", "--no-connect", "--mcp-config", str(flag))
     (row,) = json.loads(out)
     assert (row["source"], row["status"], row["path"]) == ("flag", "approved", str(flag))
     assert "replaces" in err and str(flag) in err
@@ -345,3 +348,15 @@ def test_the_real_command_line(project: Path) -> None:
     assert row["name"] == "t" and row["status"] == "not started: project not trusted"
     doc = json.loads((project / ".mcp.json").read_text())
     assert doc["mcpServers"]["t"] == {"command": "python", "args": ["-m", "srv", "-v"]}
+
+
+def test_list_connects_approved_servers_and_says_why_one_failed(run, codebot_home: Path) -> None:
+    (codebot_home / "config.yaml").write_text(
+        'mcp:\n  servers:\n    gone:\n      command: "/nonexistent/srv\\e[2J"\n'
+    )
+    code, out, _ = run("list", "--json")
+    (row,) = json.loads(out)
+    assert code == 0 and row["status"] == "failed" and "cannot start it" in row["error"]
+    assert row["tools"] is None
+    code, out, _ = run("list")
+    assert "gone  user  failed" in out and "\x1b" not in out
