@@ -94,6 +94,9 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
 
     if d.error or d.transport != "stdio":
         return Probe(d.name, False, error=d.error or "only stdio servers are connected so far")
+    cwd = project / d.cwd if d.cwd else project
+    if not cwd.is_dir():
+        return Probe(d.name, False, error=f"its cwd {cwd} is not a folder")
     log = log_path(home, d.name)
     try:
         private_dir(log.parent)
@@ -102,7 +105,7 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
         return Probe(d.name, False, error=f"cannot open its log {log}: {exc.strerror or exc}")
     try:
         with anyio.fail_after(d.startup_timeout):
-            return await _talk(d, project, environ, errlog.fileno())
+            return await _talk(d, cwd, environ, errlog.fileno())
     except TimeoutError:
         return Probe(
             d.name,
@@ -126,10 +129,9 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-async def _talk(d: ServerDef, project: Path, environ: Mapping[str, str], errlog: int) -> Probe:
+async def _talk(d: ServerDef, cwd: Path, environ: Mapping[str, str], errlog: int) -> Probe:
     from mcp.client.session import ClientSession
 
-    cwd = project / d.cwd if d.cwd else project
     env = server_environment(d, environ)
     async with _stdio(d, env, cwd, errlog) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()

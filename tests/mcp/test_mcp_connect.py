@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -24,6 +25,7 @@ HAS_TIME = importlib.util.find_spec("mcp_server_time") is not None
 needs_time = pytest.mark.skipif(
     not HAS_TIME, reason="mcp_server_time is not installed (pip install -e '.[mcp-test]')"
 )
+HAS_GIT = importlib.util.find_spec("mcp_server_git") is not None and shutil.which("git")
 
 
 def define(name: str, entry: dict, source: str = "user") -> ServerDef:
@@ -157,6 +159,30 @@ def test_the_reference_time_server_is_ready_with_its_tools(
     assert p.ready, p.error
     assert p.tools is not None and p.tools >= 1 and p.prompts == 0
     assert "time" in p.server
+
+
+@pytest.mark.skipif(
+    not HAS_GIT, reason="mcp_server_git (pip install -e '.[mcp-test]') or git is missing"
+)
+def test_the_reference_git_server_in_its_cwd(codebot_home: Path, project: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(project / "repo")], check=True, timeout=60)
+    d = define(
+        "git",
+        {
+            "command": sys.executable,
+            "args": ["-m", "mcp_server_git", "--repository", "."],
+            "cwd": "repo",
+        },
+    )
+    p = probe_all([d], home=codebot_home, project=project, environ=os.environ)["git"]
+    assert p.ready, p.error
+    assert p.tools is not None and p.tools >= 1 and "git" in p.server
+
+
+def test_a_missing_cwd_is_said(codebot_home: Path, project: Path) -> None:
+    d = define("x", {"command": sys.executable, "cwd": "nope"})
+    p = probe_all([d], home=codebot_home, project=project, environ=os.environ)["x"]
+    assert not p.ready and p.error == f"its cwd {project / 'nope'} is not a folder"
 
 
 def codebot(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
