@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     from codebot.commands import plugin as plugin_command
 
     plugin_command.add_parser(sub, common_options)
+
+    from codebot.commands import mcp as mcp_command
+
+    mcp_command.add_parser(sub, common_options)
     return parser
 
 
@@ -210,32 +214,32 @@ def _add_skills_parsers(sub: argparse._SubParsersAction) -> None:
     watch_command.add_parser(ssub, common_options)
 
 
+#: `codebot COMMAND`: the module whose `run(args)` handles it (imported when used).
+SUBCOMMANDS = {
+    "skills": "codebot.commands.skills",
+    "trust": "codebot.commands.trust",
+    "sessions": "codebot.commands.sessions",
+    "plugin": "codebot.commands.plugin",
+    "mcp": "codebot.commands.mcp",
+    "written": "codebot.commands.written",
+}
+
+
+def _run_subcommand(args: argparse.Namespace) -> int:
+    import importlib
+
+    module = importlib.import_module(SUBCOMMANDS[args.command])
+    return module.run(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         argv, initial_prompt = split_prompt(parser, sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(argv)
         check_cwd(args)
-        if args.command == "skills":
-            from codebot.commands.skills import run
-
-            return run(args)
-        if args.command == "trust":
-            from codebot.commands.trust import run as run_trust_command
-
-            return run_trust_command(args)
-        if args.command == "sessions":
-            from codebot.commands.sessions import run as run_sessions_command
-
-            return run_sessions_command(args)
-        if args.command == "plugin":
-            from codebot.commands.plugin import run as run_plugin_command
-
-            return run_plugin_command(args)
-        if args.command == "written":
-            from codebot.commands.written import run as run_written_command
-
-            return run_written_command(args)
+        if args.command in SUBCOMMANDS:
+            return _run_subcommand(args)
         if args.fail_on_denial and args.prompt is None:
             raise UsageError("--fail-on-denial goes with -p PROMPT")
         if args.prompt is not None and initial_prompt is not None:

@@ -28,8 +28,9 @@ SAFE_SKILLS_KEYS = frozenset(
 UNSAFE_ROUTER_KEYS = frozenset({"semantic", "semantic_cache"})
 #: Settings only the person's own `$CODEBOT_HOME/config.yaml` may set, as (section, key):
 #: a project's config, trusted or not, is somebody else's text. `shell.env` keeps secret
-#: variables in every command's environment.
-USER_ONLY = (("shell", "env"), ("plugins", "dirs"))
+#: variables in every command's environment; `mcp.servers` starts programs (a project
+#: defines its servers in `.mcp.json`, which needs trust and an approval).
+USER_ONLY = (("shell", "env"), ("plugins", "dirs"), ("mcp", "servers"))
 
 
 def drop_user_only(data: Mapping[str, object]) -> tuple[dict[str, object], list[str]]:

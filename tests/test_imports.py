@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("litellm", "textual", "prompt_toolkit", "tree_sitter")
+HEAVY = ("litellm", "textual", "prompt_toolkit", "tree_sitter", "mcp")
 
 
 def loaded_after(code: str) -> dict[str, bool]:
@@ -34,6 +34,9 @@ def loaded_after(code: str) -> dict[str, bool]:
         "import codebot.agent.session.loop, codebot.agent.session.setup, "
         "codebot.agent.model.client, codebot.agent.model.direct, codebot.agent.model.offline",
         "import codebot.cli",
+        # MCP: the SDK loads only when a server is connected, not with the modules.
+        "import codebot.mcp.config, codebot.mcp.approval, codebot.mcp.connect, "
+        "codebot.commands.mcp, codebot.commands.mcp_edit",
         "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, "
         "codebot.agent.tools.shell",
     ],

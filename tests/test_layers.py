@@ -1,8 +1,8 @@
 """The house rules of codebot/, read from every module's imports (AST, no import runs).
 
 - no import circle anywhere, counting imports inside functions and under TYPE_CHECKING;
-- layers point one way: base -> shell -> skills -> trust -> config -> workspace -> agent ->
-  ui -> commands -> cli;
+- layers point one way: base -> shell -> skills -> trust -> config -> workspace -> mcp ->
+  agent -> ui -> commands -> cli;
 - `codebot.shell` (the Bash analyzer) imports nothing of codebot but itself, it alone imports
   tree_sitter, and the Bash decision is made there only;
 - inside `skills` and `agent`, a stage imports only the stages before it in the flow;
@@ -40,6 +40,8 @@ LAYERS = [
     ("codebot.trust", "codebot.project_config"),
     ("codebot.config", "codebot.model_config"),
     ("codebot.workspace",),
+    # MCP sits beside the agent, below it: the agent may use it, never the other way.
+    ("codebot.mcp",),
     ("codebot.agent",),
     ("codebot.ui",),
     ("codebot.commands",),
