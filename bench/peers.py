@@ -5,8 +5,9 @@ Claude Code, each against a local fake of its own API that answers at once, in o
                                     [--dump DIR] [--tmp DIR]
 
 - codebot: `codebot -p "hello there" --trust --model openai/x --api-base FAKE/v1` (its real
-  provider path: the direct client; `CODEBOT_WIRE=litellm` in the environment for litellm) against an OpenAI chat-completions fake; skills in the
-  project's `.codebot/skills`.
+  provider path: the direct client; `CODEBOT_WIRE=litellm` in the environment for
+  litellm's) against an OpenAI chat-completions fake; skills in the project's
+  `.codebot/skills`.
 - Codex (npm `@openai/codex`): `codex exec --skip-git-repo-check "hello there"` with a
   custom provider (`wire_api = "responses"`) against a Responses-API fake; skills in
   `$CODEX_HOME/skills`.
