@@ -65,7 +65,15 @@ def add_parser(subparsers: Subparsers, common: Callable[..., None]) -> argparse.
     common(q, suppress=True)
     q.add_argument("name", nargs="?", metavar="NAME")
     q.add_argument("--all", action="store_true", help="every server of the project's .mcp.json")
+    q = sub.add_parser("serve", help=SERVE_HELP, description=SERVE_HELP)
+    common(q, suppress=True)
+    q.add_argument(
+        "--http", type=int, metavar="PORT", help="Streamable HTTP on 127.0.0.1:PORT/mcp, not stdio"
+    )
     return p
+
+
+SERVE_HELP = "serve the skill catalog over MCP (SEP-2640 skills and a skill_search tool)"
 
 
 ADD_HELP = "add a server: add NAME -- CMD ARGS..., or add NAME --transport http URL"
@@ -131,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     handlers = {"list": _list, "get": _get, "add": _add, "remove": _remove, "approve": _approve}
+    if args.mcp_command == "serve":
+        from codebot.commands.mcp_serve import run_serve
+
+        return run_serve(settings, args)
     try:
         return handlers[args.mcp_command](settings, args)
     except EditError as exc:
