@@ -70,6 +70,11 @@ def add_parser(subparsers: Subparsers, common: Callable[..., None]) -> argparse.
     q.add_argument(
         "--http", type=int, metavar="PORT", help="Streamable HTTP on 127.0.0.1:PORT/mcp, not stdio"
     )
+    q.add_argument(
+        "--only-dirs",
+        action="store_true",
+        help="serve only the --skills-dir folders (no project, user, bundled or plugin skills)",
+    )
     return p
 
 

@@ -257,3 +257,29 @@ def test_bad_port_is_a_usage_error(served, project) -> None:
     )
     assert r.returncode == 2
     assert "--http 70000" in r.stderr
+
+
+def test_only_dirs_serves_the_given_folders_alone(served, project, tmp_path: Path) -> None:
+    user = Path(os.environ["CODEBOT_HOME"]) / "skills" / "mine"
+    user.mkdir(parents=True)
+    (user / "SKILL.md").write_text("---\nname: mine\ndescription: a user skill\n---\nx\n")
+    seen: dict[str, set[str]] = {}
+
+    def run(key: str, *extra: str) -> None:
+        async def main() -> None:
+            with anyio.fail_after(60):
+                async with (
+                    stdio_client(_params(served, project, *extra)) as (r, w),
+                    ClientSession(r, w) as s,
+                ):
+                    await s.initialize()
+                    seen[key] = {e.uri for e in await sep2640.list_skills(s)}
+
+        anyio.run(main)
+
+    run("all")
+    run("only", "--only-dirs")
+    assert "skill://mine/SKILL.md" in seen["all"]  # the catalog `skills list` shows
+    assert "skill://mine/SKILL.md" not in seen["only"]
+    assert "skill://pdf-invoices/SKILL.md" in seen["only"]
+    assert len(seen["only"]) == 61
