@@ -125,6 +125,12 @@ class ListSkillsResult(mcp_types.PaginatedResult):
     result_type: mcp_types.ResultType = "complete"
 
 
+class _ListPage(mcp_types.PaginatedResult):
+    """A page as received: each entry is checked alone, so one bad entry is one problem."""
+
+    skills: list[object]
+
+
 class GetSkillParams(mcp_types.RequestParams):
     uri: str
 
@@ -239,21 +245,33 @@ def declared(session: ClientSession) -> Mapping[str, object] | None:
     return None
 
 
-async def list_skills(session: ClientSession) -> list[SkillEntry]:
+async def list_skills(session: ClientSession) -> tuple[list[SkillEntry], list[str]]:
     """Every entry of `skills/list`, all pages (at most MAX_PAGES; a cursor seen twice ends
-    the walk)."""
+    the walk), and what was wrong with the entries that are not an entry (an entry with no
+    `resources` is invalid and not loaded, as the SEP says)."""
+    from pydantic import ValidationError
+
     entries: list[SkillEntry] = []
+    problems: list[str] = []
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         params = {"cursor": cursor} if cursor else {}
-        page = await session.send_request(_Request(method=LIST, params=params), ListSkillsResult)
-        entries.extend(page.skills)
+        page = await session.send_request(_Request(method=LIST, params=params), _ListPage)
+        for raw in page.skills:
+            try:
+                entries.append(SkillEntry.model_validate(raw))
+            except ValidationError as exc:
+                uri = raw.get("uri") if isinstance(raw, dict) else None
+                where = f"entry {str(uri)[:200]!r}" if uri else "an entry"
+                first = exc.errors()[0]
+                field = ".".join(str(x) for x in first["loc"]) or "entry"
+                problems.append(f"{where} is not a SEP-2640 entry: {field}: {first['msg']}")
         cursor = page.next_cursor
         if not cursor or cursor in seen:
             break
         seen.add(cursor)
-    return entries
+    return entries, problems
 
 
 async def get_skill(session: ClientSession, uri: str) -> SkillEntry:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import base64
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from codebot.mcp import sep2640
 from codebot.skills.catalog import SourceError, external_spec
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ServerSkills", "skill_source"]
 
+_T = TypeVar("_T")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -47,12 +48,16 @@ class _Listed:
     files: Mapping[str, sep2640.SkillFile]  # uri -> digest and size
 
 
-async def skill_source(session: ClientSession, server: str) -> ServerSkills | None:
-    """The server's skills, or None when it does not declare the extension."""
+async def skill_source(
+    session: ClientSession, server: str, *, timeout: float = 60.0
+) -> ServerSkills | None:
+    """The server's skills, or None when it does not declare the extension. SourceError
+    (naming the server) when its `skills/list` fails or takes over `timeout` seconds."""
     settings = sep2640.declared(session)
     if settings is None:
         return None
-    source = ServerSkills(session, server, directory_read=settings.get("directoryRead") is True)
+    directory_read = settings.get("directoryRead") is True
+    source = ServerSkills(session, server, directory_read=directory_read, timeout=timeout)
     await source.refresh()
     return source
 
@@ -60,10 +65,13 @@ async def skill_source(session: ClientSession, server: str) -> ServerSkills | No
 class ServerSkills:
     """One server's skills (a `skills.catalog.SkillSource`)."""
 
-    def __init__(self, session: ClientSession, server: str, *, directory_read: bool) -> None:
+    def __init__(
+        self, session: ClientSession, server: str, *, directory_read: bool, timeout: float = 60.0
+    ) -> None:
         self.session = session
         self.server = server
         self.directory_read = directory_read
+        self.timeout = timeout  # seconds for each request to the server
         self.problems: list[str] = []  # entries not loaded, each naming the server and why
         self._listed: dict[str, _Listed] = {}  # spec key -> listing
         self._held: dict[str, _Listed] = {}  # spec key -> the entry a load verified
@@ -78,8 +86,8 @@ class ServerSkills:
     async def refresh(self) -> None:
         """Read `skills/list` again (all pages): at connect and when the server says the
         list changed."""
-        entries = await sep2640.list_skills(self.session)
-        self.problems = []
+        entries, bad = await self._ask("skills/list", sep2640.list_skills(self.session))
+        self.problems = [f"{self.label}: {p}; not loaded" for p in bad]
         good = [(e, files) for e in entries if (files := self._check(e)) is not None]
         names = [str(e.frontmatter["name"]) for e, _ in good]
         listed: dict[str, _Listed] = {}
@@ -133,10 +141,7 @@ class ServerSkills:
         """`skills/get`, then `resources/read` of SKILL.md, checked (module docstring)."""
         listed = self._listing(spec)
         who = f"skill {spec.name} of MCP server {self.server!r}"
-        try:
-            fresh = await sep2640.get_skill(self.session, listed.entry.uri)
-        except Exception as exc:  # the server's error, whatever the SDK raised for it
-            raise SourceError(f"{who}: skills/get failed: {exc}") from None
+        fresh = await self._ask("skills/get", sep2640.get_skill(self.session, listed.entry.uri))
         if fresh.uri != listed.entry.uri or fresh.frontmatter != listed.entry.frontmatter:
             raise SourceError(
                 f"{who} changed since it was listed (its frontmatter differs); refused — "
@@ -178,10 +183,7 @@ class ServerSkills:
         uri = _join(base, path) if path else base
         if uri is None:
             raise SourceError(f"{path[:200]!r} is not a folder of skill {spec.name}")
-        try:
-            got = await sep2640.read_directory(self.session, uri)
-        except Exception as exc:
-            raise SourceError(f"MCP server {self.server!r}: directory read failed: {exc}") from None
+        got = await self._ask(sep2640.READ_DIRECTORY, sep2640.read_directory(self.session, uri))
         names = []
         for r in got.resources:
             is_dir = r.mime_type == sep2640.DIRECTORY_MIME
@@ -190,12 +192,23 @@ class ServerSkills:
                 names.append(r.uri.rsplit("/", 1)[-1] + ("/" if is_dir else ""))
         return names
 
+    async def _ask(self, what: str, call: Awaitable[_T]) -> _T:
+        """One request to the server, within `timeout`; its failure is a SourceError."""
+        import anyio
+
+        try:
+            with anyio.fail_after(self.timeout):
+                return await call
+        except TimeoutError:
+            raise SourceError(
+                f"MCP server {self.server!r} did not answer {what} within {self.timeout:g} s"
+            ) from None
+        except Exception as exc:  # the server's error, whatever the SDK raised for it
+            raise SourceError(f"MCP server {self.server!r}: {what} failed: {exc}") from None
+
     async def _read_checked(self, held: _Listed, uri: str, who: str) -> bytes:
         want = held.files[uri]
-        try:
-            result = await self.session.read_resource(uri)
-        except Exception as exc:
-            raise SourceError(f"{who}: resources/read of {uri} failed: {exc}") from None
+        result = await self._ask(f"resources/read of {uri}", self.session.read_resource(uri))
         data = b"".join(_bytes(c) for c in result.contents if str(c.uri) == uri)
         if len(data) != want.size or sep2640.digest(data) != want.digest:
             raise SourceError(

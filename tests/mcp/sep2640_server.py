@@ -5,7 +5,8 @@
 Skills: `good` (a supporting file, a `!` line that would create MARKER, fields a server
 may not grant), `tampered` (its SKILL.md's listed digest is wrong), `drift` (listed
 frontmatter differs from its file's), `dynamic` (no digests), and two skills both named
-`refunds` (acme/refunds, shop/refunds). `good/secret.md` is served by resources/read but
+`refunds` (acme/refunds, shop/refunds; skills/get of acme/refunds never answers), and an
+entry with no `resources` (invalid). `good/secret.md` is served by resources/read but
 not listed. Every resources/read URI is appended to READS_LOG.
 """
 
@@ -63,16 +64,27 @@ def entries() -> list[sep2640.SkillEntry]:
     return [good, tampered, drift, dynamic, *two]
 
 
-async def list_skills(ctx, params) -> sep2640.ListSkillsResult:
-    everything = entries()
+BROKEN = {"uri": "skill://broken/SKILL.md", "frontmatter": {"name": "broken"}}  # no resources
+# a hostile name: an escape sequence and a bidi override (never a catalog name)
+EVIL = {
+    "uri": "skill://ev\x1b[2J\u202eil/SKILL.md",
+    "frontmatter": {"name": "ev\x1b[2J\u202eil", "description": "x"},
+    "resources": [],
+}
+
+
+async def list_skills(ctx, params) -> dict:
+    everything = [e.model_dump(by_alias=True) for e in entries()] + [BROKEN, EVIL]
     start = int(params.cursor or 0)  # two per page: the client must read every page
-    more = start + 2 < len(everything)
-    return sep2640.ListSkillsResult(
-        skills=everything[start : start + 2], next_cursor=str(start + 2) if more else None
-    )
+    page = {"skills": everything[start : start + 2]}
+    if start + 2 < len(everything):
+        page["nextCursor"] = str(start + 2)
+    return page
 
 
 async def get_skill(ctx, params) -> sep2640.GetSkillResult:
+    if params.uri == "skill://acme/refunds/SKILL.md":  # a server that never answers
+        await anyio.sleep(300)
     for e in entries():
         if e.uri == params.uri:
             return sep2640.GetSkillResult(skill=e)

@@ -95,7 +95,8 @@ def test_list_all_pages_with_true_digests_and_get(served, project) -> None:
     d = served["skill"]
 
     async def check(s: ClientSession) -> None:
-        entries = await sep2640.list_skills(s)
+        entries, problems = await sep2640.list_skills(s)
+        assert problems == []
         by_uri = {e.uri: e for e in entries}
         assert len(by_uri) == len(entries) >= 61  # 60 fillers + ours (+ bundled), no duplicate
         e = by_uri["skill://pdf-invoices/SKILL.md"]
@@ -237,7 +238,7 @@ def test_http_on_localhost(served, project, wait_until) -> None:
                     ClientSession(r, w) as s,
                 ):
                     await s.initialize()
-                    found.extend(e.uri for e in await sep2640.list_skills(s))
+                    found.extend(e.uri for e in (await sep2640.list_skills(s))[0])
 
         anyio.run(main)
         assert "skill://pdf-invoices/SKILL.md" in found
@@ -273,7 +274,7 @@ def test_only_dirs_serves_the_given_folders_alone(served, project, tmp_path: Pat
                     ClientSession(r, w) as s,
                 ):
                     await s.initialize()
-                    seen[key] = {e.uri for e in await sep2640.list_skills(s)}
+                    seen[key] = {e.uri for e in (await sep2640.list_skills(s))[0]}
 
         anyio.run(main)
 

@@ -66,6 +66,10 @@ def test_listing_at_connect_fetches_no_file(test_server) -> None:
         ]
         assert all(s.source is Source.MCP and s.root.family == "mcp:docs" for s in src.specs())
         assert any("dynamic" in p and "mcp:docs" in p for p in src.problems)
+        (broken,) = [p for p in src.problems if "broken" in p]
+        assert broken.startswith("mcp:docs: ") and "resources" in broken
+        (evil,) = [p for p in src.problems if "name is missing or not a skill name" in p]
+        assert "\x1b" not in evil and "\u202e" not in evil  # shown escaped, never raw
 
     _run(params, "docs", check)
     assert reads.read_text() == ""  # nothing prefetched: not on connect, not on listing
@@ -108,6 +112,19 @@ def test_invocation_checks_digest_and_frontmatter(test_server, project) -> None:
     read = reads.read_text().split()
     assert "skill://good/secret.md" not in read  # an unlisted file was never asked for
     assert "skill://tampered/SKILL.md" in read
+
+
+def test_a_server_that_never_answers_is_an_error_in_time(test_server) -> None:
+    params, _, _ = test_server
+
+    async def check(src: ServerSkills | None) -> None:
+        assert src is not None
+        src.timeout = 1.0
+        spec = next(s for s in src.specs() if s.name == "docs:acme/refunds")
+        with pytest.raises(SourceError, match=r"'docs' did not answer skills/get within 1 s"):
+            await src.fetch_body(spec)
+
+    _run(params, "docs", check)
 
 
 def test_a_server_without_the_extension_has_no_skills(tmp_path: Path) -> None:
