@@ -84,6 +84,7 @@ class SkillTree:
         self.by_key: dict[str, ServedSkill] = {}
         self.skipped: list[str] = []
         self._digests: dict[str, _Cached] = {}
+        self._fronts: dict[str, tuple[tuple[int, int, int], dict[str, object] | None]] = {}
         for spec in specs:
             base = _base(spec)
             if base is None or base in self.skills:
@@ -128,7 +129,7 @@ class SkillTree:
                 f"skill {skill.spec.name!r} holds {total:,} bytes, over SEP-2640's limit "
                 f"of {sep2640.MAX_SKILL_BYTES:,}; it is not served"
             )
-        front = sep2640.frontmatter_json(self._read(files["SKILL.md"], skill))
+        front = self._front(files["SKILL.md"], skill)
         last = skill.base.rsplit("/", 1)[-1]
         if front is None or front.get("name") != last or not front.get("description"):
             raise TreeError(
@@ -136,6 +137,17 @@ class SkillTree:
                 "and description; it is not served"
             )
         return sep2640.SkillEntry(uri=skill.uri, frontmatter=front, resources=resources)
+
+    def _front(self, real: Path, skill: ServedSkill) -> dict[str, object] | None:
+        """The SKILL.md's frontmatter as JSON, kept while its stat stays the same."""
+        st = _stat_regular(real)
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = self._fronts.get(str(real))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        front = sep2640.frontmatter_json(self._read(real, skill))
+        self._fronts[str(real)] = (key, front)
+        return front
 
     def _digest(self, real: Path) -> tuple[str, int]:
         st = _stat_regular(real)
