@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from codebot.skills.catalog import Snapshot
     from codebot.skills.route import Router
 
-__all__ = ["PAGE", "SEARCH_TOOL", "Served", "build_server", "serve"]
+__all__ = ["PAGE", "SEARCH_TOOL", "Served", "build_server", "page_start", "serve"]
 
 #: Entries per page of skills/list, resources/list and resources/directory/read.
 PAGE = 50
@@ -73,16 +73,9 @@ class Served:
             self._router = router_from_settings(self.settings, [])
         return self._router
 
-    def page(self, cursor: str | None, total: int) -> int:
-        if not cursor:
-            return 0
-        if not cursor.isdigit() or int(cursor) > total:
-            raise sep2640.invalid_params(f"cursor {cursor[:40]!r} is not one this server gave")
-        return int(cursor)
-
     def entries(self, cursor: str | None) -> sep2640.ListSkillsResult:
         skills = list(self.tree.skills.values())
-        start = self.page(cursor, len(skills))
+        start = page_start(cursor, len(skills))
         out = []
         for skill in skills[start : start + PAGE]:
             try:
@@ -128,6 +121,15 @@ class Served:
         return mcp_types.CallToolResult(
             content=[mcp_types.TextContent(text=text)], structured_content=data
         )
+
+
+def page_start(cursor: str | None, total: int) -> int:
+    """Where a page starts: the cursor this server gave (an offset), else -32602."""
+    if not cursor:
+        return 0
+    if len(cursor) > 12 or not (cursor.isascii() and cursor.isdigit()) or int(cursor) > total:
+        raise sep2640.invalid_params(f"cursor {cursor[:40]!r} is not one this server gave")
+    return int(cursor)
 
 
 def _tool_error(message: str) -> mcp_types.CallToolResult:
@@ -176,7 +178,7 @@ def build_server(served: Served) -> LowServer:
         ctx: Ctx, params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourcesResult:
         skills = list(tree.skills.values())
-        start = served.page(params.cursor if params else None, len(skills))
+        start = page_start(params.cursor if params else None, len(skills))
         rows = [
             mcp_types.Resource(
                 uri=s.uri,
@@ -218,7 +220,7 @@ def build_server(served: Served) -> LowServer:
             children = tree.children(params.uri)
         except TreeError as exc:
             raise sep2640.invalid_params(str(exc)) from None
-        start = served.page(params.cursor, len(children))
+        start = page_start(params.cursor, len(children))
         rows = [
             mcp_types.Resource(
                 uri=uri, name=name, mime_type=sep2640.DIRECTORY_MIME if is_dir else mime_of(name)

@@ -284,3 +284,14 @@ def test_only_dirs_serves_the_given_folders_alone(served, project, tmp_path: Pat
     assert "skill://mine/SKILL.md" not in seen["only"]
     assert "skill://pdf-invoices/SKILL.md" in seen["only"]
     assert len(seen["only"]) == 61
+
+
+def test_a_cursor_it_did_not_give_is_invalid_params() -> None:
+    from codebot.mcp.serve import page_start
+
+    assert page_start(None, 10) == 0
+    assert page_start("5", 10) == 5
+    for bad in ("9" * 5000, "-1", "x", "11", "1e3", "٣"):
+        with pytest.raises(MCPError) as err:
+            page_start(bad, 10)
+        assert err.value.error.code == -32602
