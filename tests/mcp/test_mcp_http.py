@@ -57,7 +57,8 @@ SERVER = textwrap.dedent(
         if scope["type"] == "http":
             auth = dict(scope["headers"]).get(b"authorization", b"")
             if auth != b"Bearer " + token.encode():
-                await send({"type": "http.response.start", "status": 401,
+                status = 403 if auth == b"Bearer read-only" else 401
+                await send({"type": "http.response.start", "status": status,
                             "headers": [(b"content-type", b"text/plain"),
                                         (b"www-authenticate", b"Bearer")]})
                 await send({"type": "http.response.body", "body": b"no"})
@@ -180,6 +181,27 @@ def test_401_with_a_written_header_names_it_and_the_file(
     p = probe(d, codebot_home, project)
     assert "401" in p.error and "X-Api-Key" in p.error and "test.json" in p.error
     assert "literal-key-999" not in p.error
+
+
+@needs_server
+def test_403_names_the_header_and_its_variable(
+    sdk_server: str, codebot_home: Path, project: Path
+) -> None:
+    entry = {"url": f"{sdk_server}/mcp", "headers": {"Authorization": "Bearer ${RO_TOKEN}"}}
+    p = probe(define("docs", entry, {"RO_TOKEN": "read-only"}), codebot_home, project)
+    assert not p.ready and "403 Forbidden" in p.error
+    assert "Authorization" in p.error and "${RO_TOKEN}" in p.error
+    assert "read-only" not in p.error
+
+
+@needs_server
+def test_a_redirect_within_the_origin_is_followed_with_its_headers(
+    sdk_server: str, codebot_home: Path, project: Path
+) -> None:
+    entry = {"url": f"{sdk_server}/mcp/", "headers": {"Authorization": f"Bearer {TOKEN}"}}
+    p = probe(define("docs", entry), codebot_home, project)
+    assert p.ready, p.error
+    assert (p.tools, p.prompts) == (1, 1)
 
 
 @needs_server
