@@ -124,18 +124,8 @@ def _watch(exchange: Exchange) -> Callable[[httpx2.Response], Awaitable[None]]:
     async def on_response(response: httpx2.Response) -> None:
         import httpx2
 
-        if response.request.method != "POST":
-            return  # the optional GET stream may be refused (405) by servers without one
-        status = response.status_code
-        exchange.statuses.append(status)
-        location = response.headers.get("location")
-        if 300 <= status < 400 and location is not None and not exchange.redirect:
-            with contextlib.suppress(httpx2.InvalidURL, TypeError, ValueError):
-                target = response.request.url.join(location)
-                if _origin(target) != _origin(response.request.url):
-                    exchange.redirect = shown_url(str(target))
-        if status >= 400 and exchange.status is None:
-            exchange.status, exchange.reason = status, response.reason_phrase
+        if response.request.method == "POST":  # not the optional GET stream (often a 405)
+            _note(exchange, response)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             raise HttpRefused(f"the server sent a {encoding}-compressed answer, never asked for")
@@ -144,6 +134,22 @@ def _watch(exchange: Exchange) -> Callable[[httpx2.Response], Awaitable[None]]:
             response.stream = _capped(response.stream, MAX_BODY)
 
     return on_response
+
+
+def _note(exchange: Exchange, response: httpx2.Response) -> None:
+    """Record a message's answer: its status, and a redirect to another origin."""
+    import httpx2
+
+    status = response.status_code
+    exchange.statuses.append(status)
+    location = response.headers.get("location")
+    if 300 <= status < 400 and location is not None and not exchange.redirect:
+        with contextlib.suppress(httpx2.InvalidURL, TypeError, ValueError):
+            target = response.request.url.join(location)
+            if _origin(target) != _origin(response.request.url):
+                exchange.redirect = shown_url(str(target))
+    if status >= 400 and exchange.status is None:
+        exchange.status, exchange.reason = status, response.reason_phrase
 
 
 @contextlib.asynccontextmanager
