@@ -245,13 +245,13 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
 def _connect(
     settings: Settings, cfg: McpConfig, st: dict[str, Standing], rows: list[dict[str, object]]
 ) -> None:
-    """Start every approved stdio server (in parallel, each within its startup_timeout),
+    """Connect every approved server (in parallel, each within its startup_timeout),
     and put what it answered in its row: "ready" with counts, or "failed" with why."""
     import os
 
     from codebot.mcp.connect import probe_all
 
-    chosen = [d for d in cfg.servers if st[d.name].may_start and d.transport == "stdio"]
+    chosen = [d for d in cfg.servers if st[d.name].may_start]
     if not chosen:
         return
     found = probe_all(chosen, home=settings.home, project=settings.project_dir, environ=os.environ)

@@ -1,5 +1,6 @@
-"""Connecting to an approved stdio MCP server, with the official SDK (`mcp`), to see that it
-answers: initialize, count its tools and prompts, close.
+"""Connecting to an approved MCP server, with the official SDK (`mcp`), to see that it
+answers: initialize, count its tools and prompts, close. Streamable HTTP servers go through
+`http_transport.py` (`_probe_http`); the rest of this module is stdio.
 
 The process is started here, not by the SDK's `stdio_client`, for two reasons: the SDK
 adds variables of its own to the server's environment (SHELL, TERM, USER, ...), and it
@@ -67,7 +68,7 @@ def log_path(home: Path, name: str) -> Path:
 def probe_all(
     servers: Sequence[ServerDef], *, home: Path, project: Path, environ: Mapping[str, str]
 ) -> dict[str, Probe]:
-    """Probe these (approved, stdio) servers in parallel; one result per name."""
+    """Probe these (approved) servers in parallel; one result per name."""
     import anyio
 
     results: dict[str, Probe] = {}
@@ -92,8 +93,12 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
 
     from codebot.home import private_dir, private_open
 
-    if d.error or d.transport != "stdio":
-        return Probe(d.name, False, error=d.error or "only stdio servers are connected so far")
+    if d.error:
+        return Probe(d.name, False, error=d.error)
+    if d.transport == "http":
+        return await _probe_http(d)
+    if d.transport != "stdio":
+        return Probe(d.name, False, error=f"transport {d.transport} is not connected")
     cwd = project / d.cwd if d.cwd else project
     if not cwd.is_dir():
         return Probe(d.name, False, error=f"its cwd {cwd} is not a folder")
@@ -134,10 +139,34 @@ async def _talk(d: ServerDef, cwd: Path, environ: Mapping[str, str], errlog: int
 
     env = server_environment(d, environ)
     async with _stdio(d, env, cwd, errlog) as (read, write), ClientSession(read, write) as session:
-        init = await session.initialize()
-        caps = init.capabilities
-        tools = await _count(session, "tools") if caps.tools is not None else 0
-        prompts = await _count(session, "prompts") if caps.prompts is not None else 0
+        return await _ask(d, session)
+
+
+async def _probe_http(d: ServerDef) -> Probe:
+    """Connect over Streamable HTTP (http_transport.py), initialize and count, all within
+    its startup_timeout; closing (the session's DELETE) is bounded by what is left of it
+    and does not undo a server that answered."""
+    import anyio
+    from mcp.client.session import ClientSession
+
+    from codebot.mcp.http_transport import Exchange, describe, open_http
+
+    exchange, found = Exchange(), None
+    try:
+        with anyio.move_on_after(d.startup_timeout):
+            async with open_http(d, exchange) as (read, write), ClientSession(read, write) as s:
+                found = await _ask(d, s)
+    except Exception as exc:  # the server's fault, whatever the SDK or httpx2 raised for it
+        return found or Probe(d.name, False, error=describe(d, exchange, exc))
+    return found or Probe(d.name, False, error=describe(d, exchange, None))
+
+
+async def _ask(d: ServerDef, session: ClientSession) -> Probe:
+    """Initialize, then count the tools and prompts the server declares."""
+    init = await session.initialize()
+    caps = init.capabilities
+    tools = await _count(session, "tools") if caps.tools is not None else 0
+    prompts = await _count(session, "prompts") if caps.prompts is not None else 0
     info = init.server_info
     return Probe(d.name, True, tools, prompts, f"{info.name} {info.version}".strip())
 
