@@ -234,6 +234,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
         )
     for r in rows:
         counts = f"  {r['tools']} tools, {r['prompts']} prompts" if r["tools"] is not None else ""
+        if counts and r["skills"]:
+            counts += f", {r['skills']} skills"
         print(f"{shown(r['name'])}  {r['source']}  {r['status']}{counts}")
         if r["error"]:
             print(f"  error: {shown(r['error'])}")
@@ -260,7 +262,9 @@ def _connect(
         if p is None:
             continue
         if p.ready:
-            r.update(status="ready", tools=p.tools, prompts=p.prompts, server=p.server)
+            r.update(
+                status="ready", tools=p.tools, prompts=p.prompts, skills=p.skills, server=p.server
+            )
         else:
             r.update(status="failed", error=p.error)
 

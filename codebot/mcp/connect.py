@@ -58,6 +58,7 @@ class Probe:
     prompts: int | None = None
     server: str = ""  # the server's name and version, as it says
     error: str = ""
+    skills: int | None = None  # SEP-2640 skills listed; None when they could not be read
 
 
 def log_path(home: Path, name: str) -> Path:
@@ -168,7 +169,21 @@ async def _ask(d: ServerDef, session: ClientSession) -> Probe:
     tools = await _count(session, "tools") if caps.tools is not None else 0
     prompts = await _count(session, "prompts") if caps.prompts is not None else 0
     info = init.server_info
-    return Probe(d.name, True, tools, prompts, f"{info.name} {info.version}".strip())
+    skills = await _skills(d, session)
+    return Probe(d.name, True, tools, prompts, f"{info.name} {info.version}".strip(), skills=skills)
+
+
+async def _skills(d: ServerDef, session: ClientSession) -> int | None:
+    """How many SEP-2640 skills the server lists (0 without the extension; None when its
+    skills/list fails: the server is still ready)."""
+    from codebot.mcp.server_skills import skill_source
+    from codebot.skills.catalog import SourceError
+
+    try:
+        source = await skill_source(session, d.name, timeout=d.startup_timeout)
+    except SourceError:
+        return None
+    return 0 if source is None else len(source.specs())
 
 
 async def _count(session: ClientSession, what: str) -> int:

@@ -231,7 +231,7 @@ def test_mcp_list_connects_an_approved_project_server(project: Path, codebot_hom
     done = codebot(project, "mcp", "list", "--json")
     (row,) = json.loads(done.stdout)
     assert row["status"] == "ready", row
-    assert row["tools"] >= 1 and row["prompts"] == 0 and row["skills"] is None
+    assert row["tools"] >= 1 and row["prompts"] == 0 and row["skills"] == 0  # no SEP-2640
     done = codebot(project, "mcp", "list", "--no-connect", "--json")
     (row,) = json.loads(done.stdout)
     assert row["status"] == "approved" and row["tools"] is None

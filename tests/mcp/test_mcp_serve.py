@@ -295,3 +295,25 @@ def test_a_cursor_it_did_not_give_is_invalid_params() -> None:
         with pytest.raises(MCPError) as err:
             page_start(bad, 10)
         assert err.value.error.code == -32602
+
+
+def test_mcp_list_counts_the_skills_of_codebot_mcp_serve(served, project) -> None:
+    """codebot's own client against codebot's server, through `codebot mcp list`."""
+    import json
+
+    conf = project / "servers.json"
+    args = ["-m", "codebot", "mcp", "serve", "--only-dirs", "--skills-dir", str(served["skills"])]
+    conf.write_text(json.dumps({"mcpServers": {"cb": {"command": sys.executable, "args": args}}}))
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    r = subprocess.run(
+        [sys.executable, "-m", "codebot", "mcp", "list", "--json", "--mcp-config", str(conf)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    (row,) = [x for x in json.loads(r.stdout) if x["name"] == "cb"]
+    assert row["status"] == "ready", row
+    assert (row["tools"], row["skills"]) == (1, 61)
