@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from codebot.agent.model.local_probe import Found
     from codebot.agent.session.loop import Session
     from codebot.config import Settings
+    from codebot.mcp.connect import Probe
     from codebot.skills.catalog import Catalog
 
 
@@ -33,6 +34,8 @@ class BuiltinCommands:
     offline: bool
     front: Front
     local: Found | None
+    #: What `/mcp probe` last found, by server name (None before the first probe).
+    mcp_probes: dict[str, Probe] | None = None
 
     def cmd_help(self, _args: str) -> Reply:
         return Reply(help_text(self.front))
@@ -93,6 +96,13 @@ class BuiltinCommands:
 
         config = self.session.state.hooks.config
         return Reply(describe(config.hooks, config.warnings))
+
+    def cmd_mcp(self, args: str) -> Reply:
+        """`/mcp`: the servers' table; `/mcp probe` / `/mcp reconnect NAME` connect first."""
+        from codebot.ui.mcp_view import run
+
+        text, self.mcp_probes = run(self.settings, args, self.mcp_probes)
+        return Reply(text)
 
     # -- models ------------------------------------------------------------------------------
 

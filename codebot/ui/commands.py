@@ -159,6 +159,13 @@ BUILTINS: tuple[Command, ...] = (
         "cmd_written",
     ),
     Command(
+        "mcp",
+        "[probe | reconnect NAME]",
+        "MCP servers: source, approval, ready/failed with tool, prompt and skill counts",
+        "cmd_mcp",
+        off_loop=True,
+    ),
+    Command(
         "init",
         "[--force] [--draft]",
         "write a starting AGENTS.md from the repository (then the model improves it)",

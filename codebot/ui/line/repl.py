@@ -118,6 +118,8 @@ class LineApp:
         self._approvals: set[asyncio.Future[None]] = set()
         self._ask_lock: asyncio.Lock | None = None
         self._interrupts = 0
+        #: The MCP servers that may start, once the question at start is answered.
+        self.mcp_allowed: frozenset[str] | None = None
         controller.set_emit(self._on_event)
         controller.front = Front.PLAIN if self.plain else Front.LINE  # what /help lists
 
@@ -184,6 +186,7 @@ class LineApp:
 
     async def _loop(self) -> int:
         self._banner()
+        self.mcp_allowed = await self._ask_mcp()  # before any MCP server would start
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
         if self.watch:  # tests pass watch=False: no background work, no probe
             self.controller.warm_router()
@@ -217,6 +220,13 @@ class LineApp:
                     watcher.stop()
             self._say_how_to_continue()
         return 0
+
+    async def _ask_mcp(self) -> frozenset[str]:
+        """The MCP question at start (`ui/mcp_start.py`); the servers that may start."""
+        from codebot.ui.mcp_start import ask_line
+
+        assert self.reader is not None  # made by run_async
+        return await ask_line(self.controller.settings, self.reader.ask, self.sink.line)
 
     def _say_how_to_continue(self) -> None:
         """The session's id and the command that comes back to it: in the conversation on a
@@ -275,7 +285,10 @@ class LineApp:
         """A built-in: the controller decides what it does; this shows the reply and performs
         its action. "exit" when the session should end."""
         try:
-            reply = self.controller.builtin(name, args)
+            if name == "mcp":  # connects to servers: off the loop (the watcher keeps printing)
+                reply = await asyncio.to_thread(self.controller.builtin, name, args)
+            else:
+                reply = self.controller.builtin(name, args)
         except Exception as exc:  # a failing command must not end the session
             self.sink.line(f"error: /{name} failed: {type(exc).__name__}: {exc}")
             self.sink.write("\n")

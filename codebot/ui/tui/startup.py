@@ -5,6 +5,7 @@ watcher and hot reload, and what the app's workers report when they end.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -96,6 +97,10 @@ class Startup:
         self.warm = True
         self.watcher: SkillWatcher | None = None
         self._warm_worker: Worker[None] | None = None
+        #: Set once the MCP question at start is answered (or there was none to ask);
+        #: `mcp_allowed` is then the servers that may start (`mcp_screen.ask_at_start`).
+        self.mcp_decided = asyncio.Event()
+        self.mcp_allowed: frozenset[str] | None = None
 
     # -- first paint and the controller -----------------------------------------------------
 
@@ -133,6 +138,7 @@ class Startup:
             return
         self._update_status(with_context=True)
         c = self._controller()
+        self._app.run_worker(self._ask_mcp(c), name="mcp-question", exit_on_error=False)
         if callable(getattr(c.session.client, "warm_up", None)):
             self._start_warm_up()
         if self.watch_skills:
@@ -152,6 +158,15 @@ class Startup:
             self._app.run_worker(self._check_server(), name="window", exit_on_error=False)
         if self.initial_prompt:  # after the welcome lines, so the conversation reads in order
             self._app.run_worker(self._submit(self.initial_prompt), exit_on_error=False)
+
+    async def _ask_mcp(self, c: Controller) -> None:
+        """The MCP question at start, over the painted app (servers start after it)."""
+        from codebot.ui.tui.mcp_screen import ask_at_start
+
+        try:
+            self.mcp_allowed = await ask_at_start(self._app, self._conversation, c.settings)
+        finally:
+            self.mcp_decided.set()
 
     async def _offer_local_server(self) -> None:
         """No key: look for a local OpenAI-compatible server (loopback, 150 ms) and offer it."""

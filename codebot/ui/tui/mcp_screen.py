@@ -1,0 +1,108 @@
+"""The MCP question at start (`ui/mcp_start.py`) as a dialog over the main app, one per
+server not approved, after the first paint and before any server starts.
+
+Keys: `a` approve (remembered), `s` skip this run; Escape skips this one and every server
+still to be asked about. Arrows and Enter pick an option too. What is shown comes from
+`mcp_start.question` (escaped; no secret value), as plain text (never markup).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from codebot.ui.mcp_start import CHOICES, Ask, question
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from codebot.config import Settings
+    from codebot.mcp.config import ServerDef
+    from codebot.ui.tui.conversation import Conversation
+
+#: The answer of Escape: skip this server and the rest.
+SKIP_ALL = "S"
+
+
+class McpQuestion(ModalScreen[str]):
+    DEFAULT_CSS = """
+    McpQuestion { align: center middle; }
+    McpQuestion > Vertical {
+        width: 90%; max-width: 120; height: auto; max-height: 100%;
+        border: round $warning; background: $surface; padding: 1 2;
+    }
+    McpQuestion VerticalScroll { height: auto; max-height: 24; }
+    McpQuestion #position { color: $text-muted; }
+    McpQuestion OptionList { height: auto; margin-top: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "choose('a')", "approve"),
+        Binding("s", "choose('s')", "skip this run"),
+        Binding("escape", f"choose('{SKIP_ALL}')", "skip all", show=False),
+    ]
+
+    def __init__(self, ask: Ask, position: str = "") -> None:
+        super().__init__()
+        self.ask = ask
+        self.position = position
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            with VerticalScroll():
+                yield Static("\n".join(question(self.ask)), markup=False, id="question")
+            if self.position:
+                yield Static(self.position, markup=False, id="position")
+            # Text, not a markup string: "[a]" would be read as a style tag.
+            yield OptionList(
+                *(Option(Text(f"[{k}] {label}"), id=k) for k, label in CHOICES),
+                Option(Text("[Esc] skip this and the rest for this run"), id=SKIP_ALL),
+                id="choices",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id or "s")
+
+    def action_choose(self, key: str) -> None:
+        self.dismiss(key)
+
+
+async def ask_at_start(
+    app: App[Any], conversation: Conversation, settings: Settings
+) -> frozenset[str]:
+    """Ask about each server not approved (in a worker: `push_screen_wait`), record the
+    approvals, say what was decided in the conversation; the servers that may start."""
+    import asyncio
+
+    from codebot.ui.mcp_start import answer, may_start, pending, summary
+
+    asks = await asyncio.to_thread(pending, settings)
+    if not asks:
+        return await asyncio.to_thread(may_start, settings)
+    approved: list[ServerDef] = []
+    skipped: list[str] = []
+    for i, ask in enumerate(asks):
+        position = f"server {i + 1} of {len(asks)}" if len(asks) > 1 else ""
+        choice = await app.push_screen_wait(McpQuestion(ask, position))
+        if choice == SKIP_ALL:
+            skipped += [a.server.name for a in asks[i:]]
+            break
+        if choice == "a":
+            approved.append(ask.server)
+        else:
+            skipped.append(ask.server.name)
+    problem = await asyncio.to_thread(answer, settings, approved)
+    said = summary([d.name for d in approved], skipped, problem)
+    if said:
+        await conversation.add_line(said, "warning" if problem or skipped else "notice")
+    return await asyncio.to_thread(may_start, settings)
