@@ -71,6 +71,7 @@ class Command:
     not_while_busy: bool = False  # refused while a turn runs (the TUI accepts input then)
     off_loop: bool = False  # may import a client, rescan folders or read files: a thread in the TUI
     view: bool = False  # opens a view: the TUI does not echo it into the conversation
+    background: bool = False  # may take seconds (connects to servers): the TUI keeps taking input
     tui_only: bool = False
     line_only: bool = False
 
@@ -164,6 +165,7 @@ BUILTINS: tuple[Command, ...] = (
         "MCP servers: source, approval, ready/failed with tool, prompt and skill counts",
         "cmd_mcp",
         off_loop=True,
+        background=True,
     ),
     Command(
         "init",

@@ -285,7 +285,7 @@ class LineApp:
         """A built-in: the controller decides what it does; this shows the reply and performs
         its action. "exit" when the session should end."""
         try:
-            if name == "mcp":  # connects to servers: off the loop (the watcher keeps printing)
+            if commands.BY_NAME[name].background:  # off the loop: the watcher keeps printing
                 reply = await asyncio.to_thread(self.controller.builtin, name, args)
             else:
                 reply = self.controller.builtin(name, args)

@@ -328,8 +328,13 @@ class CodebotApp(App[int]):
         if self.controller is None:  # sent in the first instants: the session is being built
             self.run_worker(self._submit_when_ready(self.prompt.take()), exit_on_error=False)
             return
-        if commands.parse(message.text).kind != "builtin" and self.busy:
+        parsed = commands.parse(message.text)
+        if parsed.kind != "builtin" and self.busy:
             self.turns.queue(self.prompt.take())  # sent when the turn ends
+            return
+        if parsed.kind == "builtin" and commands.BY_NAME[parsed.name].background:
+            self.notify(f"/{parsed.name}: working; the result follows", timeout=3)
+            self.run_worker(self.submit(self.prompt.take()), exit_on_error=False)
             return
         await self.submit(self.prompt.take())
 
