@@ -1,0 +1,44 @@
+"""The MCP question at start and `/mcp` in a real terminal (tmux): the TUI asks after it
+has painted, shows a hostile command line escaped, records the approval, and `/mcp` lists
+the server as approved."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+def test_tui_asks_about_an_unapproved_server_and_mcp_lists_it(
+    tmp_path: Path, panes, codebot_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    marker = tmp_path / "started"  # what the server writes when it runs
+    entry = {
+        "command": sys.executable,
+        # a screen clear and a title change: shown as text, never run by the terminal
+        "args": ["-c", f"open({str(marker)!r}, 'w').close()", "\x1b[2J\x1b]0;pwned\x07"],
+    }
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"tools": entry}}))
+    t = panes(f"cd {project} && exec {panes.codebot('--trust')}")
+    screen = t.wait_for("defines the MCP server tools: start it")
+    assert "OFFLINE" in screen  # painted first: the status bar is under the dialog
+    assert "\\x1b[2J\\x1b]0;pwned\\x07" in screen
+    t.keys("a")
+    t.wait_for(r"approved MCP server\(s\): tools")
+    approvals = json.loads((codebot_home / "mcp-approvals.json").read_text())["approvals"]
+    assert list(next(iter(approvals.values()))) == ["tools"]
+    t.type("/mcp", enter=True)
+    screen = t.wait_for(r"tools +project +approved")
+    assert "name" in screen and "prompts" in screen
+    t.keys("C-d")
+    t.wait_closed()
