@@ -123,3 +123,30 @@ async def test_an_approved_server_is_not_asked_again(
         await until(pilot, app.startup.mcp_decided.is_set)
         assert not isinstance(app.screen, McpQuestion)
         assert app.startup.mcp_allowed == {"alpha"}
+
+
+async def test_a_definition_taller_than_its_box_must_be_read_to_the_end(
+    project: Path, codebot_home: Path, tmp_path: Path
+) -> None:
+    servers = {
+        "long": {
+            "command": "srv",
+            "env": {f"V{i}": "x" for i in range(80)} | {"ZZ_LAST": "rm-everything"},
+        }
+    }
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    trust.add(codebot_home, project)
+    app = make_app(project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, McpQuestion))
+        screen = app.screen
+        assert isinstance(screen, McpQuestion)
+        await pilot.pause()
+        await pilot.press("a")  # refused: the end is not on screen yet
+        await pilot.pause()
+        assert app.screen is screen and not screen.seen_end
+        await pilot.press("end")
+        await until(pilot, screen.seen)
+        await pilot.press("a")
+        await until(pilot, app.startup.mcp_decided.is_set)
+        assert app.startup.mcp_allowed == {"long"}

@@ -3,7 +3,9 @@ server not approved, after the first paint and before any server starts.
 
 Keys: `a` approve (remembered), `s` skip this run; Escape skips this one and every server
 still to be asked about. Arrows and Enter pick an option too. What is shown comes from
-`mcp_start.question` (escaped; no secret value), as plain text (never markup).
+`mcp_start.question` (escaped; no secret value), as plain text (never markup). Nothing is
+approved unseen: when the definition is taller than its box, approving is refused until
+its end has been on screen (PgDn / End scroll it).
 """
 
 from __future__ import annotations
@@ -46,16 +48,21 @@ class McpQuestion(ModalScreen[str]):
         Binding("a", "choose('a')", "approve"),
         Binding("s", "choose('s')", "skip this run"),
         Binding("escape", f"choose('{SKIP_ALL}')", "skip all", show=False),
+        Binding("pagedown", "scroll('page_down')", "read on", show=False, priority=True),
+        Binding("pageup", "scroll('page_up')", "back", show=False, priority=True),
+        Binding("end", "scroll('end')", "to the end", show=False, priority=True),
+        Binding("home", "scroll('home')", "to the start", show=False, priority=True),
     ]
 
     def __init__(self, ask: Ask, position: str = "") -> None:
         super().__init__()
         self.ask = ask
         self.position = position
+        self.seen_end = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            with VerticalScroll():
+            with VerticalScroll(id="shown"):
                 yield Static("\n".join(question(self.ask)), markup=False, id="question")
             if self.position:
                 yield Static(self.position, markup=False, id="position")
@@ -68,12 +75,38 @@ class McpQuestion(ModalScreen[str]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+        self.watch(self.query_one("#shown"), "scroll_y", lambda *_: self.seen(), init=False)
+
+    def seen(self) -> bool:
+        """Whether the end of the definition has been on screen (False until laid out)."""
+        shown = self.query_one("#shown", VerticalScroll)
+        rows, height = shown.virtual_size.height, shown.scrollable_content_region.height
+        if height > 0 and rows > 0:
+            self.seen_end = self.seen_end or round(shown.scroll_y) + height >= rows
+        return self.seen_end
+
+    def action_scroll(self, where: str) -> None:
+        shown = self.query_one("#shown", VerticalScroll)
+        move = {
+            "page_down": shown.scroll_page_down,
+            "page_up": shown.scroll_page_up,
+            "end": shown.scroll_end,
+            "home": shown.scroll_home,
+        }[where]
+        move(animate=False)
+        self.seen()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id or "s")
+        self.action_choose(event.option.id or "s")
 
     def action_choose(self, key: str) -> None:
+        if key == "a" and not self.seen():
+            self.notify(
+                "Read the whole definition first: PgDn / End scroll to its end (s skips)",
+                severity="warning",
+            )
+            return
         self.dismiss(key)
 
 
