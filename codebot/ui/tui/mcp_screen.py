@@ -75,7 +75,10 @@ class McpQuestion(ModalScreen[str]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
-        self.watch(self.query_one("#shown"), "scroll_y", lambda *_: self.seen(), init=False)
+        self.watch(self.query_one("#shown"), "scroll_y", self._scrolled, init=False)
+
+    def _scrolled(self, _old: float, _new: float) -> None:
+        self.seen()
 
     def seen(self) -> bool:
         """Whether the end of the definition has been on screen (False until laid out)."""
