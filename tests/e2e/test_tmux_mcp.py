@@ -42,3 +42,24 @@ def test_tui_asks_about_an_unapproved_server_and_mcp_lists_it(
     assert "name" in screen and "prompts" in screen
     t.keys("C-d")
     t.wait_closed()
+
+
+def test_line_mode_on_a_terminal_asks_then_prompts(
+    tmp_path: Path, panes, codebot_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    entry = {"command": "srv", "args": ["\x1b[31mred\u202e"], "env": {"API_KEY": "hunter2"}}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"tools": entry}}))
+    t = panes(f"cd {project} && exec {panes.codebot('--plain', '--trust')}")
+    screen = t.wait_for(r"(?m)^  \[a\] approve / \[s\] skip: *$")
+    assert "srv '\\x1b[31mred\\u202e'" in screen and "API_KEY=(value hidden)" in screen
+    assert "hunter2" not in screen
+    t.type("s", enter=True)
+    t.wait_for(r"skipped for this run: tools")
+    t.prompt_ready()
+    t.type("/mcp", enter=True)
+    t.wait_for(r"tools +project +not approved")
+    t.keys("C-d")
+    t.wait_closed()
+    assert not (codebot_home / "mcp-approvals.json").exists()

@@ -230,3 +230,14 @@ def test_print_mode_and_untrusted_projects_never_ask(
     assert done.returncode == 0, done.stderr
     assert "MCP server" not in done.stdout + done.stderr
     assert approvals(codebot_home) == {} and not (tmp_path / "alpha").exists()
+
+
+def test_a_fifo_mcp_json_is_never_waited_on(project: Path) -> None:
+    import threading
+
+    os.mkfifo(project / ".mcp.json")
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(pending(settings(project))))
+    worker.start()
+    worker.join(20)
+    assert found == [[]]
