@@ -241,3 +241,39 @@ def test_a_fifo_mcp_json_is_never_waited_on(project: Path) -> None:
     worker.start()
     worker.join(20)
     assert found == [[]]
+
+
+def test_an_approval_that_cannot_be_stored_says_so_and_starts_nothing(
+    project: Path, codebot_home: Path
+) -> None:
+    import asyncio
+
+    from codebot.ui.mcp_start import ask_line
+
+    write_servers(project, {"srv": {"command": "srv"}})
+    (codebot_home / APPROVALS_FILE).write_text("{damaged")
+    said: list[str] = []
+    replies = iter(["a"])
+
+    async def ask(_prompt: str) -> str:
+        return next(replies)
+
+    allowed = asyncio.run(ask_line(settings(project), ask, said.append))
+    assert allowed == frozenset()
+    assert "could not record the approval" in said[-1] and "fix or remove it" in said[-1]
+    assert (codebot_home / APPROVALS_FILE).read_text() == "{damaged"  # never overwritten
+
+
+def test_ctrl_c_at_the_question_skips_the_rest(project: Path) -> None:
+    import asyncio
+
+    from codebot.ui.mcp_start import ask_line
+
+    write_servers(project, {"a": {"command": "a"}, "b": {"command": "b"}})
+    said: list[str] = []
+
+    async def ask(_prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    assert asyncio.run(ask_line(settings(project), ask, said.append)) == frozenset()
+    assert "skipped for this run: a, b" in said[-1]
