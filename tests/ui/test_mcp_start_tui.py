@@ -47,6 +47,18 @@ def approved(codebot_home: Path) -> set[str]:
     return set(next(iter(json.loads(path.read_text())["approvals"].values()), {}))
 
 
+async def question_up(pilot, app: CodebotApp, after: object = None) -> McpQuestion:
+    """The next dialog, laid out (its end on screen: `a` is taken)."""
+
+    def up() -> bool:
+        screen = app.screen
+        return isinstance(screen, McpQuestion) and screen is not after and screen.seen()
+
+    await until(pilot, up, timeout=15)
+    assert isinstance(app.screen, McpQuestion)
+    return app.screen
+
+
 def conversation_text(app: CodebotApp) -> str:
     from textual.widgets import Static
 
@@ -60,9 +72,8 @@ async def test_each_server_is_asked_about_escaped_and_answered(
     trust.add(codebot_home, project)
     app = make_app(project)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, McpQuestion))
-        screen = app.screen
-        assert isinstance(screen, McpQuestion) and screen.ask.server.name == "alpha"
+        screen = await question_up(pilot, app)
+        assert screen.ask.server.name == "alpha"
         assert app.startup.painted and not app.startup.mcp_decided.is_set()
         text = str(screen.query_one("#question").render())
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
@@ -70,13 +81,14 @@ async def test_each_server_is_asked_about_escaped_and_answered(
         assert "ghp_" not in text and "GITHUB_TOKEN=(value hidden)" in text and "MODE=ro" in text
         assert "server 1 of 2" in str(screen.query_one("#position").render())
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, McpQuestion) and app.screen is not screen)
-        assert app.screen.ask.server.name == "beta"  # type: ignore[attr-defined]
+        assert (await question_up(pilot, app, after=screen)).ask.server.name == "beta"
         await pilot.press("s")
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         assert app.startup.mcp_allowed == {"alpha"}
         assert not isinstance(app.screen, McpQuestion)
-        await until(pilot, lambda: "skipped for this run: beta" in conversation_text(app))
+        await until(
+            pilot, lambda: "skipped for this run: beta" in conversation_text(app), timeout=15
+        )
         assert "approved MCP server(s): alpha" in conversation_text(app)
     assert approved(codebot_home) == {"alpha"}
     assert not (tmp_path / "alpha").exists() and not (tmp_path / "beta").exists()
@@ -89,11 +101,13 @@ async def test_escape_skips_the_rest_and_records_nothing(
     trust.add(codebot_home, project)
     app = make_app(project)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, McpQuestion))
+        await until(pilot, lambda: isinstance(app.screen, McpQuestion), timeout=15)
         await pilot.press("escape")
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         assert app.startup.mcp_allowed == frozenset()
-        await until(pilot, lambda: "skipped for this run: alpha, beta" in conversation_text(app))
+        await until(
+            pilot, lambda: "skipped for this run: alpha, beta" in conversation_text(app), timeout=15
+        )
     assert approved(codebot_home) == set()
 
 
@@ -103,7 +117,7 @@ async def test_an_untrusted_project_is_not_asked(
     write(project, tmp_path, "alpha")
     app = make_app(project, trusted=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         assert not isinstance(app.screen, McpQuestion)
         assert app.startup.mcp_allowed == frozenset()
 
@@ -115,12 +129,12 @@ async def test_an_approved_server_is_not_asked_again(
     trust.add(codebot_home, project)
     app = make_app(project)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, McpQuestion))
+        await question_up(pilot, app)
         await pilot.press("a")
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
     app = make_app(project)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         assert not isinstance(app.screen, McpQuestion)
         assert app.startup.mcp_allowed == {"alpha"}
 
@@ -138,7 +152,7 @@ async def test_a_definition_taller_than_its_box_must_be_read_to_the_end(
     trust.add(codebot_home, project)
     app = make_app(project)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, McpQuestion))
+        await until(pilot, lambda: isinstance(app.screen, McpQuestion), timeout=15)
         screen = app.screen
         assert isinstance(screen, McpQuestion)
         await pilot.pause()
@@ -148,5 +162,5 @@ async def test_a_definition_taller_than_its_box_must_be_read_to_the_end(
         await pilot.press("end")
         await until(pilot, screen.seen)
         await pilot.press("a")
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         assert app.startup.mcp_allowed == {"long"}

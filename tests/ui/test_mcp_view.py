@@ -172,7 +172,7 @@ async def test_tui_probe_runs_off_the_event_loop(
     script = tmp_path / "silent.py"
     script.write_text(SILENT)
     marker = tmp_path / "started"
-    entry = {"command": sys.executable, "args": [str(script), str(marker)], "startup_timeout": 8}
+    entry = {"command": sys.executable, "args": [str(script), str(marker)], "startup_timeout": 10}
     write_servers(project, {"slow": entry})
     approve_all(project, codebot_home)
     ctrl = Controller(load_settings(cwd=project), client=ScriptedModel([]), interactive=True)
@@ -182,13 +182,13 @@ async def test_tui_probe_runs_off_the_event_loop(
         return "\n".join(str(s.content) for s in app.conversation.query(Static))
 
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, app.startup.mcp_decided.is_set)
+        await until(pilot, app.startup.mcp_decided.is_set, timeout=15)
         await pilot.press(*"/mcp probe", "enter")
-        await until(pilot, marker.exists)
+        await until(pilot, marker.exists, timeout=15)
         await pilot.press(*"still typing")  # the loop is free while the server is probed
         await until(pilot, lambda: app.prompt.text == "still typing")
         assert "failed" not in shown()
-        await until(pilot, lambda: "startup_timeout" in shown(), timeout=20)
+        await until(pilot, lambda: "startup_timeout" in shown(), timeout=30)
         assert "slow" in shown() and "failed" in shown()
 
 

@@ -76,6 +76,7 @@ class McpQuestion(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         self.watch(self.query_one("#shown"), "scroll_y", self._scrolled, init=False)
+        self.call_after_refresh(self.seen)  # a short definition is seen once laid out
 
     def _scrolled(self, _old: float, _new: float) -> None:
         self.seen()
