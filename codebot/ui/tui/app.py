@@ -333,7 +333,8 @@ class CodebotApp(App[int]):
             self.turns.queue(self.prompt.take())  # sent when the turn ends
             return
         if parsed.kind == "builtin" and commands.BY_NAME[parsed.name].background:
-            self.notify(f"/{parsed.name}: working; the result follows", timeout=3)
+            if parsed.args:  # `/mcp probe`: connecting takes a moment; `/mcp` alone is instant
+                self.notify(f"/{parsed.name} {parsed.args}: working…", timeout=3)
             self.run_worker(self.submit(self.prompt.take()), exit_on_error=False)
             return
         await self.submit(self.prompt.take())
