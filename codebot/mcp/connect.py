@@ -39,7 +39,17 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.shared.message import SessionMessage
 
-__all__ = ["MAX_LINE", "Probe", "log_path", "probe", "probe_all"]
+__all__ = [
+    "MAX_LINE",
+    "ConnectError",
+    "Pipe",
+    "Probe",
+    "log_path",
+    "open_stdio",
+    "probe",
+    "probe_all",
+    "said",
+]
 
 #: The longest line read from a server (a message); longer ends the connection.
 MAX_LINE = 16 * 1024 * 1024
@@ -85,27 +95,61 @@ def probe_all(
     return results
 
 
-async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str, str]) -> Probe:
-    """Start the server, initialize, list its tools and prompts, close; never raises for
-    the server's faults (they are the Probe's `error`)."""
-    import anyio
+class ConnectError(Exception):
+    """A server that cannot be started (its cwd, its log); the message says why."""
 
+
+@dataclass
+class Pipe:
+    """A started stdio server: the two message streams `ClientSession` reads and writes,
+    the process (its own group) and where its stderr goes."""
+
+    read: MemoryObjectReceiveStream[SessionMessage | Exception]
+    write: MemoryObjectSendStream[SessionMessage]
+    process: Process
+    log: Path
+
+
+@contextlib.asynccontextmanager
+async def open_stdio(
+    d: ServerDef, *, home: Path, project: Path, environ: Mapping[str, str]
+) -> AsyncIterator[Pipe]:
+    """Start a stdio server (own process group, `server_environment`, stderr appended to
+    its log) and yield its `Pipe`; on exit its whole process group is killed. ConnectError
+    when its cwd or log is unusable; OSError when the command cannot start."""
     from codebot.home import private_dir, private_open
 
     if d.error or d.transport != "stdio":
-        return Probe(d.name, False, error=d.error or "only stdio servers are connected so far")
+        raise ConnectError(d.error or "only stdio servers are connected so far")
     cwd = project / d.cwd if d.cwd else project
     if not cwd.is_dir():
-        return Probe(d.name, False, error=f"its cwd {cwd} is not a folder")
+        raise ConnectError(f"its cwd {cwd} is not a folder")
     log = log_path(home, d.name)
     try:
         private_dir(log.parent)
         errlog = private_open(log, "ab")
     except OSError as exc:
-        return Probe(d.name, False, error=f"cannot open its log {log}: {exc.strerror or exc}")
+        raise ConnectError(f"cannot open its log {log}: {exc.strerror or exc}") from None
+    try:
+        env = server_environment(d, environ)
+        async with _stdio(d, env, cwd, errlog.fileno()) as (read, write, process):
+            yield Pipe(read, write, process, log)
+    finally:
+        errlog.close()
+
+
+async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str, str]) -> Probe:
+    """Start the server, initialize, list its tools and prompts, close; never raises for
+    the server's faults (they are the Probe's `error`)."""
+    import anyio
+
+    log = log_path(home, d.name)
     try:
         with anyio.fail_after(d.startup_timeout):
-            return await _talk(d, cwd, environ, errlog.fileno())
+            async with open_stdio(d, home=home, project=project, environ=environ) as pipe:
+                return await _talk(d, pipe)
+    except ConnectError as exc:
+        return Probe(d.name, False, error=str(exc))
     except TimeoutError:
         return Probe(
             d.name,
@@ -114,14 +158,12 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
             f"({d.startup_timeout:g} s); its stderr is in {log}",
         )
     except Exception as exc:  # the server's fault, whatever the SDK raised for it
-        return Probe(d.name, False, error=f"{_said(exc)}; its stderr is in {log}")
-    finally:
-        errlog.close()
+        return Probe(d.name, False, error=f"{said(exc)}; its stderr is in {log}")
 
 
-def _said(exc: BaseException) -> str:
+def said(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_said(e) for e in exc.exceptions)
+        return "; ".join(said(e) for e in exc.exceptions)
     if isinstance(exc, FileNotFoundError):
         return f"cannot start it: {exc.strerror}: {exc.filename}"
     if isinstance(exc, OSError):
@@ -129,11 +171,10 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-async def _talk(d: ServerDef, cwd: Path, environ: Mapping[str, str], errlog: int) -> Probe:
+async def _talk(d: ServerDef, pipe: Pipe) -> Probe:
     from mcp.client.session import ClientSession
 
-    env = server_environment(d, environ)
-    async with _stdio(d, env, cwd, errlog) as (read, write), ClientSession(read, write) as session:
+    async with ClientSession(pipe.read, pipe.write) as session:
         init = await session.initialize()
         caps = init.capabilities
         tools = await _count(session, "tools") if caps.tools is not None else 0
@@ -168,6 +209,7 @@ async def _stdio(
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
         MemoryObjectSendStream[SessionMessage],
+        Process,
     ]
 ]:
     """The server process and the two message streams `ClientSession` reads and writes."""
@@ -184,7 +226,7 @@ async def _stdio(
             tg.start_soon(_read_lines, process, read_send)
             tg.start_soon(_write_lines, process, write_recv)
             try:
-                yield read_recv, write_send
+                yield read_recv, write_send, process
             finally:
                 tg.cancel_scope.cancel()
     finally:

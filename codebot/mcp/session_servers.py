@@ -1,0 +1,453 @@
+"""The MCP servers of one session: started in the background, kept connected, called,
+restarted, closed (docs/mcp.md).
+
+`SessionServers` runs its own event loop in one daemon thread, so no front end's loop (a
+`-p` turn's `asyncio.run`, line mode's, the TUI's) ever waits for a server: the servers
+are started there in parallel right after the session is built, each bounded by its
+`startup_timeout`, and their tools are read from `tools()` by whoever builds the next
+model request. A call from the agent's loop is handed over with
+`run_coroutine_threadsafe`; cancelling it (a cancelled turn) cancels the SDK's request,
+which sends `notifications/cancelled` for it.
+
+- A server that exits while a call is in flight: the call ends at once with an error
+  (its exit is watched beside the request), and the server is marked down.
+- A server that is down (exited, failed to start) is started again on its next use, no
+  sooner than its backoff allows (1 s, 2 s, 4 s, ... at most 60 s).
+- `notifications/tools/list_changed` lists the server's tools again.
+- `close()` (at the session's end, at exit, on SIGTERM/SIGHUP) kills every server's
+  process group (`connect.open_stdio`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from codebot.mcp.config import ServerDef
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+
+__all__ = ["CallOutcome", "RemoteTool", "SessionServers"]
+
+#: Seconds before a server that went down may be started again: 1, 2, 4, ... at most 60.
+BACKOFF_MAX = 60.0
+#: The most tools read from one server (pages of `tools/list`).
+MAX_TOOLS = 1000
+MAX_PAGES = 100
+
+
+@dataclass(frozen=True)
+class RemoteTool:
+    """One tool as its server lists it."""
+
+    server: str
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    read_only_hint: bool | None = None
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """A call's answer (`result`, the SDK's CallToolResult) or why there is none (`error`)."""
+
+    result: Any = None
+    error: str = ""
+
+
+@dataclass
+class _Link:
+    d: ServerDef
+    status: str = "starting"  # starting | ready | failed | stopped
+    error: str = ""
+    server: str = ""  # its name and version, as it says
+    tools: tuple[RemoteTool, ...] = ()
+    session: ClientSession | None = None
+    pid: int | None = None
+    failures: int = 0
+    retry_at: float = 0.0
+    log: str = ""
+    stop: asyncio.Event | None = None
+    exited: asyncio.Event | None = None
+    settled: asyncio.Event | None = None
+    task: asyncio.Task[None] | None = None
+    pids: set[int] = field(default_factory=set)
+
+
+_LIVE: weakref.WeakSet[SessionServers] = weakref.WeakSet()
+
+
+class SessionServers:
+    """The approved servers of one session (see the module docstring)."""
+
+    def __init__(
+        self,
+        servers: Sequence[ServerDef],
+        *,
+        home: Path,
+        project: Path,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.home, self.project = Path(home), Path(project)
+        self.environ = dict(os.environ if environ is None else environ)
+        self._links = {d.name: _Link(d) for d in servers}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        #: Bumped whenever a server's tools change (ready, list_changed, restarted).
+        self.generation = 0
+
+    # -- what the session reads ------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return list(self._links)
+
+    def tools(self) -> list[RemoteTool]:
+        """Every tool of every server that has been ready, in the servers' order."""
+        return [t for link in self._links.values() for t in link.tools]
+
+    def status(self) -> list[dict[str, object]]:
+        """One row per server: name, status, tools, server, error."""
+        return [
+            {
+                "name": n,
+                "status": link.status,
+                "tools": len(link.tools),
+                "server": link.server,
+                "error": link.error,
+            }
+            for n, link in self._links.items()
+        ]
+
+    def starting(self) -> bool:
+        return any(link.status == "starting" for link in self._links.values())
+
+    def wait_started(self, timeout: float | None = None) -> bool:
+        """Block until no server is still starting (each is bounded by its startup_timeout),
+        at most `timeout` seconds; whether none is."""
+        if timeout is None:
+            timeout = max((lk.d.startup_timeout for lk in self._links.values()), default=0) + 2
+        end = time.monotonic() + timeout
+        while self.starting() and time.monotonic() < end:
+            time.sleep(0.005)
+        return not self.starting()
+
+    # -- start and close -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every server in the background (returns at once)."""
+        if self._thread is not None or self._closed or not self._links:
+            return
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            for link in self._links.values():
+                loop.call_soon(self._spawn, link)
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="codebot-mcp", daemon=True)
+        self._thread.start()
+        ready.wait()
+        _LIVE.add(self)
+        _install_cleanup()
+
+    def close(self, grace: float = 3.0) -> None:
+        """Stop every server and kill its process group; safe to call twice, from any
+        thread but the servers' own."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(grace)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(1.0)
+        self.kill_now()
+        for link in self._links.values():
+            link.status, link.session = "stopped", None
+
+    def kill_now(self) -> None:
+        """SIGKILL every process group still known (a last resort: exit, a signal)."""
+        for link in self._links.values():
+            for pid in list(link.pids):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+                link.pids.discard(pid)
+
+    async def _shutdown(self) -> None:
+        tasks = []
+        for link in self._links.values():
+            if link.stop is not None:
+                link.stop.set()
+            if link.task is not None:
+                tasks.append(link.task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=2.5)
+
+    # -- one server's connection (on the servers' loop) ------------------------------
+
+    def _spawn(self, link: _Link) -> None:
+        link.status, link.error = "starting", ""
+        link.stop, link.exited, link.settled = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        link.task = asyncio.get_running_loop().create_task(self._hold(link))
+
+    async def _hold(self, link: _Link) -> None:
+        """Connect, list the tools, then stay connected until stopped or the server exits."""
+        import anyio
+        from mcp.client.session import ClientSession
+
+        from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
+
+        d = link.d
+        link.log = str(log_path(self.home, d.name))
+        assert link.stop is not None and link.exited is not None and link.settled is not None
+        try:
+            async with open_stdio(
+                d, home=self.home, project=self.project, environ=self.environ
+            ) as pipe:
+                link.pid = pipe.process.pid
+                link.pids.add(pipe.process.pid)
+                watcher = asyncio.get_running_loop().create_task(
+                    _watch_exit(pipe.process, link.exited)
+                )
+                try:
+                    async with ClientSession(
+                        pipe.read,
+                        pipe.write,
+                        message_handler=self._handler(link),
+                        client_info=_client_info(),
+                    ) as session:
+                        with anyio.fail_after(d.startup_timeout):
+                            init = await session.initialize()
+                            tools = await self._list(link, session)
+                        info = init.server_info
+                        link.server = f"{info.name} {info.version}".strip()
+                        link.session, link.tools, link.status = session, tools, "ready"
+                        link.failures, link.error = 0, ""
+                        self.generation += 1
+                        link.settled.set()
+                        await _first(link.stop.wait(), link.exited.wait())
+                        if link.exited.is_set() and not link.stop.is_set():
+                            code = pipe.process.returncode
+                            self._down(link, f"the server exited (code {code}); {_see(link)}")
+                finally:
+                    watcher.cancel()
+        except ConnectError as exc:
+            self._down(link, str(exc))
+        except asyncio.CancelledError:
+            self._down(link, "stopped")
+            raise
+        except Exception as exc:  # the server's fault, whatever the SDK raised for it
+            if _timed_out(exc):
+                self._down(
+                    link,
+                    f"did not answer initialize and tools/list within its startup_timeout "
+                    f"({d.startup_timeout:g} s); {_see(link)}",
+                )
+            else:
+                self._down(link, f"{said(exc)}; {_see(link)}")
+        finally:
+            if link.pid is not None:
+                link.pids.discard(link.pid)
+            link.session = None
+            if link.stop.is_set():
+                link.status = "stopped"
+            link.settled.set()
+
+    def _down(self, link: _Link, why: str) -> None:
+        if link.stop is not None and link.stop.is_set():
+            return
+        link.failures += 1
+        link.status, link.error, link.session = "failed", why, None
+        link.retry_at = time.monotonic() + min(BACKOFF_MAX, 2.0 ** (link.failures - 1))
+
+    async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
+        from mcp_types import PaginatedRequestParams
+
+        found: list[RemoteTool] = []
+        cursor = None
+        for _ in range(MAX_PAGES):
+            params = PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await session.list_tools(params=params)
+            for t in page.tools:
+                hint = t.annotations.read_only_hint if t.annotations is not None else None
+                schema = t.input_schema if isinstance(t.input_schema, dict) else {}
+                found.append(RemoteTool(link.d.name, t.name, t.description or "", schema, hint))
+            cursor = page.next_cursor
+            if not cursor or len(found) >= MAX_TOOLS:
+                break
+        return tuple(found[:MAX_TOOLS])
+
+    def _handler(self, link: _Link) -> Any:
+        async def handle(message: object) -> None:
+            from mcp_types import ToolListChangedNotification
+
+            inner = getattr(message, "root", message)
+            if isinstance(inner, ToolListChangedNotification):
+                asyncio.get_running_loop().create_task(self._refresh(link))
+
+        return handle
+
+    async def _refresh(self, link: _Link) -> None:
+        session = link.session
+        if session is None:
+            return
+        with contextlib.suppress(Exception):
+            link.tools = await asyncio.wait_for(self._list(link, session), link.d.startup_timeout)
+            self.generation += 1
+
+    # -- calls -------------------------------------------------------------------------
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        """Call a tool from any event loop; never raises but CancelledError."""
+        loop = self._loop
+        if loop is None or self._closed:
+            return CallOutcome(error=f"MCP server {server} is not running (the session closed)")
+        future = asyncio.run_coroutine_threadsafe(self._call(server, tool, arguments), loop)
+        return await asyncio.wrap_future(future)
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        link = self._links.get(server)
+        if link is None:
+            return CallOutcome(error=f"no MCP server {server} in this session")
+        if link.status == "failed":
+            wait = link.retry_at - time.monotonic()
+            if wait > 0:
+                return CallOutcome(
+                    error=f"MCP server {server} is down ({link.error}); it is started again "
+                    f"on a call in {wait:.0f} s or later"
+                )
+            self._spawn(link)
+        if link.status == "starting" and link.settled is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
+        session, exited = link.session, link.exited
+        if link.status != "ready" or session is None or exited is None:
+            return CallOutcome(error=f"MCP server {server} is not ready: {link.error or 'down'}")
+        return await self._request(link, session, exited, tool, arguments)
+
+    async def _request(
+        self,
+        link: _Link,
+        session: ClientSession,
+        exited: asyncio.Event,
+        tool: str,
+        arguments: dict[str, Any],
+    ) -> CallOutcome:
+        from codebot.mcp.connect import said
+
+        request = asyncio.get_running_loop().create_task(session.call_tool(tool, arguments))
+        ended = asyncio.get_running_loop().create_task(exited.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {request, ended}, timeout=link.d.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            ended.cancel()
+            if not request.done():
+                request.cancel()  # the SDK sends notifications/cancelled for it
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(request), 1.0)
+        if request in done:
+            try:
+                return CallOutcome(result=request.result())
+            except Exception as exc:
+                if exited.is_set():
+                    return CallOutcome(error=f"the server exited during the call; {_see(link)}")
+                return CallOutcome(error=f"the server answered with an error: {said(exc)}")
+        if ended in done:
+            return CallOutcome(
+                error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
+                "started again on its next use"
+            )
+        return CallOutcome(
+            error=f"MCP server {link.d.name} did not answer within its timeout "
+            f"({link.d.timeout:g} s); the call was cancelled"
+        )
+
+
+async def _watch_exit(process: Any, exited: asyncio.Event) -> None:
+    with contextlib.suppress(Exception):
+        await process.wait()
+    exited.set()
+
+
+async def _first(*waits: Any) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for t in tasks:
+            t.cancel()
+
+
+def _client_info() -> Any:
+    from mcp_types import Implementation
+
+    from codebot import __version__
+
+    return Implementation(name="codebot", version=__version__)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_timed_out(e) for e in exc.exceptions)
+    return isinstance(exc, TimeoutError)
+
+
+def _see(link: _Link) -> str:
+    return f"its stderr is in {link.log}" if link.log else "see its log"
+
+
+# -- exit and signals --------------------------------------------------------------------
+
+_installed = False
+
+
+def _close_all() -> None:
+    for servers in list(_LIVE):
+        servers.kill_now()
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    _close_all()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_cleanup() -> None:
+    """At exit, and on SIGTERM/SIGHUP when nobody else handles them, kill every server."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    atexit.register(_close_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, _on_signal)
