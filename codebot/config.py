@@ -83,6 +83,7 @@ class Settings:
     plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir, then config `plugins.dirs`
     plugin_dirs_given: tuple[Path, ...] = ()  # those given as --plugin-dir: recorded
     project_plugin: bool = False
+    mcp_configs: tuple[Path, ...] = ()  # --mcp-config files: their servers, for this run
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force

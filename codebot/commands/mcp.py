@@ -115,14 +115,6 @@ def _add_words(args: argparse.Namespace) -> tuple[str, list[str]]:
 def _with_flags(q: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     common(q, suppress=True)
     q.add_argument("--json", action="store_true", help="machine-readable output")
-    q.add_argument(
-        "--mcp-config",
-        metavar="FILE",
-        type=Path,
-        action="append",
-        default=[],
-        help="also the servers of this .mcp.json-shaped file (repeatable; later wins)",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,7 +194,7 @@ def row(d: ServerDef, st: Standing) -> dict[str, object]:
 
 
 def _list(settings: Settings, args: argparse.Namespace) -> int:
-    cfg = load(settings, args.mcp_config)
+    cfg = load(settings, list(settings.mcp_configs))
     st = standings(settings, cfg)
     rows = [row(d, st[d.name]) for d in cfg.servers]
     if not args.no_connect:
@@ -249,7 +241,7 @@ def _connect(
 
 
 def _get(settings: Settings, args: argparse.Namespace) -> int:
-    cfg = load(settings, args.mcp_config)
+    cfg = load(settings, list(settings.mcp_configs))
     d = cfg.get(args.name)
     if d is None:
         known = ", ".join(shown(s.name) for s in cfg.servers) or "none"
