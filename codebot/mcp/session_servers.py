@@ -14,21 +14,20 @@ which sends `notifications/cancelled` for it.
 - A server that is down (exited, failed to start) is started again on its next use, no
   sooner than its backoff allows (1 s, 2 s, 4 s, ... at most 60 s).
 - `notifications/tools/list_changed` lists the server's tools again.
-- `close()` (at the session's end, at exit, on SIGTERM/SIGHUP) kills every server's
-  process group (`connect.open_stdio`).
+- `close()` (at the session's end) kills every server's process group
+  (`connect.open_stdio`); each group is also handed to `track`, whose owner (the agent's
+  `kill_all`) ends it at exit and on SIGTERM/SIGHUP.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import os
 import signal
 import threading
 import time
-import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +36,8 @@ from codebot.mcp.config import ServerDef
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
+
+    from codebot.mcp.connect import Pipe
 
 __all__ = ["CallOutcome", "RemoteTool", "SessionServers"]
 
@@ -85,9 +86,6 @@ class _Link:
     pids: set[int] = field(default_factory=set)
 
 
-_LIVE: weakref.WeakSet[SessionServers] = weakref.WeakSet()
-
-
 class SessionServers:
     """The approved servers of one session (see the module docstring)."""
 
@@ -98,7 +96,12 @@ class SessionServers:
         home: Path,
         project: Path,
         environ: Mapping[str, str] | None = None,
+        track: Callable[[int], None] = lambda pgid: None,
+        untrack: Callable[[int], None] = lambda pgid: None,
     ) -> None:
+        # `track(pgid)` for each server started, `untrack` once it is gone: the owner
+        # ends tracked groups at exit and on SIGTERM/SIGHUP (agent/tools/shell.py).
+        self.track, self.untrack = track, untrack
         self.home, self.project = Path(home), Path(project)
         self.environ = dict(os.environ if environ is None else environ)
         self._links = {d.name: _Link(d) for d in servers}
@@ -168,8 +171,6 @@ class SessionServers:
         self._thread = threading.Thread(target=run, name="codebot-mcp", daemon=True)
         self._thread.start()
         ready.wait()
-        _LIVE.add(self)
-        _install_cleanup()
 
     def close(self, grace: float = 3.0) -> None:
         """Stop every server and kill its process group; safe to call twice, from any
@@ -216,45 +217,19 @@ class SessionServers:
 
     async def _hold(self, link: _Link) -> None:
         """Connect, list the tools, then stay connected until stopped or the server exits."""
-        import anyio
-        from mcp.client.session import ClientSession
-
         from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
 
         d = link.d
         link.log = str(log_path(self.home, d.name))
-        assert link.stop is not None and link.exited is not None and link.settled is not None
+        assert link.stop is not None and link.settled is not None
         try:
             async with open_stdio(
                 d, home=self.home, project=self.project, environ=self.environ
             ) as pipe:
                 link.pid = pipe.process.pid
                 link.pids.add(pipe.process.pid)
-                watcher = asyncio.get_running_loop().create_task(
-                    _watch_exit(pipe.process, link.exited)
-                )
-                try:
-                    async with ClientSession(
-                        pipe.read,
-                        pipe.write,
-                        message_handler=self._handler(link),
-                        client_info=_client_info(),
-                    ) as session:
-                        with anyio.fail_after(d.startup_timeout):
-                            init = await session.initialize()
-                            tools = await self._list(link, session)
-                        info = init.server_info
-                        link.server = f"{info.name} {info.version}".strip()
-                        link.session, link.tools, link.status = session, tools, "ready"
-                        link.failures, link.error = 0, ""
-                        self.generation += 1
-                        link.settled.set()
-                        await _first(link.stop.wait(), link.exited.wait())
-                        if link.exited.is_set() and not link.stop.is_set():
-                            code = pipe.process.returncode
-                            self._down(link, f"the server exited (code {code}); {_see(link)}")
-                finally:
-                    watcher.cancel()
+                self.track(pipe.process.pid)
+                await self._serve(link, pipe)
         except ConnectError as exc:
             self._down(link, str(exc))
         except asyncio.CancelledError:
@@ -272,10 +247,42 @@ class SessionServers:
         finally:
             if link.pid is not None:
                 link.pids.discard(link.pid)
+                self.untrack(link.pid)
             link.session = None
             if link.stop.is_set():
                 link.status = "stopped"
             link.settled.set()
+
+    async def _serve(self, link: _Link, pipe: Pipe) -> None:
+        """The protocol over a started server: initialize and list within its
+        startup_timeout, then ready until stopped or the process exits."""
+        import anyio
+        from mcp.client.session import ClientSession
+
+        assert link.stop is not None and link.exited is not None and link.settled is not None
+        watcher = asyncio.get_running_loop().create_task(_watch_exit(pipe.process, link.exited))
+        try:
+            async with ClientSession(
+                pipe.read,
+                pipe.write,
+                message_handler=self._handler(link),
+                client_info=_client_info(),
+            ) as session:
+                with anyio.fail_after(link.d.startup_timeout):
+                    init = await session.initialize()
+                    tools = await self._list(link, session)
+                info = init.server_info
+                link.server = f"{info.name} {info.version}".strip()
+                link.session, link.tools, link.status = session, tools, "ready"
+                link.failures, link.error = 0, ""
+                self.generation += 1
+                link.settled.set()
+                await _first(link.stop.wait(), link.exited.wait())
+                if link.exited.is_set() and not link.stop.is_set():
+                    code = pipe.process.returncode
+                    self._down(link, f"the server exited (code {code}); {_see(link)}")
+        finally:
+            watcher.cancel()
 
     def _down(self, link: _Link, why: str) -> None:
         if link.stop is not None and link.stop.is_set():
@@ -375,10 +382,12 @@ class SessionServers:
             try:
                 return CallOutcome(result=request.result())
             except Exception as exc:
-                if exited.is_set():
-                    return CallOutcome(error=f"the server exited during the call; {_see(link)}")
-                return CallOutcome(error=f"the server answered with an error: {said(exc)}")
-        if ended in done:
+                with contextlib.suppress(TimeoutError):  # a closed pipe: did it exit?
+                    await asyncio.wait_for(exited.wait(), 1.0 if _closed(exc) else 0)
+                if not exited.is_set():
+                    return CallOutcome(error=f"the server answered with an error: {said(exc)}")
+                ended = request
+        if ended in done or ended is request:
             return CallOutcome(
                 error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
                 "started again on its next use"
@@ -412,6 +421,10 @@ def _client_info() -> Any:
     return Implementation(name="codebot", version=__version__)
 
 
+def _closed(exc: BaseException) -> bool:
+    return "Connection closed" in str(exc)
+
+
 def _timed_out(exc: BaseException) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return any(_timed_out(e) for e in exc.exceptions)
@@ -420,34 +433,3 @@ def _timed_out(exc: BaseException) -> bool:
 
 def _see(link: _Link) -> str:
     return f"its stderr is in {link.log}" if link.log else "see its log"
-
-
-# -- exit and signals --------------------------------------------------------------------
-
-_installed = False
-
-
-def _close_all() -> None:
-    for servers in list(_LIVE):
-        servers.kill_now()
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    _close_all()
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-
-
-def _install_cleanup() -> None:
-    """At exit, and on SIGTERM/SIGHUP when nobody else handles them, kill every server."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
-    atexit.register(_close_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(ValueError, OSError):
-            if signal.getsignal(sig) == signal.SIG_DFL:
-                signal.signal(sig, _on_signal)

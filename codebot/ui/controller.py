@@ -193,6 +193,9 @@ class Controller(BuiltinCommands):
         )
         if old.transcript is not None:
             old.transcript.close()
+        from codebot.agent.session.mcp_setup import close_servers
+
+        close_servers(old)
         self.session = new
         return [*setup.said, *(new.transcript.notices if new.transcript is not None else ())]
 
@@ -310,6 +313,9 @@ class Controller(BuiltinCommands):
         return self.settings.overrides.get(skill_key, "on")
 
     def close(self) -> None:
+        from codebot.agent.session.mcp_setup import close_servers
+
+        close_servers(self.session)  # every MCP server's process group is killed
         if self.session.transcript is not None:
             self.session.transcript.close()
 

@@ -1,0 +1,170 @@
+"""MCP tools end to end: `codebot -p` as a real process, the scripted model
+(`fake_openai`), and real servers (`mcp-server-time`, `raw_server.py`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codebot.mcp.approval import approve
+from codebot.mcp.config import load_servers
+
+RAW = Path(__file__).with_name("raw_server.py")
+HAS_TIME = importlib.util.find_spec("mcp_server_time") is not None
+needs_time = pytest.mark.skipif(
+    not HAS_TIME, reason="mcp_server_time is not installed (pip install -e '.[mcp-test]')"
+)
+TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+
+
+def write_servers(project: Path, servers: dict) -> None:
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def approve_all(project: Path) -> None:
+    home = Path(os.environ["CODEBOT_HOME"])
+    cfg = load_servers(project, {}, home / "config.yaml")
+    assert approve(home, project, cfg.servers)
+
+
+def marked(tmp_path: Path, name: str) -> dict:
+    """A raw server that writes `name.log` (every message it got) when it starts."""
+    return {"command": sys.executable, "args": [str(RAW), str(tmp_path / f"{name}.log")]}
+
+
+def run(project: Path, fake, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "go"]
+    cmd += ["--api-base", fake.url, "--model", "openai/x", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=project)
+
+
+def tool_names(request: dict) -> list[str]:
+    return [t["function"]["name"] for t in request.get("tools") or []]
+
+
+def tool_result(request: dict) -> str:
+    return next(m["content"] for m in request["messages"] if m["role"] == "tool")
+
+
+def call(name: str, arguments: dict) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": json.dumps(arguments)}]}
+
+
+@needs_time
+def test_an_approved_servers_tool_is_called_and_its_result_reaches_the_model(
+    project: Path, fake_openai
+) -> None:
+    write_servers(project, {"time": TIME})
+    approve_all(project)
+    fake_openai.script([call("mcp__time__get_current_time", {"timezone": "UTC"}), {"text": "done"}])
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__time")
+    assert out.returncode == 0, out.stderr
+    first, second = fake_openai.requests
+    assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(tool_names(first))
+    result = json.loads(tool_result(second))
+    assert result["timezone"] == "UTC" and "datetime" in result
+
+
+@needs_time
+def test_print_mode_denies_an_mcp_tool_without_an_allow_rule(project: Path, fake_openai) -> None:
+    write_servers(project, {"time": TIME})
+    approve_all(project)
+    fake_openai.script([call("mcp__time__get_current_time", {"timezone": "UTC"}), {"text": "done"}])
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__other")
+    assert out.returncode == 0, out.stderr
+    text = tool_result(fake_openai.requests[1])
+    assert "datetime" not in text and "not" in text.lower()
+
+
+@needs_time
+@pytest.mark.parametrize(
+    "deny", ["mcp__time", "mcp__time__get_current_time", "mcp__time__*", "mcp__time(*)"]
+)
+def test_deny_beats_allow(project: Path, fake_openai, deny: str) -> None:
+    write_servers(project, {"time": TIME})
+    approve_all(project)
+    fake_openai.script([call("mcp__time__get_current_time", {"timezone": "UTC"}), {"text": "done"}])
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__time", "--deny", deny)
+    assert out.returncode == 0, out.stderr
+    text = tool_result(fake_openai.requests[1])
+    assert "denied by rule" in text and "datetime" not in text
+
+
+def test_arguments_are_checked_against_the_input_schema(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    write_servers(project, {"raw": marked(tmp_path, "raw")})
+    approve_all(project)
+    fake_openai.script(
+        [
+            call("mcp__raw__echo", {"text": 5}),
+            call("mcp__raw__echo", {"text": "hi"}),
+            {"text": "ok"},
+        ]
+    )
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__raw")
+    assert out.returncode == 0, out.stderr
+    assert "mcp__raw__echo.text: 5 is not of type 'string'" in tool_result(fake_openai.requests[1])
+    calls = [json.loads(x) for x in (tmp_path / "raw.log").read_text().splitlines()]
+    sent = [m["params"]["arguments"] for m in calls if m.get("method") == "tools/call"]
+    assert sent == [{"text": "hi"}]  # the bad call never reached the server
+
+
+@pytest.mark.parametrize("case", ["untrusted", "unapproved", "changed"])
+def test_servers_that_may_not_start_start_no_process(
+    project: Path, fake_openai, tmp_path: Path, case: str
+) -> None:
+    write_servers(project, {"raw": marked(tmp_path, "raw")})
+    if case != "unapproved":
+        approve_all(project)
+    if case == "changed":
+        write_servers(project, {"raw": {**marked(tmp_path, "raw"), "env": {"X": "1"}}})
+    fake_openai.script([{"text": "done"}])
+    trust = [] if case == "untrusted" else ["--trust"]
+    out = run(project, fake_openai, *trust, "--allow", "mcp__raw")
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "raw.log").exists()  # the server never started
+    assert "mcp__raw__echo" not in tool_names(fake_openai.requests[0])
+    expected = {"untrusted": "project not trusted", "unapproved": "not approved"}
+    assert expected.get(case, "changed since it was approved") in out.stderr
+
+
+def test_a_server_that_dies_mid_call_is_an_error_result(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    # its timeout is 60 s and the run is given 40: only noticing the exit can end the call
+    write_servers(project, {"raw": {**marked(tmp_path, "raw"), "timeout": 60}})
+    approve_all(project)
+    fake_openai.script([call("mcp__raw__die", {}), {"text": "done"}])
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__raw", timeout=40)
+    assert out.returncode == 0, out.stderr
+    text = tool_result(fake_openai.requests[1])
+    assert "exited during the call" in text
+
+
+def test_a_server_that_never_answers_initialize_delays_nothing_past_its_timeout(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    quiet = marked(tmp_path, "quiet")
+    quiet["args"].append("--silent")
+    write_servers(
+        project, {"quiet": {**quiet, "startup_timeout": 1}, "raw": marked(tmp_path, "raw")}
+    )
+    approve_all(project)
+    fake_openai.script([call("mcp__raw__echo", {"text": "hi"}), {"text": "done"}])
+    out = run(project, fake_openai, "--trust", "--allow", "mcp__raw", timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "quiet.log").exists()  # it was started, and never answered
+    first = fake_openai.requests[0]
+    assert "mcp__raw__echo" in tool_names(first)
+    assert not any(n.startswith("mcp__quiet") for n in tool_names(first))
+    assert tool_result(fake_openai.requests[1]) == "hi"
