@@ -210,6 +210,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
     for r in rows:
         counts = f"  {r['tools']} tools, {r['prompts']} prompts" if r["tools"] is not None else ""
         print(f"{shown(r['name'])}  {r['source']}  {r['status']}{counts}")
+        for name, tool in dict(r.get("renamed") or {}).items():  # type: ignore[arg-type]
+            print(f"  tool {shown(tool)} is {shown(name)}")
         if r["error"]:
             print(f"  error: {shown(r['error'])}")
         elif r["hint"]:
@@ -230,12 +232,23 @@ def _connect(
     if not chosen:
         return
     found = probe_all(chosen, home=settings.home, project=settings.project_dir, environ=os.environ)
+    from codebot.mcp.names import server_key, tool_names
+
+    pairs = [(d.name, t) for d in chosen if d.name in found for t in found[d.name].tool_names]
+    seen_as = tool_names(pairs)
     for r in rows:
         p = found.get(str(r["name"]))
         if p is None:
             continue
         if p.ready:
             r.update(status="ready", tools=p.tools, prompts=p.prompts, server=p.server)
+            key = server_key(p.name)
+            # the names the model sees that are not plain `mcp__<server>__<tool>` (clashes)
+            r["renamed"] = {
+                seen_as[(p.name, t)]: t
+                for t in p.tool_names
+                if seen_as[(p.name, t)] != f"{key}__{t}"
+            }
         else:
             r.update(status="failed", error=p.error)
 

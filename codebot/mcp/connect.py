@@ -67,6 +67,7 @@ class Probe:
     prompts: int | None = None
     server: str = ""  # the server's name and version, as it says
     error: str = ""
+    tool_names: tuple[str, ...] = ()  # its tools' own names, for the names the model sees
 
 
 def log_path(home: Path, name: str) -> Path:
@@ -177,14 +178,17 @@ async def _talk(d: ServerDef, pipe: Pipe) -> Probe:
     async with ClientSession(pipe.read, pipe.write) as session:
         init = await session.initialize()
         caps = init.capabilities
-        tools = await _count(session, "tools") if caps.tools is not None else 0
+        names: list[str] = []
+        tools = await _count(session, "tools", names) if caps.tools is not None else 0
         prompts = await _count(session, "prompts") if caps.prompts is not None else 0
     info = init.server_info
-    return Probe(d.name, True, tools, prompts, f"{info.name} {info.version}".strip())
+    server = f"{info.name} {info.version}".strip()
+    return Probe(d.name, True, tools, prompts, server, tool_names=tuple(names))
 
 
-async def _count(session: ClientSession, what: str) -> int:
-    """The server's tools or prompts over every page (at most 100 pages)."""
+async def _count(session: ClientSession, what: str, names: list[str] | None = None) -> int:
+    """The server's tools or prompts over every page (at most 100 pages); the tools'
+    names go in `names`."""
     from mcp_types import PaginatedRequestParams
 
     total, cursor = 0, None
@@ -193,6 +197,8 @@ async def _count(session: ClientSession, what: str) -> int:
         if what == "tools":
             result = await session.list_tools(params=params)
             total += len(result.tools)
+            if names is not None:
+                names += [t.name for t in result.tools]
         else:
             result = await session.list_prompts(params=params)
             total += len(result.prompts)

@@ -187,6 +187,7 @@ def build_session(
     approvals = Approvals(
         allow=[*settings.allow_rules, *((r, "--allow") for r in allow)],
         deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
+        ask=settings.ask_rules,
     )
     session = Session(
         SessionParts(

@@ -219,6 +219,22 @@ class McpTools:
             self._search.describe()
             self.registry.add(self._search)
 
+    def summary(self) -> list[str]:
+        """`/context`'s lines: the servers, the tools, how many are deferred, renames."""
+        self.sync()
+        rows = self.servers.status()
+        states = ", ".join(f"{r['name']} {r['status']}" for r in rows)
+        lines = [f"MCP: {len(rows)} servers ({states}); {len(self.tools)} tools"]
+        if self.deferred:
+            lines.append(
+                f"MCP tools deferred: {len(self.deferred - self.loaded)} of {len(self.tools)} "
+                f"(their definitions, {self.definition_tokens:,} tokens, are over "
+                f"{self.budget_percent:g}% of the window; {TOOL_SEARCH} loads them)"
+            )
+        lines += [f"MCP tool renamed: {shown} is {orig}" for shown, orig in self.renamed.items()]
+        lines += [f"MCP server {r['name']}: {r['error']}" for r in rows if r["error"]]
+        return lines
+
     def hidden(self) -> set[str]:
         """Tools whose definitions are not sent: deferred and not loaded yet."""
         return self.deferred - self.loaded
