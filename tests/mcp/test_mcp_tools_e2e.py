@@ -168,3 +168,64 @@ def test_a_server_that_never_answers_initialize_delays_nothing_past_its_timeout(
     assert "mcp__raw__echo" in tool_names(first)
     assert not any(n.startswith("mcp__quiet") for n in tool_names(first))
     assert tool_result(fake_openai.requests[1]) == "hi"
+
+
+def run_with(project: Path, fake, config: str, *args: str) -> subprocess.CompletedProcess:
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n" + config)
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "go"]
+    cmd += ["--api-base", fake.url, "--model", "openai/x", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=project)
+
+
+def test_an_ask_rule_in_print_mode_denies_even_when_allowed(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    server = json.dumps(marked(tmp_path, "raw"))
+    config = f"permissions:\n  ask: [mcp__raw__echo]\nmcp:\n  servers:\n    raw: {server}\n"
+    fake_openai.script([call("mcp__raw__echo", {"text": "hi"}), {"text": "done"}])
+    out = run_with(project, fake_openai, config, "--allow", "mcp__raw")
+    assert out.returncode == 0, out.stderr
+    assert tool_result(fake_openai.requests[1]) != "hi"
+    calls = [json.loads(x) for x in (tmp_path / "raw.log").read_text().splitlines()]
+    assert not any(m.get("method") == "tools/call" for m in calls)
+
+
+def test_many_tools_are_deferred_and_toolsearch_makes_one_callable(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    entry = marked(tmp_path, "big")
+    entry["args"] += ["--tools", "40"]
+    config = f"model_context_window: 20000\nmcp:\n  servers:\n    big: {json.dumps(entry)}\n"
+    fake_openai.script(
+        [
+            call("ToolSearch", {"query": "mcp__big__tool_3"}),
+            call("mcp__big__tool_3", {"arg_0": "x"}),
+            {"text": "done"},
+        ]
+    )
+    out = run_with(project, fake_openai, config, "--allow", "mcp__big")
+    assert out.returncode == 0, out.stderr
+    first, second, third = fake_openai.requests
+    names = tool_names(first)
+    assert "ToolSearch" in names and not any(n.startswith("mcp__big__") for n in names)
+    search = next(t for t in first["tools"] if t["function"]["name"] == "ToolSearch")
+    assert "mcp__big__tool_39: Generated tool 39." in search["function"]["description"]
+    assert '"name": "mcp__big__tool_3"' in tool_result(second)
+    assert "mcp__big__tool_3" in tool_names(second)  # loaded: its definition is sent now
+    assert [m["content"] for m in third["messages"] if m["role"] == "tool"][-1] == "tool_3 done"
+
+
+def test_mcp_list_shows_renamed_tools(project: Path, tmp_path: Path) -> None:
+    flag = tmp_path / "servers.json"
+    servers = {"a__b": marked(tmp_path, "one"), "a_b": marked(tmp_path, "two")}
+    flag.write_text(json.dumps({"mcpServers": servers}))
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "mcp", "list", "--json"]
+    out = subprocess.run(
+        [*cmd, "--mcp-config", str(flag)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    rows = {r["name"]: r for r in json.loads(out.stdout)}
+    assert rows["a__b"]["renamed"] == {}
+    assert rows["a_b"]["renamed"]["mcp__a_b__echo_2"] == "echo"
