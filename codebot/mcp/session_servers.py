@@ -84,6 +84,8 @@ class _Link:
     settled: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
     pids: set[int] = field(default_factory=set)
+    calls: set[asyncio.Task[Any]] = field(default_factory=set)  # calls in flight
+    cut: set[asyncio.Task[Any]] = field(default_factory=set)  # those the exit cancelled
 
 
 class SessionServers:
@@ -139,6 +141,7 @@ class SessionServers:
     def wait_started(self, timeout: float | None = None) -> bool:
         """Block until no server is still starting (each is bounded by its startup_timeout),
         at most `timeout` seconds; whether none is."""
+        self.start()
         if timeout is None:
             timeout = max((lk.d.startup_timeout for lk in self._links.values()), default=0) + 2
         end = time.monotonic() + timeout
@@ -260,7 +263,7 @@ class SessionServers:
         from mcp.client.session import ClientSession
 
         assert link.stop is not None and link.exited is not None and link.settled is not None
-        watcher = asyncio.get_running_loop().create_task(_watch_exit(pipe.process, link.exited))
+        watcher = asyncio.get_running_loop().create_task(_watch_exit(pipe.process, link))
         try:
             async with ClientSession(
                 pipe.read,
@@ -329,12 +332,41 @@ class SessionServers:
     # -- calls -------------------------------------------------------------------------
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        """Call a tool from any event loop; never raises but CancelledError."""
+        """Call a tool from any event loop; never raises but CancelledError (which cancels
+        the call on the servers' loop, and so sends notifications/cancelled)."""
         loop = self._loop
         if loop is None or self._closed:
             return CallOutcome(error=f"MCP server {server} is not running (the session closed)")
-        future = asyncio.run_coroutine_threadsafe(self._call(server, tool, arguments), loop)
-        return await asyncio.wrap_future(future)
+        caller = asyncio.get_running_loop()
+        done: asyncio.Future[CallOutcome] = caller.create_future()
+        running: list[asyncio.Task[CallOutcome]] = []
+
+        def settle(task: asyncio.Task[CallOutcome]) -> None:  # on the caller's loop
+            if done.done():
+                return
+            if task.cancelled():
+                done.cancel()
+            elif (exc := task.exception()) is not None:
+                done.set_exception(exc)
+            else:
+                done.set_result(task.result())
+
+        def begin() -> None:  # on the servers' loop
+            task = loop.create_task(self._call(server, tool, arguments))
+            running.append(task)
+            task.add_done_callback(lambda t: caller.call_soon_threadsafe(settle, t))
+
+        # One wake-up each way (cheaper than run_coroutine_threadsafe + wrap_future).
+        try:
+            loop.call_soon_threadsafe(begin)
+        except RuntimeError:  # its loop has just closed
+            return CallOutcome(error=f"MCP server {server} is not running (the session closed)")
+        try:
+            return await done
+        except asyncio.CancelledError:
+            with contextlib.suppress(RuntimeError):  # FIFO: runs after `begin`
+                loop.call_soon_threadsafe(lambda: [t.cancel() for t in running])
+            raise
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         link = self._links.get(server)
@@ -364,44 +396,53 @@ class SessionServers:
         tool: str,
         arguments: dict[str, Any],
     ) -> CallOutcome:
+        """The request itself, in this task (no task of its own: a call costs little more
+        than the SDK's); the exit watcher cancels it when the server exits."""
         from codebot.mcp.connect import said
 
-        request = asyncio.get_running_loop().create_task(session.call_tool(tool, arguments))
-        ended = asyncio.get_running_loop().create_task(exited.wait())
+        task = asyncio.current_task()
+        assert task is not None
+        link.calls.add(task)
         try:
-            done, _ = await asyncio.wait(
-                {request, ended}, timeout=link.d.timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            ended.cancel()
-            if not request.done():
-                request.cancel()  # the SDK sends notifications/cancelled for it
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(asyncio.shield(request), 1.0)
-        if request in done:
-            try:
-                return CallOutcome(result=request.result())
-            except Exception as exc:
-                with contextlib.suppress(TimeoutError):  # a closed pipe: did it exit?
-                    await asyncio.wait_for(exited.wait(), 1.0 if _closed(exc) else 0)
-                if not exited.is_set():
-                    return CallOutcome(error=f"the server answered with an error: {said(exc)}")
-                ended = request
-        if ended in done or ended is request:
+            async with asyncio.timeout(link.d.timeout):
+                return CallOutcome(result=await session.call_tool(tool, arguments))
+        except asyncio.CancelledError:
+            if task not in link.cut:
+                raise  # the turn was cancelled: the SDK has sent notifications/cancelled
+            task.uncancel()
+            return self._exited_during(link)
+        except TimeoutError:
             return CallOutcome(
-                error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
-                "started again on its next use"
+                error=f"MCP server {link.d.name} did not answer within its timeout "
+                f"({link.d.timeout:g} s); the call was cancelled"
             )
+        except Exception as exc:
+            if _closed(exc):  # the pipe closed: did the server exit?
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(exited.wait(), 1.0)
+            if exited.is_set():
+                return self._exited_during(link)
+            return CallOutcome(error=f"the server answered with an error: {said(exc)}")
+        finally:
+            link.calls.discard(task)
+            link.cut.discard(task)
+
+    def _exited_during(self, link: _Link) -> CallOutcome:
         return CallOutcome(
-            error=f"MCP server {link.d.name} did not answer within its timeout "
-            f"({link.d.timeout:g} s); the call was cancelled"
+            error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
+            "started again on its next use"
         )
 
 
-async def _watch_exit(process: Any, exited: asyncio.Event) -> None:
+async def _watch_exit(process: Any, link: _Link) -> None:
+    """When the server exits: `exited` is set and every call in flight is cut short."""
     with contextlib.suppress(Exception):
         await process.wait()
-    exited.set()
+    if link.exited is not None:
+        link.exited.set()
+    for task in list(link.calls):
+        link.cut.add(task)
+        task.cancel()
 
 
 async def _first(*waits: Any) -> None:

@@ -209,9 +209,11 @@ class Controller(BuiltinCommands):
         import threading
 
         def work() -> None:
+            from codebot.agent.session.mcp_setup import start_servers
             from codebot.skills.route import warm
 
             try:
+                start_servers(self.session)  # after the first paint, in the background
                 self.session.warm(listing=False)  # the templates: every turn renders them
                 warm(lambda: self.catalog.snapshot)
                 self.session.warm()

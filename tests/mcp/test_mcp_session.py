@@ -129,3 +129,22 @@ def test_context_names_the_servers_and_closing_stops_them(
     assert servers is not None
     close_servers(session)
     assert servers.status()[0]["status"] == "stopped"
+
+
+def test_interactive_sessions_start_servers_after_the_paint_not_while_building(
+    project: Path, user_server
+) -> None:
+    from codebot.agent.session.mcp_setup import start_servers
+
+    settings = load_settings(cwd=project)
+    session = build_session(
+        settings, open_catalog(settings), client=ScriptedModel([]), interactive=True
+    )
+    servers = servers_of(session)
+    try:
+        assert servers is not None and servers._thread is None  # building started nothing
+        assert not user_server.exists()
+        start_servers(session)  # what the front end does once it has painted
+        assert servers.wait_started() and servers.status()[0]["status"] == "ready"
+    finally:
+        close_servers(session)

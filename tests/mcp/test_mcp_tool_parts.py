@@ -144,6 +144,9 @@ class FakeServers:
     def status(self) -> list[dict]:
         return [{"name": "srv", "status": "ready", "tools": len(self._tools), "error": ""}]
 
+    def start(self) -> None:
+        pass
+
     def wait_started(self, timeout=None) -> bool:
         return True
 

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
     from codebot.agent.session.loop import Session
     from codebot.mcp.session_servers import SessionServers
 
-__all__ = ["attach_servers", "close_servers", "servers_of"]
+__all__ = ["attach_servers", "close_servers", "servers_of", "start_servers"]
 
 
 def attach_servers(session: Session, settings: Settings, notices: list[str]) -> None:
-    """Start the session's approved servers in the background (returns at once) and put
+    """The session's approved servers, started in the background (print mode: now; the
+    TUI and line mode: after the first paint, `start_servers`, or at the first request),
     their tools in its registry from the next request on; what does not start is said."""
     from codebot.mcp.startable import budget_percent, startable
 
@@ -41,7 +42,8 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
         track=track_group,  # ended at exit and on SIGTERM/SIGHUP like Bash's groups
         untrack=untrack_group,
     )
-    servers.start()
+    if not session.interactive:
+        servers.start()  # print mode: no paint to wait for
     session.toolset.mcp = McpTools(
         servers,
         session.registry,
@@ -49,6 +51,14 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
         budget_percent=percent,
         wait_first=not session.interactive,
     )
+
+
+def start_servers(session: Session) -> None:
+    """Start the session's servers now (the TUI and line mode: after the first paint;
+    otherwise the first request does)."""
+    servers = servers_of(session)
+    if servers is not None:
+        servers.start()
 
 
 def servers_of(session: Session) -> SessionServers | None:

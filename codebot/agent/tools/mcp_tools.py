@@ -175,6 +175,7 @@ class McpTools:
 
     def sync(self) -> None:
         """Bring the registry up to date with the servers' tools (cheap when nothing changed)."""
+        self.servers.start()  # once: after the first paint, or at the first request
         if self.wait_first:
             self.wait_first = False
             self.servers.wait_started()
