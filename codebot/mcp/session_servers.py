@@ -33,38 +33,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codebot.mcp.config import ServerDef
+from codebot.mcp.remote import (
+    CallOutcome,
+    RemoteTool,
+    client_info,
+    closed,
+    first,
+    timed_out,
+)
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
     from codebot.mcp.connect import Pipe
 
-__all__ = ["CallOutcome", "RemoteTool", "SessionServers"]
+__all__ = ["CallOutcome", "RemoteTool", "SessionServers"]  # the first two from `remote`
 
 #: Seconds before a server that went down may be started again: 1, 2, 4, ... at most 60.
 BACKOFF_MAX = 60.0
 #: The most tools read from one server (pages of `tools/list`).
 MAX_TOOLS = 1000
 MAX_PAGES = 100
-
-
-@dataclass(frozen=True)
-class RemoteTool:
-    """One tool as its server lists it."""
-
-    server: str
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only_hint: bool | None = None
-
-
-@dataclass(frozen=True)
-class CallOutcome:
-    """A call's answer (`result`, the SDK's CallToolResult) or why there is none (`error`)."""
-
-    result: Any = None
-    error: str = ""
 
 
 @dataclass
@@ -77,6 +66,8 @@ class _Link:
     session: ClientSession | None = None
     pid: int | None = None
     failures: int = 0
+    epoch: int = 0  # which connection is current (each start is a new one)
+    down_at: int = -1  # the connection that went down (counted once)
     retry_at: float = 0.0
     log: str = ""
     stop: asyncio.Event | None = None
@@ -84,6 +75,8 @@ class _Link:
     settled: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
     pids: set[int] = field(default_factory=set)
+    refreshing: bool = False  # a tools/list after list_changed is running
+    again: bool = False  # and another list_changed came meanwhile
     calls: set[asyncio.Task[Any]] = field(default_factory=set)  # calls in flight
     cut: set[asyncio.Task[Any]] = field(default_factory=set)  # those the exit cancelled
 
@@ -214,82 +207,107 @@ class SessionServers:
     # -- one server's connection (on the servers' loop) ------------------------------
 
     def _spawn(self, link: _Link) -> None:
+        link.epoch += 1  # a new connection: what an older one does later is ignored
         link.status, link.error = "starting", ""
         link.stop, link.exited, link.settled = asyncio.Event(), asyncio.Event(), asyncio.Event()
-        link.task = asyncio.get_running_loop().create_task(self._hold(link))
+        link.task = asyncio.get_running_loop().create_task(self._hold(link, link.epoch))
 
-    async def _hold(self, link: _Link) -> None:
+    async def _hold(self, link: _Link, epoch: int) -> None:
         """Connect, list the tools, then stay connected until stopped or the server exits."""
         from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
 
         d = link.d
         link.log = str(log_path(self.home, d.name))
-        assert link.stop is not None and link.settled is not None
+        stop, settled = link.stop, link.settled
+        assert stop is not None and settled is not None
+        pid = None
         try:
             async with open_stdio(
                 d, home=self.home, project=self.project, environ=self.environ
             ) as pipe:
-                link.pid = pipe.process.pid
-                link.pids.add(pipe.process.pid)
-                self.track(pipe.process.pid)
-                await self._serve(link, pipe)
+                pid = pipe.process.pid
+                link.pids.add(pid)
+                self.track(pid)
+                await self._serve(link, pipe, epoch)
         except ConnectError as exc:
-            self._down(link, str(exc))
+            self._down(link, str(exc), epoch)
         except asyncio.CancelledError:
-            self._down(link, "stopped")
+            self._down(link, "stopped", epoch)
             raise
         except Exception as exc:  # the server's fault, whatever the SDK raised for it
-            if _timed_out(exc):
+            if timed_out(exc):
                 self._down(
                     link,
                     f"did not answer initialize and tools/list within its startup_timeout "
                     f"({d.startup_timeout:g} s); {_see(link)}",
+                    epoch,
                 )
             else:
-                self._down(link, f"{said(exc)}; {_see(link)}")
+                self._down(link, f"{said(exc)}; {_see(link)}", epoch)
         finally:
-            if link.pid is not None:
-                link.pids.discard(link.pid)
-                self.untrack(link.pid)
-            link.session = None
-            if link.stop.is_set():
-                link.status = "stopped"
-            link.settled.set()
+            if pid is not None:
+                link.pids.discard(pid)
+                self.untrack(pid)
+            if epoch == link.epoch:
+                link.session = None
+                if stop.is_set():
+                    link.status = "stopped"
+            settled.set()
 
-    async def _serve(self, link: _Link, pipe: Pipe) -> None:
+    async def _serve(self, link: _Link, pipe: Pipe, epoch: int) -> None:
         """The protocol over a started server: initialize and list within its
         startup_timeout, then ready until stopped or the process exits."""
         import anyio
         from mcp.client.session import ClientSession
 
-        assert link.stop is not None and link.exited is not None and link.settled is not None
-        watcher = asyncio.get_running_loop().create_task(_watch_exit(pipe.process, link))
+        stop, exited, settled = link.stop, link.exited, link.settled
+        assert stop is not None and exited is not None and settled is not None
+        watcher = asyncio.get_running_loop().create_task(
+            self._watch_exit(pipe.process, link, epoch, exited)
+        )
         try:
             async with ClientSession(
                 pipe.read,
                 pipe.write,
                 message_handler=self._handler(link),
-                client_info=_client_info(),
+                client_info=client_info(),
             ) as session:
                 with anyio.fail_after(link.d.startup_timeout):
                     init = await session.initialize()
                     tools = await self._list(link, session)
+                if epoch != link.epoch or exited.is_set():
+                    return
                 info = init.server_info
                 link.server = f"{info.name} {info.version}".strip()
                 link.session, link.tools, link.status = session, tools, "ready"
                 link.failures, link.error = 0, ""
                 self.generation += 1
-                link.settled.set()
-                await _first(link.stop.wait(), link.exited.wait())
-                if link.exited.is_set() and not link.stop.is_set():
-                    code = pipe.process.returncode
-                    self._down(link, f"the server exited (code {code}); {_see(link)}")
+                settled.set()
+                await first(stop.wait(), exited.wait())
         finally:
             watcher.cancel()
 
-    def _down(self, link: _Link, why: str) -> None:
+    async def _watch_exit(
+        self, process: Any, link: _Link, epoch: int, exited: asyncio.Event
+    ) -> None:
+        """When the server exits: it is down at once, and every call in flight is cut short."""
+        with contextlib.suppress(Exception):
+            await process.wait()
+        if link.stop is None or not link.stop.is_set():
+            code = process.returncode
+            self._down(link, f"the server exited (code {code}); {_see(link)}", epoch)
+        exited.set()
+        for task in list(link.calls):
+            link.cut.add(task)
+            task.cancel()
+
+    def _down(self, link: _Link, why: str, epoch: int) -> None:
+        """The connection `epoch` is over: the first reason counts, once."""
+        if epoch != link.epoch or link.down_at == epoch:
+            return
         if link.stop is not None and link.stop.is_set():
             return
+        link.down_at = epoch
         link.failures += 1
         link.status, link.error, link.session = "failed", why, None
         link.retry_at = time.monotonic() + min(BACKOFF_MAX, 2.0 ** (link.failures - 1))
@@ -322,12 +340,23 @@ class SessionServers:
         return handle
 
     async def _refresh(self, link: _Link) -> None:
-        session = link.session
-        if session is None:
+        """List the tools again; a flood of list_changed costs one listing at a time."""
+        if link.refreshing:
+            link.again = True
             return
-        with contextlib.suppress(Exception):
-            link.tools = await asyncio.wait_for(self._list(link, session), link.d.startup_timeout)
-            self.generation += 1
+        link.refreshing = True
+        try:
+            while link.session is not None:
+                link.again = False
+                with contextlib.suppress(Exception):
+                    link.tools = await asyncio.wait_for(
+                        self._list(link, link.session), link.d.startup_timeout
+                    )
+                    self.generation += 1
+                if not link.again:
+                    break
+        finally:
+            link.refreshing = False
 
     # -- calls -------------------------------------------------------------------------
 
@@ -417,7 +446,7 @@ class SessionServers:
                 f"({link.d.timeout:g} s); the call was cancelled"
             )
         except Exception as exc:
-            if _closed(exc):  # the pipe closed: did the server exit?
+            if closed(exc):  # the pipe closed: did the server exit?
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(exited.wait(), 1.0)
             if exited.is_set():
@@ -432,44 +461,6 @@ class SessionServers:
             error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
             "started again on its next use"
         )
-
-
-async def _watch_exit(process: Any, link: _Link) -> None:
-    """When the server exits: `exited` is set and every call in flight is cut short."""
-    with contextlib.suppress(Exception):
-        await process.wait()
-    if link.exited is not None:
-        link.exited.set()
-    for task in list(link.calls):
-        link.cut.add(task)
-        task.cancel()
-
-
-async def _first(*waits: Any) -> None:
-    tasks = [asyncio.ensure_future(w) for w in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for t in tasks:
-            t.cancel()
-
-
-def _client_info() -> Any:
-    from mcp_types import Implementation
-
-    from codebot import __version__
-
-    return Implementation(name="codebot", version=__version__)
-
-
-def _closed(exc: BaseException) -> bool:
-    return "Connection closed" in str(exc)
-
-
-def _timed_out(exc: BaseException) -> bool:
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_timed_out(e) for e in exc.exceptions)
-    return isinstance(exc, TimeoutError)
 
 
 def _see(link: _Link) -> str:

@@ -9,6 +9,7 @@ LOG (one JSON line each). Its tools, by name:
 - `grow`: adds a tool `extra`, says `notifications/tools/list_changed`, answers "grown";
 - `mixed`: text, an image, audio, an embedded resource and a resource link;
 - `fail`: a result with `isError: true`; `big`: 100,000 characters of text;
+- `flood`: 200 `notifications/tools/list_changed` in a row, then "flooded";
 - `tool_K` (K < N, with `--tools N`): a generated tool with a long description.
 
 `--silent` never answers anything (a server that hangs at initialize).
@@ -37,6 +38,7 @@ tools = [
     {"name": "mixed", "description": "Every kind of content.", "inputSchema": EMPTY},
     {"name": "fail", "description": "An error result.", "inputSchema": EMPTY},
     {"name": "big", "description": "A long text.", "inputSchema": EMPTY},
+    {"name": "flood", "description": "200 list_changed.", "inputSchema": EMPTY},
 ]
 for k in range(N):
     tools.append(
@@ -81,6 +83,10 @@ def call(mid, name, args):
         tools.append({"name": "extra", "description": "Added later.", "inputSchema": EMPTY})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return answer(mid, text("grown"))
+    if name == "flood":
+        for _ in range(200):
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        return answer(mid, text("flooded"))
     if name == "fail":
         return answer(mid, {"content": [{"type": "text", "text": "it broke"}], "isError": True})
     if name == "big":

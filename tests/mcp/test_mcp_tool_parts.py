@@ -283,3 +283,11 @@ def test_config_ask_rules_of_the_person_and_of_a_trusted_project_only(
     assert untrusted_rules == ["mcp__time"]
     assert [r for r, _ in trusted.ask_rules] == ["mcp__time", "Edit"]
     assert trusted.raw["permissions"]["ask"] == ["mcp__time", "Edit"]
+
+
+def test_a_schema_with_a_remote_ref_is_never_fetched(tmp_path: Path) -> None:
+    remote = {"type": "object", "properties": {"a": {"$ref": "http://127.0.0.1:9/x.json"}}}
+    registry, servers, _ = linked([RemoteTool("srv", "r", "Remote ref.", remote)], 200_000)
+    ctx = ToolContext(project_dir=tmp_path)
+    out = asyncio.run(asyncio.wait_for(registry.call("mcp__srv__r", {"a": 1}, ctx), 10))
+    assert out.status == "error" and servers.calls == []

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -229,3 +230,66 @@ def test_mcp_list_shows_renamed_tools(project: Path, tmp_path: Path) -> None:
     rows = {r["name"]: r for r in json.loads(out.stdout)}
     assert rows["a__b"]["renamed"] == {}
     assert rows["a_b"]["renamed"]["mcp__a_b__echo_2"] == "echo"
+
+
+def test_sigterm_kills_the_servers_process_group(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    import signal
+    import textwrap
+    import time
+
+    # the server leaves a child that ignores the closed pipe: only killing the group ends it
+    child_pid = tmp_path / "child.pid"
+    wrapper = tmp_path / "wrapper.py"
+    wrapper.write_text(
+        textwrap.dedent(
+            f"""
+            import runpy, subprocess, sys
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+            open({str(child_pid)!r}, "w").write(str(child.pid))
+            sys.argv = [{str(RAW)!r}, {str(tmp_path / "raw.log")!r}]
+            runpy.run_path({str(RAW)!r}, run_name="__main__")
+            """
+        )
+    )
+    write_servers(project, {"raw": {"command": sys.executable, "args": [str(wrapper)]}})
+    approve_all(project)
+    fake_openai.script([call("mcp__raw__hang", {}), {"text": "x"}])
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "go", "--trust"]
+    cmd += ["--api-base", fake_openai.url, "--model", "openai/x", "--allow", "mcp__raw"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    log = tmp_path / "raw.log"
+
+    def gone(pid: int) -> bool:
+        stat = Path(f"/proc/{pid}/stat")
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+        except OSError:
+            return True
+
+    try:
+        deadline = time.monotonic() + 60
+        while '"hang"' not in (log.read_text() if log.exists() else "") and (
+            time.monotonic() < deadline
+        ):
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        child = int(child_pid.read_text())
+        assert not gone(child)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        deadline = time.monotonic() + 5
+        while not gone(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(child), "the server's child outlived codebot"
+        assert proc.returncode == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if child_pid.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(child_pid.read_text()), signal.SIGKILL)

@@ -206,3 +206,18 @@ def test_a_server_that_leaves_a_child_leaves_nothing_after_close(
     assert alive(child)
     s.close()
     wait_until(lambda: not alive(child), timeout=5)
+
+
+def test_a_flood_of_list_changed_lists_the_tools_a_few_times_not_200(
+    servers, tmp_path: Path, wait_until
+) -> None:
+    s = servers(raw(tmp_path))
+    assert s.wait_started()
+    assert text_of(asyncio.run(s.call("raw", "flood", {}))) == "flooded"
+
+    def listings() -> int:
+        return sum(m.get("method") == "tools/list" for m in received(tmp_path))
+
+    wait_until(lambda: listings() >= 2, timeout=5)  # at least one refresh happened
+    assert text_of(asyncio.run(s.call("raw", "echo", {"text": "after"}))) == "after"
+    assert listings() <= 5

@@ -32,7 +32,9 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
     percent, warning = budget_percent(settings)
     if warning:
         notices.append(warning)
-    from codebot.agent.tools.shell import track_group, untrack_group
+    from codebot.agent.tools.shell import install_handlers, track_group, untrack_group
+
+    install_handlers()  # from this (usually the main) thread: the servers' cannot
 
     servers = SessionServers(
         chosen,
