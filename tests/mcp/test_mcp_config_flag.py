@@ -94,3 +94,28 @@ def test_a_fifo_given_as_the_file_never_blocks(tmp_path: Path, project: Path) ->
     os.mkfifo(fifo)
     out = codebot(project, "mcp", "list", "--no-connect", "--mcp-config", str(fifo), timeout=30)
     assert out.returncode == 0 and "servers.fifo" in out.stderr
+
+
+def test_line_mode_starts_a_flag_files_server_and_its_tool_is_called(
+    project: Path, fake_openai, flag_file: Path
+) -> None:
+    fake_openai.script(
+        [
+            {"tool_calls": [{"name": "mcp__raw__echo", "arguments": '{"text": "hi"}'}]},
+            {"text": "ok"},
+        ]
+    )
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--plain"]
+    cmd += ["--api-base", fake_openai.url, "--model", "openai/x"]
+    cmd += ["--mcp-config", str(flag_file), "--allow", "mcp__raw"]
+    out = subprocess.run(
+        cmd, input="use the echo tool\n", capture_output=True, text=True, timeout=60, cwd=project
+    )
+    assert out.returncode == 0, out.stderr
+    first, second = fake_openai.requests
+    assert "mcp__raw__echo" in [t["function"]["name"] for t in first.get("tools") or []]
+    tool = next(m for m in second["messages"] if m["role"] == "tool")
+    assert tool["content"] == "hi"

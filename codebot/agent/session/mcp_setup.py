@@ -17,8 +17,9 @@ __all__ = ["attach_servers", "close_servers", "servers_of", "start_servers"]
 
 def attach_servers(session: Session, settings: Settings, notices: list[str]) -> None:
     """The session's approved servers, started in the background (print mode: now; the
-    TUI and line mode: after the first paint, `start_servers`, or at the first request),
-    their tools in its registry from the next request on; what does not start is said."""
+    TUI and line mode: after the first paint, `start_servers`, or at the first request;
+    the first request waits for them, each within its startup_timeout), their tools in
+    its registry from then on; what does not start is said."""
     from codebot.mcp.startable import budget_percent, startable
 
     chosen, said = startable(settings)
@@ -51,7 +52,6 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
         session.registry,
         window=lambda: resolve_window(session.settings, session.client, may_import=False)[0],
         budget_percent=percent,
-        wait_first=not session.interactive,
     )
 
 

@@ -90,6 +90,11 @@ class Toolset:
         names += META_TOOLS
         return [n for n in names if n not in hidden and self.tool_filter(n)]
 
+    async def ready(self) -> None:
+        """Before the session's first request: MCP servers still starting (mcp_tools.py)."""
+        if self.mcp is not None:
+            await self.mcp.ready()
+
     def offered(self, name: str, turn: TurnState) -> bool:
         """Whether the model may call `name` in this turn (a skill may hide tools)."""
         return name not in turn.hidden and self.tool_filter(name)

@@ -158,13 +158,13 @@ class McpTools:
         *,
         window: Callable[[], int],
         budget_percent: float,
-        wait_first: bool = False,
+        wait_first: bool = True,
     ) -> None:
         self.servers = servers
         self.registry = registry
         self.window = window
         self.budget_percent = budget_percent
-        self.wait_first = wait_first  # print mode: the first request waits for the starts
+        self.wait_first = wait_first  # the first request waits for the starts (`ready`)
         self.tools: dict[str, McpTool] = {}
         self.deferred: set[str] = set()
         self.loaded: set[str] = set()
@@ -176,9 +176,6 @@ class McpTools:
     def sync(self) -> None:
         """Bring the registry up to date with the servers' tools (cheap when nothing changed)."""
         self.servers.start()  # once: after the first paint, or at the first request
-        if self.wait_first:
-            self.wait_first = False
-            self.servers.wait_started()
         key = (self.servers.generation, self._window())
         if key == self._seen:
             return
@@ -219,6 +216,15 @@ class McpTools:
         if self.deferred:
             self._search.describe()
             self.registry.add(self._search)
+
+    async def ready(self) -> None:
+        """Before the session's first request: wait for the servers still starting (each
+        at most its startup_timeout), off the event loop; later requests never wait."""
+        if self.wait_first:
+            self.wait_first = False
+            import asyncio
+
+            await asyncio.to_thread(self.servers.wait_started)
 
     def summary(self) -> list[str]:
         """`/context`'s lines: the servers, the tools, how many are deferred, renames."""
