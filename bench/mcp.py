@@ -51,7 +51,7 @@ tools = [{
     "name": f"tool_{k}",
     "description": f"Generated tool {k}: it does one thing with care. " + "Details. " * 20,
     "inputSchema": {"type": "object", "properties": {
-        f"arg_{j}": {"type": "string", "description": "a value for the tool " * 3}
+        f"arg_{j}": {"type": "string", "description": f"value {j} of tool {k}: " + "text " * 3}
         for j in range(6)}},
 } for k in range(N)]
 def send(m):

@@ -220,11 +220,17 @@ async def _stdio(
 ]:
     """The server process and the two message streams `ClientSession` reads and writes."""
     import anyio
-    from mcp.shared.message import SessionMessage
 
     process = await anyio.open_process(
         [d.command, *d.args], env=env, cwd=cwd, stderr=errlog, start_new_session=True
     )
+    try:  # the SDK is imported once the server is spawned: it boots meanwhile
+        from mcp.shared.message import SessionMessage
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await _kill_group(process)
+        raise
+
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     try:
