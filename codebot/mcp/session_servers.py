@@ -131,14 +131,18 @@ class SessionServers:
     def starting(self) -> bool:
         return any(link.status == "starting" for link in self._links.values())
 
+    def longest_start(self) -> float:
+        """The longest startup_timeout, and a margin for the kill and the last answer."""
+        return max((lk.d.startup_timeout for lk in self._links.values()), default=0) + 2
+
     def wait_started(self, timeout: float | None = None) -> bool:
         """Block until no server is still starting (each is bounded by its startup_timeout),
         at most `timeout` seconds; whether none is."""
         self.start()
         if timeout is None:
-            timeout = max((lk.d.startup_timeout for lk in self._links.values()), default=0) + 2
+            timeout = self.longest_start()
         end = time.monotonic() + timeout
-        while self.starting() and time.monotonic() < end:
+        while self.starting() and time.monotonic() < end and not self._closed:
             time.sleep(0.005)
         return not self.starting()
 

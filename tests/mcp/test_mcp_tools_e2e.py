@@ -293,3 +293,35 @@ def test_sigterm_kills_the_servers_process_group(
         if child_pid.exists():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(child_pid.read_text()), signal.SIGKILL)
+
+
+def test_ctrl_c_while_the_first_request_waits_for_a_server_ends_at_once(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    import signal
+    import time
+
+    quiet = marked(tmp_path, "quiet")
+    quiet["args"].append("--silent")
+    write_servers(project, {"quiet": {**quiet, "startup_timeout": 60}})
+    approve_all(project)
+    fake_openai.script([{"text": "never asked"}])
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "-p", "go", "--trust"]
+    cmd += ["--api-base", fake_openai.url, "--model", "openai/x"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "quiet.log").exists() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        (tmp_path / "quiet.log").read_text()  # started, initialize sent, never answered
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)  # its startup_timeout is 60 s: only the cancel ends it
+        assert proc.returncode == 130
+        assert fake_openai.requests == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()

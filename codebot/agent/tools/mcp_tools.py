@@ -251,8 +251,12 @@ class McpTools:
         if self.wait_first:
             self.wait_first = False
             import asyncio
+            import time
 
-            await asyncio.to_thread(self.servers.wait_started)
+            self.servers.start()
+            end = time.monotonic() + self.servers.longest_start()
+            while self.servers.starting() and time.monotonic() < end:
+                await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once
 
     def summary(self) -> list[str]:
         """`/context`'s lines: the servers, the tools, how many are deferred, renames."""
