@@ -2,15 +2,15 @@
 restarted, closed (docs/mcp.md).
 
 `SessionServers` runs its own event loop in one daemon thread, so no front end's loop (a
-`-p` turn's `asyncio.run`, line mode's, the TUI's) ever waits for a server: the servers
-are started there in parallel right after the session is built, each bounded by its
-`startup_timeout`, and their tools are read from `tools()` by whoever builds the next
-model request. A call from the agent's loop is handed over with
-`run_coroutine_threadsafe`; cancelling it (a cancelled turn) cancels the SDK's request,
-which sends `notifications/cancelled` for it.
+`-p` turn's `asyncio.run`, line mode's, the TUI's) ever waits for a server: `start()`
+starts them there in parallel (print mode: once the session is built; the TUI and line
+mode: after the first paint), each bounded by its `startup_timeout`, and their tools are
+read from `tools()` by whoever builds the next model request. A call from the agent's
+loop is handed over with one `call_soon_threadsafe` each way; cancelling it (a cancelled
+turn) cancels the SDK's request, which sends `notifications/cancelled` for it.
 
-- A server that exits while a call is in flight: the call ends at once with an error
-  (its exit is watched beside the request), and the server is marked down.
+- A server that exits while a call is in flight: its exit watcher marks it down and cuts
+  the call short at once with an error.
 - A server that is down (exited, failed to start) is started again on its next use, no
   sooner than its backoff allows (1 s, 2 s, 4 s, ... at most 60 s).
 - `notifications/tools/list_changed` lists the server's tools again.
@@ -64,7 +64,6 @@ class _Link:
     server: str = ""  # its name and version, as it says
     tools: tuple[RemoteTool, ...] = ()
     session: ClientSession | None = None
-    pid: int | None = None
     failures: int = 0
     epoch: int = 0  # which connection is current (each start is a new one)
     down_at: int = -1  # the connection that went down (counted once)
