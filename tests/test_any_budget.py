@@ -40,6 +40,15 @@ ALLOWED: dict[str, tuple[int, str]] = {
         2,
         "argparse's subparsers object and JSON rows printed with --json",
     ),
+    "codebot.mcp.sep2640": (
+        7,
+        "a skill's frontmatter as parsed JSON, JSON-RPC params, and the SDK's generic "
+        "server/context and capability types (its lifespan value, its capability dicts)",
+    ),
+    "codebot.mcp.serve": (
+        2,
+        "the SDK's generic server and request context (a lifespan value this server has not)",
+    ),
     "codebot.model_config": (
         4,
         "the config's parsed YAML before validation, and the keyword arguments built from it",

@@ -36,7 +36,7 @@ def loaded_after(code: str) -> dict[str, bool]:
         "import codebot.cli",
         # MCP: the SDK loads only when a server is connected, not with the modules.
         "import codebot.mcp.config, codebot.mcp.approval, codebot.mcp.connect, "
-        "codebot.commands.mcp, codebot.commands.mcp_edit",
+        "codebot.mcp.http_transport, codebot.commands.mcp, codebot.commands.mcp_edit",
         "import codebot.agent.permissions.approvals, codebot.shell, codebot.shell.decide, "
         "codebot.agent.tools.shell",
     ],

@@ -65,7 +65,20 @@ def add_parser(subparsers: Subparsers, common: Callable[..., None]) -> argparse.
     common(q, suppress=True)
     q.add_argument("name", nargs="?", metavar="NAME")
     q.add_argument("--all", action="store_true", help="every server of the project's .mcp.json")
+    q = sub.add_parser("serve", help=SERVE_HELP, description=SERVE_HELP)
+    common(q, suppress=True)
+    q.add_argument(
+        "--http", type=int, metavar="PORT", help="Streamable HTTP on 127.0.0.1:PORT/mcp, not stdio"
+    )
+    q.add_argument(
+        "--only-dirs",
+        action="store_true",
+        help="serve only the --skills-dir folders (no project, user, bundled or plugin skills)",
+    )
     return p
+
+
+SERVE_HELP = "serve the skill catalog over MCP (SEP-2640 skills and a skill_search tool)"
 
 
 ADD_HELP = "add a server: add NAME -- CMD ARGS..., or add NAME --transport http URL"
@@ -123,6 +136,10 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     handlers = {"list": _list, "get": _get, "add": _add, "remove": _remove, "approve": _approve}
+    if args.mcp_command == "serve":
+        from codebot.commands.mcp_serve import run_serve
+
+        return run_serve(settings, args)
     try:
         return handlers[args.mcp_command](settings, args)
     except EditError as exc:
@@ -209,6 +226,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
         )
     for r in rows:
         counts = f"  {r['tools']} tools, {r['prompts']} prompts" if r["tools"] is not None else ""
+        if counts and r["skills"]:
+            counts += f", {r['skills']} skills"
         print(f"{shown(r['name'])}  {r['source']}  {r['status']}{counts}")
         for name, tool in dict(r.get("renamed") or {}).items():  # type: ignore[arg-type]
             print(f"  tool {shown(tool)} is {shown(name)}")
@@ -222,13 +241,13 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
 def _connect(
     settings: Settings, cfg: McpConfig, st: dict[str, Standing], rows: list[dict[str, object]]
 ) -> None:
-    """Start every approved stdio server (in parallel, each within its startup_timeout),
+    """Connect every approved server (in parallel, each within its startup_timeout),
     and put what it answered in its row: "ready" with counts, or "failed" with why."""
     import os
 
     from codebot.mcp.connect import probe_all
 
-    chosen = [d for d in cfg.servers if st[d.name].may_start and d.transport == "stdio"]
+    chosen = [d for d in cfg.servers if st[d.name].may_start]
     if not chosen:
         return
     found = probe_all(chosen, home=settings.home, project=settings.project_dir, environ=os.environ)
@@ -241,7 +260,9 @@ def _connect(
         if p is None:
             continue
         if p.ready:
-            r.update(status="ready", tools=p.tools, prompts=p.prompts, server=p.server)
+            r.update(
+                status="ready", tools=p.tools, prompts=p.prompts, skills=p.skills, server=p.server
+            )
             key = server_key(p.name)
             # the names the model sees that are not plain `mcp__<server>__<tool>` (clashes)
             r["renamed"] = {

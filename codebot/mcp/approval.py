@@ -67,9 +67,63 @@ class ApprovalError(Exception):
     """An approval that cannot be stored; the message says why and what to do."""
 
 
-def fingerprint(d: ServerDef) -> str:
+#: Project files named on a server's command line are hashed up to this size (a larger
+#: one is known by its size and modification time).
+HASHED_MAX = 32 << 20
+#: At most this many words of a command line are looked at as possible project files.
+WORDS_MAX = 64
+
+
+def _file_stamp(path: Path) -> str:
+    """What a named file is now: its content's sha256, or why there is none. Opened without
+    blocking and checked on the descriptor: a FIFO swapped in after a look never hangs."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "unreadable"
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a file"
+        if info.st_size > HASHED_MAX:
+            return f"size {info.st_size} mtime {info.st_mtime_ns}"
+        try:
+            return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+        except OSError:
+            return "unreadable"
+
+
+def project_files(d: ServerDef, project: Path) -> dict[str, str]:
+    """{word: stamp} for each word of the command line that names a path inside the project
+    (relative to its cwd, or absolute), following links to say where it leads.
+
+    Approving `python tools/server.py` approves that script as it is now: the agent (or a
+    pull) that later rewrites the script, or points a link elsewhere, makes the definition
+    a new one that is asked about again. Code the script imports is not covered."""
+    root = Path(os.path.realpath(project))
+    cwd = Path(os.path.normpath(root / d.cwd)) if d.cwd else root
+    out: dict[str, str] = {}
+    for word in [d.command or "", *d.args][:WORDS_MAX]:
+        if not word or word.startswith("-") or "\0" in word:
+            continue
+        lexical = Path(os.path.normpath(cwd / word))
+        if lexical != root and root not in lexical.parents:
+            continue
+        if not (lexical.exists() or lexical.is_symlink()):
+            continue  # a word that is no file (yet) is just a word; the text is hashed anyway
+        real = Path(os.path.realpath(lexical))
+        out[word] = f"{real} {_file_stamp(real)}"
+    return out
+
+
+def fingerprint(d: ServerDef, project: Path | None = None) -> str:
     """sha256 of what the definition runs (expanded): transport, command, args, env, cwd,
-    url, headers. The name, the source and the timeouts are not part of it."""
+    url, headers, and with `project` the files inside it the command line names
+    (`project_files`). The name, the source and the timeouts are not part of it."""
     what = {
         "transport": d.transport,
         "command": d.command,
@@ -79,6 +133,8 @@ def fingerprint(d: ServerDef) -> str:
         "url": d.url,
         "headers": dict(d.headers),
     }
+    if project is not None and d.command:
+        what["files"] = project_files(d, project)
     text = json.dumps(what, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -183,7 +239,7 @@ def approve(
         mine = table.setdefault(key, {})
         done = []
         for s in chosen:
-            sha = fingerprint(s)
+            sha = fingerprint(s, project)
             if mine.get(s.name, {}).get("sha256") != sha:
                 mine[s.name] = {"sha256": sha, "at": at}
                 done.append(s.name)
@@ -249,11 +305,12 @@ def standing(
     known = approvals.fingerprint_of(project, d.name)
     if known is None:
         return Standing(NOT_APPROVED, f"approve it with `codebot mcp approve {d.name}`")
-    if known != fingerprint(d):
+    if known != fingerprint(d, project):
         return Standing(
             NOT_APPROVED,
             "the definition changed since it was approved (command, args, env, cwd, url, "
-            f"headers or a variable they read); approve it again with `codebot mcp approve "
+            "headers, a variable they read, or a project file its command line names); "
+            f"approve it again with `codebot mcp approve "
             f"{d.name}`",
         )
     return Standing(APPROVED)

@@ -1,5 +1,7 @@
-"""Connecting to an approved stdio MCP server, with the official SDK (`mcp`), to see that it
-answers: initialize, count its tools and prompts, close.
+"""Connecting to an approved MCP server, with the official SDK (`mcp`), to see that it
+answers: initialize, count its tools and prompts, close. Streamable HTTP servers go through
+`http_transport.py` (`_probe_http`); the rest of this module is stdio, whose `open_stdio`
+a session's servers use too (`session_servers.py`).
 
 The process is started here, not by the SDK's `stdio_client`, for two reasons: the SDK
 adds variables of its own to the server's environment (SHELL, TERM, USER, ...), and it
@@ -67,6 +69,7 @@ class Probe:
     prompts: int | None = None
     server: str = ""  # the server's name and version, as it says
     error: str = ""
+    skills: int | None = None  # SEP-2640 skills listed; None when they could not be read
     tool_names: tuple[str, ...] = ()  # its tools' own names, for the names the model sees
 
 
@@ -78,7 +81,7 @@ def log_path(home: Path, name: str) -> Path:
 def probe_all(
     servers: Sequence[ServerDef], *, home: Path, project: Path, environ: Mapping[str, str]
 ) -> dict[str, Probe]:
-    """Probe these (approved, stdio) servers in parallel; one result per name."""
+    """Probe these (approved) servers in parallel; one result per name."""
     import anyio
 
     results: dict[str, Probe] = {}
@@ -121,7 +124,7 @@ async def open_stdio(
     from codebot.home import private_dir, private_open
 
     if d.error or d.transport != "stdio":
-        raise ConnectError(d.error or "only stdio servers are connected so far")
+        raise ConnectError(d.error or f"transport {d.transport} is not stdio")
     cwd = project / d.cwd if d.cwd else project
     if not cwd.is_dir():
         raise ConnectError(f"its cwd {cwd} is not a folder")
@@ -144,6 +147,12 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
     the server's faults (they are the Probe's `error`)."""
     import anyio
 
+    if d.error:
+        return Probe(d.name, False, error=d.error)
+    if d.transport == "http":
+        return await _probe_http(d)
+    if d.transport != "stdio":
+        return Probe(d.name, False, error=f"transport {d.transport} is not connected")
     log = log_path(home, d.name)
     try:
         with anyio.fail_after(d.startup_timeout):
@@ -176,14 +185,52 @@ async def _talk(d: ServerDef, pipe: Pipe) -> Probe:
     from mcp.client.session import ClientSession
 
     async with ClientSession(pipe.read, pipe.write) as session:
-        init = await session.initialize()
-        caps = init.capabilities
-        names: list[str] = []
-        tools = await _count(session, "tools", names) if caps.tools is not None else 0
-        prompts = await _count(session, "prompts") if caps.prompts is not None else 0
+        return await _ask(d, session)
+
+
+async def _probe_http(d: ServerDef) -> Probe:
+    """Connect over Streamable HTTP (http_transport.py), initialize and count, all within
+    its startup_timeout; closing (the session's DELETE) is bounded by what is left of it
+    and does not undo a server that answered."""
+    import anyio
+    from mcp.client.session import ClientSession
+
+    from codebot.mcp.http_transport import Exchange, describe, open_http
+
+    exchange, found = Exchange(), None
+    try:
+        with anyio.move_on_after(d.startup_timeout):
+            async with open_http(d, exchange) as (read, write), ClientSession(read, write) as s:
+                found = await _ask(d, s)
+    except Exception as exc:  # the server's fault, whatever the SDK or httpx2 raised for it
+        return found or Probe(d.name, False, error=describe(d, exchange, exc))
+    return found or Probe(d.name, False, error=describe(d, exchange, None))
+
+
+async def _ask(d: ServerDef, session: ClientSession) -> Probe:
+    """Initialize, then count the tools (keeping their names) and prompts it declares."""
+    init = await session.initialize()
+    caps = init.capabilities
+    names: list[str] = []
+    tools = await _count(session, "tools", names) if caps.tools is not None else 0
+    prompts = await _count(session, "prompts") if caps.prompts is not None else 0
     info = init.server_info
+    skills = await _skills(d, session)
     server = f"{info.name} {info.version}".strip()
-    return Probe(d.name, True, tools, prompts, server, tool_names=tuple(names))
+    return Probe(d.name, True, tools, prompts, server, skills=skills, tool_names=tuple(names))
+
+
+async def _skills(d: ServerDef, session: ClientSession) -> int | None:
+    """How many SEP-2640 skills the server lists (0 without the extension; None when its
+    skills/list fails: the server is still ready)."""
+    from codebot.mcp.server_skills import skill_source
+    from codebot.skills.catalog import SourceError
+
+    try:
+        source = await skill_source(session, d.name, timeout=d.startup_timeout)
+    except SourceError:
+        return None
+    return 0 if source is None else len(source.specs())
 
 
 async def _count(session: ClientSession, what: str, names: list[str] | None = None) -> int:

@@ -244,3 +244,64 @@ def test_server_environment_works_from_the_real_environment(
     d = defs(project, {"s": {"command": "srv"}})["s"]
     env = server_environment(d, os.environ)
     assert set(env) <= set(approval.BASE_VARIABLES)
+
+
+# -- the project files a command line names (what the agent could rewrite after approval) --
+
+
+def _script_server(project: Path, codebot_home: Path) -> ServerDef:
+    (project / "tools").mkdir(exist_ok=True)
+    (project / "tools" / "server.py").write_text("print('v1')\n", encoding="utf-8")
+    d = defs(project, {"s": {"command": "python3", "args": ["tools/server.py"]}})["s"]
+    approve(codebot_home, project, [d])
+    assert status(d, codebot_home, project) == "approved"
+    return d
+
+
+def test_a_rewritten_script_is_a_new_definition(project: Path, codebot_home: Path) -> None:
+    d = _script_server(project, codebot_home)
+    (project / "tools" / "server.py").write_text("import os; os.system('curl evil')\n")
+    assert status(d, codebot_home, project) == "not approved"
+
+
+def test_a_script_swapped_for_a_link_elsewhere_is_a_new_definition(
+    project: Path, codebot_home: Path, tmp_path: Path
+) -> None:
+    d = _script_server(project, codebot_home)
+    elsewhere = tmp_path / "evil.py"
+    elsewhere.write_text("print('v1')\n", encoding="utf-8")  # even with the same content
+    (project / "tools" / "server.py").unlink()
+    (project / "tools" / "server.py").symlink_to(elsewhere)
+    assert status(d, codebot_home, project) == "not approved"
+
+
+def test_a_named_file_that_appears_later_is_a_new_definition(
+    project: Path, codebot_home: Path
+) -> None:
+    d = defs(project, {"s": {"command": "node", "args": ["index.js"]}})["s"]
+    approve(codebot_home, project, [d])
+    (project / "index.js").write_text("require('child_process').exec('x')\n")
+    assert status(d, codebot_home, project) == "not approved"
+
+
+def test_words_outside_the_project_and_options_are_not_files(project: Path) -> None:
+    (project / "--flag").write_text("x")
+    d = defs(project, {"s": {"command": "srv", "args": ["--flag", "../outside", "/etc/hostname"]}})
+    assert approval.project_files(d["s"], project) == {}
+
+
+def test_a_fifo_on_the_command_line_never_hangs(project: Path) -> None:
+    os.mkfifo(project / "pipe")
+    d = defs(project, {"s": {"command": "srv", "args": ["pipe"]}})["s"]
+    assert approval.project_files(d, project) == {
+        "pipe": f"{(project / 'pipe').resolve()} not a file"
+    }
+
+
+def test_the_cwd_is_where_relative_words_are_read(project: Path) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / "run.sh").write_text("echo hi\n")
+    d = defs(project, {"s": {"command": "./run.sh", "cwd": "sub"}})["s"]
+    stamp = approval.project_files(d, project)["./run.sh"]
+    assert stamp.endswith(approval._file_stamp(project / "sub" / "run.sh"))
+    assert stamp.split()[1].startswith("sha256:")

@@ -1,7 +1,7 @@
 """The model client every real provider goes through: streaming, tool-call assembly,
 retries, timeouts and usage, whichever of two paths carries the request.
 
-The direct path (`direct.py`: OpenAI chat completions and Anthropic messages over httpx)
+The direct path (`direct.py`: OpenAI chat completions and Anthropic messages over HTTP/1.1)
 serves OpenAI, every OpenAI-compatible server given by `--api-base`, OpenRouter and
 Anthropic; litellm (`litellm_wire.py`, imported only when needed) serves everything else.
 Both give chunks of one shape, read by the one loop below, so errors, usage, cost and

@@ -23,6 +23,7 @@ from codebot.agent.model.providers import provider_of
 from codebot.agent.model.wire_errors import (
     APIConnectionError,
     AuthenticationError,
+    WireError,
     error_for_status,
 )
 
@@ -234,6 +235,15 @@ async def open_stream(
         # litellm refuses before sending too, and `errors` reads this as a missing key.
         raise AuthenticationError("Missing credentials: the api_key client option must be set.")
     response = await _send(connections, route, body)
+    if 300 <= response.status_code < 400:
+        # Never followed: the key would go wherever the answer points.
+        await response.aclose()
+        where = str(response.headers.get("location") or "?")[:300]
+        raise WireError(
+            f"the server answered {response.status_code} (a redirect to {where!r}); codebot "
+            "does not follow redirects with your key: set the API base to the final URL",
+            response.status_code,
+        )
     if response.status_code >= 400:
         try:
             raw = await _error_body(response)

@@ -23,6 +23,8 @@ import h11
 
 #: Bytes read from the socket at a time.
 READ_SIZE = 65_536
+#: The longest line kept while waiting for its end (a stream's event is one line).
+MAX_LINE = 8_000_000
 CONNECT_TIMEOUT = 30.0
 
 
@@ -243,6 +245,8 @@ class Response:
             text = text[: len(text) - len(held)].replace("\r\n", "\n").replace("\r", "\n")
             *lines, rest = text.split("\n")
             pending = rest + held
+            if len(pending) > MAX_LINE:  # a server that never ends a line: not held forever
+                raise ConnectionError(f"a line of the answer is over {MAX_LINE:,} characters")
             for line in lines:
                 yield line
         pending += decoder.decode(b"", final=True)

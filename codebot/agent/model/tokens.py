@@ -1,8 +1,8 @@
 """Token counts without a tokenizer: the estimate every client falls back to.
 
-Real models count with litellm's counter (`ProviderClient.count_tokens`, only once litellm
-is loaded for the request anyway); the offline and scripted models, and a real client
-before its first request, use `estimate_tokens`: one token per `CHARS_PER_TOKEN`
+Real models count with tiktoken's encodings (`ProviderClient.count_tokens`, `counting.py`,
+once they are loaded in the background); the offline and scripted models, and a real
+client before that, use `estimate_tokens`: one token per `CHARS_PER_TOKEN`
 characters (4, codebot/units.py), rounded up, plus `MESSAGE_OVERHEAD` per message for the
 role and separators. For English prose and code that is within about 15% of what
 OpenAI's and Anthropic's tokenizers give, and it errs high on text with long words, which

@@ -8,7 +8,7 @@ The window (`resolve_window`), first match wins:
 4. config `model_context_window` as one number (or its `default:` entry);
 5. `DEFAULT_WINDOW`.
 
-Counts come from the client (`count_tokens`: litellm's counter for real models, the
+Counts come from the client (`count_tokens`: tiktoken's encodings for real models once loaded, the
 4-characters-a-token estimate elsewhere), cached per message: a message never changes
 once it is in the history, so a request costs one count per new message, not per message.
 The split (`ContextUse`) is system prompt, instruction files (AGENTS.md and the like, part

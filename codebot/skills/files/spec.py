@@ -31,11 +31,15 @@ class Source(enum.Enum):
     USER = "user"
     BUNDLED = "bundled"
     PLUGIN = "plugin"
+    # Not from a folder: a `skills.catalog.sources.SkillSource` (an MCP server's SEP-2640
+    # skills); its body is fetched by the source, never read from `path`.
+    MCP = "mcp"
 
     @property
     def trusted(self) -> bool:
-        """Plugins are third-party code: they may not run shell or raise privileges."""
-        return self is not Source.PLUGIN
+        """Plugins are third-party code and a server's skills are data: neither may run
+        shell or raise privileges."""
+        return self is not Source.PLUGIN and self is not Source.MCP
 
 
 class Severity(enum.Enum):
@@ -181,6 +185,8 @@ class Spec:
         no longer a regular file (a FIFO swapped in would block the session) or has grown
         past the size limit.
         """
+        if self.root.source is Source.MCP:  # `path` names it; no file holds it
+            raise OSError(f"{self.name} comes from an MCP server: its source fetches the body")
         data = read_regular(self.path, MAX_FILE_BYTES, offset=self.body_offset)
         return data.decode("utf-8", errors="replace")
 

@@ -86,6 +86,9 @@ class Request:
     # Added to the environment of its commands, which has no secret variables: what the
     # person's `shell.env` keeps or sets (`codebot.environment.added_env`).
     env: Mapping[str, str] = field(default_factory=dict)
+    # The body when it does not come from a file: what a `SkillSource` fetched (an MCP
+    # server's skill, checked against its digest); None reads `spec.read_body()`.
+    body: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +175,7 @@ def process_invocation(
     if problem:
         return InvocationError("arguments", spec.name, problem, decision=decision, spec=spec)
     try:
-        body = spec.read_body()
+        body = spec.read_body() if req.body is None else req.body
     except OSError as exc:
         return InvocationError(
             "unreadable",
@@ -231,7 +234,10 @@ def process_invocation(
     if not grants_ok and (
         spec.allowed_tools or spec.model or spec.effort or spec.disallowed_tools or spec.paths
     ):
-        who = "plugin skills" if spec.source is Source.PLUGIN else "skills of an untrusted project"
+        who = {
+            Source.PLUGIN: "plugin skills",
+            Source.MCP: "skills from MCP servers",
+        }.get(spec.source, "skills of an untrusted project")
         if agent_written:
             who = (
                 "skills written by codebot's agent and not yet accepted (`codebot written` lists "
@@ -272,13 +278,10 @@ def shell_policy(
     the model, a sub-agent or another skill (and for a skill file written during this
     session) each command must pass `req.approve` first.
     """
-    if spec.source is Source.PLUGIN:
+    if spec.source is Source.PLUGIN or spec.source is Source.MCP:
+        who = "plugin skills" if spec.source is Source.PLUGIN else "skills from MCP servers"
         return ShellPolicy(
-            "refuse",
-            req.project_dir,
-            req.shell_timeout,
-            env,
-            "plugin skills may not run shell commands",
+            "refuse", req.project_dir, req.shell_timeout, env, f"{who} may not run shell commands"
         ), runner
     if not may_grant(spec, req.trusted_project):
         return ShellPolicy(

@@ -186,3 +186,24 @@ def test_only_http_urls_are_accepted() -> None:
         http1.Origin("https", "::1", 8443),
         "/v1?a=b",
     )
+
+
+async def test_a_redirect_is_an_error_and_the_key_goes_nowhere_else() -> None:
+    from codebot.agent.model.wire_errors import WireError
+
+    moved = (
+        b"HTTP/1.1 307 Temporary Redirect\r\nlocation: http://evil.example/steal\r\n"
+        b"content-length: 0\r\n\r\n"
+    )
+    async with Server([moved]) as server:
+        with pytest.raises(WireError, match="does not follow redirects") as info:
+            await texts(Connections(), server.url)
+        assert "evil.example" in str(info.value) and len(server.requests) == 1
+
+
+async def test_an_endless_line_is_refused_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http1, "MAX_LINE", 1000)
+    endless = chunked(*[b"x" * 600] * 4)
+    async with Server([endless]) as server:
+        with pytest.raises(ConnectionError, match="over 1,000 characters"):
+            await texts(Connections(), server.url)

@@ -270,7 +270,7 @@ def test_window_config_name_beats_litellm_beats_one_number_beats_default() -> No
     assert resolve_window(empty, unloaded, may_import=False) == (DEFAULT_WINDOW, "default")
 
 
-def test_real_clients_count_with_litellm_once_it_is_loaded() -> None:
+def test_real_clients_count_with_the_tokenizer_once_warmed() -> None:
     from codebot.agent.model import ProviderClient, estimate_tokens
     from codebot.agent.model.client import warm_up
 
