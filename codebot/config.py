@@ -83,6 +83,7 @@ class Settings:
     plugin_dirs: tuple[Path, ...] = ()  # --plugin-dir, then config `plugins.dirs`
     plugin_dirs_given: tuple[Path, ...] = ()  # those given as --plugin-dir: recorded
     project_plugin: bool = False
+    mcp_configs: tuple[Path, ...] = ()  # --mcp-config files: their servers, for this run
     model: str | None = None
     api_base: str | None = None
     overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # in force
@@ -106,6 +107,7 @@ class Settings:
     # Permission rules from the config layers as (pattern, where it was written).
     allow_rules: tuple[tuple[str, str], ...] = ()
     deny_rules: tuple[tuple[str, str], ...] = ()
+    ask_rules: tuple[tuple[str, str], ...] = ()  # permissions.ask: asked even when allowed
     # The Bash sandbox (bubblewrap): "auto" (on where bwrap works), "on" (required) or "off".
     sandbox: str = "auto"
     sandbox_network: bool = False
@@ -241,7 +243,8 @@ def load_settings(
         combine_overrides,
         drop_user_only,
         filter_untrusted,
-        rule_list,
+        in_force,
+        permission_rules,
     )
     from codebot.skills.catalog import project_root
 
@@ -284,15 +287,11 @@ def load_settings(
                 f"{', '.join(dropped)} (run `codebot trust` to use them)"
             )
     project_cfg = _lower_only(user_cfg, project_cfg, project_path, warnings)
-    allow_rules = rule_list(user_cfg, "allow", str(user_path), warnings)
-    if trusted:
-        allow_rules += rule_list(project_cfg, "allow", str(project_path), warnings)
-    deny_rules = rule_list(user_cfg, "deny", str(user_path), warnings) + rule_list(
-        project_cfg, "deny", str(project_path), warnings
-    )
+    layers = ((user_cfg, str(user_path), True), (project_cfg, str(project_path), trusted))
+    allow_rules, deny_rules, ask_rules = permission_rules(layers, warnings)
     raw = _merge(user_cfg, project_cfg)
     # The merged view says what is in force: every layer's denies, never one layer's list.
-    raw["permissions"] = {"allow": [r for r, _ in allow_rules], "deny": [r for r, _ in deny_rules]}
+    raw["permissions"] = in_force(allow_rules, deny_rules, ask_rules)
     skills_cfg = _section(raw, "skills")
     local_path = project.joinpath(*LOCAL_CONFIG)
     local_cfg = {} if "/".join(LOCAL_CONFIG) in marked else _read_local(local_path, warnings)
@@ -349,6 +348,7 @@ def load_settings(
         else False,
         allow_rules=tuple(allow_rules),
         deny_rules=tuple(deny_rules),
+        ask_rules=tuple(ask_rules),
         context_windows=MappingProxyType(windows),
         context_window=window,
         compaction=compaction,

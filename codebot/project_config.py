@@ -17,7 +17,7 @@ trusted project may widen them again. Pure functions; no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: `skills.*` keys an untrusted project may set (`dirs` only inside the project).
@@ -196,3 +196,32 @@ def combine_overrides(
 
 #: What a deny entry that names no tool becomes: a rule that denies every tool.
 DENY_EVERYTHING = "*"
+
+
+Rules = list[tuple[str, str]]
+
+
+def permission_rules(
+    layers: Iterable[tuple[Mapping[str, object], str, bool]], warnings: list[str]
+) -> tuple[Rules, Rules, Rules]:
+    """(allow, deny, ask) rules of the config layers, each (layer, its path, trusted):
+    deny rules of every layer, allow and ask rules of trusted ones only."""
+    layers = list(layers)
+
+    def of(kind: str) -> Rules:
+        return [
+            r
+            for cfg, where, ok in layers
+            if ok or kind == "deny"
+            for r in rule_list(cfg, kind, where, warnings)
+        ]
+
+    return of("allow"), of("deny"), of("ask")
+
+
+def in_force(allow: Rules, deny: Rules, ask: Rules) -> dict[str, list[str]]:
+    """`permissions` as the merged config shows it (`ask` only when there is one)."""
+    out = {"allow": [r for r, _ in allow], "deny": [r for r, _ in deny]}
+    if ask:
+        out["ask"] = [r for r, _ in ask]
+    return out

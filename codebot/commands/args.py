@@ -175,6 +175,15 @@ def common_options(p: argparse.ArgumentParser, suppress: bool) -> None:
         "repeatable)",
     )
     p.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        type=Path,
+        action="append",
+        default=d,
+        help="also the MCP servers of this .mcp.json-shaped file, for this run (repeatable; "
+        "a later file wins a name clash)",
+    )
+    p.add_argument(
         "--model",
         metavar="MODEL",
         default=d,
@@ -244,6 +253,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     configured, problems = config_plugin_dirs(settings)
     settings = dataclasses.replace(
         settings,
+        mcp_configs=mcp_configs(getattr(args, "mcp_config", None) or ()),
         plugin_dirs=(*given, *(d for d in configured if d not in given)),
         plugin_dirs_given=given,
         warnings=(*settings.warnings, *problems),
@@ -254,6 +264,20 @@ def settings_from(args: argparse.Namespace) -> Settings:
     for w in settings.warnings:
         print(f"codebot: warning: {w}", file=sys.stderr)
     return settings
+
+
+def mcp_configs(given: Iterable[Path]) -> tuple[Path, ...]:
+    """`--mcp-config` files, as given (`~` expanded); each must be an existing file."""
+    out: list[Path] = []
+    for f in given:
+        path = Path(f).expanduser()
+        if not path.exists():
+            raise UsageError(f"--mcp-config {f} does not exist")
+        if path.is_dir():
+            raise UsageError(f"--mcp-config {f} is a folder; give a .mcp.json-shaped file")
+        if path not in out:
+            out.append(path)
+    return tuple(out)
 
 
 def plugin_dirs(given: Iterable[Path]) -> tuple[Path, ...]:

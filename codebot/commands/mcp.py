@@ -128,14 +128,6 @@ def _add_words(args: argparse.Namespace) -> tuple[str, list[str]]:
 def _with_flags(q: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     common(q, suppress=True)
     q.add_argument("--json", action="store_true", help="machine-readable output")
-    q.add_argument(
-        "--mcp-config",
-        metavar="FILE",
-        type=Path,
-        action="append",
-        default=[],
-        help="also the servers of this .mcp.json-shaped file (repeatable; later wins)",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -219,7 +211,7 @@ def row(d: ServerDef, st: Standing) -> dict[str, object]:
 
 
 def _list(settings: Settings, args: argparse.Namespace) -> int:
-    cfg = load(settings, args.mcp_config)
+    cfg = load(settings, list(settings.mcp_configs))
     st = standings(settings, cfg)
     rows = [row(d, st[d.name]) for d in cfg.servers]
     if not args.no_connect:
@@ -237,6 +229,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
         if counts and r["skills"]:
             counts += f", {r['skills']} skills"
         print(f"{shown(r['name'])}  {r['source']}  {r['status']}{counts}")
+        for name, tool in dict(r.get("renamed") or {}).items():  # type: ignore[arg-type]
+            print(f"  tool {shown(tool)} is {shown(name)}")
         if r["error"]:
             print(f"  error: {shown(r['error'])}")
         elif r["hint"]:
@@ -257,6 +251,10 @@ def _connect(
     if not chosen:
         return
     found = probe_all(chosen, home=settings.home, project=settings.project_dir, environ=os.environ)
+    from codebot.mcp.names import server_key, tool_names
+
+    pairs = [(d.name, t) for d in chosen if d.name in found for t in found[d.name].tool_names]
+    seen_as = tool_names(pairs)
     for r in rows:
         p = found.get(str(r["name"]))
         if p is None:
@@ -265,12 +263,19 @@ def _connect(
             r.update(
                 status="ready", tools=p.tools, prompts=p.prompts, skills=p.skills, server=p.server
             )
+            key = server_key(p.name)
+            # the names the model sees that are not plain `mcp__<server>__<tool>` (clashes)
+            r["renamed"] = {
+                seen_as[(p.name, t)]: t
+                for t in p.tool_names
+                if seen_as[(p.name, t)] != f"{key}__{t}"
+            }
         else:
             r.update(status="failed", error=p.error)
 
 
 def _get(settings: Settings, args: argparse.Namespace) -> int:
-    cfg = load(settings, args.mcp_config)
+    cfg = load(settings, list(settings.mcp_configs))
     d = cfg.get(args.name)
     if d is None:
         known = ", ".join(shown(s.name) for s in cfg.servers) or "none"

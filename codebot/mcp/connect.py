@@ -1,6 +1,7 @@
 """Connecting to an approved MCP server, with the official SDK (`mcp`), to see that it
 answers: initialize, count its tools and prompts, close. Streamable HTTP servers go through
-`http_transport.py` (`_probe_http`); the rest of this module is stdio.
+`http_transport.py` (`_probe_http`); the rest of this module is stdio, whose `open_stdio`
+a session's servers use too (`session_servers.py`).
 
 The process is started here, not by the SDK's `stdio_client`, for two reasons: the SDK
 adds variables of its own to the server's environment (SHELL, TERM, USER, ...), and it
@@ -40,7 +41,17 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.shared.message import SessionMessage
 
-__all__ = ["MAX_LINE", "Probe", "log_path", "probe", "probe_all"]
+__all__ = [
+    "MAX_LINE",
+    "ConnectError",
+    "Pipe",
+    "Probe",
+    "log_path",
+    "open_stdio",
+    "probe",
+    "probe_all",
+    "said",
+]
 
 #: The longest line read from a server (a message); longer ends the connection.
 MAX_LINE = 16 * 1024 * 1024
@@ -59,6 +70,7 @@ class Probe:
     server: str = ""  # the server's name and version, as it says
     error: str = ""
     skills: int | None = None  # SEP-2640 skills listed; None when they could not be read
+    tool_names: tuple[str, ...] = ()  # its tools' own names, for the names the model sees
 
 
 def log_path(home: Path, name: str) -> Path:
@@ -87,12 +99,53 @@ def probe_all(
     return results
 
 
+class ConnectError(Exception):
+    """A server that cannot be started (its cwd, its log); the message says why."""
+
+
+@dataclass
+class Pipe:
+    """A started stdio server: the two message streams `ClientSession` reads and writes,
+    the process (its own group) and where its stderr goes."""
+
+    read: MemoryObjectReceiveStream[SessionMessage | Exception]
+    write: MemoryObjectSendStream[SessionMessage]
+    process: Process
+    log: Path
+
+
+@contextlib.asynccontextmanager
+async def open_stdio(
+    d: ServerDef, *, home: Path, project: Path, environ: Mapping[str, str]
+) -> AsyncIterator[Pipe]:
+    """Start a stdio server (own process group, `server_environment`, stderr appended to
+    its log) and yield its `Pipe`; on exit its whole process group is killed. ConnectError
+    when its cwd or log is unusable; OSError when the command cannot start."""
+    from codebot.home import private_dir, private_open
+
+    if d.error or d.transport != "stdio":
+        raise ConnectError(d.error or f"transport {d.transport} is not stdio")
+    cwd = project / d.cwd if d.cwd else project
+    if not cwd.is_dir():
+        raise ConnectError(f"its cwd {cwd} is not a folder")
+    log = log_path(home, d.name)
+    try:
+        private_dir(log.parent)
+        errlog = private_open(log, "ab")
+    except OSError as exc:
+        raise ConnectError(f"cannot open its log {log}: {exc.strerror or exc}") from None
+    try:
+        env = server_environment(d, environ)
+        async with _stdio(d, env, cwd, errlog.fileno()) as (read, write, process):
+            yield Pipe(read, write, process, log)
+    finally:
+        errlog.close()
+
+
 async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str, str]) -> Probe:
     """Start the server, initialize, list its tools and prompts, close; never raises for
     the server's faults (they are the Probe's `error`)."""
     import anyio
-
-    from codebot.home import private_dir, private_open
 
     if d.error:
         return Probe(d.name, False, error=d.error)
@@ -100,18 +153,13 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
         return await _probe_http(d)
     if d.transport != "stdio":
         return Probe(d.name, False, error=f"transport {d.transport} is not connected")
-    cwd = project / d.cwd if d.cwd else project
-    if not cwd.is_dir():
-        return Probe(d.name, False, error=f"its cwd {cwd} is not a folder")
     log = log_path(home, d.name)
     try:
-        private_dir(log.parent)
-        errlog = private_open(log, "ab")
-    except OSError as exc:
-        return Probe(d.name, False, error=f"cannot open its log {log}: {exc.strerror or exc}")
-    try:
         with anyio.fail_after(d.startup_timeout):
-            return await _talk(d, cwd, environ, errlog.fileno())
+            async with open_stdio(d, home=home, project=project, environ=environ) as pipe:
+                return await _talk(d, pipe)
+    except ConnectError as exc:
+        return Probe(d.name, False, error=str(exc))
     except TimeoutError:
         return Probe(
             d.name,
@@ -120,14 +168,12 @@ async def probe(d: ServerDef, *, home: Path, project: Path, environ: Mapping[str
             f"({d.startup_timeout:g} s); its stderr is in {log}",
         )
     except Exception as exc:  # the server's fault, whatever the SDK raised for it
-        return Probe(d.name, False, error=f"{_said(exc)}; its stderr is in {log}")
-    finally:
-        errlog.close()
+        return Probe(d.name, False, error=f"{said(exc)}; its stderr is in {log}")
 
 
-def _said(exc: BaseException) -> str:
+def said(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_said(e) for e in exc.exceptions)
+        return "; ".join(said(e) for e in exc.exceptions)
     if isinstance(exc, FileNotFoundError):
         return f"cannot start it: {exc.strerror}: {exc.filename}"
     if isinstance(exc, OSError):
@@ -135,11 +181,10 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-async def _talk(d: ServerDef, cwd: Path, environ: Mapping[str, str], errlog: int) -> Probe:
+async def _talk(d: ServerDef, pipe: Pipe) -> Probe:
     from mcp.client.session import ClientSession
 
-    env = server_environment(d, environ)
-    async with _stdio(d, env, cwd, errlog) as (read, write), ClientSession(read, write) as session:
+    async with ClientSession(pipe.read, pipe.write) as session:
         return await _ask(d, session)
 
 
@@ -163,14 +208,16 @@ async def _probe_http(d: ServerDef) -> Probe:
 
 
 async def _ask(d: ServerDef, session: ClientSession) -> Probe:
-    """Initialize, then count the tools and prompts the server declares."""
+    """Initialize, then count the tools (keeping their names) and prompts it declares."""
     init = await session.initialize()
     caps = init.capabilities
-    tools = await _count(session, "tools") if caps.tools is not None else 0
+    names: list[str] = []
+    tools = await _count(session, "tools", names) if caps.tools is not None else 0
     prompts = await _count(session, "prompts") if caps.prompts is not None else 0
     info = init.server_info
     skills = await _skills(d, session)
-    return Probe(d.name, True, tools, prompts, f"{info.name} {info.version}".strip(), skills=skills)
+    server = f"{info.name} {info.version}".strip()
+    return Probe(d.name, True, tools, prompts, server, skills=skills, tool_names=tuple(names))
 
 
 async def _skills(d: ServerDef, session: ClientSession) -> int | None:
@@ -186,8 +233,9 @@ async def _skills(d: ServerDef, session: ClientSession) -> int | None:
     return 0 if source is None else len(source.specs())
 
 
-async def _count(session: ClientSession, what: str) -> int:
-    """The server's tools or prompts over every page (at most 100 pages)."""
+async def _count(session: ClientSession, what: str, names: list[str] | None = None) -> int:
+    """The server's tools or prompts over every page (at most 100 pages); the tools'
+    names go in `names`."""
     from mcp_types import PaginatedRequestParams
 
     total, cursor = 0, None
@@ -196,6 +244,8 @@ async def _count(session: ClientSession, what: str) -> int:
         if what == "tools":
             result = await session.list_tools(params=params)
             total += len(result.tools)
+            if names is not None:
+                names += [t.name for t in result.tools]
         else:
             result = await session.list_prompts(params=params)
             total += len(result.prompts)
@@ -212,15 +262,22 @@ async def _stdio(
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
         MemoryObjectSendStream[SessionMessage],
+        Process,
     ]
 ]:
     """The server process and the two message streams `ClientSession` reads and writes."""
     import anyio
-    from mcp.shared.message import SessionMessage
 
     process = await anyio.open_process(
         [d.command, *d.args], env=env, cwd=cwd, stderr=errlog, start_new_session=True
     )
+    try:  # the SDK is imported once the server is spawned: it boots meanwhile
+        from mcp.shared.message import SessionMessage
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await _kill_group(process)
+        raise
+
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     try:
@@ -228,7 +285,7 @@ async def _stdio(
             tg.start_soon(_read_lines, process, read_send)
             tg.start_soon(_write_lines, process, write_recv)
             try:
-                yield read_recv, write_send
+                yield read_recv, write_send, process
             finally:
                 tg.cancel_scope.cancel()
     finally:

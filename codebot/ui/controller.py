@@ -193,6 +193,9 @@ class Controller(BuiltinCommands):
         )
         if old.transcript is not None:
             old.transcript.close()
+        from codebot.agent.session.mcp_setup import close_servers
+
+        close_servers(old)
         self.session = new
         return [*setup.said, *(new.transcript.notices if new.transcript is not None else ())]
 
@@ -206,9 +209,11 @@ class Controller(BuiltinCommands):
         import threading
 
         def work() -> None:
+            from codebot.agent.session.mcp_setup import start_servers
             from codebot.skills.route import warm
 
             try:
+                start_servers(self.session)  # after the first paint, in the background
                 self.session.warm(listing=False)  # the templates: every turn renders them
                 warm(lambda: self.catalog.snapshot)
                 self.session.warm()
@@ -310,6 +315,9 @@ class Controller(BuiltinCommands):
         return self.settings.overrides.get(skill_key, "on")
 
     def close(self) -> None:
+        from codebot.agent.session.mcp_setup import close_servers
+
+        close_servers(self.session)  # every MCP server's process group is killed
         if self.session.transcript is not None:
             self.session.transcript.close()
 

@@ -186,6 +186,9 @@ def run_print(
         from codebot.agent.tools.shell import kill_all
 
         kill_all()  # no command outlives the turn it ran in
+        from codebot.agent.session.mcp_setup import close_servers
+
+        close_servers(session)
         if session.transcript is not None:
             session.transcript.close()
     _print_result(session, record, output_format, answer)

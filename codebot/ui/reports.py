@@ -74,6 +74,11 @@ def context_report(use, session, settings: Settings) -> str:
         lines.append(f"  skills in force: {', '.join(in_force.values())}")
     if session.last_compaction is not None:
         lines.append(f"  {session.last_compaction.describe()}")
+    mcp = getattr(getattr(session, "toolset", None), "mcp", None)
+    if mcp is not None:  # MCP servers, their tools, deferred and renamed ones
+        from codebot.display import visible
+
+        lines += [f"  {visible(line)}" for line in mcp.summary()]
     if not settings.trusted:
         lines.append(
             f"  untrusted: {settings.project_dir} (project config limited, project skills run no "

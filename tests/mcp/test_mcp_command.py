@@ -94,8 +94,9 @@ def test_mcp_config_flag_files_and_clashes(run, project: Path, tmp_path: Path) -
     (row,) = json.loads(out)
     assert (row["source"], row["status"], row["path"]) == ("flag", "approved", str(flag))
     assert "replaces" in err and str(flag) in err
+    # a file the person named and that is not there is a wrong command line
     code, out, err = run("get", "s", "--mcp-config", str(tmp_path / "missing.json"))
-    assert code == 0 and "no such file" in err and "proj" in out
+    assert code == 2 and "--mcp-config" in err and "missing.json does not exist" in err
 
 
 def test_get_unknown_server(run) -> None:

@@ -78,11 +78,14 @@ class Approvals:
         allow: Sequence[str | tuple[str, str]] = (),
         deny: Sequence[str | tuple[str, str]] = (),
         read_only_tools: Collection[str] = READ_ONLY_TOOLS,
+        ask: Sequence[str | tuple[str, str]] = (),
     ) -> None:
-        """Rules are pattern texts, or (pattern, where it was written) for the warnings."""
+        """Rules are pattern texts, or (pattern, where it was written) for the warnings.
+        Deny wins, then ask (asked even when a rule allows), then allow."""
         self.warnings: list[str] = []
         self.allow_rules: list[Pattern] = self._parse_all(allow, "allow")
         self.deny_rules: list[Pattern] = self._parse_all(deny, "deny")
+        self.ask_rules: list[Pattern] = self._parse_all(ask, "ask")
         self.read_only_tools = frozenset(read_only_tools)
         self.session_rules: list[Pattern] = []
         self.on_grant: Callable[[], None] | None = None  # a new session rule (setup records it)
@@ -138,6 +141,10 @@ class Approvals:
         self.deny_rules.extend(rules)
         return bool(rules)
 
+    def _asked(self, tool: str, subject: str) -> Verdict | None:
+        """The ask verdict when an ask rule matches the call (it is asked even if allowed)."""
+        return _asked_by(self.ask_rules, tool, subject) if self.ask_rules else None
+
     def denied(self, tool: str, subjects: Iterable[str]) -> Verdict | None:
         """The deny verdict when any of a call's subjects (a skill's name as asked for and
         as resolved, say) matches a deny rule; None otherwise."""
@@ -173,7 +180,8 @@ class Approvals:
                 *((g, "turn") for g in grants if g is not None),
             ]
             d = check_bash(subject, self.deny_rules, allow, self.path_denied)
-            return Verdict(d.verdict, d.rule, d.reason)
+            asked = self._asked(tool, subject) if d.verdict == "allow" else None
+            return asked or Verdict(d.verdict, d.rule, d.reason)
         for rule in self.deny_rules:
             # A path rule means the path, whichever tool touches it: Read(...) holds for
             # Grep, Glob and Edit too, Edit(...) for Write.
@@ -182,6 +190,8 @@ class Approvals:
                 tool in covered and rule.matches_for_deny(rule.tool, subject)
             ):
                 return Verdict("deny", rule.text, f"{tool} is denied by the rule {rule.text}")
+        if (asked := self._asked(tool, subject)) is not None:
+            return asked
         if tool in self.read_only_tools:
             return Verdict("allow", None, f"{tool} is read-only")
         for rule in self.session_rules:
@@ -199,6 +209,13 @@ class Approvals:
                     f"allowed for this turn by {rule.text} (the active skill's allowed-tools)",
                 )
         return Verdict("ask", None, "needs approval")
+
+
+def _asked_by(rules: Sequence[Pattern], tool: str, subject: str) -> Verdict | None:
+    for rule in rules:
+        if rule.matches_for_deny(tool, subject):
+            return Verdict("ask", rule.text, f"{tool} is asked every time by the rule {rule.text}")
+    return None
 
 
 def _as_tools_see_it(subject: str, project: str) -> str:

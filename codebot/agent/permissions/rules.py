@@ -35,7 +35,7 @@ __all__ = [
 
 #: Tools whose subject is a path, matched with gitignore-style globs.
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "SkillSearch", "Skill", "Task"})
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "SkillSearch", "Skill", "Task", "ToolSearch"})
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 Kind = Literal["any", "exact", "prefix", "path", "literal_path", "glob"]
@@ -87,7 +87,7 @@ class Pattern:
 
     def matches(self, tool_name: str, subject: str) -> bool:
         """Whether this rule grants (or, in a deny list, refuses) a call."""
-        if tool_name != self.tool and self.tool != EVERY_TOOL:
+        if tool_name != self.tool and self.tool != EVERY_TOOL and not _of_server(self, tool_name):
             return False
         if self.kind == "any":
             return True
@@ -132,6 +132,18 @@ class Pattern:
         if rel == ".":
             return spec in ("**", "*", ".", "./")
         return bool(matcher.match_file(rel))
+
+
+def _of_server(rule: Pattern, tool_name: str) -> bool:
+    """`mcp__<server>` (a bare rule) covers each tool of that server, `mcp__<server>__<tool>`:
+    server parts never hold `__` (codebot/mcp/names.py), so the prefix names one server."""
+    server = rule.tool
+    return (
+        rule.kind == "any"
+        and server.startswith("mcp__")
+        and "__" not in server[5:]
+        and tool_name.startswith(server + "__")
+    )
 
 
 def _balanced(text: str) -> bool:
@@ -188,6 +200,8 @@ def parse_pattern(text: str) -> Pattern:
         raise ValueError(
             f"{raw!r}: a bare '*' is not supported; name a tool, e.g. 'Bash' or 'Edit(src/**)'"
         )
+    if "(" not in raw and raw.startswith("mcp__") and raw.endswith("__*"):
+        return Pattern(_bare_tool(raw[:-3]).tool, "any", None, raw)  # `mcp__server__*`
     if "(" not in raw:
         return _bare_tool(raw)
     name, spec = _split_call(raw)

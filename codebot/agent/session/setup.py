@@ -187,6 +187,7 @@ def build_session(
     approvals = Approvals(
         allow=[*settings.allow_rules, *((r, "--allow") for r in allow)],
         deny=[*settings.deny_rules, *((r, "--deny") for r in deny)],
+        ask=settings.ask_rules,
     )
     session = Session(
         SessionParts(
@@ -233,6 +234,9 @@ def build_session(
     # Commands get no secret variables, but what the person's own config keeps or sets.
     session.context.env = added_env(os.environ, settings.shell_env)
     session.sandbox_state = apply_sandbox(session, settings)
+    from codebot.agent.session.mcp_setup import attach_servers
+
+    attach_servers(session, settings, notices)  # in the background: never waited for here
     return session
 
 

@@ -46,7 +46,7 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
         project_dir=project_dir,
         instructions=parent.toolset.instructions,  # a sub-agent follows the same files
     )
-    return Session(
+    child = Session(
         SessionParts(
             settings=parent.settings,
             catalog=parent.catalog,
@@ -73,6 +73,8 @@ def _child(parent: Session, agent: AgentDef, chain: tuple[str, ...], model: str 
             hooks=parent.state.hooks,  # SubagentStop, and the tool hooks inside it
         )
     )
+    child.toolset.mcp = parent.toolset.mcp  # the same servers, the same deferred tools
+    return child
 
 
 def _plugin_agents(parent: Session) -> dict[str, tuple[Path, ...]]:

@@ -161,6 +161,8 @@ class ToolRunner:
         )
         if verdict.outcome == "deny":
             return ToolResult(f"denied by rule {verdict.rule}: {verdict.reason}", "denied")
+        if verdict.outcome == "ask" and (note := tool.approval_note()):
+            verdict = Verdict("ask", verdict.rule, f"{verdict.reason}; {note}")
         base, gap = (
             await asyncio.to_thread(with_masks, self.context)
             if name == "Bash"

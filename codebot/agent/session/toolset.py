@@ -10,7 +10,7 @@ from typing import Any
 
 from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.turn import TurnState, render_system
-from codebot.agent.tools import META_TOOLS, ToolRegistry
+from codebot.agent.tools import META_TOOLS, McpTools, ToolRegistry
 
 #: The tools lean mode offers (`--lean`, config `lean: true`): enough to read, change and
 #: test code and to use a skill, in about 450 tokens of definitions instead of about 1,550.
@@ -59,6 +59,8 @@ class Toolset:
         self._system = system_prompt
         # AGENTS.md and the like, re-read when edited (instruction_source.py)
         self.instructions = instructions
+        # The session's MCP servers' tools (agent/tools/mcp_tools.py), synced per request.
+        self.mcp: McpTools | None = None
 
     @property
     def system_prompt(self) -> str:
@@ -81,15 +83,28 @@ class Toolset:
         return (f"{self._system}\n\n{extra}" if extra else self._system), extra
 
     def names(self, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
-        names = [*self.registry.names(), *META_TOOLS]
+        """The built-in and meta tools (MCP tools come and go: the system prompt, made
+        once, does not name them)."""
+        mcp = set(self.mcp.tools) if self.mcp is not None else set()
+        names = [n for n in self.registry.names() if n not in mcp and n != "ToolSearch"]
+        names += META_TOOLS
         return [n for n in names if n not in hidden and self.tool_filter(n)]
+
+    async def ready(self) -> None:
+        """Before the session's first request: MCP servers still starting (mcp_tools.py)."""
+        if self.mcp is not None:
+            await self.mcp.ready()
 
     def offered(self, name: str, turn: TurnState) -> bool:
         """Whether the model may call `name` in this turn (a skill may hide tools)."""
         return name not in turn.hidden and self.tool_filter(name)
 
     def schemas(self, turn: TurnState) -> list[dict[str, Any]]:
+        if self.mcp is not None:
+            self.mcp.sync()
         hidden = {n for n in (*self.registry.names(), *META_TOOLS) if not self.offered(n, turn)}
+        if self.mcp is not None:
+            hidden |= self.mcp.hidden()
         schemas = self.registry.schemas(hidden=hidden)
         schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
         return [lean_schema(t) for t in schemas] if self.lean else schemas

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     )
     from codebot.agent.tools.files import apply_edit, builtin_tools, unified_diff
     from codebot.agent.tools.glob_match import glob_regex
+    from codebot.agent.tools.mcp_tools import TOOL_SEARCH, McpTools
     from codebot.agent.tools.meta import (
         META_TOOLS,
         SKILL,
@@ -36,6 +37,8 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
 _EXPORTS = {
     "BashTool": "shell",
     "META_TOOLS": "meta",
+    "McpTools": "mcp_tools",
+    "TOOL_SEARCH": "mcp_tools",
     "PathOutsideProject": "base",
     "SKILL": "meta",
     "SKILL_SEARCH": "meta",
@@ -60,7 +63,9 @@ __all__ = [
     "SKILL",
     "SKILL_SEARCH",
     "TASK",
+    "TOOL_SEARCH",
     "BashTool",
+    "McpTools",
     "PathOutsideProject",
     "Tool",
     "ToolContext",

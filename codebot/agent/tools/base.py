@@ -103,6 +103,10 @@ class Tool(abc.ABC):
         """
         return ""
 
+    def approval_note(self) -> str:
+        """What the question about a call adds (an MCP tool's unverified hints), or ""."""
+        return ""
+
 
 class PathTool(Tool):
     """A tool whose `path` argument is what permission patterns are matched against."""
@@ -218,6 +222,11 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         self._validators.pop(tool.name, None)
+
+    def remove(self, name: str) -> None:
+        """Forget a tool (an MCP server's tool that is gone); no error when unknown."""
+        self._tools.pop(name, None)
+        self._validators.pop(name, None)
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_BASH_TIMEOUT",
     "BashTool",
     "ProcessOutput",
+    "install_handlers",
     "kill_all",
     "live_groups",
     "run_process",
@@ -149,6 +150,7 @@ _LIVE: set[int] = set()
 # Reentrant: the SIGTERM handler may run kill_all inside a `with _LIVE_LOCK` block below.
 _LIVE_LOCK = threading.RLock()
 _handlers_installed = False
+_exit_registered = False
 # run_process calls between fork (the child runs) and _LIVE.add: a SIGTERM there would miss
 # the child, so the handler defers it (once) and run_process sends it again once added.
 _spawning, _deferred = 0, None
@@ -166,6 +168,12 @@ def track_group(pgid: int) -> None:
     _install_handlers()
     with _LIVE_LOCK:
         _LIVE.add(pgid)
+
+
+def install_handlers() -> None:
+    """Set the exit and SIGTERM/SIGHUP handlers now (from the main thread) for groups that
+    will be tracked from another (the MCP servers' thread)."""
+    _install_handlers()
 
 
 def untrack_group(pgid: int) -> None:
@@ -232,13 +240,15 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def _install_handlers() -> None:
     """atexit + SIGTERM/SIGHUP handlers, once. A handler someone else installed (a UI that
     shuts down on its own) is kept; atexit still ends the groups when that exit is clean."""
-    global _handlers_installed
+    global _handlers_installed, _exit_registered
     if _handlers_installed:
         return
-    _handlers_installed = True
-    atexit.register(kill_all)
+    if not _exit_registered:
+        _exit_registered = True
+        atexit.register(kill_all)
     if threading.current_thread() is not threading.main_thread():
-        return
+        return  # signal handlers can only be set there: the next call from it sets them
+    _handlers_installed = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):
             if signal.getsignal(sig) == signal.SIG_DFL:

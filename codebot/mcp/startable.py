@@ -1,0 +1,63 @@
+"""Which MCP servers a session starts: every definition in force (`.mcp.json`, the
+person's `mcp.servers`, `--mcp-config` files) that `approval.standing` lets start, and a
+line for each that it does not (untrusted, unapproved, changed, agent-written, invalid)."""
+
+from __future__ import annotations
+
+from codebot.config import Settings
+from codebot.mcp.config import ServerDef
+
+__all__ = ["DEFAULT_BUDGET_PERCENT", "budget_percent", "startable"]
+
+#: The share of the context window MCP tool definitions may take before they are deferred.
+DEFAULT_BUDGET_PERCENT = 10.0
+
+
+def startable(settings: Settings) -> tuple[list[ServerDef], list[str]]:
+    """(the servers to start, notices about the others and about the files)."""
+    from codebot.mcp.approval import Approvals, agent_written, standing
+    from codebot.mcp.config import load_servers
+
+    cfg = load_servers(
+        settings.project_dir, settings.raw, settings.config_path, settings.mcp_configs
+    )
+    notices = [*cfg.problems, *cfg.clashes]
+    if not cfg.servers:
+        return [], notices
+    approvals = Approvals.load(settings.home)
+    if approvals.warning:
+        notices.append(approvals.warning)
+    marked = any(s.source == "project" for s in cfg.servers) and agent_written(
+        settings.home, settings.project_dir
+    )
+    chosen: list[ServerDef] = []
+    for d in cfg.servers:
+        st = standing(
+            d,
+            project=settings.project_dir,
+            trusted=settings.trusted,
+            approvals=approvals,
+            written_by_agent=marked,
+        )
+        if not st.may_start:
+            why = f"{st.status}: {st.reason}" if st.reason else st.status
+            notices.append(f"MCP server {d.name} not started ({why})")
+        elif d.transport != "stdio":
+            notices.append(f"MCP server {d.name} not started: {d.transport} is not connected yet")
+        else:
+            chosen.append(d)
+    return chosen, notices
+
+
+def budget_percent(settings: Settings) -> tuple[float, str]:
+    """`mcp.tool_budget_percent` of the config (default 10), and a warning when it is bad."""
+    section = settings.raw.get("mcp")
+    value = section.get("tool_budget_percent") if isinstance(section, dict) else None
+    if value is None:
+        return DEFAULT_BUDGET_PERCENT, ""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        return DEFAULT_BUDGET_PERCENT, (
+            f"{settings.config_path}: mcp.tool_budget_percent must be a number from 0 to 100; "
+            f"using {DEFAULT_BUDGET_PERCENT:g}"
+        )
+    return float(value), ""
