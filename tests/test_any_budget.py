@@ -205,6 +205,22 @@ ALLOWED: dict[str, tuple[int, str]] = {
         2,
         ARGS,
     ),
+    "codebot.agent.tools.mcp_tools": (
+        9,
+        "MCP tool arguments and input schemas (a server's JSON payloads)",
+    ),
+    "codebot.mcp.remote": (
+        4,
+        "a server's tool definitions and call results as the SDK gives them (JSON payloads)",
+    ),
+    "codebot.mcp.results": (
+        2,
+        "a call result and its content blocks (a server's JSON payloads)",
+    ),
+    "codebot.mcp.session_servers": (
+        7,
+        "the SDK's session, messages and results (JSON-RPC payloads)",
+    ),
     "codebot.agent.tools.shell": (
         2,
         ARGS,

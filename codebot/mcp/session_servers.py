@@ -102,6 +102,8 @@ class SessionServers:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._start_asked = False
+        self._start_lock = threading.Lock()
         #: Bumped whenever a server's tools change (ready, list_changed, restarted).
         self.generation = 0
 
@@ -147,10 +149,33 @@ class SessionServers:
 
     # -- start and close -------------------------------------------------------------
 
+    def add(self, servers: Sequence[ServerDef]) -> list[str]:
+        """Take in servers approved since the session began (the question at start): each
+        starts at once when the others have been started, else with them. The names added."""
+        with self._start_lock:  # either the loop runs (spawn there) or it has not begun
+            new = {d.name: _Link(d) for d in servers if d.name not in self._links}
+            if not new or self._closed:
+                return []
+            # A new dict, bound in one step: readers iterating the old one are not disturbed.
+            self._links = {**self._links, **new}
+            loop = self._loop
+            if loop is not None:
+                for link in new.values():
+                    loop.call_soon_threadsafe(self._spawn, link)
+            start = loop is None and self._start_asked
+        if start:
+            self.start()
+        return list(new)
+
     def start(self) -> None:
         """Start every server in the background (returns at once)."""
-        if self._thread is not None or self._closed or not self._links:
-            return
+        with self._start_lock:
+            self._start_asked = True
+            if self._thread is not None or self._closed or not self._links:
+                return
+            self._start_thread()
+
+    def _start_thread(self) -> None:
         ready = threading.Event()
 
         def run() -> None:

@@ -13,15 +13,21 @@ __all__ = ["DEFAULT_BUDGET_PERCENT", "budget_percent", "startable"]
 DEFAULT_BUDGET_PERCENT = 10.0
 
 
-def startable(settings: Settings) -> tuple[list[ServerDef], list[str]]:
-    """(the servers to start, notices about the others and about the files)."""
-    from codebot.mcp.approval import Approvals, agent_written, standing
+def startable(settings: Settings, *, asked: bool = False) -> tuple[list[ServerDef], list[str]]:
+    """(the servers to start, notices about the others and about the files).
+
+    When the front end asks about unapproved servers at start (`asked`: the TUI, line
+    mode), no notice for those, nor for an untrusted project's (its trust screen came
+    first; `/mcp` and `codebot mcp list` say why they are not started). Every notice is escaped:
+    names and paths come from files a repository holds."""
+    from codebot.display import visible
+    from codebot.mcp.approval import NOT_APPROVED, NOT_TRUSTED, Approvals, agent_written, standing
     from codebot.mcp.config import load_servers
 
     cfg = load_servers(
         settings.project_dir, settings.raw, settings.config_path, settings.mcp_configs
     )
-    notices = [*cfg.problems, *cfg.clashes]
+    notices = [visible(n) for n in (*cfg.problems, *cfg.clashes)]
     if not cfg.servers:
         return [], notices
     approvals = Approvals.load(settings.home)
@@ -40,10 +46,14 @@ def startable(settings: Settings) -> tuple[list[ServerDef], list[str]]:
             written_by_agent=marked,
         )
         if not st.may_start:
+            if asked and st.status in (NOT_TRUSTED, NOT_APPROVED):
+                continue
             why = f"{st.status}: {st.reason}" if st.reason else st.status
-            notices.append(f"MCP server {d.name} not started ({why})")
+            notices.append(visible(f"MCP server {d.name} not started ({why})"))
         elif d.transport != "stdio":
-            notices.append(f"MCP server {d.name} not started: {d.transport} is not connected yet")
+            notices.append(
+                visible(f"MCP server {d.name} not started: {d.transport} is not connected yet")
+            )
         else:
             chosen.append(d)
     return chosen, notices

@@ -85,9 +85,12 @@ def looks_secret(value: str) -> bool:
 
 
 def load(settings: Settings, flag_files: Sequence[Path] = ()) -> McpConfig:
+    """The definitions in force: the session's `--mcp-config` files (`settings.mcp_configs`)
+    unless others are given."""
     from codebot.mcp.config import load_servers
 
-    return load_servers(settings.project_dir, settings.raw, settings.config_path, flag_files)
+    files = tuple(flag_files) or tuple(getattr(settings, "mcp_configs", ()))
+    return load_servers(settings.project_dir, settings.raw, settings.config_path, files)
 
 
 def _standings(settings: Settings, cfg: McpConfig) -> dict[str, tuple[str, bool]]:

@@ -325,3 +325,31 @@ def test_ctrl_c_while_the_first_request_waits_for_a_server_ends_at_once(
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+@needs_time
+def test_a_server_approved_at_the_question_joins_the_line_mode_session(
+    project: Path, fake_openai
+) -> None:
+    """Line mode: the question at start is answered `a`, and the server approved there is
+    started in this very session: its tool reaches the model and its result comes back."""
+    write_servers(project, {"time": TIME})
+    fake_openai.script([call("mcp__time__get_current_time", {"timezone": "UTC"}), {"text": "done"}])
+    home = Path(os.environ["CODEBOT_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--plain", "--trust"]
+    cmd += ["--api-base", fake_openai.url, "--model", "openai/x", "--allow", "mcp__time"]
+    out = subprocess.run(
+        cmd,
+        input="a\nwhat time is it\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=project,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "approved MCP server(s): time" in out.stdout
+    first, second = fake_openai.requests
+    assert "mcp__time__get_current_time" in tool_names(first)
+    assert json.loads(tool_result(second))["timezone"] == "UTC"

@@ -196,7 +196,7 @@ def test_line_mode_asks_each_server_and_records_only_approvals(
     assert "\x1b" not in out and "\u202e" not in out and "\\x1b[2J\\u202eevil\\nnext" in out
     assert "approved MCP server(s): alpha" in out and "skipped for this run: beta" in out
     assert set(approvals(codebot_home)) == {"alpha"}
-    assert not (tmp_path / "alpha").exists() and not (tmp_path / "beta").exists()
+    assert not (tmp_path / "beta").exists()  # skipped: never started (alpha may have)
     # next run: only the skipped one is asked about again
     done = codebot(two, "s\n/exit\n", "--plain")
     assert "MCP server beta" in done.stdout and "MCP server alpha" not in done.stdout
@@ -228,7 +228,9 @@ def test_print_mode_and_untrusted_projects_never_ask(
     trust.add(codebot_home, project)
     done = codebot(project, "a\n", "-p", "hello")
     assert done.returncode == 0, done.stderr
-    assert "MCP server" not in done.stdout + done.stderr
+    # print mode never asks; it says the server was not started and why
+    assert "start it?" not in done.stdout + done.stderr
+    assert "MCP server alpha not started (not approved" in done.stderr
     assert approvals(codebot_home) == {} and not (tmp_path / "alpha").exists()
 
 

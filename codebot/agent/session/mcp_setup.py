@@ -10,9 +10,10 @@ from codebot.config import Settings
 
 if TYPE_CHECKING:
     from codebot.agent.session.loop import Session
+    from codebot.mcp.config import ServerDef
     from codebot.mcp.session_servers import SessionServers
 
-__all__ = ["attach_servers", "close_servers", "servers_of", "start_servers"]
+__all__ = ["admit_approved", "attach_servers", "close_servers", "servers_of", "start_servers"]
 
 
 def attach_servers(session: Session, settings: Settings, notices: list[str]) -> None:
@@ -20,15 +21,41 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
     TUI and line mode: after the first paint, `start_servers`, or at the first request;
     the first request waits for them, each within its startup_timeout), their tools in
     its registry from then on; what does not start is said."""
-    from codebot.mcp.startable import budget_percent, startable
+    from codebot.mcp.startable import startable
 
-    chosen, said = startable(settings)
+    # The TUI and line mode ask about unapproved project servers after the first paint
+    # (`ui/mcp_start.py`), then call `admit_approved`: no notice for them here.
+    chosen, said = startable(settings, asked=session.interactive)
     notices.extend(said)
-    if not chosen:
-        return
+    if chosen:
+        _attach(session, settings, chosen, notices)
+
+
+def admit_approved(session: Session) -> list[str]:
+    """After the question at start (so after the first paint): the servers approved since
+    the session was built join it, and the session's servers start. The names added."""
+    from codebot.mcp.startable import startable
+
+    chosen, _ = startable(session.settings, asked=True)
+    servers = servers_of(session)
+    if servers is None:
+        if not chosen:
+            return []
+        _attach(session, session.settings, chosen, [])
+        added = [d.name for d in chosen]
+    else:
+        added = servers.add(chosen)
+    start_servers(session)
+    return added
+
+
+def _attach(
+    session: Session, settings: Settings, chosen: list[ServerDef], notices: list[str]
+) -> None:
     from codebot.agent.session.context import resolve_window
     from codebot.agent.tools import McpTools
     from codebot.mcp.session_servers import SessionServers
+    from codebot.mcp.startable import budget_percent
 
     percent, warning = budget_percent(settings)
     if warning:

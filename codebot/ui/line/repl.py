@@ -187,6 +187,10 @@ class LineApp:
     async def _loop(self) -> int:
         self._banner()
         self.mcp_allowed = await self._ask_mcp()  # before any MCP server would start
+        if self.mcp_allowed:  # what was just approved joins the session's servers
+            from codebot.agent.session.mcp_setup import admit_approved
+
+            await asyncio.to_thread(admit_approved, self.controller.session)
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
         if self.watch:  # tests pass watch=False: no background work, no probe
             self.controller.warm_router()

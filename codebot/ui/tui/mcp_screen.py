@@ -10,7 +10,7 @@ its end has been on screen (PgDn / End scroll it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -115,7 +115,7 @@ class McpQuestion(ModalScreen[str]):
 
 
 async def ask_at_start(
-    app: App[Any], conversation: Conversation, settings: Settings
+    app: App[object], conversation: Conversation, settings: Settings
 ) -> frozenset[str]:
     """Ask about each server not approved (in a worker: `push_screen_wait`), record the
     approvals, say what was decided in the conversation; the servers that may start."""

@@ -165,6 +165,10 @@ class Startup:
 
         try:
             self.mcp_allowed = await ask_at_start(self._app, self._conversation, c.settings)
+            if self.mcp_allowed:  # what was just approved joins the session's servers
+                from codebot.agent.session.mcp_setup import admit_approved
+
+                await asyncio.to_thread(admit_approved, c.session)
         finally:
             self.mcp_decided.set()
 
