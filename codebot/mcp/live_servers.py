@@ -60,6 +60,10 @@ class LiveServers(SessionServers):
 
     # -- what the session reads ------------------------------------------------------
 
+    def started(self) -> bool:
+        """Whether the servers have been started (the TUI and line mode: after the paint)."""
+        return self._thread is not None
+
     def prompts(self) -> list[RemotePrompt]:
         """The prompts of every server that is ready, in the servers' order."""
         links = self._links

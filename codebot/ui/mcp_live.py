@@ -4,7 +4,8 @@
   live standing (`SessionServers.status()`: starting, ready, failed (never came up), down
   (was connected, exited or stopped since), tool and prompt counts, the last error) over the
   approval standing of the others (`mcp_view.rows`), through `mcp_view.render`.
-  `/mcp reconnect NAME` of a live server kills its connection and starts it again
+  Before the session has started its servers (the instant before the first paint) it is
+  `mcp_view.run` as with none. `/mcp reconnect NAME` of a live server kills its connection and starts it again
   (`LiveServers.reconnect`, blocking: the command runs off the event loop); of another
   server, and `/mcp probe`, it is `mcp_view.run`'s one-shot probe as before.
 - `prompt_completions(session)`: each ready server's prompt as a completion
@@ -90,13 +91,13 @@ def run(
     """`/mcp [probe [NAME] | reconnect NAME]` with the session's live servers."""
     from codebot.mcp.live_servers import LiveServers
 
-    if servers is None or not servers.names():
-        return probe_run(settings, args, probes)
+    if not isinstance(servers, LiveServers) or not servers.names() or not servers.started():
+        return probe_run(settings, args, probes)  # no live connection (yet): standing, probes
     known = dict(probes or {})
     verb, _, rest = args.strip().partition(" ")
     name = rest.strip()
     said = ""
-    if verb == "reconnect" and name in servers.names() and isinstance(servers, LiveServers):
+    if verb == "reconnect" and name in servers.names():
         ready = servers.reconnect(name)
         said = (
             f"/mcp: {_name(name)} reconnected" if ready else f"/mcp: {_name(name)} did not come up"
