@@ -5,9 +5,9 @@
   (was connected, exited or stopped since), tool and prompt counts, the last error) over the
   approval standing of the others (`mcp_view.rows`), through `mcp_view.render`.
   Before the session has started its servers (the instant before the first paint) it is
-  `mcp_view.run` as with none. `/mcp reconnect NAME` of a live server kills its connection and starts it again
-  (`LiveServers.reconnect`, blocking: the command runs off the event loop); of another
-  server, and `/mcp probe`, it is `mcp_view.run`'s one-shot probe as before.
+  `mcp_view.run` as with none. `/mcp reconnect NAME` of a live server kills its connection
+  and starts it again (`LiveServers.reconnect`, blocking: the command runs off the event
+  loop); of another server, and `/mcp probe`, it is `mcp_view.run`'s one-shot probe.
 - `prompt_completions(session)`: each ready server's prompt as a completion
   `/mcp__<server>__<prompt>`, its arguments as the hint (`<required> [optional]`), its
   description on screen without control characters.
