@@ -54,7 +54,8 @@ class LiveServers(SessionServers):
         super().__init__(*args, **kwargs)
         self._prompts: dict[str, tuple[RemotePrompt, ...]] = {}
         self.prompt_error: dict[str, str] = {}
-        self._prompts_listing: set[str] = set()
+        self._prompts_listing: set[str] = set()  # a prompts/list after list_changed runs
+        self._prompts_again: set[str] = set()  # and another list_changed came meanwhile
         #: Bumped whenever a server's prompts change (completion lists read `prompts()`).
         self.prompt_generation = 0
 
@@ -121,16 +122,18 @@ class LiveServers(SessionServers):
         """List the prompts again; a flood of list_changed costs one listing at a time."""
         name = link.d.name
         if name in self._prompts_listing:
+            self._prompts_again.add(name)  # listed once more when the listing ends
             return
         self._prompts_listing.add(name)
         try:
-            await asyncio.sleep(0)  # the rest of a flood is read first
-            session = link.session
-            if session is not None:
+            while (session := link.session) is not None:
+                self._prompts_again.discard(name)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
                         self._list_prompts(link, session), link.d.startup_timeout
                     )
+                if name not in self._prompts_again:
+                    break
         finally:
             self._prompts_listing.discard(name)
 

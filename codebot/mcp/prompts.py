@@ -8,8 +8,8 @@
 - `bind(prompt, args)`: what the person typed after the command, as the prompt's declared
   arguments: `name=value` words for a declared name, the other words positional in the
   declared order (the last argument takes the rest of the line); shell quoting groups
-  words. A required argument left out, an unknown `name=` or too many words for a prompt
-  with no arguments is an `ArgumentError` naming it.
+  words; a `word=...` whose word is no declared name is a positional value. A required
+  argument left out, words left over, or a quote left open is an `ArgumentError` naming it.
 - `render(prompt, result)`: `prompts/get`'s messages as the text that enters the
   conversation, inside a `<skill>` block like an inline skill's body; the server's text is
   untrusted: control characters dropped and codebot's tags escaped; an image, audio or a

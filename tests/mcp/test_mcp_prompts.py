@@ -222,3 +222,32 @@ def test_print_mode_names_a_missing_argument(
     assert out.returncode != 0
     assert "missing required argument code" in out.stderr + out.stdout
     assert fake_openai.requests == []
+
+
+def test_hostile_argument_names_are_shown_without_control_characters() -> None:
+    p = RemotePrompt("p", "x", "", (PromptArg("a\x1b[2Jb\nc", required=True),))
+    assert hint(p) == "<a [2Jb c>"
+    assert bind(p, "v") == {"a\x1b[2Jb\nc": "v"}  # the server's own name is what it gets
+
+
+def test_both_front_ends_complete_a_prompt_with_its_hint(controller) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from codebot.ui.line.input import SlashCompleter
+    from codebot.ui.tui.completer import Completer
+
+    c = controller()
+    line = list(
+        SlashCompleter(c.completions).get_completions(Document("/mcp__p__rev"), CompleteEvent())
+    )
+    assert line[0].text == "mcp__p__review"
+    assert "/mcp__p__review <code> [language]" in str(line[0].display)
+    got = Completer(c.completions, c.settings.project_dir).suggest("/mcp__p__rev", (0, 12))
+    assert got is not None
+    first = got.items[0]
+    assert (first.label, first.insert, first.hint) == (
+        "/mcp__p__review",
+        "/mcp__p__review ",
+        "<code> [language]",
+    )
