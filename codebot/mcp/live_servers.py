@@ -4,8 +4,8 @@ extend at once) stays as it is.
 
 - Prompts: `prompts/list` (every page, `prompts.list_prompts`) when a server connects,
   within its `startup_timeout` like its tools, and again on
-  `notifications/prompts/list_changed`; `prompts()` lists those of the servers that are
-  ready. `get_prompt` runs `prompts/get` on the servers' loop from any event loop (a
+  `notifications/prompts/list_changed`; `prompts()` lists each server's last listing (a
+  down server's too). `get_prompt` runs `prompts/get` on the servers' loop from any loop (a
   server that is down is started again first, within its backoff, like a tool call).
   A server whose `prompts/list` fails keeps its tools; the failure is its `prompt_error`.
 - `reconnect(name)` (blocking: call it off any event loop) stops the server's connection,
@@ -66,12 +66,13 @@ class LiveServers(SessionServers):
         return self._thread is not None
 
     def prompts(self) -> list[RemotePrompt]:
-        """The prompts of every server that is ready, in the servers' order."""
+        """The prompts each server listed last, in the servers' order: a server that went
+        down keeps its (using one starts it again, like a tool call); a stopped one none."""
         links = self._links
         return [
             p
             for name, link in links.items()
-            if link.status == "ready"
+            if link.status != "stopped"
             for p in self._prompts.get(name, ())
         ]
 
@@ -154,7 +155,13 @@ class LiveServers(SessionServers):
         link = self._links.get(server)
         if link is None:
             return PromptOutcome(error=f"no MCP server {server} in this session")
-        if link.status == "failed" and link.retry_at <= time.monotonic():
+        if link.status == "failed":
+            wait = link.retry_at - time.monotonic()
+            if wait > 0:
+                return PromptOutcome(
+                    error=f"MCP server {server} is down ({link.error}); it is started again "
+                    f"on its next use in {wait:.0f} s or later"
+                )
             self._spawn(link)
         if link.status == "starting" and link.settled is not None:
             with contextlib.suppress(TimeoutError):

@@ -251,3 +251,22 @@ def test_both_front_ends_complete_a_prompt_with_its_hint(controller) -> None:
         "/mcp__p__review ",
         "<code> [language]",
     )
+
+
+def test_a_prompt_of_a_server_that_died_starts_it_again(controller, wait_until) -> None:
+    import os
+    import signal
+
+    c = controller()
+    servers = servers_of(c.session)
+    assert servers is not None
+    got = asyncio.run(servers.call("p", "pid", {}))
+    old = int(got.result.content[0].text)
+    os.killpg(old, signal.SIGKILL)
+    wait_until(lambda: servers.status()[0]["status"] == "failed")
+    assert "mcp__p__greet" in {x.name for x in c.completions("mcp__p__")}  # still offered
+    first = asyncio.run(c.run_turn("/mcp__p__greet")).error  # within the backoff: said so
+    assert not first or "started again on its next use" in first
+    wait_until(lambda: not asyncio.run(c.run_turn("/mcp__p__greet")).error)
+    assert "hello from the server" in user_text(c)
+    assert servers.status()[0]["status"] == "ready"

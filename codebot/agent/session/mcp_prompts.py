@@ -81,7 +81,7 @@ async def expand(session: SessionLike, text: str) -> str | PromptRefused | None:
         if session.catalog.snapshot.get(command) is not None:
             return None  # a skill of that name
         return PromptRefused(
-            f"no MCP prompt /{shown(command, 80)} among the ready servers' prompts "
+            f"no MCP prompt /{shown(command, 80)} among the servers' prompts "
             f"({shown(describe(servers.prompts()), 400)}); /mcp shows the servers"
         )
     try:
