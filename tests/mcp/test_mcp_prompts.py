@@ -270,3 +270,29 @@ def test_a_prompt_of_a_server_that_died_starts_it_again(controller, wait_until) 
     wait_until(lambda: not asyncio.run(c.run_turn("/mcp__p__greet")).error)
     assert "hello from the server" in user_text(c)
     assert servers.status()[0]["status"] == "ready"
+
+
+def test_line_mode_runs_a_prompt_and_lists_it_in_mcp(
+    project: Path, prompt_server: Path, fake_openai
+) -> None:
+    """Line mode (`--plain`) as a real process: the prompt typed at once reaches the model,
+    and `/mcp` shows the live server with its prompt count."""
+    import subprocess
+
+    fake_openai.script([{"text": "greeted"}])
+    cmd = [sys.executable, "-m", "codebot", "--plain", "--api-base", fake_openai.url]
+    cmd += ["--model", "openai/x"]
+    out = subprocess.run(
+        cmd,
+        input="/mcp__p__greet\n/mcp\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=project,
+    )
+    assert out.returncode == 0, out.stderr
+    (first,) = fake_openai.requests
+    assert "hello from the server" in json.dumps(first["messages"])
+    assert "greeted" in out.stdout
+    rows = [ln.split() for ln in out.stdout.splitlines()]
+    assert ["p", "user", "ready", "1", "6", "-"] in rows
