@@ -69,8 +69,10 @@ async def expand(session: SessionLike, text: str) -> str | PromptRefused | None:
     """The prompt's text for `/mcp__server__prompt args`, why not, or None (not a prompt)."""
     from codebot.mcp.prompts import ArgumentError, bind, describe, render, shown
 
+    if not text.startswith(PREFIX):
+        return None
     servers = live_servers(session)
-    if servers is None or not text.startswith(PREFIX):
+    if servers is None:
         return None
     command, _, typed = text[1:].partition(" ")
     prompt = find(servers, command)
