@@ -106,6 +106,10 @@ def run(
         text, known = probe_run(settings, args, known)
         if text.startswith(("usage:", "/mcp:")):
             return text, known
+        # "check now": the session's own servers still starting are waited for (each
+        # within its startup_timeout; this runs off the event loop), so the table says
+        # how they came up rather than "starting".
+        servers.wait_started()
     table, problems = live_rows(settings, servers, known)
     text = render(table, problems)
     return (f"{said}\n{text}" if said else text), known
