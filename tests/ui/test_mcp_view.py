@@ -220,3 +220,14 @@ def test_line_mode_mcp_through_a_real_process(project: Path, codebot_home: Path)
     assert "invalid" in first  # the hostile name is an invalid definition, shown escaped
     assert "evil\\x1b[2J" in first
     assert any(ln.split()[:3] == ["time", "project", "ready"] for ln in second.splitlines())
+
+
+def test_rows_include_the_sessions_mcp_config_servers(project: Path, tmp_path: Path) -> None:
+    import dataclasses
+    import json
+
+    flag = tmp_path / "extra.json"
+    flag.write_text(json.dumps({"mcpServers": {"fromflag": {"command": "true"}}}))
+    s = dataclasses.replace(load_settings(cwd=project), mcp_configs=(flag,))
+    table, _ = rows(s)
+    assert [(r.name, r.source, r.status) for r in table] == [("fromflag", "flag", "approved")]
