@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -58,12 +59,14 @@ class HttpRefused(Exception):
 @dataclass
 class Exchange:
     """What the HTTP layer saw of one connection: the first error status answered to a
-    message (POST), and where a redirect to another origin pointed."""
+    message (POST), where a redirect to another origin pointed, and whether the server
+    said it no longer knows the session (it restarted)."""
 
     status: int | None = None
     reason: str = ""
     redirect: str = ""
-    statuses: list[int] = field(default_factory=list)
+    statuses: deque[int] = field(default_factory=lambda: deque(maxlen=100))  # the latest
+    session_gone: bool = False  # a POST with the session's id was answered 404
 
 
 def shown_url(url: str) -> str:
@@ -151,6 +154,8 @@ def _note(exchange: Exchange, response: httpx2.Response) -> None:
 
     status = response.status_code
     exchange.statuses.append(status)
+    if status == 404 and "mcp-session-id" in response.request.headers:
+        exchange.session_gone = True
     location = response.headers.get("location")
     if 300 <= status < 400 and location is not None and not exchange.redirect:
         with contextlib.suppress(httpx2.InvalidURL, TypeError, ValueError):

@@ -9,7 +9,8 @@ does for a stdio server's process, over `http_transport.open_http` (docs/mcp.md)
   their own (the server-sent event stream may be quiet for hours): each call is bounded
   by the server's `timeout` in `SessionServers._request`.
 - A lost connection (the server went away: a request refused at the socket, a body cut
-  short, a response stream ended without its answer) ends the link at once, like a
+  short, a response stream ended without its answer, a 404 for the session's id after
+  the server restarted) ends the link at once, like a
   stdio server's exit: it is down, every call in flight is cut short with an error
   result, and the next use connects again once its backoff allows.
 - A cancelled call: the SDK sends `notifications/cancelled` (or, for a server that
@@ -27,9 +28,13 @@ from codebot.mcp.config import ServerDef
 from codebot.mcp.remote import RemoteTool, client_info, first
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mcp.client.session import ClientSession
     from mcp.shared._stream_protocols import ReadStream
     from mcp.shared.message import SessionMessage
+
+    from codebot.mcp.http_transport import Exchange
 
 __all__ = ["Link", "Owner", "hold_http", "lost_during"]
 
@@ -97,7 +102,9 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
         with anyio.CancelScope() as closing:
             async with open_http(d, exchange, unbounded_reads=True) as (read, write):
                 try:
-                    await _serve(owner, link, epoch, _Watched(read, lose), write, lost, up)
+                    await _serve(
+                        owner, link, epoch, _Watched(read, exchange, lose), write, lost, up
+                    )
                 except Exception as exc:  # the session's: the server's answer, a timeout
                     failed(exc)
                 finally:
@@ -181,11 +188,17 @@ def lost_during(link: Link) -> str:
 
 class _Watched:
     """The transport's read stream as the session reads it, watching for the SDK's own
-    word that a request's answer can never come (its response stream ended): the
-    connection is then taken as lost."""
+    word that a request's answer can never come (its response stream ended), and for an
+    error answered after the server said 404 to the session's id: the connection is then
+    taken as lost."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], lose: Any) -> None:
-        self.inner, self.lose = inner, lose
+    def __init__(
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        exchange: Exchange,
+        lose: Callable[[str], None],
+    ) -> None:
+        self.inner, self.exchange, self.lose = inner, exchange, lose
 
     @property
     def last_context(self) -> object:
@@ -195,8 +208,13 @@ class _Watched:
         from mcp_types import CONNECTION_CLOSED, JSONRPCError
 
         message = getattr(item, "message", None)
-        if isinstance(message, JSONRPCError) and message.error.code == CONNECTION_CLOSED:
-            self.lose(f"the server's answer stream ended: {message.error.message}")
+        if not isinstance(message, JSONRPCError):
+            return item
+        error = message.error
+        if error.code == CONNECTION_CLOSED:
+            self.lose(f"the server's answer stream ended: {error.message}")
+        elif self.exchange.session_gone:
+            self.lose("the server no longer knows this session (HTTP 404; did it restart?)")
         return item
 
     async def receive(self) -> SessionMessage | Exception:

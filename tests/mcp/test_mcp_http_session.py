@@ -230,6 +230,22 @@ def test_a_server_killed_between_calls_is_an_error_result_not_a_hang(
     assert "the connection was lost during the call" in out.error, out.error
 
 
+def test_a_server_restarted_between_calls_is_connected_again(
+    servers, http_server, wait_until
+) -> None:
+    server = http_server()
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+    s = servers(define("docs", entry(server)))
+    assert s.wait_started()
+    server.proc.kill()
+    server.proc.wait(10)
+    http_server(port)  # a new process: it does not know the old session's id (404)
+    out = call(s, "add", {"a": 1, "b": 2})
+    assert "no longer knows this session (HTTP 404" in out.error, out.error
+    out = wait_until(lambda: (o := call(s, "add", {"a": 2, "b": 2})).error == "" and o, timeout=20)
+    assert text_of(out) == "4"
+
+
 def test_close_ends_the_http_session(servers, http_server, wait_until) -> None:
     server = http_server()
     s = servers(define("docs", entry(server)))
