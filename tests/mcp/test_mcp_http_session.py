@@ -455,3 +455,40 @@ def test_a_server_stuck_after_initialize_fails_in_time_and_closes(servers) -> No
         release.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+class _Hostile(BaseHTTPRequestHandler):
+    """Refuses `initialize` with a JSON-RPC error full of terminal controls."""
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        error = {"code": -32000, "message": "bad \x1b[31mred\x07 \x9b2J \u202eevil\r!"}
+        body = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_hostile_start_error_is_said_escaped(project: Path, fake_openai) -> None:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
+        write_servers(project, {"docs": {"type": "http", "url": url}})
+        approve_all(project)
+        fake_openai.script([{"text": "done"}])
+        out = run(project, fake_openai, "--trust", "--allow", "mcp__docs")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stderr.splitlines() if "MCP server docs failed to start" in x)
+    assert "bad" in line and "red" in line, line
+    for hidden in ("\x1b", "\x07", "\x9b", "\u202e", "\r"):
+        assert hidden not in out.stderr
