@@ -4,7 +4,8 @@ uvicorn on 127.0.0.1, behind a bearer token.
     python http_session_server.py PORT_FILE TOKEN LOG [PORT [json]]
 
 It writes its port to PORT_FILE once it listens (PORT: that one, else any free one) and
-appends a line to LOG for what the tests wait on ("slow started", "slow cancelled", ...);
+appends a line to LOG for what the tests wait on ("slow started", "slow cancelled", "got
+METHOD" for each message POSTed, "got DELETE", ...);
 `json`: answers are JSON bodies, not server-sent event streams.
 Tools: add(a, b); slow() (sleeps until cancelled); grow() (adds the tool `extra` and
 says the tool list changed).
@@ -12,6 +13,7 @@ says the tool list changed).
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -79,7 +81,30 @@ async def guarded(scope, receive, send):
             )
             await send({"type": "http.response.body", "body": b"no"})
             return
+        if scope["method"] == "POST":
+            receive = await noted(receive)
+        elif scope["method"] == "DELETE":
+            note("got DELETE")
     await app(scope, receive, send)
+
+
+async def noted(receive):
+    """Note the method of the message POSTed ("got notifications/cancelled"); the body
+    is handed on as it came."""
+    chunks, more = [], True
+    while more:
+        event = await receive()
+        chunks.append(event)
+        more = event.get("more_body", False) and event["type"] == "http.request"
+    try:
+        note(f"got {json.loads(b''.join(e.get('body', b'') for e in chunks)).get('method')}")
+    except (ValueError, AttributeError):
+        pass
+
+    async def replay():
+        return chunks.pop(0) if chunks else await receive()
+
+    return replay
 
 
 sock = socket.socket()
