@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls
+from codebot.agent.session import hook_calls, mcp_prompts
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -323,7 +323,14 @@ class Session:
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
         path_like = "/" in name and self.catalog.snapshot.get(name) is None
-        if text.startswith("/") and name and not text.startswith("//") and not path_like:
+        prompt = await mcp_prompts.expand(self, text)  # `/mcp__server__prompt args`
+        if isinstance(prompt, mcp_prompts.PromptRefused):
+            record.error, record.error_kind = prompt.message, "skill"
+            self.emit(ev.ErrorEvent(visible(prompt.message), "skill"))
+            return None
+        if prompt is not None:
+            body = prompt
+        elif text.startswith("/") and name and not text.startswith("//") and not path_like:
             result = await self.skills.run_stack(text, turn, record)
             if isinstance(result, InvocationError):
                 record.error, record.error_kind = result.message, "skill"

@@ -54,7 +54,7 @@ def _attach(
 ) -> None:
     from codebot.agent.session.context import resolve_window
     from codebot.agent.tools import McpTools
-    from codebot.mcp.session_servers import SessionServers
+    from codebot.mcp.live_servers import LiveServers
     from codebot.mcp.startable import budget_percent
 
     percent, warning = budget_percent(settings)
@@ -64,7 +64,7 @@ def _attach(
 
     install_handlers()  # from this (usually the main) thread: the servers' cannot
 
-    servers = SessionServers(
+    servers = LiveServers(  # SessionServers with prompts and reconnect
         chosen,
         home=settings.home,
         project=settings.project_dir,
