@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from codebot.mcp.config import ServerDef
 from codebot.mcp.remote import RemoteTool, client_info, first
@@ -30,8 +30,8 @@ from codebot.mcp.remote import RemoteTool, client_info, first
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mcp.client.session import ClientSession
-    from mcp.shared._stream_protocols import ReadStream
+    from mcp.client.session import ClientSession, MessageHandlerFnT
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
     from codebot.mcp.http_transport import Exchange
@@ -53,8 +53,8 @@ class Link(Protocol):
     stop: asyncio.Event | None
     exited: asyncio.Event | None
     settled: asyncio.Event | None
-    calls: set[asyncio.Task[Any]]
-    cut: set[asyncio.Task[Any]]
+    calls: set[asyncio.Task[object]]
+    cut: set[asyncio.Task[object]]
 
 
 L = TypeVar("L", bound=Link, contravariant=True)
@@ -67,7 +67,7 @@ class Owner(Protocol[L]):
 
     def _down(self, link: L, why: str, epoch: int) -> None: ...
 
-    def _handler(self, link: L) -> Any: ...
+    def _handler(self, link: L) -> MessageHandlerFnT: ...
 
     async def _list(self, link: L, session: ClientSession) -> tuple[RemoteTool, ...]: ...
 
@@ -131,7 +131,7 @@ async def _serve(
     link: L,
     epoch: int,
     read: ReadStream[SessionMessage | Exception],
-    write: Any,
+    write: WriteStream[SessionMessage],
     lost: asyncio.Event,
     up: asyncio.Event,
 ) -> None:

@@ -8,7 +8,7 @@ appends a line to LOG for what the tests wait on ("slow started", "slow cancelle
 METHOD" for each message POSTed, "got DELETE", ...);
 `json`: answers are JSON bodies, not server-sent event streams.
 Tools: add(a, b); slow() (sleeps until cancelled); grow() (adds the tool `extra` and
-says the tool list changed).
+says the tool list changed). Prompt: greet(name).
 """
 
 from __future__ import annotations
@@ -63,6 +63,12 @@ async def grow(ctx: Context) -> str:
     server.add_tool(extra)
     await ctx.session.send_tool_list_changed()
     return "grown"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Hello {name}"
 
 
 app = server.streamable_http_app(json_response=json_response)

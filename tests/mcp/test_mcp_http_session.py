@@ -258,6 +258,27 @@ def test_close_ends_the_http_session(servers, http_server, wait_until) -> None:
     assert "not running" in call(s, "add", {"a": 1, "b": 1}).error
 
 
+def test_live_servers_prompts_and_reconnect_over_http(
+    codebot_home: Path, project: Path, http_server
+) -> None:
+    from codebot.mcp.live_servers import LiveServers
+
+    server = http_server()
+    s = LiveServers([define("docs", entry(server))], home=codebot_home, project=project)
+    try:
+        s.start()
+        assert s.wait_started()
+        assert [p.name for p in s.prompts()] == ["greet"]
+        got = asyncio.run(asyncio.wait_for(s.get_prompt("docs", "greet", {"name": "Ann"}), 30))
+        assert got.error == "" and "Hello Ann" in got.result.messages[0].content.text
+        assert s.reconnect("docs")  # a new HTTP session: the old one was ended
+        assert server.notes().count("got initialize") == 2
+        assert "got DELETE" in server.notes()
+        assert text_of(call(s, "add", {"a": 3, "b": 3})) == "6"
+    finally:
+        s.close()
+
+
 # -- codebot -p --------------------------------------------------------------------------------
 
 
