@@ -41,6 +41,7 @@ from codebot.mcp.remote import (
     first,
     timed_out,
 )
+from codebot.mcp.session_http import hold_http, lost_during
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -244,6 +245,8 @@ class SessionServers:
         """Connect, list the tools, then stay connected until stopped or the server exits."""
         from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
 
+        if link.d.transport == "http":  # a connection, not a process (session_http.py)
+            return await hold_http(self, link, epoch)
         d = link.d
         link.log = str(log_path(self.home, d.name))
         stop, settled = link.stop, link.settled
@@ -485,6 +488,8 @@ class SessionServers:
             link.cut.discard(task)
 
     def _exited_during(self, link: _Link) -> CallOutcome:
+        if link.d.transport == "http":
+            return CallOutcome(error=lost_during(link))
         return CallOutcome(
             error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
             "started again on its next use"

@@ -84,10 +84,6 @@ def startable(settings: Settings, *, asked: bool = False) -> tuple[list[ServerDe
                 continue
             why = f"{st.status}: {st.reason}" if st.reason else st.status
             notices.append(visible(f"MCP server {d.name} not started ({why})"))
-        elif d.transport != "stdio":
-            notices.append(
-                visible(f"MCP server {d.name} not started: {d.transport} is not connected yet")
-            )
         else:
             chosen.append(d)
     return chosen, notices

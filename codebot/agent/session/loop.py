@@ -350,7 +350,9 @@ class Session:
     async def loop(self, turn: TurnState, record: TurnRecord) -> None:
         """Model requests and tool calls until the model answers without calling a tool."""
         await self.fit.learn_server()  # once: the server's window, before it is measured
-        await self.toolset.ready()  # once: MCP servers still starting, within their timeouts
+        await self.toolset.ready(
+            self.emit
+        )  # once: MCP servers still starting, within their timeouts
         if self.depth == 0:
             self.fit.warn_overhead(turn)
         for _ in range(self.max_steps):
