@@ -283,17 +283,22 @@ class Hanging:
     offline = False
     context_window = None
 
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()  # set once a request has reached the model
+
     async def stream(self, request: Any):
+        self.asked.set()
         await asyncio.Event().wait()
         yield ModelCompletion("never")
 
 
 async def test_cancelling_a_turn_keeps_the_session(project: Path) -> None:
     out = io.StringIO()
-    ctrl = Controller(load_settings(cwd=project, trust=True), client=Hanging(), interactive=True)
+    model = Hanging()
+    ctrl = Controller(load_settings(cwd=project, trust=True), client=model, interactive=True)
     app = LineApp(ctrl, input=io.StringIO(""), output=out, watch=False)
     task = asyncio.ensure_future(app.turn("wait forever"))
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(model.asked.wait(), 30)  # the turn is under way, not a guess
     assert app.cancel_turn()
     await asyncio.wait_for(task, 5)
     assert "(turn cancelled)" in out.getvalue()
@@ -303,11 +308,12 @@ async def test_cancelling_a_turn_keeps_the_session(project: Path) -> None:
 
 async def test_sigint_during_a_turn_cancels_only_the_turn(project: Path) -> None:
     out = io.StringIO()
-    ctrl = Controller(load_settings(cwd=project, trust=True), client=Hanging(), interactive=True)
+    model = Hanging()
+    ctrl = Controller(load_settings(cwd=project, trust=True), client=model, interactive=True)
     app = LineApp(ctrl, input=io.StringIO(""), output=out, watch=False)
     before = signal.getsignal(signal.SIGINT)
     task = asyncio.ensure_future(app.turn("wait forever"))
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(model.asked.wait(), 30)
     os.kill(os.getpid(), signal.SIGINT)
     await asyncio.wait_for(task, 5)
     assert "(turn cancelled)" in out.getvalue()
