@@ -41,11 +41,13 @@ from codebot.mcp.remote import (
     first,
     timed_out,
 )
+from codebot.mcp.session_skills import connect_skills, has_tools, skills_message
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
     from codebot.mcp.connect import Pipe
+    from codebot.mcp.server_skills import ServerSkills
 
 __all__ = ["CallOutcome", "RemoteTool", "SessionServers"]  # the first two from `remote`
 
@@ -78,6 +80,7 @@ class _Link:
     again: bool = False  # and another list_changed came meanwhile
     calls: set[asyncio.Task[Any]] = field(default_factory=set)  # calls in flight
     cut: set[asyncio.Task[Any]] = field(default_factory=set)  # those the exit cancelled
+    skills: ServerSkills | None = None  # its SEP-2640 skills (`session_skills`), if any
 
 
 class SessionServers:
@@ -302,7 +305,8 @@ class SessionServers:
             ) as session:
                 with anyio.fail_after(link.d.startup_timeout):
                     init = await session.initialize()
-                    tools = await self._list(link, session)
+                    tools = await self._list(link, session) if has_tools(session) else ()
+                await connect_skills(link, session)
                 if epoch != link.epoch or exited.is_set():
                     return
                 info = init.server_info
@@ -364,6 +368,7 @@ class SessionServers:
             inner = getattr(message, "root", message)
             if isinstance(inner, ToolListChangedNotification):
                 asyncio.get_running_loop().create_task(self._refresh(link))
+            skills_message(link, inner)
 
         return handle
 
