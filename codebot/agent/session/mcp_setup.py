@@ -72,6 +72,10 @@ def _attach(
         track=track_group,  # ended at exit and on SIGTERM/SIGHUP like Bash's groups
         untrack=untrack_group,
     )
+    # Their SEP-2640 skills join every snapshot of the session's catalog (mcp/session_skills).
+    from codebot.mcp.session_skills import source_set
+
+    session.catalog.sources = source_set(servers)
     if not session.interactive:
         servers.start()  # print mode: no paint to wait for
     session.toolset.mcp = McpTools(
