@@ -156,6 +156,7 @@ class Session:
             interactive=self.interactive,
             depth=self.depth,
             hooks=self.state.hooks,
+            catalog=self.catalog,
         )
 
     # -- the state front ends read (and the two they swap) ----------------------------
