@@ -235,3 +235,30 @@ def test_a_fork_skill_from_a_server_runs_its_body_in_the_sub_agent(
     assert out.returncode == 0, out.stderr
     assert "SURVEY BODY" in sent(fake_openai.requests[2])  # the model's call: a sub-agent too
     assert "sub" in tool_result(fake_openai.requests[3])
+
+
+def test_line_mode_lists_the_servers_skills_and_shows_a_shadowed_one(
+    project: Path, fake_openai, tmp_path: Path, write_skill
+) -> None:
+    setup(project, tmp_path)
+    plugin = tmp_path / "plug"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "srv"}))
+    write_skill(plugin / "skills", "tampered", "name: tampered\ndescription: Plugin one", "P\n")
+    fake_openai.script([{"text": "noted"}])
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--plain", "--trust"]
+    cmd += ["--api-base", fake_openai.url, "--model", "openai/x", "--plugin-dir", str(plugin)]
+    done = subprocess.run(
+        cmd,
+        input="/srv:good now\n/skills srv\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Write the notes." in sent(fake_openai.requests[0])
+    table = done.stdout[done.stdout.index("/skills srv") :]
+    assert "srv:good" in table and "mcp:srv" in table
+    row = next(line for line in table.splitlines() if "srv:tampered" in line and "mcp" in line)
+    assert "shadowed by" in row
