@@ -262,3 +262,14 @@ def test_line_mode_lists_the_servers_skills_and_shows_a_shadowed_one(
     assert "srv:good" in table and "mcp:srv" in table
     row = next(line for line in table.splitlines() if "srv:tampered" in line and "mcp" in line)
     assert "shadowed by" in row
+
+
+def test_a_server_that_never_answers_is_refused_within_its_timeout(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    args = [str(SEP), str(tmp_path / "reads"), str(tmp_path / "marker")]
+    setup(project, tmp_path, {"command": sys.executable, "args": args, "timeout": 2})
+    out = run(project, fake_openai, "/srv:acme/refunds go")  # its skills/get never answers
+    assert out.returncode != 0
+    assert "'srv' did not answer skills/get within 2 s" in out.stderr, out.stderr
+    assert fake_openai.requests == []

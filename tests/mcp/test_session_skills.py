@@ -126,3 +126,12 @@ def test_a_plain_name_resolves_only_when_it_is_unambiguous(servers, tmp_path: Pa
     assert spec is None and sorted(several) == ["one:first", "two:first"]
     assert both.resolve("two:first", both.over(EMPTY))[0] is not None
     assert both.resolve("nothing", both.over(EMPTY)) == (None, [])
+
+
+def test_the_servers_skills_complete_after_a_slash(servers, tmp_path: Path) -> None:
+    from codebot.ui.commands import complete
+
+    s = servers(define("raw", "raw_skills_server.py", str(tmp_path / "log")))
+    specs = list(source_set(s).over(EMPTY))
+    assert [c.name for c in complete("raw:fi", specs, {})][:1] == ["raw:first"]
+    assert "raw:first" in [c.name for c in complete("first", specs, {})]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls
+from codebot.agent.session import hook_calls, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -323,7 +323,7 @@ class Session:
         body = text
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
-        path_like = "/" in name and self.catalog.snapshot.get(name) is None
+        path_like = "/" in name and not await source_skills.known(self.catalog, name)
         if text.startswith("/") and name and not text.startswith("//") and not path_like:
             result = await self.skills.run_stack(text, turn, record)
             if isinstance(result, InvocationError):

@@ -167,6 +167,8 @@ class SkillRunner:
                 self.catalog, name, actor, settings.overrides
             )
         if refused is not None:
+            if self.tracer is not None:
+                trace_invocation(self.tracer, refused, actor, name, 0.0)
             return refused
 
         def approve(command: str) -> str | None:

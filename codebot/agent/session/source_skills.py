@@ -17,7 +17,18 @@ from codebot.skills.files import Source
 from codebot.skills.invoke import Actor
 from codebot.skills.invoke.invocation import InvocationError
 
-__all__ = ["body_of", "read_supporting", "resolve"]
+__all__ = ["body_of", "known", "read_supporting", "resolve"]
+
+
+async def known(catalog: Catalog, name: str) -> bool:
+    """Whether `name` is a skill's, once servers still starting have listed theirs (so
+    `/srv:acme/refunds` typed at once is not taken for a path)."""
+    if catalog.snapshot.get(name) is not None:
+        return True
+    if catalog.sources is None:
+        return False
+    await catalog.sources.settle()
+    return catalog.snapshot.get(name) is not None
 
 
 async def resolve(catalog: Catalog, name: str) -> tuple[str, InvocationError | None]:
