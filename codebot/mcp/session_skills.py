@@ -16,6 +16,7 @@ whose `fetch_body` and `read_file` run on the servers' loop (one hop each way, l
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -57,6 +58,9 @@ class SessionServers(Protocol):  # what this module reads of session_servers.Ses
 
 
 _refreshing: dict[int, bool] = {}  # id(link) -> another list_changed came meanwhile
+_listed = itertools.count(1)
+#: id(source) -> when it was last listed (a global count: a token is never seen twice)
+_stamps: dict[int, int] = {}
 
 
 async def connect_skills(link: _Link, session: ClientSession) -> None:
@@ -72,6 +76,8 @@ async def connect_skills(link: _Link, session: ClientSession) -> None:
         source.problems = [f"{source.label}: no skills loaded: {exc}"]
     if source is not None:
         source.timeout = d.timeout  # each request on invocation, like a tool call
+    if source is not None:
+        _stamps[id(source)] = next(_listed)
     link.skills = source
 
 
@@ -104,6 +110,7 @@ async def _refresh(link: _Link) -> None:
                 await source.refresh()
             except SourceError as exc:
                 source.problems = [f"{source.label}: skills not listed again: {exc}"]
+            _stamps[id(source)] = next(_listed)
             if not _refreshing.get(id(link)):
                 break
     finally:
@@ -185,14 +192,11 @@ def source_set(servers: SessionServers) -> SourceSet:
 
     def provider() -> tuple[Hashable, Sequence[SkillSource]]:
         links = [(n, lk) for n, lk in servers._links.items() if lk.skills is not None]
-        # The specs' identities: a new listing makes new specs, and the joined snapshot
-        # the catalog keeps holds the old ones, so their ids are not reused meanwhile.
-        token = tuple(
-            (n, id(lk.skills), tuple(map(id, lk.skills.specs())), tuple(lk.skills.problems))
-            for n, lk in links
-            if lk.skills is not None
-        )
-        return token, [made.setdefault(n, ServerSource(servers, n)) for n, _ in links]
+        token = tuple((n, id(lk.skills), _stamps.get(id(lk.skills))) for n, lk in links)
+        for n, _ in links:
+            if n not in made:
+                made[n] = ServerSource(servers, n)
+        return token, [made[n] for n, _ in links]
 
     async def settle() -> None:
         """Wait for servers still starting (each bounded by its startup_timeout)."""
