@@ -16,6 +16,7 @@ whose `fetch_body` and `read_file` run on the servers' loop (one hop each way, l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections.abc import Coroutine, Mapping, Sequence
@@ -42,6 +43,8 @@ class _Link(Protocol):  # session_servers._Link (not imported: it imports this m
     error: str
     session: ClientSession | None
     skills: ServerSkills | None
+    retry_at: float
+    settled: asyncio.Event | None
 
 
 class SessionServers(Protocol):  # what this module reads of session_servers.SessionServers
@@ -55,6 +58,7 @@ class SessionServers(Protocol):  # what this module reads of session_servers.Ses
     def start(self) -> None: ...
     def starting(self) -> bool: ...
     def longest_start(self) -> float: ...
+    def _spawn(self, link: Any) -> None: ...
 
 
 _refreshing: dict[int, bool] = {}  # id(link) -> another list_changed came meanwhile
@@ -150,18 +154,25 @@ class ServerSource:
         return await self._hop(self._read_file(spec, path))
 
     async def _fetch_body(self, spec: Spec) -> str:
-        return await self._ready().fetch_body(spec)
+        return await (await self._ready()).fetch_body(spec)
 
     async def _read_file(self, spec: Spec, path: str) -> bytes:
-        return await self._ready().read_file(spec, path)
+        return await (await self._ready()).read_file(spec, path)
 
-    def _ready(self) -> ServerSkills:  # on the servers' loop
+    async def _ready(self) -> ServerSkills:  # on the servers' loop
+        """The link's source once it is connected: a server that went down is started
+        again, as a tool call would (no sooner than its backoff allows)."""
         from codebot.skills.catalog import SourceError
 
         link = self._link()
         if link is None or link.skills is None:
             raise SourceError(f"MCP server {self.server!r} has no skills in this session")
-        if link.status != "ready" or link.session is None:
+        if link.status == "failed" and time.monotonic() >= link.retry_at:
+            self.servers._spawn(link)
+        if link.status == "starting" and link.settled is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
+        if link.status != "ready" or link.session is None or link.skills is None:
             why = link.error or link.status
             raise SourceError(f"MCP server {self.server!r} is not running ({why}); try again")
         return link.skills
