@@ -62,6 +62,8 @@ def test_a_persons_slash_reaches_the_servers_skill_and_its_command_never_runs(
     assert not marker.exists()
     reads = (tmp_path / "reads").read_text().split()
     assert reads == ["skill://good/SKILL.md"]  # the body only: no supporting file prefetched
+    usage = Path(os.environ["CODEBOT_HOME"]) / "skill-usage.json"
+    assert "srv:good" in usage.read_text()  # counted like any skill
 
 
 def test_the_listing_sent_to_the_model_names_the_servers_skills(
@@ -273,3 +275,17 @@ def test_a_server_that_never_answers_is_refused_within_its_timeout(
     assert out.returncode != 0
     assert "'srv' did not answer skills/get within 2 s" in out.stderr, out.stderr
     assert fake_openai.requests == []
+
+
+def test_the_models_skill_search_finds_a_servers_skill(
+    project: Path, fake_openai, tmp_path: Path
+) -> None:
+    setup(project, tmp_path)
+    search = {"query": "format release notes from the changelog"}
+    fake_openai.script(
+        [{"tool_calls": [{"name": "SkillSearch", "arguments": json.dumps(search)}]}, {"text": "ok"}]
+    )
+    out = run(project, fake_openai, "find a skill")
+    assert out.returncode == 0, out.stderr
+    result = tool_result(fake_openai.requests[1])
+    assert "srv:good" in result and "Format release notes" in result, result
