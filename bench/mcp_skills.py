@@ -48,14 +48,14 @@ class Source:
 def session_set(source: Source) -> SourceSet:
     """The session's own provider over one (never started) server holding `source`."""
     from codebot.mcp.config import servers_from
-    from codebot.mcp.session_servers import SessionServers
-    from codebot.mcp.session_skills import source_set
+    from codebot.mcp.session_skills import SkillServers, source_set
 
     (d,), _ = servers_from(
         {"srv": {"command": "true"}}, source="user", path="b", prefix="s", environ={}
     )
-    servers = SessionServers([d], home=Path("/nonexistent"), project=Path("."))
-    servers._links["srv"].skills = source  # type: ignore[assignment]  (duck-typed)
+    servers = SkillServers([d], home=Path("/nonexistent"), project=Path("."))
+    servers.skills["srv"] = source  # type: ignore[assignment]  (duck-typed)
+    servers.skill_stamps["srv"] = 1
     return source_set(servers)
 
 

@@ -209,6 +209,14 @@ ALLOWED: dict[str, tuple[int, str]] = {
         9,
         "MCP tool arguments and input schemas (a server's JSON payloads)",
     ),
+    "codebot.mcp.live_servers": (
+        4,
+        "the SDK's session and its prompt listings (JSON-RPC payloads)",
+    ),
+    "codebot.mcp.prompts": (
+        2,
+        "a server's prompt messages and content parts (JSON payloads)",
+    ),
     "codebot.mcp.remote": (
         4,
         "a server's tool definitions and call results as the SDK gives them (JSON payloads)",

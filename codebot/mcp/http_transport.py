@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -34,7 +35,16 @@ if TYPE_CHECKING:
     import httpx2
     from mcp.client._transport import TransportStreams
 
-__all__ = ["MAX_BODY", "Exchange", "HttpRefused", "describe", "open_http", "redact", "shown_url"]
+__all__ = [
+    "MAX_BODY",
+    "Exchange",
+    "HttpRefused",
+    "describe",
+    "describe_error",
+    "open_http",
+    "redact",
+    "shown_url",
+]
 
 #: The largest answer body (and server-sent event) read from a server.
 MAX_BODY = 16 * 1024 * 1024
@@ -49,12 +59,14 @@ class HttpRefused(Exception):
 @dataclass
 class Exchange:
     """What the HTTP layer saw of one connection: the first error status answered to a
-    message (POST), and where a redirect to another origin pointed."""
+    message (POST), where a redirect to another origin pointed, and whether the server
+    said it no longer knows the session (it restarted)."""
 
     status: int | None = None
     reason: str = ""
     redirect: str = ""
-    statuses: list[int] = field(default_factory=list)
+    statuses: deque[int] = field(default_factory=lambda: deque(maxlen=100))  # the latest
+    session_gone: bool = False  # a POST with the session's id was answered 404
 
 
 def shown_url(url: str) -> str:
@@ -142,6 +154,8 @@ def _note(exchange: Exchange, response: httpx2.Response) -> None:
 
     status = response.status_code
     exchange.statuses.append(status)
+    if status == 404 and "mcp-session-id" in response.request.headers:
+        exchange.session_gone = True
     location = response.headers.get("location")
     if 300 <= status < 400 and location is not None and not exchange.redirect:
         with contextlib.suppress(httpx2.InvalidURL, TypeError, ValueError):
@@ -154,12 +168,18 @@ def _note(exchange: Exchange, response: httpx2.Response) -> None:
 
 @contextlib.asynccontextmanager
 async def open_http(
-    d: ServerDef, exchange: Exchange, *, read_timeout: float | None = None
+    d: ServerDef,
+    exchange: Exchange,
+    *,
+    read_timeout: float | None = None,
+    unbounded_reads: bool = False,
 ) -> AsyncIterator[TransportStreams]:
     """The read and write streams of a `ClientSession` over Streamable HTTP to `d.url`.
     Connect, write and pool time out after the server's `startup_timeout`, reads after
-    `read_timeout` (the same by default). Raises HttpRefused for a definition that cannot
-    be sent; what the server does wrong reaches the session or raises out of here."""
+    `read_timeout` (the same by default), or never with `unbounded_reads` (a session's
+    connection: its server-sent event stream may be quiet for hours; the caller bounds
+    each request). Raises HttpRefused for a definition that cannot be sent; what the
+    server does wrong reaches the session or raises out of here."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -167,7 +187,8 @@ async def open_http(
     mcp_log = logging.getLogger("mcp")
     if not mcp_log.handlers:  # the SDK's warnings are in our messages; no stray tracebacks
         mcp_log.addHandler(logging.NullHandler())
-    timeout = httpx2.Timeout(d.startup_timeout, read=read_timeout or d.startup_timeout)
+    read = None if unbounded_reads else read_timeout or d.startup_timeout
+    timeout = httpx2.Timeout(d.startup_timeout, read=read)
     client = httpx2.AsyncClient(
         headers={**d.headers, "accept-encoding": "identity"},
         timeout=timeout,
@@ -203,6 +224,11 @@ def describe(d: ServerDef, exchange: Exchange, exc: BaseException | None) -> str
     else:
         text = f"{url}: {_said(exc)}"
     return redact(text, d)
+
+
+def describe_error(exc: BaseException) -> str:
+    """What an exception from the connection says (no URL; the caller redacts it)."""
+    return _said(exc)
 
 
 def _auth_hint(d: ServerDef) -> str:

@@ -41,13 +41,12 @@ from codebot.mcp.remote import (
     first,
     timed_out,
 )
-from codebot.mcp.session_skills import connect_skills, has_tools, skills_message
+from codebot.mcp.session_http import hold_http, lost_during
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
     from codebot.mcp.connect import Pipe
-    from codebot.mcp.server_skills import ServerSkills
 
 __all__ = ["CallOutcome", "RemoteTool", "SessionServers"]  # the first two from `remote`
 
@@ -80,7 +79,6 @@ class _Link:
     again: bool = False  # and another list_changed came meanwhile
     calls: set[asyncio.Task[Any]] = field(default_factory=set)  # calls in flight
     cut: set[asyncio.Task[Any]] = field(default_factory=set)  # those the exit cancelled
-    skills: ServerSkills | None = None  # its SEP-2640 skills (`session_skills`), if any
 
 
 class SessionServers:
@@ -247,6 +245,8 @@ class SessionServers:
         """Connect, list the tools, then stay connected until stopped or the server exits."""
         from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
 
+        if link.d.transport == "http":  # a connection, not a process (session_http.py)
+            return await hold_http(self, link, epoch)
         d = link.d
         link.log = str(log_path(self.home, d.name))
         stop, settled = link.stop, link.settled
@@ -305,8 +305,7 @@ class SessionServers:
             ) as session:
                 with anyio.fail_after(link.d.startup_timeout):
                     init = await session.initialize()
-                    tools = await self._list(link, session) if has_tools(session) else ()
-                await connect_skills(link, session)
+                    tools = await self._list(link, session)
                 if epoch != link.epoch or exited.is_set():
                     return
                 info = init.server_info
@@ -368,7 +367,6 @@ class SessionServers:
             inner = getattr(message, "root", message)
             if isinstance(inner, ToolListChangedNotification):
                 asyncio.get_running_loop().create_task(self._refresh(link))
-            skills_message(link, inner)
 
         return handle
 
@@ -490,6 +488,8 @@ class SessionServers:
             link.cut.discard(task)
 
     def _exited_during(self, link: _Link) -> CallOutcome:
+        if link.d.transport == "http":
+            return CallOutcome(error=lost_during(link))
         return CallOutcome(
             error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
             "started again on its next use"

@@ -1,16 +1,20 @@
 """A session's servers' SEP-2640 skills (docs/mcp.md, "Skills from servers").
 
-On the servers' own loop (`session_servers`): `connect_skills` builds a ready server's skill
-source (`server_skills.skill_source`, bounded by its startup_timeout; a failed
-`skills/list` is a problem shown with the skills, never a failed server) and keeps it on
-the link; `skills_message` lists them again when the server sends
+`SkillServers` is the session's `LiveServers` with its servers' skills (a subclass, so
+`session_servers.py`, which several changes extend at once, stays as it is). On the
+servers' own loop, when a server connects (stdio or HTTP): its skill source
+(`server_skills.skill_source`, within half its startup_timeout, so a server whose
+`skills/list` hangs still starts; a failed listing is a problem shown with the skills,
+never a failed server); listed again when the server sends
 `notifications/resources/list_changed` (SEP-2640 names no notification of its own; a flood
-costs one listing at a time).
+costs one listing at a time). A server that declares no `tools` (skills only) is not
+asked `tools/list`, which it would answer with "Method not found".
 
 For the session (any loop, any thread): `source_set(servers)` is the `SourceSet` the
 session's catalog joins to every snapshot; each server's skills are a `ServerSource`,
 whose `fetch_body` and `read_file` run on the servers' loop (one hop each way, like
-`SessionServers.call`) and fail with a `SourceError` naming the server when it is down.
+`SessionServers.call`), start a server that went down again (after its backoff, like a
+tool call) and fail with a `SourceError` naming the server when it cannot answer.
 """
 
 from __future__ import annotations
@@ -19,113 +23,114 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from codebot.mcp.live_servers import LiveServers
 
 if TYPE_CHECKING:
     from collections.abc import Hashable
 
     from mcp.client.session import ClientSession
 
-    from codebot.mcp.config import ServerDef
     from codebot.mcp.server_skills import ServerSkills
+    from codebot.mcp.session_servers import RemoteTool, _Link
     from codebot.skills.catalog import SkillSource, SourceSet
     from codebot.skills.files import Spec
 
-__all__ = ["ServerSource", "connect_skills", "has_tools", "skills_message", "source_set"]
+__all__ = ["ServerSource", "SkillServers", "has_tools", "source_set"]
 
 _T = TypeVar("_T")
-
-
-class _Link(Protocol):  # session_servers._Link (not imported: it imports this module)
-    d: ServerDef
-    status: str
-    error: str
-    session: ClientSession | None
-    skills: ServerSkills | None
-    retry_at: float
-    settled: asyncio.Event | None
-
-
-class SessionServers(Protocol):  # what this module reads of session_servers.SessionServers
-    @property
-    def _links(self) -> Mapping[str, _Link]: ...
-    @property
-    def _loop(self) -> asyncio.AbstractEventLoop | None: ...
-    @property
-    def _closed(self) -> bool: ...
-    def names(self) -> list[str]: ...
-    def start(self) -> None: ...
-    def starting(self) -> bool: ...
-    def longest_start(self) -> float: ...
-    def _spawn(self, link: Any) -> None: ...
-
-
-_refreshing: dict[int, bool] = {}  # id(link) -> another list_changed came meanwhile
-_listed = itertools.count(1)
-#: id(source) -> when it was last listed (a global count: a token is never seen twice)
-_stamps: dict[int, int] = {}
-
-
-async def connect_skills(link: _Link, session: ClientSession) -> None:
-    """A server just initialized: its skills, if it declares them (module docstring)."""
-    from codebot.mcp.server_skills import ServerSkills, skill_source
-    from codebot.skills.catalog import SourceError
-
-    d = link.d
-    try:
-        source = await skill_source(session, d.name, timeout=d.startup_timeout)
-    except SourceError as exc:
-        source = ServerSkills(session, d.name, directory_read=False)
-        source.problems = [f"{source.label}: no skills loaded: {exc}"]
-    if source is not None:
-        source.timeout = d.timeout  # each request on invocation, like a tool call
-    if source is not None:
-        _stamps[id(source)] = next(_listed)
-    link.skills = source
+_listed = itertools.count(1)  # stamps: a global count, so a token is never seen twice
 
 
 def has_tools(session: ClientSession) -> bool:
-    """Whether the server declared tools (a SEP-2640 server may declare only skills, and
-    answers `tools/list` with "Method not found")."""
+    """Whether the server declared tools (a SEP-2640 server may declare only skills)."""
     caps = session.server_capabilities
     return caps is None or caps.tools is not None
 
 
-def skills_message(link: _Link, message: object) -> None:
-    """A notification from the server (on its loop): its resources changed → list again."""
-    from mcp_types import ResourceListChangedNotification
+class SkillServers(LiveServers):
+    """The session's servers with their skills (see the module docstring)."""
 
-    if isinstance(message, ResourceListChangedNotification) and link.skills is not None:
-        if id(link) in _refreshing:
-            _refreshing[id(link)] = True
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: server name -> its skill source (kept while it is down: using one restarts it)
+        self.skills: dict[str, ServerSkills] = {}
+        #: server name -> when its skills were last listed (`source_set`'s token)
+        self.skill_stamps: dict[str, int] = {}
+        self._skills_listing: set[str] = set()
+        self._skills_again: set[str] = set()
+
+    async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
+        if has_tools(session):
+            tools = await super()._list(link, session)
+        else:  # skills only: no tools/list; the prompts as LiveServers lists them
+            tools = ()
+            if not link.refreshing:
+                await self._list_prompts(link, session)
+        if not link.refreshing:  # at connect (a tools list_changed lists only the tools)
+            await self._connect_skills(link, session)
+        return tools
+
+    async def _connect_skills(self, link: _Link, session: ClientSession) -> None:
+        from codebot.mcp.server_skills import ServerSkills, skill_source
+        from codebot.skills.catalog import SourceError
+
+        d = link.d
+        try:
+            source = await skill_source(session, d.name, timeout=max(0.5, d.startup_timeout / 2))
+        except SourceError as exc:
+            source = ServerSkills(session, d.name, directory_read=False)
+            source.problems = [f"{source.label}: no skills loaded: {exc}"]
+        if source is None:
+            self.skills.pop(d.name, None)
+        else:
+            source.timeout = d.timeout  # each request on invocation, like a tool call
+            self.skills[d.name] = source
+        self.skill_stamps[d.name] = next(_listed)
+
+    def _handler(self, link: _Link) -> Any:
+        others = super()._handler(link)
+
+        async def handle(message: object) -> None:
+            from mcp_types import ResourceListChangedNotification
+
+            await others(message)
+            inner = getattr(message, "root", message)
+            if isinstance(inner, ResourceListChangedNotification):
+                asyncio.get_running_loop().create_task(self._skills_changed(link))
+
+        return handle
+
+    async def _skills_changed(self, link: _Link) -> None:
+        """List the skills again; a flood of list_changed costs one listing at a time."""
+        from codebot.skills.catalog import SourceError
+
+        name = link.d.name
+        if name in self._skills_listing:
+            self._skills_again.add(name)  # listed once more when the listing ends
             return
-        _refreshing[id(link)] = False
-        asyncio.get_running_loop().create_task(_refresh(link))
-
-
-async def _refresh(link: _Link) -> None:
-    from codebot.skills.catalog import SourceError
-
-    try:
-        while (source := link.skills) is not None and link.session is not None:
-            _refreshing[id(link)] = False
-            try:
-                await source.refresh()
-            except SourceError as exc:
-                source.problems = [f"{source.label}: skills not listed again: {exc}"]
-            _stamps[id(source)] = next(_listed)
-            if not _refreshing.get(id(link)):
-                break
-    finally:
-        _refreshing.pop(id(link), None)
+        self._skills_listing.add(name)
+        try:
+            while (source := self.skills.get(name)) is not None and link.session is not None:
+                self._skills_again.discard(name)
+                try:
+                    await source.refresh()
+                except SourceError as exc:
+                    source.problems = [f"{source.label}: skills not listed again: {exc}"]
+                self.skill_stamps[name] = next(_listed)
+                if name not in self._skills_again:
+                    break
+        finally:
+            self._skills_listing.discard(name)
 
 
 class ServerSource:
     """One server's skills as the session's catalog sees them (a `SkillSource`): always
-    the link's current source, so a restarted server's new listing is the one used."""
+    the server's current source, so a restarted server's new listing is the one used."""
 
-    def __init__(self, servers: SessionServers, name: str) -> None:
+    def __init__(self, servers: SkillServers, name: str) -> None:
         self.servers = servers
         self.server = name
 
@@ -133,17 +138,14 @@ class ServerSource:
     def label(self) -> str:
         return f"mcp:{self.server}"
 
-    def _link(self) -> _Link | None:
-        return self.servers._links.get(self.server)
-
     def specs(self) -> Sequence[Spec]:
-        link = self._link()
-        return link.skills.specs() if link is not None and link.skills is not None else ()
+        source = self.servers.skills.get(self.server)
+        return source.specs() if source is not None else ()
 
     @property
     def problems(self) -> list[str]:
-        link = self._link()
-        return list(link.skills.problems) if link is not None and link.skills else []
+        source = self.servers.skills.get(self.server)
+        return list(source.problems) if source is not None else []
 
     async def fetch_body(self, spec: Spec) -> str:
         """The checked body of one of its skills (`ServerSkills.fetch_body`)."""
@@ -160,22 +162,23 @@ class ServerSource:
         return await (await self._ready()).read_file(spec, path)
 
     async def _ready(self) -> ServerSkills:  # on the servers' loop
-        """The link's source once it is connected: a server that went down is started
+        """The server's source once it is connected: a server that went down is started
         again, as a tool call would (no sooner than its backoff allows)."""
         from codebot.skills.catalog import SourceError
 
-        link = self._link()
-        if link is None or link.skills is None:
+        link = self.servers._links.get(self.server)
+        if link is None or self.server not in self.servers.skills:
             raise SourceError(f"MCP server {self.server!r} has no skills in this session")
         if link.status == "failed" and time.monotonic() >= link.retry_at:
             self.servers._spawn(link)
         if link.status == "starting" and link.settled is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
-        if link.status != "ready" or link.session is None or link.skills is None:
+        source = self.servers.skills.get(self.server)
+        if link.status != "ready" or link.session is None or source is None:
             why = link.error or link.status
             raise SourceError(f"MCP server {self.server!r} is not running ({why}); try again")
-        return link.skills
+        return source
 
     async def _hop(self, coro: Coroutine[Any, Any, _T]) -> _T:
         """Run `coro` on the servers' loop; cancelling this cancels it there."""
@@ -194,7 +197,7 @@ class ServerSource:
         return await asyncio.wrap_future(future)
 
 
-def source_set(servers: SessionServers) -> SourceSet:
+def source_set(servers: SkillServers) -> SourceSet:
     """The `SourceSet` for a session's catalog: the servers that have skills, in their
     order; its token changes when one is listed (again)."""
     from codebot.skills.catalog import SourceSet
@@ -202,12 +205,13 @@ def source_set(servers: SessionServers) -> SourceSet:
     made: dict[str, ServerSource] = {}
 
     def provider() -> tuple[Hashable, Sequence[SkillSource]]:
-        links = [(n, lk) for n, lk in servers._links.items() if lk.skills is not None]
-        token = tuple((n, id(lk.skills), _stamps.get(id(lk.skills))) for n, lk in links)
-        for n, _ in links:
+        skills, stamps = servers.skills, servers.skill_stamps
+        names = [n for n in servers._links if n in skills]
+        token = tuple((n, id(skills.get(n)), stamps.get(n)) for n in names)
+        for n in names:
             if n not in made:
                 made[n] = ServerSource(servers, n)
-        return token, [made[n] for n, _ in links]
+        return token, [made[n] for n in names]
 
     async def settle() -> None:
         """Wait for servers still starting (each bounded by its startup_timeout)."""

@@ -99,9 +99,11 @@ class BuiltinCommands:
 
     def cmd_mcp(self, args: str) -> Reply:
         """`/mcp`: the servers' table; `/mcp probe` / `/mcp reconnect NAME` connect first."""
-        from codebot.ui.mcp_view import run
+        from codebot.agent.session.mcp_setup import servers_of
+        from codebot.ui.mcp_live import run
 
-        text, self.mcp_probes = run(self.settings, args, self.mcp_probes)
+        # The session's live connections when it has servers; else (and for others) probes.
+        text, self.mcp_probes = run(self.settings, args, self.mcp_probes, servers_of(self.session))
         return Reply(text)
 
     # -- models ------------------------------------------------------------------------------

@@ -261,8 +261,10 @@ def complete(
     overrides: Mapping[str, str] | None = None,
     limit: int = 50,
     front: Front = Front.TUI,
+    more: Sequence[Completion] = (),
 ) -> list[Completion]:
-    """Completions for what the person typed after `/` (without the slash)."""
+    """Completions for what the person typed after `/` (without the slash); `more` are
+    further commands (MCP prompts), matched like skills."""
     query = prefix.strip().lower()
     items: list[tuple[float, float, int, str, Completion]] = []
     for i, cmd in enumerate(BUILTINS):
@@ -299,6 +301,9 @@ def complete(
                 ),
             )
         )
+    for c in more:
+        if (s := fuzzy_score(query, c.name)) is not None:
+            items.append((s, 0.0, 1001, c.name, c))
     items.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
     return [t[4] for t in items[:limit]]
 

@@ -110,8 +110,17 @@ class Controller(BuiltinCommands):
 
     def completions(self, prefix: str, limit: int = 50) -> list[commands.Completion]:
         usage = self.session.usage_tracker.scores() if self.session.usage_tracker else {}
+        from codebot.ui.mcp_live import prompt_completions
+
+        more = prompt_completions(self.session)  # `/mcp__server__prompt`
         return commands.complete(
-            prefix, list(self.catalog.snapshot), usage, self.settings.overrides, limit, self.front
+            prefix,
+            list(self.catalog.snapshot),
+            usage,
+            self.settings.overrides,
+            limit,
+            self.front,
+            more,
         )
 
     def context_use(self, *, may_import: bool = True):

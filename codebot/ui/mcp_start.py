@@ -93,26 +93,18 @@ def load(settings: Settings, flag_files: Sequence[Path] = ()) -> McpConfig:
     return load_servers(settings.project_dir, settings.raw, settings.config_path, files)
 
 
-def _standings(settings: Settings, cfg: McpConfig) -> dict[str, tuple[str, bool]]:
+def _standings(settings: Settings, flag_files: Sequence[Path]) -> dict[str, tuple[str, bool]]:
     """{name: (status, approved before as another definition)}."""
-    from codebot.mcp.approval import Approvals, agent_written, standing
+    from codebot.mcp.startable import standings
 
-    approvals = Approvals.load(settings.home)
-    marked = any(s.source == "project" for s in cfg.servers) and agent_written(
-        settings.home, settings.project_dir
-    )
-    out = {}
-    for s in cfg.servers:
-        st = standing(
-            s,
-            project=settings.project_dir,
-            trusted=settings.trusted,
-            approvals=approvals,
-            written_by_agent=marked,
+    found = standings(settings, tuple(flag_files) or None)
+    return {
+        d.name: (
+            st.status,
+            found.approvals.fingerprint_of(settings.project_dir, d.name) is not None,
         )
-        before = approvals.fingerprint_of(settings.project_dir, s.name) is not None
-        out[s.name] = (st.status, before)
-    return out
+        for d, st in found.rows
+    }
 
 
 def pending(settings: Settings, flag_files: Sequence[Path] = ()) -> list[Ask]:
@@ -124,7 +116,7 @@ def pending(settings: Settings, flag_files: Sequence[Path] = ()) -> list[Ask]:
     cfg = load(settings, flag_files)
     if not any(s.source == "project" for s in cfg.servers):
         return []
-    st = _standings(settings, cfg)
+    st = _standings(settings, flag_files)
     return [
         Ask(s, st[s.name][1])
         for s in cfg.servers
@@ -136,9 +128,8 @@ def may_start(settings: Settings, flag_files: Sequence[Path] = ()) -> frozenset[
     """The names of the servers that may start now (approved, valid, trusted)."""
     from codebot.mcp.approval import APPROVED
 
-    cfg = load(settings, flag_files)
     return frozenset(
-        n for n, (status, _) in _standings(settings, cfg).items() if status == APPROVED
+        n for n, (status, _) in _standings(settings, flag_files).items() if status == APPROVED
     )
 
 

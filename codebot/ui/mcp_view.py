@@ -89,31 +89,19 @@ def rows(
 ) -> tuple[list[Row], list[str]]:
     """Every server in force with its standing, a probe's result over it; and the
     problems with whole files (a bad `.mcp.json`, a damaged approvals file, clashes)."""
-    from codebot.mcp.approval import Approvals, agent_written, standing
-    from codebot.mcp.config import load_servers
+    from codebot.mcp.startable import standings
 
-    cfg = load_servers(settings.project_dir, settings.raw, settings.config_path)
-    approvals = Approvals.load(settings.home)
-    marked = any(s.source == "project" for s in cfg.servers) and agent_written(
-        settings.home, settings.project_dir
-    )
+    known = standings(settings)  # the session's --mcp-config files included
     out = []
-    for d in cfg.servers:
-        st = standing(
-            d,
-            project=settings.project_dir,
-            trusted=settings.trusted,
-            approvals=approvals,
-            written_by_agent=marked,
-        )
+    for d, st in known.rows:
         row = Row(d.name, d.source, st.status, d.transport, error=d.error, hint=st.reason)
         found = (probes or {}).get(d.name)
         if found is not None and st.may_start:
             row = _probed(row, found)
         out.append(row)
-    problems = [*cfg.problems, *cfg.clashes]
-    if approvals.warning:
-        problems.append(approvals.warning)
+    problems = [*known.config.problems, *known.config.clashes]
+    if known.warning:
+        problems.append(known.warning)
     return out, problems
 
 

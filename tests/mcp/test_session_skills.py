@@ -13,8 +13,7 @@ from types import MappingProxyType
 import pytest
 
 from codebot.mcp.config import ServerDef, servers_from
-from codebot.mcp.session_servers import SessionServers
-from codebot.mcp.session_skills import source_set
+from codebot.mcp.session_skills import SkillServers, source_set
 from codebot.skills.catalog import SourceError
 from codebot.skills.catalog.snapshot import Snapshot
 
@@ -36,10 +35,10 @@ def received(log: Path, method: str) -> int:
 
 @pytest.fixture
 def servers(codebot_home: Path, project: Path):
-    made: list[SessionServers] = []
+    made: list[SkillServers] = []
 
-    def make(*defs: ServerDef) -> SessionServers:
-        s = SessionServers(list(defs), home=codebot_home, project=project)
+    def make(*defs: ServerDef) -> SkillServers:
+        s = SkillServers(list(defs), home=codebot_home, project=project)
         made.append(s)
         s.start()
         assert s.wait_started()

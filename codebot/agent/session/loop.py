@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls, source_skills
+from codebot.agent.session import hook_calls, mcp_prompts, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -324,7 +324,14 @@ class Session:
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
         path_like = "/" in name and not await source_skills.known(self.catalog, name)
-        if text.startswith("/") and name and not text.startswith("//") and not path_like:
+        prompt = await mcp_prompts.expand(self, text)  # `/mcp__server__prompt args`
+        if isinstance(prompt, mcp_prompts.PromptRefused):
+            record.error, record.error_kind = prompt.message, "skill"
+            self.emit(ev.ErrorEvent(visible(prompt.message), "skill"))
+            return None
+        if prompt is not None:
+            body = prompt
+        elif text.startswith("/") and name and not text.startswith("//") and not path_like:
             result = await self.skills.run_stack(text, turn, record)
             if isinstance(result, InvocationError):
                 record.error, record.error_kind = result.message, "skill"
@@ -344,7 +351,9 @@ class Session:
     async def loop(self, turn: TurnState, record: TurnRecord) -> None:
         """Model requests and tool calls until the model answers without calling a tool."""
         await self.fit.learn_server()  # once: the server's window, before it is measured
-        await self.toolset.ready()  # once: MCP servers still starting, within their timeouts
+        await self.toolset.ready(
+            self.emit
+        )  # once: MCP servers still starting, within their timeouts
         if self.depth == 0:
             self.fit.warn_overhead(turn)
         for _ in range(self.max_steps):

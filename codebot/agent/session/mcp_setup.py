@@ -54,7 +54,7 @@ def _attach(
 ) -> None:
     from codebot.agent.session.context import resolve_window
     from codebot.agent.tools import McpTools
-    from codebot.mcp.session_servers import SessionServers
+    from codebot.mcp.session_skills import SkillServers, source_set
     from codebot.mcp.startable import budget_percent
 
     percent, warning = budget_percent(settings)
@@ -64,7 +64,7 @@ def _attach(
 
     install_handlers()  # from this (usually the main) thread: the servers' cannot
 
-    servers = SessionServers(
+    servers = SkillServers(  # SessionServers with prompts, reconnect and skills
         chosen,
         home=settings.home,
         project=settings.project_dir,
@@ -73,8 +73,6 @@ def _attach(
         untrack=untrack_group,
     )
     # Their SEP-2640 skills join every snapshot of the session's catalog (mcp/session_skills).
-    from codebot.mcp.session_skills import source_set
-
     session.catalog.sources = source_set(servers)
     if not session.interactive:
         servers.start()  # print mode: no paint to wait for

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from codebot.agent.session import events as ev
+from codebot.agent.session.emit import Emit
 from codebot.agent.session.instruction_source import InstructionSource
 from codebot.agent.session.turn import TurnState, render_system
 from codebot.agent.tools import META_TOOLS, McpTools, ToolRegistry
@@ -90,10 +92,12 @@ class Toolset:
         names += META_TOOLS
         return [n for n in names if n not in hidden and self.tool_filter(n)]
 
-    async def ready(self) -> None:
-        """Before the session's first request: MCP servers still starting (mcp_tools.py)."""
+    async def ready(self, emit: Emit) -> None:
+        """Before the session's first request: MCP servers still starting (mcp_tools.py);
+        a warning for each that failed to start."""
         if self.mcp is not None:
-            await self.mcp.ready()
+            for failed in await self.mcp.ready():
+                emit(ev.Notice(failed, "warning"))
 
     def offered(self, name: str, turn: TurnState) -> bool:
         """Whether the model may call `name` in this turn (a skill may hide tools)."""

@@ -245,18 +245,25 @@ class McpTools:
             self._search.describe()
             self.registry.add(self._search)
 
-    async def ready(self) -> None:
+    async def ready(self) -> list[str]:
         """Before the session's first request: wait for the servers still starting (each
-        at most its startup_timeout), off the event loop; later requests never wait."""
-        if self.wait_first:
-            self.wait_first = False
-            import asyncio
-            import time
+        at most its startup_timeout), off the event loop; later requests never wait. A
+        line (escaped) for each server that failed to start, said once."""
+        if not self.wait_first:
+            return []
+        self.wait_first = False
+        import asyncio
+        import time
 
-            self.servers.start()
-            end = time.monotonic() + self.servers.longest_start()
-            while self.servers.starting() and time.monotonic() < end:
-                await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once
+        from codebot.display import visible
+
+        self.servers.start()
+        end = time.monotonic() + self.servers.longest_start()
+        while self.servers.starting() and time.monotonic() < end:
+            await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once
+        rows = self.servers.status()
+        failed = [r for r in rows if r["status"] == "failed"]
+        return [visible(f"MCP server {r['name']} failed to start: {r['error']}") for r in failed]
 
     def summary(self) -> list[str]:
         """`/context`'s lines: the servers, the tools, how many are deferred, renames."""
