@@ -62,6 +62,15 @@ class SkillServers(LiveServers):
         self._skills_listing: set[str] = set()
         self._skills_again: set[str] = set()
 
+    def status(self) -> list[dict[str, object]]:
+        """LiveServers' rows, each with its server's skill count (the live `/mcp`)."""
+        rows = super().status()
+        for row in rows:
+            source = self.skills.get(str(row["name"]))
+            if source is not None:
+                row["skills"] = len(source.specs())
+        return rows
+
     async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
         if has_tools(session):
             tools = await super()._list(link, session)

@@ -252,7 +252,7 @@ def test_line_mode_lists_the_servers_skills_and_shows_a_shadowed_one(
     cmd += ["--api-base", fake_openai.url, "--model", "openai/x", "--plugin-dir", str(plugin)]
     done = subprocess.run(
         cmd,
-        input="/srv:good now\n/skills srv\n/exit\n",
+        input="/srv:good now\n/skills srv\n/mcp\n/exit\n",
         capture_output=True,
         text=True,
         timeout=90,
@@ -260,10 +260,13 @@ def test_line_mode_lists_the_servers_skills_and_shows_a_shadowed_one(
     )
     assert done.returncode == 0, done.stderr
     assert "Write the notes." in sent(fake_openai.requests[0])
-    table = done.stdout[done.stdout.index("/skills srv") :]
+    table = done.stdout[done.stdout.index("/skills srv") : done.stdout.index("> /mcp")]
     assert "srv:good" in table and "mcp:srv" in table
     row = next(line for line in table.splitlines() if "srv:tampered" in line and "mcp" in line)
     assert "shadowed by" in row
+    live = done.stdout[done.stdout.index("> /mcp") :]
+    srv = next(line for line in live.splitlines() if line.startswith("srv "))
+    assert "ready" in srv and srv.split()[-1] == "5", live  # tools, prompts, skills
 
 
 def test_a_server_that_never_answers_is_refused_within_its_timeout(

@@ -57,7 +57,9 @@ def test_a_skills_only_server_is_ready_and_its_skills_join_the_snapshot(
     servers, tmp_path: Path
 ) -> None:
     s = servers(define("srv", "sep2640_server.py", str(tmp_path / "r"), str(tmp_path / "m")))
-    assert s.status()[0]["status"] == "ready"  # no tools capability: no tools/list asked
+    (row,) = s.status()
+    assert row["status"] == "ready"  # no tools capability: no tools/list asked
+    assert row["skills"] == 5 and row["tools"] == 0  # the count the live /mcp shows
     joined = source_set(s).over(EMPTY)
     assert {"srv:good", "srv:tampered", "srv:acme/refunds", "srv:shop/refunds"} <= set(
         names(joined)
