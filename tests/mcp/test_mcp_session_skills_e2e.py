@@ -292,3 +292,37 @@ def test_the_models_skill_search_finds_a_servers_skill(
     assert out.returncode == 0, out.stderr
     result = tool_result(fake_openai.requests[1])
     assert "srv:good" in result and "Format release notes" in result, result
+
+
+def test_an_http_servers_skill_is_invoked_the_same_way(
+    project: Path, fake_openai, tmp_path: Path, write_skill, wait_until
+) -> None:
+    import socket
+
+    served = tmp_path / "served"
+    marker = tmp_path / "http-marker"
+    body = f"Ship over HTTP.\nNow: !`touch {marker}`\n"
+    write_skill(served, "ship", "name: ship\ndescription: Ship it", body)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(tmp_path), "mcp", "serve"]
+    cmd += ["--skills-dir", str(served), "--only-dirs", "--http", str(port)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_until(listening, timeout=30, what="the HTTP server listening")
+        setup(project, tmp_path, {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"})
+        fake_openai.script([skill_call("srv:ship"), {"text": "done"}])
+        out = run(project, fake_openai, "ship it")
+        assert out.returncode == 0, out.stderr
+        result = tool_result(fake_openai.requests[1])
+        assert "Ship over HTTP." in result and "may not run shell commands" in result
+        assert not marker.exists()
+    finally:
+        proc.kill()
+        proc.wait()
