@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls, mcp_prompts
+from codebot.agent.session import hook_calls, mcp_prompts, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -156,6 +156,7 @@ class Session:
             interactive=self.interactive,
             depth=self.depth,
             hooks=self.state.hooks,
+            catalog=self.catalog,
         )
 
     # -- the state front ends read (and the two they swap) ----------------------------
@@ -322,7 +323,7 @@ class Session:
         body = text
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
-        path_like = "/" in name and self.catalog.snapshot.get(name) is None
+        path_like = "/" in name and not await source_skills.known(self.catalog, name)
         prompt = await mcp_prompts.expand(self, text)  # `/mcp__server__prompt args`
         if isinstance(prompt, mcp_prompts.PromptRefused):
             record.error, record.error_kind = prompt.message, "skill"

@@ -54,7 +54,7 @@ def _attach(
 ) -> None:
     from codebot.agent.session.context import resolve_window
     from codebot.agent.tools import McpTools
-    from codebot.mcp.live_servers import LiveServers
+    from codebot.mcp.session_skills import SkillServers, source_set
     from codebot.mcp.startable import budget_percent
 
     percent, warning = budget_percent(settings)
@@ -64,7 +64,7 @@ def _attach(
 
     install_handlers()  # from this (usually the main) thread: the servers' cannot
 
-    servers = LiveServers(  # SessionServers with prompts and reconnect
+    servers = SkillServers(  # SessionServers with prompts, reconnect and skills
         chosen,
         home=settings.home,
         project=settings.project_dir,
@@ -72,6 +72,8 @@ def _attach(
         track=track_group,  # ended at exit and on SIGTERM/SIGHUP like Bash's groups
         untrack=untrack_group,
     )
+    # Their SEP-2640 skills join every snapshot of the session's catalog (mcp/session_skills).
+    session.catalog.sources = source_set(servers)
     if not session.interactive:
         servers.start()  # print mode: no paint to wait for
     session.toolset.mcp = McpTools(

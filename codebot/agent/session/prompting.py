@@ -52,6 +52,7 @@ class Prompter:
         self.usage_tracker = usage_tracker
         self._active_cache: tuple[int, float, frozenset[str]] | None = None
         self._allowed_cache: tuple[object, list[tuple[Spec, Decision]]] | None = None
+        self._sources_settled = False
 
     def active_keys(self) -> frozenset[str]:
         """`paths:` activation, cached for a few seconds per catalog generation."""
@@ -185,5 +186,11 @@ class Prompter:
         session as it was."""
         import asyncio
 
+        sources = self.catalog.sources
+        if sources is not None and not self._sources_settled:
+            # The first listing waits for servers still starting (like their tools), so
+            # their skills are in it; each is bounded by its startup_timeout.
+            self._sources_settled = True
+            await sources.settle()
         listing = await asyncio.to_thread(self.current_listing, request)
         return self.reminders(turn, request, listing)

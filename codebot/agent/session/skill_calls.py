@@ -22,6 +22,11 @@ def meta_subjects(skills: Mapping[str, Spec], name: str, args: Mapping[str, Any]
     if name == SKILL:
         asked = str(args.get("skill", "")).lstrip("/")
         spec = skills.get(normalize_name(asked))
+        if spec is None:  # a plain name reaches a server's `<server>:<name>` (source_set)
+            from codebot.skills.catalog.source_set import plain_matches
+
+            found = plain_matches(skills.values(), asked)
+            spec = found[0] if len(found) == 1 else None
         return [asked, *((spec.name, spec.key) if spec is not None else ())]
     if name == TASK:
         return [str(args.get("agent") or "general")]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from codebot.agent.session import events as ev
+from codebot.agent.session import source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.compact import InForce
 from codebot.agent.session.emit import Emit
@@ -158,6 +159,17 @@ class SkillRunner:
     ) -> Result:
         loop = asyncio.get_running_loop()
         settings = self.state.settings
+        # A server's skill: its plain name resolved, its body fetched and checked.
+        name, refused = await source_skills.resolve(self.catalog, name)
+        body = None
+        if refused is None:
+            body, refused = await source_skills.body_of(
+                self.catalog, name, actor, settings.overrides
+            )
+        if refused is not None:
+            if self.tracer is not None:
+                trace_invocation(self.tracer, refused, actor, name, 0.0)
+            return refused
 
         def approve(command: str) -> str | None:
             # Called from the worker thread the invocation runs in: ask on the event loop.
@@ -186,6 +198,7 @@ class SkillRunner:
             written=frozenset(self.guard.written),
             wrap=self._sandbox_wrapper(),
             env=self.context.env,
+            body=body,
         )
         t0 = time.perf_counter()
         # Shell injections block; run them off the event loop so the UI stays live.

@@ -18,6 +18,7 @@ from codebot.agent.hooks import NO_HOOKS, Hooks, Outcome
 from codebot.agent.model import ToolCall
 from codebot.agent.permissions import Approvals, Verdict
 from codebot.agent.session import events as ev
+from codebot.agent.session import source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter
 from codebot.agent.session.emit import Emit
@@ -28,6 +29,7 @@ from codebot.agent.session.transcript import clean_text
 from codebot.agent.session.turn import TurnRecord, TurnState
 from codebot.agent.tools import META_TOOLS, ToolContext, ToolResult, resolve_path
 from codebot.agent.tools.sandbox_scan import with_masks
+from codebot.skills.catalog import Catalog
 
 WRITING_TOOLS = frozenset({"Write", "Edit"})
 
@@ -50,7 +52,9 @@ class ToolRunner:
         interactive: bool = False,
         depth: int = 0,
         hooks: Hooks = NO_HOOKS,
+        catalog: Catalog | None = None,
     ) -> None:
+        self.catalog = catalog  # its sources' skills' files are read through them
         self.toolset = toolset
         self.approvals = approvals
         self.approver = approver
@@ -111,6 +115,12 @@ class ToolRunner:
             return blocked_result(call.name, pre)
         if call.name in META_TOOLS:
             result = await self.run_meta(call.name, args, turn, record)
+        elif (
+            call.name == "Read"
+            and self.catalog is not None
+            and (routed := await source_skills.read_supporting(self.catalog, args)) is not None
+        ):
+            result = routed  # a server's skill's file (`mcp:<server>/…`), read through it
         else:
             result = await self.run_builtin(call.name, args, turn, call.id, pre=pre)
         return await post_tool(self.hooks, call.name, args, result, turn)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     from codebot.skills.catalog.listing import SKIP_DIRS
     from codebot.skills.catalog.roots import bundled_dir, default_roots, project_root
     from codebot.skills.catalog.snapshot import Change, Snapshot
+    from codebot.skills.catalog.source_set import SourceSet
     from codebot.skills.catalog.sources import (
         SkillSource,
         SourceError,
@@ -37,6 +38,7 @@ _EXPORTS = {
     "SKIP_DIRS": "listing",
     "Snapshot": "snapshot",
     "SourceError": "sources",
+    "SourceSet": "source_set",
     "active_keys": "activation",
     "bundled_dir": "roots",
     "default_path": "index",
@@ -56,6 +58,7 @@ __all__ = [
     "SkillSource",
     "Snapshot",
     "SourceError",
+    "SourceSet",
     "active_keys",
     "bundled_dir",
     "default_path",

@@ -25,6 +25,7 @@ from codebot.skills.catalog.candidate import Candidate
 from codebot.skills.catalog.folder_cache import DirCache
 from codebot.skills.catalog.lookalike import skeleton
 from codebot.skills.catalog.snapshot import Change, Shadowed, Snapshot, diff, patch
+from codebot.skills.catalog.source_set import SourceSet
 from codebot.skills.catalog.twins import (
     name_problem,
     same_source,
@@ -86,14 +87,19 @@ class Catalog:
         #: batches of them while that scan goes on
         self.on_scanned: Callable[[list[Candidate]], None] | None = None
         self.on_found: Callable[[list[Candidate]], None] | None = None
+        #: skills that do not come from folders (a session's MCP servers), joined to every
+        #: snapshot handed out (`source_set`)
+        self.sources: SourceSet | None = None
 
     @property
     def snapshot(self) -> Snapshot:
+        if self.sources is not None:
+            return self.sources.over(self._snapshot)
         return self._snapshot
 
     def load(self) -> Snapshot:
         self.reload()
-        return self._snapshot
+        return self.snapshot
 
     def reload(self, paths: Iterable[Path] | None = None) -> Change:
         """Bring the snapshot up to date. With `paths` (from a watcher), only look there."""
