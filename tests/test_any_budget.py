@@ -225,6 +225,10 @@ ALLOWED: dict[str, tuple[int, str]] = {
         2,
         "a call result and its content blocks (a server's JSON payloads)",
     ),
+    "codebot.mcp.session_skills": (
+        5,
+        "the SDK's session and its notifications (JSON-RPC payloads)",
+    ),
     "codebot.mcp.session_servers": (
         7,
         "the SDK's session, messages and results (JSON-RPC payloads)",
