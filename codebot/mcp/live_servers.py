@@ -152,20 +152,9 @@ class LiveServers(SessionServers):
     async def _get(self, server: str, name: str, arguments: dict[str, str]) -> PromptOutcome:
         from codebot.mcp.connect import said
 
-        link = self._links.get(server)
+        link, why = await self._usable(server, "its next use")
         if link is None:
-            return PromptOutcome(error=f"no MCP server {server} in this session")
-        if link.status == "failed":
-            wait = link.retry_at - time.monotonic()
-            if wait > 0:
-                return PromptOutcome(
-                    error=f"MCP server {server} is down ({link.error}); it is started again "
-                    f"on its next use in {wait:.0f} s or later"
-                )
-            self._spawn(link)
-        if link.status == "starting" and link.settled is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
+            return PromptOutcome(error=why)
         session = link.session
         if link.status != "ready" or session is None:
             return PromptOutcome(error=f"MCP server {server} is not ready: {link.error or 'down'}")

@@ -1,22 +1,13 @@
 """The MCP servers of one session: started in the background, kept connected, called,
-restarted, closed (docs/mcp.md).
+restarted, closed (docs/mcp.md, "Servers in a session").
 
-`SessionServers` runs its own event loop in one daemon thread, so no front end's loop (a
-`-p` turn's `asyncio.run`, line mode's, the TUI's) ever waits for a server: `start()`
-starts them there in parallel (print mode: once the session is built; the TUI and line
-mode: after the first paint), each bounded by its `startup_timeout`, and their tools are
-read from `tools()` by whoever builds the next model request. A call from the agent's
-loop is handed over with one `call_soon_threadsafe` each way; cancelling it (a cancelled
-turn) cancels the SDK's request, which sends `notifications/cancelled` for it.
-
-- A server that exits while a call is in flight: its exit watcher marks it down and cuts
-  the call short at once with an error.
-- A server that is down (exited, failed to start) is started again on its next use, no
-  sooner than its backoff allows (1 s, 2 s, 4 s, ... at most 60 s).
-- `notifications/tools/list_changed` lists the server's tools again.
-- `close()` (at the session's end) kills every server's process group
-  (`connect.open_stdio`); each group is also handed to `track`, whose owner (the agent's
-  `kill_all`) ends it at exit and on SIGTERM/SIGHUP.
+`SessionServers` runs its own event loop in one daemon thread, so no front end's loop ever
+waits for a server. A call from the agent's loop is handed over with one
+`call_soon_threadsafe` each way; cancelling it cancels the SDK's request (which sends
+`notifications/cancelled`). A server that exits mid-call is cut short with an error at
+once and started again on its next use, after its backoff (1, 2, 4 … 60 s);
+`notifications/tools/list_changed` lists its tools again; `close()` kills every process
+group, each also handed to `track` (ended at exit and on SIGTERM/SIGHUP).
 """
 
 from __future__ import annotations
@@ -428,21 +419,29 @@ class SessionServers:
                 loop.call_soon_threadsafe(lambda: [t.cancel() for t in running])
             raise
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    async def _usable(self, server: str, use: str) -> tuple[_Link | None, str]:
+        """The server's link, up if it can be: a failed one started again once its backoff
+        has passed, a starting one waited for. (link, "") or (None, why not)."""
         link = self._links.get(server)
         if link is None:
-            return CallOutcome(error=f"no MCP server {server} in this session")
+            return None, f"no MCP server {server} in this session"
         if link.status == "failed":
             wait = link.retry_at - time.monotonic()
             if wait > 0:
-                return CallOutcome(
-                    error=f"MCP server {server} is down ({link.error}); it is started again "
-                    f"on a call in {wait:.0f} s or later"
+                return None, (
+                    f"MCP server {server} is down ({link.error}); it is started again "
+                    f"on {use} in {wait:.0f} s or later"
                 )
             self._spawn(link)
         if link.status == "starting" and link.settled is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
+        return link, ""
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        link, why = await self._usable(server, "a call")
+        if link is None:
+            return CallOutcome(error=why)
         session, exited = link.session, link.exited
         if link.status != "ready" or session is None or exited is None:
             return CallOutcome(error=f"MCP server {server} is not ready: {link.error or 'down'}")
