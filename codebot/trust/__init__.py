@@ -39,10 +39,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import filelock
-
 from codebot.trust import identity
 from codebot.trust.store_file import Unusable, read_store
+
+
+def _filelock():  # imported when a lock is taken, not at start (~8 ms of every run)
+    import filelock
+
+    return filelock
+
 
 FORMAT = 1
 FILENAME = "trust.json"
@@ -350,7 +355,7 @@ def _update(
     path = trust_file(home)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock = filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT)
+        lock = _filelock().FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT)
         with lock:
             entries, _warnings, damage = _load(path)
             if damage:
@@ -360,7 +365,7 @@ def _update(
             if write_if(result):
                 _write_atomic(path, _encode(new_entries))
             return result
-    except filelock.Timeout:
+    except _filelock().Timeout:
         raise TrustError(
             f"another codebot has held {path}.lock for over {LOCK_TIMEOUT:g} s; try again", "busy"
         ) from None

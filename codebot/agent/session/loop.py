@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls, mcp_prompts, source_skills
+from codebot.agent.session import hook_calls, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -324,7 +324,9 @@ class Session:
         name = text[1:].partition(" ")[0]
         # `/tmp/app.py crashes` is a prompt
         path_like = "/" in name and not await source_skills.known(self.catalog, name)
-        prompt = await mcp_prompts.expand(self, text)  # `/mcp__server__prompt args`
+        from codebot.agent.session import mcp_prompts  # only for `/mcp__server__prompt args`
+
+        prompt = await mcp_prompts.expand(self, text)
         if isinstance(prompt, mcp_prompts.PromptRefused):
             record.error, record.error_kind = prompt.message, "skill"
             self.emit(ev.ErrorEvent(visible(prompt.message), "skill"))

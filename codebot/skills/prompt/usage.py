@@ -34,11 +34,19 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TypeGuard
-
-import filelock
+from typing import TYPE_CHECKING, TypeGuard
 
 from codebot.home import FILE_MODE, private_dir, write_private
+
+if TYPE_CHECKING:
+    import filelock
+
+
+def _filelock():  # imported when a lock is taken, not at start (~8 ms of every run)
+    import filelock
+
+    return filelock
+
 
 FORMAT = 1
 FILENAME = "skill-usage.json"
@@ -191,7 +199,7 @@ class UsageTracker:
                     with _lock(self.path):
                         totals = self._load_locked()
                         stamp = _stamp(self.path)
-                except (OSError, filelock.Timeout) as exc2:
+                except (OSError, _filelock().Timeout) as exc2:
                     self._warn_once(f"usage file {self.path} is unusable ({exc2}); ignoring it")
             else:
                 self._warn_once(f"usage file {self.path} is unusable ({exc}); ignoring it")
@@ -281,7 +289,7 @@ def _dump(totals: _Totals) -> bytes:
 
 def _lock(path: Path) -> filelock.FileLock:
     # The lock file beside the usage file is owner-only too (filelock's default is 0644).
-    return filelock.FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT, mode=FILE_MODE)
+    return _filelock().FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT, mode=FILE_MODE)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -307,7 +315,7 @@ def _aside_name(path: Path) -> Path:
 
 
 def _describe_failure(exc: BaseException, path: Path | None) -> str:
-    if isinstance(exc, filelock.Timeout):
+    if isinstance(exc, _filelock().Timeout):
         return f"another codebot held {path}.lock for more than {LOCK_TIMEOUT:g} s"
     if isinstance(exc, OSError):
         where = exc.filename or path
