@@ -260,6 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_print_mode(args: argparse.Namespace) -> int:
+    from codebot.agent.tools.sandbox import probe_soon
+
+    probe_soon()  # bwrap's probe runs while the rest loads
     from codebot.commands.args import settings_from
     from codebot.ui.print_mode import run_print
 

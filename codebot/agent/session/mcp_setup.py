@@ -21,6 +21,8 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
     TUI and line mode: after the first paint, `start_servers`, or at the first request;
     the first request waits for them, each within its startup_timeout), their tools in
     its registry from then on; what does not start is said."""
+    if not _any_servers(settings):
+        return  # nothing defined anywhere: not even the MCP modules are loaded
     from codebot.mcp.startable import startable
 
     # The TUI and line mode ask about unapproved project servers after the first paint
@@ -29,6 +31,16 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
     notices.extend(said)
     if chosen:
         _attach(session, settings, chosen, notices)
+
+
+def _any_servers(settings: Settings) -> bool:
+    """Whether any server could be defined: a `.mcp.json` in the project, an `mcp` section
+    in the config, or `--mcp-config` files (a cheap look, before any MCP module loads)."""
+    return bool(
+        settings.mcp_configs
+        or settings.raw.get("mcp")
+        or os.path.lexists(settings.project_dir / ".mcp.json")
+    )
 
 
 def admit_approved(session: Session) -> list[str]:

@@ -41,6 +41,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -314,6 +316,30 @@ def _protected_args(policy: SandboxPolicy, roots: list[Path]) -> list[str]:
     return args
 
 
+#: (bwrap's real path, its probe under way) once `probe_soon` has started one.
+_early: tuple[str, Future[Availability]] | None = None
+
+
+def probe_soon() -> None:
+    """Start the probe in a thread now (a front end calls this first thing): bwrap's run
+    (~15 ms, mostly waiting on the child) then overlaps the imports instead of following
+    them; `probe` waits for it."""
+    global _early
+    path = shutil.which("bwrap") if sys.platform.startswith("linux") else None
+    if _early is not None or path is None:
+        return
+    real, done = os.path.realpath(path), Future()
+    _early = (real, done)
+
+    def run() -> None:
+        try:
+            done.set_result(_probe(real))
+        except BaseException as exc:  # said by `probe`, which runs it again itself
+            done.set_exception(exc)
+
+    threading.Thread(target=run, name="codebot-sandbox-probe", daemon=True).start()
+
+
 def probe(bwrap: str | None = None) -> Availability:
     """Whether commands can be sandboxed here; runs `true` in the sandbox once per process."""
     if not sys.platform.startswith("linux"):
@@ -324,7 +350,14 @@ def probe(bwrap: str | None = None) -> Availability:
         return Availability(
             False, f"bwrap not found{where} (install the Debian package bubblewrap)"
         )
-    return _probe(os.path.realpath(path))
+    real = os.path.realpath(path)
+    early = _early
+    if early is not None and early[0] == real:
+        try:
+            return early[1].result(timeout=_PROBE_TIMEOUT + 5)
+        except Exception:
+            pass  # probed again below, where a failure is put into words
+    return _probe(real)
 
 
 @functools.cache
