@@ -34,6 +34,7 @@ Not sandboxed: macOS, Windows, and Linux without a working bwrap (`probe` says w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -316,28 +317,17 @@ def _protected_args(policy: SandboxPolicy, roots: list[Path]) -> list[str]:
     return args
 
 
-#: (bwrap's real path, its probe under way) once `probe_soon` has started one.
-_early: tuple[str, Future[Availability]] | None = None
+_early: dict[str, Future[Availability]] = {}  # bwrap's real path -> its probe under way
 
 
 def probe_soon() -> None:
-    """Start the probe in a thread now (a front end calls this first thing): bwrap's run
-    (~15 ms, mostly waiting on the child) then overlaps the imports instead of following
-    them; `probe` waits for it."""
-    global _early
+    """Start the probe in a thread now (first thing in print mode): bwrap's ~15 ms run
+    overlaps the imports instead of following them; `probe` waits for it."""
     path = shutil.which("bwrap") if sys.platform.startswith("linux") else None
-    if _early is not None or path is None:
-        return
-    real, done = os.path.realpath(path), Future()
-    _early = (real, done)
-
-    def run() -> None:
-        try:
-            done.set_result(_probe(real))
-        except BaseException as exc:  # said by `probe`, which runs it again itself
-            done.set_exception(exc)
-
-    threading.Thread(target=run, name="codebot-sandbox-probe", daemon=True).start()
+    if path is not None and not _early:
+        real = os.path.realpath(path)
+        _early[real] = done = Future()
+        threading.Thread(target=lambda: done.set_result(_probe(real)), daemon=True).start()
 
 
 def probe(bwrap: str | None = None) -> Availability:
@@ -351,12 +341,8 @@ def probe(bwrap: str | None = None) -> Availability:
             False, f"bwrap not found{where} (install the Debian package bubblewrap)"
         )
     real = os.path.realpath(path)
-    early = _early
-    if early is not None and early[0] == real:
-        try:
-            return early[1].result(timeout=_PROBE_TIMEOUT + 5)
-        except Exception:
-            pass  # probed again below, where a failure is put into words
+    with contextlib.suppress(Exception):  # one started early: waited for, not run twice
+        return _early[real].result(timeout=_PROBE_TIMEOUT + 5)
     return _probe(real)
 
 

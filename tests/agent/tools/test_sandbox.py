@@ -608,3 +608,27 @@ def test_programs_under_tmp_on_path_stay_runnable(tmp_path, monkeypatch) -> None
     assert (
         str(tools) in argv and argv.count("/tmp") == 1
     )  # only "--tmpfs /tmp": /tmp itself stays private
+
+
+def test_a_probe_started_early_is_waited_for_not_run_twice(monkeypatch) -> None:
+    import shutil as _shutil
+    import threading as _threading
+
+    from codebot.agent.tools import sandbox as sb
+
+    if _shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed")
+    runs: list[str] = []
+    gate = _threading.Event()
+
+    def slow_probe(bwrap: str) -> sb.Availability:
+        runs.append(bwrap)
+        gate.wait(10)
+        return sb.Availability(True, "", bwrap)
+
+    monkeypatch.setattr(sb, "_probe", slow_probe)
+    monkeypatch.setattr(sb, "_early", {})
+    sb.probe_soon()
+    sb.probe_soon()  # a second call starts nothing more
+    _threading.Timer(0.05, gate.set).start()
+    assert sb.probe().ok and len(runs) == 1
