@@ -36,7 +36,9 @@ def run(project: Path, home: Path, url: str, wire: str) -> subprocess.CompletedP
 
 def _undated(request: dict[str, Any]) -> str:
     """The request as JSON with a conversation summary's `at="YYYY-MM-DD HH:MM"` blanked."""
-    return re.sub(r'at=\\"\d{4}-\d\d-\d\d \d\d:\d\d\\"', 'at=""', json.dumps(request))
+    return re.sub(
+        r'at=\\"\d{4}-\d\d-\d\d \d\d:\d\d\\"', 'at=""', json.dumps(request, sort_keys=True)
+    )
 
 
 SCRIPT: list[dict[str, Any]] = [
