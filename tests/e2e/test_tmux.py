@@ -152,15 +152,15 @@ def test_model_picker_takes_keys_in_a_real_terminal(tmux) -> None:
     t, _ = tmux
     t.wait_for("OFFLINE")
     t.keys("/model", "Enter")
-    picker = lambda: t.screen().split("type to filter", 1)[-1]  # noqa: E731  (the dialog)
-    t.wait_for(r"\(current\)", where=picker)
+    # The dialog's own rows sit inside its inner frame (`▊ ▊ … ▎ ▎`): the /model reply in
+    # the conversation also says "offline  (current)", beside or under it by the layout.
+    option = r"▊ ▊ offline +\(current\)"
+    t.wait_for(option)
     t.type("zq")
-    t.wait_for("zq", where=picker)
-    # nothing matches `zq`: no "(current)" after the filter (anchored on it, so a frame
-    # drawn without the dialog's header, where `picker` is the whole screen, never passes)
-    t.wait_for(r"zq(?![\s\S]*\(current\))", where=picker)
+    t.wait_for(r"▊ ▊ +zq")
+    t.wait_for(rf"^(?![\s\S]*{option})")  # nothing in the dialog matches `zq`
     t.keys("BSpace", "BSpace")
-    t.wait_for(r"\(current\)", where=picker)
+    t.wait_for(option)
     t.keys("Escape")
     wait_gone(t, "type to filter")
     t.type("hello there")
