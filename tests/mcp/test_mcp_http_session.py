@@ -144,8 +144,9 @@ def test_a_cancelled_call_reaches_the_server(servers, http_server, wait_until) -
 
     async def cancel() -> None:
         task = asyncio.ensure_future(s.call("docs", "slow", {}))
-        while "slow started" not in server.notes():
-            await asyncio.sleep(0.02)
+        async with asyncio.timeout(30):  # a poll with an end, never a hang
+            while "slow started" not in server.notes():
+                await asyncio.sleep(0.02)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -200,8 +201,9 @@ def test_a_server_killed_mid_call_is_an_error_then_reconnected_after_backoff(
 
     async def killed_during() -> str:
         task = asyncio.ensure_future(s.call("docs", "slow", {}))
-        while "slow started" not in server.notes():
-            await asyncio.sleep(0.02)
+        async with asyncio.timeout(30):  # a poll with an end, never a hang
+            while "slow started" not in server.notes():
+                await asyncio.sleep(0.02)
         server.proc.send_signal(signal.SIGKILL)
         return (await task).error
 

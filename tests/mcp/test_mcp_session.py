@@ -98,8 +98,9 @@ def test_a_cancelled_turn_sends_notifications_cancelled(
 
     async def turn_then_cancel() -> None:
         task = asyncio.ensure_future(session.run_turn("go"))
-        while not any(m.get("params", {}).get("name") == "hang" for m in received(user_server)):
-            await asyncio.sleep(0.02)
+        async with asyncio.timeout(30):  # a poll with an end, never a hang
+            while not any(m.get("params", {}).get("name") == "hang" for m in received(user_server)):
+                await asyncio.sleep(0.02)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -152,8 +152,9 @@ def test_a_cancelled_call_sends_notifications_cancelled(
     async def cancel() -> None:
         task = asyncio.ensure_future(s.call("raw", "hang", {}))
         await asyncio.sleep(0)
-        while not any(m.get("params", {}).get("name") == "hang" for m in received(tmp_path)):
-            await asyncio.sleep(0.02)
+        async with asyncio.timeout(30):  # a poll with an end, never a hang
+            while not any(m.get("params", {}).get("name") == "hang" for m in received(tmp_path)):
+                await asyncio.sleep(0.02)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
