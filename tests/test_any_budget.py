@@ -28,6 +28,10 @@ ARGS = "tool-call arguments as the model sent them (model payload)"
 # module: (most uses of Any allowed, why its values are a boundary; "not typed yet"
 # marks what is left to type, and why it was not done here)
 ALLOWED: dict[str, tuple[int, str]] = {
+    "codebot.skills.outcome": (
+        5,
+        "a skill's result data: JSON the sub-agent reported, validated against `outputs:`",
+    ),
     "codebot.agent.model.server_window": (
         13,
         "JSON answers of a local server (/props, /v1/models, /api/show) before validation",
