@@ -48,9 +48,19 @@ LAYERS = [
     ("codebot.cli", "codebot.__main__"),
 ]
 # Stages inside a layer, in the order of the flow; modules directly in the layer's package
-# (skills.validate, skills.trace) come after every stage.
+# (skills.validate, skills.trace) come after every stage. `skills.outcome` (the Outcome
+# record every stage and layer carries) imports nothing of codebot: it ranks first.
 STAGES = {
-    "codebot.skills": ("files", "catalog", "watch", "invoke", "route", "prompt"),
+    "codebot.skills": (
+        "outcome",
+        "files",
+        "catalog",
+        "watch",
+        "invoke",
+        "route",
+        "prompt",
+        "workflow",
+    ),
     "codebot.agent": ("model", "tools", "permissions", "hooks", "session"),
 }
 
