@@ -311,7 +311,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
 
         report = spec_report(args.paths or _catalog_skill_folders(settings))
     elif args.paths:
-        report = validate_paths(args.paths)
+        report = validate_paths(args.paths, known=lambda: snapshot(settings).skills)
     else:
         snap = snapshot(settings)
         report = validate_specs(snap, snap.diagnostics)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,9 +176,11 @@ def _check_fields(spec: Spec, add: _Add) -> None:
                 f"tool pattern {tool!r} is malformed",
                 "write a tool name, optionally with (argument pattern), e.g. Bash(git diff:*)",
             )
+    from codebot.skills.workflow.model import KEYS as WORKFLOW_KEYS
+
     for key in spec.extra:
         norm = key.lower().replace("_", "-")
-        if norm not in KNOWN_KEYS:
+        if norm not in KNOWN_KEYS and norm not in WORKFLOW_KEYS:
             add(
                 Severity.INFO,
                 "unknown-key",
@@ -215,7 +217,11 @@ def _check_hints(spec: Spec, add: _Add) -> None:
 
 
 def validate_specs(
-    specs: Iterable[Spec], rejected: Iterable[Diagnostic] = (), *, hints: bool = True
+    specs: Iterable[Spec],
+    rejected: Iterable[Diagnostic] = (),
+    *,
+    hints: bool = True,
+    known: Callable[[], Mapping[str, Spec]] | None = None,
 ) -> Report:
     """Every finding for `specs` and the files that did not load; `hints=False` leaves out
     the INFO findings (and the reads they need), never an error or a warning."""
@@ -230,7 +236,25 @@ def validate_specs(
         )
         diags.extend(check_spec(spec, hints))
     diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
+    diags.extend(_workflow_problems(specs, known))
     return Report(tuple(diags), n)
+
+
+def _workflow_problems(
+    specs: Iterable[Spec], known: Callable[[], Mapping[str, Spec]] | None
+) -> list[Diagnostic]:
+    """`steps:` findings; the step skills are looked up among `specs` and, for files
+    validated outside the catalog, in `known()` (asked only when a workflow is there)."""
+    from codebot.skills.workflow import check_workflows, has_steps
+
+    flows = [s for s in specs if has_steps(s)]
+    if not flows:
+        return []
+    skills = dict(specs.skills) if isinstance(specs, Snapshot) else {}
+    if known is not None:
+        skills.update(known())
+    skills.update((s.key, s) for s in specs if not isinstance(specs, Snapshot))
+    return check_workflows(flows, skills)
 
 
 def _own_skill_file(folder: Path) -> Path | None:
@@ -244,8 +268,11 @@ def _own_skill_file(folder: Path) -> Path | None:
     return None
 
 
-def validate_paths(paths: Iterable[Path]) -> Report:
-    """Validate files or folders given on the command line, outside any catalog."""
+def validate_paths(
+    paths: Iterable[Path], known: Callable[[], Mapping[str, Spec]] | None = None
+) -> Report:
+    """Validate files or folders given on the command line, outside any catalog
+    (`known()`: the catalog's skills, which a workflow's steps may name)."""
     specs: list[Spec] = []
     rejected: list[Diagnostic] = []
     for i, p in enumerate(paths):
@@ -277,7 +304,7 @@ def validate_paths(paths: Iterable[Path]) -> Report:
                     "pass a SKILL.md, a skill folder or a folder of skills",
                 )
             )
-    return validate_specs(specs, rejected)
+    return validate_specs(specs, rejected, known=known)
 
 
 # -- description quality: does the description route well? -----------------------------

@@ -143,8 +143,9 @@ class _Parser:
             return None
         if not isinstance(value, Mapping):
             value = {"attempts": value}
-        attempts = _number(value.get("attempts", Retry.attempts))
-        backoff = _number(value.get("backoff_s", Retry.backoff_s))
+        default = Retry()
+        attempts = _number(value.get("attempts", default.attempts))
+        backoff = _number(value.get("backoff_s", default.backoff_s))
         unknown = sorted(str(k) for k in value if str(k) not in ("attempts", "backoff_s"))
         if (
             attempts is None
@@ -224,6 +225,8 @@ class _Parser:
                 where,
             )
             return None
+        # YAML 1.1 reads a bare `on:` key as the boolean true (kept as "True" in `extra`).
+        raw = {("on" if k is True or k == "True" else k): v for k, v in raw.items()}
         allowed = MEMBER_KEYS if member else STEP_KEYS
         for k in raw:
             if str(k) == "parallel" and member:
