@@ -23,6 +23,7 @@ from codebot.environment import ShellEnv, read_shell_env
 from codebot.home import codebot_home
 from codebot.model_config import ModelSettings, read_model_settings
 from codebot.skills.prompt.listing import MIN_BUDGET, ListingOptions
+from codebot.workflow_config import WorkflowSettings, read_workflow_settings
 
 OVERRIDE_VALUES = ("on", "off", "user-only", "model-only", "name-only")
 #: The project's personal settings (not committed): the skill toggles of `/skills`.
@@ -120,6 +121,7 @@ class Settings:
     requests: ModelSettings = field(default_factory=ModelSettings)
     # `shell.env` of the person's own config (never a project's): variables commands keep or get.
     shell_env: ShellEnv = field(default_factory=ShellEnv)
+    workflow: WorkflowSettings = field(default_factory=WorkflowSettings)  # `workflow:`
 
     @property
     def config_path(self) -> Path:
@@ -354,6 +356,7 @@ def load_settings(
         compaction=compaction,
         requests=requests,
         shell_env=read_shell_env(user_cfg, str(user_path), warnings),
+        workflow=read_workflow_settings(raw, warnings),
         limits=TurnLimits(
             *(
                 num(limits, key, getattr(TurnLimits, key), "limits")

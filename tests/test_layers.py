@@ -38,7 +38,7 @@ LAYERS = [
     ("codebot.shell",),
     ("codebot.skills",),
     ("codebot.trust", "codebot.project_config"),
-    ("codebot.config", "codebot.model_config"),
+    ("codebot.config", "codebot.model_config", "codebot.workflow_config"),
     ("codebot.workspace",),
     # MCP sits beside the agent, below it: the agent may use it, never the other way.
     ("codebot.mcp",),
