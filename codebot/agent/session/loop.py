@@ -296,6 +296,7 @@ class Session:
             record.error, record.error_kind = exc.message, exc.kind
             self.emit(ev.ErrorEvent(exc.message, exc.kind))
         finally:
+            self.skills.end_turn(turn, record)  # the inline skills' outcomes (issue 35)
             if self.transcript is not None:
                 # fsync can take a while on a busy disk: off the event loop; a cancelled
                 # turn does not wait for it, so it ends (and the UI answers) at once.
@@ -389,7 +390,9 @@ class Session:
                 return
             if not completion.tool_calls:
                 event = "Stop" if self.depth == 0 else "SubagentStop"
-                again = await hook_calls.stop_again(self.state.hooks, event, turn)
+                again = turn.outcome_reminder() or await hook_calls.stop_again(
+                    self.state.hooks, event, turn
+                )
                 if again is None:
                     return
                 self.add({"role": "user", "content": again})
@@ -397,12 +400,17 @@ class Session:
             for call in completion.tool_calls:
                 result = await self.tools.run(call, turn, record)
                 self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
-            if turn.stop_reason:  # a hook answered `continue: false`
-                self.emit(
-                    ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning")
-                )
+            if self._ends(turn):
                 return
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
+
+    def _ends(self, turn: TurnState) -> bool:
+        """After a step's tool calls: a hook answered `continue: false`, or a fork's
+        sub-agent reported its outcome (its work is done)."""
+        if turn.stop_reason:
+            self.emit(ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning"))
+            return True
+        return turn.reported()
 
     def _model_for(self, turn: TurnState) -> str:
         return turn.model or self.base_model or self.client.model
@@ -473,5 +481,6 @@ class Session:
         return ToolResult(f"unknown tool {name}", "error")
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
-        """Run a `context: fork` skill's sub-agent; its answer."""
-        return await self.subagents.run_fork(self, inv)
+        """Run a `context: fork` skill's sub-agent; what the caller reads of its outcome."""
+        outcome = await self.subagents.run_fork_outcome(self, inv)
+        return await self.skills.settle(inv, outcome, record)
