@@ -77,6 +77,22 @@ class SkillEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkflowStep:
+    """A workflow step changed state (skills/workflow/engine.py): waiting, running
+    (`elapsed` 0; again with "try n of m" on a retry), ok, failed, partial,
+    needs_confirmation, fallback, skipped or cancelled. `nest` counts the workflows
+    around this one (0: the workflow invoked); `detail` is a short text."""
+
+    workflow: str
+    step: str
+    state: str
+    elapsed: float = 0.0
+    detail: str = ""
+    nest: int = 0
+    depth: int = 0  # the session's, as for every event
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something worth a line in the UI that is not part of the conversation."""
 
@@ -106,6 +122,7 @@ Event = (
     | ToolFinished
     | SkillActivated
     | SkillEnded
+    | WorkflowStep
     | Notice
     | ErrorEvent
     | TurnEnded

@@ -340,7 +340,7 @@ class Session:
                 record.error, record.error_kind = result.message, "skill"
                 self.emit(ev.ErrorEvent(result.message, "skill"))
                 return None
-            if result.mode == "fork":
+            if result.mode != "inline":  # a fork or a workflow
                 answer = await self.fork(result, record)
                 self.add({"role": "user", "content": text})
                 self.add({"role": "assistant", "content": answer})
@@ -463,7 +463,7 @@ class Session:
             )
             if isinstance(result, InvocationError):
                 return ToolResult(result.message, "error")
-            if result.mode == "fork":
+            if result.mode != "inline":  # a fork or a workflow
                 return self.budgeter.budget_result(await self.fork(result, record))
             return ToolResult(result.prompt)
         if name == SKILL_SEARCH:
@@ -482,5 +482,9 @@ class Session:
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
         """Run a `context: fork` skill's sub-agent; what the caller reads of its outcome."""
+        if inv.mode == "workflow":  # steps: codebot runs them (workflow_runs.py)
+            from codebot.agent.session.workflow_runs import run_workflow
+
+            return await run_workflow(self, inv, record)
         outcome = await self.subagents.run_fork_outcome(self, inv)
         return await self.skills.settle(inv, outcome, record)

@@ -31,6 +31,7 @@ from codebot.skills.files.outputs import contract_of
 from codebot.skills.invoke import Actor, Invocation, Request, may_grant, process_invocation
 from codebot.skills.invoke.invocation import InvocationError
 from codebot.skills.outcome import Outcome, Status
+from codebot.skills.workflow import has_steps
 
 if TYPE_CHECKING:
     from codebot.skills.prompt import UsageTracker
@@ -65,6 +66,11 @@ def stack_problem(specs: Sequence[Spec], trusted: bool) -> str | None:
     if len(specs) > MAX_STACK:
         return f"at most {MAX_STACK} skills can be stacked in one message; {len(specs)} were given"
     for spec in specs:
+        if has_steps(spec):
+            return (
+                f"skill {spec.name!r} is a workflow (steps:) and cannot be stacked with others; "
+                f"send /{spec.name} on its own"
+            )
         if spec.context == "fork":
             return (
                 f"skill {spec.name!r} runs as a sub-agent (context: fork) and cannot be stacked "
@@ -160,8 +166,17 @@ class SkillRunner:
         )
 
     async def invoke_skill(
-        self, name: str, args: str, actor: Actor, turn: TurnState, record: TurnRecord
+        self,
+        name: str,
+        args: str,
+        actor: Actor,
+        turn: TurnState,
+        record: TurnRecord,
+        *,
+        fork: bool = False,
     ) -> Result:
+        """Invoke a skill. Its mode: "workflow" when it has `steps:` (codebot runs them),
+        "fork" when it says so or `fork` is set (a workflow's step), else "inline"."""
         loop = asyncio.get_running_loop()
         settings = self.state.settings
         # A server's skill: its plain name resolved, its body fetched and checked.
@@ -216,6 +231,9 @@ class SkillRunner:
             trace_invocation(self.tracer, result, actor, name, ms)
         if isinstance(result, InvocationError):
             return result
+        mode = "workflow" if has_steps(result.spec) else "fork" if fork else result.mode
+        if mode != result.mode:  # a workflow's own grants apply to nothing: its steps have theirs
+            result = dataclasses.replace(result, mode=mode)
         return await self._activated(result, actor, turn, record)
 
     async def _activated(

@@ -38,6 +38,9 @@ WAITING, RUNNING, OK, FAILED, FALLBACK, SKIPPED, CANCELLED = (
     "cancelled",
 )
 
+#: Seconds the engine waits past a step's timeout before it cancels the runner itself.
+GRACE_S = 0.5
+
 
 class StepRunner(Protocol):
     """Runs one skill as a fork with these arguments; its outcome. The engine enforces
@@ -348,7 +351,9 @@ class _Run:
         try:
             if timeout is None:
                 return await self.e.runner(skill.name, args, None)
-            async with asyncio.timeout(timeout):
+            # The runner is told the timeout and stops its sub-agent itself; the engine's own
+            # deadline, a little later, is the backstop for a runner that does not.
+            async with asyncio.timeout(timeout + GRACE_S):
                 return await self.e.runner(skill.name, args, timeout)
         except TimeoutError:
             return Outcome(Status.FAILED, f"timed out after {timeout:g} s", timed_out=True)
