@@ -242,8 +242,25 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         say(
             f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}"
         )
+    _show_workflow(spec)
     say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
     return 0
+
+
+def _show_workflow(spec: Spec) -> None:
+    """A workflow skill's steps as a tree (or why they cannot run)."""
+    from codebot.skills.workflow import draw_tree, has_steps, workflow_of
+
+    if not has_steps(spec):
+        return
+    wf, problems = workflow_of(spec)
+    if wf is None:
+        say("\n--- steps: cannot run ---")
+        for p in problems:
+            say(f"  {p.message}" + (f" — {p.hint}" if p.hint else ""))
+        say(f"check with: codebot skills validate {spec.path}")
+        return
+    say("\n--- steps ---\n" + "\n".join(draw_tree(wf)))
 
 
 def _not_loaded(args: argparse.Namespace, snap: Snapshot) -> int:

@@ -45,7 +45,7 @@ def project(project: Path, write_skill) -> Path:
         skills,
         "flow",
         "description: Three steps with a fallback. Not for anything else.\n"
-        f"model: openai/workflow-model\nallowed-tools: Bash\n"
+        "model: openai/workflow-model\nallowed-tools: Bash\n"
         "steps:\n"
         '  - id: a\n    skill: one\n    args: "{{ args }}"\n'
         '  - id: b\n    skill: two\n    args: "{{ steps.a.data.n }}"\n'

@@ -26,7 +26,7 @@ def _action(act: object) -> str:
 def _line(step: Step) -> str:
     parts = [visible(step.id)]
     if step.parallel:
-        parts.append(f"parallel ({len(step.parallel)} at once)")
+        parts.append(f"parallel, {len(step.parallel)} members")
     else:
         parts.append(visible(step.skill or ""))
     if step.args:

@@ -22,6 +22,7 @@ from codebot.ui.approval_reason import always_line, why_asked
 from codebot.ui.calls import tool_summary
 from codebot.ui.change_diff import SHOWN_LINES, change_diff
 from codebot.ui.line.wrap import Wrapper, wrap_text
+from codebot.ui.workflow_steps import step_line
 
 if TYPE_CHECKING:
     from codebot.agent.permissions import ApprovalRequest
@@ -184,6 +185,8 @@ class Renderer:
             self._tool_finished(e, indent)
         elif isinstance(e, ev.SkillActivated):
             sink.line(f"{indent}{skill_line(e)}")
+        elif isinstance(e, ev.WorkflowStep):
+            sink.line(clip(f"{indent}{step_line(e)}", width() - 1))
         elif isinstance(e, ev.Notice):
             self.prose(("warning: " if e.level == "warning" else "note: ") + e.text)
         elif isinstance(e, ev.ErrorEvent):

@@ -25,6 +25,7 @@ from codebot.agent.session import events as ev
 from codebot.display import strip_escapes, visible
 from codebot.ui.change_diff import change_diff
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
+from codebot.ui.tui.workflow_rows import StepRows
 
 if TYPE_CHECKING:  # the Markdown widget (markdown-it) loads after the first paint
     from textual.widgets import Markdown
@@ -156,6 +157,7 @@ class Conversation(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._tools: dict[str, ToolCall] = {}
         self._content_height = 0  # the content's height when last seen (watch_virtual_size)
+        self._steps = StepRows(self.mount)  # a workflow's steps, rewritten as they run
 
     def now(self) -> float:
         """The app's clock (`clock` on the app; snapshot tests stop it), else monotonic."""
@@ -165,6 +167,7 @@ class Conversation(VerticalScroll):
 
     def tick(self) -> None:
         """Move the seconds of the tools that are running (called by the turn's ticker)."""
+        self._steps.tick(self.now())
         if self._tools:
             now = self.now()
             for view in self._tools.values():
@@ -230,6 +233,10 @@ class Conversation(VerticalScroll):
             "skill nested" if event.depth else "skill",
         )
 
+    async def _workflow_step(self, event: ev.WorkflowStep) -> None:
+        await self.end_stream()
+        await self._steps.show(event, self.now())
+
     async def _notice(self, event: ev.Notice) -> None:
         await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
 
@@ -242,6 +249,7 @@ class Conversation(VerticalScroll):
         for view in self._tools.values():  # cancelled or failed while running: no result comes
             view.stop()
         self._tools.clear()
+        self._steps.clear()  # a cancelled workflow's steps said so; their seconds stop
         if event.cancelled:
             await self.add_line("cancelled", "warning")
 
@@ -289,6 +297,7 @@ class Conversation(VerticalScroll):
     async def clear(self) -> None:
         await self.end_stream()
         self._tools.clear()
+        self._steps.clear()
         await self.remove_children()
         self.anchor(False)
 
@@ -301,6 +310,7 @@ _SHOWN: tuple[tuple[type, Callable[[Conversation, Any], Awaitable[None]]], ...] 
     (ev.ToolOutput, Conversation._tool_output),
     (ev.ToolFinished, Conversation._tool_finished),
     (ev.SkillActivated, Conversation._skill_activated),
+    (ev.WorkflowStep, Conversation._workflow_step),
     (ev.Notice, Conversation._notice),
     (ev.ErrorEvent, Conversation._error),
     (ev.TurnEnded, Conversation._turn_ended),
