@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jinja2 import nodes
+    from jinja2.environment import Template, TemplateExpression
     from jinja2.runtime import Context
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -126,6 +127,17 @@ def step_refs(text: str) -> Iterator[str]:
             yield node.arg.value
 
 
+@functools.lru_cache(maxsize=512)
+def _compiled(text: str) -> Template:
+    """A template compiled once per text (a workflow's steps run the same ones again)."""
+    return environment().from_string(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _expression(text: str) -> TemplateExpression:
+    return environment().compile_expression(text, undefined_to_none=False)
+
+
 def render(text: str, context: Mapping[str, object]) -> str:
     """`text` rendered over `context` (`args`, `steps`); TemplateError on an undefined
     name (it is named), a refused attribute, a syntax error or a result too long."""
@@ -134,7 +146,7 @@ def render(text: str, context: Mapping[str, object]) -> str:
     if "{" not in text:
         return text  # no template syntax: the text as written, at no cost
     try:
-        out = environment().from_string(text).render(context)
+        out = _compiled(text).render(context)
     except JinjaError as exc:
         raise TemplateError(_describe(exc)) from None
     except (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError) as exc:
@@ -154,8 +166,7 @@ def condition(text: str, context: Mapping[str, object]) -> bool:
     m = _EXPR_ONLY.match(text)
     if m and "{{" not in m["expr"] and "}}" not in m["expr"]:
         try:
-            expr = environment().compile_expression(m["expr"], undefined_to_none=False)
-            return bool(expr(**context))
+            return bool(_expression(m["expr"])(**context))
         except JinjaError as exc:
             raise TemplateError(_describe(exc)) from None
         except (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError) as exc:
