@@ -314,6 +314,7 @@ def load_settings(
     windows, window = _context_windows(raw.get("model_context_window"), warnings)
     compaction = _compaction(raw, warnings)
     requests = read_model_settings(raw, warnings)
+    workflow = read_workflow_settings(raw, warnings)
     return Settings(
         home=home,
         cwd=cwd,
@@ -356,7 +357,7 @@ def load_settings(
         compaction=compaction,
         requests=requests,
         shell_env=read_shell_env(user_cfg, str(user_path), warnings),
-        workflow=read_workflow_settings(raw, warnings),
+        workflow=workflow,
         limits=TurnLimits(
             *(
                 num(limits, key, getattr(TurnLimits, key), "limits")

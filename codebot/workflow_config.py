@@ -54,4 +54,8 @@ def read_workflow_settings(raw: Mapping[str, object], warnings: list[str]) -> Wo
             )
             continue
         out[key] = kind(value)
-    return WorkflowSettings(**out)
+    default = WorkflowSettings()
+    return WorkflowSettings(
+        default_timeout=float(out.get("default_timeout", default.default_timeout)),
+        max_parallel=int(out.get("max_parallel", default.max_parallel)),
+    )

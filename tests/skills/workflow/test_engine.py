@@ -314,3 +314,16 @@ async def test_a_runner_that_raises_fails_only_its_step() -> None:
         wf([{"id": "a", "skill": "one", "on": {"failed": "continue"}}]), ""
     )
     assert out.status is Status.PARTIAL and "kaput" in out.data["steps"]["a"]["summary"]
+
+
+async def test_values_are_never_rendered_again() -> None:
+    """What a person or a sub-agent wrote (`args`, a summary) is inserted as text: a
+    template inside it is not evaluated."""
+    runner = Runner(one=Outcome(Status.SUCCESS, "{{ ''.__class__ }} {{ 7 * 7 }}"))
+    steps = [
+        {"id": "a", "skill": "one", "args": "{{ args }}"},
+        {"id": "b", "skill": "two", "args": "{{ steps.a.summary }}"},
+    ]
+    out = await engine(runner).run(wf(steps), "{{ 6 * 7 }}")
+    assert out.status is Status.SUCCESS
+    assert runner.calls == [("one", "{{ 6 * 7 }}"), ("two", "{{ ''.__class__ }} {{ 7 * 7 }}")]
