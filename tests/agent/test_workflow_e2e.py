@@ -220,3 +220,61 @@ def test_needs_confirmation_in_print_mode_exits_3_with_the_question(
     assert out["needs_confirmation"]["skill"] == "careful"
     assert "delete 3 branches?" in out["needs_confirmation"]["question"]
     assert not with_body(fake_openai, "THREE-BODY")
+
+
+def test_cancelling_the_turn_cancels_every_running_step(fake_openai, project: Path) -> None:
+    fake_openai.script(
+        [
+            {"match": "for left", "text": "x", "stall": 5},
+            {"match": "for right", "text": "x", "stall": 5},
+        ]
+    )
+    events: list = []
+    session = session_for(project, fake_openai, events)
+
+    async def go() -> None:
+        task = asyncio.create_task(session.run_turn("/fan"))
+        for _ in range(400):  # both members' sub-agents have asked the model
+            if len(fake_openai.requests) >= 2:
+                break
+            await asyncio.sleep(0.025)
+        assert len(fake_openai.requests) == 2
+        task.cancel()  # what Esc does to the turn
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(go())
+    finally:
+        session.transcript.close()
+    cancelled = {e.step for _, e in steps_of(events) if e.state == "cancelled"}
+    assert cancelled == {"both-1", "both-2"}
+    assert any(isinstance(e, ev.TurnEnded) and e.cancelled for _, e in events)
+
+
+@pytest.mark.parametrize("allow", [True, False])
+def test_ask_asks_the_person_in_an_interactive_session(
+    fake_openai, project: Path, allow: bool
+) -> None:
+    from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+
+    fake_openai.script(
+        [
+            outcome_call("ONE-BODY", status="needs_confirmation", summary="drop the cache?"),
+            outcome_call("THREE-BODY", status="success", summary="after"),
+        ]
+    )
+    asked: list[ApprovalRequest] = []
+    settings = load_settings(cwd=project, model=MODEL, api_base=fake_openai.url, trust=True)
+
+    def emit(e: Any) -> None:
+        if isinstance(e, ApprovalRequest):
+            asked.append(e)
+            e.future.set_result(ApprovalAnswer.ALLOW_ONCE if allow else ApprovalAnswer.DENY)
+
+    session = build_session(settings, open_catalog(settings), emit=emit, interactive=True)
+    rec = run(session, "/careful")
+    assert len(asked) == 1 and "drop the cache?" in asked[0].reason
+    assert bool(with_body(fake_openai, "THREE-BODY")) is allow
+    status = next(s for s in rec.skills if s["name"] == "careful")["status"]
+    assert status == ("partial" if allow else "failed")
