@@ -278,3 +278,26 @@ def test_ask_asks_the_person_in_an_interactive_session(
     assert bool(with_body(fake_openai, "THREE-BODY")) is allow
     status = next(s for s in rec.skills if s["name"] == "careful")["status"]
     assert status == ("partial" if allow else "failed")
+
+
+def test_stream_json_carries_the_step_events(fake_openai, project: Path) -> None:
+    fake_openai.script(
+        [
+            outcome_call("ONE-BODY", status="success", summary="first"),
+            outcome_call("THREE-BODY", status="success", summary="second"),
+        ]
+    )
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "--trust", "-p", "/careful"]
+    cmd += ["--output-format", "stream-json", "--api-base", fake_openai.url, "--model", MODEL]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=90, cwd=project)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    steps = [(x["step"], x["state"]) for x in lines if x["type"] == "WorkflowStep"]
+    assert steps == [
+        ("ask", "waiting"),
+        ("after", "waiting"),
+        ("ask", "running"),
+        ("ask", "ok"),
+        ("after", "running"),
+        ("after", "ok"),
+    ]
