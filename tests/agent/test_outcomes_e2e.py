@@ -116,9 +116,7 @@ def test_a_sub_agent_that_stops_without_an_outcome_is_partial(fake_openai, proje
         ]
     )
     codebot(project, "-p", "hello", url=fake_openai.url)
-    r = codebot(
-        project, "-p", "look", "--continue", "--output-format", "json", url=fake_openai.url
-    )
+    r = codebot(project, "-p", "look", "--continue", "--output-format", "json", url=fake_openai.url)
     assert r.returncode == 0, r.stderr
     (skill,) = json.loads(r.stdout)["skills"]
     assert skill["status"] == "partial" and skill["note"] == "no outcome reported"

@@ -51,11 +51,12 @@ def entry_update(record: TurnRecord, name: str, outcome: Outcome) -> None:
     """Add the outcome to the turn record's entry for this run (the last one of that name
     without one), so `-p --output-format json` shows `skills: [{name, status, summary, ms}]`
     beside the fields it always had."""
-    for entry in reversed(record.skills):
-        if entry.get("name") == name and "status" not in entry:
+    entry: dict[str, object] = {"name": name}
+    for old in reversed(record.skills):
+        if old.get("name") == name and "status" not in old:
+            entry = old
             break
     else:
-        entry = {"name": name}
         record.skills.append(entry)
     entry.update(status=outcome.status.value, summary=outcome.summary, ms=round(outcome.ms, 1))
     if outcome.timed_out:
