@@ -4,7 +4,9 @@ and an inline run's outcome from how its turn ended."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from typing import TYPE_CHECKING
 
 from codebot.agent.session.outcomes import OutcomeSink, shorten
@@ -24,6 +26,7 @@ def mark_fields(inv: Invocation, mode: str, outcome: Outcome, depth: int) -> dic
     """The `skill_outcome` record: who ran what with which arguments (shortened), and how
     it ended; data only when small (its size otherwise)."""
     fields: dict[str, object] = {
+        "time": round(time.time(), 3),
         "name": inv.spec.name,
         "actor": inv.decision.actor.value,
         "mode": mode,
@@ -41,7 +44,7 @@ def mark_fields(inv: Invocation, mode: str, outcome: Outcome, depth: int) -> dic
             fields["data"] = outcome.data
         else:
             fields["data_chars"] = len(data)
-    for key in ("note", "errors"):
+    for key in ("note", "errors", "tries", "attempt"):
         if key in outcome.extra:
             fields[key] = outcome.extra[key]
     return fields
@@ -71,7 +74,8 @@ def turn_outcome(sink: OutcomeSink | None, record: TurnRecord) -> Outcome:
     """An inline run's outcome: what it reported; else failed when the turn was cancelled
     or failed; else what a required report left (`partial`), or success."""
     if sink is not None and sink.outcome is not None:
-        return sink.outcome
+        extra = {**sink.outcome.extra, "tries": sink.tries} if sink.tries > 1 else None
+        return sink.outcome if extra is None else dataclasses.replace(sink.outcome, extra=extra)
     if record.cancelled:
         return Outcome(Status.FAILED, "cancelled")
     if record.error:
