@@ -128,3 +128,43 @@ async def test_skill_outcome_is_offered_only_while_a_run_waits_for_one(project: 
     await session.run_turn("/note")
     names = [t["function"]["name"] for t in model.requests[0].tools]
     assert "SkillOutcome" not in names
+
+
+async def test_an_inline_question_is_asked_and_the_answer_is_the_tools_result(
+    project: Path, write_skill
+) -> None:
+    write_skill(
+        project / ".codebot" / "skills",
+        "prune",
+        "description: Prune old notes inline. Not for code.\noutcome: required",
+        "PRUNE-BODY",
+    )
+    from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+
+    asked: list[ApprovalRequest] = []
+
+    def emit(e: Any) -> None:
+        if isinstance(e, ApprovalRequest):
+            asked.append(e)
+            e.denial = "keep the 2024 ones"
+            assert e.future is not None
+            e.future.set_result(ApprovalAnswer.DENY)
+
+    model = ScriptedModel(
+        [
+            outcome_call(status="needs_confirmation", summary="Prune 12 notes?"),
+            outcome_call(status="success", summary="pruned 10"),
+            "done",
+        ]
+    )
+    settings = load_settings(cwd=project, trust=True)
+    session = build_session(
+        settings, open_catalog(settings), client=model, emit=emit, interactive=True
+    )
+    record = await session.run_turn("/prune")
+    (request,) = asked
+    assert request.tool == "SkillOutcome" and request.arguments["question"] == "Prune 12 notes?"
+    assert request.always == ()  # a question is never answered for the session or always
+    answer = [m for m in model.requests[1].messages if m["role"] == "tool"][-1]["content"]
+    assert "answered: no: keep the 2024 ones" in answer
+    assert record.skills[0]["status"] == "success" and record.skills[0]["summary"] == "pruned 10"
