@@ -175,8 +175,9 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.agent.session.outcomes": (
-        1,
-        "the SkillOutcome tool's schema, sent to the provider (JSON Schema)",
+        2,
+        "the SkillOutcome tool's schema, sent to the provider (JSON Schema), and the model's "
+        "parsed `data` handed to jsonschema",
     ),
     "codebot.agent.session.toolset": (
         3,

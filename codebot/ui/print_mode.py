@@ -96,16 +96,6 @@ def question(record: TurnRecord) -> dict[str, str] | None:
     return None
 
 
-def ended_line(e: ev.SkillEnded) -> str:
-    """A `SkillEnded` event as one line (summary shortened, control characters escaped)."""
-    from codebot.agent.session.outcomes import shown
-
-    took = f" · {e.ms / 1000:.1f} s" if e.ms >= 100 else ""
-    timed = " (timed out)" if e.timed_out else ""
-    summary = f": {shown(e.summary)}" if e.summary else ""
-    return f"[skill {shown(e.name, 80)} {e.status}{timed}{took}]{summary}"
-
-
 def _say(text: str) -> None:
     """One line for the person on stderr. Skill names, notices, commands and provider
     errors can carry terminal escapes; none reaches the terminal (`strip_escapes`)."""
@@ -236,7 +226,9 @@ def _emitter(output_format: str, answer: _Answer) -> Emit:
             elif isinstance(e, ev.SkillActivated):
                 _say(f"[skill {e.name} · {e.mode} · {e.actor}]")
             elif isinstance(e, ev.SkillEnded):
-                _say(ended_line(e))
+                from codebot.ui.activation import ended_line
+
+                _say(f"[{ended_line(e)}]")
             elif isinstance(e, ev.Notice):
                 _say(f"codebot: {e.text}")
         if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":

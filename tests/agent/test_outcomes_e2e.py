@@ -116,9 +116,7 @@ def test_a_sub_agent_that_stops_without_an_outcome_is_partial(fake_openai, proje
         ]
     )
     codebot(project, "-p", "hello", url=fake_openai.url)
-    r = codebot(
-        project, "-p", "look", "--continue", "--output-format", "json", url=fake_openai.url
-    )
+    r = codebot(project, "-p", "look", "--continue", "--output-format", "json", url=fake_openai.url)
     assert r.returncode == 0, r.stderr
     (skill,) = json.loads(r.stdout)["skills"]
     assert skill["status"] == "partial" and skill["note"] == "no outcome reported"
@@ -187,4 +185,88 @@ def test_hostile_summary_is_escaped_and_huge_data_is_refused(fake_openai, projec
     assert r.returncode == 0, r.stderr
     assert "characters as JSON; at most" in tool_results(fake_openai.requests[1])[-1]
     assert "\x1b" not in r.stderr and "\x07" not in r.stderr
-    assert "[skill counter success" in r.stderr and "ok\\x1b[2J\\x07done" in r.stderr
+    assert "[skill counter ended: success" in r.stderr and "ok\\x1b[2J\\x07done" in r.stderr
+
+
+def cli(project: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=project)
+
+
+def test_skills_stats_and_runs_count_what_ran(fake_openai, project: Path, codebot_home) -> None:
+    fake_openai.script(
+        [
+            outcome_call(status="success", summary="bad", data={"count": -1}),
+            outcome_call(status="success", summary="three", data={"count": 3}),
+            outcome_call(status="failed", summary="broke\x1b[31m", data={"count": 1}),
+            outcome_call(status="needs_confirmation", summary="sure?", data={"count": 2}),
+            {"text": "looked around"},
+        ]
+    )
+    assert codebot(project, "-p", "/counter a", url=fake_openai.url).returncode == 0
+    assert codebot(project, "-p", "/counter b", url=fake_openai.url).returncode == 0
+    assert codebot(project, "-p", "/counter c\x07d", url=fake_openai.url).returncode == 3
+    assert codebot(project, "-p", "/plain", url=fake_openai.url).returncode == 0
+    sessions = sorted((codebot_home / "sessions").glob("*.jsonl"))
+    with sessions[0].open("a") as fh:  # damaged records are skipped, never fatal
+        fh.write('{"type": "skill_outcome", "name": 3}\n{"type": "skill_outcome", "ti\n')
+
+    stats = cli(project, "skills", "stats", "--json", "--since", "1h")
+    assert stats.returncode == 0, stats.stderr
+    outcomes = json.loads(stats.stdout)["outcomes"]
+    counter, plain = outcomes["counter"], outcomes["plain"]
+    assert counter["calls"] == 3 and counter["retries"] == 1 and counter["timeouts"] == 0
+    assert counter["outcomes"] == {
+        "success": 1,
+        "failed": 1,
+        "partial": 0,
+        "needs_confirmation": 1,
+    }
+    assert counter["last_failure"]["summary"] == "broke\x1b[31m"
+    assert counter["p50_ms"] > 0 and counter["p95_ms"] >= counter["p50_ms"]
+    assert plain["calls"] == 1 and plain["outcomes"]["partial"] == 1
+    table = cli(project, "skills", "stats")
+    assert "Outcomes (from the transcripts)" in table.stdout and "\x1b" not in table.stdout
+    assert "broke\\x1b[31m" in table.stdout
+
+    runs = json.loads(cli(project, "skills", "runs", "--json").stdout)
+    assert [(r["name"], r["status"], r["args"]) for r in runs] == [
+        ("plain", "partial", ""),
+        ("counter", "needs_confirmation", "c\x07d"),
+        ("counter", "failed", "b"),
+        ("counter", "success", "a"),
+    ]
+    assert all(r["actor"] == "human" and r["ms"] > 0 for r in runs)
+    failed = cli(project, "skills", "runs", "counter", "--failed")
+    assert failed.returncode == 0 and "broke\\x1b[31m" in failed.stdout
+    assert "three" not in failed.stdout and "2 unreadable" in failed.stdout
+    shown = cli(project, "skills", "runs").stdout
+    assert "c\\x07d" in shown and "\x07" not in shown
+    assert (
+        cli(project, "skills", "runs", "--since", "1h", "--json").stdout
+        == json.dumps(runs, indent=2, ensure_ascii=False) + "\n"
+    )
+    assert (
+        json.loads(cli(project, "skills", "stats", "--json", "--since", "0s").stdout)["outcomes"]
+        == {}
+    )
+
+
+def test_a_bad_since_is_refused_with_how_to_write_it(project: Path) -> None:
+    for command in (("skills", "runs"), ("skills", "stats")):
+        r = cli(project, *command, "--since", "last week")
+        assert r.returncode == 2 and "--since 'last week'" in r.stderr and "7d" in r.stderr
+
+
+def test_skills_validate_names_a_bad_outputs_schema(project: Path, write_skill) -> None:
+    write_skill(
+        project / ".codebot" / "skills",
+        "broken",
+        "description: A broken outputs schema. Not for use.\ncontext: fork\n"
+        "outputs:\n  type: objectx\noutcome: sometimes",
+        "BODY",
+    )
+    r = cli(project, "skills", "validate", str(project / ".codebot" / "skills" / "broken"))
+    assert r.returncode != 0
+    assert "error bad-outputs [outputs]" in r.stdout and "not a valid JSON Schema" in r.stdout
+    assert "error bad-outcome [outcome]" in r.stdout and "SKILL.md:" in r.stdout

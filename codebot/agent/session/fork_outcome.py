@@ -90,4 +90,7 @@ async def _outcome(parent: Session, inv: Invocation, timeout: float | None) -> O
         for model, usage in child.usage_by_model.items():  # a sub-agent's calls are the session's
             parent.count_usage(model, usage)
         child.skills.end_turn(turn, record)  # skills the sub-agent ran inline
-    return sink.final(record.text)
+    outcome = sink.final(record.text)
+    if sink.tries > 1:  # a report the outputs schema refused first (`skills stats` retries)
+        outcome = dataclasses.replace(outcome, extra={**outcome.extra, "tries": sink.tries})
+    return outcome

@@ -4,7 +4,9 @@ and an inline run's outcome from how its turn ended."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from typing import TYPE_CHECKING
 
 from codebot.agent.session.outcomes import OutcomeSink, shorten
@@ -24,6 +26,7 @@ def mark_fields(inv: Invocation, mode: str, outcome: Outcome, depth: int) -> dic
     """The `skill_outcome` record: who ran what with which arguments (shortened), and how
     it ended; data only when small (its size otherwise)."""
     fields: dict[str, object] = {
+        "time": round(time.time(), 3),
         "name": inv.spec.name,
         "actor": inv.decision.actor.value,
         "mode": mode,
@@ -41,7 +44,7 @@ def mark_fields(inv: Invocation, mode: str, outcome: Outcome, depth: int) -> dic
             fields["data"] = outcome.data
         else:
             fields["data_chars"] = len(data)
-    for key in ("note", "errors"):
+    for key in ("note", "errors", "tries", "attempt"):
         if key in outcome.extra:
             fields[key] = outcome.extra[key]
     return fields
@@ -51,11 +54,12 @@ def entry_update(record: TurnRecord, name: str, outcome: Outcome) -> None:
     """Add the outcome to the turn record's entry for this run (the last one of that name
     without one), so `-p --output-format json` shows `skills: [{name, status, summary, ms}]`
     beside the fields it always had."""
-    for entry in reversed(record.skills):
-        if entry.get("name") == name and "status" not in entry:
+    entry: dict[str, object] = {"name": name}
+    for old in reversed(record.skills):
+        if old.get("name") == name and "status" not in old:
+            entry = old
             break
     else:
-        entry = {"name": name}
         record.skills.append(entry)
     entry.update(status=outcome.status.value, summary=outcome.summary, ms=round(outcome.ms, 1))
     if outcome.timed_out:
@@ -70,7 +74,8 @@ def turn_outcome(sink: OutcomeSink | None, record: TurnRecord) -> Outcome:
     """An inline run's outcome: what it reported; else failed when the turn was cancelled
     or failed; else what a required report left (`partial`), or success."""
     if sink is not None and sink.outcome is not None:
-        return sink.outcome
+        extra = {**sink.outcome.extra, "tries": sink.tries} if sink.tries > 1 else None
+        return sink.outcome if extra is None else dataclasses.replace(sink.outcome, extra=extra)
     if record.cancelled:
         return Outcome(Status.FAILED, "cancelled")
     if record.error:

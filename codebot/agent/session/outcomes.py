@@ -93,8 +93,9 @@ def schema_errors(data: object, schema: Mapping[str, object]) -> list[str]:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(dict(schema))
+    instance: Any = data  # parsed JSON from the model
     out: list[str] = []
-    for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+    for err in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
         where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
         out.append(f"data{where}: {shorten(err.message, 300)}")
         if len(out) >= MAX_ERRORS:

@@ -23,6 +23,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 
 from codebot.agent.session import events as ev
 from codebot.display import strip_escapes, visible
+from codebot.ui.activation import ended_line, outcome_words
 from codebot.ui.change_diff import change_diff
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
 from codebot.ui.tui.workflow_rows import StepRows
@@ -156,6 +157,8 @@ class Conversation(VerticalScroll):
         self._md: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._tools: dict[str, ToolCall] = {}
+        #: Each running skill's row and its text, until its outcome is put on it.
+        self._skill_rows: dict[str, tuple[Static, str]] = {}
         self._content_height = 0  # the content's height when last seen (watch_virtual_size)
         self._steps = StepRows(self.mount)  # a workflow's steps, rewritten as they run
 
@@ -228,10 +231,21 @@ class Conversation(VerticalScroll):
 
     async def _skill_activated(self, event: ev.SkillActivated) -> None:
         await self.end_stream()
-        await self.add_line(
-            ("↳ " if event.depth else "◆ ") + skill_line(event),
-            "skill nested" if event.depth else "skill",
-        )
+        text = ("↳ " if event.depth else "◆ ") + skill_line(event)
+        row = Static(Text(text), classes="skill nested" if event.depth else "skill")
+        self._skill_rows[event.name] = (row, text)
+        await self.mount(row)
+
+    async def _skill_ended(self, event: ev.SkillEnded) -> None:
+        """The outcome goes on the skill's row (`◆ skill x · fork → success: …`)."""
+        row = self._skill_rows.pop(event.name, None)
+        if row is None:
+            await self.add_line(("↳ " if event.depth else "◆ ") + ended_line(event), "skill")
+            return
+        widget, text = row
+        widget.update(Text(f"{text} → {outcome_words(event)}"))
+        if event.status != "success":
+            widget.add_class("warning" if event.status != "failed" else "error")
 
     async def _workflow_step(self, event: ev.WorkflowStep) -> None:
         await self.end_stream()
@@ -311,6 +325,7 @@ _SHOWN: tuple[tuple[type, Callable[[Conversation, Any], Awaitable[None]]], ...] 
     (ev.ToolFinished, Conversation._tool_finished),
     (ev.SkillActivated, Conversation._skill_activated),
     (ev.WorkflowStep, Conversation._workflow_step),
+    (ev.SkillEnded, Conversation._skill_ended),
     (ev.Notice, Conversation._notice),
     (ev.ErrorEvent, Conversation._error),
     (ev.TurnEnded, Conversation._turn_ended),
