@@ -202,7 +202,7 @@ def test_timeouts_retry_only_the_idempotent_step(fake_openai, project: Path) -> 
     assert len(with_body(fake_openai, "IDEM-BODY")) == 2  # idempotent: retried once
     steps = next(s for s in rec.skills if s["name"] == "retrying")["data"]["steps"]
     assert steps["x"]["timed_out"] is True and steps["x"]["status"] == "failed"
-    assert steps["y"]["status"] == "success" and steps["y"]["attempts"] == 2
+    assert steps["y"]["status"] == "success" and steps["y"]["tries"] == 2
     assert any(e.detail == "idem: try 2 of 2" for _, e in steps_of(events))
 
 

@@ -344,7 +344,7 @@ class _Run:
             if out.status is not Status.FAILED:
                 break
         if tries > 1:
-            out = dataclasses.replace(out, extra={**out.extra, "attempts": n + 1})
+            out = dataclasses.replace(out, extra={**out.extra, "tries": n + 1})
         return out
 
     async def _attempt(self, skill: StepSkill, args: str, timeout: float | None) -> Outcome:

@@ -177,7 +177,7 @@ async def test_timeout_of_an_idempotent_step_is_retried_with_backoff() -> None:
     out = await engine(runner, lookup=lookup_of({"slow"}), sleep=sleep).run(wf(steps), "")
     assert runner.calls == [("slow", "")] * 3
     assert slept == [2, 4]
-    assert out.data["steps"]["s"]["attempts"] == 3
+    assert out.data["steps"]["s"]["tries"] == 3
 
 
 async def test_retry_stops_at_the_first_success() -> None:
