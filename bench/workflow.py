@@ -17,6 +17,11 @@ bookkeeping, the events. Measured in one process, interleaved run by run:
   the same runner gathered under a semaphore of 4;
 - `sleepy_direct` / `sleepy_engine`: as direct and engine with a runner that sleeps.
 
+- `session` / `session_direct` (with `--session`): the same through a real session: a
+  project with a workflow of `--steps` fork skills, `/flow` run as a turn (the session's
+  glue: each step invoked as a skill, its events emitted), against the same steps invoked
+  one by one with `invoke_skill(fork=True)` and handed to the same sub-agent stub.
+
 Each is the best of `--runs`; `overhead_ms_per_step` is (engine - direct) / steps, and
 `ratio` is engine / direct. `ok` says whether every overhead is within `limit_ms`.
 """
@@ -102,6 +107,80 @@ async def engine(wf: Workflow, sleep_s: float) -> None:
     assert out.status is Status.SUCCESS, out.summary
 
 
+class _Stub:
+    """The session's sub-agents, answering every fork at once (no model)."""
+
+    async def run_fork(self, parent: object, inv: object) -> str:
+        return "done"
+
+    async def run_fork_outcome(
+        self, parent: object, inv: object, *, timeout: float | None = None
+    ) -> Outcome:
+        return DONE
+
+    async def run_task(
+        self, parent: object, prompt: str, agent_name: str, description: str = ""
+    ) -> str:
+        return "done"
+
+
+def session_cases(n: int, tmp: Path) -> dict[str, Callable[[], Awaitable[None]]]:
+    """A project with `n` fork skills and a workflow of them; the two session cases."""
+    import os
+
+    from codebot.agent.model import ScriptedModel
+    from codebot.agent.session import build_session
+    from codebot.agent.session.turn import TurnRecord, TurnState
+    from codebot.config import load_settings
+    from codebot.skills.invoke import Actor
+    from codebot.workspace import open_catalog
+
+    os.environ["CODEBOT_HOME"] = str(tmp / "home")
+    project = tmp / "proj"
+    (project / ".git").mkdir(parents=True)
+    skills = project / ".codebot" / "skills"
+    steps = []
+    for i in range(n):
+        (skills / f"s{i}").mkdir(parents=True)
+        (skills / f"s{i}" / "SKILL.md").write_text(
+            f"---\ndescription: Step {i} of the bench workflow. Not for use.\ncontext: fork\n"
+            f"---\nDo step {i} for $ARGUMENTS.\n"
+        )
+        steps.append(f'  - id: s{i}\n    skill: s{i}\n    args: "{{{{ args }}}} {i}"\n')
+    (skills / "flow").mkdir()
+    (skills / "flow" / "SKILL.md").write_text(
+        "---\ndescription: The bench workflow of many steps. Not for use.\nsteps:\n"
+        + "".join(steps)
+        + "---\nA workflow.\n"
+    )
+    settings = load_settings(cwd=project, trust=True)
+    catalog = open_catalog(settings)
+
+    def session():
+        s = build_session(settings, catalog, client=ScriptedModel([]), emit=lambda e: None)
+        s.subagents = _Stub()
+        if s.transcript is not None:
+            s.transcript.close()
+            s.transcript = None
+            s.skills.transcript = None
+        return s
+
+    async def whole() -> None:
+        rec = await session().run_turn("/flow go")
+        assert "[workflow flow: success]" in rec.text, rec.text
+
+    async def one_by_one() -> None:
+        s = session()
+        record = TurnRecord()
+        for i in range(n):
+            inv = await s.skills.invoke_skill(
+                f"s{i}", f"go {i}", Actor.SKILL, TurnState(), record, fork=True
+            )
+            await s.subagents.run_fork_outcome(s, inv, timeout=600.0)
+
+    return {"session": whole, "session_direct": one_by_one}
+
+
 def best(fn: Callable[[], Awaitable[None]], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -117,6 +196,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--sleep-ms", type=float, default=5.0)
+    ap.add_argument("--session", action="store_true", help="also through a real session")
     a = ap.parse_args()
     n, sleep_s = a.steps, a.sleep_ms / 1000
     flow, fan = chain(n), group(n)
@@ -129,6 +209,12 @@ def main() -> None:
         "sleepy_direct": lambda: direct(n, sleep_s),
         "sleepy_engine": lambda: engine(flow, sleep_s),
     }
+    if a.session:
+        import tempfile
+
+        tmp = Path(tempfile.mkdtemp(prefix="codebot-bench-workflow-"))
+        cases.update(session_cases(n, tmp))
+        asyncio.run(cases["session"]())  # warm: catalog, jinja2
     ms = {k: [] for k in cases}
     for i in range(a.runs):  # interleaved: the machine's noise hits every case alike
         for k in cases if i % 2 == 0 else reversed(list(cases)):
@@ -139,6 +225,14 @@ def main() -> None:
         "parallel": (b["parallel"] - b["direct_parallel"]) / min(n, MAX_MEMBERS),
         "sleepy": (b["sleepy_engine"] - b["sleepy_direct"]) / n,
     }
+    ratio = {
+        "sequential": round(b["engine"] / b["direct"], 1),
+        "parallel": round(b["parallel"] / b["direct_parallel"], 1),
+        "sleepy": round(b["sleepy_engine"] / b["sleepy_direct"], 3),
+    }
+    if a.session:
+        over["session"] = (b["session"] - b["session_direct"]) / n
+        ratio["session"] = round(b["session"] / b["session_direct"], 3)
     print(
         json.dumps(
             {
@@ -147,11 +241,7 @@ def main() -> None:
                 "sleep_ms": a.sleep_ms,
                 "best_ms": {k: round(v, 2) for k, v in b.items()},
                 "overhead_ms_per_step": {k: round(v, 3) for k, v in over.items()},
-                "ratio": {
-                    "sequential": round(b["engine"] / b["direct"], 1),
-                    "parallel": round(b["parallel"] / b["direct_parallel"], 1),
-                    "sleepy": round(b["sleepy_engine"] / b["sleepy_direct"], 3),
-                },
+                "ratio": ratio,
                 "limit_ms": LIMIT_MS,
                 "ok": all(v <= LIMIT_MS for v in over.values()),
             },
