@@ -165,3 +165,34 @@ def test_hostile_values_do_not_hang_or_crash(root: Path, write_skill) -> None:
     )
     found = findings(path)
     assert "workflow-template-size" in found
+
+
+def test_too_many_steps_or_members_are_refused(root: Path, write_skill) -> None:
+    many = "".join(f"  - {{id: s{i}, skill: fetch}}\n" for i in range(101))
+    path = skill(write_skill, root, "flow", "steps:\n" + many)
+    assert "workflow-size" in findings(path)
+    members = "".join("      - {skill: fetch}\n" for _ in range(33))
+    path.write_text(path.read_text().replace(many, "  - id: g\n    parallel:\n" + members))
+    assert "workflow-size" in findings(path)
+
+
+def test_a_file_that_became_a_fifo_does_not_hang_the_line_lookup(root: Path, write_skill) -> None:
+    import os
+
+    from codebot.skills.workflow import workflow_of
+    from codebot.skills.workflow.check import check_one
+
+    path = skill(write_skill, root, "flow", "steps:\n  - {id: a, skill: nosuch}\n")
+    (spec,) = [s for s in _specs(root) if s.name == "flow"]
+    assert workflow_of(spec)[0] is not None
+    path.unlink()
+    os.mkfifo(path)  # a reader that opened it would block forever
+    (d,) = check_one(spec, {})
+    assert d.code == "workflow-unknown-skill" and d.line == 1
+
+
+def _specs(root: Path):
+    from codebot.skills.catalog import Catalog
+    from codebot.skills.files import Root, Source
+
+    return list(Catalog([Root(root, Source.PROJECT, "extra", (0,))]).load())
