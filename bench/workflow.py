@@ -48,8 +48,8 @@ LIMIT_MS = 5.0
 DONE = Outcome(Status.SUCCESS, "done", {"n": 1})
 
 
-def runner_of(sleep_s: float) -> Callable[[str, str, float | None], Awaitable[Outcome]]:
-    async def run(skill: str, args: str, timeout: float | None) -> Outcome:
+def runner_of(sleep_s: float) -> Callable[[str, str, float | None, int], Awaitable[Outcome]]:
+    async def run(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
         if sleep_s:
             await asyncio.sleep(sleep_s)
         return DONE
@@ -114,7 +114,7 @@ class _Stub:
         return "done"
 
     async def run_fork_outcome(
-        self, parent: object, inv: object, *, timeout: float | None = None
+        self, parent: object, inv: object, *, timeout: float | None = None, attempt: int = 1
     ) -> Outcome:
         return DONE
 

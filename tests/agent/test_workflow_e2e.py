@@ -204,6 +204,21 @@ def test_timeouts_retry_only_the_idempotent_step(fake_openai, project: Path) -> 
     assert steps["x"]["timed_out"] is True and steps["x"]["status"] == "failed"
     assert steps["y"]["status"] == "success" and steps["y"]["tries"] == 2
     assert any(e.detail == "idem: try 2 of 2" for _, e in steps_of(events))
+    # `skills stats` counts what ran: two runs of idem, one a retry; one timeout of once
+    import contextlib
+    import io
+
+    from codebot.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--cwd", str(project), "skills", "stats", "--json"]) == 0
+    stats = json.loads(out.getvalue())["outcomes"]
+    assert stats["idem"]["calls"] == 2 and stats["idem"]["retries"] == 1
+    assert stats["idem"]["timeouts"] == 1
+    assert stats["once"]["calls"] == 1 and stats["once"]["retries"] == 0
+    assert stats["once"]["timeouts"] == 1
+    assert stats["retrying"]["calls"] == 1
 
 
 def test_needs_confirmation_in_print_mode_exits_3_with_the_question(

@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
 
 async def run_fork_outcome(
-    parent: Session, inv: Invocation, *, timeout: float | None = None
+    parent: Session, inv: Invocation, *, timeout: float | None = None, attempt: int = 1
 ) -> Outcome:
     """Run `inv` (a fork skill's invocation) in a sub-agent of `parent`; its outcome, with
     `ms` set. `timeout` (seconds): the sub-agent is stopped and the outcome is `failed`
     with `timed_out=True`. A cancel of the caller stops the sub-agent and propagates
-    `CancelledError` (the run is recorded as failed first). A model error is `failed`."""
+    `CancelledError` (the run is recorded as failed first). A model error is `failed`.
+    `attempt` > 1: a workflow's retry of this step, recorded as such (`skills stats`)."""
     t0 = time.perf_counter()
     try:
         outcome = await _outcome(parent, inv, timeout)
@@ -43,6 +44,8 @@ async def run_fork_outcome(
         parent.skills.ended(inv, "fork", Outcome(Status.FAILED, "cancelled", ms=ms))
         raise
     outcome = dataclasses.replace(outcome, ms=(time.perf_counter() - t0) * 1000)
+    if attempt > 1:
+        outcome = dataclasses.replace(outcome, extra={**outcome.extra, "attempt": attempt})
     parent.skills.ended(inv, "fork", outcome)
     return outcome
 

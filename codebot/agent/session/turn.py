@@ -26,7 +26,7 @@ class SubAgents(Protocol):
     def run_fork(self, parent: Any, inv: Invocation) -> Awaitable[str]: ...
 
     def run_fork_outcome(
-        self, parent: Any, inv: Invocation, *, timeout: float | None = None
+        self, parent: Any, inv: Invocation, *, timeout: float | None = None, attempt: int = 1
     ) -> Awaitable[Outcome]: ...
 
     def run_task(
@@ -41,7 +41,7 @@ class _NoSubAgents:
         return "sub-agents are not available in this session; no sub-agent ran"
 
     async def run_fork_outcome(
-        self, parent: Any, inv: Invocation, *, timeout: float | None = None
+        self, parent: Any, inv: Invocation, *, timeout: float | None = None, attempt: int = 1
     ) -> Outcome:
         from codebot.skills.outcome import failed
 

@@ -114,13 +114,15 @@ def _for_record(outcome: Outcome) -> Outcome:
 def _engine(session: Host, record: TurnRecord) -> Engine:
     settings = session.settings
 
-    async def run_step(skill: str, args: str, timeout: float | None) -> Outcome:
+    async def run_step(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
         result = await session.skills.invoke_skill(
             skill, args, Actor.SKILL, TurnState(), record, fork=True
         )
         if isinstance(result, InvocationError):
             return failed(result.message)
-        return await session.subagents.run_fork_outcome(session, result, timeout=timeout)
+        return await session.subagents.run_fork_outcome(
+            session, result, timeout=timeout, attempt=attempt
+        )
 
     def on_event(e: StepEvent) -> None:
         session.emit(

@@ -44,9 +44,12 @@ GRACE_S = 0.5
 
 class StepRunner(Protocol):
     """Runs one skill as a fork with these arguments; its outcome. The engine enforces
-    `timeout` itself too (a runner may use it to stop its sub-agent cleanly)."""
+    `timeout` itself too (a runner may use it to stop its sub-agent cleanly); `attempt`
+    counts the tries of a retried step (1 for the first)."""
 
-    def __call__(self, skill: str, args: str, timeout: float | None) -> Awaitable[Outcome]: ...
+    def __call__(
+        self, skill: str, args: str, timeout: float | None, attempt: int = 1
+    ) -> Awaitable[Outcome]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,21 +343,23 @@ class _Run:
                 await self.e.sleep(step.retry.backoff_s * 2 ** (n - 1))
                 if sid is not None:
                     self.emit(sid, RUNNING, t0, f"{skill.name}: try {n + 1} of {tries}")
-            out = await self._attempt(skill, args, timeout)
+            out = await self._attempt(skill, args, timeout, n + 1)
             if out.status is not Status.FAILED:
                 break
         if tries > 1:
             out = dataclasses.replace(out, extra={**out.extra, "tries": n + 1})
         return out
 
-    async def _attempt(self, skill: StepSkill, args: str, timeout: float | None) -> Outcome:
+    async def _attempt(
+        self, skill: StepSkill, args: str, timeout: float | None, attempt: int
+    ) -> Outcome:
         try:
             if timeout is None:
-                return await self.e.runner(skill.name, args, None)
+                return await self.e.runner(skill.name, args, None, attempt)
             # The runner is told the timeout and stops its sub-agent itself; the engine's own
             # deadline, a little later, is the backstop for a runner that does not.
             async with asyncio.timeout(timeout + GRACE_S):
-                return await self.e.runner(skill.name, args, timeout)
+                return await self.e.runner(skill.name, args, timeout, attempt)
         except TimeoutError:
             return Outcome(Status.FAILED, f"timed out after {timeout:g} s", timed_out=True)
         except asyncio.CancelledError:

@@ -26,7 +26,9 @@ class Runner:
         self.running = 0
         self.most = 0
 
-    async def __call__(self, skill: str, args: str, timeout: float | None) -> Outcome:
+    async def __call__(
+        self, skill: str, args: str, timeout: float | None, attempt: int = 1
+    ) -> Outcome:
         self.calls.append((skill, args))
         self.running += 1
         self.most = max(self.most, self.running)
@@ -230,7 +232,7 @@ async def test_cancelling_the_run_cancels_every_running_step() -> None:
     cancelled: list[str] = []
     started = asyncio.Event()
 
-    async def hang(skill: str, args: str, timeout: float | None) -> Outcome:
+    async def hang(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
         started.set()
         try:
             await asyncio.sleep(60)
@@ -307,7 +309,7 @@ async def test_templates_cannot_leave_the_sandbox() -> None:
 
 
 async def test_a_runner_that_raises_fails_only_its_step() -> None:
-    async def broken(skill: str, args: str, timeout: float | None) -> Outcome:
+    async def broken(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
         raise RuntimeError("kaput")
 
     out = await Engine(broken, lookup_of()).run(
