@@ -126,7 +126,7 @@ class Engine:
         self.max_depth = max_depth
         self.sleep = sleep
 
-    def _emit(
+    def emit_event(
         self, wf: str, depth: int, step: str, state: str, t0: float | None = None, detail: str = ""
     ) -> None:
         if self.on_event is not None:
@@ -155,7 +155,7 @@ class _Run:
         self.went_on = False  # a fallback ran or a step was continued past
 
     def emit(self, step: str, state: str, t0: float | None = None, detail: str = "") -> None:
-        self.e._emit(self.wf.name, self.depth, step, state, t0, detail)
+        self.e.emit_event(self.wf.name, self.depth, step, state, t0, detail)
 
     async def go(self) -> Outcome:
         t0 = time.perf_counter()

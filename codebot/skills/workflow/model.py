@@ -76,18 +76,6 @@ class Step:
             return self.on["failed"]
         return DEFAULT_ON[kind]
 
-    def templates(self) -> list[tuple[str, str]]:
-        """(field, template text) of every template in this step and its members."""
-        out = [("args", self.args)] if self.args else []
-        if self.when:
-            out.append(("when", self.when))
-        for kind, act in self.on.items():
-            if isinstance(act, Fallback) and act.args:
-                out.append((f"on.{kind}.args", act.args))
-        for member in self.parallel:
-            out.extend((f"parallel.{f}", t) for f, t in member.templates())
-        return out
-
     def skills(self) -> list[str]:
         """Every skill this step may run: its own, its members', its fallbacks'."""
         out = [self.skill] if self.skill else []

@@ -2,32 +2,52 @@
 `steps.<id>.status|summary|data|fallback`. The result is text handed to a skill as its
 arguments (or a `when:` condition); nothing here reaches a shell.
 
-The sandbox refuses attributes outside it (`''.__class__`), and this environment also
-refuses arithmetic that would build huge values (`'x' * 10**9`, `9**9**9`).
+Narrower than jinja2's own sandbox, so a template can neither leave it nor run for ever:
+- no attribute outside it (`''.__class__`) and no method call at all (`'x'.ljust(10**9)`):
+  a mapping's keys are read first (`steps.a.data.items` is the key `items`), filters do
+  the rest;
+- statements: `if` and `for` only, and no `for` inside a `for` (no `set`, `macro`, `call`,
+  `include`, `import`…); no globals (`range`, `lipsum`, `namespace`, …);
+- the filters whose output grows with their input only (`tojson`, `join`, `lower`,
+  `default`, `map`, `select`, …; not `center`, `indent`, `format`, `replace`, `batch`);
+  `join`'s result, `*` (`'x' * 10**9`), `**` (`9**99**9`) and `%` on text are checked;
+- at most `MAX_REFS` names read per template, and the output is cut off (an error) past
+  `MAX_RENDER_CHARS` as it is produced.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jinja2 import nodes
-    from jinja2.environment import Template, TemplateExpression
+    from jinja2.environment import Template
     from jinja2.runtime import Context
     from jinja2.sandbox import SandboxedEnvironment
 
-#: The longest text a template may render, and the largest value `*`/`**` may build.
+#: The longest text a template may render, and the largest value `*`/`join` may build.
 MAX_RENDER_CHARS = 200_000
 MAX_BUILT = 100_000
+#: Names a template may read (`steps`, `args`, a loop's variable): it bounds what one
+#: expression can concatenate.
+MAX_REFS = 64
+#: The filters a template may use: their output grows with their input only.
+_FILTER_NAMES = """
+    abs attr capitalize count d default dictsort e escape first float groupby int items join
+    last length list lower map max min reject rejectattr reverse round select selectattr
+    sort string striptags sum title tojson trim truncate unique upper urlencode wordcount
+"""
+FILTERS = frozenset(_FILTER_NAMES.split())
 _EXPR_ONLY = re.compile(r"^\s*\{\{(?P<expr>.*)\}\}\s*$", re.DOTALL)
 _FALSE = {"", "false", "0", "no", "none", "off"}
 
 
 class TemplateError(ValueError):
-    """A template that does not parse or does not render; the message says why."""
+    """A template that does not parse, is not allowed or does not render; the message
+    says why."""
 
 
 class Steps(dict[str, "StepView"]):
@@ -40,6 +60,23 @@ class StepView(dict[str, object]):
     def __init__(self, sid: str, values: Mapping[str, object]) -> None:
         super().__init__(values)
         self.sid = sid
+
+
+def _refuse(message: str) -> None:
+    from jinja2.exceptions import SecurityError
+
+    raise SecurityError(message)
+
+
+def _join(join: Callable[..., str]) -> Callable[..., str]:
+    def checked(ctx: object, value: Iterable[object], d: str = "", attribute: object = None) -> str:
+        items = list(value)
+        if len(items) * len(d) > MAX_BUILT:
+            _refuse(f"join with a {len(d):,}-character separator over {len(items):,} items")
+        return join(ctx, items, d, attribute)
+
+    checked.jinja_pass_arg = join.jinja_pass_arg  # type: ignore[attr-defined]
+    return checked
 
 
 @functools.cache
@@ -63,7 +100,18 @@ def environment() -> SandboxedEnvironment:
             return super()._undefined_message
 
     class _Env(SandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**"})
+        intercepted_binops = frozenset({"*", "**", "%"})
+
+        def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
+            return not callable(value) and super().is_safe_attribute(obj, attr, value)
+
+        def wrap_str_format(self, value: object) -> None:
+            return None  # `str.format` is a method call like any other: refused
+
+        def getattr(self, obj: object, attribute: str) -> object:
+            if isinstance(obj, Mapping) and attribute in obj:
+                return obj[attribute]  # `steps.a.data.items`: the key, not the method
+            return super().getattr(obj, attribute)
 
         def call_binop(
             self, context: Context, operator: str, left: object, right: object
@@ -71,21 +119,27 @@ def environment() -> SandboxedEnvironment:
             _check_size(operator, left, right)
             return super().call_binop(context, operator, left, right)
 
-    return _Env(undefined=_Undefined, autoescape=False, keep_trailing_newline=True)
+    env = _Env(undefined=_Undefined, autoescape=False, keep_trailing_newline=True)
+    env.globals.clear()
+    env.filters = {k: v for k, v in env.filters.items() if k in FILTERS}
+    env.filters["join"] = _join(env.filters["join"])
+    return env
 
 
 def _check_size(operator: str, left: object, right: object) -> None:
-    from jinja2.exceptions import SecurityError
-
+    if operator == "%":
+        if isinstance(left, str):
+            _refuse("text formatting with % is not allowed in a workflow template; use ~")
+        return
     if operator == "**":
         if isinstance(right, int | float) and abs(right) > 64:
-            raise SecurityError(f"an exponent of {right!r} is too large in a workflow template")
+            _refuse(f"an exponent of {right!r} is too large in a workflow template")
         if isinstance(left, int | float) and abs(left) > 2**64:
-            raise SecurityError("a base this large is refused in a workflow template")
+            _refuse("a base this large is refused in a workflow template")
         return
     for seq, n in ((left, right), (right, left)):
         if isinstance(seq, str | list | tuple) and isinstance(n, int) and len(seq) * n > MAX_BUILT:
-            raise SecurityError(
+            _refuse(
                 f"repeating a value {n:,} times is refused in a workflow template "
                 f"(at most {MAX_BUILT:,} items)"
             )
@@ -101,19 +155,42 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _allowed(tree: nodes.Template) -> None:
+    """TemplateError unless the tree keeps to what workflow templates may do."""
+    from jinja2 import nodes
+
+    for node in tree.find_all(nodes.Stmt):
+        if not isinstance(node, nodes.Output | nodes.If | nodes.For):
+            kind = type(node).__name__.lower()
+            raise TemplateError(
+                f"line {node.lineno}: {kind} is not allowed in a workflow template "
+                "(only if and for)"
+            )
+    for loop in tree.find_all(nodes.For):
+        inner = next(loop.find_all(nodes.For), None)
+        if inner is not None:
+            raise TemplateError(f"line {inner.lineno}: a for inside a for is not allowed")
+    refs = sum(1 for n in tree.find_all(nodes.Name) if n.ctx == "load")
+    if refs > MAX_REFS:
+        raise TemplateError(f"{refs} names are read; a workflow template may read {MAX_REFS}")
+
+
 def parse(text: str) -> nodes.Template:
-    """The template's syntax tree, or TemplateError naming the line and the problem."""
+    """The template's syntax tree, or TemplateError naming the line and the problem (a
+    syntax error, or something workflow templates may not do)."""
     from jinja2.exceptions import TemplateError as JinjaError
 
     try:
-        return environment().parse(text)
+        tree = environment().parse(text)
     except JinjaError as exc:
         raise TemplateError(_describe(exc)) from None
+    _allowed(tree)
+    return tree
 
 
 def step_refs(text: str) -> Iterator[str]:
     """The step ids a template reads (`steps.x…`, `steps['x']…`); TemplateError when it
-    does not parse."""
+    does not parse or is not allowed."""
     from jinja2 import nodes
 
     tree = parse(text)
@@ -129,46 +206,45 @@ def step_refs(text: str) -> Iterator[str]:
 
 @functools.lru_cache(maxsize=512)
 def _compiled(text: str) -> Template:
-    """A template compiled once per text (a workflow's steps run the same ones again)."""
+    """A template checked and compiled once per text (a workflow's steps run the same
+    ones again)."""
+    parse(text)
     return environment().from_string(text)
 
 
-@functools.lru_cache(maxsize=512)
-def _expression(text: str) -> TemplateExpression:
-    return environment().compile_expression(text, undefined_to_none=False)
+def _produce(text: str, context: Mapping[str, object]) -> str:
+    out: list[str] = []
+    size = 0
+    for chunk in _compiled(text).generate(context):
+        size += len(chunk)
+        if size > MAX_RENDER_CHARS:
+            raise TemplateError(f"renders to more than {MAX_RENDER_CHARS:,} characters")
+        out.append(chunk)
+    return "".join(out)
 
 
 def render(text: str, context: Mapping[str, object]) -> str:
     """`text` rendered over `context` (`args`, `steps`); TemplateError on an undefined
-    name (it is named), a refused attribute, a syntax error or a result too long."""
+    name (it is named), a refused attribute or construct, a syntax error or a result too
+    long."""
     from jinja2.exceptions import TemplateError as JinjaError
 
     if "{" not in text:
         return text  # no template syntax: the text as written, at no cost
     try:
-        out = _compiled(text).render(context)
+        return _produce(text, context)
     except JinjaError as exc:
         raise TemplateError(_describe(exc)) from None
     except (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError) as exc:
+        if isinstance(exc, TemplateError):
+            raise
         raise TemplateError(f"{type(exc).__name__}: {exc}") from None
-    if len(out) > MAX_RENDER_CHARS:
-        raise TemplateError(
-            f"rendered to {len(out):,} characters; at most {MAX_RENDER_CHARS:,} are passed on"
-        )
-    return out
 
 
 def condition(text: str, context: Mapping[str, object]) -> bool:
-    """A `when:` condition: `{{ expr }}` is evaluated as an expression (its truth value),
+    """A `when:` condition: `{{ expr }}` is its truth value (rendered as `{% if expr %}`),
     any other text is rendered and read as false when empty, false, 0, no, none or off."""
-    from jinja2.exceptions import TemplateError as JinjaError
-
     m = _EXPR_ONLY.match(text)
-    if m and "{{" not in m["expr"] and "}}" not in m["expr"]:
-        try:
-            return bool(_expression(m["expr"])(**context))
-        except JinjaError as exc:
-            raise TemplateError(_describe(exc)) from None
-        except (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError) as exc:
-            raise TemplateError(f"{type(exc).__name__}: {exc}") from None
+    if m and "{{" not in m["expr"] and "}}" not in m["expr"] and "%}" not in m["expr"]:
+        return render(f"{{% if {m['expr']} %}}1{{% endif %}}", context) == "1"
     return render(text, context).strip().lower() not in _FALSE
