@@ -38,7 +38,7 @@ MAX_REFS = 64
 _FILTER_NAMES = """
     abs attr capitalize count d default dictsort e escape first float groupby int items join
     last length list lower map max min reject rejectattr reverse round select selectattr
-    sort string striptags sum title tojson trim truncate unique upper urlencode wordcount
+    sort string striptags title tojson trim truncate unique upper urlencode wordcount
 """
 FILTERS = frozenset(_FILTER_NAMES.split())
 _EXPR_ONLY = re.compile(r"^\s*\{\{(?P<expr>.*)\}\}\s*$", re.DOTALL)
@@ -167,6 +167,8 @@ def _allowed(tree: nodes.Template) -> None:
                 "(only if and for)"
             )
     for loop in tree.find_all(nodes.For):
+        if loop.recursive:
+            raise TemplateError(f"line {loop.lineno}: a recursive for is not allowed")
         inner = next(loop.find_all(nodes.For), None)
         if inner is not None:
             raise TemplateError(f"line {inner.lineno}: a for inside a for is not allowed")

@@ -70,6 +70,8 @@ def test_what_templates_may_do(template: str, out: str) -> None:
         ("{% include 'x' %}", "include is not allowed"),
         ("{% for a in args %}{% for b in args %}{% endfor %}{% endfor %}", "for inside a for"),
         ("{{ " + " ~ ".join(["args"] * 65) + " }}", "names are read"),
+        ("{% for x in args recursive %}{{ loop(x) }}{% endfor %}", "recursive for"),
+        ("{{ [[1], [2]] | sum(start=[]) }}", "filter named 'sum'"),
         ("{% for i in steps.a.summary %}" + "{{ steps.a.summary }}" + "{% endfor %}", "more than"),
         ("{{ steps.nope.status }}", "steps.nope is undefined: no step 'nope' has run (ran: a)"),
         ("{{ steps.a.colour }}", "steps.a.colour is undefined"),
