@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls, source_skills
+from codebot.agent.session import hook_calls, images, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -157,6 +157,7 @@ class Session:
             depth=self.depth,
             hooks=self.state.hooks,
             catalog=self.catalog,
+            vision=lambda turn: images.takes_images(self._model_for(turn)),
         )
 
     # -- the state front ends read (and the two they swap) ----------------------------
@@ -394,9 +395,7 @@ class Session:
                     return
                 self.add({"role": "user", "content": again})
                 continue
-            for call in completion.tool_calls:
-                result = await self.tools.run(call, turn, record)
-                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            await self._run_calls(completion, turn, record)
             if turn.stop_reason:  # a hook answered `continue: false`
                 self.emit(
                     ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning")
@@ -404,8 +403,24 @@ class Session:
                 return
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
 
+    async def _run_calls(self, completion: Completion, turn: TurnState, record: TurnRecord) -> None:
+        """The step's tool calls, each result a tool message; then their images, if any,
+        in one user message (tool messages take only text)."""
+        results = []
+        for call in completion.tool_calls:
+            result = await self.tools.run(call, turn, record)
+            self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            results.append((call.name, result))
+        if (shown := images.image_message(results)) is not None:
+            self.add(shown)
+
     def _model_for(self, turn: TurnState) -> str:
         return turn.model or self.base_model or self.client.model
+
+    def _sent(self, turn: TurnState) -> list[dict[str, Any]]:
+        """The history as sent: image parts as notes for a model that takes none."""
+        vision = images.takes_images(self._model_for(turn))
+        return self.history if vision else images.without_images(self.history)
 
     async def _request(self, turn: TurnState) -> Completion:
         """One model call with the history as it stands; when the provider says the
@@ -413,7 +428,7 @@ class Session:
         compact harder and try once more (`Fitter.recover`)."""
         for retry in (False, True):
             request = ModelRequest(
-                messages=[{"role": "system", "content": self.system_prompt}, *self.history],
+                messages=[{"role": "system", "content": self.system_prompt}, *self._sent(turn)],
                 tools=self.tool_schemas(turn),
                 model=turn.model or self.base_model,
                 effort=turn.effort or self.settings.requests.effort,

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from codebot.agent.model import message_text
 from codebot.agent.session import events as ev
 from codebot.agent.session import source_skills
 from codebot.agent.session.asking import Approver
@@ -123,7 +124,7 @@ class SkillRunner:
 
     def loaded_in_view(self, text: str) -> bool:
         """Whether `text` (an expanded skill) is in the conversation the model is sent."""
-        return any(text in str(m.get("content") or "") for m in self.state.history)
+        return any(text in message_text(m) for m in self.state.history)
 
     async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Result:
         """A `/name …` the person typed: one skill, or a stack of up to five. The
