@@ -218,8 +218,11 @@ def validate_specs(
     specs: Iterable[Spec], rejected: Iterable[Diagnostic] = (), *, hints: bool = True
 ) -> Report:
     """Every finding for `specs` and the files that did not load; `hints=False` leaves out
-    the INFO findings (and the reads they need), never an error or a warning."""
+    the INFO findings (and the reads they need), never an error or a warning. An MCP
+    server's skills are not checked here: their names are `<server>:<name>` and no file
+    holds them; what a server lists wrong is in `rejected` (the source's problems)."""
     diags = [d for d in rejected if d.severity is not Severity.INFO]
+    specs = [s for s in specs if s.source is not Source.MCP]
     n = 0
     for spec in specs:
         n += 1
@@ -229,7 +232,7 @@ def validate_specs(
             if hints or d.severity is not Severity.INFO
         )
         diags.extend(check_spec(spec, hints))
-    diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
+    diags.extend(description_quality(specs))
     return Report(tuple(diags), n)
 
 
