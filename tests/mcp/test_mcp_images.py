@@ -314,3 +314,45 @@ def test_a_model_that_takes_no_images_gets_only_the_notes(
     note = next(m["content"] for m in messages if m["role"] == "tool")
     assert f"[image image/png, {(len(PNG) * 3) // 4} bytes; not shown to the model]" in note
     assert not any(images.is_image_message(m) for m in messages)
+
+
+def test_compaction_with_images_summarizes_text_only_and_the_session_goes_on(
+    project: Path, fake_openai
+) -> None:
+    from codebot.agent.session import build_session
+    from codebot.config import load_settings
+    from codebot.workspace import open_catalog
+
+    seen: list[str] = []
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        text = json.dumps(body["messages"])
+        seen.append(text)
+        if "Summarize the conversation so far" in str(body["messages"][-1].get("content")):
+            assert PNG not in text, "the summary request carries no image data"
+            return {"text": "SUMMARY"}
+        return {"text": "ok"}
+
+    fake_openai.responder = answer
+    settings = load_settings(
+        cwd=project, model="openai/gpt-4o", api_base=fake_openai.url, trust=True
+    )
+    session = build_session(settings, open_catalog(settings), emit=lambda e: None)
+    session.client.backoff = 0.0
+    call = {"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}}
+    try:
+        for i in range(3):
+            session.add({"role": "user", "content": f"look {i}"})
+            session.add({"role": "assistant", "content": None, "tool_calls": [call]})
+            session.add({"role": "tool", "tool_call_id": "c1", "content": "note"})
+            session.add(images.image_message([("x", shot())]))
+            session.add({"role": "assistant", "content": "seen " + "words " * 3000 * (i < 2)})
+        done = asyncio.run(session.compact("", shrink=0.1))
+        assert done is not None and not done.failed and done.summarized > 0
+        kept = session.history[1:]
+        roles = [m["role"] + ("*" if images.is_image_message(m) else "") for m in kept]
+        assert roles == ["user", "assistant", "tool", "user*", "assistant"]  # with its call
+        assert asyncio.run(session.run_turn("and now?")).error is None
+    finally:
+        session.transcript.close()
+    assert PNG in seen[-1]  # the kept image is sent on
