@@ -106,9 +106,10 @@ def _decoded(data: object) -> bytes | None:
         return None
 
 
-def _estimate(data: object) -> str:
-    n = len(data) * 3 // 4 if isinstance(data, str) else 0
-    return f"{n:,} bytes"
+def _size(data: object) -> str:
+    """The decoded size, never one the server declares, or that the data is broken."""
+    raw = _decoded(data)
+    return "data not valid base64" if raw is None else f"{len(raw):,} bytes"
 
 
 def sniff(raw: bytes) -> str | None:
@@ -125,7 +126,7 @@ def _image(block: object, kept: list[Image] | None) -> str:
     mime = label(getattr(block, "mime_type", ""))
     data = getattr(block, "data", "")
     if kept is None or kind != "image":
-        return f"[{kind} {mime}, {_estimate(data)}; not shown to the model]"
+        return f"[{kind} {mime}, {_size(data)}; not shown to the model]"
     raw = _decoded(data)
     if raw is None:
         return f"[image {mime}: its data is not valid base64; not shown to the model]"
@@ -160,7 +161,7 @@ def _part(block: object, kept: list[Image] | None) -> str:
         if isinstance(text, str):
             return f"[resource {uri}]\n{text}"
         mime = label(getattr(res, "mime_type", ""))
-        return f"[resource {uri}: {mime}, {_estimate(getattr(res, 'blob', ''))}; not shown]"
+        return f"[resource {uri}: {mime}, {_size(getattr(res, 'blob', ''))}; not shown]"
     if kind == "resource_link":
         return f"[resource link {getattr(block, 'uri', '')} ({getattr(block, 'name', '')})]"
     return f"[content of type {label(kind) if kind else 'unknown'} not shown]"

@@ -57,8 +57,12 @@ def test_a_good_image_is_kept_only_for_a_model_that_takes_images() -> None:
         "results, as image 1]"
     )
     assert PNG not in shown.text
-    plain = render(result(image(PNG)), 30_000)
-    assert plain.images == () and plain.text.endswith("not shown to the model]")
+    plain = render(result(image(PNG), image("garbage!!", "image/png\x1b")), 30_000)
+    assert plain.images == ()
+    assert plain.text.splitlines() == [
+        f"[image image/png, {len(PNG_BYTES)} bytes; not shown to the model]",
+        "[image image/png, data not valid base64; not shown to the model]",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -312,7 +316,8 @@ def test_a_model_that_takes_no_images_gets_only_the_notes(
     assert image_parts(messages) == []
     assert PNG not in json.dumps(messages)
     note = next(m["content"] for m in messages if m["role"] == "tool")
-    assert f"[image image/png, {(len(PNG) * 3) // 4} bytes; not shown to the model]" in note
+    assert f"[image image/png, {len(PNG_BYTES)} bytes; not shown to the model]" in note
+    assert "[image image/png, data not valid base64; not shown to the model]" in note
     assert not any(images.is_image_message(m) for m in messages)
 
 
