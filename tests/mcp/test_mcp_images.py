@@ -201,6 +201,8 @@ def test_both_paths_send_the_same_images(
             pass
 
     asyncio.run(go())
+    # litellm's clients send a user-agent; the direct path does not (so it carried it)
+    assert ("user-agent" in fake_openai.request_headers[-1]) == (path == "litellm")
     (sent,) = fake_openai.requests[-1]["messages"]
     if wire == "openai":
         assert sent == msg
@@ -215,12 +217,13 @@ def test_both_paths_send_the_same_images(
 # -- end to end -------------------------------------------------------------------------
 
 
-def codebot(project: Path, *args: str) -> subprocess.CompletedProcess:
+def codebot(project: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     home = Path(os.environ["CODEBOT_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_text("sandbox:\n  mode: off\n")
     cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=90, cwd=project)
+    environ = {**os.environ, **(env or {})}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=90, cwd=project, env=environ)
 
 
 @pytest.fixture
@@ -231,7 +234,9 @@ def flag_file(tmp_path: Path) -> Path:
     return f
 
 
-def picture_turn(project: Path, fake: Any, flag_file: Path, model: str, *extra: str) -> Any:
+def picture_turn(
+    project: Path, fake: Any, flag_file: Path, model: str, *extra: str, base: str = ""
+) -> Any:
     fake.script(
         [{"tool_calls": [{"name": "mcp__raw__picture", "arguments": "{}"}]}, {"text": "seen"}]
     )
@@ -240,7 +245,7 @@ def picture_turn(project: Path, fake: Any, flag_file: Path, model: str, *extra: 
         "-p",
         "look",
         "--api-base",
-        fake.url,
+        base or fake.url,
         "--model",
         model,
         "--mcp-config",
@@ -248,6 +253,7 @@ def picture_turn(project: Path, fake: Any, flag_file: Path, model: str, *extra: 
         "--allow",
         "mcp__raw",
         *extra,
+        env={"ANTHROPIC_API_KEY": "sk-test"},
     )
     assert out.returncode == 0, out.stderr
     return fake.requests[1]["messages"]
@@ -361,3 +367,16 @@ def test_compaction_with_images_summarizes_text_only_and_the_session_goes_on(
     finally:
         session.transcript.close()
     assert PNG in seen[-1]  # the kept image is sent on
+
+
+def test_the_direct_anthropic_path_sends_an_image_block_after_the_tool_result(
+    project: Path, fake_openai, flag_file: Path
+) -> None:
+    model = "anthropic/claude-sonnet-4-5"
+    messages = picture_turn(project, fake_openai, flag_file, model, base=fake_openai.anthropic_url)
+    assert fake_openai.paths[1].endswith("/v1/messages")
+    assert "user-agent" not in fake_openai.request_headers[1]  # the direct path, not litellm
+    turn = messages[-1]["content"]
+    kinds = [b["type"] for b in turn]
+    assert kinds == ["tool_result", "text", "image"]
+    assert turn[2]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG}
