@@ -67,7 +67,11 @@ def _start(settings: Settings) -> SkillServers | None:
         track=track_group,
         untrack=untrack_group,
     )
-    servers.wait_started()
+    try:
+        servers.wait_started()
+    except BaseException:  # Ctrl+C while they start: none is left running
+        servers.close()
+        raise
     for row in servers.status():
         if row["status"] != "ready":
             why = row["error"] or row["status"]

@@ -211,3 +211,33 @@ def test_no_server_defined_loads_no_mcp_module(project: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("CLEAN")
+
+
+def test_ctrl_c_while_servers_start_leaves_none_running(
+    project: Path, tmp_path: Path, wait_until
+) -> None:
+    import signal
+
+    log = tmp_path / "slow.log"
+    # it never answers and never reads its stdin: only killing its group ends it
+    script = "import sys, time; open(sys.argv[1], 'w').close(); time.sleep(300)"
+    slow = {"command": sys.executable, "args": ["-c", script, str(log)], "startup_timeout": 60}
+    cfg = flag(tmp_path, {"slow": slow})
+    cmd = [sys.executable, "-m", "codebot", "--cwd", str(project), "skills", "list"]
+    proc = subprocess.Popen(
+        [*cmd, "--mcp-config", str(cfg)],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: log.exists(), 30, "the server to start")
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    wait_until(lambda: running(str(log)) == [], 10, "the server's process group to end")
