@@ -240,4 +240,8 @@ def test_ctrl_c_while_servers_start_leaves_none_running(
             proc.kill()
             proc.wait()
     assert proc.returncode != 0
-    wait_until(lambda: running(str(log)) == [], 10, "the server's process group to end")
+    try:
+        wait_until(lambda: running(str(log)) == [], 10, "the server's process group to end")
+    finally:
+        for pid in running(str(log)):  # a failed test leaves nothing behind either
+            os.kill(pid, signal.SIGKILL)
