@@ -145,7 +145,7 @@ def _image(block: object, kept: list[Image] | None) -> str:
     if len(kept) >= IMAGES_MAX:
         return f"{head}; over {IMAGES_MAX} images in one result; not shown to the model]"
     kept.append(Image(declared, base64.b64encode(raw).decode("ascii"), len(raw)))
-    return f"{head}; shown to the model after the tool results, as image {len(kept)}]"
+    return f"{head}; shown to the model after the tool results, as its image {len(kept)}]"
 
 
 def _part(block: object, kept: list[Image] | None) -> str:

@@ -54,7 +54,7 @@ def test_a_good_image_is_kept_only_for_a_model_that_takes_images() -> None:
     assert shown.images == (Image("image/png", PNG, len(PNG_BYTES)),)
     assert shown.text.splitlines()[1] == (
         f"[image image/png, {len(PNG_BYTES)} bytes; shown to the model after the tool "
-        "results, as image 1]"
+        "results, as its image 1]"
     )
     assert PNG not in shown.text
     plain = render(result(image(PNG), image("garbage!!", "image/png\x1b")), 30_000)
@@ -130,7 +130,10 @@ def test_the_images_of_a_step_make_one_user_message_none_without_images() -> Non
     msg = images.image_message([("mcp__a__b", shot(2)), ("Read", ToolResult("x"))])
     assert msg is not None and images.is_image_message(msg)
     text, *parts = msg["content"]
-    assert text["text"].startswith(images.HEAD) and "mcp__a__b's image 2" in text["text"]
+    assert (
+        text["text"].startswith(images.HEAD)
+        and "image 2: mcp__a__b, its image 2 (image/png)" in text["text"]
+    )
     assert [p["image_url"]["url"] for p in parts] == [f"data:image/png;base64,{PNG}"] * 2
     assert not images.is_image_message({"role": "user", "content": images.HEAD})
 
@@ -276,9 +279,12 @@ def test_a_vision_model_is_sent_the_good_image_after_the_tool_results(
     roles = [m["role"] for m in messages]
     at = roles.index("tool")
     note = messages[at]["content"]
-    assert "shown to the model after the tool results, as image 1" in note
+    assert "shown to the model after the tool results, as its image 1" in note
     assert "not valid base64" in note and "are a JPEG" in note and "image/tiff" in note
     assert roles[at + 1] == "user" and images.is_image_message(messages[at + 1])
+    call_id = messages[at]["tool_call_id"]
+    head = messages[at + 1]["content"][0]["text"]
+    assert f"image 1: mcp__raw__picture (call {call_id}), its image 1 (image/png)" in head
     assert image_parts(messages) == [
         {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
     ]

@@ -27,13 +27,13 @@ def takes_images(model: str) -> bool:
 
 
 def image_message(results: Sequence[tuple[str, ToolResult]]) -> dict[str, Any] | None:
-    """The user message that carries the images of one step's results (name, result),
-    None when none has any."""
+    """The user message that carries the images of one step's results ((which call,
+    result): `mcp__a__b (call c1)`), None when none has any."""
     parts: list[dict[str, Any]] = []
     lines: list[str] = []
     for name, result in results:
         for n, image in enumerate(result.images, 1):
-            lines.append(f"image {len(lines) + 1}: {name}'s image {n} ({image.mime})")
+            lines.append(f"image {len(lines) + 1}: {name}, its image {n} ({image.mime})")
             parts.append(image.part())
     if not parts:
         return None

@@ -410,7 +410,7 @@ class Session:
         for call in completion.tool_calls:
             result = await self.tools.run(call, turn, record)
             self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
-            results.append((call.name, result))
+            results.append((f"{call.name} (call {call.id})", result))
         if (shown := images.image_message(results)) is not None:
             self.add(shown)
 
