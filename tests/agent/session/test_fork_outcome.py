@@ -82,6 +82,10 @@ async def test_the_reported_outcome_is_returned_and_recorded(project: Path) -> N
     assert mark["args"] == "shed a\x1b" and mark["data"] == {"count": 3}
     (ended,) = [e for e in events if isinstance(e, ev.SkillEnded)]
     assert ended.status == "success" and ended.mode == "fork"
+    trace = session.tracer.path.read_text().splitlines()
+    (traced,) = [r for r in map(json.loads, trace) if r["event"] == "outcome"]
+    assert traced["skill"] == "counter" and traced["reason"] == "success"
+    assert "shed" not in json.dumps(traced)  # the trace never holds arguments
 
 
 async def test_a_timeout_is_a_failed_outcome_marked_timed_out(project: Path) -> None:
