@@ -239,11 +239,6 @@ class SkillRunner:
             loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
             self._in_force(result)
             turn.runs.append((result, time.perf_counter()))
-            contract = contract_of(result.spec)
-            if contract.wants_outcome and turn.outcome is None:  # it reports: remind it how
-                turn.outcome = OutcomeSink(result.spec.name, contract.schema, required=True)
-                note = turn.outcome.instructions()
-                result = dataclasses.replace(result, prompt=f"{result.prompt}\n{note}")
             if loaded:
                 result = Invocation(
                     result.spec,
@@ -255,6 +250,7 @@ class SkillRunner:
                     result.shell,
                     result.notes,
                 )
+            result = self._outcome_note(result, turn)
         entry: dict[str, Any] = {
             "name": result.spec.name,
             "actor": actor.value,
@@ -335,6 +331,17 @@ class SkillRunner:
             if answer is not None:
                 text += f"\n{answer}"
         return text
+
+    @staticmethod
+    def _outcome_note(result: Invocation, turn: TurnState) -> Invocation:
+        """An inline skill that must report its outcome: the turn offers SkillOutcome and
+        its text ends with how to report (also when the body itself was already loaded)."""
+        contract = contract_of(result.spec)
+        if not contract.wants_outcome or turn.outcome is not None:
+            return result
+        turn.outcome = OutcomeSink(result.spec.name, contract.schema, required=True)
+        note = turn.outcome.instructions()
+        return dataclasses.replace(result, prompt=f"{result.prompt}\n{note}")
 
     def _in_force(self, result: Invocation) -> None:
         """Remember an inline invocation's text: compaction re-attaches it as it was."""
