@@ -200,10 +200,15 @@ def _add_skills_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
 
     p = ssub.add_parser(
-        "stats", help="invocations, denials, failures and durations from the traces"
+        "stats", help="invocations, outcomes, failures and durations from traces and transcripts"
     )
     common_options(p, suppress=True)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--since", metavar="AGE", help="only what is newer: 30m, 12h, 7d, 2w")
+
+    from codebot.commands.runs import add_parser as add_runs_parser
+
+    add_runs_parser(ssub, common_options)
 
     from codebot.commands.route import add_parsers as add_route_parsers
 

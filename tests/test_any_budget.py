@@ -178,6 +178,11 @@ ALLOWED: dict[str, tuple[int, str]] = {
         6,
         ARGS,
     ),
+    "codebot.agent.session.outcomes": (
+        2,
+        "the SkillOutcome tool's schema, sent to the provider (JSON Schema), and the model's "
+        "parsed `data` handed to jsonschema",
+    ),
     "codebot.agent.session.toolset": (
         3,
         "tool schemas sent to the provider (JSON Schema)",
@@ -188,7 +193,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "of bad characters whatever their shape",
     ),
     "codebot.agent.session.turn": (
-        6,
+        8,
         "skills and tool_calls are JSON records; not typed yet: `parent` is the Session, whose "
         "import would close a circle (needs a Protocol)",
     ),

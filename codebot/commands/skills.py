@@ -387,6 +387,12 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return run_stats(args, settings, snapshot(settings))
 
 
+def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.commands.runs import run_runs
+
+    return run_runs(args, settings)
+
+
 def cmd_route(args: argparse.Namespace, settings: Settings) -> int:
     from codebot.commands.route import run_route
 
@@ -413,6 +419,7 @@ HANDLERS = {
     "watch": cmd_watch,
     "listing": cmd_listing,
     "stats": cmd_stats,
+    "runs": cmd_runs,
     "route": cmd_route,
     "eval": cmd_eval,
 }

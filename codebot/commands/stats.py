@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from codebot.config import Settings
@@ -15,15 +16,26 @@ if TYPE_CHECKING:
 
 
 def run_stats(args: argparse.Namespace, settings: Settings, snap: Snapshot) -> int:
+    from codebot.agent.session.run_log import outcome_stats, read_runs
+    from codebot.commands.runs import SinceError, outcome_table, parse_since
     from codebot.skills.trace import format_stats, summarize
 
-    summary = _without_non_skills(summarize(settings.home / "traces"), snap)
+    try:
+        since = parse_since(getattr(args, "since", None))
+    except SinceError as exc:
+        print(f"codebot: {exc}", file=sys.stderr)
+        return 2
+    summary = _without_non_skills(summarize(settings.home / "traces", since), snap)
+    outcomes = outcome_stats(read_runs(settings.home / "sessions", since).runs)
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        out = {**summary, "outcomes": outcomes}
+        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
     print(
         strip_escapes(format_stats(summary))
     )  # names come from trace files: no escapes reach the terminal
+    if outcomes:  # how the runs ended, from the transcripts' skill_outcome records
+        print("\nOutcomes (from the transcripts):\n" + strip_escapes(outcome_table(outcomes)))
     not_skills = summary.get("not_skills", {})
     if not_skills:
         asked = ", ".join(f"{name} ({n})" for name, n in not_skills.items())

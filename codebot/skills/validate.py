@@ -176,9 +176,14 @@ def _check_fields(spec: Spec, add: _Add) -> None:
                 f"tool pattern {tool!r} is malformed",
                 "write a tool name, optionally with (argument pattern), e.g. Bash(git diff:*)",
             )
+    from codebot.skills.files.outputs import KEYS, contract_of
+
+    for field, message in contract_of(spec).problems:
+        hint = "write a JSON Schema mapping (draft 2020-12)" if field == "outputs" else ""
+        add(Severity.ERROR, f"bad-{field}", field, message, hint or "write required or optional")
     for key in spec.extra:
         norm = key.lower().replace("_", "-")
-        if norm not in KNOWN_KEYS:
+        if norm not in KNOWN_KEYS and norm not in KEYS:
             add(
                 Severity.INFO,
                 "unknown-key",

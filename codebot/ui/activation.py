@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from codebot.display import strip_escapes
 
 if TYPE_CHECKING:
-    from codebot.agent.session.events import SkillActivated
+    from codebot.agent.session.events import SkillActivated, SkillEnded
 
 
 def skill_line(e: SkillActivated) -> str:
@@ -34,3 +34,21 @@ def skill_line(e: SkillActivated) -> str:
         parts.append(f"chosen by the {e.actor}")
     # The name and the delta come from a skill file: no escape sequence reaches the screen.
     return strip_escapes(" · ".join(parts))
+
+
+def outcome_words(e: SkillEnded) -> str:
+    """How a run ended, for the end of its skill's row: `success · 1.2 s: summary`
+    (summary shortened, control characters escaped)."""
+    from codebot.agent.session.outcomes import shown
+
+    words = e.status + (" (timed out)" if e.timed_out else "")
+    if e.ms >= 100:
+        words += f" · {e.ms / 1000:.1f} s"
+    return words + (f": {shown(e.summary)}" if e.summary else "")
+
+
+def ended_line(e: SkillEnded) -> str:
+    """A `SkillEnded` event as a line of its own (line mode, `-p` on stderr)."""
+    from codebot.agent.session.outcomes import shown
+
+    return f"skill {shown(e.name, 80)} ended: {outcome_words(e)}"

@@ -88,6 +88,14 @@ def result_json(
     return out
 
 
+def question(record: TurnRecord) -> dict[str, str] | None:
+    """The first skill run of the turn that ended `needs_confirmation`: its question."""
+    for entry in record.skills:
+        if entry.get("status") == "needs_confirmation":
+            return {"skill": str(entry.get("name")), "question": str(entry.get("summary") or "")}
+    return None
+
+
 def _say(text: str) -> None:
     """One line for the person on stderr. Skill names, notices, commands and provider
     errors can carry terminal escapes; none reaches the terminal (`strip_escapes`)."""
@@ -139,7 +147,8 @@ def run_print(
     compact: str | None = None,
     fail_on_denial: bool = False,
 ) -> int:
-    """Exit codes: 0 done, 1 the turn failed (`is_error`), 2 it could not start, 4 with
+    """Exit codes: 0 done, 1 the turn failed (`is_error`), 2 it could not start, 3 a skill
+    ended with `needs_confirmation` (the question in the JSON), 4 with
     `fail_on_denial` a tool call of the turn (a sub-agent's too) was denied or failed,
     130 cancelled."""
     from codebot.agent.session import ResumeChoice, SetupError, build_session
@@ -216,6 +225,10 @@ def _emitter(output_format: str, answer: _Answer) -> Emit:
                 answer.write(e.text)
             elif isinstance(e, ev.SkillActivated):
                 _say(f"[skill {e.name} · {e.mode} · {e.actor}]")
+            elif isinstance(e, ev.SkillEnded):
+                from codebot.ui.activation import ended_line
+
+                _say(f"[{ended_line(e)}]")
             elif isinstance(e, ev.Notice):
                 _say(f"codebot: {e.text}")
         if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":
@@ -253,18 +266,17 @@ def _print_result(
         }
         if record.error:
             out["error"] = {"kind": record.error_kind, "message": record.error}
+        if (asked := question(record)) is not None:
+            out["needs_confirmation"] = asked
         print(json.dumps(clean(out), ensure_ascii=False, default=str))
     elif output_format == "stream-json":
         error = (record.error_kind or "error", record.error) if record.error is not None else None
-        _line(
-            result_json(
-                session,
-                record.text,
-                error=error,
-                usage=record.usage,
-                stop_reason=record.stop_reason,
-            )
+        last = result_json(
+            session, record.text, error=error, usage=record.usage, stop_reason=record.stop_reason
         )
+        if (asked := question(record)) is not None:
+            last["needs_confirmation"] = asked
+        _line(last)
     elif output_format == "text":
         if record.text and not answer.streamed:
             answer.write(record.text)
@@ -274,7 +286,8 @@ def _print_result(
 
 
 def _exit_code(session: Session, record: TurnRecord, fail_on_denial: bool) -> int:
-    """0, 1 when the turn failed, 4 for a denied or failed call under `--fail-on-denial`;
+    """0, 1 when the turn failed, 3 when a skill needs the person's confirmation (its
+    question in the JSON), 4 for a denied or failed call under `--fail-on-denial`;
     what the person should know about it goes to stderr."""
     for hint in denial_hints(record.tool_calls, session):
         _say(f"codebot: {hint}")
@@ -282,6 +295,11 @@ def _exit_code(session: Session, record: TurnRecord, fail_on_denial: bool) -> in
         if record.error_kind != "budget":  # a budget stop was said as it happened (a Notice)
             _say(f"codebot: {record.error.splitlines()[0] if record.error else ''}")
         return 1
+    if (asked := question(record)) is not None:
+        _say(
+            f"codebot: skill {asked['skill']} needs confirmation: {asked['question']}; exit code 3"
+        )
+        return 3
     if fail_on_denial and (record.denied_calls or record.failed_calls):
         _say(
             f"codebot: --fail-on-denial: {record.denied_calls} tool call(s) denied "

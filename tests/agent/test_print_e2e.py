@@ -68,8 +68,16 @@ def test_listing_in_reminder_skill_body_back_and_stable_system_prompt(
     r1 = codebot(project, "-p", "ship it", "--output-format", "json", url=fake_openai.url)
     assert r1.returncode == 0, r1.stderr
     out = json.loads(r1.stdout)
-    assert out["result"] == "deployed" and out["skills"] == [
-        {"name": "deploy", "actor": "model", "mode": "inline"}
+    assert out["result"] == "deployed" and [
+        {k: e[k] for k in ("name", "actor", "mode", "status", "summary")} for e in out["skills"]
+    ] == [
+        {
+            "name": "deploy",
+            "actor": "model",
+            "mode": "inline",
+            "status": "success",
+            "summary": "deployed",
+        }
     ]
     r2 = codebot(project, "-p", "thanks", "--continue", url=fake_openai.url)
     assert r2.returncode == 0, r2.stderr

@@ -265,7 +265,8 @@ async def test_skill_activation_line_and_temporary_model_in_the_status_bar(
         await pilot.press("n")
         await app.settled()
         await pilot.pause()
-        assert "◆ skill deploy · inline · model gpt-x for this turn" in transcript(app)
+        row = "◆ skill deploy · inline · model gpt-x for this turn → success"  # and its outcome
+        assert any(line.startswith(row) for line in transcript(app))
         assert app.controller.session.client.requests[0].model == "gpt-x"
         assert app.query_one(StatusBar).status.skill_model is None
 

@@ -322,6 +322,8 @@ def _preview(tool: str, args: Mapping[str, Any], ctx: ToolContext) -> str:
 
     if tool == "Bash":
         return str(args.get("command", ""))
+    if tool == "SkillOutcome":  # a skill's question (`needs_confirmation`), as asked
+        return f"{args.get('skill', '')} asks: {args.get('question', '')}"
     if tool in ("Edit", "Write") and isinstance(args.get("path"), str):
         path = resolve_path(ctx, args["path"])
         shown = display_path(ctx, path)

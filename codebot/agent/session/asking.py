@@ -80,6 +80,24 @@ class Approver:
             self.waited_s += (waited := time.perf_counter() - t0)
             self.budgeter.turn.waited += waited  # the person's time is not the turn's (budget.py)
 
+    async def confirm(self, skill: str, question: str) -> str | None:
+        """A skill's `needs_confirmation` question, asked as an approval the person allows
+        (yes) or denies, with what they say; what they answered, in words for the model,
+        or None when no one can be asked (print mode)."""
+        if not self.interactive:
+            return None
+        asked = await self.ask(
+            "SkillOutcome",
+            {"skill": skill, "question": question},
+            skill,
+            f"the skill {skill} asks: {question}",
+            protected="a skill's question is asked every time",
+        )
+        if asked:
+            return f"the person was asked {question!r} and answered: yes, go ahead"
+        said = f": {asked.reason}" if asked.reason else ""
+        return f"the person was asked {question!r} and answered: no{said}"
+
     async def ask(
         self, tool: str, args: dict[str, Any], subject: str, reason: str = "", protected: str = ""
     ) -> Asked:

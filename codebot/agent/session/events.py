@@ -63,6 +63,20 @@ class SkillActivated:
 
 
 @dataclass(frozen=True, slots=True)
+class SkillEnded:
+    """How a skill run ended (issue 35): its outcome's status and summary."""
+
+    name: str
+    status: str  # success | failed | partial | needs_confirmation
+    summary: str = ""
+    ms: float = 0.0
+    mode: str = "inline"
+    actor: str = ""
+    timed_out: bool = False
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something worth a line in the UI that is not part of the conversation."""
 
@@ -91,6 +105,7 @@ Event = (
     | ToolOutput
     | ToolFinished
     | SkillActivated
+    | SkillEnded
     | Notice
     | ErrorEvent
     | TurnEnded

@@ -70,3 +70,8 @@ def without_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             m = {**m, "content": "\n".join(str(p.get("text", "")) for p in parts)}
         out.append(m)
     return out
+
+
+def sent(history: list[dict[str, Any]], model: str) -> list[dict[str, Any]]:
+    """The history as `model` is sent it: image parts as notes when it takes none."""
+    return history if takes_images(model) else without_images(history)

@@ -297,6 +297,7 @@ class Session:
             record.error, record.error_kind = exc.message, exc.kind
             self.emit(ev.ErrorEvent(exc.message, exc.kind))
         finally:
+            self.skills.end_turn(turn, record)  # the inline skills' outcomes (issue 35)
             if self.transcript is not None:
                 # fsync can take a while on a busy disk: off the event loop; a cancelled
                 # turn does not wait for it, so it ends (and the UI answers) at once.
@@ -390,18 +391,25 @@ class Session:
                 return
             if not completion.tool_calls:
                 event = "Stop" if self.depth == 0 else "SubagentStop"
-                again = await hook_calls.stop_again(self.state.hooks, event, turn)
+                again = turn.outcome_reminder() or await hook_calls.stop_again(
+                    self.state.hooks, event, turn
+                )
                 if again is None:
                     return
                 self.add({"role": "user", "content": again})
                 continue
             await self._run_calls(completion, turn, record)
-            if turn.stop_reason:  # a hook answered `continue: false`
-                self.emit(
-                    ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning")
-                )
+            if self._ends(turn):
                 return
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
+
+    def _ends(self, turn: TurnState) -> bool:
+        """After a step's tool calls: a hook answered `continue: false`, or a fork's
+        sub-agent reported its outcome (its work is done)."""
+        if turn.stop_reason:
+            self.emit(ev.Notice(visible(f"a hook ended the turn: {turn.stop_reason}"), "warning"))
+            return True
+        return turn.reported()
 
     async def _run_calls(self, completion: Completion, turn: TurnState, record: TurnRecord) -> None:
         """The step's tool calls, each result a tool message; then their images, if any,
@@ -417,18 +425,16 @@ class Session:
     def _model_for(self, turn: TurnState) -> str:
         return turn.model or self.base_model or self.client.model
 
-    def _sent(self, turn: TurnState) -> list[dict[str, Any]]:
-        """The history as sent: image parts as notes for a model that takes none."""
-        vision = images.takes_images(self._model_for(turn))
-        return self.history if vision else images.without_images(self.history)
-
     async def _request(self, turn: TurnState) -> Completion:
         """One model call with the history as it stands; when the provider says the
         request is over its window, learn the window it names, keep what was streamed,
         compact harder and try once more (`Fitter.recover`)."""
         for retry in (False, True):
             request = ModelRequest(
-                messages=[{"role": "system", "content": self.system_prompt}, *self._sent(turn)],
+                messages=[
+                    {"role": "system", "content": self.system_prompt},
+                    *images.sent(self.history, self._model_for(turn)),
+                ],
                 tools=self.tool_schemas(turn),
                 model=turn.model or self.base_model,
                 effort=turn.effort or self.settings.requests.effort,
@@ -488,5 +494,6 @@ class Session:
         return ToolResult(f"unknown tool {name}", "error")
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
-        """Run a `context: fork` skill's sub-agent; its answer."""
-        return await self.subagents.run_fork(self, inv)
+        """Run a `context: fork` skill's sub-agent; what the caller reads of its outcome."""
+        outcome = await self.subagents.run_fork_outcome(self, inv)
+        return await self.skills.settle(inv, outcome, record)

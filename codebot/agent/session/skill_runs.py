@@ -6,6 +6,7 @@ body again. A fork skill's sub-agent is the session's to start (`Session.fork`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ from codebot.agent.session.compact import InForce
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.guard import Guard
 from codebot.agent.session.hook_calls import skill_scoped
+from codebot.agent.session.outcome_record import entry_update, mark_fields, turn_outcome
+from codebot.agent.session.outcomes import OutcomeSink, render
 from codebot.agent.session.skill_calls import trace_invocation
 from codebot.agent.session.state import SessionState
 from codebot.agent.session.transcript import Transcript
@@ -25,8 +28,10 @@ from codebot.agent.session.turn import TurnRecord, TurnState
 from codebot.agent.tools import ToolContext
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Spec, normalize_name
+from codebot.skills.files.outputs import contract_of
 from codebot.skills.invoke import Actor, Invocation, Request, may_grant, process_invocation
 from codebot.skills.invoke.invocation import InvocationError
+from codebot.skills.outcome import Outcome, Status
 
 if TYPE_CHECKING:
     from codebot.skills.prompt import UsageTracker
@@ -234,6 +239,7 @@ class SkillRunner:
             )
             loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
             self._in_force(result)
+            turn.runs.append((result, time.perf_counter()))
             if loaded:
                 result = Invocation(
                     result.spec,
@@ -245,6 +251,7 @@ class SkillRunner:
                     result.shell,
                     result.notes,
                 )
+            result = self._outcome_note(result, turn)
         entry: dict[str, Any] = {
             "name": result.spec.name,
             "actor": actor.value,
@@ -272,6 +279,70 @@ class SkillRunner:
         for note in result.notes:
             self.emit(ev.Notice(f"skill {result.spec.name}: {note}", "warning"))
         return result
+
+    # -- outcomes (issue 35) --------------------------------------------------------------
+
+    def ended(self, inv: Invocation, mode: str, outcome: Outcome) -> None:
+        """Record how a run ended: a transcript mark (`codebot skills runs` reads it), a
+        trace event and `SkillEnded` for the front ends."""
+        actor = inv.decision.actor.value
+        if self.transcript is not None:
+            self.transcript.mark("skill_outcome", **mark_fields(inv, mode, outcome, self.depth))
+        if self.tracer is not None:
+            self.tracer.emit(
+                "outcome",
+                actor=actor,
+                skill=inv.spec.name,
+                source=inv.spec.source,
+                mode=mode,
+                duration_ms=outcome.ms,
+                reason=outcome.status.value,
+                timed_out=outcome.timed_out,
+            )
+        self.emit(
+            ev.SkillEnded(
+                inv.spec.name,
+                outcome.status.value,
+                outcome.summary,
+                outcome.ms,
+                mode,
+                actor,
+                outcome.timed_out,
+                self.depth,
+            )
+        )
+
+    def end_turn(self, turn: TurnState, record: TurnRecord) -> None:
+        """The outcomes of the inline skills run this turn, as the turn ended."""
+        runs, turn.runs = turn.runs, []
+        now = time.perf_counter()
+        for inv, t0 in runs:
+            sink = turn.outcome if turn.outcome and turn.outcome.skill == inv.spec.name else None
+            outcome = dataclasses.replace(turn_outcome(sink, record), ms=(now - t0) * 1000)
+            self.ended(inv, "inline", outcome)
+            entry_update(record, inv.spec.name, outcome)
+
+    async def settle(self, inv: Invocation, outcome: Outcome, record: TurnRecord) -> str:
+        """A fork's outcome in the turn's record; its question asked when it has one; what
+        the caller reads (the rendered outcome, and the person's answer)."""
+        entry_update(record, inv.spec.name, outcome)
+        text = render(outcome)
+        if outcome.status is Status.NEEDS_CONFIRMATION:
+            answer = await self.approver.confirm(inv.spec.name, outcome.summary)
+            if answer is not None:
+                text += f"\n{answer}"
+        return text
+
+    @staticmethod
+    def _outcome_note(result: Invocation, turn: TurnState) -> Invocation:
+        """An inline skill that must report its outcome: the turn offers SkillOutcome and
+        its text ends with how to report (also when the body itself was already loaded)."""
+        contract = contract_of(result.spec)
+        if not contract.wants_outcome or turn.outcome is not None:
+            return result
+        turn.outcome = OutcomeSink(result.spec.name, contract.schema, required=True)
+        note = turn.outcome.instructions()
+        return dataclasses.replace(result, prompt=f"{result.prompt}\n{note}")
 
     def _in_force(self, result: Invocation) -> None:
         """Remember an inline invocation's text: compaction re-attaches it as it was."""

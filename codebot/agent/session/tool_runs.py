@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,14 @@ from codebot.agent.session.budget import Budgeter
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.guard import Guard
 from codebot.agent.session.hook_calls import blocked_result, hook_verdict, post_tool, pre_tool
+from codebot.agent.session.outcomes import SKILL_OUTCOME, OutcomeSink
 from codebot.agent.session.toolset import Toolset
 from codebot.agent.session.transcript import clean_text
 from codebot.agent.session.turn import TurnRecord, TurnState
 from codebot.agent.tools import META_TOOLS, ToolContext, ToolResult, resolve_path
 from codebot.agent.tools.sandbox_scan import with_masks
 from codebot.skills.catalog import Catalog
+from codebot.skills.outcome import Status
 
 WRITING_TOOLS = frozenset({"Write", "Edit"})
 
@@ -117,6 +119,8 @@ class ToolRunner:
             return blocked_result(call.name, pre)
         if call.name in META_TOOLS:
             result = await self.run_meta(call.name, args, turn, record)
+        elif call.name == SKILL_OUTCOME and turn.outcome is not None:
+            result = await self.report_outcome(turn.outcome, args)
         elif (
             call.name == "Read"
             and self.catalog is not None
@@ -126,6 +130,22 @@ class ToolRunner:
         else:
             result = await self.run_builtin(call.name, args, turn, call.id, pre=pre)
         return await post_tool(self.hooks, call.name, args, result, turn)
+
+    async def report_outcome(self, sink: OutcomeSink, args: Mapping[str, object]) -> ToolResult:
+        """A `SkillOutcome` call. An inline skill's question (`needs_confirmation`) is asked
+        now, and the answer is the tool's result; a fork's is asked by its caller."""
+        content, status = sink.report(args)
+        outcome = sink.outcome
+        if sink.ends or outcome is None or outcome.status is not Status.NEEDS_CONFIRMATION:
+            return ToolResult(content, status)
+        answer = await self.approver.confirm(sink.skill, outcome.summary)
+        if answer is None:
+            return ToolResult(
+                f"{content}; the person cannot be asked here: end your answer with the question",
+                status,
+            )
+        sink.outcome, sink.tries = None, 0  # asked and answered: the skill goes on
+        return ToolResult(f"{answer}\ncontinue the skill, then call SkillOutcome again", status)
 
     def _nested_note(self, args: dict[str, Any], result: ToolResult) -> ToolResult:
         """A folder's own AGENTS.md applies once a tool works under it (instruction_source)."""

@@ -11,6 +11,7 @@ from typing import Any
 from codebot.agent.session import events as ev
 from codebot.agent.session.emit import Emit
 from codebot.agent.session.instruction_source import InstructionSource
+from codebot.agent.session.outcomes import OUTCOME_TOOL, SKILL_OUTCOME
 from codebot.agent.session.turn import TurnState, render_system
 from codebot.agent.tools import META_TOOLS, McpTools, ToolRegistry
 
@@ -100,7 +101,10 @@ class Toolset:
                 emit(ev.Notice(failed, "warning"))
 
     def offered(self, name: str, turn: TurnState) -> bool:
-        """Whether the model may call `name` in this turn (a skill may hide tools)."""
+        """Whether the model may call `name` in this turn (a skill may hide tools);
+        SkillOutcome only while a skill run waits for its outcome."""
+        if name == SKILL_OUTCOME:
+            return turn.outcome is not None
         return name not in turn.hidden and self.tool_filter(name)
 
     def schemas(self, turn: TurnState) -> list[dict[str, Any]]:
@@ -111,4 +115,6 @@ class Toolset:
             hidden |= self.mcp.hidden()
         schemas = self.registry.schemas(hidden=hidden)
         schemas += [t for name, t in META_TOOLS.items() if name not in hidden]
+        if turn.outcome is not None:
+            schemas.append(OUTCOME_TOOL)
         return [lean_schema(t) for t in schemas] if self.lean else schemas

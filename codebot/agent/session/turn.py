@@ -15,13 +15,19 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from codebot.agent.hooks import HookCommand
+    from codebot.agent.session.outcomes import OutcomeSink
     from codebot.skills.invoke import Invocation
+    from codebot.skills.outcome import Outcome
 
 
 class SubAgents(Protocol):
     """How a session runs a fork skill or a Task call (the `subagent` module is one)."""
 
     def run_fork(self, parent: Any, inv: Invocation) -> Awaitable[str]: ...
+
+    def run_fork_outcome(
+        self, parent: Any, inv: Invocation, *, timeout: float | None = None
+    ) -> Awaitable[Outcome]: ...
 
     def run_task(
         self, parent: Any, prompt: str, agent_name: str, description: str = ""
@@ -33,6 +39,13 @@ class _NoSubAgents:
 
     async def run_fork(self, parent: Any, inv: Invocation) -> str:
         return "sub-agents are not available in this session; no sub-agent ran"
+
+    async def run_fork_outcome(
+        self, parent: Any, inv: Invocation, *, timeout: float | None = None
+    ) -> Outcome:
+        from codebot.skills.outcome import failed
+
+        return failed("sub-agents are not available in this session; no sub-agent ran")
 
     async def run_task(
         self, parent: Any, prompt: str, agent_name: str, description: str = ""
@@ -58,6 +71,18 @@ class TurnState:
     stop_continues: int = 0
     #: Set when a hook answered `continue: false`: the turn ends after this step.
     stop_reason: str = ""
+    #: Where `SkillOutcome` reports (a fork's sub-agent; an inline skill that asks for it).
+    outcome: OutcomeSink | None = None
+    #: The inline skills run this turn, with when they started (their outcomes at its end).
+    runs: list[tuple[Invocation, float]] = field(default_factory=list)
+
+    def outcome_reminder(self) -> str | None:
+        """Once, when the model would stop without the outcome its skill must report."""
+        return self.outcome.reminder() if self.outcome is not None else None
+
+    def reported(self) -> bool:
+        """Whether a fork's sub-agent has reported its outcome (its work is done)."""
+        return self.outcome is not None and self.outcome.ends and self.outcome.outcome is not None
 
     def apply(self, delta: Delta) -> None:
         if delta.model:

@@ -71,6 +71,8 @@ def parse_reply(text: str) -> tuple[ApprovalAnswer, str | None] | None:
 def question_for(request: ApprovalRequest) -> str:
     """QUESTION without what this request does not offer; for a command, the question says
     how many lines it has (`Run this command? (122 lines, 120 of them empty) [y]es ...`)."""
+    if request.tool == "SkillOutcome":  # a skill's question: yes or no (and why)
+        return "Go ahead? [y]es / [n]o (n <answer> tells the model what you want): "
     always = "/ [A]lways " if request.always else ""
     why = " (n <reason> tells the model why)" if request.takes_reason else ""
     ask = command_question(request) or "Allow?"

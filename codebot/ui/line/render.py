@@ -17,7 +17,7 @@ from codebot.display import command_lines, has_hidden, strip_escapes, visible
 from codebot.skills.catalog.hosts import family_label
 from codebot.skills.files import Spec
 from codebot.ui import commands
-from codebot.ui.activation import skill_line
+from codebot.ui.activation import ended_line, skill_line
 from codebot.ui.approval_reason import always_line, why_asked
 from codebot.ui.calls import tool_summary
 from codebot.ui.change_diff import SHOWN_LINES, change_diff
@@ -184,6 +184,8 @@ class Renderer:
             self._tool_finished(e, indent)
         elif isinstance(e, ev.SkillActivated):
             sink.line(f"{indent}{skill_line(e)}")
+        elif isinstance(e, ev.SkillEnded):
+            sink.line(f"{indent}{ended_line(e)}")
         elif isinstance(e, ev.Notice):
             self.prose(("warning: " if e.level == "warning" else "note: ") + e.text)
         elif isinstance(e, ev.ErrorEvent):
@@ -224,6 +226,10 @@ def approval_text(request: ApprovalRequest) -> str:
     bash = request.tool == "Bash"
     outside = getattr(request, "outside_sandbox", None)
     head = f"? {request.tool} needs approval:"
+    if request.tool == "SkillOutcome":  # a skill's question (`needs_confirmation`)
+        head = f"? the skill {visible(subject)} asks:"
+        question = str(request.arguments.get("question", ""))
+        return "\n".join([head, *("  " + ln for ln in visible(question).split("\n"))])
     if outside is not None:
         head = f"? {request.tool} failed inside the sandbox: {visible(outside)}"
     shown = command_lines(subject).lines if bash else visible(subject).split("\n")

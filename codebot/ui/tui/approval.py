@@ -33,7 +33,12 @@ from codebot.agent.permissions import (
 from codebot.display import command_lines, has_hidden, visible
 from codebot.ui.approval_reason import always_line, command_question, why_asked
 
-TITLES = {"Bash": "Run this command?", "Write": "Write this file?", "Edit": "Make this edit?"}
+TITLES = {
+    "Bash": "Run this command?",
+    "Write": "Write this file?",
+    "Edit": "Make this edit?",
+    "SkillOutcome": "A skill asks: go ahead? (Allow = yes; Deny, say why = your answer)",
+}
 
 
 ALLOWING = ("allow_once", "allow_session", "allow_always")

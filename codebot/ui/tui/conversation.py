@@ -23,6 +23,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 
 from codebot.agent.session import events as ev
 from codebot.display import strip_escapes, visible
+from codebot.ui.activation import ended_line, outcome_words
 from codebot.ui.change_diff import change_diff
 from codebot.ui.tui.describe import error_line, skill_line, tool_args, tool_status
 
@@ -155,6 +156,8 @@ class Conversation(VerticalScroll):
         self._md: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._tools: dict[str, ToolCall] = {}
+        #: Each running skill's row and its text, until its outcome is put on it.
+        self._skill_rows: dict[str, tuple[Static, str]] = {}
         self._content_height = 0  # the content's height when last seen (watch_virtual_size)
 
     def now(self) -> float:
@@ -225,10 +228,21 @@ class Conversation(VerticalScroll):
 
     async def _skill_activated(self, event: ev.SkillActivated) -> None:
         await self.end_stream()
-        await self.add_line(
-            ("↳ " if event.depth else "◆ ") + skill_line(event),
-            "skill nested" if event.depth else "skill",
-        )
+        text = ("↳ " if event.depth else "◆ ") + skill_line(event)
+        row = Static(Text(text), classes="skill nested" if event.depth else "skill")
+        self._skill_rows[event.name] = (row, text)
+        await self.mount(row)
+
+    async def _skill_ended(self, event: ev.SkillEnded) -> None:
+        """The outcome goes on the skill's row (`◆ skill x · fork → success: …`)."""
+        row = self._skill_rows.pop(event.name, None)
+        if row is None:
+            await self.add_line(("↳ " if event.depth else "◆ ") + ended_line(event), "skill")
+            return
+        widget, text = row
+        widget.update(Text(f"{text} → {outcome_words(event)}"))
+        if event.status != "success":
+            widget.add_class("warning" if event.status != "failed" else "error")
 
     async def _notice(self, event: ev.Notice) -> None:
         await self.add_line(event.text, "warning" if event.level == "warning" else "notice")
@@ -301,6 +315,7 @@ _SHOWN: tuple[tuple[type, Callable[[Conversation, Any], Awaitable[None]]], ...] 
     (ev.ToolOutput, Conversation._tool_output),
     (ev.ToolFinished, Conversation._tool_finished),
     (ev.SkillActivated, Conversation._skill_activated),
+    (ev.SkillEnded, Conversation._skill_ended),
     (ev.Notice, Conversation._notice),
     (ev.ErrorEvent, Conversation._error),
     (ev.TurnEnded, Conversation._turn_ended),

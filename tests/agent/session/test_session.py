@@ -106,7 +106,9 @@ async def test_model_skill_call_gets_wrapped_body(project: Path) -> None:
     tool_msg = next(m for m in model.requests[1].messages if m["role"] == "tool")
     assert tool_msg["content"].startswith('<skill name="deploy" source="project"')
     assert "Deploy steps for prod." in tool_msg["content"]
-    assert rec.skills == [{"name": "deploy", "actor": "model", "mode": "inline"}]
+    assert [{k: e[k] for k in ("name", "actor", "mode", "status")} for e in rec.skills] == [
+        {"name": "deploy", "actor": "model", "mode": "inline", "status": "success"}
+    ]
     assert any(isinstance(e, ev.SkillActivated) and e.name == "deploy" for e in events)
 
 

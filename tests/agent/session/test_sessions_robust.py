@@ -139,7 +139,9 @@ def test_print_mode_on_a_full_disk_still_prints_the_answer(
     out, err = capsys.readouterr()
     assert code == 0
     result = json.loads(out)
-    assert result["skills"] == [{"name": "review", "actor": "human", "mode": "inline"}]
+    assert [{k: e[k] for k in ("name", "actor", "mode")} for e in result["skills"]] == [
+        {"name": "review", "actor": "human", "mode": "inline"}
+    ]
     assert err.count("cannot write transcript") == 1 and "No space left on device" in err
 
 
@@ -334,7 +336,9 @@ async def test_a_prompt_starting_with_a_path_is_a_prompt(project: Path) -> None:
 async def test_skill_with_a_path_argument_still_runs(project: Path) -> None:
     session, model = make(project, ["reviewed"])
     rec = await session.run_turn("/review src/")
-    assert rec.skills == [{"name": "review", "actor": "human", "mode": "inline"}]
+    assert [{k: e[k] for k in ("name", "actor", "mode")} for e in rec.skills] == [
+        {"name": "review", "actor": "human", "mode": "inline"}
+    ]
     assert "Review src/." in model.requests[0].messages[-1]["content"]
     rec = await session.run_turn("/nosuch thing")
     assert rec.error_kind == "skill" and "nosuch" in rec.error
