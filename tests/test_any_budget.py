@@ -143,7 +143,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS + "; a skill's delta, shown and written as JSON",
     ),
     "codebot.agent.session.images": (
-        6,
+        8,
         "chat messages with content parts (model payloads)",
     ),
     "codebot.agent.session.hook_calls": (
@@ -151,7 +151,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS + ", passed on to hooks as JSON",
     ),
     "codebot.agent.session.loop": (
-        6,
+        5,
         MODEL,
     ),
     "codebot.agent.session.parts": (
