@@ -90,7 +90,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "the litellm module itself and acompletion's keyword arguments",
     ),
     "codebot.agent.model.wire_anthropic": (
-        17,
+        21,
         "chat messages, tool definitions and Messages stream events (provider JSON payloads)",
     ),
     "codebot.agent.model.wire_openai": (
@@ -141,6 +141,10 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "codebot.agent.session.events": (
         2,
         ARGS + "; a skill's delta, shown and written as JSON",
+    ),
+    "codebot.agent.session.images": (
+        8,
+        "chat messages with content parts (model payloads)",
     ),
     "codebot.agent.session.hook_calls": (
         2,
@@ -229,10 +233,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "codebot.mcp.remote": (
         4,
         "a server's tool definitions and call results as the SDK gives them (JSON payloads)",
-    ),
-    "codebot.mcp.results": (
-        2,
-        "a call result and its content blocks (a server's JSON payloads)",
     ),
     "codebot.mcp.session_skills": (
         5,

@@ -171,7 +171,9 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
     if args.top is not None and args.top < 1:
         _say("codebot: --top must be at least 1", file=sys.stderr)
         return 2
-    snap = _snapshot(settings)
+    from codebot.commands.skill_servers import snapshot_with_servers
+
+    snap = snapshot_with_servers(settings)  # with the MCP servers' skills
     router = _router(settings)
     r = router.route(
         request,

@@ -18,7 +18,7 @@ from codebot.commands.skill_io import active_keys_of, say, snapshot
 from codebot.commands.skills_invoke import cmd_invoke, cmd_listing
 from codebot.config import Settings
 from codebot.display import strip_escapes
-from codebot.skills.catalog import Snapshot
+from codebot.skills.catalog import Catalog, Snapshot
 from codebot.skills.files import Source, Spec
 from codebot.skills.validate import Report, catalog_problems, count_of, problem_count
 
@@ -79,7 +79,9 @@ def entry(
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    snap = snapshot(settings)
+    from codebot.commands.skill_servers import snapshot_with_servers
+
+    snap = snapshot_with_servers(settings)  # with the MCP servers' skills
     active = active_keys_of(snap, settings)
     rows = [entry(s, snap, active) for s in snap]
     if args.all:
@@ -183,10 +185,18 @@ def _flags(r: dict[str, Any]) -> str:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from codebot.commands.skill_servers import catalog_with_servers
+
+    with catalog_with_servers(settings) as catalog:  # the MCP servers' skills too
+        return _show(args, settings, catalog)
+
+
+def _show(args: argparse.Namespace, settings: Settings, catalog: Catalog) -> int:
+    from codebot.commands.skill_servers import body_of, resolve
     from codebot.skills.files import normalize_name
 
-    snap = snapshot(settings)
-    spec = snap.get(args.name)
+    snap = catalog.snapshot
+    spec = resolve(catalog, args.name)
     shadow = None
     if spec is None:
         hit = [sh for sh in snap.shadowed if sh.spec.key == normalize_name(args.name)]
@@ -229,13 +239,20 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
             for s in snap.shadows_of(spec)
         ],
         "body_line": spec.body_line,
-        "body": _body_or_why(spec),
+        "body": _body_or_why(spec) if spec.source is not Source.MCP else None,
     }
+    refused = ""
+    if spec.source is Source.MCP:  # fetched from its server and checked, as on invocation
+        d["body"], refused = body_of(catalog, spec)
+        if refused:
+            d["error"] = refused
+            say(f"codebot: {refused}", file=sys.stderr)
     if args.json:
         json.dump(d, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
-        return 0
+        return 1 if refused else 0
     body = d.pop("body")
+    d.pop("error", None)  # said on stderr
     for k, v in d.items():
         if v in (None, [], {}, ""):
             continue
@@ -243,6 +260,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
             f"{k + ':':<26}{json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v}"
         )
     _show_workflow(spec)
+    if refused:
+        say("\n--- body not shown: refused (see above) ---")
+        return 1
     say(f"\n--- body (from line {spec.body_line}) ---\n{body}")
     return 0
 
@@ -330,7 +350,9 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     elif args.paths:
         report = validate_paths(args.paths, known=lambda: snapshot(settings).skills)
     else:
-        snap = snapshot(settings)
+        from codebot.commands.skill_servers import snapshot_with_servers
+
+        snap = snapshot_with_servers(settings)  # the servers' problems, as `skills list`
         report = validate_specs(snap, snap.diagnostics)
     failed = report.failed(args.strict)
     if args.json:

@@ -10,6 +10,9 @@ and each step is one JSON line in `$CODEBOT_HOME/traces/<session>.jsonl`:
      "skill": "review", "source": "project", "mode": "inline", "duration_ms": 812.4,
      "reason": null}
 
+When a run ends, an `outcome` event follows (issue 35): its `reason` is the outcome's
+status (`success`, `failed`, `partial`, `needs_confirmation`), with `timed_out`.
+
 Lines are appended with one `write()` on a file opened in append mode, so several
 writers (the main agent, sub-agents, another window) never interleave inside a line.
 A tracer never raises: an IO error is kept in `tracer.errors` and the event is dropped.

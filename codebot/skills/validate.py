@@ -228,8 +228,13 @@ def validate_specs(
     known: Callable[[], Mapping[str, Spec]] | None = None,
 ) -> Report:
     """Every finding for `specs` and the files that did not load; `hints=False` leaves out
-    the INFO findings (and the reads they need), never an error or a warning."""
+    the INFO findings (and the reads they need), never an error or a warning. An MCP
+    server's skills are not checked here: their names are `<server>:<name>` and no file
+    holds them; what a server lists wrong is in `rejected` (the source's problems)."""
     diags = [d for d in rejected if d.severity is not Severity.INFO]
+    # A workflow's steps may name any skill of the catalog, a server's too.
+    catalog = (lambda snap=specs: snap.skills) if isinstance(specs, Snapshot) else None
+    specs = [s for s in specs if s.source is not Source.MCP]
     n = 0
     for spec in specs:
         n += 1
@@ -239,8 +244,8 @@ def validate_specs(
             if hints or d.severity is not Severity.INFO
         )
         diags.extend(check_spec(spec, hints))
-    diags.extend(description_quality(specs))  # specs is a list or a Snapshot: iterable again
-    diags.extend(_workflow_problems(specs, known))
+    diags.extend(description_quality(specs))
+    diags.extend(_workflow_problems(specs, catalog or known))
     return Report(tuple(diags), n)
 
 
@@ -254,10 +259,8 @@ def _workflow_problems(
     flows = [s for s in specs if has_steps(s)]
     if not flows:
         return []
-    skills = dict(specs.skills) if isinstance(specs, Snapshot) else {}
-    if known is not None:
-        skills.update(known())
-    skills.update((s.key, s) for s in specs if not isinstance(specs, Snapshot))
+    skills = dict(known()) if known is not None else {}
+    skills.update((s.key, s) for s in specs)  # the files checked win over the catalog
     return check_workflows(flows, skills)
 
 

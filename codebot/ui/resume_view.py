@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codebot.agent.session.compact import is_preamble
+from codebot.agent.session.images import is_image_message
 from codebot.agent.session.transcript import find_sessions, summarize
 from codebot.ui.calls import tool_summary
 
@@ -105,7 +106,7 @@ def split_turns(messages: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]
     for m in messages:
         if m.get("role") == "system":
             continue
-        if m.get("role") == "user" or not turns:
+        if (m.get("role") == "user" and not is_image_message(m)) or not turns:
             turns.append([])
         turns[-1].append(m)
     return turns
@@ -118,7 +119,7 @@ def turn_items(turn: Sequence[dict[str, Any]], max_lines: int | None = MAX_LINES
     items: list[Item] = []
     for m in turn:
         role = m.get("role")
-        if role == "user":
+        if role == "user" and not is_image_message(m):
             text = user_text(text_of(m.get("content")))
             if text:
                 items.append(Item("user", clip_lines(text, max_lines)))

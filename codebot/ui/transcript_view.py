@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from codebot.agent.session.images import is_image_message
 from codebot.display import strip_escapes
 from codebot.ui.calls import tool_summary
 from codebot.ui.resume_view import call_parts, text_of, tool_status, user_text
@@ -128,6 +129,8 @@ def entries_of(records: Iterable[dict[str, Any]]) -> list[Entry]:
 def _message(m: dict[str, Any], out: list[Entry], calls: dict[str, int], typed: bool) -> bool:
     """Add the entries of one message; returns whether a typed turn still awaits its message."""
     role = m.get("role")
+    if is_image_message(m):  # a tool's images: its result's line says so already
+        return typed
     if role == "user":
         if not typed:
             text = user_text(text_of(m.get("content")))

@@ -8,6 +8,8 @@ LOG (one JSON line each). Its tools, by name:
 - `hang`: never answers (a cancelled call shows up in LOG as notifications/cancelled);
 - `grow`: adds a tool `extra`, says `notifications/tools/list_changed`, answers "grown";
 - `mixed`: text, an image, audio, an embedded resource and a resource link;
+- `picture`: text, a real 1x1 PNG, then images that must not reach a model: data that is
+  not base64, JPEG bytes declared as PNG, a TIFF;
 - `fail`: a result with `isError: true`; `big`: 100,000 characters of text;
 - `flood`: 200 `notifications/tools/list_changed` in a row, then "flooded";
 - `tool_K` (K < N, with `--tools N`): a generated tool with a long description.
@@ -24,6 +26,10 @@ N = int(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else 0
 SILENT = "--silent" in sys.argv
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 EMPTY = {"type": "object", "properties": {}}
+PNG = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAC"
+    "hwGA60e6kgAAAABJRU5ErkJggg=="
+)
 tools = [
     {
         "name": "echo",
@@ -37,6 +43,7 @@ tools = [
     {"name": "grow", "description": "Add a tool.", "inputSchema": EMPTY},
     {"name": "mixed", "description": "Every kind of content.", "inputSchema": EMPTY},
     {"name": "fail", "description": "An error result.", "inputSchema": EMPTY},
+    {"name": "picture", "description": "Images, good and bad.", "inputSchema": EMPTY},
     {"name": "big", "description": "A long text.", "inputSchema": EMPTY},
     {"name": "flood", "description": "200 list_changed.", "inputSchema": EMPTY},
 ]
@@ -68,6 +75,27 @@ def text(t):
     return {"content": [{"type": "text", "text": t}], "isError": False}
 
 
+def mixed():
+    return [
+        {"type": "text", "text": "hello"},
+        {"type": "image", "data": "aGVsbG8=" * 100, "mimeType": "image/png"},
+        {"type": "audio", "data": "aGVsbG8=", "mimeType": "audio/wav"},
+        {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+        {"type": "resource_link", "uri": "file:///b.txt", "name": "b"},
+    ]
+
+
+def picture():
+    jpeg = "/9j/4AAQSkZJRgABAQ=="  # JPEG's first bytes
+    images = [(PNG, "image/png"), ("not base64!", "image/png"), (jpeg, "image/png")]
+    images.append(("SUkqAAgAAAA=", "image/tiff"))
+    content = [{"type": "text", "text": "a picture"}]
+    return content + [{"type": "image", "data": d, "mimeType": m} for d, m in images]
+
+
+CONTENT = {"mixed": mixed, "picture": picture}
+
+
 def call(mid, name, args):
     if name == "echo":
         return answer(mid, text(str(args.get("text"))))
@@ -91,20 +119,8 @@ def call(mid, name, args):
         return answer(mid, {"content": [{"type": "text", "text": "it broke"}], "isError": True})
     if name == "big":
         return answer(mid, text("x" * 100_000))
-    if name == "mixed":
-        return answer(
-            mid,
-            {
-                "content": [
-                    {"type": "text", "text": "hello"},
-                    {"type": "image", "data": "aGVsbG8=" * 100, "mimeType": "image/png"},
-                    {"type": "audio", "data": "aGVsbG8=", "mimeType": "audio/wav"},
-                    {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
-                    {"type": "resource_link", "uri": "file:///b.txt", "name": "b"},
-                ],
-                "isError": False,
-            },
-        )
+    if name in CONTENT:
+        return answer(mid, {"content": CONTENT[name](), "isError": False})
     send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32602, "message": f"no tool {name}"}})
 
 

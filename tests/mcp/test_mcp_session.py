@@ -125,7 +125,7 @@ def test_context_names_the_servers_and_closing_stops_them(
 ) -> None:
     session, _ = make(project, [{"text": "hi"}], None)
     report = context_report(session.context_use(), session, session.settings)
-    assert "MCP: 1 servers (raw ready); 9 tools" in report
+    assert "MCP: 1 servers (raw ready); 10 tools" in report
     servers = servers_of(session)
     assert servers is not None
     close_servers(session)

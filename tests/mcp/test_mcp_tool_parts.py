@@ -88,7 +88,7 @@ def test_results_keep_text_and_describe_images_audio_and_resources() -> None:
     lines = text.splitlines()
     assert lines[0] == "hello"
     assert lines[1] == "[image image/png, 300 bytes; not shown to the model]"
-    assert lines[2].startswith("[audio audio/wav, 6 bytes")
+    assert lines[2].startswith("[audio audio/wav, 5 bytes")  # decoded, not estimated
     assert "[resource file:///a.txt]" in text and "inside" in text
     assert png not in text  # the data never reaches the model
 

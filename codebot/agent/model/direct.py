@@ -4,8 +4,8 @@
 `route_for` decides, from the model string and the environment alone, whether a request
 can go this way; `open_stream` sends it and returns a `DirectStream` of OpenAI-shaped
 chunks, which the client reads exactly as it reads litellm's. Everything else — other
-providers, a reasoning effort for Claude, content that is not text, test mocks — goes
-through litellm, and `CODEBOT_WIRE=litellm` sends everything there.
+providers, a reasoning effort for Claude, content other than text and base64 images,
+test mocks — goes through litellm, and `CODEBOT_WIRE=litellm` sends everything there.
 """
 
 from __future__ import annotations

@@ -93,6 +93,12 @@ def supports_reasoning(model: str) -> bool:
     return bool(entry and entry.get("supports_reasoning") is True)
 
 
+def supports_vision(model: str) -> bool:
+    """The table says the model takes images (`supports_vision`)."""
+    entry = facts(model)
+    return bool(entry and entry.get("supports_vision") is True)
+
+
 def cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """The price of a call in dollars, None when the table has no price for `model`."""
     entry = facts(model)

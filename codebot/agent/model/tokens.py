@@ -12,13 +12,25 @@ is the safe side for deciding when to compact.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from codebot.units import CHARS_PER_TOKEN
 
-__all__ = ["CHARS_PER_TOKEN", "MESSAGE_OVERHEAD", "estimate_tokens", "message_text"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "IMAGE_TOKENS",
+    "MESSAGE_OVERHEAD",
+    "estimate_tokens",
+    "media_parts",
+    "message_text",
+]
 
 MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text (OpenAI documents 3-4)
+#: Tokens an image part is counted as, whatever its size: about what Anthropic charges
+#: for the largest image it takes without scaling (1.15 megapixels / 750), and above
+#: OpenAI's high-detail 1024x1024 cost. Its base64 is never counted as text.
+IMAGE_TOKENS = 1_600
 
 
 def estimate_tokens(text: str) -> int:
@@ -36,3 +48,11 @@ def message_text(message: dict[str, Any]) -> str:
     if calls:
         text += json.dumps(calls, ensure_ascii=False)
     return text
+
+
+def media_parts(message: Mapping[str, object]) -> int:
+    """How many parts of a message's content are not text (images)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type", "text") != "text")

@@ -2,9 +2,10 @@
 Messages request, and the Messages stream turned back into OpenAI-shaped chunks, so the
 client reads one shape whichever API answered.
 
-Only what codebot sends is converted: text and tool calls. `request_body` returns None
-for anything else (an image part, an unknown role), and the client then lets litellm
-carry the request, whose converter knows every corner.
+Only what codebot sends is converted: text, tool calls, and a user message's image parts
+given as base64 data URLs (a tool's images, `agent/session/images.py`). `request_body`
+returns None for anything else (an image by URL, an unknown role), and the client then
+lets litellm carry the request, whose converter knows every corner.
 """
 
 from __future__ import annotations
@@ -43,6 +44,40 @@ def _text(content: object) -> str | None:
     return "".join(texts)
 
 
+def _image(part: dict[str, Any]) -> dict[str, Any] | None:
+    """An `image_url` part with a base64 data URL as an Anthropic image block."""
+    image = part.get("image_url")
+    url = image.get("url") if isinstance(image, dict) else image
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    head, sep, data = url[5:].partition(",")
+    mime, _, encoding = head.partition(";")
+    if not sep or encoding != "base64" or not mime.startswith("image/"):
+        return None
+    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+
+
+def _user_parts(content: object) -> list[dict[str, Any]] | None:
+    """A user message's list of text and image parts as blocks; None for anything else."""
+    if not isinstance(content, list):
+        return None
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        block = (
+            {"type": "text", "text": str(part.get("text") or "")}
+            if kind == "text" and isinstance(part, dict)
+            else _image(part)
+            if kind == "image_url" and isinstance(part, dict)
+            else None
+        )
+        if block is None:
+            return None
+        if block["type"] != "text" or block["text"]:
+            blocks.append(block)
+    return blocks
+
+
 def _tool_use(call: object) -> dict[str, Any] | None:
     if not isinstance(call, dict):
         return None
@@ -61,6 +96,9 @@ def _blocks(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]] | None:
     """(role, content blocks) for one OpenAI message; None when it cannot be converted."""
     role = message.get("role")
     text = _text(message.get("content"))
+    if text is None and role == "user":
+        parts = _user_parts(message.get("content"))
+        return None if parts is None else ("user", parts)
     if text is None:
         return None
     if role == "tool":

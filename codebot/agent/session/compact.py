@@ -181,13 +181,17 @@ def cut_skill(s: InForce, tokens: int, room: int) -> str:
 
 def units(messages: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
     """(start, end) of each unit that may not be split: a user message, or an assistant
-    message with the tool results that answer it."""
+    message with the tool results that answer it (and the images they returned)."""
+    from codebot.agent.session.images import is_image_message
+
     out: list[tuple[int, int]] = []
     i = 0
     while i < len(messages):
         j = i + 1
         if messages[i].get("role") == "assistant":
             while j < len(messages) and messages[j].get("role") == "tool":
+                j += 1
+            if j < len(messages) and is_image_message(messages[j]):
                 j += 1
         out.append((i, j))
         i = j

@@ -13,12 +13,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from codebot.agent.model import Completion, ModelError, ModelRequest, estimate_tokens
+from codebot.agent.model import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    estimate_tokens,
+    message_text,
+)
 from codebot.agent.model.summary import SUMMARY_PREFIX, fit_lines, render_lines, request_text
 from codebot.agent.session import compact as cp
 from codebot.agent.session import events as ev
 from codebot.agent.session.context import ContextUse, Meter, resolve_window
 from codebot.agent.session.emit import Emit
+from codebot.agent.session.images import is_image_message
 from codebot.agent.session.prompting import Prompter
 from codebot.agent.session.state import SessionState
 from codebot.agent.session.toolset import Toolset
@@ -158,7 +165,7 @@ class Compactor:
         tail = cp.clip_results(recent, limit)
         summary, failed = await self._summary(older, focus, turn, window, room)
         cfg = state.settings.compaction
-        tail_text = [str(m.get("content") or "") for m in tail]
+        tail_text = [message_text(m) for m in tail]
         attached = cp.reattach(
             state.in_force,
             meter.text,
@@ -247,6 +254,6 @@ class Compactor:
     def _last_request(self) -> str:
         """What the person asked last, to rank the listing by (issue 17)."""
         for m in reversed(self.state.history):
-            if m.get("role") == "user" and not cp.is_preamble(m):
-                return str(m.get("content") or "")[-2000:]
+            if m.get("role") == "user" and not cp.is_preamble(m) and not is_image_message(m):
+                return message_text(m)[-2000:]
         return ""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codebot.agent.model import estimate_tokens, message_text
-from codebot.agent.model.tokens import MESSAGE_OVERHEAD
+from codebot.agent.model.tokens import IMAGE_TOKENS, MESSAGE_OVERHEAD, media_parts
 
 #: The window assumed when neither the config nor litellm knows the model.
 DEFAULT_WINDOW = 128_000
@@ -126,6 +126,7 @@ class Meter:
         if hit is not None and hit[0] is message:
             return hit[1], hit[2], hit[3]
         total = self.count(message_text(message)) + MESSAGE_OVERHEAD
+        total += IMAGE_TOKENS * media_parts(message)  # an image part: a fixed estimate
         listing_c, skills_c, rest_c = _split(message)
         chars = listing_c + skills_c + rest_c
         listing = total * listing_c // chars if chars else 0

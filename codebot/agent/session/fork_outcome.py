@@ -85,8 +85,12 @@ async def _outcome(parent: Session, inv: Invocation, timeout: float | None) -> O
     try:
         async with asyncio.timeout(timeout):
             await child.loop(turn, record)
+    except asyncio.CancelledError:
+        record.cancelled = True  # the sub-agent's own inline skills end `failed` too
+        raise
     except TimeoutError:
-        return failed(f"timed out after {timeout:g} s", timed_out=True)
+        record.error = f"timed out after {timeout:g} s"
+        return failed(record.error, timed_out=True)
     except ModelError as exc:
         return failed(f"the sub-agent stopped on a model error: {exc.message}")
     finally:

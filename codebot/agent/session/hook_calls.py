@@ -3,6 +3,7 @@ prompt or the turn's end (docs/hooks.md). The hooks themselves are `agent/hooks/
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,10 +74,8 @@ async def post_tool(
         notes.append(f"a PostToolUse hook ended the turn: {post.stop_reason}")
     if not notes:
         return result
-    return ToolResult(
-        f"{result.content}\n{reminder(notes, 'PostToolUse')}",
-        result.status,
-        sandbox_failure=result.sandbox_failure,
+    return dataclasses.replace(
+        result, content=f"{result.content}\n{reminder(notes, 'PostToolUse')}"
     )
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.agent.model import Completion, ModelClient, ModelError, ModelRequest, Usage
 from codebot.agent.session import events as ev
-from codebot.agent.session import hook_calls, source_skills
+from codebot.agent.session import hook_calls, images, source_skills
 from codebot.agent.session.asking import Approver
 from codebot.agent.session.budget import Budgeter, TurnBudget
 from codebot.agent.session.compact import Compaction, InForce
@@ -40,6 +40,7 @@ from codebot.agent.session.tool_runs import ToolRunner
 from codebot.agent.session.toolset import Toolset
 from codebot.agent.session.transcript import clean, clean_text, repair
 from codebot.agent.session.turn import TurnRecord, TurnState
+from codebot.agent.session.workflow_runs import fork_or_workflow
 from codebot.agent.tools import SKILL, SKILL_SEARCH, TASK, ToolContext, ToolResult
 from codebot.config import Settings
 from codebot.display import visible
@@ -157,6 +158,7 @@ class Session:
             depth=self.depth,
             hooks=self.state.hooks,
             catalog=self.catalog,
+            vision=lambda turn: images.takes_images(self._model_for(turn)),
         )
 
     # -- the state front ends read (and the two they swap) ----------------------------
@@ -397,9 +399,7 @@ class Session:
                     return
                 self.add({"role": "user", "content": again})
                 continue
-            for call in completion.tool_calls:
-                result = await self.tools.run(call, turn, record)
-                self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            await self._run_calls(completion, turn, record)
             if self._ends(turn):
                 return
         self.emit(ev.Notice(f"stopped after {self.max_steps} model calls in one turn", "warning"))
@@ -412,6 +412,17 @@ class Session:
             return True
         return turn.reported()
 
+    async def _run_calls(self, completion: Completion, turn: TurnState, record: TurnRecord) -> None:
+        """The step's tool calls, each result a tool message; then their images, if any,
+        in one user message (tool messages take only text)."""
+        results = []
+        for call in completion.tool_calls:
+            result = await self.tools.run(call, turn, record)
+            self.add({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            results.append((f"{call.name} (call {call.id})", result))
+        if (shown := images.image_message(results)) is not None:
+            self.add(shown)
+
     def _model_for(self, turn: TurnState) -> str:
         return turn.model or self.base_model or self.client.model
 
@@ -421,7 +432,10 @@ class Session:
         compact harder and try once more (`Fitter.recover`)."""
         for retry in (False, True):
             request = ModelRequest(
-                messages=[{"role": "system", "content": self.system_prompt}, *self.history],
+                messages=[
+                    {"role": "system", "content": self.system_prompt},
+                    *images.sent(self.history, self._model_for(turn)),
+                ],
                 tools=self.tool_schemas(turn),
                 model=turn.model or self.base_model,
                 effort=turn.effort or self.settings.requests.effort,
@@ -481,10 +495,5 @@ class Session:
         return ToolResult(f"unknown tool {name}", "error")
 
     async def fork(self, inv: Invocation, record: TurnRecord) -> str:
-        """Run a `context: fork` skill's sub-agent; what the caller reads of its outcome."""
-        if inv.mode == "workflow":  # steps: codebot runs them (workflow_runs.py)
-            from codebot.agent.session.workflow_runs import run_workflow
-
-            return await run_workflow(self, inv, record)
-        outcome = await self.subagents.run_fork_outcome(self, inv)
-        return await self.skills.settle(inv, outcome, record)
+        """Run a fork skill's sub-agent, or a workflow's steps; what the caller reads."""
+        return await fork_or_workflow(self, inv, record)

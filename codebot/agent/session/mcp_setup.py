@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from codebot.mcp.config import ServerDef
     from codebot.mcp.session_servers import SessionServers
 
-__all__ = ["admit_approved", "attach_servers", "close_servers", "servers_of", "start_servers"]
+__all__ = [
+    "admit_approved",
+    "any_servers",
+    "attach_servers",
+    "close_servers",
+    "servers_of",
+    "start_servers",
+]
 
 
 def attach_servers(session: Session, settings: Settings, notices: list[str]) -> None:
@@ -21,7 +28,7 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
     TUI and line mode: after the first paint, `start_servers`, or at the first request;
     the first request waits for them, each within its startup_timeout), their tools in
     its registry from then on; what does not start is said."""
-    if not _any_servers(settings):
+    if not any_servers(settings):
         return  # nothing defined anywhere: not even the MCP modules are loaded
     from codebot.mcp.startable import startable
 
@@ -33,7 +40,7 @@ def attach_servers(session: Session, settings: Settings, notices: list[str]) -> 
         _attach(session, settings, chosen, notices)
 
 
-def _any_servers(settings: Settings) -> bool:
+def any_servers(settings: Settings) -> bool:
     """Whether any server could be defined: a `.mcp.json` in the project, an `mcp` section
     in the config, or `--mcp-config` files (a cheap look, before any MCP module loads)."""
     return bool(

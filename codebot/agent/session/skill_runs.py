@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from codebot.agent.model import message_text
 from codebot.agent.session import events as ev
 from codebot.agent.session import source_skills
 from codebot.agent.session.asking import Approver
@@ -134,7 +135,7 @@ class SkillRunner:
 
     def loaded_in_view(self, text: str) -> bool:
         """Whether `text` (an expanded skill) is in the conversation the model is sent."""
-        return any(text in str(m.get("content") or "") for m in self.state.history)
+        return any(text in message_text(m) for m in self.state.history)
 
     async def run_stack(self, text: str, turn: TurnState, record: TurnRecord) -> Result:
         """A `/name …` the person typed: one skill, or a stack of up to five. The
@@ -257,11 +258,6 @@ class SkillRunner:
             loaded = self.depth == 0 and self.loaded_in_view(result.prompt)
             self._in_force(result)
             turn.runs.append((result, time.perf_counter()))
-            contract = contract_of(result.spec)
-            if contract.wants_outcome and turn.outcome is None:  # it reports: remind it how
-                turn.outcome = OutcomeSink(result.spec.name, contract.schema, required=True)
-                note = turn.outcome.instructions()
-                result = dataclasses.replace(result, prompt=f"{result.prompt}\n{note}")
             if loaded:
                 result = Invocation(
                     result.spec,
@@ -273,6 +269,7 @@ class SkillRunner:
                     result.shell,
                     result.notes,
                 )
+            result = self._outcome_note(result, turn)
         entry: dict[str, Any] = {
             "name": result.spec.name,
             "actor": actor.value,
@@ -353,6 +350,17 @@ class SkillRunner:
             if answer is not None:
                 text += f"\n{answer}"
         return text
+
+    @staticmethod
+    def _outcome_note(result: Invocation, turn: TurnState) -> Invocation:
+        """An inline skill that must report its outcome: the turn offers SkillOutcome and
+        its text ends with how to report (also when the body itself was already loaded)."""
+        contract = contract_of(result.spec)
+        if not contract.wants_outcome or turn.outcome is not None:
+            return result
+        turn.outcome = OutcomeSink(result.spec.name, contract.schema, required=True)
+        note = turn.outcome.instructions()
+        return dataclasses.replace(result, prompt=f"{result.prompt}\n{note}")
 
     def _in_force(self, result: Invocation) -> None:
         """Remember an inline invocation's text: compaction re-attaches it as it was."""

@@ -55,7 +55,9 @@ class ToolRunner:
         depth: int = 0,
         hooks: Hooks = NO_HOOKS,
         catalog: Catalog | None = None,
+        vision: Callable[[TurnState], bool] | None = None,
     ) -> None:
+        self.vision = vision  # whether the turn's model takes images (a tool's images)
         self.catalog = catalog  # its sources' skills' files are read through them
         self.toolset = toolset
         self.approvals = approvals
@@ -221,7 +223,9 @@ class ToolRunner:
             return ToolResult(self.approver.not_approved(name, asked, verdict.reason), "denied")
         # The context of this call: what the tool prints while it runs is shown (ToolOutput).
         ctx = dataclasses.replace(
-            base, progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth))
+            base,
+            progress=lambda text: self.emit(ev.ToolOutput(call_id, text, self.depth)),
+            images=self.vision is not None and self.vision(turn),
         )
         return await self._run_watched(name, args, ctx, subject, target)
 

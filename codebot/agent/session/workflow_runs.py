@@ -80,6 +80,15 @@ def _why_not(problems: list[Problem]) -> str:
     return "; ".join(visible(p.message) for p in problems if p.error)
 
 
+async def fork_or_workflow(session: Host, inv: Invocation, record: TurnRecord) -> str:
+    """`Session.fork`: a fork skill's sub-agent (its outcome settled: recorded, its question
+    asked), or a workflow (mode "workflow": a skill with `steps:`)."""
+    if inv.mode == "workflow":
+        return await run_workflow(session, inv, record)
+    outcome = await session.subagents.run_fork_outcome(session, inv)
+    return await session.skills.settle(inv, outcome, record)
+
+
 async def run_workflow(session: Host, inv: Invocation, record: TurnRecord) -> str:
     """Run the workflow `inv` names; its outcome is recorded like a fork's and the text
     returned is what the caller (the person's turn or the model's Skill call) reads."""

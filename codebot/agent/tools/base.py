@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from codebot.agent.tools.sandbox import SandboxPolicy
+    from codebot.mcp.results import Image
 
 __all__ = [
     "PathOutsideProject",
@@ -44,6 +45,9 @@ class ToolResult:
     status: str = "ok"  # "ok" | "error" | "denied"
     # Set by Bash when the sandbox explains a failure: the person may run it outside once.
     sandbox_failure: str | None = None
+    # Images for a model that takes images (an MCP tool's, when `ToolContext.images`):
+    # the session sends them as image parts after the step's tool results.
+    images: tuple[Image, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -65,6 +69,8 @@ class ToolContext:
     # (tools/live_output.py), at most about ten calls a second. For the screen only; the
     # ToolResult is the same with or without it. The session sets it for each call.
     progress: Callable[[str], None] | None = None
+    # The session's model takes images: a tool may return some (`ToolResult.images`).
+    images: bool = False
 
 
 class ToolError(Exception):

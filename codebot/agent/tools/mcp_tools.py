@@ -8,7 +8,9 @@ the session's servers.
   registry checks the arguments against before the call (the errors go back to the model);
   a schema that is not a usable JSON Schema object becomes `{"type": "object"}`.
 - The result (`codebot.mcp.results`): text, one line per image or audio, embedded
-  resources as text, capped like Bash's output; `isError` is an error result.
+  resources as text, capped like Bash's output; `isError` is an error result. When the
+  model takes images (`ToolContext.images`), the images that pass the checks come back
+  in `ToolResult.images` too, and the session sends them (`agent.session.images`).
 - `readOnlyHint` is shown in the approval question (`approval_note`), never trusted: an
   MCP tool is asked like any tool that changes things.
 - When the definitions would take more than the budget (`mcp.tool_budget_percent` of the
@@ -116,7 +118,7 @@ class McpTool(Tool):
         return f"MCP server {untrusted(self.remote.server, 64)}: {said}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from codebot.mcp.results import render_result
+        from codebot.mcp.results import render
 
         if self.name in self.owner.deferred and self.name not in self.owner.loaded:
             return ToolResult(
@@ -127,8 +129,8 @@ class McpTool(Tool):
         outcome = await self.owner.servers.call(self.remote.server, self.remote.name, args)
         if outcome.error:
             return ToolResult(f"{self.name} failed: {outcome.error}", "error")
-        text, is_error = render_result(outcome.result, ctx.output_cap)
-        return ToolResult(text, "error" if is_error else "ok")
+        out = render(outcome.result, ctx.output_cap, images=ctx.images)
+        return ToolResult(out.text, "error" if out.is_error else "ok", images=out.images)
 
 
 class ToolSearchTool(Tool):

@@ -82,6 +82,10 @@ async def test_the_reported_outcome_is_returned_and_recorded(project: Path) -> N
     assert mark["args"] == "shed a\x1b" and mark["data"] == {"count": 3}
     (ended,) = [e for e in events if isinstance(e, ev.SkillEnded)]
     assert ended.status == "success" and ended.mode == "fork"
+    trace = session.tracer.path.read_text().splitlines()
+    (traced,) = [r for r in map(json.loads, trace) if r["event"] == "outcome"]
+    assert traced["skill"] == "counter" and traced["reason"] == "success"
+    assert "shed" not in json.dumps(traced)  # the trace never holds arguments
 
 
 async def test_a_timeout_is_a_failed_outcome_marked_timed_out(project: Path) -> None:
@@ -168,3 +172,20 @@ async def test_an_inline_question_is_asked_and_the_answer_is_the_tools_result(
     answer = [m for m in model.requests[1].messages if m["role"] == "tool"][-1]["content"]
     assert "answered: no: keep the 2024 ones" in answer
     assert record.skills[0]["status"] == "success" and record.skills[0]["summary"] == "pruned 10"
+
+
+async def test_an_already_loaded_skill_is_still_told_to_report(project: Path, write_skill) -> None:
+    write_skill(
+        project / ".codebot" / "skills",
+        "sweep",
+        "description: Sweep the notes inline. Not for code.\noutcome: required",
+        "SWEEP-BODY",
+    )
+    replies = [outcome_call(status="success", summary=s) for s in ("one", "two")]
+    model = ScriptedModel([replies[0], "done", replies[1], "done"])
+    session = make(project, model, [])
+    await session.run_turn("/sweep")
+    record = await session.run_turn("/sweep")
+    second = str(model.requests[2].messages[-1]["content"])
+    assert "already loaded" in second and "call the SkillOutcome tool" in second
+    assert record.skills[0]["status"] == "success" and record.skills[0]["summary"] == "two"
