@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS, RouterConfig
 from codebot.skills.route.result import Candidate
+from codebot.skills.route.smalltalk import claims_edit
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
 
@@ -62,9 +63,12 @@ _SHAPE_NOTE = {
 
 
 def _strong_words(c: Candidate) -> list[str]:
-    """Request words a candidate matched outside its body (name, description, when_to_use)."""
+    """Request words a candidate matched outside its body (name, description, when_to_use).
+    The word of a one-word name (`loop`, `fix`, `migrate`) is as often an everyday word: it
+    counts only where the description (or when_to_use) has it too."""
     seen: dict[str, None] = {}
-    for f in ("name", "description", "when_to_use"):
+    one_word = len([p for p in _NAME_SPLIT.split(c.name) if p]) < 2
+    for f in ("description", "when_to_use") if one_word else ("name", "description", "when_to_use"):
         for w in c.matched.get(f, ()):
             seen.setdefault(w, None)
     return list(seen)
@@ -81,6 +85,7 @@ def decide(
     worth: Callable[[str], float] | None = None,
     named: Collection[str] = (),
     moved_to: Collection[str] = (),
+    edit: str | None = None,
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
@@ -94,9 +99,18 @@ def decide(
     "engineer" are two words, but together worth less than one "terraform". `named`: the
     request words (lower case) the person wrote as names and that are rare in the catalog;
     `moved_to`: the words of where the request moves things. Either can anchor a choice.
+    `edit`: the kind of small, local edit the request is (shape "edit"): it routes only to a
+    skill whose own description claims that kind of edit.
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
+    if edit is not None and not claims_edit(edit, cands[0].spec.description):
+        return (
+            "abstain",
+            None,
+            f"a small, local edit ({edit}): {cands[0].name} scored {cands[0].score:.2f}, but "
+            f"its description does not claim {edit} edits; no skill is needed",
+        )
 
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None

@@ -64,6 +64,7 @@ from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
+from codebot.skills.route.smalltalk import edit_kind
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
@@ -219,6 +220,7 @@ class Router:
             worth=lambda w: self._worth(idx, w),
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
+            edit=(edit_kind(request) or "local") if shape == "edit" else None,
         )
         cands = first
         if staged:
