@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS, RouterConfig
@@ -86,6 +86,7 @@ def decide(
     named: Collection[str] = (),
     moved_to: Collection[str] = (),
     edit: str | None = None,
+    sem_best: str | None = None,
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
@@ -100,7 +101,9 @@ def decide(
     request words (lower case) the person wrote as names and that are rare in the catalog;
     `moved_to`: the words of where the request moves things. Either can anchor a choice.
     `edit`: the kind of small, local edit the request is (shape "edit"): it routes only to a
-    skill whose own description claims that kind of edit.
+    skill whose own description claims that kind of edit. `sem_best`: in a request in
+    another language than the skills', the key of the most similar eligible skill: when it
+    is also the best candidate, the two scorers agree, which stands in for word evidence.
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
@@ -116,8 +119,10 @@ def decide(
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
     ev = _evidence(cands, cfg, shape, n_content, sem_on, n_eligible, worth, named, moved_to)
+    if sem_best is not None and shape == "task" and best.spec.key == sem_best:
+        ev = replace(ev, vouched=True, crossed=True)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on, similarity)
-    if decision == "select" and len(ev.strong) < ev.need:
+    if decision == "select" and (len(ev.strong) < ev.need or ev.crossed):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
 
@@ -138,6 +143,7 @@ class _Evidence:
     anchored: bool
     vouched: bool  # the semantic similarity stands in for the lexical evidence
     agreed: bool  # both scorers agree on it
+    crossed: bool = False  # in another language, it is also the most similar skill of all
 
 
 def _bar(
@@ -360,6 +366,11 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
             f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
             f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree "
             f"{cfg.semantic_agree:.2f})"
+        )
+    if ev.crossed and not (ev.corroborated or ev.anchored or ev.agreed):
+        out += (
+            f"; the request is in another language, and it is also the most similar skill of "
+            f"all ({best.semantic or 0.0:.2f}): the two scorers agree"
         )
     if ev.corroborated:
         out += (

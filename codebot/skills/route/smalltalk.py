@@ -99,6 +99,12 @@ _PHRASE_RES = tuple(
 MAX_CHAT_CHARS = 200
 
 
+def _skip(text: str, pos: int) -> int:
+    """The position after the separators at `pos` (`pos` itself when there are none)."""
+    m = _SEP.match(text, pos)
+    return m.end() if m else pos
+
+
 def _phrase_ends(text: str, pos: int) -> set[int]:
     """Where a phrase starting at `pos` can end: at a separator, a CJK character or the end."""
     ends = set()
@@ -107,7 +113,7 @@ def _phrase_ends(text: str, pos: int) -> set[int]:
         if m is None or m.end() == pos:
             continue
         e = m.end()
-        if e == len(text) or _SEP.match(text, e).end() > e or _CJK.match(text, e):
+        if e == len(text) or _skip(text, e) > e or _CJK.match(text, e):
             ends.add(e)
     return ends
 
@@ -118,14 +124,14 @@ def is_chat(text: str) -> bool:
     t = text.strip()
     if not t or len(t) > MAX_CHAT_CHARS:
         return False
-    start = _SEP.match(t, 0).end()
+    start = _skip(t, 0)
     todo, seen = [start], {start}
     while todo:
         pos = todo.pop()
         if pos == len(t):
             return True
         for e in _phrase_ends(t, pos):
-            q = _SEP.match(t, e).end()
+            q = _skip(t, e)
             if q not in seen:
                 seen.add(q)
                 todo.append(q)
