@@ -172,7 +172,7 @@ _EDIT_ASK: Mapping[str, str] = {
     ),
     "port": (
         r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"
-        r"|端口|ポート番号|ポートを|cambia\b.{0,30}\bpuerto|[äa]ndere?\b.{0,30}\bport\b"
+        r"|端口|ポート番号|(?<!レ)(?<!サ)ポート(?:を|の).{0,15}(?:変更|変え)|cambia\b.{0,30}\bpuerto|[äa]ndere?\b.{0,30}\bport\b"
         r"|change\b.{0,30}\bport\b"
     ),
 }
