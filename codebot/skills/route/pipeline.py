@@ -228,7 +228,7 @@ class Router:
             len(counted) + n_oov,
             sem_on=bool(sem),
             # across languages the two scorers agreeing is the evidence: few words can match
-            sem_best=max(sem, key=lambda key: (sem[key], key)) if sem and lang != "en" else None,
+            sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
             similarity=self._alike,
             worth=lambda w: self._worth(idx, w),
@@ -334,10 +334,7 @@ class Router:
         assert self.semantic is not None
         eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
         try:
-            return {
-                key: float(v)
-                for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
-            }
+            return dict(self.semantic.score(request, eligible_specs) or {})
         except Exception as exc:  # a broken optional model must not break routing
             self.semantic, self.semantic_error = None, str(exc)
             return {}
