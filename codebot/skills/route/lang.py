@@ -149,20 +149,37 @@ def available() -> bool:
     return _identifier() is not None
 
 
-def detect(text: str) -> str:
-    """The language of a request (ISO 639-1): "en" when unsure. Without the identifier,
-    "zh" or "ja" for a text mostly in CJK script and "en" otherwise."""
-    identify = _identifier()
-    if identify is not None:
-        code, p = identify(text[:2000])
-        if p >= MIN_CONFIDENCE or _CJK.search(text):
-            return code
-        return "en"
+#: fastText's codes for languages written in CJK script, and what they are read as
+_CJK_CODES: Mapping[str, str] = {"zh": "zh", "wuu": "zh", "yue": "zh", "ja": "ja", "ko": "ko"}
+
+
+def _by_script(text: str) -> str | None:
+    """ "zh", "ja" or "ko" for a text mostly in CJK script (a third of its letters or more),
+    else None."""
     cjk = len(_CJK.findall(text))
     letters = sum(1 for ch in text if ch.isalpha())
-    if cjk and cjk * 3 >= letters:
-        return "ja" if re.search(r"[\u3040-\u30ff]", text) else "zh"
-    return "en"
+    if not cjk or cjk * 3 < letters:
+        return None
+    if re.search(r"[\u3040-\u30ff]", text):
+        return "ja"
+    return "ko" if re.search(r"[\uac00-\ud7af]", text) else "zh"
+
+
+def detect(text: str) -> str:
+    """The language of a request (ISO 639-1): "en" when unsure (the identifier gives its
+    language less than even odds). A text mostly in CJK script is Chinese, Japanese or
+    Korean whatever the identifier says (it reads a Chinese request full of English names
+    as French); without the identifier, that is all that is told apart."""
+    script = _by_script(text)
+    identify = _identifier()
+    if identify is None:
+        return script or "en"
+    code, p = identify(text[:2000])
+    if code in _CJK_CODES:
+        return _CJK_CODES[code]
+    if script is not None:
+        return script
+    return code if p >= MIN_CONFIDENCE else "en"
 
 
 @functools.cache
