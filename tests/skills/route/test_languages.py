@@ -290,3 +290,14 @@ def test_a_one_word_name_is_evidence_only_with_its_description(router, snap):
     # "loop" is the skill's whole name, and the everyday word of the request
     r = router.route("loop over the rows of the csv and sum the totals column", snap, Actor.MODEL)
     assert not (r.decision == "select" and r.selected is not None and r.selected.name == "loop")
+
+
+def test_skill_search_and_preselection_find_a_skill_for_a_chinese_request(snap):
+    # what SkillSearch and an over-budget listing read: the ranking, not the decision
+    specs = list(snap)
+    found = R.search("用Mermaid画一个用户登录流程的时序图", specs, limit=3)
+    assert found and found[0].name == "mermaid-diagrams"
+    kept = R.preselect("用Mermaid画一个用户登录流程的时序图", specs, 3)
+    assert "mermaid-diagrams" in [s.name for s in kept]
+    # a small edit still lists the skills that match its words: the model decides
+    assert R.search("rename the docker_host variable to container_host", specs, limit=3)
