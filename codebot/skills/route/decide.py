@@ -371,6 +371,9 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
         out += (
             f"; the request is in another language, and it is also the most similar skill of "
             f"all ({best.semantic or 0.0:.2f}): the two scorers agree"
+            if best.raw > 0
+            else f"; the request is in another language and no word of it matches a skill: the "
+            f"most similar skill of all ({best.semantic or 0.0:.2f}) is the encoder's choice alone"
         )
     if ev.corroborated:
         out += (
