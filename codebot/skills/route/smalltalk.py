@@ -24,7 +24,8 @@ from collections.abc import Mapping
 _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
     "en": (
         r"hi|hello|hey|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|night|day)",
-        r"thanks|thank\s+you|thx|ty|tysm|cheers|much\s+appreciated|appreciate\s+it|kudos",
+        r"thanks(?:\s+a\s+(?:bunch|ton|million))?|many\s+thanks|thank\s+(?:you|u)|thx|ty|tysm",
+        r"cheers|much\s+appreciated|appreciate\s+it|kudos",
         r"bye|goodbye|see\s+you(?:\s+later)?|later|good\s+job|great\s+job|nice\s+work|well\s+done",
         r"ok|okay|k|kk|alright|all\s+right|got\s+it|gotcha|understood|noted|roger|sure|yes|yep",
         r"yeah|no\s+problem|np|great|perfect|awesome|cool|nice|excellent|amazing|wonderful|lgtm",

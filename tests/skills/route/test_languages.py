@@ -130,6 +130,9 @@ THANKS = [
     "alles klar, verstanden",
     "parfait, merci beaucoup",
     "hi there 👋",
+    "many thanks!!",
+    "great, thanks a bunch",
+    "awesome, it works now",
 ]
 
 
