@@ -318,7 +318,8 @@ class Router:
                 return i is not None and i < idx.n_terms and idx.indptr[i + 1] > idx.indptr[i]
 
             words = [(w, w) for w in self.tokenizer.words(request)]
-            pairs = foreign_terms(words, lang, self.tokenizer.term, in_index)
+            snowball = self.config.stemmer == "snowball"
+            pairs = foreign_terms(words, lang, self.tokenizer.term, in_index, snowball)
         for t, word in pairs:
             surface.setdefault(t, word)
         ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]

@@ -65,7 +65,7 @@ def test_foreign_words_read_against_the_english_index():
     index = {"docker", "sprint", "bericht", "imag"}
     tok = Tokenizer("builtin")
     words = [(w, w) for w in tok.words("Schreib den Sprintbericht und das Docker Image")]
-    got = [t for t, _ in lang.foreign_terms(words, "de", tok.term, index.__contains__)]
+    got = [t for t, _ in lang.foreign_terms(words, "de", tok.term, index.__contains__, True)]
     assert "den" not in got and "und" not in got and "das" not in got  # German stop words
     assert got[:3] == ["schreib", "sprint", "bericht"] or "sprint" in got
     assert "docker" in got and "imag" in got  # loanwords keep their English term
@@ -107,11 +107,15 @@ def test_language_of_a_request(text, code):
     assert lang.detect(text) == code
 
 
-def test_without_the_identifier_cjk_script_still_counts_as_foreign(monkeypatch):
+def test_without_the_identifier_script_and_function_words_tell(monkeypatch):
     monkeypatch.setattr(lang, "_identifier", lambda: None)
     assert lang.detect("我们的镜像太大了") == "zh"
     assert lang.detect("イメージが大きすぎる") == "ja"
-    assert lang.detect("Escribe un bot de Discord") == "en"  # no way to tell: English rules
+    # other languages by their function words
+    assert lang.detect("Escribe un bot de Discord para el servidor") == "es"
+    assert lang.detect("Schreib mir ein Helm-Chart für unseren Webdienst") == "de"
+    assert lang.detect("write a helm chart for the web service, in the repo") == "en"
+    assert lang.detect("Discord bot") == "en"  # nothing to tell by: English rules
 
 
 # -- request shapes -----------------------------------------------------------------------
