@@ -61,7 +61,10 @@ from gen_skills import generate  # noqa: E402
 
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "skills"
 DATA = HERE.parent / "tests" / "data"
-SETS = {name: DATA / f"routing_{name}.jsonl" for name in ("dev", "holdout", "paraphrase")}
+#: the case files routed (`--sets`): the three English ones by default; "multilingual" is
+#: issue 36's held-out set in six languages
+SET_NAMES = ("dev", "holdout", "paraphrase", "dev_multilingual", "multilingual")
+SETS = {name: DATA / f"routing_{name}.jsonl" for name in SET_NAMES}
 KEYS = (
     "hit_at_1",
     "recall_at_k",
@@ -200,6 +203,11 @@ def _parse_args() -> argparse.Namespace:
         "--data", type=Path, help="where generated skills are kept (default: a temporary folder)"
     )
     ap.add_argument(
+        "--sets",
+        default="dev,holdout,paraphrase",
+        help=f"comma-separated case files to route, of {', '.join(SET_NAMES)}",
+    )
+    ap.add_argument(
         "--semantic",
         default="",
         metavar="MODEL",
@@ -312,7 +320,7 @@ def _run(args: argparse.Namespace, data: Path) -> dict[str, Any]:
     if args.semantic:
         scorer = _semantic_scorer(args.semantic, synth.parent / "vectors", mixed, out)
     for name, path in SETS.items():
-        if not path.is_file():
+        if name not in args.sets.split(",") or not path.is_file():
             continue
         cases, errors = parse_cases(path.read_text(encoding="utf-8").splitlines())
         if errors:

@@ -348,6 +348,11 @@ def _print_report(r: dict[str, Any]) -> None:
     _say(f"  stability (x{r['repeat']})           {_fmt(r['stability'])}")
     lat = r["latency_ms"]
     _say(f"  latency p50 / p95         {lat['p50']:.2f} / {lat['p95']:.2f} ms")
+    for code, g in r.get("by_language", {}).items():
+        _say(
+            f"  {code:<4} hit@1 {_fmt(g['hit_at_1'])}, abstention "
+            f"{_fmt(g['abstain_rate_negatives'])}, near-miss {_fmt(g['near_miss_accuracy'])}"
+        )
     if "baseline" in r:
         b = r["baseline"]
         _say(

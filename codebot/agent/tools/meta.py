@@ -51,8 +51,9 @@ META_TOOLS: dict[str, dict[str, Any]] = {
     SKILL_SEARCH: _fn(
         SKILL_SEARCH,
         "Search all skills by what they do, when the listing was shortened or a skill you need is "
-        "not "
-        "listed. Returns cards (name, description, when to use, argument hint, source); no bodies.",
+        "not listed. Skills are described in English: search in English words for the job, even "
+        "when the person wrote in another language. Returns cards (name, description, when to "
+        "use, argument hint, source); no bodies.",
         {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 20}},
         ["query"],
     ),

@@ -120,7 +120,9 @@ DEFAULTS: RouterDefaults = {
     "body_chars": 5000,
     "top": 5,
     "rrf_k": 60,
-    "stemmer": "auto",  # "auto" (PyStemmer if installed, else built-in), "builtin", "none"
+    # English stemming of skills and requests: "auto" and "builtin" are the built-in suffix
+    # stemmer (the same terms whatever is installed), "snowball" PyStemmer's English, "none"
+    "stemmer": "auto",
     # a local sentence-embedding model fused with the lexical ranking: a folder or a package
     # that ships one (see semantic); "" is off
     "semantic": "",
@@ -274,9 +276,11 @@ def _setting(key: str, value: object, default: object, warn: list[str]) -> objec
         warn.append(f"config skills.router.fusion: {value!r} is not sum or rrf")
         return _INVALID
     if key == "stemmer":
-        if value in ("auto", "builtin", "none"):
+        if value in ("auto", "builtin", "snowball", "none"):
             return value
-        warn.append(f"config skills.router.stemmer: {value!r} is not auto, builtin or none")
+        warn.append(
+            f"config skills.router.stemmer: {value!r} is not auto, builtin, snowball or none"
+        )
         return _INVALID
     return _number(key, value, default, warn)
 

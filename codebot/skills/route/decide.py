@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS, RouterConfig
 from codebot.skills.route.result import Candidate
+from codebot.skills.route.smalltalk import claims_edit
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
 
@@ -62,9 +63,12 @@ _SHAPE_NOTE = {
 
 
 def _strong_words(c: Candidate) -> list[str]:
-    """Request words a candidate matched outside its body (name, description, when_to_use)."""
+    """Request words a candidate matched outside its body (name, description, when_to_use).
+    The word of a one-word name (`loop`, `fix`, `migrate`) is as often an everyday word: it
+    counts only where the description (or when_to_use) has it too."""
     seen: dict[str, None] = {}
-    for f in ("name", "description", "when_to_use"):
+    one_word = len([p for p in _NAME_SPLIT.split(c.name) if p]) < 2
+    for f in ("description", "when_to_use") if one_word else ("name", "description", "when_to_use"):
         for w in c.matched.get(f, ()):
             seen.setdefault(w, None)
     return list(seen)
@@ -81,6 +85,8 @@ def decide(
     worth: Callable[[str], float] | None = None,
     named: Collection[str] = (),
     moved_to: Collection[str] = (),
+    edit: str | None = None,
+    sem_best: str | None = None,
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
@@ -94,16 +100,29 @@ def decide(
     "engineer" are two words, but together worth less than one "terraform". `named`: the
     request words (lower case) the person wrote as names and that are rare in the catalog;
     `moved_to`: the words of where the request moves things. Either can anchor a choice.
+    `edit`: the kind of small, local edit the request is (shape "edit"): it routes only to a
+    skill whose own description claims that kind of edit. `sem_best`: in a request in
+    another language than the skills', the key of the most similar eligible skill: when it
+    is also the best candidate, the two scorers agree, which stands in for word evidence.
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
+    if edit is not None and not claims_edit(edit, cands[0].spec.description):
+        return (
+            "abstain",
+            None,
+            f"a small, local edit ({edit}): {cands[0].name} scored {cands[0].score:.2f}, but "
+            f"its description does not claim {edit} edits; no skill is needed",
+        )
 
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
     ev = _evidence(cands, cfg, shape, n_content, sem_on, n_eligible, worth, named, moved_to)
+    if sem_best is not None and shape == "task" and best.spec.key == sem_best:
+        ev = replace(ev, vouched=True, crossed=True)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on, similarity)
-    if decision == "select" and len(ev.strong) < ev.need:
+    if decision == "select" and (len(ev.strong) < ev.need or ev.crossed):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
 
@@ -124,6 +143,7 @@ class _Evidence:
     anchored: bool
     vouched: bool  # the semantic similarity stands in for the lexical evidence
     agreed: bool  # both scorers agree on it
+    crossed: bool = False  # in another language, it is also the most similar skill of all
 
 
 def _bar(
@@ -346,6 +366,14 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
             f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
             f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree "
             f"{cfg.semantic_agree:.2f})"
+        )
+    if ev.crossed and not (ev.corroborated or ev.anchored or ev.agreed):
+        out += (
+            f"; the request is in another language, and it is also the most similar skill of "
+            f"all ({best.semantic or 0.0:.2f}): the two scorers agree"
+            if best.raw > 0
+            else f"; the request is in another language and no word of it matches a skill: the "
+            f"most similar skill of all ({best.semantic or 0.0:.2f}) is the encoder's choice alone"
         )
     if ev.corroborated:
         out += (

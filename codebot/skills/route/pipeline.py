@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
@@ -61,9 +62,11 @@ from codebot.skills.route.eligible import filtered_out, narrow
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
+from codebot.skills.route.lang import detect, foreign_terms
 from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
+from codebot.skills.route.smalltalk import edit_kind
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
@@ -152,11 +155,14 @@ class Router:
         mask, other = narrow(idx, mask, subset, active, restrict)
 
         # 2. lexical scores, normalised by what the request's words are worth
-        surface, known, neg_ids = self._request_terms(idx, request)
+        surface, known, neg_ids, lang = self._request_terms(idx, request)
         terms = list(surface)
         counted = sorted(set(known) | set(neg_ids))
-        n_oov = len(terms) - len(counted)
-        if not known and self.semantic is None:
+        # in a request in another language than the skills' (English), a word no skill uses
+        # is untranslated, not a sign of another job: it does not count against the skills
+        n_oov = len(terms) - len(counted) if lang == "en" else 0
+        semantic = self._semantic_for(lang)
+        if not known and semantic is None:
             return self._empty(
                 request, terms, shape, cfg, actor, t_index, _no_match(terms), index_ms
             )
@@ -179,15 +185,22 @@ class Router:
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
         staged = (
-            cfg.coverage_power > 0
-            and len(known) > 1
-            and self.semantic is None
-            and len(positive) > 2
+            cfg.coverage_power > 0 and len(known) > 1 and semantic is None and len(positive) > 2
         )
-        if self.semantic is not None:
+        if semantic is not None:
             sem = self._semantic_scores(request, idx, mask)
             if sem:
-                order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg, shape)
+                # across languages by ranks (reciprocal rank fusion): the lexical score of a
+                # request in another language measures only its loanwords and names
+                order, lex_rank, fused = fuse(
+                    idx,
+                    elig,
+                    mask,
+                    sem,
+                    k,
+                    replace(cfg, fusion="rrf") if lang != "en" else cfg,
+                    shape,
+                )
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
@@ -214,11 +227,14 @@ class Router:
             shape,
             len(counted) + n_oov,
             sem_on=bool(sem),
+            # across languages the two scorers agreeing is the evidence: few words can match
+            sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
             similarity=self._alike,
             worth=lambda w: self._worth(idx, w),
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
+            edit=(edit_kind(request) or "local") if shape == "edit" else None,
         )
         cands = first
         if staged:
@@ -261,6 +277,14 @@ class Router:
             kinds["destination"],
         )
 
+    def _semantic_for(self, lang: str) -> SemanticScorer | None:
+        """The semantic scorer for a request in `lang`: one for other languages only (the
+        multilingual encoder) sits out English requests, where the lexical ranking is the
+        better one (docs/routing.md, "Languages")."""
+        if lang == "en" and getattr(self.semantic, "other_languages_only", False):
+            return None
+        return self.semantic
+
     def _small_talk(self, request: str, cfg: RouterConfig, actor: Actor, t0: float) -> Route:
         """Small talk abstains on the words alone: no index is loaded or built for it."""
         terms = list(dict.fromkeys(t for t, _ in self.tokenizer.with_surface(request)))
@@ -277,17 +301,31 @@ class Router:
 
     def _request_terms(
         self, idx: Index, request: str
-    ) -> tuple[dict[str, str], list[int], list[int]]:
+    ) -> tuple[dict[str, str], list[int], list[int], str]:
         """The request's terms (each with the first word that gave it, in order), the ids
-        of those some skill's postings hold (`known`), and of those some skill rules out."""
+        of those some skill's postings hold (`known`), of those some skill rules out, and
+        the request's language. A request in another language is read against the English
+        index by its language's rules (stop words, stems, compounds: `lang`)."""
+        lang = detect(request)
         surface: dict[str, str] = {}
-        for t, word in self.tokenizer.with_surface(request):
-            surface.setdefault(t, word)
         lex = idx.lexicon
+        if lang == "en":
+            pairs = self.tokenizer.with_surface(request)
+        else:
+
+            def in_index(t: str) -> bool:
+                i = lex.get(t)
+                return i is not None and i < idx.n_terms and idx.indptr[i + 1] > idx.indptr[i]
+
+            words = [(w, w) for w in self.tokenizer.words(request)]
+            snowball = self.config.stemmer == "snowball"
+            pairs = foreign_terms(words, lang, self.tokenizer.term, in_index, snowball)
+        for t, word in pairs:
+            surface.setdefault(t, word)
         ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]
         known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
         neg_ids = [i for i in ids if i in idx.neg]
-        return surface, known, neg_ids
+        return surface, known, neg_ids, lang
 
     def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
         """The semantic scorer's similarities for the eligible skills; a scorer that fails
@@ -297,10 +335,7 @@ class Router:
         assert self.semantic is not None
         eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
         try:
-            return {
-                key: float(v)
-                for key, v in (self.semantic.score(request, eligible_specs) or {}).items()
-            }
+            return dict(self.semantic.score(request, eligible_specs) or {})
         except Exception as exc:  # a broken optional model must not break routing
             self.semantic, self.semantic_error = None, str(exc)
             return {}

@@ -248,6 +248,30 @@ def top_rows(score: NDArray[np.floating], rows: NDArray[np.intp], k: int) -> lis
     return rows[np.lexsort((rows, -score[rows]))][:k].tolist()
 
 
+def _most_similar(
+    idx: Index, mask: NDArray[np.bool_], sem: Mapping[str, float], depth: int
+) -> list[tuple[float, int]]:
+    """(similarity, row) of the `depth` most similar eligible skills, most similar first
+    (ties in the scorer's order): only those are fused, so a catalog of 10,000 is
+    partitioned in numpy, not sorted in Python."""
+    import numpy as np
+
+    keys = list(sem)
+    vals = np.fromiter(sem.values(), dtype=np.float64, count=len(keys))
+    n = min(len(keys), 2 * depth)  # room for keys not in the index or not eligible
+    top = np.argpartition(-vals, n - 1)[:n] if 0 < n < len(keys) else np.arange(len(keys))
+    top = top[np.lexsort((top, -vals[top]))]
+    by_key = idx.by_key
+    out: list[tuple[float, int]] = []
+    for j in top.tolist():
+        i = by_key.get(keys[j])
+        if vals[j] > 0 and i is not None and mask[i]:
+            out.append((float(vals[j]), i))
+            if len(out) == depth:
+                break
+    return out
+
+
 def fuse(
     idx: Index,
     elig: NDArray[np.floating],
@@ -270,14 +294,11 @@ def fuse(
     positive = np.nonzero(elig > 0)[0]
     lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
     lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
-    sem_rows = [
-        (v, idx.by_key[kk])
-        for kk, v in sem.items()
-        if kk in idx.by_key and mask[idx.by_key[kk]] and v > 0
-    ]
-    sem_rows.sort(key=lambda x: -x[0])
+    sem_rows = _most_similar(idx, mask, sem, depth)
     if cfg.fusion == "sum":
         sem_of = {i: v for v, i in sem_rows}
+        for i in lex_order:  # a lexical row below the similarity's first `depth` keeps its own
+            sem_of.setdefault(i, max(sem.get(idx.specs[i].key, 0.0), 0.0))
         rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
         # a question's similarity is scaled like its lexical score (question penalties)
         w = cfg.semantic_weight * shape_factor(shape, cfg)

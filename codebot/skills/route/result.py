@@ -95,7 +95,7 @@ class Route:
     filtered: tuple[Filtered, ...]
     reason: str
     terms: tuple[str, ...]
-    shape: str  # "task" | "howto" | "concept" | "chat" (see request_shape)
+    shape: str  # "task" | "howto" | "concept" | "chat" | "edit" (see request_shape)
     threshold: float
     margin: float
     latency_ms: float  # routing only; a (re)build of the index is in index_ms

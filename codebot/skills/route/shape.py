@@ -90,7 +90,7 @@ _PROJECT_REF = re.compile(
     re.IGNORECASE,
 )
 
-SHAPES = ("task", "howto", "concept", "chat")
+SHAPES = ("task", "howto", "concept", "chat", "edit")
 
 # -- words that count more or less than the others (see weights) -----------------------
 # Each function is linear in the text's length, and the router gives them only the edges of
@@ -218,13 +218,20 @@ def destination(text: str) -> frozenset[str]:
 
 def request_shape(text: str) -> str:
     """What kind of request this is: `task` (do something), `howto` (how do I …?),
-    `concept` (what is / why …?) or `chat` (greetings, thanks, jokes).
+    `concept` (what is / why …?), `chat` (greetings, thanks, jokes) or `edit` (a small,
+    local edit: rename, bump, typo, delete an import, change a colour or a port).
 
     Skills are workflows. A knowledge or syntax question is better answered directly, so
     its scores are scaled down (`howto_penalty`, `question_penalty`) and small talk never
     routes. A question about the person's own project ("how do I set up tests in our
-    repo?") is treated as a task.
+    repo?") is treated as a task. Greetings, thanks, small edits and questions about code
+    are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`);
+    an edit routes only to a skill whose description claims that kind of edit.
     """
+    from codebot.skills.route.smalltalk import CODE_QUESTION, edit_kind, is_chat
+
+    if is_chat(text):
+        return "chat"
     rest = text.strip()
     for _ in range(3):  # "hi there! thanks a lot"
         stripped = _GREETING.sub("", rest, count=1)
@@ -233,6 +240,10 @@ def request_shape(text: str) -> str:
         rest = stripped
     if not rest.strip(" !.?,") or _SMALL_TALK.match(rest):
         return "chat"
+    if edit_kind(rest) is not None:
+        return "edit"
+    if CODE_QUESTION.search(rest):
+        return "concept"
     if _PROJECT_REF.search(rest):
         return "task"
     if _CONCEPT.match(rest) or _FACT.match(rest):

@@ -13,9 +13,22 @@ from hypothesis import strategies as st
 
 from codebot.skills.route.index.text import _PHRASES, Tokenizer
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def _pairs(run: str) -> str:
+    return run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
+
 
 def _reference(text: str) -> list[str]:
-    toks = re.findall(r"[a-z0-9][a-z0-9+#]*", unicodedata.normalize("NFKC", text).lower())
+    low = unicodedata.normalize("NFKC", text).lower()
+    if not re.search(r"[\u00c0-\u07ff\u3000-\udfff]", low):
+        toks = re.findall(r"[a-z0-9][a-z0-9+#]*", low)
+    else:  # letters of other scripts: words of every script, accents dropped, CJK in pairs
+        nfd = unicodedata.normalize("NFD", low)
+        low = unicodedata.normalize("NFC", re.sub(r"[\u0300-\u036f]", "", nfd))
+        low = _CJK.sub(lambda m: " " + _pairs(m.group(0)) + " ", low.replace("_", " "))
+        toks = re.findall(r"[^\W_][\w+#]*", low)
     out: list[str] = []
     i, n = 0, len(toks)
     while i < n:

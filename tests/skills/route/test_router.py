@@ -803,6 +803,31 @@ def test_cli_eval_floors(base, tmp_path, capsys):
     assert run_eval(_parser().parse_args(["eval", str(bad)]), settings) == 2
 
 
+def test_cli_eval_by_language(base, tmp_path, capsys):
+    from codebot.commands.route import run_eval
+
+    cases = tmp_path / "cases.jsonl"
+    rows = [
+        {"prompt": "shrink our docker image with multi-stage builds", "expected": "docker-slim"},
+        {"prompt": "用多阶段构建把 Docker 镜像瘦身", "expected": "docker-slim", "lang": "zh"},
+        {"prompt": "谢谢！", "expected": None, "kind": "negative", "lang": "zh"},
+    ]
+    cases.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    settings = _settings(tmp_path, [base.root])
+    assert (
+        run_eval(_parser().parse_args(["eval", str(cases), "--json", "--only-dirs"]), settings) == 0
+    )
+    by = json.loads(capsys.readouterr().out)["by_language"]
+    assert set(by) == {"?", "zh"} and by["zh"]["abstain_rate_negatives"] == 1.0
+    assert by["zh"]["counts"] == {"positive": 1, "near_miss": 0, "negative": 1}
+    assert run_eval(_parser().parse_args(["eval", str(cases), "--only-dirs"]), settings) == 0
+    assert "zh   hit@1" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"prompt": "x", "expected": None, "lang": 7}) + "\n")
+    assert run_eval(_parser().parse_args(["eval", str(bad)]), settings) == 2
+    assert "'lang' must be a language code" in capsys.readouterr().err
+
+
 # -- description quality in `skills validate` -------------------------------------------------
 
 

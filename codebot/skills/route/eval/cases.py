@@ -18,6 +18,8 @@ class Case:
     kind: str
     also: tuple[str, ...] = ()
     line: int = 0
+    #: the language the request is written in (optional; the report breaks results down by it)
+    lang: str | None = None
 
     def acceptable(self) -> frozenset[str]:
         from codebot.skills.files import normalize_name
@@ -63,5 +65,9 @@ def parse_cases(lines: Iterable[str]) -> tuple[list[Case], list[str]]:
         if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
             errors.append(f"line {n}: 'also' must be a list of skill names")
             continue
-        cases.append(Case(d["prompt"], expected, kind, tuple(also), n))
+        lang = d.get("lang")
+        if lang is not None and (not isinstance(lang, str) or not lang.strip()):
+            errors.append(f"line {n}: 'lang' must be a language code such as \"de\"")
+            continue
+        cases.append(Case(d["prompt"], expected, kind, tuple(also), n, lang))
     return cases, errors

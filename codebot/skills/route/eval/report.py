@@ -77,6 +77,30 @@ def _row(case: Case, r: Route, hit: bool, rank: int | None) -> dict[str, object]
     }
 
 
+def by_language(
+    cases: Sequence[Case], results: Sequence[dict[str, object]]
+) -> dict[str, dict[str, object]]:
+    """hit@1, abstention on negatives and near-miss accuracy for each language the cases
+    name (`lang`; "?" for a case without one)."""
+    groups: dict[str, dict[str, list[bool]]] = {}
+    for case, row in zip(cases, results, strict=True):
+        g = groups.setdefault(case.lang or "?", {k: [] for k in KINDS})
+        g[case.kind].append(bool(row["ok"]))
+
+    def share(v: list[bool]) -> float | None:
+        return round(sum(v) / len(v), 4) if v else None
+
+    return {
+        lang: {
+            "counts": {k: len(v) for k, v in g.items()},
+            "hit_at_1": share(g["positive"]),
+            "abstain_rate_negatives": share(g["negative"]),
+            "near_miss_accuracy": share(g["near_miss"]),
+        }
+        for lang, g in sorted(groups.items())
+    }
+
+
 def evaluate(
     cases: Sequence[Case],
     route_fn: Callable[[str], Route],
@@ -155,6 +179,7 @@ def evaluate(
 
     return {
         "cases": len(cases),
+        **({"by_language": by_language(cases, results)} if any(c.lang for c in cases) else {}),
         "counts": counts,
         "hit_at_1": rate(hits["positive"], counts["positive"]),
         "precision": rate(correct_selects, selects),

