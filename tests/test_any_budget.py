@@ -234,7 +234,7 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "the SDK's session and its notifications (JSON-RPC payloads)",
     ),
     "codebot.mcp.session_servers": (
-        7,
+        4,
         "the SDK's session, messages and results (JSON-RPC payloads)",
     ),
     "codebot.agent.tools.shell": (

@@ -1,4 +1,4 @@
-"""A session's connection to a Streamable HTTP MCP server: what `SessionServers._hold`
+"""A session's connection to a Streamable HTTP MCP server: what `session_stdio.hold_stdio`
 does for a stdio server's process, over `http_transport.open_http` (docs/mcp.md).
 
 - The same client as `codebot mcp list`: the definition's headers, the body and event
@@ -22,57 +22,24 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
-from codebot.mcp.config import ServerDef
-from codebot.mcp.remote import RemoteTool, client_info, first
+from codebot.mcp.link import Link, came_up, cut_calls, stay_up, went_down
+from codebot.mcp.remote import client_info
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mcp.client.session import ClientSession, MessageHandlerFnT
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
     from codebot.mcp.http_transport import Exchange
+    from codebot.mcp.session_stdio import Owner
 
-__all__ = ["Link", "Owner", "hold_http", "lost_during"]
-
-
-class Link(Protocol):
-    """What this module reads and sets of `session_servers._Link` (one server's state)."""
-
-    d: ServerDef
-    status: str
-    error: str
-    server: str
-    tools: tuple[RemoteTool, ...]
-    session: ClientSession | None
-    failures: int
-    epoch: int
-    stop: asyncio.Event | None
-    exited: asyncio.Event | None
-    settled: asyncio.Event | None
-    calls: set[asyncio.Task[object]]
-    cut: set[asyncio.Task[object]]
+__all__ = ["hold_http", "lost_during"]
 
 
-L = TypeVar("L", bound=Link, contravariant=True)
-
-
-class Owner(Protocol[L]):
-    """What this module uses of `SessionServers` (it does not import it: no circle)."""
-
-    generation: int
-
-    def _down(self, link: L, why: str, epoch: int) -> None: ...
-
-    def _handler(self, link: L) -> MessageHandlerFnT: ...
-
-    async def _list(self, link: L, session: ClientSession) -> tuple[RemoteTool, ...]: ...
-
-
-async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
+async def hold_http(owner: Owner, link: Link, epoch: int) -> None:
     """Connect `link` (an http server), list its tools, then stay connected until stopped
     or the connection is lost; every end is recorded on the link, nothing raises but a
     cancellation. What ends the link is recorded before the connection is closed, and the
@@ -87,7 +54,7 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
     exchange, lost, up = Exchange(), asyncio.Event(), asyncio.Event()
 
     def lose(why: str) -> None:
-        _lose(owner, link, epoch, redact(why, d), lost)
+        _lose(link, epoch, redact(why, d), lost)
 
     def failed(exc: BaseException | None) -> None:
         if stop.is_set():
@@ -112,12 +79,12 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
         if not up.is_set():
             failed(None)
     except asyncio.CancelledError:
-        owner._down(link, "stopped", epoch)
+        went_down(link, "stopped", epoch)
         raise
     except Exception as exc:  # the transport's (a refused connection), whatever httpx2 raised
         failed(exc)
     finally:
-        _lose(owner, link, epoch, "", lost, down=False)
+        _lose(link, epoch, "", lost, down=False)
         exited.set()
         if epoch == link.epoch:
             link.session = None
@@ -127,8 +94,8 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
 
 
 async def _serve(
-    owner: Owner[L],
-    link: L,
+    owner: Owner,
+    link: Link,
     epoch: int,
     read: ReadStream[SessionMessage | Exception],
     write: WriteStream[SessionMessage],
@@ -140,41 +107,28 @@ async def _serve(
     import anyio
     from mcp.client.session import ClientSession
 
-    stop, settled = link.stop, link.settled
-    assert stop is not None and settled is not None
     async with ClientSession(
         read, write, message_handler=owner._handler(link), client_info=client_info()
     ) as session:
         with anyio.fail_after(link.d.startup_timeout):
             init = await session.initialize()
             tools = await owner._list(link, session)
-        if epoch != link.epoch or lost.is_set():
-            return
-        info = init.server_info
-        link.server = f"{info.name} {info.version}".strip()
-        link.session, link.tools, link.status = session, tools, "ready"
-        link.failures, link.error = 0, ""
-        owner.generation += 1
-        up.set()
-        settled.set()
-        await first(stop.wait(), lost.wait())
+        if came_up(owner, link, epoch, lost, init, session, tools):
+            up.set()
+            await stay_up(link, lost)
 
 
-def _lose(
-    owner: Owner[L], link: L, epoch: int, why: str, lost: asyncio.Event, *, down: bool = True
-) -> None:
+def _lose(link: Link, epoch: int, why: str, lost: asyncio.Event, *, down: bool = True) -> None:
     """The connection `epoch` is over: down (once, unless stopped), and its calls in flight
     cut short."""
     if lost.is_set():
         return
     if down:
-        owner._down(link, why, epoch)
+        went_down(link, why, epoch)
     lost.set()
     if link.exited is not None and epoch == link.epoch:
         link.exited.set()
-    for task in list(link.calls):
-        link.cut.add(task)
-        task.cancel()
+    cut_calls(link)
 
 
 def lost_during(link: Link) -> str:

@@ -190,7 +190,8 @@ class LineApp:
         if self.mcp_allowed:  # what was just approved joins the session's servers
             from codebot.agent.session.mcp_setup import admit_approved
 
-            await asyncio.to_thread(admit_approved, self.controller.session)
+            loop = asyncio.get_running_loop()  # the servers run on this loop
+            await asyncio.to_thread(admit_approved, self.controller.session, loop)
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
         if self.watch:  # tests pass watch=False: no background work, no probe
             self.controller.warm_router()
