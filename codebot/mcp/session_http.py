@@ -15,6 +15,11 @@ does for a stdio server's process, over `http_transport.open_http` (docs/mcp.md)
   result, and the next use connects again once its backoff allows.
 - A cancelled call: the SDK sends `notifications/cancelled` (or, for a server that
   negotiated the 2026 protocol, closes that request's stream, which is its cancellation).
+- A server that goes away while idle: when its own event stream (the GET the SDK keeps
+  open) ends or breaks, a `ping` asks whether it is still there; no answer within the
+  startup_timeout (refused, cut short, silent) is a lost connection, noticed then, so
+  `/mcp` shows it down and the next use connects again (a server that keeps no such
+  stream is noticed at its next use, as before).
 - At the session's end the link is stopped and the SDK ends the HTTP session (DELETE).
 """
 
@@ -30,6 +35,7 @@ from codebot.mcp.remote import client_info
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from mcp.client.session import ClientSession
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
@@ -65,12 +71,18 @@ async def hold_http(owner: Owner, link: Link, epoch: int) -> None:
         else:
             lose(describe(d, exchange, exc))
 
+    idle = _IdleCheck(d.startup_timeout, exchange, stop, lost, failed)
+
+    def on_up(session: ClientSession) -> None:
+        up.set()
+        idle.arm(session)
+
     try:
         with anyio.CancelScope() as closing:
             async with open_http(d, exchange, unbounded_reads=True) as (read, write):
                 try:
                     await _serve(
-                        owner, link, epoch, _Watched(read, exchange, lose), write, lost, up
+                        owner, link, epoch, _Watched(read, exchange, lose), write, lost, on_up
                     )
                 except Exception as exc:  # the session's: the server's answer, a timeout
                     failed(exc)
@@ -84,6 +96,7 @@ async def hold_http(owner: Owner, link: Link, epoch: int) -> None:
     except Exception as exc:  # the transport's (a refused connection), whatever httpx2 raised
         failed(exc)
     finally:
+        idle.disarm()
         _lose(link, epoch, "", lost, down=False)
         exited.set()
         if epoch == link.epoch:
@@ -100,9 +113,9 @@ async def _serve(
     read: ReadStream[SessionMessage | Exception],
     write: WriteStream[SessionMessage],
     lost: asyncio.Event,
-    up: asyncio.Event,
+    on_up: Callable[[ClientSession], None],
 ) -> None:
-    """Initialize and list within the startup_timeout, then ready (`up`) until stopped
+    """Initialize and list within the startup_timeout, then ready (`on_up`) until stopped
     or lost."""
     import anyio
     from mcp.client.session import ClientSession
@@ -114,7 +127,7 @@ async def _serve(
             init = await session.initialize()
             tools = await owner._list(link, session)
         if came_up(owner, link, epoch, lost, init, session, tools):
-            up.set()
+            on_up(session)
             await stay_up(link, lost)
 
 
@@ -129,6 +142,47 @@ def _lose(link: Link, epoch: int, why: str, lost: asyncio.Event, *, down: bool =
     if link.exited is not None and epoch == link.epoch:
         link.exited.set()
     cut_calls(link)
+
+
+class _IdleCheck:
+    """Once up: when the server's own event stream ends or breaks, a ping (within the
+    startup_timeout) asks whether it is still there; a failure is the connection's end,
+    noticed while idle (`gone`)."""
+
+    def __init__(
+        self,
+        timeout: float,
+        exchange: Exchange,
+        stop: asyncio.Event,
+        lost: asyncio.Event,
+        gone: Callable[[BaseException], None],
+    ) -> None:
+        self.timeout, self.exchange, self.gone = timeout, exchange, gone
+        self.stop, self.lost = stop, lost
+        self.checks: set[asyncio.Task[None]] = set()
+
+    def arm(self, session: ClientSession) -> None:
+        def ended() -> None:
+            if not self.stop.is_set() and not self.lost.is_set():
+                check = asyncio.get_running_loop().create_task(self._ping(session))
+                self.checks.add(check)
+                check.add_done_callback(self.checks.discard)
+
+        self.exchange.stream_ended = ended
+
+    def disarm(self) -> None:
+        self.exchange.stream_ended = None
+        for check in list(self.checks):
+            check.cancel()
+
+    async def _ping(self, session: ClientSession) -> None:
+        import anyio
+
+        try:
+            with anyio.fail_after(self.timeout):
+                await session.send_ping()
+        except Exception as exc:  # refused, cut short, no answer: gone
+            self.gone(exc)
 
 
 def lost_during(link: Link) -> str:

@@ -142,7 +142,7 @@ class SessionServers:
                 self._sdk = preload(self._modules())
             again = self.host.loop is not None
             self.host.bind(loop)
-            self.host.soon(self._launch, list(self._links.values()), again)
+            self._launch_soon(list(self._links.values()), again)
 
     def _modules(self) -> list[str]:
         http = any(link.d.transport == "http" for link in self._links.values())
@@ -158,13 +158,21 @@ class SessionServers:
             # A new dict, bound in one step: readers iterating the old one are not disturbed.
             self._links = {**self._links, **new}
             self._sdk = preload(self._modules())  # done at once when all are there
-            launched = self.host.usable() and self.host.soon(self._launch, list(new.values()))
+            launched = self.host.usable() and self._launch_soon(list(new.values()))
             start = not launched and self._start_asked
         if start:
             self.start()
         return list(new)
 
-    def _launch(self, links: list[Link], again: bool = False) -> None:
+    def _launch_soon(self, links: list[Link], again: bool = False) -> bool:
+        """Connect `links` on the servers' loop soon; meanwhile they are starting, and a
+        use waits for them as for any start. (No connection of theirs is alive: new links,
+        or their loop closed.)"""
+        for link in links:
+            link.status, link.settled = "starting", asyncio.Event()
+        return self.host.soon(self._launch, links, again)
+
+    def _launch(self, links: list[Link], again: bool) -> None:
         """On the servers' loop: connect each link (again: their old loop closed, its
         connections with it; whatever process is left is killed first)."""
         if again:
@@ -172,7 +180,7 @@ class SessionServers:
         for link in links:
             if again:
                 link.failures, link.retry_at = 0, 0.0
-            self._spawn(link)
+            self._spawn(link, link.settled)
 
     def close(self, grace: float = 3.0) -> None:
         """Stop every server and kill its process group; safe to call twice, from any
@@ -228,10 +236,12 @@ class SessionServers:
 
     # -- one server's connection (on the servers' loop) ------------------------------
 
-    def _spawn(self, link: Link) -> None:
-        link.epoch += 1  # a new connection: what an older one does later is ignored
+    def _spawn(self, link: Link, settled: asyncio.Event | None = None) -> None:
+        """A new connection of `link` (`settled`: the one those waiting already wait on)."""
+        link.epoch += 1  # what an older connection does later is ignored
         link.status, link.error = "starting", ""
-        link.stop, link.exited, link.settled = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        link.stop, link.exited = asyncio.Event(), asyncio.Event()
+        link.settled = settled or asyncio.Event()
         link.task = asyncio.get_running_loop().create_task(self._hold(link, link.epoch))
 
     async def _hold(self, link: Link, epoch: int) -> None:

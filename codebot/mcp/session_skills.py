@@ -214,7 +214,7 @@ def source_set(servers: SkillServers) -> SourceSet:
         """Wait for servers still starting (each bounded by its startup_timeout)."""
         if not servers.names():
             return
-        servers.start()
+        servers.start(asyncio.get_running_loop())  # on the loop of the session's turns
         end = time.monotonic() + servers.longest_start()
         while servers.starting() and time.monotonic() < end:
             await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once

@@ -12,12 +12,16 @@ LOG (one JSON line each). Its tools, by name:
 - `flood`: 200 `notifications/tools/list_changed` in a row, then "flooded";
 - `tool_K` (K < N, with `--tools N`): a generated tool with a long description.
 
+Not listed, for `SessionServers.call`: `huge` (300,000 characters: a line parsed off the
+loop), `hush` (answers, then closes its output and keeps running).
+
 `--silent` never answers anything (a server that hangs at initialize).
 """
 
 import json
 import os
 import sys
+import threading
 
 log_path = sys.argv[1]
 N = int(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else 0
@@ -91,6 +95,12 @@ def call(mid, name, args):
         return answer(mid, {"content": [{"type": "text", "text": "it broke"}], "isError": True})
     if name == "big":
         return answer(mid, text("x" * 100_000))
+    if name == "huge":  # not listed: a line over connect.BIG_LINE
+        return answer(mid, text("y" * 300_000))
+    if name == "hush":  # not listed: answers, then closes its output and keeps running
+        answer(mid, text("hushed"))  # (after the SDK's tools/list for a tool it did not list)
+        threading.Timer(0.5, os.close, (1,)).start()
+        return None
     if name == "mixed":
         return answer(
             mid,

@@ -137,7 +137,12 @@ class LineApp:
                 self.sink = self.renderer.sink = TerminalSink(self._pt[1])
                 self.on_terminal = True
             self.reader = self._make_reader()
-            return await self._loop()
+            try:
+                return await self._loop()
+            finally:  # the MCP servers run on this loop: ended on it
+                from codebot.agent.session.mcp_setup import aclose_servers
+
+                await aclose_servers(self.controller.session)
 
     @contextlib.contextmanager
     def _terminal(self) -> Iterator[None]:
