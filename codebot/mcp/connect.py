@@ -87,6 +87,13 @@ def probe_all(
     """Probe these (approved) servers in parallel; one result per name."""
     import anyio
 
+    from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, import_now
+
+    if not servers:
+        return {}
+    # a session's servers may be importing the SDK in a thread now: one importer at a time
+    http = any(d.transport == "http" for d in servers)
+    import_now([*SDK_MODULES, *(HTTP_MODULES if http else ())])
     results: dict[str, Probe] = {}
 
     async def one(d: ServerDef) -> None:
@@ -97,8 +104,7 @@ def probe_all(
             for d in servers:
                 tg.start_soon(one, d)
 
-    if servers:
-        anyio.run(every)
+    anyio.run(every)
     return results
 
 

@@ -22,11 +22,12 @@ import contextlib
 import importlib
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future
 from typing import TypeVar
 
-__all__ = ["Host", "loaded", "preload", "running_loop"]
+__all__ = ["Host", "import_now", "loaded", "preload", "running_loop"]
 
 T = TypeVar("T")
 
@@ -52,6 +53,25 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+_IMPORTING = threading.Lock()
+
+
+def import_now(names: Iterable[str]) -> None:
+    """Import `names` in this thread, one importer at a time: the SDK's modules import each
+    other in circles, and two threads importing them at once can find one half made (an
+    ImportError); such a failure is tried again once the other import is through."""
+    with _IMPORTING:
+        for name in names:
+            for attempt in range(3):
+                try:
+                    importlib.import_module(name)
+                    break
+                except ImportError:
+                    if attempt == 2:
+                        raise
+                    time.sleep(0.05)
+
+
 def preload(names: Iterable[str]) -> Future[None]:
     """Import `names` in a daemon thread; the future is done when they are (at once when
     they were). A connection awaits it (`loaded`) before it imports anything itself."""
@@ -63,8 +83,7 @@ def preload(names: Iterable[str]) -> Future[None]:
 
     def run() -> None:
         try:
-            for name in missing:
-                importlib.import_module(name)
+            import_now(missing)
         except BaseException as exc:  # said by the connection that waits for it
             done.set_exception(exc)
         else:

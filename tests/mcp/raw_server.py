@@ -72,6 +72,16 @@ def text(t):
     return {"content": [{"type": "text", "text": t}], "isError": False}
 
 
+def unlisted(mid, name):
+    if name == "huge":  # a line over connect.BIG_LINE
+        return answer(mid, text("y" * 300_000))
+    # hush: answers, then (after the SDK's tools/list for a tool it did not list) closes
+    # its output and keeps running
+    answer(mid, text("hushed"))
+    threading.Timer(0.5, os.close, (1,)).start()
+    return None
+
+
 def call(mid, name, args):
     if name == "echo":
         return answer(mid, text(str(args.get("text"))))
@@ -95,12 +105,6 @@ def call(mid, name, args):
         return answer(mid, {"content": [{"type": "text", "text": "it broke"}], "isError": True})
     if name == "big":
         return answer(mid, text("x" * 100_000))
-    if name == "huge":  # not listed: a line over connect.BIG_LINE
-        return answer(mid, text("y" * 300_000))
-    if name == "hush":  # not listed: answers, then closes its output and keeps running
-        answer(mid, text("hushed"))  # (after the SDK's tools/list for a tool it did not list)
-        threading.Timer(0.5, os.close, (1,)).start()
-        return None
     if name == "mixed":
         return answer(
             mid,
@@ -136,6 +140,8 @@ for line in sys.stdin:
         )
     elif method == "tools/list":
         answer(mid, {"tools": tools})
+    elif method == "tools/call" and msg["params"]["name"] in ("huge", "hush"):
+        unlisted(mid, msg["params"]["name"])
     elif method == "tools/call":
         call(mid, msg["params"]["name"], msg["params"].get("arguments") or {})
     elif method == "ping":
