@@ -44,6 +44,13 @@ async def pid_of(s: SessionServers, server: str = "raw") -> int:
     return int(text_of(await s.call(server, "pid", {})))
 
 
+async def up(make, tmp_path: Path, on_loop: bool = True) -> tuple[LiveServers, int]:
+    """The raw server started (on this loop, or on a thread of its own) and its pid."""
+    s = make(raw(tmp_path))
+    s.start(asyncio.get_running_loop() if on_loop else None)
+    return s, await pid_of(s)
+
+
 async def test_servers_started_on_the_callers_loop_are_called_in_its_task(
     make, tmp_path: Path
 ) -> None:
@@ -83,9 +90,7 @@ async def test_a_cancelled_call_on_the_servers_loop_sends_notifications_cancelle
 async def test_a_server_that_dies_mid_call_on_the_servers_loop_is_an_error_then_restarts(
     make, tmp_path: Path
 ) -> None:
-    s = make(raw(tmp_path))
-    s.start(asyncio.get_running_loop())
-    first = await pid_of(s)
+    s, first = await up(make, tmp_path)
     out = await asyncio.wait_for(s.call("raw", "die", {}), 5)
     assert "exited during the call" in out.error
     assert asyncio.current_task().cancelling() == 0  # the cut did not leak into the turn
@@ -95,9 +100,7 @@ async def test_a_server_that_dies_mid_call_on_the_servers_loop_is_an_error_then_
 async def test_a_turn_cancelled_as_the_server_goes_away_stays_cancelled(
     make, tmp_path: Path, async_wait_until
 ) -> None:
-    s = make(raw(tmp_path))
-    s.start(asyncio.get_running_loop())
-    await pid_of(s)
+    s, _ = await up(make, tmp_path)
     call = asyncio.ensure_future(s.call("raw", "hang", {}))
     link = s._links["raw"]
     await async_wait_until(lambda: bool(link.calls))  # in flight, in the caller's task
@@ -176,9 +179,7 @@ def test_servers_whose_loop_closed_start_again_on_the_next(make, tmp_path: Path)
 async def test_close_on_the_servers_loop_returns_at_once_and_ends_them(
     make, tmp_path: Path, async_wait_until
 ) -> None:
-    s = make(raw(tmp_path))
-    s.start(asyncio.get_running_loop())
-    pid = await pid_of(s)
+    s, pid = await up(make, tmp_path)
     s.close()  # the loop cannot wait for itself: it begins the end
     await async_wait_until(lambda: not alive(pid), timeout=10)
     out = await s.call("raw", "echo", {"text": "x"})
@@ -192,9 +193,7 @@ async def test_close_on_the_servers_loop_returns_at_once_and_ends_them(
 async def test_a_server_killed_while_idle_is_down_at_once_and_the_next_use_reconnects(
     make, tmp_path: Path, async_wait_until, on_loop: bool
 ) -> None:
-    s = make(raw(tmp_path))
-    s.start(asyncio.get_running_loop() if on_loop else None)
-    pid = await pid_of(s)
+    s, pid = await up(make, tmp_path, on_loop)
     os.kill(pid, signal.SIGKILL)  # idle: no call in flight
     await async_wait_until(lambda: s.status()[0]["status"] == "failed", timeout=10)
     row = s.status()[0]
@@ -207,9 +206,7 @@ async def test_a_server_killed_while_idle_is_down_at_once_and_the_next_use_recon
 async def test_a_server_that_closes_its_output_is_down_stopped_and_reconnected(
     make, tmp_path: Path, async_wait_until
 ) -> None:
-    s = make(raw(tmp_path))
-    s.start(asyncio.get_running_loop())
-    pid = await pid_of(s)
+    s, pid = await up(make, tmp_path)
     assert text_of(await s.call("raw", "hush", {})) == "hushed"
     await async_wait_until(lambda: s.status()[0]["status"] == "failed", timeout=10)
     assert "closed its output" in str(s.status()[0]["error"])
