@@ -25,6 +25,7 @@ __all__ = [
     "Link",
     "Versioned",
     "came_up",
+    "cut_call",
     "cut_calls",
     "see",
     "stay_up",
@@ -84,7 +85,8 @@ class Link:
     task: asyncio.Task[None] | None = None
     pids: set[int] = field(default_factory=set)
     calls: set[asyncio.Task[object]] = field(default_factory=set)  # calls in flight
-    cut: set[asyncio.Task[object]] = field(default_factory=set)  # those the exit cancelled
+    #: calls cancelled by the session, and why: "gone" (the connection ended), "timeout"
+    cut: dict[asyncio.Task[object], str] = field(default_factory=dict)
     listings: dict[str, Coalesce] = field(default_factory=dict)  # "tools", "prompts", ...
 
     def listing(self, kind: str) -> Coalesce:
@@ -153,7 +155,13 @@ def went_down(link: Link, why: str, epoch: int) -> None:
 def cut_calls(link: Link) -> None:
     """Cut short every call in flight on the link (its connection is over)."""
     for task in list(link.calls):
-        link.cut.add(task)
+        cut_call(link, task, "gone")
+
+
+def cut_call(link: Link, task: asyncio.Task[object], why: str) -> None:
+    """Cancel one call in flight, saying why (its `_request` turns it into an error)."""
+    if task in link.calls and task not in link.cut:
+        link.cut[task] = why
         task.cancel()
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from codebot.mcp.config import ServerDef
 from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, Host, loaded, preload
-from codebot.mcp.link import Link, see, went_down
+from codebot.mcp.link import Link, cut_call, see, went_down
 from codebot.mcp.remote import CallOutcome, RemoteTool, closed
 from codebot.mcp.session_http import hold_http, lost_during
 from codebot.mcp.session_stdio import hold_stdio
@@ -342,9 +342,11 @@ class SessionServers:
         return link, ""
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        link, why = await self._usable(server, "a call")
-        if link is None:
-            return CallOutcome(error=why)
+        link = self._links.get(server)
+        if link is None or link.status != "ready" or self._closed:  # start it, wait for it
+            link, why = await self._usable(server, "a call")
+            if link is None:
+                return CallOutcome(error=why)
         session, exited = link.session, link.exited
         if link.status != "ready" or session is None or exited is None:
             return CallOutcome(error=f"MCP server {server} is not ready: {link.error or 'down'}")
@@ -359,25 +361,26 @@ class SessionServers:
         arguments: dict[str, Any],
     ) -> CallOutcome:
         """The request itself, in this task (no task of its own: a call costs little more
-        than the SDK's); the connection's end cancels it (`link.cut_calls`)."""
-        from codebot.mcp.connect import said
-
+        than the SDK's). Its timeout and the connection's end cancel it (`link.cut`)."""
         task = asyncio.current_task()
         assert task is not None
         link.calls.add(task)
+        timer = task.get_loop().call_later(link.d.timeout, cut_call, link, task, "timeout")
         try:
-            async with asyncio.timeout(link.d.timeout):
-                return CallOutcome(result=await session.call_tool(tool, arguments))
+            return CallOutcome(result=await session.call_tool(tool, arguments))
         except asyncio.CancelledError:
-            if task not in link.cut or task.uncancel() > 0:
+            why = link.cut.get(task)
+            if why is None or task.uncancel() > 0:
                 raise  # the turn was cancelled: the SDK has sent notifications/cancelled
+            if why == "timeout":
+                return CallOutcome(
+                    error=f"MCP server {link.d.name} did not answer within its timeout "
+                    f"({link.d.timeout:g} s); the call was cancelled"
+                )
             return self._exited_during(link)
-        except TimeoutError:
-            return CallOutcome(
-                error=f"MCP server {link.d.name} did not answer within its timeout "
-                f"({link.d.timeout:g} s); the call was cancelled"
-            )
         except Exception as exc:
+            from codebot.mcp.connect import said
+
             if closed(exc):  # the pipe closed: did the server exit?
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(exited.wait(), 1.0)
@@ -385,8 +388,9 @@ class SessionServers:
                 return self._exited_during(link)
             return CallOutcome(error=f"the server answered with an error: {said(exc)}")
         finally:
+            timer.cancel()
             link.calls.discard(task)
-            link.cut.discard(task)
+            link.cut.pop(task, None)
 
     def _exited_during(self, link: Link) -> CallOutcome:
         if link.d.transport == "http":

@@ -224,3 +224,17 @@ async def test_a_server_that_never_came_up_is_not_retried_within_its_backoff(
     out = await s.call("quiet", "echo", {"text": "x"})
     assert "is down" in out.error and "startup_timeout" in out.error
     assert s.status()[0]["status"] == "failed"  # not started again in a loop
+
+
+async def test_a_call_past_its_timeout_on_the_servers_loop_is_an_error_and_cancelled(
+    make, tmp_path: Path, async_wait_until
+) -> None:
+    s = make(raw(tmp_path, timeout=1))
+    s.start(asyncio.get_running_loop())
+    out = await asyncio.wait_for(s.call("raw", "hang", {}), 10)
+    assert "did not answer within its timeout (1 s)" in out.error
+    assert asyncio.current_task().cancelling() == 0  # the turn goes on
+    await async_wait_until(
+        lambda: any(m.get("method") == "notifications/cancelled" for m in received(tmp_path))
+    )
+    assert text_of(await s.call("raw", "echo", {"text": "next"})) == "next"
