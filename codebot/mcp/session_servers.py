@@ -21,13 +21,13 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codebot.mcp.config import ServerDef
-from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, Host, loaded, preload
+from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, Host, loaded, preload, running_loop
 from codebot.mcp.link import Link, cut_call, see, went_down
 from codebot.mcp.remote import CallOutcome, RemoteTool, closed
 from codebot.mcp.session_http import hold_http, lost_during
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CallOutcome", "RemoteTool", "SessionServers"]  # the first two from `remote`
 
+#: A tool call's arguments, as the model sent them (checked against the tool's schema).
+Arguments = dict[str, Any]
 #: The most tools read from one server (pages of `tools/list`).
 MAX_TOOLS = 1000
 MAX_PAGES = 100
@@ -305,11 +307,21 @@ class SessionServers:
 
     # -- calls -------------------------------------------------------------------------
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        """Call a tool from any event loop (on the servers' own, in the caller's task);
-        never raises but CancelledError, which cancels the SDK's request (it sends
+    def call(
+        self, server: str, tool: str, arguments: Arguments
+    ) -> Coroutine[object, object, CallOutcome]:
+        """Call a tool from any event loop (`await servers.call(...)`; on the servers' own
+        loop it is the request itself, in the caller's task, nothing between); never
+        raises but CancelledError, which cancels the SDK's request (it sends
         notifications/cancelled). Servers never started, or whose loop has closed, are
         started on the caller's."""
+        loop = running_loop()
+        if loop is not None and loop is self.host.loop and not self._closed:
+            return self._call(server, tool, arguments)
+        return self._call_over(server, tool, arguments)
+
+    async def _call_over(self, server: str, tool: str, arguments: Arguments) -> CallOutcome:
+        """`call` from another loop, or made before a loop runs."""
         if not self.host.usable() and not self._closed:
             self.start(asyncio.get_running_loop())
         return await self.host.run(
@@ -341,12 +353,22 @@ class SessionServers:
                 await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
         return link, ""
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    def _call(
+        self, server: str, tool: str, arguments: Arguments
+    ) -> Coroutine[object, object, CallOutcome]:
+        """The request, on the servers' loop: at once for a ready server, else once it is
+        started or waited for (`_usable`)."""
         link = self._links.get(server)
-        if link is None or link.status != "ready" or self._closed:  # start it, wait for it
-            link, why = await self._usable(server, "a call")
-            if link is None:
-                return CallOutcome(error=why)
+        if link is not None and link.status == "ready" and not self._closed:
+            session, exited = link.session, link.exited
+            if session is not None and exited is not None:
+                return self._request(link, session, exited, tool, arguments)
+        return self._call_later(server, tool, arguments)
+
+    async def _call_later(self, server: str, tool: str, arguments: Arguments) -> CallOutcome:
+        link, why = await self._usable(server, "a call")
+        if link is None:
+            return CallOutcome(error=why)
         session, exited = link.session, link.exited
         if link.status != "ready" or session is None or exited is None:
             return CallOutcome(error=f"MCP server {server} is not ready: {link.error or 'down'}")
@@ -358,7 +380,7 @@ class SessionServers:
         session: ClientSession,
         exited: asyncio.Event,
         tool: str,
-        arguments: dict[str, Any],
+        arguments: Arguments,
     ) -> CallOutcome:
         """The request itself, in this task (no task of its own: a call costs little more
         than the SDK's). Its timeout and the connection's end cancel it (`link.cut`)."""
