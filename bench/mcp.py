@@ -13,9 +13,10 @@ stdout (progress goes to stderr); every number has its baseline from the same ru
 - `per_call`: a tool call through codebot (the registry's check of the arguments, the
   SDK's request, the rendered result) with the servers on the calling loop, as every
   front end runs them, against the same call on the SDK's own `ClientSession` over its
-  own `stdio_client`: all connected at once, 40 alternating batches of 25 calls each
-  (per-call medians over the batches; `paired_ratio_median` is the median of each
-  batch's ratio); target ratio <= 1.2. `codebot_other_loop_us` is the fallback for a
+  own `stdio_client`: all connected at once, 40 alternating batches of 25 calls each;
+  `ratio` is the median over the batches of each one's time against the SDK's batch
+  next to it (so a load spike on the shared machine slows both sides of a pair), with
+  `ratio_of_medians` beside it; target ratio <= 1.2. `codebot_other_loop_us` is the fallback for a
   caller on another loop: the servers on their own thread, one hop each way.
 - `definitions`: the 200 tools' definitions in tokens (4 characters a token) against 10%
   of a 128,000-token window, and what is sent instead once they are deferred (the
@@ -254,16 +255,18 @@ async def interleaved(script: Path) -> dict[str, list[float]]:
 def per_call(script: Path) -> dict[str, object]:
     times = asyncio.run(interleaved(script))
     sdk, ours, hop = times["sdk"], times["codebot"], times["other_loop"]
-    ratio = statistics.median(ours) / statistics.median(sdk)
-    paired = statistics.median(o / s for o, s in zip(ours, sdk, strict=True))
+    # each batch against the SDK's batch next to it (same moment, same load), the median
+    ratio = statistics.median(o / s for o, s in zip(ours, sdk, strict=True))
     return {
         "batches": f"{BATCHES} x {BATCH} calls each, interleaved",
         "sdk_client_session_us": summary(sdk, brief=True),
         "codebot_us": summary(ours, brief=True),
         "codebot_other_loop_us": summary(hop, brief=True),
         "ratio": round(ratio, 3),
-        "paired_ratio_median": round(paired, 3),
-        "other_loop_ratio": round(statistics.median(hop) / statistics.median(sdk), 3),
+        "ratio_of_medians": round(statistics.median(ours) / statistics.median(sdk), 3),
+        "other_loop_ratio": round(
+            statistics.median(h / s for h, s in zip(hop, sdk, strict=True)), 3
+        ),
         "target_ratio": 1.2,
         "within_target": ratio <= 1.2,
     }
