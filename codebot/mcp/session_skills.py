@@ -12,7 +12,8 @@ asked `tools/list`, which it would answer with "Method not found".
 
 For the session (any loop, any thread): `source_set(servers)` is the `SourceSet` the
 session's catalog joins to every snapshot; each server's skills are a `ServerSource`,
-whose `fetch_body` and `read_file` run on the servers' loop (one hop each way, like
+whose `fetch_body` and `read_file` run on the servers' loop (in the caller's task when
+that is the caller's loop, else one hop each way: `host.Host.run`, like
 `SessionServers.call`), start a server that went down again (after its backoff, like a
 tool call) and fail with a `SourceError` naming the server when it cannot answer.
 """
