@@ -239,8 +239,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         "the SDK's session and its notifications (JSON-RPC payloads)",
     ),
     "codebot.mcp.session_servers": (
-        7,
-        "the SDK's session, messages and results (JSON-RPC payloads)",
+        2,
+        "the SDK's message handler and a tool call's arguments (JSON-RPC payloads)",
     ),
     "codebot.agent.tools.shell": (
         2,

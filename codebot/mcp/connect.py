@@ -24,6 +24,7 @@ not connect never load it (tests/test_imports.py).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -55,6 +56,8 @@ __all__ = [
 
 #: The longest line read from a server (a message); longer ends the connection.
 MAX_LINE = 16 * 1024 * 1024
+#: A line longer than this (bytes) is parsed in a worker thread, off the servers' loop.
+BIG_LINE = 256 * 1024
 #: Seconds between SIGTERM to the server's process group and SIGKILL.
 KILL_GRACE = 1.0
 
@@ -84,6 +87,13 @@ def probe_all(
     """Probe these (approved) servers in parallel; one result per name."""
     import anyio
 
+    from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, import_now
+
+    if not servers:
+        return {}
+    # a session's servers may be importing the SDK in a thread now: one importer at a time
+    http = any(d.transport == "http" for d in servers)
+    import_now([*SDK_MODULES, *(HTTP_MODULES if http else ())])
     results: dict[str, Probe] = {}
 
     async def one(d: ServerDef) -> None:
@@ -94,8 +104,7 @@ def probe_all(
             for d in servers:
                 tg.start_soon(one, d)
 
-    if servers:
-        anyio.run(every)
+    anyio.run(every)
     return results
 
 
@@ -112,6 +121,7 @@ class Pipe:
     write: MemoryObjectSendStream[SessionMessage]
     process: Process
     log: Path
+    ended: asyncio.Event  # set when the server's output ends (it exited or closed it)
 
 
 @contextlib.asynccontextmanager
@@ -136,8 +146,9 @@ async def open_stdio(
         raise ConnectError(f"cannot open its log {log}: {exc.strerror or exc}") from None
     try:
         env = server_environment(d, environ)
-        async with _stdio(d, env, cwd, errlog.fileno()) as (read, write, process):
-            yield Pipe(read, write, process, log)
+        ended = asyncio.Event()
+        async with _stdio(d, env, cwd, errlog.fileno(), ended) as (read, write, process):
+            yield Pipe(read, write, process, log, ended)
     finally:
         errlog.close()
 
@@ -257,7 +268,7 @@ async def _count(session: ClientSession, what: str, names: list[str] | None = No
 
 @contextlib.asynccontextmanager
 async def _stdio(
-    d: ServerDef, env: dict[str, str], cwd: Path, errlog: int
+    d: ServerDef, env: dict[str, str], cwd: Path, errlog: int, ended: asyncio.Event
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -282,7 +293,7 @@ async def _stdio(
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_lines, process, read_send)
+            tg.start_soon(_read_lines, process, read_send, ended)
             tg.start_soon(_write_lines, process, write_recv)
             try:
                 yield read_recv, write_send, process
@@ -296,11 +307,12 @@ async def _stdio(
 
 
 async def _read_lines(
-    process: Process, out: MemoryObjectSendStream[SessionMessage | Exception]
+    process: Process, out: MemoryObjectSendStream[SessionMessage | Exception], ended: asyncio.Event
 ) -> None:
+    """Each line the server writes, as a message (or the error it is) for the session;
+    `ended` is set when its output ends (it exited or closed it)."""
     import anyio
-    import mcp_types
-    from mcp.shared.message import SessionMessage
+    import anyio.to_thread
 
     assert process.stdout is not None
     buffer = b""
@@ -314,15 +326,24 @@ async def _read_lines(
                 for line in lines:
                     if not line.strip():
                         continue
-                    try:
-                        text = line.decode("utf-8")
-                        message = mcp_types.jsonrpc_message_adapter.validate_json(
-                            text, by_name=False
-                        )
-                        item: SessionMessage | Exception = SessionMessage(message)
-                    except ValueError as exc:  # not JSON-RPC (pydantic's errors are ValueErrors)
-                        item = exc
+                    if len(line) > BIG_LINE:  # not on the loop: a front end's may be it
+                        item = await anyio.to_thread.run_sync(_message, line)
+                    else:
+                        item = _message(line)
                     await out.send(item)
+        ended.set()
+
+
+def _message(line: bytes) -> SessionMessage | Exception:
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        text = line.decode("utf-8")
+        message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        return SessionMessage(message)
+    except ValueError as exc:  # not JSON-RPC (pydantic's errors are ValueErrors)
+        return exc
 
 
 async def _write_lines(process: Process, inbox: MemoryObjectReceiveStream[SessionMessage]) -> None:

@@ -67,6 +67,9 @@ class Exchange:
     redirect: str = ""
     statuses: deque[int] = field(default_factory=lambda: deque(maxlen=100))  # the latest
     session_gone: bool = False  # a POST with the session's id was answered 404
+    #: Called when the server's own event stream (the GET) ends or breaks: the session's
+    #: cue to ask whether the server is still there (`session_http`).
+    stream_ended: Callable[[], None] | None = None
 
 
 def shown_url(url: str) -> str:
@@ -129,6 +132,25 @@ def _capped(inner: httpx2.AsyncByteStream, limit: int) -> httpx2.AsyncByteStream
     return Capped()
 
 
+def _ending(inner: httpx2.AsyncByteStream, exchange: Exchange) -> httpx2.AsyncByteStream:
+    """`inner` (the GET event stream), calling `exchange.stream_ended` when it ends."""
+    import httpx2
+
+    class Ending(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            try:
+                async for chunk in inner:
+                    yield chunk
+            finally:
+                if exchange.stream_ended is not None:
+                    exchange.stream_ended()
+
+        async def aclose(self) -> None:
+            await inner.aclose()
+
+    return Ending()
+
+
 def _watch(exchange: Exchange) -> Callable[[httpx2.Response], Awaitable[None]]:
     """The response hook that fills `exchange`, refuses compressed answers and caps bodies
     (the SSE stream is capped per event by the SDK)."""
@@ -142,6 +164,10 @@ def _watch(exchange: Exchange) -> Callable[[httpx2.Response], Awaitable[None]]:
         if encoding not in ("", "identity"):
             raise HttpRefused(f"the server sent a {encoding}-compressed answer, never asked for")
         sse = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        stream = response.stream
+        is_stream = isinstance(stream, httpx2.AsyncByteStream)
+        if is_stream and sse and response.request.method == "GET" and response.status_code == 200:
+            response.stream = _ending(stream, exchange)
         if not sse and isinstance(response.stream, httpx2.AsyncByteStream):
             response.stream = _capped(response.stream, MAX_BODY)
 

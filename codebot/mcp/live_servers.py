@@ -24,12 +24,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from codebot.mcp.prompts import RemotePrompt, list_prompts
-from codebot.mcp.session_servers import SessionServers
+from codebot.mcp.session_servers import SessionServers, gone
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
-    from codebot.mcp.session_servers import RemoteTool, _Link
+    from codebot.mcp.link import Link
+    from codebot.mcp.remote import RemoteTool
 
 __all__ = ["LiveServers", "PromptOutcome"]
 
@@ -54,16 +55,10 @@ class LiveServers(SessionServers):
         super().__init__(*args, **kwargs)
         self._prompts: dict[str, tuple[RemotePrompt, ...]] = {}
         self.prompt_error: dict[str, str] = {}
-        self._prompts_listing: set[str] = set()  # a prompts/list after list_changed runs
-        self._prompts_again: set[str] = set()  # and another list_changed came meanwhile
         #: Bumped whenever a server's prompts change (completion lists read `prompts()`).
         self.prompt_generation = 0
 
     # -- what the session reads ------------------------------------------------------
-
-    def started(self) -> bool:
-        """Whether the servers have been started (the TUI and line mode: after the paint)."""
-        return self._thread is not None
 
     def prompts(self) -> list[RemotePrompt]:
         """The prompts each server listed last, in the servers' order: a server that went
@@ -89,13 +84,13 @@ class LiveServers(SessionServers):
 
     # -- prompts (on the servers' loop) ----------------------------------------------
 
-    async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
+    async def _list(self, link: Link, session: ClientSession) -> tuple[RemoteTool, ...]:
         tools = await super()._list(link, session)
         if not link.refreshing:  # at connect (a tools list_changed lists only the tools)
             await self._list_prompts(link, session)
         return tools
 
-    async def _list_prompts(self, link: _Link, session: ClientSession) -> None:
+    async def _list_prompts(self, link: Link, session: ClientSession) -> None:
         from codebot.mcp.connect import said
 
         name = link.d.name
@@ -107,7 +102,7 @@ class LiveServers(SessionServers):
             self.prompt_error[name] = said(exc)
         self.prompt_generation += 1
 
-    def _handler(self, link: _Link) -> Any:
+    def _handler(self, link: Link) -> Any:
         tools = super()._handler(link)
 
         async def handle(message: object) -> None:
@@ -119,35 +114,24 @@ class LiveServers(SessionServers):
 
         return handle
 
-    async def _prompts_changed(self, link: _Link) -> None:
+    async def _prompts_changed(self, link: Link) -> None:
         """List the prompts again; a flood of list_changed costs one listing at a time."""
-        name = link.d.name
-        if name in self._prompts_listing:
-            self._prompts_again.add(name)  # listed once more when the listing ends
-            return
-        self._prompts_listing.add(name)
-        try:
-            while (session := link.session) is not None:
-                self._prompts_again.discard(name)
+
+        async def once() -> None:
+            session = link.session
+            if session is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
                         self._list_prompts(link, session), link.d.startup_timeout
                     )
-                if name not in self._prompts_again:
-                    break
-        finally:
-            self._prompts_listing.discard(name)
+
+        await link.listing("prompts").run(once, lambda: link.session is not None)
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> PromptOutcome:
         """`prompts/get` from any event loop; never raises but CancelledError."""
-        loop = self._loop
-        if loop is None or self._closed:
-            return PromptOutcome(error=f"MCP server {server} is not running (the session closed)")
-        try:
-            future = asyncio.run_coroutine_threadsafe(self._get(server, name, arguments), loop)
-        except RuntimeError:  # its loop has just closed
-            return PromptOutcome(error=f"MCP server {server} is not running (the session closed)")
-        return await asyncio.wrap_future(future)  # cancelling it cancels the request
+        return await self.host.run(
+            lambda: self._get(server, name, arguments), lambda: PromptOutcome(error=gone(server))
+        )
 
     async def _get(self, server: str, name: str, arguments: dict[str, str]) -> PromptOutcome:
         from codebot.mcp.connect import said
@@ -173,23 +157,19 @@ class LiveServers(SessionServers):
 
     def reconnect(self, name: str) -> bool:
         """Kill the server `name`'s connection and start it again; block until it is ready
-        or failed (its startup_timeout); whether it is ready. KeyError: no such server."""
+        or failed (its startup_timeout); whether it is ready. KeyError: no such server.
+        Call it off the servers' loop (on it, the restart only begins)."""
         link = self._links[name]
-        if self._thread is None:
+        if not self.started():
             self.start()  # its first start is the reconnect
-        else:
-            loop = self._loop
-            if loop is None or self._closed:
-                return False
-            future = asyncio.run_coroutine_threadsafe(self._restart(link), loop)
-            with contextlib.suppress(Exception):
-                future.result(RESTART_GRACE + 2)
+        elif self._closed or not self.host.wait(lambda: self._restart(link), RESTART_GRACE + 2):
+            return False
         end = time.monotonic() + link.d.startup_timeout + 2
         while link.status == "starting" and time.monotonic() < end and not self._closed:
             time.sleep(0.01)
         return link.status == "ready"
 
-    async def _restart(self, link: _Link) -> None:
+    async def _restart(self, link: Link) -> None:
         stop, task = link.stop, link.task
         if stop is not None:
             stop.set()  # what the old connection does from now on is not a failure

@@ -1,4 +1,4 @@
-"""A session's connection to a Streamable HTTP MCP server: what `SessionServers._hold`
+"""A session's connection to a Streamable HTTP MCP server: what `session_stdio.hold_stdio`
 does for a stdio server's process, over `http_transport.open_http` (docs/mcp.md).
 
 - The same client as `codebot mcp list`: the definition's headers, the body and event
@@ -15,6 +15,11 @@ does for a stdio server's process, over `http_transport.open_http` (docs/mcp.md)
   result, and the next use connects again once its backoff allows.
 - A cancelled call: the SDK sends `notifications/cancelled` (or, for a server that
   negotiated the 2026 protocol, closes that request's stream, which is its cancellation).
+- A server that goes away while idle: when its own event stream (the GET the SDK keeps
+  open) ends or breaks, a `ping` asks whether it is still there; no answer within the
+  startup_timeout (refused, cut short, silent) is a lost connection, noticed then, so
+  `/mcp` shows it down and the next use connects again (a server that keeps no such
+  stream is noticed at its next use, as before).
 - At the session's end the link is stopped and the SDK ends the HTTP session (DELETE).
 """
 
@@ -22,57 +27,25 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
-from codebot.mcp.config import ServerDef
-from codebot.mcp.remote import RemoteTool, client_info, first
+from codebot.mcp.link import Link, came_up, cut_calls, stay_up, went_down
+from codebot.mcp.remote import client_info
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mcp.client.session import ClientSession, MessageHandlerFnT
+    from mcp.client.session import ClientSession
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
     from codebot.mcp.http_transport import Exchange
+    from codebot.mcp.session_stdio import Owner
 
-__all__ = ["Link", "Owner", "hold_http", "lost_during"]
-
-
-class Link(Protocol):
-    """What this module reads and sets of `session_servers._Link` (one server's state)."""
-
-    d: ServerDef
-    status: str
-    error: str
-    server: str
-    tools: tuple[RemoteTool, ...]
-    session: ClientSession | None
-    failures: int
-    epoch: int
-    stop: asyncio.Event | None
-    exited: asyncio.Event | None
-    settled: asyncio.Event | None
-    calls: set[asyncio.Task[object]]
-    cut: set[asyncio.Task[object]]
+__all__ = ["hold_http", "lost_during"]
 
 
-L = TypeVar("L", bound=Link, contravariant=True)
-
-
-class Owner(Protocol[L]):
-    """What this module uses of `SessionServers` (it does not import it: no circle)."""
-
-    generation: int
-
-    def _down(self, link: L, why: str, epoch: int) -> None: ...
-
-    def _handler(self, link: L) -> MessageHandlerFnT: ...
-
-    async def _list(self, link: L, session: ClientSession) -> tuple[RemoteTool, ...]: ...
-
-
-async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
+async def hold_http(owner: Owner, link: Link, epoch: int) -> None:
     """Connect `link` (an http server), list its tools, then stay connected until stopped
     or the connection is lost; every end is recorded on the link, nothing raises but a
     cancellation. What ends the link is recorded before the connection is closed, and the
@@ -87,7 +60,7 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
     exchange, lost, up = Exchange(), asyncio.Event(), asyncio.Event()
 
     def lose(why: str) -> None:
-        _lose(owner, link, epoch, redact(why, d), lost)
+        _lose(link, epoch, redact(why, d), lost)
 
     def failed(exc: BaseException | None) -> None:
         if stop.is_set():
@@ -98,12 +71,18 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
         else:
             lose(describe(d, exchange, exc))
 
+    idle = _IdleCheck(d.startup_timeout, exchange, stop, lost, failed)
+
+    def on_up(session: ClientSession) -> None:
+        up.set()
+        idle.arm(session)
+
     try:
         with anyio.CancelScope() as closing:
             async with open_http(d, exchange, unbounded_reads=True) as (read, write):
                 try:
                     await _serve(
-                        owner, link, epoch, _Watched(read, exchange, lose), write, lost, up
+                        owner, link, epoch, _Watched(read, exchange, lose), write, lost, on_up
                     )
                 except Exception as exc:  # the session's: the server's answer, a timeout
                     failed(exc)
@@ -112,12 +91,13 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
         if not up.is_set():
             failed(None)
     except asyncio.CancelledError:
-        owner._down(link, "stopped", epoch)
+        went_down(link, "stopped", epoch)
         raise
     except Exception as exc:  # the transport's (a refused connection), whatever httpx2 raised
         failed(exc)
     finally:
-        _lose(owner, link, epoch, "", lost, down=False)
+        idle.disarm()
+        _lose(link, epoch, "", lost, down=False)
         exited.set()
         if epoch == link.epoch:
             link.session = None
@@ -127,54 +107,82 @@ async def hold_http(owner: Owner[L], link: L, epoch: int) -> None:
 
 
 async def _serve(
-    owner: Owner[L],
-    link: L,
+    owner: Owner,
+    link: Link,
     epoch: int,
     read: ReadStream[SessionMessage | Exception],
     write: WriteStream[SessionMessage],
     lost: asyncio.Event,
-    up: asyncio.Event,
+    on_up: Callable[[ClientSession], None],
 ) -> None:
-    """Initialize and list within the startup_timeout, then ready (`up`) until stopped
+    """Initialize and list within the startup_timeout, then ready (`on_up`) until stopped
     or lost."""
     import anyio
     from mcp.client.session import ClientSession
 
-    stop, settled = link.stop, link.settled
-    assert stop is not None and settled is not None
     async with ClientSession(
         read, write, message_handler=owner._handler(link), client_info=client_info()
     ) as session:
         with anyio.fail_after(link.d.startup_timeout):
             init = await session.initialize()
             tools = await owner._list(link, session)
-        if epoch != link.epoch or lost.is_set():
-            return
-        info = init.server_info
-        link.server = f"{info.name} {info.version}".strip()
-        link.session, link.tools, link.status = session, tools, "ready"
-        link.failures, link.error = 0, ""
-        owner.generation += 1
-        up.set()
-        settled.set()
-        await first(stop.wait(), lost.wait())
+        if came_up(owner, link, epoch, lost, init, session, tools):
+            on_up(session)
+            await stay_up(link, lost)
 
 
-def _lose(
-    owner: Owner[L], link: L, epoch: int, why: str, lost: asyncio.Event, *, down: bool = True
-) -> None:
+def _lose(link: Link, epoch: int, why: str, lost: asyncio.Event, *, down: bool = True) -> None:
     """The connection `epoch` is over: down (once, unless stopped), and its calls in flight
     cut short."""
     if lost.is_set():
         return
     if down:
-        owner._down(link, why, epoch)
+        went_down(link, why, epoch)
     lost.set()
     if link.exited is not None and epoch == link.epoch:
         link.exited.set()
-    for task in list(link.calls):
-        link.cut.add(task)
-        task.cancel()
+    cut_calls(link)
+
+
+class _IdleCheck:
+    """Once up: when the server's own event stream ends or breaks, a ping (within the
+    startup_timeout) asks whether it is still there; a failure is the connection's end,
+    noticed while idle (`gone`)."""
+
+    def __init__(
+        self,
+        timeout: float,
+        exchange: Exchange,
+        stop: asyncio.Event,
+        lost: asyncio.Event,
+        gone: Callable[[BaseException], None],
+    ) -> None:
+        self.timeout, self.exchange, self.gone = timeout, exchange, gone
+        self.stop, self.lost = stop, lost
+        self.checks: set[asyncio.Task[None]] = set()
+
+    def arm(self, session: ClientSession) -> None:
+        def ended() -> None:
+            if not self.stop.is_set() and not self.lost.is_set():
+                check = asyncio.get_running_loop().create_task(self._ping(session))
+                self.checks.add(check)
+                check.add_done_callback(self.checks.discard)
+
+        self.exchange.stream_ended = ended
+
+    def disarm(self) -> None:
+        self.exchange.stream_ended = None
+        for check in list(self.checks):
+            check.cancel()
+
+    async def _ping(self, session: ClientSession) -> None:
+        import anyio
+
+        try:
+            with anyio.fail_after(self.timeout):
+                await session.send_ping()
+        except Exception as exc:  # refused, cut short, no answer: gone
+            self.gone(exc)
 
 
 def lost_during(link: Link) -> str:

@@ -1,13 +1,16 @@
 """The MCP servers of one session: started in the background, kept connected, called,
 restarted, closed (docs/mcp.md, "Servers in a session").
 
-`SessionServers` runs its own event loop in one daemon thread, so no front end's loop ever
-waits for a server. A call from the agent's loop is handed over with one
-`call_soon_threadsafe` each way; cancelling it cancels the SDK's request (which sends
-`notifications/cancelled`). A server that exits mid-call is cut short with an error at
-once and started again on its next use, after its backoff (1, 2, 4 … 60 s);
-`notifications/tools/list_changed` lists its tools again; `close()` kills every process
-group, each also handed to `track` (ended at exit and on SIGTERM/SIGHUP).
+`SessionServers` runs them on a `Host` (host.py): the event loop the session's turns run
+on, which the front end gives `start(loop)`, so a call is the SDK's own call in the
+caller's task; without one, a loop of their own in a daemon thread, reached with one
+wake-up each way. Each connection is `session_stdio`'s or `session_http`'s, its state a
+`link.Link`. A server that goes away, busy or idle, is down at once and started again on
+its next use, after its backoff (1, 2, 4 … 60 s; a use waits out the rest of a backoff of
+up to `WAIT_BACKOFF` seconds rather than fail); cancelling a call cancels the SDK's
+request (which sends notifications/cancelled); `notifications/tools/list_changed` lists
+its tools again; `close()` kills every process group, each also handed to `track` (ended
+at exit and on SIGTERM/SIGHUP).
 """
 
 from __future__ import annotations
@@ -18,58 +21,32 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codebot.mcp.config import ServerDef
-from codebot.mcp.remote import (
-    CallOutcome,
-    RemoteTool,
-    client_info,
-    closed,
-    first,
-    timed_out,
-)
+from codebot.mcp.host import HTTP_MODULES, SDK_MODULES, Host, loaded, preload, running_loop
+from codebot.mcp.link import Link, cut_call, see, went_down
+from codebot.mcp.remote import CallOutcome, RemoteTool, closed
 from codebot.mcp.session_http import hold_http, lost_during
+from codebot.mcp.session_stdio import hold_stdio
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
-    from codebot.mcp.connect import Pipe
-
 __all__ = ["CallOutcome", "RemoteTool", "SessionServers"]  # the first two from `remote`
 
-#: Seconds before a server that went down may be started again: 1, 2, 4, ... at most 60.
-BACKOFF_MAX = 60.0
+#: A tool call's arguments, as the model sent them (checked against the tool's schema).
+Arguments = dict[str, Any]
 #: The most tools read from one server (pages of `tools/list`).
 MAX_TOOLS = 1000
 MAX_PAGES = 100
-
-
-@dataclass
-class _Link:
-    d: ServerDef
-    status: str = "starting"  # starting | ready | failed | stopped
-    error: str = ""
-    server: str = ""  # its name and version, as it says
-    tools: tuple[RemoteTool, ...] = ()
-    session: ClientSession | None = None
-    failures: int = 0
-    epoch: int = 0  # which connection is current (each start is a new one)
-    down_at: int = -1  # the connection that went down (counted once)
-    retry_at: float = 0.0
-    log: str = ""
-    stop: asyncio.Event | None = None
-    exited: asyncio.Event | None = None
-    settled: asyncio.Event | None = None
-    task: asyncio.Task[None] | None = None
-    pids: set[int] = field(default_factory=set)
-    refreshing: bool = False  # a tools/list after list_changed is running
-    again: bool = False  # and another list_changed came meanwhile
-    calls: set[asyncio.Task[Any]] = field(default_factory=set)  # calls in flight
-    cut: set[asyncio.Task[Any]] = field(default_factory=set)  # those the exit cancelled
+#: A use of a server that went away after it was up (exited, idle or mid-call) waits out
+#: at most this much of its backoff (seconds) and starts it again; past it, or for one
+#: that never came up, the use is an error that says when to try again.
+WAIT_BACKOFF = 2.0
 
 
 class SessionServers:
@@ -90,12 +67,12 @@ class SessionServers:
         self.track, self.untrack = track, untrack
         self.home, self.project = Path(home), Path(project)
         self.environ = dict(os.environ if environ is None else environ)
-        self._links = {d.name: _Link(d) for d in servers}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._links = {d.name: Link(d) for d in servers}
+        self.host = Host()
         self._closed = False
         self._start_asked = False
         self._start_lock = threading.Lock()
+        self._sdk: Future[None] | None = None  # the SDK's import (host.preload)
         #: Bumped whenever a server's tools change (ready, list_changed, restarted).
         self.generation = 0
 
@@ -124,14 +101,21 @@ class SessionServers:
     def starting(self) -> bool:
         return any(link.status == "starting" for link in self._links.values())
 
+    def started(self) -> bool:
+        """Whether the servers have been started (the TUI and line mode: after the paint)."""
+        return self.host.loop is not None
+
     def longest_start(self) -> float:
         """The longest startup_timeout, and a margin for the kill and the last answer."""
         return max((lk.d.startup_timeout for lk in self._links.values()), default=0) + 2
 
     def wait_started(self, timeout: float | None = None) -> bool:
         """Block until no server is still starting (each is bounded by its startup_timeout),
-        at most `timeout` seconds; whether none is."""
+        at most `timeout` seconds; whether none is. On the servers' own loop it does not
+        wait (they could not start meanwhile): call it off that loop."""
         self.start()
+        if self.host.here():
+            return not self.starting()
         if timeout is None:
             timeout = self.longest_start()
         end = time.monotonic() + timeout
@@ -141,67 +125,94 @@ class SessionServers:
 
     # -- start and close -------------------------------------------------------------
 
+    def prepare(self) -> None:
+        """Begin importing the SDK (in a thread), so that a start soon after waits less."""
+        with self._start_lock:
+            if self._sdk is None and self._links:
+                self._sdk = preload(self._modules())
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start every server in the background (returns at once) on `loop`, the loop the
+        session's turns run on (None: a loop of their own, in a thread). Once started,
+        nothing, unless the loop they ran on has closed since: they start again on this
+        one (their connections ended with it)."""
+        with self._start_lock:
+            self._start_asked = True
+            if self._closed or not self._links or self.host.usable():
+                return
+            if self._sdk is None:
+                self._sdk = preload(self._modules())
+            again = self.host.loop is not None
+            self.host.bind(loop)
+            self._launch_soon(list(self._links.values()), again)
+
+    def _modules(self) -> list[str]:
+        http = any(link.d.transport == "http" for link in self._links.values())
+        return [*SDK_MODULES, *(HTTP_MODULES if http else ())]
+
     def add(self, servers: Sequence[ServerDef]) -> list[str]:
         """Take in servers approved since the session began (the question at start): each
         starts at once when the others have been started, else with them. The names added."""
         with self._start_lock:  # either the loop runs (spawn there) or it has not begun
-            new = {d.name: _Link(d) for d in servers if d.name not in self._links}
+            new = {d.name: Link(d) for d in servers if d.name not in self._links}
             if not new or self._closed:
                 return []
             # A new dict, bound in one step: readers iterating the old one are not disturbed.
             self._links = {**self._links, **new}
-            loop = self._loop
-            if loop is not None:
-                for link in new.values():
-                    loop.call_soon_threadsafe(self._spawn, link)
-            start = loop is None and self._start_asked
+            self._sdk = preload(self._modules())  # done at once when all are there
+            launched = self.host.usable() and self._launch_soon(list(new.values()))
+            start = not launched and self._start_asked
         if start:
             self.start()
         return list(new)
 
-    def start(self) -> None:
-        """Start every server in the background (returns at once)."""
-        with self._start_lock:
-            self._start_asked = True
-            if self._thread is not None or self._closed or not self._links:
-                return
-            self._start_thread()
+    def _launch_soon(self, links: list[Link], again: bool = False) -> bool:
+        """Connect `links` on the servers' loop soon; meanwhile they are starting, and a
+        use waits for them as for any start. (No connection of theirs is alive: new links,
+        or their loop closed.)"""
+        for link in links:
+            link.status, link.settled = "starting", asyncio.Event()
+        return self.host.soon(self._launch, links, again)
 
-    def _start_thread(self) -> None:
-        ready = threading.Event()
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            asyncio.set_event_loop(loop)
-            for link in self._links.values():
-                loop.call_soon(self._spawn, link)
-            ready.set()
-            try:
-                loop.run_forever()
-            finally:
-                with contextlib.suppress(Exception):
-                    loop.run_until_complete(loop.shutdown_asyncgens())
-                loop.close()
-
-        self._thread = threading.Thread(target=run, name="codebot-mcp", daemon=True)
-        self._thread.start()
-        ready.wait()
+    def _launch(self, links: list[Link], again: bool) -> None:
+        """On the servers' loop: connect each link (again: their old loop closed, its
+        connections with it; whatever process is left is killed first)."""
+        if again:
+            self.kill_now()
+        for link in links:
+            if again:
+                link.failures, link.retry_at = 0, 0.0
+            self._spawn(link, link.settled)
 
     def close(self, grace: float = 3.0) -> None:
         """Stop every server and kill its process group; safe to call twice, from any
-        thread but the servers' own."""
+        thread. On the servers' own loop it only begins (`aclose` waits for the end)."""
         if self._closed:
             return
         self._closed = True
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(grace)
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(1.0)
+        loop = self.host.loop
+        if loop is not None and self.host.here():
+            loop.create_task(self._finish())
+            return
+        self.host.wait(self._shutdown, grace)
+        self.host.end()
+        self._stopped()
+
+    async def aclose(self) -> None:
+        """`close`, awaited: every connection has ended (process groups killed, HTTP
+        sessions ended) when it returns."""
+        if not self.host.here():
+            await asyncio.to_thread(self.close)
+            return
+        if not self._closed:
+            self._closed = True
+            await self._finish()
+
+    async def _finish(self) -> None:
+        await self._shutdown()
+        self._stopped()
+
+    def _stopped(self) -> None:
         self.kill_now()
         for link in self._links.values():
             link.status, link.session = "stopped", None
@@ -213,128 +224,46 @@ class SessionServers:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(pid, signal.SIGKILL)
                 link.pids.discard(pid)
+                self.untrack(pid)
 
     async def _shutdown(self) -> None:
         tasks = []
         for link in self._links.values():
             if link.stop is not None:
                 link.stop.set()
-            if link.task is not None:
+            if link.task is not None and not link.task.done():
                 tasks.append(link.task)
         if tasks:
             await asyncio.wait(tasks, timeout=2.5)
 
     # -- one server's connection (on the servers' loop) ------------------------------
 
-    def _spawn(self, link: _Link) -> None:
-        link.epoch += 1  # a new connection: what an older one does later is ignored
+    def _spawn(self, link: Link, settled: asyncio.Event | None = None) -> None:
+        """A new connection of `link` (`settled`: the one those waiting already wait on)."""
+        link.epoch += 1  # what an older connection does later is ignored
         link.status, link.error = "starting", ""
-        link.stop, link.exited, link.settled = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        link.stop, link.exited = asyncio.Event(), asyncio.Event()
+        link.settled = settled or asyncio.Event()
         link.task = asyncio.get_running_loop().create_task(self._hold(link, link.epoch))
 
-    async def _hold(self, link: _Link, epoch: int) -> None:
-        """Connect, list the tools, then stay connected until stopped or the server exits."""
-        from codebot.mcp.connect import ConnectError, log_path, open_stdio, said
-
+    async def _hold(self, link: Link, epoch: int) -> None:
+        """The SDK imported (off this loop), then the connection (stdio or HTTP)."""
+        assert self._sdk is not None and link.settled is not None
+        try:
+            await loaded(self._sdk)
+        except asyncio.CancelledError:
+            went_down(link, "stopped", epoch)
+            link.settled.set()
+            raise
+        except Exception as exc:
+            went_down(link, f"cannot load the MCP SDK: {type(exc).__name__}: {exc}", epoch)
+            link.settled.set()
+            return
         if link.d.transport == "http":  # a connection, not a process (session_http.py)
             return await hold_http(self, link, epoch)
-        d = link.d
-        link.log = str(log_path(self.home, d.name))
-        stop, settled = link.stop, link.settled
-        assert stop is not None and settled is not None
-        pid = None
-        try:
-            async with open_stdio(
-                d, home=self.home, project=self.project, environ=self.environ
-            ) as pipe:
-                pid = pipe.process.pid
-                link.pids.add(pid)
-                self.track(pid)
-                await self._serve(link, pipe, epoch)
-        except ConnectError as exc:
-            self._down(link, str(exc), epoch)
-        except asyncio.CancelledError:
-            self._down(link, "stopped", epoch)
-            raise
-        except Exception as exc:  # the server's fault, whatever the SDK raised for it
-            if timed_out(exc):
-                self._down(
-                    link,
-                    f"did not answer initialize and tools/list within its startup_timeout "
-                    f"({d.startup_timeout:g} s); {_see(link)}",
-                    epoch,
-                )
-            else:
-                self._down(link, f"{said(exc)}; {_see(link)}", epoch)
-        finally:
-            if pid is not None:
-                link.pids.discard(pid)
-                self.untrack(pid)
-            if epoch == link.epoch:
-                link.session = None
-                if stop.is_set():
-                    link.status = "stopped"
-            settled.set()
+        return await hold_stdio(self, link, epoch)
 
-    async def _serve(self, link: _Link, pipe: Pipe, epoch: int) -> None:
-        """The protocol over a started server: initialize and list within its
-        startup_timeout, then ready until stopped or the process exits."""
-        import anyio
-        from mcp.client.session import ClientSession
-
-        stop, exited, settled = link.stop, link.exited, link.settled
-        assert stop is not None and exited is not None and settled is not None
-        watcher = asyncio.get_running_loop().create_task(
-            self._watch_exit(pipe.process, link, epoch, exited)
-        )
-        try:
-            async with ClientSession(
-                pipe.read,
-                pipe.write,
-                message_handler=self._handler(link),
-                client_info=client_info(),
-            ) as session:
-                with anyio.fail_after(link.d.startup_timeout):
-                    init = await session.initialize()
-                    tools = await self._list(link, session)
-                if epoch != link.epoch or exited.is_set():
-                    return
-                info = init.server_info
-                link.server = f"{info.name} {info.version}".strip()
-                link.session, link.tools, link.status = session, tools, "ready"
-                link.failures, link.error = 0, ""
-                self.generation += 1
-                settled.set()
-                await first(stop.wait(), exited.wait())
-        finally:
-            watcher.cancel()
-
-    async def _watch_exit(
-        self, process: Any, link: _Link, epoch: int, exited: asyncio.Event
-    ) -> None:
-        """When the server exits: it is down at once, and every call in flight is cut short."""
-        with contextlib.suppress(Exception):
-            await process.wait()
-        if link.stop is None or not link.stop.is_set():
-            code = process.returncode
-            self._down(link, f"the server exited (code {code}); {_see(link)}", epoch)
-        exited.set()
-        for task in list(link.calls):
-            link.cut.add(task)
-            task.cancel()
-
-    def _down(self, link: _Link, why: str, epoch: int) -> None:
-        """The connection `epoch` is over: the first reason counts, once."""
-        if epoch != link.epoch or link.down_at == epoch:
-            return
-        if link.stop is not None and link.stop.is_set():
-            return
-        link.down_at = epoch
-        link.failures += 1
-        link.status, link.error, link.session = "failed", why, None
-        link.retry_at = time.monotonic() + min(BACKOFF_MAX, 2.0 ** (link.failures - 1))
-
-    async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
+    async def _list(self, link: Link, session: ClientSession) -> tuple[RemoteTool, ...]:
         from mcp_types import PaginatedRequestParams
 
         found: list[RemoteTool] = []
@@ -351,7 +280,7 @@ class SessionServers:
                 break
         return tuple(found[:MAX_TOOLS])
 
-    def _handler(self, link: _Link) -> Any:
+    def _handler(self, link: Link) -> Any:
         async def handle(message: object) -> None:
             from mcp_types import ToolListChangedNotification
 
@@ -361,84 +290,82 @@ class SessionServers:
 
         return handle
 
-    async def _refresh(self, link: _Link) -> None:
+    async def _refresh(self, link: Link) -> None:
         """List the tools again; a flood of list_changed costs one listing at a time."""
-        if link.refreshing:
-            link.again = True
-            return
-        link.refreshing = True
-        try:
-            while link.session is not None:
-                link.again = False
-                with contextlib.suppress(Exception):
-                    link.tools = await asyncio.wait_for(
-                        self._list(link, link.session), link.d.startup_timeout
-                    )
-                    self.generation += 1
-                if not link.again:
-                    break
-        finally:
-            link.refreshing = False
+
+        async def once() -> None:
+            session = link.session
+            if session is None:
+                return
+            with contextlib.suppress(Exception):
+                link.tools = await asyncio.wait_for(
+                    self._list(link, session), link.d.startup_timeout
+                )
+                self.generation += 1
+
+        await link.listing("tools").run(once, lambda: link.session is not None)
 
     # -- calls -------------------------------------------------------------------------
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        """Call a tool from any event loop; never raises but CancelledError (which cancels
-        the call on the servers' loop, and so sends notifications/cancelled)."""
-        loop = self._loop
-        if loop is None or self._closed:
-            return CallOutcome(error=f"MCP server {server} is not running (the session closed)")
-        caller = asyncio.get_running_loop()
-        done: asyncio.Future[CallOutcome] = caller.create_future()
-        running: list[asyncio.Task[CallOutcome]] = []
+    def call(
+        self, server: str, tool: str, arguments: Arguments
+    ) -> Coroutine[object, object, CallOutcome]:
+        """Call a tool from any event loop (`await servers.call(...)`; on the servers' own
+        loop it is the request itself, in the caller's task, nothing between); never
+        raises but CancelledError, which cancels the SDK's request (it sends
+        notifications/cancelled). Servers never started, or whose loop has closed, are
+        started on the caller's."""
+        loop = running_loop()
+        if loop is not None and loop is self.host.loop and not self._closed:
+            return self._call(server, tool, arguments)
+        return self._call_over(server, tool, arguments)
 
-        def settle(task: asyncio.Task[CallOutcome]) -> None:  # on the caller's loop
-            if done.done():
-                return
-            if task.cancelled():
-                done.cancel()
-            elif (exc := task.exception()) is not None:
-                done.set_exception(exc)
-            else:
-                done.set_result(task.result())
+    async def _call_over(self, server: str, tool: str, arguments: Arguments) -> CallOutcome:
+        """`call` from another loop, or made before a loop runs."""
+        if not self.host.usable() and not self._closed:
+            self.start(asyncio.get_running_loop())
+        return await self.host.run(
+            lambda: self._call(server, tool, arguments), lambda: CallOutcome(error=gone(server))
+        )
 
-        def begin() -> None:  # on the servers' loop
-            task = loop.create_task(self._call(server, tool, arguments))
-            running.append(task)
-            task.add_done_callback(lambda t: caller.call_soon_threadsafe(settle, t))
-
-        # One wake-up each way (cheaper than run_coroutine_threadsafe + wrap_future).
-        try:
-            loop.call_soon_threadsafe(begin)
-        except RuntimeError:  # its loop has just closed
-            return CallOutcome(error=f"MCP server {server} is not running (the session closed)")
-        try:
-            return await done
-        except asyncio.CancelledError:
-            with contextlib.suppress(RuntimeError):  # FIFO: runs after `begin`
-                loop.call_soon_threadsafe(lambda: [t.cancel() for t in running])
-            raise
-
-    async def _usable(self, server: str, use: str) -> tuple[_Link | None, str]:
-        """The server's link, up if it can be: a failed one started again once its backoff
-        has passed, a starting one waited for. (link, "") or (None, why not)."""
+    async def _usable(self, server: str, use: str) -> tuple[Link | None, str]:
+        """The server's link, up if it can be: a failed one started again once its
+        backoff has passed (one that went away after it was up: the rest of a short
+        backoff is waited out), a starting one waited for. (link, "") or (None, why not)."""
         link = self._links.get(server)
         if link is None:
             return None, f"no MCP server {server} in this session"
+        if self._closed:
+            return None, gone(server)
         if link.status == "failed":
             wait = link.retry_at - time.monotonic()
-            if wait > 0:
+            if wait > (WAIT_BACKOFF if link.was_up else 0):
                 return None, (
                     f"MCP server {server} is down ({link.error}); it is started again "
                     f"on {use} in {wait:.0f} s or later"
                 )
-            self._spawn(link)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if link.status == "failed" and not self._closed:  # nobody started it meanwhile
+                self._spawn(link)
         if link.status == "starting" and link.settled is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
         return link, ""
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    def _call(
+        self, server: str, tool: str, arguments: Arguments
+    ) -> Coroutine[object, object, CallOutcome]:
+        """The request, on the servers' loop: at once for a ready server, else once it is
+        started or waited for (`_usable`)."""
+        link = self._links.get(server)
+        if link is not None and link.status == "ready" and not self._closed:
+            session, exited = link.session, link.exited
+            if session is not None and exited is not None:
+                return self._request(link, session, exited, tool, arguments)
+        return self._call_later(server, tool, arguments)
+
+    async def _call_later(self, server: str, tool: str, arguments: Arguments) -> CallOutcome:
         link, why = await self._usable(server, "a call")
         if link is None:
             return CallOutcome(error=why)
@@ -449,33 +376,33 @@ class SessionServers:
 
     async def _request(
         self,
-        link: _Link,
+        link: Link,
         session: ClientSession,
         exited: asyncio.Event,
         tool: str,
-        arguments: dict[str, Any],
+        arguments: Arguments,
     ) -> CallOutcome:
         """The request itself, in this task (no task of its own: a call costs little more
-        than the SDK's); the exit watcher cancels it when the server exits."""
-        from codebot.mcp.connect import said
-
+        than the SDK's). Its timeout and the connection's end cancel it (`link.cut`)."""
         task = asyncio.current_task()
         assert task is not None
         link.calls.add(task)
+        timer = task.get_loop().call_later(link.d.timeout, cut_call, link, task, "timeout")
         try:
-            async with asyncio.timeout(link.d.timeout):
-                return CallOutcome(result=await session.call_tool(tool, arguments))
+            return CallOutcome(result=await session.call_tool(tool, arguments))
         except asyncio.CancelledError:
-            if task not in link.cut:
+            why = link.cut.get(task)
+            if why is None or task.uncancel() > 0:
                 raise  # the turn was cancelled: the SDK has sent notifications/cancelled
-            task.uncancel()
+            if why == "timeout":
+                return CallOutcome(
+                    error=f"MCP server {link.d.name} did not answer within its timeout "
+                    f"({link.d.timeout:g} s); the call was cancelled"
+                )
             return self._exited_during(link)
-        except TimeoutError:
-            return CallOutcome(
-                error=f"MCP server {link.d.name} did not answer within its timeout "
-                f"({link.d.timeout:g} s); the call was cancelled"
-            )
         except Exception as exc:
+            from codebot.mcp.connect import said
+
             if closed(exc):  # the pipe closed: did the server exit?
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(exited.wait(), 1.0)
@@ -483,17 +410,18 @@ class SessionServers:
                 return self._exited_during(link)
             return CallOutcome(error=f"the server answered with an error: {said(exc)}")
         finally:
+            timer.cancel()
             link.calls.discard(task)
-            link.cut.discard(task)
+            link.cut.pop(task, None)
 
-    def _exited_during(self, link: _Link) -> CallOutcome:
+    def _exited_during(self, link: Link) -> CallOutcome:
         if link.d.transport == "http":
             return CallOutcome(error=lost_during(link))
         return CallOutcome(
-            error=f"MCP server {link.d.name} exited during the call; {_see(link)}; it is "
+            error=f"MCP server {link.d.name} exited during the call; {see(link)}; it is "
             "started again on its next use"
         )
 
 
-def _see(link: _Link) -> str:
-    return f"its stderr is in {link.log}" if link.log else "see its log"
+def gone(server: str) -> str:
+    return f"MCP server {server} is not running (the session closed)"

@@ -12,7 +12,8 @@ asked `tools/list`, which it would answer with "Method not found".
 
 For the session (any loop, any thread): `source_set(servers)` is the `SourceSet` the
 session's catalog joins to every snapshot; each server's skills are a `ServerSource`,
-whose `fetch_body` and `read_file` run on the servers' loop (one hop each way, like
+whose `fetch_body` and `read_file` run on the servers' loop (in the caller's task when
+that is the caller's loop, else one hop each way: `host.Host.run`, like
 `SessionServers.call`), start a server that went down again (after its backoff, like a
 tool call) and fail with a `SourceError` naming the server when it cannot answer.
 """
@@ -20,10 +21,9 @@ tool call) and fail with a `SourceError` naming the server when it cannot answer
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from codebot.mcp.live_servers import LiveServers
@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
     from mcp.client.session import ClientSession
 
+    from codebot.mcp.link import Link
+    from codebot.mcp.remote import RemoteTool
     from codebot.mcp.server_skills import ServerSkills
-    from codebot.mcp.session_servers import RemoteTool, _Link
     from codebot.skills.catalog import SkillSource, SourceSet
     from codebot.skills.files import Spec
 
@@ -59,8 +60,6 @@ class SkillServers(LiveServers):
         self.skills: dict[str, ServerSkills] = {}
         #: server name -> when its skills were last listed (`source_set`'s token)
         self.skill_stamps: dict[str, int] = {}
-        self._skills_listing: set[str] = set()
-        self._skills_again: set[str] = set()
 
     def status(self) -> list[dict[str, object]]:
         """LiveServers' rows, each with its server's skill count (the live `/mcp`)."""
@@ -71,7 +70,7 @@ class SkillServers(LiveServers):
                 row["skills"] = len(source.specs())
         return rows
 
-    async def _list(self, link: _Link, session: ClientSession) -> tuple[RemoteTool, ...]:
+    async def _list(self, link: Link, session: ClientSession) -> tuple[RemoteTool, ...]:
         if has_tools(session):
             tools = await super()._list(link, session)
         else:  # skills only: no tools/list; the prompts as LiveServers lists them
@@ -82,7 +81,7 @@ class SkillServers(LiveServers):
             await self._connect_skills(link, session)
         return tools
 
-    async def _connect_skills(self, link: _Link, session: ClientSession) -> None:
+    async def _connect_skills(self, link: Link, session: ClientSession) -> None:
         from codebot.mcp.server_skills import ServerSkills, skill_source
         from codebot.skills.catalog import SourceError
 
@@ -99,7 +98,7 @@ class SkillServers(LiveServers):
             self.skills[d.name] = source
         self.skill_stamps[d.name] = next(_listed)
 
-    def _handler(self, link: _Link) -> Any:
+    def _handler(self, link: Link) -> Any:
         others = super()._handler(link)
 
         async def handle(message: object) -> None:
@@ -112,27 +111,26 @@ class SkillServers(LiveServers):
 
         return handle
 
-    async def _skills_changed(self, link: _Link) -> None:
+    async def _skills_changed(self, link: Link) -> None:
         """List the skills again; a flood of list_changed costs one listing at a time."""
         from codebot.skills.catalog import SourceError
 
         name = link.d.name
-        if name in self._skills_listing:
-            self._skills_again.add(name)  # listed once more when the listing ends
-            return
-        self._skills_listing.add(name)
-        try:
-            while (source := self.skills.get(name)) is not None and link.session is not None:
-                self._skills_again.discard(name)
-                try:
-                    await source.refresh()
-                except SourceError as exc:
-                    source.problems = [f"{source.label}: skills not listed again: {exc}"]
-                self.skill_stamps[name] = next(_listed)
-                if name not in self._skills_again:
-                    break
-        finally:
-            self._skills_listing.discard(name)
+
+        async def once() -> None:
+            source = self.skills.get(name)
+            if source is None:
+                return
+            try:
+                await source.refresh()
+            except SourceError as exc:
+                source.problems = [f"{source.label}: skills not listed again: {exc}"]
+            self.skill_stamps[name] = next(_listed)
+
+        def more() -> bool:
+            return name in self.skills and link.session is not None
+
+        await link.listing("skills").run(once, more)
 
 
 class ServerSource:
@@ -158,11 +156,11 @@ class ServerSource:
 
     async def fetch_body(self, spec: Spec) -> str:
         """The checked body of one of its skills (`ServerSkills.fetch_body`)."""
-        return await self._hop(self._fetch_body(spec))
+        return await self._hop(lambda: self._fetch_body(spec))
 
     async def read_file(self, spec: Spec, path: str) -> bytes:
         """A supporting file the skill lists, checked (`ServerSkills.read_file`)."""
-        return await self._hop(self._read_file(spec, path))
+        return await self._hop(lambda: self._read_file(spec, path))
 
     async def _fetch_body(self, spec: Spec) -> str:
         return await (await self._ready()).fetch_body(spec)
@@ -172,38 +170,29 @@ class ServerSource:
 
     async def _ready(self) -> ServerSkills:  # on the servers' loop
         """The server's source once it is connected: a server that went down is started
-        again, as a tool call would (no sooner than its backoff allows)."""
+        again, as a tool call would (after its backoff, `SessionServers._usable`)."""
         from codebot.skills.catalog import SourceError
 
-        link = self.servers._links.get(self.server)
-        if link is None or self.server not in self.servers.skills:
+        if self.server not in self.servers.skills:
             raise SourceError(f"MCP server {self.server!r} has no skills in this session")
-        if link.status == "failed" and time.monotonic() >= link.retry_at:
-            self.servers._spawn(link)
-        if link.status == "starting" and link.settled is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(link.settled.wait(), link.d.startup_timeout + 1)
+        link, why = await self.servers._usable(self.server, "its next use")
         source = self.servers.skills.get(self.server)
-        if link.status != "ready" or link.session is None or source is None:
-            why = link.error or link.status
+        if link is None or link.status != "ready" or link.session is None or source is None:
+            why = why or (link.error or link.status if link is not None else "gone")
             raise SourceError(f"MCP server {self.server!r} is not running ({why}); try again")
         return source
 
-    async def _hop(self, coro: Coroutine[Any, Any, _T]) -> _T:
-        """Run `coro` on the servers' loop; cancelling this cancels it there."""
+    async def _hop(self, make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+        """Run `make()` on the servers' loop (from it: in this task); cancelling this
+        cancels it there."""
         from codebot.skills.catalog import SourceError
 
-        loop = self.servers._loop
-        gone = SourceError(f"MCP server {self.server!r} is not running (the session closed)")
-        if loop is None or self.servers._closed or loop.is_closed():
-            coro.close()
-            raise gone
-        try:
-            future = asyncio.run_coroutine_threadsafe(coro, loop)
-        except RuntimeError:  # its loop has just closed
-            coro.close()
-            raise gone from None
-        return await asyncio.wrap_future(future)
+        def gone() -> _T:
+            raise SourceError(f"MCP server {self.server!r} is not running (the session closed)")
+
+        if self.servers._closed:
+            return gone()
+        return await self.servers.host.run(make, gone)
 
 
 def source_set(servers: SkillServers) -> SourceSet:
@@ -226,7 +215,7 @@ def source_set(servers: SkillServers) -> SourceSet:
         """Wait for servers still starting (each bounded by its startup_timeout)."""
         if not servers.names():
             return
-        servers.start()
+        servers.start(asyncio.get_running_loop())  # on the loop of the session's turns
         end = time.monotonic() + servers.longest_start()
         while servers.starting() and time.monotonic() < end:
             await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once

@@ -217,12 +217,16 @@ class Controller(BuiltinCommands):
         the listing once the index is there); then `then` (the front end's own imports)."""
         import threading
 
+        from codebot.mcp.host import running_loop
+
+        loop = running_loop()  # the front end's: its turns call the MCP servers from it
+
         def work() -> None:
             from codebot.agent.session.mcp_setup import start_servers
             from codebot.skills.route import warm
 
             try:
-                start_servers(self.session)  # after the first paint, in the background
+                start_servers(self.session, loop)  # after the first paint, in the background
                 self.session.warm(listing=False)  # the templates: every turn renders them
                 warm(lambda: self.catalog.snapshot)
                 self.session.warm()

@@ -310,15 +310,22 @@ def _exit_code(session: Session, record: TurnRecord, fail_on_denial: bool) -> in
 
 
 async def _turn(session: Session, prompt: str, compact: str | None) -> TurnRecord:
-    """`--compact [FOCUS]`: compact the resumed conversation, then run the turn."""
-    if compact is not None:
-        from codebot.agent.model import ModelError
+    """`--compact [FOCUS]`: compact the resumed conversation, then run the turn. The MCP
+    servers run on this loop (a call costs what the SDK's does), closed at its end."""
+    from codebot.agent.session.mcp_setup import aclose_servers, start_servers
 
-        try:
-            await session.compact(compact)
-        except ModelError as exc:  # the turn still runs; its own request may say more
-            _say(f"codebot: cannot compact: {exc.message}")
-    return await session.run_turn(prompt)
+    start_servers(session, asyncio.get_running_loop())
+    try:
+        if compact is not None:
+            from codebot.agent.model import ModelError
+
+            try:
+                await session.compact(compact)
+            except ModelError as exc:  # the turn still runs; its own request may say more
+                _say(f"codebot: cannot compact: {exc.message}")
+        return await session.run_turn(prompt)
+    finally:
+        await aclose_servers(session)
 
 
 def _compact_only(session: Session, focus: str, output_format: str) -> int:

@@ -14,12 +14,16 @@ LOG (one JSON line each). Its tools, by name:
 - `flood`: 200 `notifications/tools/list_changed` in a row, then "flooded";
 - `tool_K` (K < N, with `--tools N`): a generated tool with a long description.
 
+Not listed, for `SessionServers.call`: `huge` (300,000 characters: a line parsed off the
+loop), `hush` (answers, then closes its output and keeps running).
+
 `--silent` never answers anything (a server that hangs at initialize).
 """
 
 import json
 import os
 import sys
+import threading
 
 log_path = sys.argv[1]
 N = int(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else 0
@@ -96,6 +100,16 @@ def picture():
 CONTENT = {"mixed": mixed, "picture": picture}
 
 
+def unlisted(mid, name):
+    if name == "huge":  # a line over connect.BIG_LINE
+        return answer(mid, text("y" * 300_000))
+    # hush: answers, then (after the SDK's tools/list for a tool it did not list) closes
+    # its output and keeps running
+    answer(mid, text("hushed"))
+    threading.Timer(0.5, os.close, (1,)).start()
+    return None
+
+
 def call(mid, name, args):
     if name == "echo":
         return answer(mid, text(str(args.get("text"))))
@@ -142,6 +156,8 @@ for line in sys.stdin:
         )
     elif method == "tools/list":
         answer(mid, {"tools": tools})
+    elif method == "tools/call" and msg["params"]["name"] in ("huge", "hush"):
+        unlisted(mid, msg["params"]["name"])
     elif method == "tools/call":
         call(mid, msg["params"]["name"], msg["params"].get("arguments") or {})
     elif method == "ping":

@@ -143,7 +143,7 @@ def test_interactive_sessions_start_servers_after_the_paint_not_while_building(
     )
     servers = servers_of(session)
     try:
-        assert servers is not None and servers._thread is None  # building started nothing
+        assert servers is not None and not servers.started()  # building started nothing
         assert not user_server.exists()
         start_servers(session)  # what the front end does once it has painted
         assert servers.wait_started() and servers.status()[0]["status"] == "ready"

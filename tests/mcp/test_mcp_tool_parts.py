@@ -144,7 +144,7 @@ class FakeServers:
     def status(self) -> list[dict]:
         return [{"name": "srv", "status": "ready", "tools": len(self._tools), "error": ""}]
 
-    def start(self) -> None:
+    def start(self, loop=None) -> None:
         pass
 
     def wait_started(self, timeout=None) -> bool:

@@ -1,5 +1,6 @@
 """A session's MCP servers: which start (`codebot.mcp.startable`), started in the background
-once the session is built, their tools in its registry (`McpTools`), and closing them."""
+on the loop the session's turns run on (the front end's), their tools in its registry
+(`McpTools`), and closing them."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import TYPE_CHECKING
 from codebot.config import Settings
 
 if TYPE_CHECKING:
+    import asyncio
+
     from codebot.agent.session.loop import Session
     from codebot.mcp.config import ServerDef
     from codebot.mcp.session_servers import SessionServers
 
 __all__ = [
+    "aclose_servers",
     "admit_approved",
     "any_servers",
     "attach_servers",
@@ -24,10 +28,11 @@ __all__ = [
 
 
 def attach_servers(session: Session, settings: Settings, notices: list[str]) -> None:
-    """The session's approved servers, started in the background (print mode: now; the
-    TUI and line mode: after the first paint, `start_servers`, or at the first request;
-    the first request waits for them, each within its startup_timeout), their tools in
-    its registry from then on; what does not start is said."""
+    """The session's approved servers, started in the background on the front end's loop
+    (`start_servers`: print mode when its loop runs, the TUI and line mode after the first
+    paint; else at the first request; the first request waits for them, each within its
+    startup_timeout), their tools in its registry from then on; what does not start is
+    said."""
     if not any_servers(settings):
         return  # nothing defined anywhere: not even the MCP modules are loaded
     from codebot.mcp.startable import startable
@@ -50,9 +55,10 @@ def any_servers(settings: Settings) -> bool:
     )
 
 
-def admit_approved(session: Session) -> list[str]:
+def admit_approved(session: Session, loop: asyncio.AbstractEventLoop | None = None) -> list[str]:
     """After the question at start (so after the first paint): the servers approved since
-    the session was built join it, and the session's servers start. The names added."""
+    the session was built join it, and the session's servers start (on `loop`, the front
+    end's). The names added."""
     from codebot.mcp.startable import startable
 
     chosen, _ = startable(session.settings, asked=True)
@@ -64,7 +70,7 @@ def admit_approved(session: Session) -> list[str]:
         added = [d.name for d in chosen]
     else:
         added = servers.add(chosen)
-    start_servers(session)
+    start_servers(session, loop)
     return added
 
 
@@ -94,7 +100,7 @@ def _attach(
     # Their SEP-2640 skills join every snapshot of the session's catalog (mcp/session_skills).
     session.catalog.sources = source_set(servers)
     if not session.interactive:
-        servers.start()  # print mode: no paint to wait for
+        servers.prepare()  # print mode: the SDK's import begins now; the start on its loop
     session.toolset.mcp = McpTools(
         servers,
         session.registry,
@@ -103,12 +109,13 @@ def _attach(
     )
 
 
-def start_servers(session: Session) -> None:
-    """Start the session's servers now (the TUI and line mode: after the first paint;
-    otherwise the first request does)."""
+def start_servers(session: Session, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Start the session's servers now on `loop`, the one the session's turns run on (the
+    TUI and line mode: after the first paint; print mode: when its loop begins; otherwise
+    the first request does). Calls from that loop then cost what the SDK's own do."""
     servers = servers_of(session)
     if servers is not None:
-        servers.start()
+        servers.start(loop)
 
 
 def servers_of(session: Session) -> SessionServers | None:
@@ -121,3 +128,10 @@ def close_servers(session: Session) -> None:
     servers = servers_of(session)
     if servers is not None:
         servers.close()
+
+
+async def aclose_servers(session: Session) -> None:
+    """`close_servers`, awaited on the loop they run on (each HTTP session ended too)."""
+    servers = servers_of(session)
+    if servers is not None:
+        await servers.aclose()

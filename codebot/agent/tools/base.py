@@ -220,6 +220,8 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Validator] = {}
+        #: a plain schema's fast yes (`arg_check`), None for the others
+        self._fast: dict[str, Callable[[Mapping[str, object]], bool] | None] = {}
         for tool in tools:
             self.add(tool)
 
@@ -228,11 +230,13 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         self._validators.pop(tool.name, None)
+        self._fast.pop(tool.name, None)
 
     def remove(self, name: str) -> None:
         """Forget a tool (an MCP server's tool that is gone); no error when unknown."""
         self._tools.pop(name, None)
         self._validators.pop(name, None)
+        self._fast.pop(name, None)
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -295,6 +299,13 @@ class ToolRegistry:
                 f"{name}: the arguments must be a JSON object, not {type(args).__name__}", "error"
             )
         args = dict(args)
+        if tool.name not in self._fast:
+            from codebot.agent.tools.arg_check import fast_check
+
+            self._fast[tool.name] = fast_check(tool.parameters)
+        fast = self._fast[tool.name]
+        if fast is not None and fast(args):  # surely valid: jsonschema would say the same
+            return args
         validator = self._validator(tool)
         errors = sorted(
             validator.iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message)

@@ -205,7 +205,7 @@ class McpTools:
 
     def sync(self) -> None:
         """Bring the registry up to date with the servers' tools (cheap when nothing changed)."""
-        self.servers.start()  # once: after the first paint, or at the first request
+        self._start()  # once: after the first paint, or at the first request
         key = (self.servers.generation, self._window())
         if key == self._seen:
             return
@@ -227,6 +227,12 @@ class McpTools:
             if name != f"{server_key(t.server)}__{t.name}":
                 self.renamed[name] = f"{t.server}/{t.name}"
         self._defer()
+
+    def _start(self) -> None:
+        """Start the servers (once), on the loop this runs on: the session's turns'."""
+        from codebot.mcp.host import running_loop
+
+        self.servers.start(running_loop())
 
     def _window(self) -> int:
         try:
@@ -259,7 +265,7 @@ class McpTools:
 
         from codebot.display import visible
 
-        self.servers.start()
+        self._start()
         end = time.monotonic() + self.servers.longest_start()
         while self.servers.starting() and time.monotonic() < end:
             await asyncio.sleep(0.01)  # polled: a cancelled turn stops waiting at once

@@ -137,7 +137,12 @@ class LineApp:
                 self.sink = self.renderer.sink = TerminalSink(self._pt[1])
                 self.on_terminal = True
             self.reader = self._make_reader()
-            return await self._loop()
+            try:
+                return await self._loop()
+            finally:  # the MCP servers run on this loop: ended on it
+                from codebot.agent.session.mcp_setup import aclose_servers
+
+                await aclose_servers(self.controller.session)
 
     @contextlib.contextmanager
     def _terminal(self) -> Iterator[None]:
@@ -190,7 +195,8 @@ class LineApp:
         if self.mcp_allowed:  # what was just approved joins the session's servers
             from codebot.agent.session.mcp_setup import admit_approved
 
-            await asyncio.to_thread(admit_approved, self.controller.session)
+            loop = asyncio.get_running_loop()  # the servers run on this loop
+            await asyncio.to_thread(admit_approved, self.controller.session, loop)
         watcher = start_watcher(self.controller, self.sink) if self.watch else None
         if self.watch:  # tests pass watch=False: no background work, no probe
             self.controller.warm_router()

@@ -223,8 +223,12 @@ class CodebotApp(App[int]):
         controller.front = commands.Front.TUI  # what /help lists
         self._controller_ready.set()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self.startup.stop_watcher()
+        if self.controller is not None:  # its MCP servers run on this loop: ended on it
+            from codebot.agent.session.mcp_setup import aclose_servers
+
+            await aclose_servers(self.controller.session)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         await self.startup.worker_changed(event.worker, event.state)

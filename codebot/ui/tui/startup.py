@@ -168,7 +168,8 @@ class Startup:
             if self.mcp_allowed:  # what was just approved joins the session's servers
                 from codebot.agent.session.mcp_setup import admit_approved
 
-                await asyncio.to_thread(admit_approved, c.session)
+                loop = asyncio.get_running_loop()  # the servers run on the app's loop
+                await asyncio.to_thread(admit_approved, c.session, loop)
         finally:
             self.mcp_decided.set()
 
