@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -82,8 +83,13 @@ class McpQuestion(ModalScreen[str]):
         self.seen()
 
     def seen(self) -> bool:
-        """Whether the end of the definition has been on screen (False until laid out)."""
-        shown = self.query_one("#shown", VerticalScroll)
+        """Whether the end of the definition has been on screen (False until laid out).
+        The screen is on the app's stack before its children are composed: until they
+        are, nothing has been seen."""
+        try:
+            shown = self.query_one("#shown", VerticalScroll)
+        except NoMatches:
+            return False
         rows, height = shown.virtual_size.height, shown.scrollable_content_region.height
         if height > 0 and rows > 0:
             self.seen_end = self.seen_end or round(shown.scroll_y) + height >= rows
