@@ -11,6 +11,7 @@ Cancelling the task that runs `Engine.run` cancels every running step.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable
@@ -62,6 +63,7 @@ class StepSkill:
     timeout: float | None = None
     workflow: Workflow | None = None  # the skill is a workflow itself
     problem: str | None = None  # a workflow whose steps have errors: why it cannot run
+    refused: str | None = None  # the policy refuses it to this workflow's actor: why
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,22 @@ class StepEvent:
     detail: str = ""
     depth: int = 0
 
+
+@dataclass(frozen=True, slots=True)
+class StepPlace:
+    """Which step a runner call is for (`current_step`): the workflow that names it (the
+    innermost, for a nested one) and the step's id (`both-1` for a member, `b.fallback`
+    for a fallback)."""
+
+    workflow: str
+    step: str
+
+
+#: Set while the engine runs a step's skill, so a runner can tell the step it runs for
+#: (each parallel member's task has its own).
+current_step: contextvars.ContextVar[StepPlace | None] = contextvars.ContextVar(
+    "current_step", default=None
+)
 
 Lookup = Callable[[str], StepSkill | None]
 Ask = Callable[[str], Awaitable[bool]]
@@ -296,9 +314,12 @@ class _Run:
         skill = self.e.lookup(step.skill or "")
         if sid is not None:
             self.emit(sid, RUNNING, t0, step.skill or "")
+        place = current_step.set(StepPlace(self.wf.name, step.id))
         try:
             if skill is None:
                 out = _failed(f"no skill named {step.skill!r}")
+            elif skill.refused is not None:
+                out = _failed(skill.refused)
             elif skill.workflow is not None or skill.problem is not None:
                 out = await self._nested(step, skill, args)
             else:
@@ -307,6 +328,8 @@ class _Run:
             if sid is not None:
                 self.emit(sid, CANCELLED, t0)
             raise
+        finally:
+            current_step.reset(place)
         out = dataclasses.replace(out, ms=(time.perf_counter() - t0) * 1000)
         if sid is not None:
             self.emit(sid, _state(out), t0, out.summary)
