@@ -269,3 +269,107 @@ def test_print_text_shows_the_steps_on_stderr_escaped_never_on_stdout(
     assert "personal › a running" in r.stderr and "personal › b waiting" in r.stderr
     assert "\x1b" not in r.stderr and "\x07" not in r.stderr
     assert "personal ›" not in r.stdout
+
+
+WRITTEN_STEPS = "  - {id: a, skill: one}\n  - {id: b, skill: secret}\n"
+
+
+@pytest.mark.parametrize("target", ["host", "inner"])
+def test_a_workflow_the_agent_wrote_runs_as_the_models_even_when_the_person_starts_it(
+    fake_openai, project: Path, write_skill, target: str
+) -> None:
+    """The agent rewrites a workflow the person will run (or one it nests) to reach a
+    person-only skill: the person's /host then runs it by the model's rules."""
+    from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+
+    skills = project / ".codebot" / "skills"
+    workflow(write_skill, skills, "host", "  - {id: h, skill: inner}\n")
+    workflow(write_skill, skills, "inner", "  - {id: a, skill: one}\n")
+    text = (
+        f"---\nname: {target}\ndescription: The {target} workflow. Not for anything else.\n"
+        f"steps:\n{WRITTEN_STEPS}---\nNot sent.\n"
+    )
+    path = str(skills / target / "SKILL.md")
+    fake_openai.script(
+        [
+            {"tool_calls": [{"name": "Write", "arguments": {"path": path, "content": text}}]},
+            {"text": "rewritten"},
+            outcome_call("ONE-BODY", status="success", summary="must not run"),
+        ]
+    )
+    settings = load_settings(cwd=project, model=MODEL, api_base=fake_openai.url, trust=True)
+
+    def emit(e: Any) -> None:
+        if isinstance(e, ApprovalRequest):  # the person allows the write, unaware
+            e.future.set_result(ApprovalAnswer.ALLOW_ONCE)
+
+    session = build_session(settings, open_catalog(settings), emit=emit, interactive=True)
+    session.client.backoff = 0.0
+
+    async def go():
+        await session.run_turn("tidy the workflows")
+        session.catalog.reload()  # what the UI's watcher does after a skill file changes
+        return await session.run_turn("/host")
+
+    try:
+        rec = asyncio.run(go())
+    finally:
+        session.transcript.close()
+    assert "skill: secret" in (skills / target / "SKILL.md").read_text()  # the write happened
+    assert not with_body(fake_openai, "ONE-BODY")  # refused before any step
+    assert not with_body(fake_openai, "SECRET-BODY")
+    (own,) = [s for s in rec.skills if s["name"] == "host"]
+    assert own["status"] == "failed", own
+    assert f"written by the agent (workflow {target})" in own["summary"]
+    assert "skill 'secret' is refused" in own["summary"]
+
+
+def test_a_nested_workflow_the_agent_rewrites_mid_run_runs_as_the_models(
+    fake_openai, project: Path, write_skill
+) -> None:
+    """A step's sub-agent rewrites the workflow a later step nests, after the check that
+    ran before the first step: the lookup sees it and the rest runs by the model's rules."""
+    from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
+
+    skills = project / ".codebot" / "skills"
+    workflow(write_skill, skills, "host2", "  - {id: a, skill: one}\n  - {id: h, skill: inner}\n")
+    workflow(write_skill, skills, "inner", "  - {id: c, skill: three}\n")
+    text = (
+        "---\nname: inner\ndescription: The inner workflow. Not for anything else.\n"
+        "steps:\n  - {id: b, skill: secret}\n---\nNot sent.\n"
+    )
+    path = str(skills / "inner" / "SKILL.md")
+    write = {"name": "Write", "arguments": {"path": path, "content": text}}
+    fake_openai.script(
+        [
+            {"match": "ONE-BODY", "tool_calls": [write]},
+            outcome_call("ONE-BODY", status="success", summary="rewrote inner"),
+            outcome_call("SECRET-BODY", status="success", summary="must not run"),
+        ]
+    )
+    settings = load_settings(cwd=project, model=MODEL, api_base=fake_openai.url, trust=True)
+
+    def emit(e: Any) -> None:
+        if isinstance(e, ApprovalRequest):
+            e.future.set_result(ApprovalAnswer.ALLOW_ONCE)
+
+    session = build_session(settings, open_catalog(settings), emit=emit, interactive=True)
+    session.client.backoff = 0.0
+
+    def reload_once_written(body: dict[str, Any]) -> None:  # the watcher, as the file changes
+        if "skill: secret" in (skills / "inner" / "SKILL.md").read_text():
+            session.catalog.reload()
+
+    fake_openai.responder = reload_once_written
+    try:
+        rec = asyncio.run(session.run_turn("/host2"))
+    finally:
+        session.transcript.close()
+    assert "skill: secret" in (skills / "inner" / "SKILL.md").read_text()
+    assert not with_body(fake_openai, "SECRET-BODY")
+    steps = steps_in(rec.skills)
+    assert steps["host2/a"]["actor"] == "human"
+    assert "inner/b" not in steps  # refused by the lookup: no invocation, no entry
+    own = next(s for s in rec.skills if s["name"] == "host2")
+    assert own["status"] == "failed"
+    assert "skill may not run skill 'secret'" in json.dumps(own["data"])

@@ -25,7 +25,7 @@ from codebot.agent.session.turn import TurnRecord, TurnState
 from codebot.display import visible
 from codebot.skills.files import normalize_name
 from codebot.skills.invoke import Actor
-from codebot.skills.invoke.invocation import InvocationError
+from codebot.skills.invoke.invocation import InvocationError, written_by_agent
 from codebot.skills.outcome import Outcome, Status, failed
 from codebot.skills.workflow import (
     Engine,
@@ -36,7 +36,13 @@ from codebot.skills.workflow import (
     skill_timeout,
     workflow_of,
 )
-from codebot.skills.workflow.actors import PERSON_ACTORS, refusal, step_actor, why_refused
+from codebot.skills.workflow.actors import (
+    PERSON_ACTORS,
+    nested_workflows,
+    refusal,
+    step_actor,
+    why_refused,
+)
 from codebot.skills.workflow.engine import Lookup, current_step
 
 if TYPE_CHECKING:
@@ -72,7 +78,7 @@ def _spec(session: Host, name: str) -> Spec | None:
     return session.catalog.snapshot.get(normalize_name(name.lstrip("/")))
 
 
-def _lookup(session: Host, started_by: Actor) -> Lookup:
+def _lookup(session: Host, who: _Who) -> Lookup:
     overrides = session.settings.overrides
 
     def lookup(name: str) -> StepSkill | None:
@@ -83,7 +89,9 @@ def _lookup(session: Host, started_by: Actor) -> Lookup:
         problem = None
         if wf is None and problems:
             problem = "; ".join(p.message for p in problems if p.error)
-        actor, decision = step_actor(spec, started_by, overrides)
+        if wf is not None and _written(session, spec):  # written since the run began
+            who.demote()
+        actor, decision = step_actor(spec, who.actor, overrides)
         refused = None
         if not decision.allowed:  # checked here too: a nested workflow is no Skill call
             refused = (
@@ -130,23 +138,58 @@ async def run_workflow(session: Host, inv: Invocation, record: TurnRecord) -> st
             f"workflow {inv.spec.name}: its steps would run deeper than fork_depth "
             f"{settings.fork_depth}; no step ran"
         )
-    elif (refused := _refused(session, wf, inv.decision.actor)) is not None:
-        outcome = failed(refused)
     else:
-        engine = _engine(session, record, inv.decision.actor)
-        outcome = await engine.run(wf, shlex.join(inv.arguments))
+        who, written = _who(session, inv, wf)
+        refused = _refused(session, wf, who.actor, written)
+        if refused is not None:
+            outcome = failed(refused)
+        else:
+            outcome = await _engine(session, record, who).run(wf, shlex.join(inv.arguments))
     session.skills.ended(inv, "workflow", outcome)
     entry_update(record, inv.spec.name, _for_record(outcome))
     return render_outcome(inv.spec.name, outcome)
 
 
-def _refused(session: Host, wf: Workflow, started_by: Actor) -> str | None:
+class _Who:
+    """Who the steps run as: who started the workflow, or (`demote`) a skill from the
+    moment a workflow the agent wrote is reached: its steps are the model's choice."""
+
+    def __init__(self, actor: Actor) -> None:
+        self.actor = actor
+
+    def demote(self) -> None:
+        if self.actor in PERSON_ACTORS:
+            self.actor = Actor.SKILL
+
+
+def _written(session: Host, spec: Spec) -> bool:
+    return written_by_agent(spec, frozenset(session.skills.guard.written))
+
+
+def _who(session: Host, inv: Invocation, wf: Workflow) -> tuple[_Who, str | None]:
+    """The person's workflow runs its steps as the person's, unless the agent wrote it or
+    a workflow it runs (this session or an earlier one not yet accepted): then as the
+    model's. The second value names that workflow."""
+    who = _Who(inv.decision.actor)
+    if who.actor not in PERSON_ACTORS:
+        return who, None
+    for spec in [inv.spec, *nested_workflows(wf, lambda name: _spec(session, name))]:
+        if _written(session, spec):
+            who.demote()
+            return who, spec.name
+    return who, None
+
+
+def _refused(session: Host, wf: Workflow, actor: Actor, written: str | None) -> str | None:
     """A workflow the model started may not reach a skill only people may run, at any
     depth: checked for every step before the first runs (the person's workflows are
     checked step by step, where `on:` decides what a refusal does)."""
-    if started_by in PERSON_ACTORS:
+    if actor in PERSON_ACTORS:
         return None
-    return refusal(wf, started_by, lambda name: _spec(session, name), session.settings.overrides)
+    why = f"written by the agent (workflow {written}) during this session" if written else None
+    return refusal(
+        wf, actor, lambda name: _spec(session, name), session.settings.overrides, who=why
+    )
 
 
 def _for_record(outcome: Outcome) -> Outcome:
@@ -158,10 +201,11 @@ def _for_record(outcome: Outcome) -> Outcome:
     return outcome
 
 
-def _engine(session: Host, record: TurnRecord, started_by: Actor) -> Engine:
+def _engine(session: Host, record: TurnRecord, who: _Who) -> Engine:
     settings = session.settings
 
     async def run_step(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
+        started_by = who.actor
         spec = _spec(session, skill)
         if spec is not None:
             actor = step_actor(spec, started_by, settings.overrides)[0]
@@ -207,7 +251,7 @@ def _engine(session: Host, record: TurnRecord, started_by: Actor) -> Engine:
 
     return Engine(
         run_step,
-        _lookup(session, started_by),
+        _lookup(session, who),
         on_event=on_event,
         ask=ask if session.interactive else None,
         default_timeout=settings.workflow.default_timeout,

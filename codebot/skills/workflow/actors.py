@@ -58,19 +58,42 @@ def why_refused(spec: Spec, decision: Decision) -> str:
     return decision.reason.removesuffix(f"; {how_to_run(spec, decision.actor)}")
 
 
+def nested_workflows(wf: Workflow, find: Find) -> list[Spec]:
+    """The skills of every workflow `wf` may run, at any depth (each once, cycles cut)."""
+    out: dict[str, Spec] = {}
+
+    def walk(w: Workflow) -> None:
+        for step in w.steps:
+            for _, name in _places(step):
+                spec = find(name)
+                if spec is None or spec.key in out or spec.key == wf.key:
+                    continue
+                inner, _ = workflow_of(spec)
+                if inner is not None:
+                    out[spec.key] = spec
+                    walk(inner)
+
+    walk(wf)
+    return list(out.values())
+
+
 def refusal(
-    wf: Workflow, started_by: Actor, find: Find, overrides: Mapping[str, str] | None = None
+    wf: Workflow,
+    started_by: Actor,
+    find: Find,
+    overrides: Mapping[str, str] | None = None,
+    who: str | None = None,
 ) -> str | None:
     """Why a workflow `started_by` may not run, before any step runs: the first step
     (member, fallback, or step of a nested workflow) whose skill that actor may not run.
     None when every skill is allowed (unknown skills are left to the run, which reports
-    them as the step's failure)."""
+    them as the step's failure). `who` says who started it, when not `started_by`."""
     found = _first_refused(wf, started_by, find, overrides, (wf.key,))
     if found is None:
         return None
     where, spec, decision = found
     return (
-        f"workflow {wf.name} was started by {WHO.get(started_by, started_by.value)} "
+        f"workflow {wf.name} was {who or 'started by ' + WHO.get(started_by, started_by.value)} "
         f"and may not run {where}: skill {spec.name!r} is refused "
         f"({why_refused(spec, decision)}); no step ran. "
         f"Type /{wf.name} yourself to run it"
