@@ -193,8 +193,12 @@ def test_the_person_may_run_the_same_nested_workflow(fake_openai, project: Path)
     rec = run(project, fake_openai, "/outer")
     assert next(s for s in rec.skills if s["name"] == "outer")["status"] == "success"
     steps = steps_in(rec.skills)
-    assert set(steps) == {"outer/x", "personal/a", "personal/b"}  # nested: its own name
+    # a nested workflow's steps name it; its own entry is outer's step y
+    assert set(steps) == {"outer/x", "outer/y", "personal/a", "personal/b"}
     assert steps["personal/b"]["actor"] == "human"
+    y = steps["outer/y"]
+    assert (y["name"], y["mode"], y["status"]) == ("personal", "workflow", "success")
+    assert [s.get("step") for s in rec.skills] == [None, "x", "a", "b", "y"]  # as they ended
 
 
 def test_the_models_workflow_steps_commands_still_need_approval(fake_openai, project: Path) -> None:
@@ -369,7 +373,9 @@ def test_a_nested_workflow_the_agent_rewrites_mid_run_runs_as_the_models(
     assert not with_body(fake_openai, "SECRET-BODY")
     steps = steps_in(rec.skills)
     assert steps["host2/a"]["actor"] == "human"
-    assert "inner/b" not in steps  # refused by the lookup: no invocation, no entry
+    b = steps["inner/b"]  # refused by the lookup: never invoked
+    assert (b["name"], b["actor"], b["status"]) == ("secret", "skill", "failed")
+    assert steps["host2/h"]["mode"] == "workflow" and steps["host2/h"]["status"] == "failed"
     own = next(s for s in rec.skills if s["name"] == "host2")
     assert own["status"] == "failed"
     assert "skill may not run skill 'secret'" in json.dumps(own["data"])

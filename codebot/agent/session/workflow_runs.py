@@ -43,7 +43,7 @@ from codebot.skills.workflow.actors import (
     step_actor,
     why_refused,
 )
-from codebot.skills.workflow.engine import Lookup, current_step
+from codebot.skills.workflow.engine import Lookup, StepPlace, current_step
 
 if TYPE_CHECKING:
     from codebot.agent.session.asking import Approver
@@ -249,10 +249,18 @@ def _engine(session: Host, record: TurnRecord, who: _Who) -> Engine:
         )
         return bool(asked)
 
+    def on_result(place: StepPlace, name: str, skill: StepSkill | None, outcome: Outcome) -> None:
+        mode = "workflow" if skill is not None and skill.workflow is not None else "fork"
+        entry: dict[str, object] = {"name": skill.name if skill is not None else name}
+        entry.update(workflow=place.workflow, step=place.step, actor=who.actor.value, mode=mode)
+        fill_entry(entry, outcome)
+        record.skills.append(entry)
+
     return Engine(
         run_step,
         _lookup(session, who),
         on_event=on_event,
+        on_result=on_result,
         ask=ask if session.interactive else None,
         default_timeout=settings.workflow.default_timeout,
         max_parallel=settings.workflow.max_parallel,

@@ -65,6 +65,12 @@ class StepSkill:
     problem: str | None = None  # a workflow whose steps have errors: why it cannot run
     refused: str | None = None  # the policy refuses it to this workflow's actor: why
 
+    @property
+    def runs_itself(self) -> bool:
+        """Whether the runner is called for it (else the engine settles it: a nested
+        workflow, a refused one)."""
+        return self.refused is None and self.workflow is None and self.problem is None
+
 
 @dataclass(frozen=True, slots=True)
 class StepEvent:
@@ -96,6 +102,9 @@ current_step: contextvars.ContextVar[StepPlace | None] = contextvars.ContextVar(
 )
 
 Lookup = Callable[[str], StepSkill | None]
+#: A step's outcome no runner call gave (`Engine(on_result=...)`): a nested workflow's, an
+#: unknown or refused skill's; with the place, the skill named and what lookup said of it.
+OnResult = Callable[[StepPlace, str, StepSkill | None, Outcome], None]
 Ask = Callable[[str], Awaitable[bool]]
 
 
@@ -129,6 +138,7 @@ class Engine:
         lookup: Lookup,
         *,
         on_event: Callable[[StepEvent], None] | None = None,
+        on_result: OnResult | None = None,
         ask: Ask | None = None,
         default_timeout: float | None = 600.0,
         max_parallel: int = 4,
@@ -138,6 +148,7 @@ class Engine:
         self.runner = runner
         self.lookup = lookup
         self.on_event = on_event
+        self.on_result = on_result
         self.ask = ask
         self.default_timeout = default_timeout
         self.max_parallel = max(1, max_parallel)
@@ -314,7 +325,8 @@ class _Run:
         skill = self.e.lookup(step.skill or "")
         if sid is not None:
             self.emit(sid, RUNNING, t0, step.skill or "")
-        place = current_step.set(StepPlace(self.wf.name, step.id))
+        where = StepPlace(self.wf.name, step.id)
+        place = current_step.set(where)
         try:
             if skill is None:
                 out = _failed(f"no skill named {step.skill!r}")
@@ -331,6 +343,8 @@ class _Run:
         finally:
             current_step.reset(place)
         out = dataclasses.replace(out, ms=(time.perf_counter() - t0) * 1000)
+        if self.e.on_result is not None and (skill is None or not skill.runs_itself):
+            self.e.on_result(where, step.skill or "", skill, out)
         if sid is not None:
             self.emit(sid, _state(out), t0, out.summary)
         return out

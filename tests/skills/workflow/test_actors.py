@@ -114,8 +114,14 @@ def test_the_engine_refuses_a_refused_step_without_running_it() -> None:
             return StepSkill("inner", "inner", workflow=inner, refused="skill may not run it")
         return StepSkill(name, name, refused="skill may not run it" if name == "p" else None)
 
-    out = asyncio.run(Engine(runner, lookup).run(outer, ""))
+    results: list[tuple[str, str, str]] = []
+
+    def on_result(place, name: str, skill, outcome: Outcome) -> None:
+        results.append((place.workflow, place.step, outcome.status.value))
+
+    out = asyncio.run(Engine(runner, lookup, on_result=on_result).run(outer, ""))
     assert calls == []
+    assert results == [("outer", "x", "failed"), ("outer", "y", "failed")]  # no runner call
     assert out.status is Status.FAILED
     assert out.data["steps"]["x"]["summary"] == "skill may not run it"
     assert "stopped at step y" in out.summary
