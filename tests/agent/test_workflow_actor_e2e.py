@@ -324,7 +324,8 @@ def test_a_workflow_the_agent_wrote_runs_as_the_models_even_when_the_person_star
     assert not with_body(fake_openai, "SECRET-BODY")
     (own,) = [s for s in rec.skills if s["name"] == "host"]
     assert own["status"] == "failed", own
-    assert f"written by the agent (workflow {target})" in own["summary"]
+    assert f"changed by codebot's agent (workflow {target})" in own["summary"]
+    assert "codebot written --accept" in own["summary"]
     assert "skill 'secret' is refused" in own["summary"]
 
 

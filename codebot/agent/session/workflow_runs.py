@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from codebot.agent.session import events as ev
@@ -76,6 +77,10 @@ class Host(Protocol):
 
 def _spec(session: Host, name: str) -> Spec | None:
     return session.catalog.snapshot.get(normalize_name(name.lstrip("/")))
+
+
+def _finder(session: Host) -> Callable[[str], Spec | None]:
+    return lambda name: _spec(session, name)
 
 
 def _lookup(session: Host, who: _Who) -> Lookup:
@@ -173,7 +178,7 @@ def _who(session: Host, inv: Invocation, wf: Workflow) -> tuple[_Who, str | None
     who = _Who(inv.decision.actor)
     if who.actor not in PERSON_ACTORS:
         return who, None
-    for spec in [inv.spec, *nested_workflows(wf, lambda name: _spec(session, name))]:
+    for spec in [inv.spec, *nested_workflows(wf, _finder(session))]:
         if _written(session, spec):
             who.demote()
             return who, spec.name
@@ -186,10 +191,11 @@ def _refused(session: Host, wf: Workflow, actor: Actor, written: str | None) -> 
     checked step by step, where `on:` decides what a refusal does)."""
     if actor in PERSON_ACTORS:
         return None
-    why = f"written by the agent (workflow {written}) during this session" if written else None
-    return refusal(
-        wf, actor, lambda name: _spec(session, name), session.settings.overrides, who=why
-    )
+    who = hint = None
+    if written is not None:
+        who = f"changed by codebot's agent (workflow {written}), so it runs by the model's rules,"
+        hint = "Review it and accept it (`codebot written --accept PATH`) to run it as yours"
+    return refusal(wf, actor, _finder(session), session.settings.overrides, who=who, hint=hint)
 
 
 def _for_record(outcome: Outcome) -> Outcome:

@@ -83,11 +83,13 @@ def refusal(
     find: Find,
     overrides: Mapping[str, str] | None = None,
     who: str | None = None,
+    hint: str | None = None,
 ) -> str | None:
     """Why a workflow `started_by` may not run, before any step runs: the first step
     (member, fallback, or step of a nested workflow) whose skill that actor may not run.
     None when every skill is allowed (unknown skills are left to the run, which reports
-    them as the step's failure). `who` says who started it, when not `started_by`."""
+    them as the step's failure). `who` says who started it, when not `started_by`;
+    `hint` what to do instead."""
     found = _first_refused(wf, started_by, find, overrides, (wf.key,))
     if found is None:
         return None
@@ -96,7 +98,7 @@ def refusal(
         f"workflow {wf.name} was {who or 'started by ' + WHO.get(started_by, started_by.value)} "
         f"and may not run {where}: skill {spec.name!r} is refused "
         f"({why_refused(spec, decision)}); no step ran. "
-        f"Type /{wf.name} yourself to run it"
+        + (hint or f"Type /{wf.name} yourself to run it")
     )
 
 
