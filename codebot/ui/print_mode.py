@@ -89,9 +89,10 @@ def result_json(
 
 
 def question(record: TurnRecord) -> dict[str, str] | None:
-    """The first skill run of the turn that ended `needs_confirmation`: its question."""
+    """The first skill run of the turn that ended `needs_confirmation`: its question. A
+    workflow step's entry is not one: its workflow's own `on:` decided what that meant."""
     for entry in record.skills:
-        if entry.get("status") == "needs_confirmation":
+        if entry.get("status") == "needs_confirmation" and "step" not in entry:
             return {"skill": str(entry.get("name")), "question": str(entry.get("summary") or "")}
     return None
 
@@ -229,6 +230,10 @@ def _emitter(output_format: str, answer: _Answer) -> Emit:
                 from codebot.ui.activation import ended_line
 
                 _say(f"[{ended_line(e)}]")
+            elif isinstance(e, ev.WorkflowStep):  # as line mode shows it, on stderr
+                from codebot.ui.workflow_steps import step_line
+
+                _say(f"{'  ' * e.depth}{step_line(e)}")
             elif isinstance(e, ev.Notice):
                 _say(f"codebot: {e.text}")
         if output_format != "text" and isinstance(e, ev.Notice) and e.level == "warning":

@@ -61,13 +61,20 @@ def entry_update(record: TurnRecord, name: str, outcome: Outcome) -> None:
             break
     else:
         record.skills.append(entry)
+    fill_entry(entry, outcome)
+
+
+def fill_entry(entry: dict[str, object], outcome: Outcome) -> None:
+    """A turn record entry gains the outcome: status, summary, ms (and timed_out, data,
+    note, a workflow step's attempt and tries, when there are)."""
     entry.update(status=outcome.status.value, summary=outcome.summary, ms=round(outcome.ms, 1))
     if outcome.timed_out:
         entry["timed_out"] = True
     if outcome.data is not None:
         entry["data"] = outcome.data
-    if "note" in outcome.extra:
-        entry["note"] = outcome.extra["note"]
+    for key in ("note", "attempt", "tries"):
+        if key in outcome.extra:
+            entry[key] = outcome.extra[key]
 
 
 def turn_outcome(sink: OutcomeSink | None, record: TurnRecord) -> Outcome:

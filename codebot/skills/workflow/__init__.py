@@ -2,7 +2,7 @@
 by codebot, not by the model: `parse` reads the steps into frozen values (`model`),
 `template` renders their arguments and conditions in a jinja2 sandbox, `engine` runs
 them through an injected step runner, `check` validates them across a catalog (with the
-lines `lines` finds), `tree` draws them.
+lines `lines` finds), `tree` draws them, `actors` decides who each step runs as.
 
 May import: every earlier skills stage and `skills.outcome`; never agent, ui or config.
 """

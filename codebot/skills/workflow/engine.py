@@ -11,6 +11,7 @@ Cancelling the task that runs `Engine.run` cancels every running step.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable
@@ -62,6 +63,13 @@ class StepSkill:
     timeout: float | None = None
     workflow: Workflow | None = None  # the skill is a workflow itself
     problem: str | None = None  # a workflow whose steps have errors: why it cannot run
+    refused: str | None = None  # the policy refuses it to this workflow's actor: why
+
+    @property
+    def runs_itself(self) -> bool:
+        """Whether the runner is called for it (else the engine settles it: a nested
+        workflow, a refused one)."""
+        return self.refused is None and self.workflow is None and self.problem is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +85,26 @@ class StepEvent:
     depth: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class StepPlace:
+    """Which step a runner call is for (`current_step`): the workflow that names it (the
+    innermost, for a nested one) and the step's id (`both-1` for a member, `b.fallback`
+    for a fallback)."""
+
+    workflow: str
+    step: str
+
+
+#: Set while the engine runs a step's skill, so a runner can tell the step it runs for
+#: (each parallel member's task has its own).
+current_step: contextvars.ContextVar[StepPlace | None] = contextvars.ContextVar(
+    "current_step", default=None
+)
+
 Lookup = Callable[[str], StepSkill | None]
+#: A step's outcome no runner call gave (`Engine(on_result=...)`): a nested workflow's, an
+#: unknown or refused skill's; with the place, the skill named and what lookup said of it.
+OnResult = Callable[[StepPlace, str, StepSkill | None, Outcome], None]
 Ask = Callable[[str], Awaitable[bool]]
 
 
@@ -111,6 +138,7 @@ class Engine:
         lookup: Lookup,
         *,
         on_event: Callable[[StepEvent], None] | None = None,
+        on_result: OnResult | None = None,
         ask: Ask | None = None,
         default_timeout: float | None = 600.0,
         max_parallel: int = 4,
@@ -120,6 +148,7 @@ class Engine:
         self.runner = runner
         self.lookup = lookup
         self.on_event = on_event
+        self.on_result = on_result
         self.ask = ask
         self.default_timeout = default_timeout
         self.max_parallel = max(1, max_parallel)
@@ -296,9 +325,13 @@ class _Run:
         skill = self.e.lookup(step.skill or "")
         if sid is not None:
             self.emit(sid, RUNNING, t0, step.skill or "")
+        where = StepPlace(self.wf.name, step.id)
+        place = current_step.set(where)
         try:
             if skill is None:
                 out = _failed(f"no skill named {step.skill!r}")
+            elif skill.refused is not None:
+                out = _failed(skill.refused)
             elif skill.workflow is not None or skill.problem is not None:
                 out = await self._nested(step, skill, args)
             else:
@@ -307,7 +340,11 @@ class _Run:
             if sid is not None:
                 self.emit(sid, CANCELLED, t0)
             raise
+        finally:
+            current_step.reset(place)
         out = dataclasses.replace(out, ms=(time.perf_counter() - t0) * 1000)
+        if self.e.on_result is not None and (skill is None or not skill.runs_itself):
+            self.e.on_result(where, step.skill or "", skill, out)
         if sid is not None:
             self.emit(sid, _state(out), t0, out.summary)
         return out
