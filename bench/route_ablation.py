@@ -3,7 +3,8 @@ one at a time, routed over the dev set, the old held-out set and the multilingua
 set against the shared corpus. Prints ONE JSON object (progress on stderr).
 
     .venv/bin/python bench/route_ablation.py                   # every ablation below
-    .venv/bin/python bench/route_ablation.py --only rerank.depth k1
+    .venv/bin/python bench/route_ablation.py --only rerank_depth folder_cap
+    .venv/bin/python bench/route_ablation.py --semantic use-multilingual  # + the semantic ones
     .venv/bin/python bench/route_ablation.py --synthetic 10000 # among generated distractors
 
 Each ablation is a `skills.router` mapping (`config_from_mapping`, so a key is written as
@@ -33,42 +34,47 @@ from gen_skills import generate  # noqa: E402
 from route_recall import CORPUS, DATA, catalogs  # noqa: E402
 
 SETS = {"dev": "routing_dev", "holdout": "routing_holdout", "multilingual": "routing_multilingual"}
-#: name -> the settings that make the number neutral (what the router does without it).
-#: Keys as in config.yaml (`skills.router.*`); a number removed from the router is no
-#: longer here (docs/routing.md records its measured effect when it was removed).
+#: name -> the settings that make a kept number neutral (what the router does without it).
+#: Keys as in config.yaml (`skills.router.*`).
 ABLATIONS: dict[str, dict[str, Any]] = {
     "threshold": {"threshold": 0.0},
     "margin": {"margin": 0.0},
-    "duplicate_similarity": {"duplicate_similarity": 2.0},
-    "weights.name": {"weights": {"name": 1.0}},
-    "weights.body": {"weights": {"body": 1.0}},
-    "field_mix": {"field_mix": 1.0},
-    "negative_penalty": {"negative_penalty": 0.0},
-    "question_penalty": {"question_penalty": 1.0},
-    "howto_penalty": {"howto_penalty": 1.0},
     "min_terms": {"min_terms": 1},
     "min_evidence": {"min_evidence": 0.0},
     "corroboration": {"corroboration": 0},
-    "anchor_worth": {"anchor_worth": 0.0},
-    "anchor_lead": {"anchor_lead": 1.0},
-    "small_catalog": {"small_catalog": 0},
-    "small_catalog_factor": {"small_catalog_factor": 1.0},
+    "rare_worth": {"rare_worth": 0.0},
     "name_case_weight": {"name_case_weight": 1.0},
-    "name_case_worth": {"name_case_worth": 0.0},
-    "left_behind_weight": {"left_behind_weight": 1.0},
-    "destination_weight": {"destination_weight": 1.0},
+    "question_penalty": {"question_penalty": 1.0},
+    "oov_weight": {"oov_weight": 1.0},
+    "small_catalog": {"small_catalog": 0},
+    "body_weight": {"body_weight": 1.0},
+    "field_mix": {"field_mix": 1.0},
     "coverage_power": {"coverage_power": 0.0},
     "rerank_depth": {"rerank_depth": 0},
     "rerank_share": {"rerank_share": 0.0},
-    "rerank_max": {"rerank_max": 0},
     "folder_cap": {"folder_cap": 0},
     "crowd_decay": {"crowd_decay": 1.0},
-    "oov_weight": {"oov_weight": 1.0},
     # with --semantic only
     "semantic_threshold": {"semantic_threshold": 2.0},
     "semantic_agree": {"semantic_agree": 0.0},
-    "semantic_weight": {"semantic_weight": 1.0},
     "rrf_k": {"rrf_k": 0},
+}
+#: `--before`: the ablations of the numbers issue 36 §3 removed, in the settings of the
+#: router before it (run this file from a checkout of commit 5e87674, where they exist)
+BEFORE: dict[str, dict[str, Any]] = {
+    "duplicate_similarity": {"duplicate_similarity": 2.0},
+    "weights.name": {"weights": {"name": 1.0}},
+    "negative_penalty": {"negative_penalty": 0.0},
+    "howto_penalty": {"howto_penalty": 1.0},
+    "anchor_lead": {"anchor_lead": 1.0},
+    "small_catalog_factor": {"small_catalog_factor": 1.0},
+    "name_case_worth": {"name_case_worth": 0.0},
+    "left_behind_weight": {"left_behind_weight": 1.0},
+    "destination_weight": {"destination_weight": 1.0},
+    "rerank_max": {"rerank_max": 10**9},
+    "semantic_weight": {"semantic_weight": 1.0},
+    "anchor_worth": {"anchor_worth": 0.0},
+    "weights.body": {"weights": {"body": 1.0}},
 }
 
 
@@ -124,6 +130,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="only these ablations (names above)")
     ap.add_argument("--synthetic", type=int, default=0, help="generated distractor skills")
     ap.add_argument(
+        "--before", action="store_true", help="the removed numbers (from a checkout of 5e87674)"
+    )
+    ap.add_argument(
         "--semantic", metavar="MODEL", help="with this semantic scorer (use-multilingual)"
     )
     args = ap.parse_args()
@@ -140,10 +149,13 @@ def main() -> None:
         if errors:
             raise SystemExit(f"{stem}: {errors}")
         cases[name] = got
-    wanted = args.only or list(ABLATIONS)
-    unknown = [w for w in wanted if w not in ABLATIONS]
+    table = {**ABLATIONS, **BEFORE} if args.before else ABLATIONS
+    if not args.semantic:
+        table = {k: v for k, v in table.items() if not k.startswith(("semantic", "rrf"))}
+    wanted = args.only or list(table)
+    unknown = [w for w in wanted if w not in table]
     if unknown:
-        raise SystemExit(f"--only: unknown ablation(s) {unknown}; known: {list(ABLATIONS)}")
+        raise SystemExit(f"--only: unknown ablation(s) {unknown}; known: {list(table)}")
     scorer = None
     if args.semantic:
         vectors = Path(tempfile.gettempdir()) / f"codebot-ablation-vectors-{args.synthetic}"
@@ -159,9 +171,9 @@ def main() -> None:
     }
     for name in wanted:
         log(name)
-        got = measure(snap, ABLATIONS[name], cases, scorer)
+        got = measure(snap, table[name], cases, scorer)
         out["ablations"][name] = {
-            "settings": ABLATIONS[name],
+            "settings": table[name],
             "figures": got,
             "change": delta(got, base),
         }

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 FIELDS = ("name", "description", "when_to_use", "body")
 
@@ -142,7 +141,7 @@ def config_from_mapping(
 ) -> RouterConfig:
     """Build a config from `skills.router` (values that are not valid are reported and skipped)."""
     warn = warnings if warnings is not None else []
-    top: dict[str, Any] = {}  # RouterConfig's own keyword arguments
+    top: dict[str, object] = {}  # RouterConfig's own settings
     groups: dict[str, dict[str, float | int]] = {g: {} for g in GROUPS}
     for key, value in (raw or {}).items():
         key = str(key)
@@ -151,15 +150,15 @@ def config_from_mapping(
                 _put(str(k), v, groups, top, warn, f"{key}.")
         else:
             _put(key, value, groups, top, warn, "")
-    made = {g: GROUPS[g](**groups[g]) for g in GROUPS}  # type: ignore[arg-type]
-    return RouterConfig(**made, **top)
+    made = {g: dataclasses.replace(GROUPS[g](), **groups[g]) for g in GROUPS}
+    return dataclasses.replace(RouterConfig(), **made, **top)
 
 
 def _put(
     key: str,
     value: object,
     groups: dict[str, dict[str, float | int]],
-    top: dict[str, Any],
+    top: dict[str, object],
     warn: list[str],
     within: str,
 ) -> None:

@@ -184,7 +184,7 @@ def _anchors(
         for w in best.matched.get("name", ()):
             if worth(w) >= cfg.decision.rare_worth:
                 anchors.setdefault(
-                    w, f"is a rare word of its name (anchor_worth {cfg.decision.rare_worth:.2f})"
+                    w, f"is a rare word of its name (rare_worth {cfg.decision.rare_worth:.2f})"
                 )
     for w in strong:
         if w.lower() in named:
