@@ -77,6 +77,15 @@ BEFORE: dict[str, dict[str, Any]] = {
     "weights.body": {"weights": {"body": 1.0}},
 }
 
+#: `--constants`: the module-level numbers of the router set neutral (module, name, value)
+CONSTANTS: dict[str, tuple[str, str, Any]] = {
+    "MAX_CHAT_CHARS": ("codebot.skills.route.smalltalk", "MAX_CHAT_CHARS", 10**9),
+    "MAX_EDIT_WORDS": ("codebot.skills.route.smalltalk", "MAX_EDIT_WORDS", 10**9),
+    "MAX_EDIT_CJK_CHARS": ("codebot.skills.route.smalltalk", "MAX_EDIT_CJK_CHARS", 10**9),
+    "MIN_CONFIDENCE": ("codebot.skills.route.lang", "MIN_CONFIDENCE", 0.0),
+    "MIN_PART": ("codebot.skills.route.lang", "MIN_PART", 1),
+}
+
 
 def log(msg: str) -> None:
     print(f"[bench] {msg}", file=sys.stderr, flush=True)
@@ -123,12 +132,31 @@ def delta(got: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def constants(snap: Any, cases: dict[str, list[Any]], base: dict[str, Any]) -> dict[str, Any]:
+    """Each module-level number set neutral in turn (and put back)."""
+    import importlib
+
+    out: dict[str, Any] = {}
+    for name, (module, attr, neutral) in CONSTANTS.items():
+        log(name)
+        mod = importlib.import_module(module)
+        saved = getattr(mod, attr)
+        setattr(mod, attr, neutral)
+        try:
+            got = measure(snap, {}, cases)
+        finally:
+            setattr(mod, attr, saved)
+        out[name] = {"was": saved, "neutral": neutral, "change": delta(got, base)}
+    return out
+
+
 def main() -> None:
     import codebot.skills.route as R
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", help="only these ablations (names above)")
     ap.add_argument("--synthetic", type=int, default=0, help="generated distractor skills")
+    ap.add_argument("--constants", action="store_true", help="the module-level numbers instead")
     ap.add_argument(
         "--before", action="store_true", help="the removed numbers (from a checkout of 5e87674)"
     )
@@ -177,6 +205,8 @@ def main() -> None:
             "figures": got,
             "change": delta(got, base),
         }
+    if args.constants:
+        out["constants"] = constants(snap, cases, base)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
 
