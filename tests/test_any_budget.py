@@ -297,10 +297,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
         3,
         "a delta written as JSON; argument values typed by a JSON Schema at run time",
     ),
-    "codebot.skills.route.config": (
-        1,
-        "RouterConfig's keyword arguments, each value checked for its setting at run time",
-    ),
     "codebot.skills.route.index.npy": (
         1,
         "an array mapped from a .npy file: its dtype is a run-time string",

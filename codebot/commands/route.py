@@ -9,6 +9,7 @@ Kept light at import time: the router (and numpy, bm25s) load inside the handler
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -201,18 +202,11 @@ def run_route(args: argparse.Namespace, settings: Settings) -> int:
         _say(f"  request shape: {r.shape}")
     if r.emphasized:
         _say(
-            f"  written as names, counted x{router.config.name_case_weight:g}: "
+            f"  written as names, counted x{router.config.decision.name_case_weight:g}: "
             f"{', '.join(r.emphasized)}"
         )
-    if r.left_behind:
-        _say(
-            f"  moved away from, counted x{router.config.left_behind_weight:g}: "
-            f"{', '.join(r.left_behind)}"
-        )
     if r.destination:
-        _say(
-            f"  moved to, counted x{router.config.destination_weight:g}: {', '.join(r.destination)}"
-        )
+        _say(f"  moved to (can name the skill alone): {', '.join(r.destination)}")
     for c in r.candidates:
         # with the semantic extra the order is by fused score: show its parts
         extra = f" + sem {c.semantic:.2f}" if c.semantic is not None else ""
@@ -256,7 +250,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     report["skills"] = len(snap)
     report["semantic"] = router.config.semantic if router.semantic is not None else None
     report["index_build_ms"] = round(router.stats["last_build_ms"], 1)
-    report["config"] = router.config.to_json()
+    report["config"] = dataclasses.asdict(router.config)
     if args.baseline or args.min_over_baseline is not None:
         from codebot.skills.route import Bm25Baseline, baseline_summary
 

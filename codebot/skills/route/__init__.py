@@ -26,10 +26,14 @@ from codebot._exports import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     from codebot.skills.route.config import (
-        DEFAULTS,
+        Bm25,
+        Decision,
+        Embedding,
+        Rerank,
         RouterConfig,
         config_from_mapping,
         config_from_settings,
+        numbers,
     )
     from codebot.skills.route.eval.baseline import Bm25Baseline, baseline_summary
     from codebot.skills.route.eval.cases import KINDS, Case, parse_cases
@@ -63,7 +67,11 @@ _EXPORTS = {
     "Bm25Baseline": "eval.baseline",
     "Candidate": "result",
     "Case": "eval.cases",
-    "DEFAULTS": "config",
+    "Bm25": "config",
+    "Decision": "config",
+    "Embedding": "config",
+    "Rerank": "config",
+    "numbers": "config",
     "EDGE_CHARS": "shape",
     "EmbeddingScorer": "semantic",
     "Filtered": "result",
@@ -100,16 +108,19 @@ _EXPORTS = {
     "written_as_names": "shape",
 }
 __all__ = [
-    "DEFAULTS",
     "EDGE_CHARS",
     "KINDS",
     "RANK_KS",
+    "Bm25",
     "Bm25Baseline",
     "Candidate",
     "Case",
+    "Decision",
+    "Embedding",
     "EmbeddingScorer",
     "Filtered",
     "IndexStore",
+    "Rerank",
     "Route",
     "Router",
     "RouterConfig",
@@ -124,6 +135,7 @@ __all__ = [
     "evaluate",
     "first_rank",
     "left_behind",
+    "numbers",
     "offline_matcher",
     "parse_cases",
     "prefetch_bodies",

@@ -7,7 +7,7 @@ better answered directly and needs a stronger match to route.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
@@ -17,15 +17,11 @@ from codebot.skills.route.smalltalk import claims_edit
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
 
-_SHAPE_FACTOR: Mapping[str, Callable[[RouterConfig], float]] = {
-    "concept": lambda c: c.question_penalty,
-    "howto": lambda c: c.howto_penalty,
-}
-
 
 def shape_factor(shape: str, cfg: RouterConfig) -> float:
-    """What the scores of a request of this shape are multiplied by (1.0 for a task)."""
-    return _SHAPE_FACTOR.get(shape, lambda c: 1.0)(cfg)
+    """What the scores of a request of this shape are multiplied by: `question_penalty`
+    for a concept question, 1.0 otherwise (a how-to question needs `min_terms` instead)."""
+    return cfg.decision.question_penalty if shape == "concept" else 1.0
 
 
 def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
@@ -57,7 +53,7 @@ def held_in_front(decision: str) -> int:
 
 
 _SHAPE_NOTE = {
-    "howto": " (a how-to question: scores scaled by howto_penalty)",
+    "howto": " (a how-to question: min_terms words needed)",
     "concept": " (a concept question: scores scaled by question_penalty)",
 }
 
@@ -81,7 +77,6 @@ def decide(
     n_content: int = 0,
     sem_on: bool = False,
     n_eligible: int | None = None,
-    similarity: Callable[[Spec, Spec], float] | None = None,
     worth: Callable[[str], float] | None = None,
     named: Collection[str] = (),
     moved_to: Collection[str] = (),
@@ -89,13 +84,10 @@ def decide(
     sem_best: str | None = None,
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
-    stage's; with the semantic scorer, `semantic_agree` looks at all of them): the
-    decision, the chosen skill and the reason. `explain` then writes each shown
-    candidate's `why`.
+    stage's): the decision, the chosen skill and the reason. `explain` then writes each
+    shown candidate's `why`.
 
-    `similarity(a, b)` (0..1, how alike two descriptions are) lets a near-tie between two
-    copies of the same skill (the same workflow published in two repositories) be settled
-    by rank instead of asking the user to choose between twins. `worth(word)` (0..1, the
+    `worth(word)` (0..1, the
     word's idf over the rarest word's) weighs the evidence for `min_evidence`: "data" and
     "engineer" are two words, but together worth less than one "terraform". `named`: the
     request words (lower case) the person wrote as names and that are rare in the catalog;
@@ -121,7 +113,7 @@ def decide(
     ev = _evidence(cands, cfg, shape, n_content, sem_on, n_eligible, worth, named, moved_to)
     if sem_best is not None and shape == "task" and best.spec.key == sem_best:
         ev = replace(ev, vouched=True, crossed=True)
-    decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on, similarity)
+    decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on)
     if decision == "select" and (len(ev.strong) < ev.need or ev.crossed):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
@@ -153,21 +145,23 @@ def _bar(
     note = _SHAPE_NOTE.get(shape, "")
     # a one-word task ("kubectl") may match on that word; a question needs min_terms
     need = (
-        cfg.min_terms if (shape in _SHAPE_NOTE or not n_content) else min(cfg.min_terms, n_content)
+        cfg.decision.min_terms
+        if (shape in _SHAPE_NOTE or not n_content)
+        else min(cfg.decision.min_terms, n_content)
     )
-    threshold = cfg.threshold
+    threshold = cfg.decision.threshold
     if (
         shape == "task"
         and n_eligible is not None
-        and n_eligible <= cfg.small_catalog
+        and n_eligible <= cfg.decision.small_catalog
         and best.matched.get("name")
     ):
         # in a handful of skills, a request that names one ("write tests for utils.py")
         # means it; and most of its other words are in no skill, which says nothing here
-        need, threshold = 1, threshold * cfg.small_catalog_factor
+        need = 1
         note += (
-            f" (a catalog of {n_eligible} skills and a request naming {best.name}: threshold "
-            f"{cfg.threshold:.2f} x small_catalog_factor {cfg.small_catalog_factor:.2f})"
+            f" (a catalog of {n_eligible} skills and a request naming {best.name}: one word "
+            "of its name is enough)"
         )
     return need, threshold, note
 
@@ -180,8 +174,7 @@ def _anchors(
     named: Collection[str],
     moved_to: Collection[str],
 ) -> dict[str, str]:
-    """The words that can name the tool alone, given a clear lead (anchor_lead) over the
-    runner-up, and why:
+    """The words that can name the tool alone, when it ranks first, and why:
     - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
       word is as often an everyday verb;
     - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
@@ -189,9 +182,9 @@ def _anchors(
     anchors: dict[str, str] = {}
     if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
         for w in best.matched.get("name", ()):
-            if worth(w) >= cfg.anchor_worth:
+            if worth(w) >= cfg.decision.rare_worth:
                 anchors.setdefault(
-                    w, f"is a rare word of its name (anchor_worth {cfg.anchor_worth:.2f})"
+                    w, f"is a rare word of its name (rare_worth {cfg.decision.rare_worth:.2f})"
                 )
     for w in strong:
         if w.lower() in named:
@@ -220,29 +213,34 @@ def _evidence(
     # words the body alone matched: one strong word backed by several of them is a match
     # ("write the CHANGELOG entry from git log…": changelog + tagging, entry, git, log, fixed)
     backing = [w for w in best.matched.get("body", ()) if w not in strong]
-    corroborated = cfg.corroboration > 0 and len(strong) >= 1 and len(backing) >= cfg.corroboration
+    corroborated = (
+        cfg.decision.corroboration > 0
+        and len(strong) >= 1
+        and len(backing) >= cfg.decision.corroboration
+    )
     evidence = sum(worth(w) for w in strong) if worth is not None else None
     anchors = _anchors(best, strong, cfg, worth, named, moved_to)
     lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
     anchored = (
-        cfg.anchor_worth > 0
+        cfg.decision.rare_worth > 0
         and shape == "task"
         and bool(anchors)
-        and best.score >= cfg.threshold
-        and best.score >= cfg.anchor_lead * max(lexical_second, 1e-9)
+        and best.score >= cfg.decision.threshold
+        and best.score >= lexical_second
     )
     # the semantic scorer's word: a similarity this high stands in for the lexical evidence
     # (cosine similarities are not on the lexical scale, hence a threshold of their own)
     # (scaled like the lexical score for questions, which a skill rarely answers)
-    vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= cfg.semantic_threshold
+    sem = cfg.embedding
+    vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= sem.semantic_threshold
     # both scorers agree: the lexical match is also the most similar skill of the candidates,
     # which one strong word alone cannot arrange by accident
     agreed = (
         sem_on
-        and cfg.semantic_agree > 0
+        and sem.semantic_agree > 0
         and shape == "task"
         and best.score >= threshold
-        and (best.semantic or 0.0) >= cfg.semantic_agree
+        and (best.semantic or 0.0) >= sem.semantic_agree
         and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:])
     )
     return _Evidence(
@@ -274,7 +272,7 @@ def _abstention(
         if sem_on:
             reason += (
                 f", and its semantic similarity {best.semantic or 0.0:.2f} "
-                f"is below {cfg.semantic_threshold:.2f}"
+                f"is below {cfg.embedding.semantic_threshold:.2f}"
             )
         return reason
     if (
@@ -288,19 +286,19 @@ def _abstention(
         return (
             f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
             f"{need} request words must match its name or description (min_terms), or one "
-            f"and {cfg.corroboration} more in its body (corroboration; it had "
+            f"and {cfg.decision.corroboration} more in its body (corroboration; it had "
             f"{len(ev.backing)}){note}"
         )
     if (
         need > 1
         and not (ev.corroborated or ev.vouched or ev.agreed or ev.anchored)
         and ev.evidence is not None
-        and ev.evidence < cfg.min_evidence
+        and ev.evidence < cfg.decision.min_evidence
     ):
         return (
             f"best match {best.name} scored {b:.2f} but the words it matched outside its body "
             f"({', '.join(strong)}) are common ones, worth {ev.evidence:.2f} together "
-            f"(min_evidence {cfg.min_evidence:.2f}){note}"
+            f"(min_evidence {cfg.decision.min_evidence:.2f}){note}"
         )
     return None
 
@@ -313,40 +311,25 @@ def _verdict(
     ev: _Evidence,
     cfg: RouterConfig,
     sem_on: bool,
-    similarity: Callable[[Spec, Spec], float] | None,
 ) -> tuple[str, Spec | None, str]:
     """Select, ask or abstain, the chosen skill and the reason (before `_select_note`)."""
     why_not = _abstention(best, b, ev, cfg, sem_on)
     if why_not is not None:
         return "abstain", None, why_not
     note = ev.note
-    if (
-        second is not None
-        and b - s < cfg.margin
-        and similarity is not None
-        and (sim := similarity(best.spec, second.spec)) >= cfg.duplicate_similarity
-    ):
-        return (
-            "select",
-            best.spec,
-            f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are within the margin "
-            f"{cfg.margin:.2f} "
-            f"but their descriptions are {sim:.0%} alike (duplicate_similarity "
-            f"{cfg.duplicate_similarity:.2f}): the same workflow twice, so the higher-ranked one "
-            f"is chosen{note}",
-        )
-    if second is not None and b - s < cfg.margin:
+    if second is not None and b - s < cfg.decision.margin:
         return (
             "ask",
             None,
             f"{best.name} ({b:.2f}) and {second.name} ({s:.2f}) are closer than the margin "
-            f"{cfg.margin:.2f}: ask which one is meant{note}",
+            f"{cfg.decision.margin:.2f}: ask which one is meant{note}",
         )
     return (
         "select",
         best.spec,
         f"{best.name} scored {b:.2f} (threshold {ev.threshold:.2f}) and leads "
-        f"{second.name if second else 'the rest'} by {b - s:.2f} (margin {cfg.margin:.2f}){note}",
+        f"{second.name if second else 'the rest'} by {b - s:.2f} "
+        f"(margin {cfg.decision.margin:.2f}){note}",
     )
 
 
@@ -359,13 +342,13 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
         w, what = next(iter(ev.anchors.items()))
         out += (
             f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
-            f"and it scores {lead} the runner-up (anchor_lead {cfg.anchor_lead:.1f})"
+            f"and it scores {lead} the runner-up"
         )
     if ev.agreed and not (ev.corroborated or ev.anchored):
         out += (
             f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
             f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree "
-            f"{cfg.semantic_agree:.2f})"
+            f"{cfg.embedding.semantic_agree:.2f})"
         )
     if ev.crossed and not (ev.corroborated or ev.anchored or ev.agreed):
         out += (
@@ -378,7 +361,7 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
     if ev.corroborated:
         out += (
             f"; only {', '.join(strong)} matched outside its body, backed by {len(ev.backing)} "
-            f"words in it (corroboration {cfg.corroboration})"
+            f"words in it (corroboration {cfg.decision.corroboration})"
         )
     return out
 
@@ -421,7 +404,7 @@ def explain(
         elif decision == "ask" and second is not None and c.spec is second.spec:
             text += (
                 f"; only {b - _conf(c, sem_on):.2f} behind {best.name} "
-                f"(margin {cfg.margin:.2f}): offered too"
+                f"(margin {cfg.decision.margin:.2f}): offered too"
             )
         else:
             lost = f"{b - _conf(c, sem_on):.2f} behind {best.name}"

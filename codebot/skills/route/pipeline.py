@@ -18,12 +18,12 @@ the offline model's matcher and the optional per-turn preselection:
 5. **Decision.** A skill's score is divided by what the request's words are worth (each
    word counts as much as a match in an average description, by its idf; words no skill
    uses count `oov_weight` of the rarest), so one threshold serves short and long
-   requests. Questions are scaled down (`question_penalty` for "what is…/why…",
-   `howto_penalty` for "how do I…") and small talk never routes, because skills are
-   workflows, not answers. `select` when the best clears `threshold`, matches at least
+   requests. Concept questions are scaled down (`question_penalty` for "what is…/why…"),
+   how-to questions need `min_terms` words, and small talk never routes, because skills
+   are workflows, not answers. `select` when the best clears `threshold`, matches at least
    `min_terms` request words outside its body, and beats the runner-up by `margin`;
    `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
-   `DEFAULTS` (config) and can be overridden in config as `skills.router: {...}`.
+   its group of `config` and can be overridden in config as `skills.router: {...}`.
 6. **The rest of the ranking.** After the decision's pick (its two, when it asks; none,
    when it abstains), the first `rerank_depth` (1% of a catalog over 4,000) are ordered
    by score x coverage (`rank`): the share of the request words' worth a skill matches,
@@ -169,8 +169,10 @@ class Router:
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
         weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
-        raw = idx.scores(known, neg_ids, cfg.negative_penalty, weight)
-        bound = _bound(idx, weight, counted, n_oov, cfg)
+        raw = idx.scores(known, neg_ids, 1.0, weight)  # a ruled-out word costs its worth
+        # in a catalog of a few skills, most words of any request are in none of them, which
+        # says nothing about the one it names: they do not count against it either
+        bound = _bound(idx, weight, counted, n_oov, cfg, int(mask.sum()))
         norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
 
         # 3. who was filtered out (only those that would have ranked)
@@ -185,7 +187,10 @@ class Router:
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
         staged = (
-            cfg.coverage_power > 0 and len(known) > 1 and semantic is None and len(positive) > 2
+            cfg.rerank.coverage_power > 0
+            and len(known) > 1
+            and semantic is None
+            and len(positive) > 2
         )
         if semantic is not None:
             sem = self._semantic_scores(request, idx, mask)
@@ -230,7 +235,6 @@ class Router:
             # across languages the two scorers agreeing is the evidence: few words can match
             sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
-            similarity=self._alike,
             worth=lambda w: self._worth(idx, w),
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
@@ -267,8 +271,8 @@ class Router:
             reason,
             tuple(terms),
             shape,
-            cfg.threshold,
-            cfg.margin,
+            cfg.decision.threshold,
+            cfg.decision.margin,
             (time.perf_counter() - t_index) * 1000,
             actor,
             index_ms,
@@ -348,12 +352,6 @@ class Router:
             return 0.0
         return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
 
-    def _alike(self, a: Spec, b: Spec) -> float:
-        """Jaccard similarity of two descriptions' stemmed words (only ever asked of the top
-        two)."""
-        wa, wb = set(self.tokenizer(a.description)), set(self.tokenizer(b.description))
-        return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
-
     def _empty(
         self,
         request: str,
@@ -374,8 +372,8 @@ class Router:
             why,
             tuple(terms),
             shape,
-            cfg.threshold,
-            cfg.margin,
+            cfg.decision.threshold,
+            cfg.decision.margin,
             (time.perf_counter() - t0) * 1000,
             actor,
             index_ms,
@@ -383,13 +381,21 @@ class Router:
 
 
 def _bound(
-    idx: Index, weight: Mapping[int, float], counted: Sequence[int], n_oov: int, cfg: RouterConfig
+    idx: Index,
+    weight: Mapping[int, float],
+    counted: Sequence[int],
+    n_oov: int,
+    cfg: RouterConfig,
+    n_eligible: int,
 ) -> float:
     """What the request's words are worth: the most a skill could score for them (words no
-    skill uses count `oov_weight` of the rarest), which a score is divided by."""
+    skill uses count `oov_weight` of the rarest, but not among `small_catalog` skills or
+    fewer), which a score is divided by."""
+    if n_eligible <= cfg.decision.small_catalog:
+        n_oov = 0
     return (
         sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
-        + n_oov * cfg.oov_weight * idx.max_idf * idx.unit_scale
+        + n_oov * cfg.decision.oov_weight * idx.max_idf * idx.unit_scale
     )
 
 

@@ -53,9 +53,9 @@ def second_stage(
     scale: float,
     k: int,
 ) -> Staged:
-    """The first stage's best `depth` (`rerank_depth`, or `rerank_share` of a large
-    catalog, at most `rerank_max`) ordered by score x coverage (`rerank`) after `front`
-    (what the decision keeps first); `k` rows in all.
+    """The first stage's best `depth` (`rerank_depth`, or `rerank_share` of a large catalog)
+    ordered by score x coverage (`rerank`) after `front` (what the decision keeps first);
+    `k` rows in all.
 
     In a catalog with a folder of more than `folder_cap` skills, that folder's skills that
     match the same request words give way, in the pool (`crowded`) and in its order
@@ -66,24 +66,28 @@ def second_stage(
     """
     import numpy as np
 
-    depth = max(k, cfg.rerank_depth, min(int(idx.n * cfg.rerank_share), cfg.rerank_max))
+    depth = max(k, cfg.rerank.rerank_depth, int(idx.n * cfg.rerank.rerank_share))
     owner, sizes = idx.folders()
-    crowding = cfg.crowd_decay < 1 and cfg.folder_cap > 0 and bool((sizes > cfg.folder_cap).any())
+    crowding = (
+        cfg.rerank.crowd_decay < 1
+        and cfg.rerank.folder_cap > 0
+        and bool((sizes > cfg.rerank.folder_cap).any())
+    )
     near = np.asarray(top_rows(elig, positive, 4 * depth if crowding else depth), dtype=np.int64)
     tf = idx.matches(known, near)
     at = np.arange(len(near))
     plain = idx.idf[np.asarray(known, dtype=np.int64)] * w
-    worth = idx.folder_idf(known, cfg.folder_cap) * w
+    worth = idx.folder_idf(known, cfg.rerank.folder_cap) * w
     if crowding:
         words = word_bits(tf > 0)
         # a folder within the cap: each of its skills a group of its own, never crowded
-        group = np.where(sizes[owner[near]] > cfg.folder_cap, owner[near], -1 - near)
+        group = np.where(sizes[owner[near]] > cfg.rerank.folder_cap, owner[near], -1 - near)
         if len(near) > depth:  # the pool: the best `depth` by crowded first-stage score
             held = (near[:, None] == np.asarray(front, dtype=np.int64)[None, :]).any(axis=1)
-            drawn = crowded(elig[near], group, words, held, cfg.crowd_decay)
+            drawn = crowded(elig[near], group, words, held, cfg.rerank.crowd_decay)
             at = np.sort(np.lexsort((at, -drawn))[:depth])  # the front scores highest: always in
     pool = near[at].tolist()
-    rows, cov, key = rerank(pool, raw, tf[at], plain, worth, cfg.coverage_power, scale)
+    rows, cov, key = rerank(pool, raw, tf[at], plain, worth, cfg.rerank.coverage_power, scale)
     crowd: dict[int, int] = {}
     if crowding:
         rest, crowd = crowd_order(
@@ -92,11 +96,11 @@ def second_stage(
             key,
             dict(zip(pool, group[at].tolist(), strict=True)),
             dict(zip(pool, words[at].tolist(), strict=True)),
-            cfg.crowd_decay,
+            cfg.rerank.crowd_decay,
             max(k - len(front), 0),
         )
         for i, j in crowd.items():  # only positive keys are ever crowded
-            key[i] *= cfg.crowd_decay**j
+            key[i] *= cfg.rerank.crowd_decay**j
     else:
         rest = [i for i in rows if i not in front][: max(k - len(front), 0)]
     shown = list(front) + rest
@@ -212,8 +216,8 @@ def rerank(
     outscore a skill that matches four of the request's five words. Weighing the score by
     the share of the request's worth a skill matches is a soft AND: it lifts the skills
     that match more of the request. Only the first `rerank_depth` are reordered (a share
-    of a catalog over 4,000 skills), so below that size the set an over-budget listing
-    shows for the turn stays the first stage's.
+    of a catalog over 4,000 skills), so below that size the set an over-budget listing shows
+    for the turn stays the first stage's.
 
     `raw`: every row's first-stage score, as summed; `scale`: what turns it into the shown
     score (the shape factor over what the request's words are worth); `tf`: the pool's
@@ -284,7 +288,7 @@ def fuse(
     """The lexical and semantic rankings fused (eligible skills only): the order, each
     row's lexical rank and, for fusion "sum", each row's fused score.
 
-    "sum" adds `semantic_weight` x cosine to the normalised lexical score, so a strong
+    "sum" adds the cosine to the normalised lexical score, so a strong
     lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
     which throws away how far apart the scores are.
     """
@@ -301,13 +305,13 @@ def fuse(
             sem_of.setdefault(i, max(sem.get(idx.specs[i].key, 0.0), 0.0))
         rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
         # a question's similarity is scaled like its lexical score (question penalties)
-        w = cfg.semantic_weight * shape_factor(shape, cfg)
+        w = shape_factor(shape, cfg)
         total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
         return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
     sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
     fused: dict[int, float] = {}
     for ranks in (lex_rank, sem_rank):
         for i, r in ranks.items():
-            fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.rrf_k + r)
+            fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.embedding.rrf_k + r)
     order = sorted(fused, key=lambda i: (-fused[i], i))
     return order, lex_rank, {}

@@ -24,7 +24,7 @@ class Candidate:
     rank_lexical: int | None = None
     why: str = ""
     eligible: bool = True
-    fused: float | None = None  # lexical + semantic_weight x semantic (fusion "sum"), what ranks it
+    fused: float | None = None  # lexical + semantic (fusion "sum"), what ranks it
     coverage: float | None = None  # share of the request words' worth it matches (when reranked)
     # what the second stage orders it by (when reranked): the score, re-weighed with each
     # folder counted as at most folder_cap skills, x coverage

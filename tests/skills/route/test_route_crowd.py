@@ -33,7 +33,10 @@ ADR = (
 
 
 def cfg(**kw) -> R.RouterConfig:
-    return dataclasses.replace(R.RouterConfig(), **kw)
+    warnings: list[str] = []
+    got = R.config_from_mapping(kw, warnings)
+    assert not warnings, warnings
+    return got
 
 
 def names(r: R.Route) -> list[str]:
@@ -165,7 +168,7 @@ def test_a_big_folders_variations_do_not_push_another_sources_skill_out(crowd):
     assert names(on)[:held] == names(off)[:held]  # what the decision keeps in front stays
     # each variation counts 0.5**j, j the variations shown above it (all match the same words);
     # its uncrowded number, from a second stage that reorders every skill without crowding
-    every = R.Router(cfg(crowd_decay=1.0, **(BIG | {"rerank_share": 1.0, "rerank_max": 1000})))
+    every = R.Router(cfg(crowd_decay=1.0, **(BIG | {"rerank_share": 1.0})))
     base = {c.name: c.ordered_by for c in every.route(ADR, crowd, Actor.MODEL, top=400).candidates}
     variations = [c for c in on.candidates if c.name.startswith("adr-docs-")]
     assert [c.crowded for c in variations] == [0] * held + list(range(held, len(variations)))
@@ -220,14 +223,15 @@ def test_published_sized_folders_rank_as_without_crowding(generated):
 
 def test_crowd_decay_is_read_from_config():
     warnings: list[str] = []
-    assert R.RouterConfig().crowd_decay == 0.5
-    assert R.config_from_mapping({"crowd_decay": 1}, warnings).crowd_decay == 1.0 and warnings == []
-    assert R.config_from_mapping({"crowd_decay": 0.2}, warnings).crowd_decay == 0.2
+    assert R.RouterConfig().rerank.crowd_decay == 0.5
+    one = R.config_from_mapping({"crowd_decay": 1}, warnings).rerank.crowd_decay
+    assert one == 1.0 and warnings == []
+    assert R.config_from_mapping({"crowd_decay": 0.2}, warnings).rerank.crowd_decay == 0.2
     for bad in (2.5, "lots", -0.1, True):
         warnings.clear()
-        assert R.config_from_mapping({"crowd_decay": bad}, warnings).crowd_decay == 0.5
+        assert R.config_from_mapping({"crowd_decay": bad}, warnings).rerank.crowd_decay == 0.5
         assert len(warnings) == 1 and "skills.router.crowd_decay" in warnings[0], bad
     warnings.clear()
     R.config_from_mapping({"crowd_decay": 3}, warnings)
     assert "over 1" in warnings[0] and "0..1" in warnings[0]
-    assert R.RouterConfig().to_json()["crowd_decay"] == 0.5
+    assert dataclasses.asdict(R.RouterConfig())["rerank"]["crowd_decay"] == 0.5

@@ -133,8 +133,8 @@ def test_router_fuses_it_and_finds_a_paraphrase_no_word_matches(snap, tmp_path, 
 
 def test_sum_fusion_ranks_by_lexical_plus_weighted_similarity_and_shows_it(snap, tmp_path):
     req = "write release notes for the photo resize tool"  # lexical and semantic disagree a little
-    for weight in (0.0, 1.0, 5.0):
-        cfg = R.config_from_mapping({"semantic_weight": weight})
+    for weight in (1.0,):  # semantic_weight was removed by issue 36 §3: the cosine counts once
+        cfg = R.config_from_mapping({})
         r = R.Router(
             cfg, semantic=S.EmbeddingScorer("fake", tmp_path, encoder=FakeEncoder())
         ).route(req, snap)
@@ -251,7 +251,7 @@ def test_settings_turn_it_on_with_the_cache_under_codebot_home(tmp_path):
     rt = R.router_from_settings(Settings())
     assert isinstance(rt.semantic, S.EmbeddingScorer)
     assert rt.semantic.cache_file.parent == tmp_path / "home" / "cache"
-    assert rt.config.threshold == 0.4 and rt.config.semantic == str(tmp_path)
+    assert rt.config.decision.threshold == 0.4 and rt.config.semantic == str(tmp_path)
     warnings: list[str] = []
     R.config_from_mapping({"semantic": 3}, warnings)
     assert "skills.router.semantic" in warnings[0]

@@ -29,11 +29,14 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 DEV = DATA / "routing_dev.jsonl"
 HOLDOUT = DATA / "routing_holdout.jsonl"
 PARAPHRASE = DATA / "routing_paraphrase.jsonl"
+#: (lowered by issue 36 §3 from 0.85 / 0.75 / 0.85: the numbers removed were tuned on this
+#: set; removing them cost it 0.056 hit@1 and 0.13 near-miss while the held-out sets did not
+#: get worse: docs/routing.md, "Numbers")
 FLOORS = {
-    "hit_at_1": 0.85,
+    "hit_at_1": 0.80,
     "abstain_rate_negatives": 0.90,
-    "near_miss_accuracy": 0.75,
-    "precision": 0.85,
+    "near_miss_accuracy": 0.60,
+    "precision": 0.80,
 }
 #: hit@1 the router must keep above plain BM25 (name + description, top-1) on each set
 OVER_BASELINE = {DEV: 0.10, HOLDOUT: 0.10, PARAPHRASE: 0.05}
@@ -159,13 +162,13 @@ def test_cli_eval_with_floors_in_process(corpus_dir, capsys):
         "--only-dirs",
         "--json",
         "--min-hit-at-1",
-        "0.85",
+        str(FLOORS["hit_at_1"]),
         "--min-abstain",
         "0.9",
         "--min-near-miss",
-        "0.75",
+        str(FLOORS["near_miss_accuracy"]),
         "--min-precision",
-        "0.85",
+        str(FLOORS["precision"]),
         "--min-over-baseline",
         "0.1",
     ]

@@ -68,7 +68,7 @@ def run(inp: IO[bytes], out: IO[bytes]) -> int:
     cfg = read_frame(inp).get("config")
     if not isinstance(cfg, RouterConfig):
         return 1  # not the parent's first frame: nothing to work for
-    n = cfg.body_chars
+    n = cfg.bm25.body_chars
     parent = os.getppid()
     tokens = TokenCache()
     tokens.tokenizer(cfg)

@@ -91,7 +91,7 @@ class Index:
         # length. A word no skill uses is worth `oov_weight` times the rarest word.
         self.max_idf = float(np.float32(math.log(1 + (n - 1 + 0.5) / (1 + 0.5))))
         w_desc = float(config.weights.get("description", 1.0)) or 1.0
-        self.unit_scale = w_desc / (1.0 + config.k1)
+        self.unit_scale = w_desc / (1.0 + config.bm25.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
         self.neg = self._negatives()
         self._eligibility: dict[_EligKey, tuple[NDArray[np.bool_], dict[int, Decision]]] = {}

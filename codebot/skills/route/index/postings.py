@@ -116,7 +116,8 @@ def tf_entries(
         tf = rows.counts[at].astype(np.float32)
         lens = rows.lengths[f][docs].astype(np.float32)
         vals.append(
-            _score_tfc_lucene(tf, lens, avgs[f], cfg.k1, cfg.b).astype(np.float32) * np.float32(w)
+            _score_tfc_lucene(tf, lens, avgs[f], cfg.bm25.k1, cfg.bm25.b).astype(np.float32)
+            * np.float32(w)
         )
         keys.append(docs * n_terms + rows.ids[at])
     if not keys or not sum(len(k) for k in keys):
@@ -129,7 +130,7 @@ def tf_entries(
     total = np.add.reduceat(val, first)
     best = np.maximum.reduceat(val, first)
     key = key[first]
-    combined = (best + np.float32(cfg.field_mix) * (total - best)).astype(np.float32)
+    combined = (best + np.float32(cfg.bm25.field_mix) * (total - best)).astype(np.float32)
     return (key // n_terms).astype(np.int32), (key % n_terms).astype(np.int32), combined
 
 

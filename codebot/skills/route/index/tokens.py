@@ -170,10 +170,10 @@ class TokenCache:
     def _body_bag(self, spec: Spec, cfg: RouterConfig) -> Bag:
         if self.prefetch is not None:
             self.absorb(cfg, (spec,))
-        key = self._body_key(spec, cfg.body_chars)
+        key = self._body_key(spec, cfg.bm25.body_chars)
         got = self._body_bags.get(key)
         if got is None:
-            got = self._body_bags[key] = self._read_body(spec, cfg, cfg.body_chars)
+            got = self._body_bags[key] = self._read_body(spec, cfg, cfg.bm25.body_chars)
         return got
 
     def _read_body(self, spec: Spec, cfg: RouterConfig, n: int) -> Bag:
@@ -197,13 +197,16 @@ class TokenCache:
         if pf is None:
             return 0
         try:
-            same = pf.config.body_chars == cfg.body_chars and pf.config.stemmer == cfg.stemmer
+            same = (
+                pf.config.bm25.body_chars == cfg.bm25.body_chars
+                and pf.config.stemmer == cfg.stemmer
+            )
             if not same or cfg.weights.get("body", 0) <= 0:
                 return 0
             self.tokenizer(cfg)  # may clear the caches: before they are filled
             local: list[int] = []  # the helper's term index -> the id here
             got = 0
-            n = cfg.body_chars
+            n = cfg.bm25.body_chars
             # the other fields first, while the helper works on: the bodies this process
             # does not get to are what it saves
             for spec in specs:
