@@ -8,6 +8,7 @@ reading the body and, for trusted skills, running their `!` commands (both injec
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -197,6 +198,10 @@ def process_invocation(
     agent_written = written_by_agent(spec, req.written)
     grants_ok = may_grant(spec, req.trusted_project) and not agent_written
     policy, runner = shell_policy(spec, req, env, runner)
+    if is_workflow(spec):
+        # Codebot runs a workflow's steps; its body is never sent to a model, so nothing in
+        # it may run either: each `!` command stays a marker that says why.
+        policy = dataclasses.replace(policy, mode="refuse", refuse_reason=WORKFLOW_BODY)
     try:
         exp = expand(
             body,
@@ -248,6 +253,15 @@ def process_invocation(
     return Invocation(
         spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes)
     )
+
+
+WORKFLOW_BODY = "a workflow's body is documentation, never sent to a model; its commands never run"
+
+
+def is_workflow(spec: Spec) -> bool:
+    """Whether the skill is a workflow (a `steps:` key in its frontmatter): codebot runs its
+    steps, and its body is documentation (`skills.workflow.has_steps` asks this)."""
+    return any(k.strip().lower() == "steps" and v is not None for k, v in spec.extra.items())
 
 
 def written_by_agent(spec: Spec, written: frozenset[str]) -> bool:
