@@ -333,16 +333,30 @@ def check_arguments(spec: Spec, args: Sequence[str]) -> str | None:
             continue
         if arg.schema is None:
             continue
-        import jsonschema  # only skills with schemas pay for it
-
-        value = _typed(args[i], arg.schema)
-        try:
-            jsonschema.validate(value, dict(arg.schema))
-        except jsonschema.ValidationError as exc:
-            return f"argument {arg.name!r} = {args[i]!r} is invalid: {exc.message}{hint}"
-        except jsonschema.SchemaError as exc:
-            return f"skill {spec.name!r} declares a broken schema for {arg.name!r}: {exc.message}"
+        problem = _schema_check(spec, arg.name, args[i], arg.schema)
+        if problem:
+            return problem + hint if " is invalid: " in problem else problem
     return None
+
+
+def _schema_check(spec: Spec, name: str, raw: str, schema: Mapping[str, Any]) -> str | None:
+    """`raw` against an argument's schema: offline (no `$ref` fetched) and with regexes
+    under a timeout (`codebot.skills.files.schemas`)."""
+    import jsonschema  # only skills with schemas pay for it
+
+    from codebot.skills.files.schemas import SchemaRefused, errors
+
+    broken = f"skill {spec.name!r} declares a broken schema for {name!r}"
+    try:
+        jsonschema.validators.validator_for(dict(schema)).check_schema(dict(schema))
+        best = jsonschema.exceptions.best_match(errors(schema, _typed(raw, schema)))
+    except jsonschema.SchemaError as exc:
+        return f"{broken}: {exc.message}"
+    except SchemaRefused as exc:
+        return f"{broken}: {exc}"
+    except RecursionError:
+        return f"{broken}: it nests too deeply"
+    return None if best is None else f"argument {name!r} = {raw!r} is invalid: {best.message}"
 
 
 def _typed(value: str, schema: Mapping[str, Any]) -> Any:

@@ -78,3 +78,183 @@ def test_the_workflow_test_is_the_one_the_engine_uses(
     write_skill(root, "x", f"description: X. Not for X.\n'{key}':\n  - {{id: a, skill: y}}", "B")
     (spec,) = specs_of(root).values()
     assert has_steps(spec) is flow
+
+
+# --- (d) `outputs:` / `arguments:` schemas from an untrusted skill --------------------------
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Any attempt to open a URL or a socket is recorded and fails."""
+    import socket
+    import urllib.request
+
+    tried: list[object] = []
+
+    def refuse(*args: object, **kw: object) -> object:
+        tried.append(args)
+        raise OSError("network refused in this test")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    return tried
+
+
+REMOTE = [
+    {"$ref": "https://example.invalid/schema.json"},
+    {"properties": {"a": {"$ref": "http://127.0.0.1:9/x.json"}}},
+    {"$defs": {"x": {"$dynamicRef": "file:///etc/passwd"}}},
+    {"items": {"$ref": "other.json#/x"}},
+]
+
+
+@pytest.mark.parametrize("schema", REMOTE)
+def test_a_remote_ref_is_refused_and_never_fetched(no_network: list, schema: dict) -> None:
+    from codebot.agent.session.outcomes import OutcomeSink
+    from codebot.skills.files.outputs import schema_problem
+
+    problem = schema_problem(schema)
+    assert problem is not None and "nothing is fetched" in problem
+    answer, status = OutcomeSink("x", schema).report({"status": "success", "data": {"a": 1}})
+    assert status == "error" and "nothing is fetched" in answer
+    assert no_network == []
+
+
+def test_the_validator_fetches_nothing_even_past_the_check(
+    no_network: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry itself is offline: with the static check taken away, a remote `$ref`
+    is an error that names it, and no URL is opened."""
+    from codebot.skills.files import schemas
+
+    monkeypatch.setattr(schemas, "refused", lambda schema: None)
+    with pytest.raises(schemas.SchemaRefused, match="does not resolve"):
+        list(schemas.errors({"$ref": "https://example.invalid/s.json"}, 1))
+    assert no_network == []
+
+
+def test_an_argument_schema_with_a_remote_ref_fetches_nothing(
+    tmp_path: Path, write_skill, no_network: list
+) -> None:
+    root = tmp_path / "skills"
+    write_skill(
+        root,
+        "arg",
+        "description: Arg. Not for X.\narguments:\n"
+        "  n: {required: true, $ref: 'https://example.invalid/n.json'}",
+        "N=$n",
+    )
+    result = process_invocation(
+        Request(skill="arg", args="5", project_dir=tmp_path, trusted_project=True),
+        specs_of(root),
+    )
+    assert no_network == []
+    assert not result.ok and "nothing is fetched" in result.message
+
+
+REDOS = r"^(a|aa)+$"
+
+
+def _check_in_child(code: str) -> str:
+    """Runs `code` in a child Python (which must print its answer); a generous limit only
+    stops a run that hangs (the old code: `re` without a timeout, minutes to hours)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "pattern": REDOS},
+        {"type": "object", "patternProperties": {REDOS: {}}},
+        {"type": "object", "patternProperties": {REDOS: {}}, "additionalProperties": False},
+        {"type": "object", "propertyNames": {"pattern": REDOS}},
+    ],
+)
+def test_a_catastrophic_pattern_cannot_hang_the_check(schema: dict) -> None:
+    evil = "a" * 64 + "!"
+    code = (
+        "from codebot.agent.session.outcomes import OutcomeSink\n"
+        f"s = OutcomeSink('x', {schema!r})\n"
+        f"value = {evil!r}\n"
+        "data = value if s.schema.get('pattern') else {value: 1}\n"
+        "print(s.report({'status': 'success', 'summary': 'x', 'data': data})[0])\n"
+    )
+    out = _check_in_child(code)
+    assert "not recorded" in out and "took more than" in out
+
+
+def test_a_catastrophic_pattern_in_an_argument_schema_cannot_hang(
+    tmp_path: Path, write_skill
+) -> None:
+    root = tmp_path / "skills"
+    write_skill(
+        root,
+        "arg",
+        f"description: Arg. Not for X.\narguments:\n  n: {{required: true, pattern: '{REDOS}'}}",
+        "N=$n",
+    )
+    code = (
+        "from pathlib import Path\n"
+        "from codebot.skills.catalog import Catalog\n"
+        "from codebot.skills.files import Root, Source\n"
+        "from codebot.skills.invoke import Request, process_invocation\n"
+        f"root = Path({str(root)!r})\n"
+        "specs = dict(Catalog([Root(root, Source.PROJECT, 'extra', (0,))]).load().skills)\n"
+        f"r = process_invocation(Request(skill='arg', args={'a' * 64 + '!'!r}, "
+        "project_dir=root, trusted_project=True), specs)\n"
+        "print(r.ok, r.message)\n"
+    )
+    out = _check_in_child(code)
+    assert out.startswith("False") and "took more than" in out
+
+
+def test_a_pattern_still_matches_normally() -> None:
+    from codebot.agent.session.outcomes import OutcomeSink
+
+    schema = {"type": "object", "patternProperties": {"^n_": {"type": "integer"}}}
+    sink = OutcomeSink("x", schema)
+    answer, _ = sink.report({"status": "success", "data": {"n_a": "x"}})
+    assert "data.n_a: 'x' is not of type 'integer'" in answer
+    assert sink.report({"status": "success", "data": {"n_a": 1}})[1] == "ok"
+
+
+def test_a_deeply_nested_schema_is_refused_not_a_crash() -> None:
+    from codebot.skills.files.outputs import schema_problem
+
+    deep: dict = {}
+    cur = deep
+    for _ in range(3000):
+        cur["items"] = {}
+        cur = cur["items"]
+    problem = schema_problem(deep)
+    assert problem is not None and "deep" in problem
+    shallow: dict = {}
+    cur = shallow
+    for _ in range(40):
+        cur["items"] = {}
+        cur = cur["items"]
+    assert "deeper than 32" in (schema_problem(shallow) or "")
+
+
+def test_deeply_nested_data_is_refused_not_a_crash() -> None:
+    from codebot.agent.session.outcomes import MAX_DATA_DEPTH, OutcomeSink
+
+    recursive = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}}}
+    recursive["$ref"] = "#/$defs/n"
+    for schema in (recursive, None):
+        sink = OutcomeSink("x", schema)
+        for _ in range(2):
+            answer, status = sink.report(
+                {"status": "success", "summary": "s", "data": "[" * 900 + "]" * 900}
+            )
+        assert status == "error" and f"deeper than {MAX_DATA_DEPTH}" in answer
+        assert sink.outcome is not None and sink.outcome.data is None  # not kept either
+    ok = OutcomeSink("x", recursive)
+    assert ok.report({"status": "success", "data": [[[]]]})[1] == "ok"
