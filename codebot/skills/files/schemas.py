@@ -17,15 +17,26 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
+    from jsonschema import ValidationError
 
 #: Seconds one `pattern` may take to match one value.
 REGEX_TIMEOUT_S = 0.1
 MAX_SCHEMA_DEPTH = 32
 _REF_KEYS = ("$ref", "$dynamicRef")
+
+
+class Validator(Protocol):
+    """What is used here of a jsonschema validator (its protocol types instances as JSON
+    values; these are parsed JSON, held as `object`)."""
+
+    def iter_errors(self, instance: object) -> Iterator[ValidationError]: ...
+
+    def descend(
+        self, instance: object, schema: object, path: object = ..., schema_path: object = ...
+    ) -> Iterator[ValidationError]: ...
 
 
 class SchemaRefused(ValueError):
@@ -113,7 +124,7 @@ def _search(pattern: str, text: str) -> bool | None:
         return None
 
 
-def _timeout_error(pattern: str) -> Any:
+def _timeout_error(pattern: str) -> ValidationError:
     from jsonschema import ValidationError
 
     return ValidationError(
@@ -122,12 +133,14 @@ def _timeout_error(pattern: str) -> Any:
     )
 
 
-def _pattern(validator: Any, pattern: str, instance: object, schema: object) -> Iterator[Any]:
+def _pattern(
+    validator: Validator, pattern: str, instance: object, schema: object
+) -> Iterator[ValidationError]:
     from jsonschema import ValidationError
 
-    if not validator.is_type(instance, "string"):
+    if not isinstance(instance, str):
         return
-    found = _search(pattern, str(instance))
+    found = _search(pattern, instance)
     if found is None:
         yield _timeout_error(pattern)
     elif not found:
@@ -135,9 +148,9 @@ def _pattern(validator: Any, pattern: str, instance: object, schema: object) -> 
 
 
 def _pattern_properties(
-    validator: Any, props: Mapping[str, object], instance: object, schema: object
-) -> Iterator[Any]:
-    if not validator.is_type(instance, "object") or not isinstance(instance, Mapping):
+    validator: Validator, props: Mapping[str, object], instance: object, schema: object
+) -> Iterator[ValidationError]:
+    if not isinstance(instance, Mapping):
         return
     for pattern, subschema in props.items():
         for key, value in instance.items():
@@ -150,11 +163,11 @@ def _pattern_properties(
 
 
 def _additional_properties(
-    validator: Any, extra: object, instance: object, schema: Mapping[str, object]
-) -> Iterator[Any]:
+    validator: Validator, extra: object, instance: object, schema: Mapping[str, object]
+) -> Iterator[ValidationError]:
     from jsonschema import ValidationError
 
-    if not validator.is_type(instance, "object") or not isinstance(instance, Mapping):
+    if not isinstance(instance, Mapping):
         return
     props = schema.get("properties")
     known = props if isinstance(props, Mapping) else {}
@@ -170,7 +183,7 @@ def _additional_properties(
             return
         if not any(hits):
             extras.append(key)
-    if validator.is_type(extra, "object"):
+    if isinstance(extra, Mapping):
         for key in extras:
             yield from validator.descend(instance[key], extra, path=key)
     elif extra is False and extras:
@@ -178,7 +191,7 @@ def _additional_properties(
         yield ValidationError(f"additional properties are not allowed ({shown})")
 
 
-def _no_retrieval(uri: str) -> Any:
+def _no_retrieval(uri: str) -> NoReturn:
     from referencing.exceptions import NoSuchResource
 
     raise NoSuchResource(ref=uri)
@@ -188,13 +201,16 @@ def _no_retrieval(uri: str) -> Any:
 def _validator_class() -> Callable[..., Validator]:
     from jsonschema import Draft202012Validator, validators
 
-    return validators.extend(
-        Draft202012Validator,
-        {
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-        },
+    return cast(
+        "Callable[..., Validator]",
+        validators.extend(
+            Draft202012Validator,
+            {
+                "pattern": _pattern,
+                "patternProperties": _pattern_properties,
+                "additionalProperties": _additional_properties,
+            },
+        ),
     )
 
 
@@ -206,18 +222,16 @@ def validator(schema: Mapping[str, object]) -> Validator:
     problem = refused(schema)
     if problem:
         raise SchemaRefused(problem)
-    registry: Any = Registry(retrieve=_no_retrieval)
-    return _validator_class()(dict(schema), registry=registry)
+    return _validator_class()(dict(schema), registry=Registry(retrieve=_no_retrieval))
 
 
-def errors(schema: Mapping[str, object], value: object) -> Iterator[Any]:
+def errors(schema: Mapping[str, object], value: object) -> Iterator[ValidationError]:
     """The validation errors of `value` (parsed JSON) against `schema`; a reference that
     cannot be resolved or a recursion too deep is raised as SchemaRefused."""
     from referencing.exceptions import Unresolvable  # jsonschema's wrapper is one too
 
-    instance: Any = value
     try:
-        yield from validator(schema).iter_errors(instance)
+        yield from validator(schema).iter_errors(value)
     except Unresolvable as exc:
         raise SchemaRefused(f"a reference does not resolve: {exc}") from None
     except RecursionError:

@@ -339,17 +339,19 @@ def check_arguments(spec: Spec, args: Sequence[str]) -> str | None:
     return None
 
 
-def _schema_check(spec: Spec, name: str, raw: str, schema: Mapping[str, Any]) -> str | None:
+def _schema_check(spec: Spec, name: str, raw: str, schema: Mapping[str, object]) -> str | None:
     """`raw` against an argument's schema: offline (no `$ref` fetched) and with regexes
     under a timeout (`codebot.skills.files.schemas`)."""
     import jsonschema  # only skills with schemas pay for it
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import validator_for
 
     from codebot.skills.files.schemas import SchemaRefused, errors
 
     broken = f"skill {spec.name!r} declares a broken schema for {name!r}"
     try:
-        jsonschema.validators.validator_for(dict(schema)).check_schema(dict(schema))
-        best = jsonschema.exceptions.best_match(errors(schema, _typed(raw, schema)))
+        validator_for(dict(schema)).check_schema(dict(schema))
+        best = best_match(errors(schema, _typed(raw, schema)))
     except jsonschema.SchemaError as exc:
         return f"{broken}: {exc.message}"
     except SchemaRefused as exc:

@@ -19,9 +19,7 @@ def specs_of(root: Path) -> dict:
 
 
 @pytest.mark.parametrize("actor", [Actor.HUMAN, Actor.MODEL])
-def test_a_workflow_body_never_runs_its_commands(
-    tmp_path: Path, write_skill, actor: Actor
-) -> None:
+def test_a_workflow_body_never_runs_its_commands(tmp_path: Path, write_skill, actor: Actor) -> None:
     root = tmp_path / "skills"
     write_skill(root, "step", "description: A step. Not for X.\ncontext: fork", "Step.")
     marker = tmp_path / "BODY-RAN"
