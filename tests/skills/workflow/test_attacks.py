@@ -11,6 +11,7 @@ from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor, Request, process_invocation
 from codebot.skills.invoke.invocation import WORKFLOW_BODY
+from codebot.skills.outcome import Outcome, Status
 from codebot.skills.workflow import has_steps
 
 
@@ -256,3 +257,92 @@ def test_deeply_nested_data_is_refused_not_a_crash() -> None:
         assert sink.outcome is not None and sink.outcome.data is None  # not kept either
     ok = OutcomeSink("x", recursive)
     assert ok.report({"status": "success", "data": [[[]]]})[1] == "ok"
+
+
+# --- (b) a step's (model-chosen) outcome flowing into the next step's arguments -------------
+
+
+def _ctx(summary: str = "", data: object = None) -> dict:
+    from codebot.skills.workflow.template import Steps, StepView
+
+    view = StepView("a", {"status": "success", "summary": summary, "data": data, "fallback": None})
+    return {"args": "", "steps": Steps(a=view)}
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "{{ 7 * 7 }}",
+        "{% for x in steps %}{{ x }}{% endfor %}",
+        "/deploy --now",
+        "!`touch PWNED`",
+        "{{ ''.__class__ }}",
+    ],
+)
+def test_step_output_is_text_in_the_next_steps_args(summary: str) -> None:
+    from codebot.skills.workflow.template import render
+
+    assert render("{{ steps.a.summary }}", _ctx(summary)) == summary
+    assert render("go {{ steps.a.data | tojson }}", _ctx(data={"s": summary})).startswith("go {")
+
+
+async def test_a_next_step_gets_the_text_verbatim_as_its_arguments() -> None:
+    """Through the engine: the second step's skill and arguments are exactly the
+    template's text with the first step's summary in it; no other skill is run."""
+    from codebot.skills.workflow import Engine, StepSkill
+    from codebot.skills.workflow.parse import parse_steps
+
+    hostile = "{{ 7 * 7 }} /deploy now\n/other"
+    calls: list[tuple[str, str]] = []
+
+    async def runner(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
+        calls.append((skill, args))
+        return Outcome(Status.SUCCESS, hostile if skill == "one" else "ok")
+
+    steps = [
+        {"id": "a", "skill": "one"},
+        {"id": "b", "skill": "two", "args": "{{ steps.a.summary }}"},
+    ]
+    flow, problems = parse_steps("flow", "flow", steps)
+    assert flow is not None, problems
+    lookup = lambda name: StepSkill(name, name, False, None, None)  # noqa: E731
+    out = await Engine(runner, lookup=lookup).run(flow, "")
+    assert out.status is Status.SUCCESS
+    assert calls == [("one", ""), ("two", hostile)]
+
+
+def test_model_data_cannot_make_a_template_loop_for_long() -> None:
+    """A loop over the step's data doing real work each turn (43 s before, unbounded
+    with more names) stops at the render's budget with a clear error."""
+    from codebot.skills.workflow.template import MAX_RENDER_S, TemplateError, render
+
+    ctx = _ctx(data=[0] * 30_000)
+    heavy = "{% for x in steps.a.data %}{% if (steps.a.data|tojson|length) < 0 %}x{% endif %}"
+    with pytest.raises(TemplateError, match=f"more than {MAX_RENDER_S:g} s|turned more than"):
+        render(heavy + "{% endfor %}", ctx)
+    with pytest.raises(TemplateError, match="more than"):
+        render(
+            "{% for x in [steps.a.data] * 99999 %}{% if x|tojson|length < 0 %}{% endif %}"
+            "{% endfor %}",
+            ctx,
+        )
+
+
+def test_a_loop_still_works_within_its_budget() -> None:
+    from codebot.skills.workflow.template import render
+
+    ctx = _ctx(data=["a", "b", "c"])
+    text = "{% for x in steps.a.data %}{{ loop.index }}{{ x }}{% if loop.last %}.{% endif %}"
+    text += "{% endfor %}"
+    assert render(text, ctx) == "1a2b3c."
+
+
+def test_a_huge_step_output_cannot_grow_past_the_render_limit() -> None:
+    from codebot.skills.workflow.template import MAX_RENDER_CHARS, TemplateError, render
+
+    ctx = _ctx(summary="s" * 4000, data=["x" * 60] * 1000)
+    with pytest.raises(TemplateError, match="more than"):
+        render("{% for x in steps.a.data %}{{ steps.a.summary }}{% endfor %}", ctx)
+    with pytest.raises(TemplateError, match="join with"):
+        render("{{ steps.a.data | join(steps.a.summary) }}", ctx)
+    assert len(render("{{ steps.a.data | tojson }}", ctx)) < MAX_RENDER_CHARS
