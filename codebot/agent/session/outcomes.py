@@ -26,6 +26,8 @@ MAX_DATA_CHARS = 64_000
 #: How deeply `data` may nest lists and objects (deeper breaks the checks and renderers
 #: that recurse, and no result needs it).
 MAX_DATA_DEPTH = 64
+#: The lines a `needs_confirmation` question keeps (`question_text`).
+MAX_QUESTION_LINES = 12
 #: Errors sent back per try.
 MAX_ERRORS = 8
 
@@ -75,6 +77,21 @@ def _status(raw: object) -> Status | None:
         return Status(word)
     except ValueError:
         return _ALIASES.get(word)
+
+
+def question_text(text: str) -> str:
+    """A `needs_confirmation` question as it is asked: blank lines folded to one and at
+    most `MAX_QUESTION_LINES` lines, so its first line (under "the skill X asks:") is on
+    screen with the answer prompt and no run of blank lines can push it away to make a
+    later line look like a prompt of codebot's own."""
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        if line.strip() or (lines and lines[-1].strip()):
+            lines.append(line.rstrip())
+    if len(lines) > MAX_QUESTION_LINES:
+        more = len(lines) - MAX_QUESTION_LINES + 1
+        lines = [*lines[: MAX_QUESTION_LINES - 1], f"… ({more} more lines not shown)"]
+    return "\n".join(lines)
 
 
 def loose_data(value: object) -> object:
@@ -134,6 +151,8 @@ class OutcomeSink:
         data = loose_data(args.get("data"))
         errors = self._check(status, data)
         if not errors and status is not None:
+            if status is Status.NEEDS_CONFIRMATION:
+                summary = question_text(summary)
             self.outcome = Outcome(status, summary, data)
             return f"recorded: {status.value}", "ok"
         self.errors = errors
