@@ -381,3 +381,73 @@ def test_summaries_shown_on_a_row_are_escaped_and_short() -> None:
     text = shown("ok\x1b]52;c;ZXZpbA==\x07\u202egnp.exe\n\rDONE" + "x" * 5000)
     assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
     assert "\n" not in text and len(text) <= 200
+
+
+# --- (e) workflows whose skills change under them ------------------------------------------
+
+
+def _engine(calls: list, lookup):
+    from codebot.skills.workflow import Engine
+
+    async def runner(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
+        calls.append(skill)
+        return Outcome(Status.SUCCESS, "ok")
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    return Engine(runner, lookup=lookup, sleep=no_sleep)
+
+
+def _flow(name: str, steps: list):
+    from codebot.skills.workflow.parse import parse_steps
+
+    flow, problems = parse_steps(name, name, steps)
+    assert flow is not None, problems
+    return flow
+
+
+async def test_a_cycle_made_by_a_reload_mid_run_is_refused() -> None:
+    """`outer` runs `b`; while it runs, `b` is rewritten into a workflow that runs
+    `outer` again. The engine looks skills up when their step comes, so the new `b` is
+    what runs, and the cycle back to `outer` is refused there, not run for ever."""
+    from codebot.skills.workflow import StepSkill
+
+    outer = _flow("outer", [{"id": "a", "skill": "one"}, {"id": "b", "skill": "b"}])
+    reloaded = _flow("b", [{"id": "back", "skill": "outer"}])
+    calls: list[str] = []
+
+    def lookup(name: str) -> StepSkill | None:
+        flows = {"outer": outer, "b": reloaded if calls else None}
+        return StepSkill(name, name, False, None, flows.get(name))
+
+    out = await _engine(calls, lookup).run(outer, "")
+    assert calls == ["one"]
+    assert out.status is Status.FAILED and "already running" in str(out.data)
+
+
+async def test_a_step_whose_skill_is_removed_mid_run_fails_cleanly() -> None:
+    from codebot.skills.workflow import StepSkill
+
+    flow = _flow("f", [{"id": "a", "skill": "one"}, {"id": "b", "skill": "two"}])
+    calls: list[str] = []
+
+    def lookup(name: str) -> StepSkill | None:
+        if name == "two" and calls:  # deleted once the first step ran
+            return None
+        return StepSkill(name, name, False, None, None)
+
+    out = await _engine(calls, lookup).run(flow, "")
+    assert calls == ["one"] and out.status is Status.FAILED
+    assert "no skill named 'two'" in out.data["steps"]["b"]["summary"]
+
+
+def test_a_huge_parallel_group_is_refused_when_read() -> None:
+    from codebot.skills.workflow.model import MAX_MEMBERS
+    from codebot.skills.workflow.parse import parse_steps
+
+    members = [{"skill": "one"}] * 100_000
+    flow, problems = parse_steps("f", "f", [{"id": "g", "parallel": members}])
+    assert flow is None and len(problems) == 1  # one problem, not one per member
+    assert "100000 parallel members" in problems[0].message
+    assert problems[0].hint == f"at most {MAX_MEMBERS}"
