@@ -451,3 +451,35 @@ def test_a_huge_parallel_group_is_refused_when_read() -> None:
     assert flow is None and len(problems) == 1  # one problem, not one per member
     assert "100000 parallel members" in problems[0].message
     assert problems[0].hint == f"at most {MAX_MEMBERS}"
+
+
+async def test_cancelling_a_parallel_workflow_leaves_no_task_behind() -> None:
+    """Esc during a wide parallel group: every member's task is cancelled and awaited;
+    nothing the engine started is still pending afterwards."""
+    import asyncio
+
+    from codebot.skills.workflow import StepSkill
+
+    started: list[str] = []
+    before = asyncio.all_tasks()
+
+    async def runner(skill: str, args: str, timeout: float | None, attempt: int = 1) -> Outcome:
+        started.append(args)
+        await asyncio.Event().wait()  # runs until cancelled
+        return Outcome(Status.SUCCESS, "never")
+
+    from codebot.skills.workflow import Engine
+
+    members = [{"skill": "slow", "args": str(i)} for i in range(32)]
+    flow = _flow("wide", [{"id": "g", "parallel": members}])
+    eng = Engine(runner, lookup=lambda n: StepSkill(n, n, False, None, None), max_parallel=8)
+    task = asyncio.create_task(eng.run(flow, ""))
+    while len(started) < 8:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert len(started) == 8  # the rest never started
+    assert {t for t in asyncio.all_tasks() if not t.done()} - before - {
+        asyncio.current_task()
+    } == set()
