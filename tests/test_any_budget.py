@@ -179,9 +179,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         ARGS,
     ),
     "codebot.agent.session.outcomes": (
-        2,
-        "the SkillOutcome tool's schema, sent to the provider (JSON Schema), and the model's "
-        "parsed `data` handed to jsonschema",
+        1,
+        "the SkillOutcome tool's schema, sent to the provider (JSON Schema)",
     ),
     "codebot.agent.session.toolset": (
         3,

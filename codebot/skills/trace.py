@@ -337,11 +337,20 @@ def summarize(traces_dir: Path, since: float | None = None) -> Summary:
     }
 
 
+#: An event line is short; a longer line is not one (and is not kept in memory).
+MAX_TRACE_LINE = 1024 * 1024
+
+
 def _read_lines(path: Path) -> list[Record | None]:
     """Each non-blank line as an event record, or None for a line that is not one."""
+    from codebot.skills.files.safe_read import bounded_lines, open_own
+
     out: list[Record | None] = []
-    with open(path, "rb") as fh:
-        for raw in fh:
+    with open_own(path) as fh:  # a FIFO, a link, another user's file: OSError, skipped
+        for raw in bounded_lines(fh, MAX_TRACE_LINE):
+            if raw is None:  # longer than any event: not one
+                out.append(None)
+                continue
             if not raw.strip():
                 continue
             try:

@@ -380,3 +380,22 @@ def test_a_nested_workflow_the_agent_rewrites_mid_run_runs_as_the_models(
     own = next(s for s in rec.skills if s["name"] == "host2")
     assert own["status"] == "failed"
     assert "skill may not run skill 'secret'" in json.dumps(own["data"])
+
+
+def test_a_workflows_own_body_never_runs_its_commands(
+    fake_openai, project: Path, write_skill
+) -> None:
+    """The person's `/bodycmd`: its steps run (and their commands), but the `!` commands
+    in the workflow's own body, which is never sent to a model, do not."""
+    write_skill(
+        project / ".codebot" / "skills",
+        "bodycmd",
+        "description: The bodycmd workflow. Not for anything else.\n"
+        "steps:\n  - {id: c, skill: cmd}\n",
+        "Docs !`touch WF-BODY-RAN`\n",
+    )
+    fake_openai.script([outcome_call("CMD-BODY", status="success", summary="ran")])
+    r = codebot(project, fake_openai.url, "-p", "/bodycmd", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert (project / "CMD-RAN").exists()  # the step's own command: the person's, it runs
+    assert not (project / "WF-BODY-RAN").exists()

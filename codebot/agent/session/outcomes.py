@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codebot.display import visible
+from codebot.skills.files.schemas import depth
 from codebot.skills.outcome import NO_OUTCOME, Outcome, Status
 
 SKILL_OUTCOME = "SkillOutcome"
@@ -22,6 +23,11 @@ MAX_TRIES = 2
 #: What a summary keeps (characters), and the largest `data` accepted (as JSON).
 MAX_SUMMARY = 4000
 MAX_DATA_CHARS = 64_000
+#: How deeply `data` may nest lists and objects (deeper breaks the checks and renderers
+#: that recurse, and no result needs it).
+MAX_DATA_DEPTH = 64
+#: The lines a `needs_confirmation` question keeps (`question_text`).
+MAX_QUESTION_LINES = 12
 #: Errors sent back per try.
 MAX_ERRORS = 8
 
@@ -73,6 +79,21 @@ def _status(raw: object) -> Status | None:
         return _ALIASES.get(word)
 
 
+def question_text(text: str) -> str:
+    """A `needs_confirmation` question as it is asked: blank lines folded to one and at
+    most `MAX_QUESTION_LINES` lines, so its first line (under "the skill X asks:") is on
+    screen with the answer prompt and no run of blank lines can push it away to make a
+    later line look like a prompt of codebot's own."""
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        if line.strip() or (lines and lines[-1].strip()):
+            lines.append(line.rstrip())
+    if len(lines) > MAX_QUESTION_LINES:
+        more = len(lines) - MAX_QUESTION_LINES + 1
+        lines = [*lines[: MAX_QUESTION_LINES - 1], f"… ({more} more lines not shown)"]
+    return "\n".join(lines)
+
+
 def loose_data(value: object) -> object:
     """`data` as the model meant it: a JSON string holding an object or list is parsed."""
     if isinstance(value, str) and value.strip()[:1] in ("{", "["):
@@ -89,13 +110,16 @@ def shorten(text: str, limit: int) -> str:
 
 
 def schema_errors(data: object, schema: Mapping[str, object]) -> list[str]:
-    """Where `data` does not match `schema`, one line each (at most `MAX_ERRORS`)."""
-    import jsonschema
+    """Where `data` does not match `schema`, one line each (at most `MAX_ERRORS`); checked
+    offline, regexes under a timeout (`codebot.skills.files.schemas`)."""
+    from codebot.skills.files.schemas import SchemaRefused, errors
 
-    validator = jsonschema.Draft202012Validator(dict(schema))
-    instance: Any = data  # parsed JSON from the model
     out: list[str] = []
-    for err in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
+    try:
+        found = sorted(errors(schema, data), key=lambda e: [str(p) for p in e.absolute_path])
+    except SchemaRefused as exc:
+        return [f"data cannot be checked against the skill's outputs schema: {exc}"]
+    for err in found:
         where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
         out.append(f"data{where}: {shorten(err.message, 300)}")
         if len(out) >= MAX_ERRORS:
@@ -127,6 +151,8 @@ class OutcomeSink:
         data = loose_data(args.get("data"))
         errors = self._check(status, data)
         if not errors and status is not None:
+            if status is Status.NEEDS_CONFIRMATION:
+                summary = question_text(summary)
             self.outcome = Outcome(status, summary, data)
             return f"recorded: {status.value}", "ok"
         self.errors = errors
@@ -135,7 +161,7 @@ class OutcomeSink:
             self.outcome = Outcome(
                 Status.PARTIAL,
                 summary or note,
-                data if len(_json(data)) <= MAX_DATA_CHARS else None,
+                data if _keepable(data) else None,
                 extra={"errors": errors, "reported": status.value if status else None},
             )
             return f"recorded as partial (no tries left): {note}", "error"
@@ -154,7 +180,9 @@ class OutcomeSink:
             choices = ", ".join(s.value for s in Status)
             errors.append(f"status must be one of {choices}")
         size = len(_json(data))
-        if size > MAX_DATA_CHARS:
+        if depth(data, MAX_DATA_DEPTH) > MAX_DATA_DEPTH:
+            errors.append(f"data nests deeper than {MAX_DATA_DEPTH} levels; flatten it")
+        elif size > MAX_DATA_CHARS:
             errors.append(f"data is {size} characters as JSON; at most {MAX_DATA_CHARS}")
         elif self.schema is not None:
             errors += schema_errors(data, self.schema)
@@ -192,6 +220,10 @@ class OutcomeSink:
             f"<system-reminder>The skill {self.skill!r} needs its outcome: call SkillOutcome "
             "now (status, summary, data) before you finish.</system-reminder>"
         )
+
+
+def _keepable(data: object) -> bool:
+    return depth(data, MAX_DATA_DEPTH) <= MAX_DATA_DEPTH and len(_json(data)) <= MAX_DATA_CHARS
 
 
 def _json(value: object) -> str:

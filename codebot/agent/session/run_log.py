@@ -13,11 +13,17 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
+from codebot.skills.files.safe_read import bounded_lines
 from codebot.skills.outcome import Status
 from codebot.skills.trace import percentile
 
 _PREFIX = '{"type": "skill_outcome"'
+#: A record is far shorter (arguments, summary and data are cut when written).
+MAX_RECORD_CHARS = 256 * 1024
+#: The times `time.localtime` can show (year 1970 to 9999).
+_LAST_TIME = 253_402_300_799.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,8 @@ def _run(rec: dict[str, object], session: str, project: str) -> SkillRun | None:
     name, status = rec.get("name"), rec.get("status")
     if t is None or ms is None or not isinstance(name, str) or status not in set(Status):
         return None
+    if not 0 <= t <= _LAST_TIME:
+        return None
     tries = _number(rec.get("tries")) or _number(rec.get("attempt")) or 1
     return SkillRun(
         t,
@@ -86,9 +94,22 @@ def _run(rec: dict[str, object], session: str, project: str) -> SkillRun | None:
         str(rec.get("summary") or ""),
         max(0.0, ms),
         rec.get("timed_out") is True,
-        max(1, int(tries)),
+        min(max(1, int(tries)), 1000),
         int(_number(rec.get("depth")) or 0),
     )
+
+
+def _records(fh: IO[str]) -> tuple[list[str], int]:
+    """The `skill_outcome` lines of an open transcript, and how many lines were too long
+    to be one (`MAX_RECORD_CHARS`; skipped, never kept)."""
+    found: list[str] = []
+    long = 0
+    for line in bounded_lines(fh, MAX_RECORD_CHARS):
+        if line is None:
+            long += 1
+        elif line.startswith(_PREFIX):
+            found.append(line)
+    return found, long
 
 
 def read_runs(sessions_dir: Path, since: float | None = None) -> RunLog:
@@ -96,15 +117,17 @@ def read_runs(sessions_dir: Path, since: float | None = None) -> RunLog:
     import json
 
     from codebot.agent.session.transcript import find_sessions
+    from codebot.skills.files.safe_read import open_own
 
     log = RunLog()
     for info in find_sessions(sessions_dir):
         log.files += 1
         try:
-            with open(info.path, encoding="utf-8", errors="replace") as fh:
-                lines = [line for line in fh if line.startswith(_PREFIX)]
+            with open_own(info.path) as fh:
+                lines, long = _records(fh)
         except OSError:
             continue
+        log.bad += long
         for line in lines:
             try:
                 rec = json.loads(line)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codebot.home import FILE_MODE, private_dir, private_fd, private_open
+from codebot.skills.files.safe_read import open_own
 
 if TYPE_CHECKING:
     import filelock
@@ -207,13 +208,17 @@ class Transcript:
             self._lock = None
 
 
+#: A header line longer than this is not a session's header.
+MAX_HEADER_CHARS = 64 * 1024
+
+
 def read_header(path: Path) -> SessionInfo | None:
     """The header of a session file; None when it is not one (unreadable, empty, no
     header line). Raises DamagedSession for a header with wrong field types."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = json.loads(fh.readline())
-    except (OSError, ValueError):
+        with open_own(path) as fh:
+            head = json.loads(fh.readline(MAX_HEADER_CHARS))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(head, dict) or head.get("type") != "session":
         return None
@@ -388,9 +393,9 @@ def find_sessions(
 
 def _names_project(path: Path, project: Path) -> bool:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = json.loads(fh.readline())
-    except (OSError, ValueError):
+        with open_own(path) as fh:
+            head = json.loads(fh.readline(MAX_HEADER_CHARS))
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(head, dict) and head.get("project") in (str(project), None)
 

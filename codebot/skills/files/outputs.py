@@ -57,7 +57,12 @@ def schema_problem(value: object) -> str | None:
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         return f"outputs is not a valid JSON Schema{' at ' + where if where else ''}: {exc.message}"
-    return None
+    except RecursionError:
+        return "outputs nests too deeply to be checked"
+    from codebot.skills.files.schemas import refused
+
+    problem = refused(value)
+    return f"outputs is refused: {problem}" if problem else None
 
 
 def contract_of(spec: Spec) -> Contract:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from typing import IO
 
 MAX_FILE_BYTES = 1024 * 1024  # the largest skill file (or body) codebot reads
 
@@ -103,6 +105,38 @@ def read_regular(
     if len(data) > limit:
         raise TooLarge(f"{os.fspath(path)} is over {limit:,} bytes")
     return data
+
+
+def open_own(path: str | os.PathLike[str]) -> IO[str]:
+    """A log of codebot's own (a transcript, a trace) opened as text, only when it is a
+    regular file of this user's and not a symbolic link: a FIFO planted among them would
+    block `open()` for ever, a link to `/dev/zero` would be one endless line, another
+    user's file is not ours to read. Else OSError naming the file (callers skip it)."""
+    fd = os.open(path, _O_READ | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path, st.st_mode)
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise PermissionError(f"{os.fspath(path)} belongs to another user")
+        return open(fd, encoding="utf-8", errors="replace", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def bounded_lines(fh: IO[str], limit: int) -> Iterator[str | None]:
+    """The lines of `fh`, each None when longer than `limit` characters: an over-long
+    line is read through (a line of gigabytes costs its reading, never its size in
+    memory) and never kept."""
+    while line := fh.readline(limit):
+        if line.endswith("\n") or len(line) < limit:
+            yield line
+            continue
+        rest = line
+        while rest and not rest.endswith("\n"):
+            rest = fh.readline(limit)
+        yield None
 
 
 def read_json_object(path: str | os.PathLike[str], limit: int) -> dict[str, object]:

@@ -8,6 +8,7 @@ reading the body and, for trusted skills, running their `!` commands (both injec
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -197,6 +198,10 @@ def process_invocation(
     agent_written = written_by_agent(spec, req.written)
     grants_ok = may_grant(spec, req.trusted_project) and not agent_written
     policy, runner = shell_policy(spec, req, env, runner)
+    if is_workflow(spec):
+        # Codebot runs a workflow's steps; its body is never sent to a model, so nothing in
+        # it may run either: each `!` command stays a marker that says why.
+        policy = dataclasses.replace(policy, mode="refuse", refuse_reason=WORKFLOW_BODY)
     try:
         exp = expand(
             body,
@@ -248,6 +253,15 @@ def process_invocation(
     return Invocation(
         spec, spec.context, prompt, delta, decision, tuple(args), exp.shell, tuple(notes)
     )
+
+
+WORKFLOW_BODY = "a workflow's body is documentation, never sent to a model; its commands never run"
+
+
+def is_workflow(spec: Spec) -> bool:
+    """Whether the skill is a workflow (a `steps:` key in its frontmatter): codebot runs its
+    steps, and its body is documentation (`skills.workflow.has_steps` asks this)."""
+    return any(k.strip().lower() == "steps" and v is not None for k, v in spec.extra.items())
 
 
 def written_by_agent(spec: Spec, written: frozenset[str]) -> bool:
@@ -319,16 +333,32 @@ def check_arguments(spec: Spec, args: Sequence[str]) -> str | None:
             continue
         if arg.schema is None:
             continue
-        import jsonschema  # only skills with schemas pay for it
-
-        value = _typed(args[i], arg.schema)
-        try:
-            jsonschema.validate(value, dict(arg.schema))
-        except jsonschema.ValidationError as exc:
-            return f"argument {arg.name!r} = {args[i]!r} is invalid: {exc.message}{hint}"
-        except jsonschema.SchemaError as exc:
-            return f"skill {spec.name!r} declares a broken schema for {arg.name!r}: {exc.message}"
+        problem = _schema_check(spec, arg.name, args[i], arg.schema)
+        if problem:
+            return problem + hint if " is invalid: " in problem else problem
     return None
+
+
+def _schema_check(spec: Spec, name: str, raw: str, schema: Mapping[str, object]) -> str | None:
+    """`raw` against an argument's schema: offline (no `$ref` fetched) and with regexes
+    under a timeout (`codebot.skills.files.schemas`)."""
+    import jsonschema  # only skills with schemas pay for it
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import validator_for
+
+    from codebot.skills.files.schemas import SchemaRefused, errors
+
+    broken = f"skill {spec.name!r} declares a broken schema for {name!r}"
+    try:
+        validator_for(dict(schema)).check_schema(dict(schema))
+        best = best_match(errors(schema, _typed(raw, schema)))
+    except jsonschema.SchemaError as exc:
+        return f"{broken}: {exc.message}"
+    except SchemaRefused as exc:
+        return f"{broken}: {exc}"
+    except RecursionError:
+        return f"{broken}: it nests too deeply"
+    return None if best is None else f"argument {name!r} = {raw!r} is invalid: {best.message}"
 
 
 def _typed(value: str, schema: Mapping[str, Any]) -> Any:

@@ -60,8 +60,11 @@ def _key(extra: Mapping[str, object], name: str) -> object:
 
 
 def has_steps(spec: Spec) -> bool:
-    """Whether the skill is a workflow (it has a `steps:` key)."""
-    return _key(spec.extra, "steps") is not None
+    """Whether the skill is a workflow (it has a `steps:` key); the same test as the one
+    that keeps a workflow's body from running its `!` commands."""
+    from codebot.skills.invoke.invocation import is_workflow
+
+    return is_workflow(spec)
 
 
 def is_idempotent(spec: Spec) -> bool:

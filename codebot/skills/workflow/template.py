@@ -17,8 +17,10 @@ Narrower than jinja2's own sandbox, so a template can neither leave it nor run f
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -34,6 +36,12 @@ MAX_BUILT = 100_000
 #: Names a template may read (`steps`, `args`, a loop's variable): it bounds what one
 #: expression can concatenate.
 MAX_REFS = 64
+#: Seconds of loop work one render may take, and the loop turns it may make in all: a
+#: `for` over a step's data (which the model chose) is the one construct whose work can
+#: multiply, so each turn is counted and the clock checked.
+MAX_RENDER_S = 2.0
+MAX_TURNS = 100_000
+_BOUNDED = "_codebot_bounded"
 #: The filters a template may use: their output grows with their input only.
 _FILTER_NAMES = """
     abs attr capitalize count d default dictsort e escape first float groupby int items join
@@ -123,7 +131,27 @@ def environment() -> SandboxedEnvironment:
     env.globals.clear()
     env.filters = {k: v for k, v in env.filters.items() if k in FILTERS}
     env.filters["join"] = _join(env.filters["join"])
+    env.filters[_BOUNDED] = _bounded
     return env
+
+
+#: (deadline, turns left) of the render under way.
+_BUDGET: contextvars.ContextVar[list[float]] = contextvars.ContextVar("workflow_render")
+
+
+def _bounded(items: Iterable[object]) -> Iterator[object]:
+    """What every `for` iterates through: each turn is counted against the render's
+    budget and checks its clock, so no loop (over the model's data, or `[d] * 1000`)
+    can keep the workflow busy for long."""
+    budget = _BUDGET.get(None)
+    for item in items:
+        if budget is not None:
+            budget[1] -= 1
+            if budget[1] < 0:
+                _refuse(f"the template's loops turned more than {MAX_TURNS:,} times")
+            if time.monotonic() > budget[0]:
+                _refuse(f"the template's loops ran for more than {MAX_RENDER_S:g} s")
+        yield item
 
 
 def _check_size(operator: str, left: object, right: object) -> None:
@@ -210,18 +238,26 @@ def step_refs(text: str) -> Iterator[str]:
 def _compiled(text: str) -> Template:
     """A template checked and compiled once per text (a workflow's steps run the same
     ones again)."""
-    parse(text)
-    return environment().from_string(text)
+    from jinja2 import nodes
+
+    tree = parse(text)
+    for loop in tree.find_all(nodes.For):
+        loop.iter = nodes.Filter(loop.iter, _BOUNDED, [], [], None, None, lineno=loop.lineno)
+    return environment().from_string(tree)
 
 
 def _produce(text: str, context: Mapping[str, object]) -> str:
     out: list[str] = []
     size = 0
-    for chunk in _compiled(text).generate(context):
-        size += len(chunk)
-        if size > MAX_RENDER_CHARS:
-            raise TemplateError(f"renders to more than {MAX_RENDER_CHARS:,} characters")
-        out.append(chunk)
+    token = _BUDGET.set([time.monotonic() + MAX_RENDER_S, float(MAX_TURNS)])
+    try:
+        for chunk in _compiled(text).generate(context):
+            size += len(chunk)
+            if size > MAX_RENDER_CHARS:
+                raise TemplateError(f"renders to more than {MAX_RENDER_CHARS:,} characters")
+            out.append(chunk)
+    finally:
+        _BUDGET.reset(token)
     return "".join(out)
 
 
