@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from codebot.skills.files import Stamp
 
 _EMPTY = Bag(array("i"), array("H"), 0)
+#: bodies tokenized together by `bodies` (a few MB of text: the arrays stay small)
+BATCH = 256
+#: bodies this process tokenizes between two looks at the helper's frames (`absorb`)
+MEET = 64
 
 #: what a body's bag is cached under (see `TokenCache._body_key`)
 BodyKey = tuple[str, int, "Stamp", int]
@@ -53,6 +57,7 @@ class TokenCache:
         self.lexicon: dict[str, int] = {}
         self.terms: list[str] = []
         self._word_ids: dict[str, int] = {}  # word as written -> term id (-1: stop word)
+        self._raw_ids: dict[str, int] = {}  # the same for `batch` (words with their marks)
         self._name_bags: dict[str, Bag] = {}
         self._text_bags: dict[str, Bag] = {}
         self._body_bags: dict[BodyKey, Bag] = {}
@@ -65,6 +70,7 @@ class TokenCache:
             self._tok = Tokenizer(cfg.stemmer)
             self._tok_kind = cfg.stemmer
             self._word_ids.clear()  # made with the other stemmer
+            self._raw_ids.clear()
             self.clear()
         return self._tok
 
@@ -73,6 +79,7 @@ class TokenCache:
         self.terms = list(terms)
         self.lexicon = {t: i for i, t in enumerate(self.terms)}
         self._word_ids = {}
+        self._raw_ids = {}
         self.clear()
         if self.prefetch is not None:  # a saved index has the rows: the helper's work is moot
             self.prefetch.close()
@@ -184,6 +191,47 @@ class TokenCache:
         self.stats["bodies_read"] += 1
         return self._bag(body, cfg)
 
+    def bodies(self, specs: Sequence[Spec], cfg: RouterConfig) -> int:
+        """The bodies of `specs` not cached yet into the body cache, `BATCH` at a time
+        through `batch.count_many` (what `_body_bag` then finds); how many were read."""
+        n = cfg.body_chars
+        todo = [s for s in specs if self._body_key(s, n) not in self._body_bags]
+        for a in range(0, len(todo), BATCH):
+            chunk = todo[a : a + BATCH]
+            texts = []
+            for spec in chunk:
+                try:
+                    texts.append(spec.read_body()[:n])
+                except OSError:
+                    texts.append("")
+            for spec, bag in zip(chunk, self.bags_many(texts, cfg), strict=True):
+                self._body_bags[self._body_key(spec, n)] = bag
+            self.stats["bodies_read"] += len(chunk)
+        return len(todo)
+
+    def bags_many(self, texts: Sequence[str], cfg: RouterConfig) -> list[Bag]:
+        """`[self._bag(t, cfg) for t in texts]`, the same bags, made the batch way (see
+        `batch`)."""
+        import os
+
+        from codebot.skills.route.index.batch import count_many
+
+        if os.environ.get("CODEBOT_ROUTE_BATCH") == "0":  # the one-text way (bench/agent_scale)
+            return [self._bag(t, cfg) for t in texts]
+        tok = self.tokenizer(cfg)
+        counted = count_many([tok._flat(t) for t in texts], tok, self._raw_ids, self._id)
+        return [
+            Bag(
+                array("i", ids.tobytes()),
+                array("H", counts.clip(0, 65535).astype("uint16").tobytes()),
+                length,
+            )
+            for ids, counts, length in counted
+        ]
+
+    def _id(self, term: str) -> int:
+        return self._ids((term,))[0]
+
     # -- bodies another process tokenized --------------------------------------------------
 
     def absorb(self, cfg: RouterConfig, specs: Sequence[Spec]) -> int:
@@ -212,15 +260,20 @@ class TokenCache:
                 self._prime(spec, cfg)
             # backwards through the helper's order; what it was not given comes first
             last = len(pf.order)
-            for spec in sorted(
+            ordered = sorted(
                 specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True
-            ):
+            )
+            for a in range(0, len(ordered), MEET):
                 for frame in pf.ready():
                     got += self._take(frame, local)
-                key = self._body_key(spec, n)
-                if key in self._body_bags:
-                    break  # the helper has done this one, and every one before it
-                self._body_bags[key] = self._read_body(spec, cfg, n)
+                chunk: list[Spec] = []
+                for spec in ordered[a : a + MEET]:
+                    if self._body_key(spec, n) in self._body_bags:
+                        break  # the helper has done this one, and every one before it
+                    chunk.append(spec)
+                self.bodies(chunk, cfg)
+                if len(chunk) < len(ordered[a : a + MEET]):
+                    break
             for frame in pf.ready():  # what came in meanwhile
                 got += self._take(frame, local)
         finally:
