@@ -120,15 +120,20 @@ def _fold(codes: NDArray[np.int64], tok: Tokenizer, term_id: Callable[[str], int
     import numpy as np
 
     at = np.flatnonzero(codes != _MARKS_CODE)
-    seq = np.where(codes[at] > _LOW, codes[at] >> 32, 0)
+    seq = codes[at] >> 32  # phrase word numbers (0: none; the separator's is -1)
+    pos = np.flatnonzero(seq > 0)  # only phrase words can start or continue a run
+    word = seq[pos]
+    m = len(pos)
     for words, repl in _FOLDS:
         k = len(words)
-        if len(seq) < k:
+        if m < k:
             continue
-        hit = seq[: len(seq) - k + 1] == words[0]
-        for j in range(1, k):
-            hit &= seq[j : len(seq) - k + 1 + j] == words[j]
-        starts = np.flatnonzero(hit).tolist()
+        hit = word[: m - k + 1] == words[0]
+        for j in range(1, k):  # the next phrase word, right after the one before
+            hit &= (word[j : m - k + 1 + j] == words[j]) & (
+                pos[j : m - k + 1 + j] == pos[: m - k + 1] + j
+            )
+        starts = pos[np.flatnonzero(hit)].tolist()
         if not starts:
             continue
         t = tok.term(repl)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from codebot.skills.files import Stamp
 
 _EMPTY = Bag(array("i"), array("H"), 0)
+_NAME_MARKS = re.compile(r"[-_:./]+")  # what separates the words of a skill's name
 #: bodies tokenized together by `bodies` (a few MB of text: the arrays stay small)
 BATCH = 256
 #: bodies this process tokenizes between two looks at the helper's frames (`absorb`)
@@ -150,7 +151,7 @@ class TokenCache:
     def _name_bag(self, spec: Spec, cfg: RouterConfig) -> Bag:
         got = self._name_bags.get(spec.name)
         if got is None:
-            text = re.sub(r"[-_:./]+", " ", spec.name)
+            text = _NAME_MARKS.sub(" ", spec.name)
             got = self._name_bags[spec.name] = self._bag(text, cfg)
         return got
 
@@ -254,10 +255,10 @@ class TokenCache:
             n = cfg.body_chars
             # the other fields first, while the helper works on: the bodies this process
             # does not get to are what it saves
-            for spec in specs:
+            for a in range(0, len(specs), BATCH):
                 for frame in pf.ready():
                     got += self._take(frame, local)
-                self._prime(spec, cfg)
+                self.prime(specs[a : a + BATCH], cfg)
             # backwards through the helper's order; what it was not given comes first
             last = len(pf.order)
             ordered = sorted(
@@ -281,13 +282,43 @@ class TokenCache:
         self.stats["bodies_prefetched"] += got
         return got
 
-    def _prime(self, spec: Spec, cfg: RouterConfig) -> None:
-        """The name, description and when_to_use bags of `spec` into their caches (what
-        `row` then finds there)."""
-        nb = self._name_bag(spec, cfg)
-        self._text_bag(spec.description or "", nb, cfg)
-        if cfg.weights.get("when_to_use", 0) > 0 and spec.when_to_use:
-            self._text_bag(spec.when_to_use, nb, cfg)
+    def ahead(self, specs: Sequence[Spec], cfg: RouterConfig) -> None:
+        """What `row` will need for `specs`, made the fast way before it asks: the bodies
+        the `prefetch` helper made (`absorb`), then the name, text and body bags left, a
+        batch at a time (`prime`, `bodies`)."""
+        if not specs:
+            return
+        if self.prefetch is not None:
+            self.absorb(cfg, specs)
+        self.prime(specs, cfg)
+        if cfg.weights.get("body", 0) > 0:
+            self.bodies(specs, cfg)
+
+    def prime(self, specs: Sequence[Spec], cfg: RouterConfig) -> None:
+        """The name, description and when_to_use bags of `specs` into their caches (what
+        `row` then finds there), made the batch way: the bags `_name_bag` and
+        `_text_bag` would make one by one."""
+        # in the specs' order (never a set's): term ids are handed out in the same order
+        # in every process, so the same catalog always gets the same arrays
+        names = list(dict.fromkeys(s.name for s in specs if s.name not in self._name_bags))
+        spaced = [_NAME_MARKS.sub(" ", name) for name in names]
+        self._name_bags.update(zip(names, self.bags_many(spaced, cfg), strict=True))
+        when = cfg.weights.get("when_to_use", 0) > 0
+        texts = dict.fromkeys(
+            t
+            for s in specs
+            for t in (s.description or "", s.when_to_use if when and s.when_to_use else "")
+        )
+        todo = [t for t in texts if t not in self._text_bags]
+        parts = [split_negative(t) for t in todo]
+        pos = self.bags_many([p for p, _ in parts], cfg)
+        has_neg = [i for i, (_, n) in enumerate(parts) if n]
+        negs = self.bags_many([parts[i][1] for i in has_neg], cfg)
+        for i, nb in zip(has_neg, negs, strict=True):
+            b = pos[i]
+            keep = tuple(sorted(set(nb.ids).difference(b.ids)))
+            pos[i] = Bag(b.ids, b.counts, b.length, keep)
+        self._text_bags.update(zip(todo, pos, strict=True))
 
     def _take(self, frame: Mapping[str, object], local: list[int]) -> int:
         """One frame of the helper's into the body cache; how many bodies it held."""
