@@ -54,8 +54,8 @@ _FOLDS = tuple(
     for seq, repl in alts
 )
 
-#: per text: sorted term ids, their counts (uncapped), the number of terms
-Counts = tuple["NDArray[np.int32]", "NDArray[np.int64]", int]
+#: per text: sorted term ids, their counts (capped at 65,535), the number of terms
+Counts = tuple["NDArray[np.int32]", "NDArray[np.uint16]", int]
 
 
 def count_many(
@@ -94,7 +94,7 @@ def count_many(
     wide = n * width >= 1 << 31
     keys = np.sort(docs * width + ids if wide else (docs * width + ids).astype(np.int32))
     first = np.flatnonzero(np.diff(keys, prepend=-1))  # where each distinct key starts
-    counts = np.diff(first, append=len(keys))
+    counts = np.minimum(np.diff(first, append=len(keys)), 65535).astype(np.uint16)  # a Bag's
     kdoc, kid = np.divmod(keys[first].astype(np.int64), width)
     cut = np.searchsorted(kdoc, np.arange(n + 1)).tolist()
     lengths = np.bincount(docs, minlength=n).tolist()

@@ -224,7 +224,7 @@ class TokenCache:
         return [
             Bag(
                 array("i", ids.tobytes()),
-                array("H", counts.clip(0, 65535).astype("uint16").tobytes()),
+                array("H", counts.tobytes()),
                 length,
             )
             for ids, counts, length in counted
