@@ -184,3 +184,48 @@ def test_a_killed_helper_costs_only_time_and_leaves_nothing_behind(tmp_path, mon
     while (P._LIVE or _alive(pid)) and time.monotonic() < end:
         time.sleep(0.01)
     assert not P._LIVE and not _alive(pid)
+
+
+RAISING_HELPER = (
+    "import sys; sys.path.insert(0, sys.argv[1])\n"
+    "from codebot.skills.route.index import tokens as T\n"
+    "real, calls = T.TokenCache.bags_many, []\n"
+    "def bags_many(self, texts, cfg):\n"
+    "    calls.append(1)\n"
+    "    if len(calls) > 1:\n"
+    "        raise RuntimeError('a skill that raises')\n"
+    "    return real(self, texts, cfg)\n"
+    "T.TokenCache.bags_many = bags_many\n"
+    "from codebot.skills.route.index.body_worker import main; raise SystemExit(main())\n"
+)
+
+
+def test_a_helper_that_raises_on_a_skill_loses_none_of_them(tmp_path, monkeypatch):
+    """The helper sends one frame, then raises on its next chunk: the build takes the
+    frame, tokenizes every other body itself and ranks as a build alone does."""
+    root = tmp_path / "skills"
+    generate(root, 300, seed=11)
+    monkeypatch.setattr(warmup, "PREFETCH_MIN", 1)
+    monkeypatch.setattr(P, "_BOOT", RAISING_HELPER)
+    snap = Catalog(roots_of(root)).load()
+    expected = ranking(R.Router(), snap)
+    rt = R.Router()
+    cat = Catalog(roots_of(root))
+    feed = prefetch_bodies(roots_of(root), rt)
+    assert feed is not None
+    feed.attach(cat)
+    snap2 = cat.load()
+    pf = rt.indexes.tokens.prefetch
+    assert pf is not None
+    pid = pf.proc.pid
+    pf._reader.join(30)  # until the helper's output ends (it raised)
+    assert not pf._reader.is_alive() and pf.error
+    rt.index(snap2)
+    s = rt.stats
+    assert 0 < s["bodies_prefetched"] < len(snap2)  # its one frame was used, not more
+    assert s["bodies_prefetched"] + s["bodies_read"] == len(snap2) == len(snap)
+    assert ranking(rt, snap2) == expected
+    end = time.monotonic() + 10
+    while (P._LIVE or _alive(pid)) and time.monotonic() < end:
+        time.sleep(0.01)
+    assert not P._LIVE and not _alive(pid)
