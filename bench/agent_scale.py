@@ -11,9 +11,15 @@ Prints ONE JSON object. For each size (synthetic skills from bench/gen_skills.py
 - `warm_s`: the same again, caches written by the run before (best of 3)
 - `cold_over_floor`, `warm_over_floor`: the ratios; targets 3 and 1.6
 - `cold_task_s`, `cold_task_over_floor`: a task instead of a greeting,
-  `-p "review my recent changes"`, empty home: a greeting is known not to route from its
-  words, a task must rank the whole catalog for the listing, so this one builds the
-  router's index
+  `-p "write a changelog entry for the parser fix"` (issue 36), empty home: a greeting is
+  known not to route from its words, a task must rank the whole catalog, so this one
+  builds the router's index (median of `--repeat` runs, each with its own floor run just
+  before it: the ratio is the median of those pairs' ratios)
+- `cold_task_cpu_s`: its CPU time (user + sys, the helper process included), which the
+  machine's other load moves far less than the wall time
+- `cold_task_old_s`, `batch_speedup`: the same task with `CODEBOT_ROUTE_BATCH=0`
+  (each body tokenized on its own, as before `route/index/batch.py`), and how many times
+  slower that is
 - `cold_task_alone_s`, `prefetch_speedup`: the same task with `CODEBOT_NO_PREFETCH=1`
   (every body tokenized in the one process, no helper process), and how many times
   slower that is
@@ -21,14 +27,20 @@ Prints ONE JSON object. For each size (synthetic skills from bench/gen_skills.py
 - `listing_chars`: the listing's characters for a window unknown (8,000 budget), 128k and
   1M tokens
 
-    .venv/bin/python bench/agent_scale.py [--sizes 1000,10000] [--repeat 3]
+    .venv/bin/python bench/agent_scale.py [--sizes 1000,10000,50000] [--repeat 3] [--task-only]
+
+`--task-only`: only the floor and the cold-task runs (the 50,000 case's point). codebot's
+own modules are byte-compiled first (`compileall`), as an installed package is: a
+checkout run with PYTHONDONTWRITEBYTECODE would otherwise compile ~300 modules per run.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,8 +71,12 @@ print(n)
 """
 
 
-def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """(seconds, peak RSS in MB) of one whole process."""
+TASK = "write a changelog entry for the parser fix"
+
+
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """(seconds, peak RSS in MB, CPU seconds with its waited-for children) of one whole
+    process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -70,7 +86,7 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{argv} exited with {proc.returncode}")
-    return took, usage.ru_maxrss / 1024
+    return took, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def listing_chars(skills: Path) -> dict[str, int]:
@@ -94,69 +110,102 @@ def listing_chars(skills: Path) -> dict[str, int]:
     return out
 
 
-def measure(n: int, repeat: int, base: Path) -> dict:
-    project = base / f"p{n}"
-    (project / ".git").mkdir(parents=True)
-    skills = project / ".codebot" / "skills"
-    generate(skills, n, seed=1)
+def _env(base: Path) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"
     }
     env.update(
         HOME=str(base / "userhome"), CODEBOT_NO_PROBE="1", LITELLM_LOCAL_MODEL_COST_MAP="True"
     )
-    floor = min(
-        run([sys.executable, "-c", FLOOR, str(skills)], env, project)[0] for _ in range(repeat)
-    )
+    return env
+
+
+def tasks(n: int, repeat: int, base: Path, project: Path, skills: Path) -> dict:
+    """The cold task, interleaved with a floor run and the variants, `repeat` times: each
+    round meets the same moment of the machine's load."""
+    env = _env(base)
+    floor_argv = [sys.executable, "-c", FLOOR, str(skills)]
+    argv = [sys.executable, "-m", "codebot", "-p", TASK, "--trust"]
+    floors, news, cpus, olds, alone = [], [], [], [], []
+    for i in range(repeat):
+        floors.append(run(floor_argv, env, project)[0])
+        env["CODEBOT_HOME"] = str(base / f"task{n}-{i}")  # empty: no catalog or router index
+        took, _, cpu = run(argv, env, project)
+        news.append(took)
+        cpus.append(cpu)
+        env["CODEBOT_HOME"] = str(base / f"old{n}-{i}")
+        olds.append(run(argv, env | {"CODEBOT_ROUTE_BATCH": "0"}, project)[0])
+        env["CODEBOT_HOME"] = str(base / f"alone{n}-{i}")
+        alone.append(run(argv, env | {"CODEBOT_NO_PREFETCH": "1"}, project)[0])
+    med = statistics.median
+    ratio = med(t / f for t, f in zip(news, floors, strict=True))
+    target = 2.5 if n <= 10_000 else 3.0
+    return {
+        "floor_s": round(med(floors), 3),
+        "cold_task_s": round(med(news), 3),
+        "cold_task_over_floor": round(ratio, 2),
+        "cold_task_cpu_s": round(med(cpus), 3),
+        "cold_task_old_s": round(med(olds), 3),
+        "cold_task_old_over_floor": round(med(t / f for t, f in zip(olds, floors, strict=True)), 2),
+        "batch_speedup": round(med(olds) / med(news), 2),
+        "cold_task_alone_s": round(med(alone), 3),
+        "prefetch_speedup": round(med(alone) / med(news), 2),
+        "runs": {"floor": floors, "task": news, "old": olds, "alone": alone},
+        "cold_task_target": target,
+        "cold_task_target_met": ratio <= target,
+    }
+
+
+def measure(n: int, repeat: int, base: Path, task_only: bool) -> dict:
+    project = base / f"p{n}"
+    (project / ".git").mkdir(parents=True)
+    skills = project / ".codebot" / "skills"
+    generate(skills, n, seed=1)
+    out: dict = {"skills": n, **tasks(n, repeat, base, project, skills)}
+    if task_only:
+        return out
+    env = _env(base)
+    floor = out["floor_s"]
     argv = [sys.executable, "-m", "codebot", "-p", "hello there", "--trust"]
     colds, warms, rss = [], [], 0.0
     for i in range(max(1, repeat - 1)):
         env["CODEBOT_HOME"] = str(base / f"home{n}-{i}")  # empty: no catalog index, no router index
         colds.append(run(argv, env, project)[0])
     for _ in range(repeat):
-        took, peak = run(argv, env, project)
+        took, peak, _ = run(argv, env, project)
         warms.append(took)
         rss = max(rss, peak)
-    task_argv = [sys.executable, "-m", "codebot", "-p", "review my recent changes", "--trust"]
-    tasks, alone = [], []
-    for i in range(max(1, repeat - 1)):  # interleaved, so that a noisy moment hits both
-        env["CODEBOT_HOME"] = str(base / f"task{n}-{i}")
-        tasks.append(run(task_argv, env, project)[0])
-        env["CODEBOT_HOME"] = str(base / f"alone{n}-{i}")
-        alone.append(run(task_argv, env | {"CODEBOT_NO_PREFETCH": "1"}, project)[0])
-    cold, warm, task = min(colds), min(warms), min(tasks)
-    return {
-        "skills": n,
-        "floor_s": round(floor, 3),
-        "cold_s": round(cold, 3),
-        "warm_s": round(warm, 3),
-        "cold_over_floor": round(cold / floor, 2),
-        "warm_over_floor": round(warm / floor, 2),
-        "cold_task_s": round(task, 3),
-        "cold_task_over_floor": round(task / floor, 2),
-        "cold_task_alone_s": round(min(alone), 3),
-        "prefetch_speedup": round(min(alone) / task, 2),
-        "rss_mb": round(rss, 1),
-        "listing_chars": listing_chars(skills),
-        "targets_met": {
-            "warm_le_1.6x_floor": warm <= 1.6 * floor,
-            "cold_le_3x_floor": cold <= 3 * floor,
-            "rss_le_200mb": rss <= 200,
-            "cold_task_le_3x_floor": task <= 3 * floor,
-        },
-    }
+    cold, warm = min(colds), min(warms)
+    out.update(
+        {
+            "cold_s": round(cold, 3),
+            "warm_s": round(warm, 3),
+            "cold_over_floor": round(cold / floor, 2),
+            "warm_over_floor": round(warm / floor, 2),
+            "rss_mb": round(rss, 1),
+            "listing_chars": listing_chars(skills),
+            "targets_met": {
+                "warm_le_1.6x_floor": warm <= 1.6 * floor,
+                "cold_le_3x_floor": cold <= 3 * floor,
+                "rss_le_200mb": rss <= 200,
+            },
+        }
+    )
+    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--task-only", action="store_true")
     args = parser.parse_args()
+    compileall.compile_dir(ROOT / "codebot", quiet=1)  # what an installed package has
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in args.sizes.split(",")):
             print(f"… {n} skills", file=sys.stderr)
-            out[str(n)] = measure(n, args.repeat, Path(tmp))
+            out[str(n)] = measure(n, args.repeat, Path(tmp), args.task_only)
     print(json.dumps(out, indent=2))
     return 0
 

@@ -2,6 +2,7 @@
 catalog's scan found with the router's own `TokenCache`, while the process that started it
 parses them on another core.
 
+Bodies are tokenized `FRAME_BODIES` at a time with `TokenCache.bags_many` (see `batch`).
 Run only by `prefetch.BodyPrefetch` (``python -P -c ...``), never by a person. Both ways,
 frames are a 4-byte big-endian length and a pickle. Input on stdin: ``{"config":
 RouterConfig}``, then ``{"files": [(path, real_path, mtime_ns, size, inode), ...]}`` as
@@ -75,6 +76,16 @@ def run(inp: IO[bytes], out: IO[bytes]) -> int:
     sent_terms = 0
     # real path, body offset, mtime_ns, size, inode, chars read, term ids, counts, length
     bodies: list[tuple[str, int, int, int, int, int, bytes, bytes, int]] = []
+    # the bodies read and not tokenized yet: (real path, offset, mtime_ns, size, inode), text
+    read: list[tuple[tuple[str, int, int, int, int], str]] = []
+
+    def tokenize() -> None:
+        bags = tokens.bags_many([text for _, text in read], cfg)
+        for ((real, offset, mtime, size, inode), _), bag in zip(read, bags, strict=True):
+            ids, counts = bag.ids.tobytes(), bag.counts.tobytes()
+            bodies.append((real, offset, mtime, size, inode, n, ids, counts, bag.length))
+        read.clear()
+
     while not (job := read_frame(inp)).get("end"):
         files = job.get("files")
         if not isinstance(files, list):
@@ -88,26 +99,16 @@ def run(inp: IO[bytes], out: IO[bytes]) -> int:
                 continue  # the catalog explains it, or refuses the file; nothing to prefetch
             offset = split.body_offset if split is not None else 0
             # as Spec.read_body()[:n] decodes it: the same bytes from the same offset
-            bag = tokens._bag(data[offset:].decode("utf-8", errors="replace")[:n], cfg)
-            bodies.append(
-                (
-                    real,
-                    offset,
-                    mtime,
-                    size,
-                    inode,
-                    n,
-                    bag.ids.tobytes(),
-                    bag.counts.tobytes(),
-                    bag.length,
-                )
-            )
-            if len(bodies) >= FRAME_BODIES:
+            text = data[offset:].decode("utf-8", errors="replace")[:n]
+            read.append(((real, offset, mtime, size, inode), text))
+            if len(read) >= FRAME_BODIES:
+                tokenize()
                 if os.getppid() != parent:
                     return 1  # the parent is gone: nobody will read this
                 write_frame(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies})
                 sent_terms = len(tokens.terms)
                 bodies = []
+    tokenize()
     write_frame(out, {"terms": tokens.terms[sent_terms:], "bodies": bodies, "done": True})
     return 0
 

@@ -311,8 +311,7 @@ class IndexCache:
                 claimed[r] = True
         cfg = self.config
         todo = np.nonzero(old_rows < 0)[0].tolist()
-        if self.tokens.prefetch is not None and todo:
-            self.tokens.absorb(cfg, [specs[i] for i in todo])  # the bodies, with the helper
+        self.tokens.ahead([specs[i] for i in todo], cfg)  # the helper's bodies, then batches
         fresh = {i: self.tokens.row(specs[i], cfg, fps.get(i)) for i in todo}
         return old_rows, ident & (old_rows >= 0), fresh
 

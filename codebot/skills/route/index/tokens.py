@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from codebot.skills.files import Stamp
 
 _EMPTY = Bag(array("i"), array("H"), 0)
+_NAME_MARKS = re.compile(r"[-_:./]+")  # what separates the words of a skill's name
+#: bodies tokenized together by `bodies` (a few MB of text: the arrays stay small)
+BATCH = 256
+#: bodies this process tokenizes between two looks at the helper's frames (`absorb`)
+MEET = 64
 
 #: what a body's bag is cached under (see `TokenCache._body_key`)
 BodyKey = tuple[str, int, "Stamp", int]
@@ -53,6 +58,7 @@ class TokenCache:
         self.lexicon: dict[str, int] = {}
         self.terms: list[str] = []
         self._word_ids: dict[str, int] = {}  # word as written -> term id (-1: stop word)
+        self._raw_ids: dict[str, int] = {}  # the same for `batch` (words with their marks)
         self._name_bags: dict[str, Bag] = {}
         self._text_bags: dict[str, Bag] = {}
         self._body_bags: dict[BodyKey, Bag] = {}
@@ -65,6 +71,7 @@ class TokenCache:
             self._tok = Tokenizer(cfg.stemmer)
             self._tok_kind = cfg.stemmer
             self._word_ids.clear()  # made with the other stemmer
+            self._raw_ids.clear()
             self.clear()
         return self._tok
 
@@ -73,6 +80,7 @@ class TokenCache:
         self.terms = list(terms)
         self.lexicon = {t: i for i, t in enumerate(self.terms)}
         self._word_ids = {}
+        self._raw_ids = {}
         self.clear()
         if self.prefetch is not None:  # a saved index has the rows: the helper's work is moot
             self.prefetch.close()
@@ -143,7 +151,7 @@ class TokenCache:
     def _name_bag(self, spec: Spec, cfg: RouterConfig) -> Bag:
         got = self._name_bags.get(spec.name)
         if got is None:
-            text = re.sub(r"[-_:./]+", " ", spec.name)
+            text = _NAME_MARKS.sub(" ", spec.name)
             got = self._name_bags[spec.name] = self._bag(text, cfg)
         return got
 
@@ -184,6 +192,47 @@ class TokenCache:
         self.stats["bodies_read"] += 1
         return self._bag(body, cfg)
 
+    def bodies(self, specs: Sequence[Spec], cfg: RouterConfig) -> int:
+        """The bodies of `specs` not cached yet into the body cache, `BATCH` at a time
+        through `batch.count_many` (what `_body_bag` then finds); how many were read."""
+        n = cfg.body_chars
+        todo = [s for s in specs if self._body_key(s, n) not in self._body_bags]
+        for a in range(0, len(todo), BATCH):
+            chunk = todo[a : a + BATCH]
+            texts = []
+            for spec in chunk:
+                try:
+                    texts.append(spec.read_body()[:n])
+                except OSError:
+                    texts.append("")
+            for spec, bag in zip(chunk, self.bags_many(texts, cfg), strict=True):
+                self._body_bags[self._body_key(spec, n)] = bag
+            self.stats["bodies_read"] += len(chunk)
+        return len(todo)
+
+    def bags_many(self, texts: Sequence[str], cfg: RouterConfig) -> list[Bag]:
+        """`[self._bag(t, cfg) for t in texts]`, the same bags, made the batch way (see
+        `batch`)."""
+        import os
+
+        from codebot.skills.route.index.batch import count_many
+
+        if os.environ.get("CODEBOT_ROUTE_BATCH") == "0":  # the one-text way (bench/agent_scale)
+            return [self._bag(t, cfg) for t in texts]
+        tok = self.tokenizer(cfg)
+        counted = count_many([tok._flat(t) for t in texts], tok, self._raw_ids, self._id)
+        return [
+            Bag(
+                array("i", ids.tobytes()),
+                array("H", counts.tobytes()),
+                length,
+            )
+            for ids, counts, length in counted
+        ]
+
+    def _id(self, term: str) -> int:
+        return self._ids((term,))[0]
+
     # -- bodies another process tokenized --------------------------------------------------
 
     def absorb(self, cfg: RouterConfig, specs: Sequence[Spec]) -> int:
@@ -209,21 +258,26 @@ class TokenCache:
             n = cfg.bm25.body_chars
             # the other fields first, while the helper works on: the bodies this process
             # does not get to are what it saves
-            for spec in specs:
+            for a in range(0, len(specs), BATCH):
                 for frame in pf.ready():
                     got += self._take(frame, local)
-                self._prime(spec, cfg)
+                self.prime(specs[a : a + BATCH], cfg)
             # backwards through the helper's order; what it was not given comes first
             last = len(pf.order)
-            for spec in sorted(
+            ordered = sorted(
                 specs, key=lambda s: pf.order.get(str(s.real_path), last), reverse=True
-            ):
+            )
+            for a in range(0, len(ordered), MEET):
                 for frame in pf.ready():
                     got += self._take(frame, local)
-                key = self._body_key(spec, n)
-                if key in self._body_bags:
-                    break  # the helper has done this one, and every one before it
-                self._body_bags[key] = self._read_body(spec, cfg, n)
+                chunk: list[Spec] = []
+                for spec in ordered[a : a + MEET]:
+                    if self._body_key(spec, n) in self._body_bags:
+                        break  # the helper has done this one, and every one before it
+                    chunk.append(spec)
+                self.bodies(chunk, cfg)
+                if len(chunk) < len(ordered[a : a + MEET]):
+                    break
             for frame in pf.ready():  # what came in meanwhile
                 got += self._take(frame, local)
         finally:
@@ -231,13 +285,43 @@ class TokenCache:
         self.stats["bodies_prefetched"] += got
         return got
 
-    def _prime(self, spec: Spec, cfg: RouterConfig) -> None:
-        """The name, description and when_to_use bags of `spec` into their caches (what
-        `row` then finds there)."""
-        nb = self._name_bag(spec, cfg)
-        self._text_bag(spec.description or "", nb, cfg)
-        if cfg.weights.get("when_to_use", 0) > 0 and spec.when_to_use:
-            self._text_bag(spec.when_to_use, nb, cfg)
+    def ahead(self, specs: Sequence[Spec], cfg: RouterConfig) -> None:
+        """What `row` will need for `specs`, made the fast way before it asks: the bodies
+        the `prefetch` helper made (`absorb`), then the name, text and body bags left, a
+        batch at a time (`prime`, `bodies`)."""
+        if not specs:
+            return
+        if self.prefetch is not None:
+            self.absorb(cfg, specs)
+        self.prime(specs, cfg)
+        if cfg.weights.get("body", 0) > 0:
+            self.bodies(specs, cfg)
+
+    def prime(self, specs: Sequence[Spec], cfg: RouterConfig) -> None:
+        """The name, description and when_to_use bags of `specs` into their caches (what
+        `row` then finds there), made the batch way: the bags `_name_bag` and
+        `_text_bag` would make one by one."""
+        # in the specs' order (never a set's): term ids are handed out in the same order
+        # in every process, so the same catalog always gets the same arrays
+        names = list(dict.fromkeys(s.name for s in specs if s.name not in self._name_bags))
+        spaced = [_NAME_MARKS.sub(" ", name) for name in names]
+        self._name_bags.update(zip(names, self.bags_many(spaced, cfg), strict=True))
+        when = cfg.weights.get("when_to_use", 0) > 0
+        texts = dict.fromkeys(
+            t
+            for s in specs
+            for t in (s.description or "", s.when_to_use if when and s.when_to_use else "")
+        )
+        todo = [t for t in texts if t not in self._text_bags]
+        parts = [split_negative(t) for t in todo]
+        pos = self.bags_many([p for p, _ in parts], cfg)
+        has_neg = [i for i, (_, n) in enumerate(parts) if n]
+        negs = self.bags_many([parts[i][1] for i in has_neg], cfg)
+        for i, nb in zip(has_neg, negs, strict=True):
+            b = pos[i]
+            keep = tuple(sorted(set(nb.ids).difference(b.ids)))
+            pos[i] = Bag(b.ids, b.counts, b.length, keep)
+        self._text_bags.update(zip(todo, pos, strict=True))
 
     def _take(self, frame: Mapping[str, object], local: list[int]) -> int:
         """One frame of the helper's into the body cache; how many bodies it held."""
