@@ -84,11 +84,11 @@ def pool(snap: object) -> tuple[float, float]:
     specs = list(snap)  # type: ignore[call-overload]
     cfg = RouterConfig()
     t0 = time.perf_counter()
-    _TEXTS[:] = [s.read_body()[: cfg.body_chars] for s in specs]
+    _TEXTS[:] = [s.read_body()[: cfg.bm25.body_chars] for s in specs]
     _KEYS[:] = [
         (str(s.real_path), s.body_offset, s.stamp.mtime_ns, s.stamp.size, s.stamp.inode, n)
         for s in specs
-        for n in (cfg.body_chars,)
+        for n in (cfg.bm25.body_chars,)
     ]
     with ProcessPoolExecutor(2, mp_context=mp.get_context("fork")) as ex:
         started = time.perf_counter()

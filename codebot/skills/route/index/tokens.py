@@ -195,7 +195,7 @@ class TokenCache:
     def bodies(self, specs: Sequence[Spec], cfg: RouterConfig) -> int:
         """The bodies of `specs` not cached yet into the body cache, `BATCH` at a time
         through `batch.count_many` (what `_body_bag` then finds); how many were read."""
-        n = cfg.body_chars
+        n = cfg.bm25.body_chars
         todo = [s for s in specs if self._body_key(s, n) not in self._body_bags]
         for a in range(0, len(todo), BATCH):
             chunk = todo[a : a + BATCH]
