@@ -24,8 +24,8 @@ from codebot.skills.workflow.template import (
     Steps,
     StepView,
     TemplateError,
-    condition,
-    render,
+    condition_off_loop,
+    render_off_loop,
 )
 
 #: The states a step passes through, as `StepEvent.state`.
@@ -221,7 +221,7 @@ class _Run:
         """Run one step; None to go on, or the workflow's outcome when it stops here."""
         if step.when is not None:
             try:
-                go = condition(step.when, self.context)
+                go = await condition_off_loop(step.when, self.context)
             except TemplateError as exc:
                 self._record(step.id, _failed(f"when: {exc}"))
                 self.emit(step.id, FAILED, detail=f"when: {exc}")
@@ -316,7 +316,7 @@ class _Run:
         caller sends."""
         t0 = time.perf_counter()
         try:
-            args = render(step.args, self.context) if step.args else ""
+            args = await render_off_loop(step.args, self.context) if step.args else ""
         except TemplateError as exc:
             out = _failed(f"args: {exc}", template_error=True)
             if sid is not None:

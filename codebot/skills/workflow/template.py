@@ -13,10 +13,15 @@ Narrower than jinja2's own sandbox, so a template can neither leave it nor run f
   `join`'s result, `*` (`'x' * 10**9`), `**` (`9**99**9`) and `%` on text are checked;
 - at most `MAX_REFS` names read per template, and the output is cut off (an error) past
   `MAX_RENDER_CHARS` as it is produced.
+
+The engine renders through `render_off_loop` / `condition_off_loop`: a template with
+any `{` runs in a worker thread (over a snapshot of `steps`), so even a render that uses
+its whole `MAX_RENDER_S` on hostile step data never freezes the event loop (the UI).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import re
@@ -286,3 +291,25 @@ def condition(text: str, context: Mapping[str, object]) -> bool:
     if m and "{{" not in m["expr"] and "}}" not in m["expr"] and "%}" not in m["expr"]:
         return render(f"{{% if {m['expr']} %}}1{{% endif %}}", context) == "1"
     return render(text, context).strip().lower() not in _FALSE
+
+
+def _snapshot(context: Mapping[str, object]) -> dict[str, object]:
+    """The context as the thread reads it: `steps` copied, so the loop may record another
+    step while a render runs."""
+    out = dict(context)
+    steps = out.get("steps")
+    if isinstance(steps, Steps):
+        out["steps"] = Steps(steps)
+    return out
+
+
+async def render_off_loop(text: str, context: Mapping[str, object]) -> str:
+    """`render` in a worker thread (text without `{` is returned at once, on the loop)."""
+    if "{" not in text:
+        return text
+    return await asyncio.to_thread(render, text, _snapshot(context))
+
+
+async def condition_off_loop(text: str, context: Mapping[str, object]) -> bool:
+    """`condition` in a worker thread."""
+    return await asyncio.to_thread(condition, text, _snapshot(context))
