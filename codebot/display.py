@@ -16,6 +16,11 @@ makes two different names look alike. So:
   the person that the text holds escaped characters.
 - `segments(text)` gives the same output as `visible()` in pieces, each marked as
   plain text or escape, so a UI can style escapes (reverse video) apart from text.
+- `json_text(value)` is `json.dumps(value, ensure_ascii=False)` with every character
+  `visible()` would escape written as a `\uXXXX` escape (C1 controls, bidi controls,
+  zero-width and other invisible characters, DEL), so JSON output printed to a terminal
+  cannot reorder or hide text; other non-ASCII text stays readable. The JSON means the
+  same: outside strings JSON text is ASCII, and a `\u` escape decodes to the character.
 - `home_short(path)` writes a path inside the home folder as `~/…` (the welcome line, the
   file "always allow" saves to); only a whole-folder prefix counts, so `/home/al` never
   shortens `/home/alice`.
@@ -47,6 +52,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
@@ -259,6 +265,32 @@ def command_lines(command: str) -> CommandLines:
                 _SPACES.sub(lambda m: f"␠×{len(m.group())}", visible(line)) for line in group
             )
     return CommandLines(tuple(lines), len(raw), blank, len(command), has_hidden(command))
+
+
+def _json_char(ch: str) -> str:
+    if _escape_char(ch) is None:
+        return ch
+    cp = ord(ch)
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters past the BMP
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
+
+
+def _json_run(match: re.Match[str]) -> str:
+    return "".join(_json_char(c) for c in match.group())
+
+
+def json_text(
+    value: object, indent: int | None = None, default: Callable[[object], object] | None = None
+) -> str:
+    r"""`json.dumps(value, ensure_ascii=False)` with hidden characters as `\uXXXX`: a
+    right-to-left override inside a string is written as the six characters `\u202e`;
+    `é` and `日本` stay as they are."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=default)
+    return _RUN.sub(_json_run, text)
 
 
 def home_short(path: object) -> str:

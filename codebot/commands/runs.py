@@ -7,12 +7,13 @@ session wrote: arguments and summaries are shortened and their control character
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from codebot.display import json_text
 
 if TYPE_CHECKING:
     from codebot.agent.session.run_log import SkillRun
@@ -68,7 +69,7 @@ def run_runs(args: argparse.Namespace, settings: Settings) -> int:
     runs = runs[-args.limit :] if args.limit > 0 else runs
     runs.reverse()  # newest first
     if args.json:
-        print(json.dumps([r.to_json() for r in runs], indent=2, ensure_ascii=False))
+        print(json_text([r.to_json() for r in runs], indent=2))
         return 0
     if not runs:
         what = f" of {_shown(args.name, 80)}" if args.name else ""

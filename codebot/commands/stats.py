@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
 from codebot.config import Settings
-from codebot.display import strip_escapes
+from codebot.display import json_text, strip_escapes
 from codebot.skills.catalog import Snapshot
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ def run_stats(args: argparse.Namespace, settings: Settings, snap: Snapshot) -> i
     outcomes = outcome_stats(read_runs(settings.home / "sessions", since).runs)
     if args.json:
         out = {**summary, "outcomes": outcomes}
-        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        print(json_text(out, indent=2, default=str))
         return 0
     print(
         strip_escapes(format_stats(summary))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import os
 import re
 import shlex
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING
 from codebot.agent.session import events as ev
 from codebot.agent.session.transcript import clean
 from codebot.config import Settings
-from codebot.display import strip_escapes
+from codebot.display import json_text, strip_escapes
+from codebot.skills.catalog.lookalike import lookalike_note
 
 if TYPE_CHECKING:
     from codebot.agent.model import Usage
@@ -40,7 +40,7 @@ def _event_json(e: ev.Event | ApprovalRequest) -> dict[str, object]:
 
 def _line(obj: dict[str, object]) -> None:
     """One JSON object on a line of stdout (stream-json)."""
-    sys.stdout.write(json.dumps(clean(obj), ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(json_text(clean(obj), default=str) + "\n")
     sys.stdout.flush()
 
 
@@ -273,7 +273,7 @@ def _print_result(
             out["error"] = {"kind": record.error_kind, "message": record.error}
         if (asked := question(record)) is not None:
             out["needs_confirmation"] = asked
-        print(json.dumps(clean(out), ensure_ascii=False, default=str))
+        print(json_text(clean(out), default=str))
     elif output_format == "stream-json":
         error = (record.error_kind or "error", record.error) if record.error is not None else None
         last = result_json(
@@ -304,6 +304,8 @@ def _exit_code(session: Session, record: TurnRecord, fail_on_denial: bool) -> in
         _say(
             f"codebot: skill {asked['skill']} needs confirmation: {asked['question']}; exit code 3"
         )
+        if said := lookalike_note(asked["question"]):
+            _say(f"codebot: the question has look-alike characters: {said}")
         return 3
     if fail_on_denial and (record.denied_calls or record.failed_calls):
         _say(
@@ -354,7 +356,7 @@ def _compact_only(session: Session, focus: str, output_format: str) -> int:
             "is_error": error is not None,
             "usage_by_model": usage_by_model(session),
         }
-        print(json.dumps(clean(out), ensure_ascii=False, default=str))
+        print(json_text(clean(out), default=str))
     elif output_format == "stream-json":
         _line(result_json(session, text, error=(kind, error) if error else None))
     elif output_format == "text":
@@ -372,7 +374,7 @@ def _init_only(settings: Settings, args: str, output_format: str) -> int:
         print(done.text)
     else:
         out = {"type": "result", "result": done.text, "is_error": not done.written}
-        print(json.dumps(out, ensure_ascii=False))
+        print(json_text(out))
     return 0 if done.written else 1
 
 

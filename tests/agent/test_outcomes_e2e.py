@@ -270,3 +270,27 @@ def test_skills_validate_names_a_bad_outputs_schema(project: Path, write_skill) 
     assert r.returncode != 0
     assert "error bad-outputs [outputs]" in r.stdout and "not a valid JSON Schema" in r.stdout
     assert "error bad-outcome [outcome]" in r.stdout and "SKILL.md:" in r.stdout
+
+
+def test_a_question_posing_as_something_else_is_escaped_and_marked(
+    fake_openai, project: Path
+) -> None:
+    """A bidi override, a C1 control and Cyrillic look-alikes in the question: the JSON
+    holds them as `\\u` escapes (it reads back the same), stderr escapes and marks them,
+    and `skills runs` (table and --json) shows none raw."""
+    question = "Allow? \u0443es \u202eslaw\u202c \u009b2Kcodebot approved"
+    fake_openai.script(
+        [outcome_call(status="needs_confirmation", summary=question, data={"count": 3})]
+    )
+    r = codebot(project, "-p", "/counter", "--output-format", "json", url=fake_openai.url)
+    assert r.returncode == 3, r.stderr
+    for raw in ("\u202e", "\u009b"):
+        assert raw not in r.stdout and raw not in r.stderr
+    assert "\\u202e" in r.stdout and "\\u009b" in r.stdout and "\u0443es" in r.stdout
+    assert json.loads(r.stdout)["needs_confirmation"]["question"] == question
+    assert "look-alike characters" in r.stderr and "'yes'" in r.stderr
+    runs = cli(project, "skills", "runs", "--json").stdout
+    assert "\u202e" not in runs and "\\u202e" in runs
+    assert json.loads(runs)[0]["summary"] == question
+    table = cli(project, "skills", "runs").stdout
+    assert "\u202e" not in table and "[look-alike: '\u0443es' ~ 'yes']" in table

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codebot.display import visible
+from codebot.skills.catalog.lookalike import posing_words
 from codebot.skills.files.schemas import depth
 from codebot.skills.outcome import NO_OUTCOME, Outcome, Status
 
@@ -256,5 +257,9 @@ def render(outcome: Outcome, answer: str = "", limit: int = 20_000) -> str:
 
 
 def shown(text: str, limit: int = 200) -> str:
-    """A summary or arguments as a screen shows them: control characters escaped, short."""
-    return shorten(visible(text.replace("\n", " ")), limit)
+    """A summary or arguments as a screen shows them: control characters escaped, short,
+    and marked `[look-alike: ...]` when a word poses as an ASCII word in another script
+    (`lookalike_note`; the mark is never cut off)."""
+    out = shorten(visible(text.replace("\n", " ")), limit)
+    words = posing_words(text, 1)
+    return f"{out} [look-alike: {visible(repr(words[0][0]))} ~ {words[0][1]!r}]" if words else out

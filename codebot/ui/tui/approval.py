@@ -31,6 +31,7 @@ from codebot.agent.permissions import (
     clean_reason,
 )
 from codebot.display import command_lines, has_hidden, visible
+from codebot.skills.catalog.lookalike import lookalike_note
 from codebot.ui.approval_reason import always_line, command_question, why_asked
 
 TITLES = {
@@ -242,6 +243,8 @@ def _preview(r: ApprovalRequest):
     notes = []
     if has_hidden(r.subject if r.tool == "Bash" else raw):
         notes.append("[it contains hidden or control characters, shown as \\x.. / \\u.... escapes]")
+    if r.tool == "SkillOutcome" and (said := lookalike_note(raw)):  # a skill's question
+        notes.append(f"[look-alike characters: {visible(said)}]")
     if r.outside_sandbox is not None:
         notes.append(f"failed inside the sandbox: {visible(r.outside_sandbox)}")
     why = why_asked(r.reason)

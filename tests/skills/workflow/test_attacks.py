@@ -372,7 +372,10 @@ def test_a_question_cannot_push_its_asker_off_screen_or_fake_a_prompt() -> None:
     assert shown[0] == "? the skill x asks:"
     assert all(line.startswith("  ") for line in shown[1:])
     assert "\x1b" not in "\n".join(shown) and "\u202e" not in "\n".join(shown)
-    assert len(shown) <= MAX_QUESTION_LINES + 1
+    # the head, the question, and at most two notes of codebot's own (hidden characters,
+    # look-alike words), each in brackets
+    assert shown[-1] == "  [it contains hidden or control characters, shown above as escapes]"
+    assert len(shown) <= MAX_QUESTION_LINES + 3
 
 
 def test_summaries_shown_on_a_row_are_escaped_and_short() -> None:
