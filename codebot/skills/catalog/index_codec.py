@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import MISSING, fields
+from operator import attrgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -66,23 +67,28 @@ def plain(v: Any) -> Any:
     return v
 
 
+_get_stored = attrgetter(*_STORED)  # every stored field in one call, in `_STORED` order
+_ARGS = _STORED.index("arguments")
+_DIAGS = _STORED.index("diagnostics")
+
+
 def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
     """The stored fields of a spec as a JSON row, in `_STORED` order (a row of values
     loads faster than an object with a key for each). An empty list or mapping is written
     as 0, which loads without making an object. `without_diagnostics` leaves them out
     (1: they are stored once, as the entry's "d")."""
-    row: list[Any] = []
-    for name in _STORED:
-        v = getattr(spec, name)
-        if name == "arguments":
-            v = [_encode_arg(a) for a in v] if v else 0
-        elif name == "diagnostics":
-            v = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
+    row: list[Any] = list(_get_stored(spec))
+    for i, v in enumerate(row):
+        if i == _ARGS:
+            row[i] = [_encode_arg(a) for a in v] if v else 0
+        elif i == _DIAGS:
+            row[i] = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
+        elif type(v) in _EXACT:
+            continue  # most fields: already what `plain` gives
         elif isinstance(v, Mapping | tuple):
-            v = plain(v) if v else 0
+            row[i] = plain(v) if v else 0
         else:
-            v = plain(v)
-        row.append(v)
+            row[i] = plain(v)
     return row
 
 
