@@ -56,6 +56,13 @@ def plain(v: Any) -> Any:
     t = type(v)
     if t in _EXACT:
         return v
+    if t is tuple or t is list:  # the usual containers first: no ABC check
+        return [x if type(x) in _EXACT else plain(x) for x in v]
+    if t is MappingProxyType or t is dict:
+        return {
+            (k if type(k) in _EXACT else plain(k)): (x if type(x) in _EXACT else plain(x))
+            for k, x in v.items()
+        }
     if isinstance(v, Mapping):
         return {plain(k): plain(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
@@ -67,6 +74,7 @@ def plain(v: Any) -> Any:
     return v
 
 
+_CONTAINERS = (tuple, MappingProxyType, dict)
 _get_stored = attrgetter(*_STORED)  # every stored field in one call, in `_STORED` order
 _ARGS = _STORED.index("arguments")
 _DIAGS = _STORED.index("diagnostics")
@@ -85,7 +93,7 @@ def encode_spec(spec: Spec, without_diagnostics: bool = False) -> list[Any]:
             row[i] = 1 if without_diagnostics else [d.to_json() for d in v] if v else 0
         elif type(v) in _EXACT:
             continue  # most fields: already what `plain` gives
-        elif isinstance(v, Mapping | tuple):
+        elif type(v) in _CONTAINERS or isinstance(v, Mapping | tuple):
             row[i] = plain(v) if v else 0
         else:
             row[i] = plain(v)
