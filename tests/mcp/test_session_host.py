@@ -141,7 +141,11 @@ def test_a_caller_on_another_loop_hops_and_its_cancel_reaches_the_server(
 
         async def cancel() -> None:
             call = asyncio.ensure_future(s.call("raw", "hang", {}))
-            await asyncio.sleep(0.3)
+            while not any(  # the call has reached the server: now cancel it
+                m.get("method") == "tools/call" and m.get("params", {}).get("name") == "hang"
+                for m in received(tmp_path)
+            ):
+                await asyncio.sleep(0.01)
             call.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await call
