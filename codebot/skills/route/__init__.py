@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # what the lazy table loads, spelled out for the type checker
     from codebot.skills.route.config import (
         Bm25,
         Decision,
-        Embedding,
         Rerank,
         RouterConfig,
         config_from_mapping,
@@ -69,7 +68,6 @@ _EXPORTS = {
     "Case": "eval.cases",
     "Bm25": "config",
     "Decision": "config",
-    "Embedding": "config",
     "Rerank": "config",
     "numbers": "config",
     "EDGE_CHARS": "shape",
@@ -116,7 +114,6 @@ __all__ = [
     "Candidate",
     "Case",
     "Decision",
-    "Embedding",
     "EmbeddingScorer",
     "Filtered",
     "IndexStore",

@@ -16,16 +16,36 @@ from dataclasses import dataclass, field
 
 FIELDS = ("name", "description", "when_to_use", "body")
 
+# Fixed in code, not settings (docs/routing.md, "The router's numbers"): published
+# constants nobody tuned, cost bounds, and a depth another part owns.
+K1 = 1.2  # BM25's term-frequency saturation (Lucene's default)
+B = 0.75  # BM25's length normalisation (Lucene's default)
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
+BODY_CHARS = 5000  # how much of a body is read: bounds the index's build time and size
+#: the depth of an over-budget listing (the agent lists this many routed skills, best
+#: first), which the second stage reorders so SkillSearch's five are the listing's first five
+LISTING_DEPTH = 40
+
 
 @dataclass(frozen=True, slots=True)
 class Bm25:
     """What a word's match in a skill scores (the index depends on these)."""
 
-    k1: float = 1.2  # BM25's term-frequency saturation (Lucene's default)
-    b: float = 0.75  # BM25's length normalisation (Lucene's default)
     body_weight: float = 0.4  # a body match, against 1 for the name, description, when_to_use
     field_mix: float = 0.5  # a word in several fields: best field + this share of the others
-    body_chars: int = 5000  # how much of a body is read
+
+    # the fixed constants, read where the index reads its numbers
+    @property
+    def k1(self) -> float:
+        return K1
+
+    @property
+    def b(self) -> float:
+        return B
+
+    @property
+    def body_chars(self) -> int:
+        return BODY_CHARS
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +59,6 @@ class Decision:
     corroboration: int = 3  # ... or one such word and this many more in its body (0: off)
     rare_worth: float = 0.8  # a word this rare (0..1) can name the tool alone / count as a name
     name_case_weight: float = 2.0  # a rare word written as a name counts this many times
-    question_penalty: float = 0.1  # score multiplier for concept questions ("what is …")
     oov_weight: float = 0.5  # a word no skill uses weighs this much of the rarest word
     small_catalog: int = 30  # up to this many eligible skills, one word of a name is enough
 
@@ -49,34 +68,28 @@ class Rerank:
     """The order after the decision's pick: score x coverage, big folders' look-alikes
     giving way."""
 
-    coverage_power: float = 1.0  # score x coverage**this (0: the first stage's order)
-    # reorder the first this many: an over-budget listing's depth (agent RANKED), so
-    # SkillSearch's five are the listing's first five
-    rerank_depth: int = 40
-    rerank_share: float = 0.01  # ... or this share of a large catalog
+    # reorder the first LISTING_DEPTH by score x coverage, or this share of a large catalog
+    rerank_share: float = 0.01
     folder_cap: int = 600  # word statistics count a folder as at most this many skills
     crowd_decay: float = 0.5  # the j-th look-alike of a folder over the cap counts decay**j
+    # a switch, not a number: False keeps the first stage's order (for comparisons)
+    second_stage: bool = True
 
-
-@dataclass(frozen=True, slots=True)
-class Embedding:
-    """The optional embedding stage (`RouterConfig.semantic` names the model)."""
-
-    rrf_k: int = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
-    semantic_chunks: int = 4  # texts embedded per skill: the description, then body pieces
-    semantic_threshold: float = 0.6  # a cosine similarity that selects on its own
-    # when the best lexical match is also the most similar candidate (and at least this
-    # similar), one strong word is evidence enough (0: off)
-    semantic_agree: float = 0.35
+    @property
+    def rerank_depth(self) -> int:
+        return LISTING_DEPTH
 
 
 #: the groups of numbers, by the name `RouterConfig` holds each under
-GROUPS: Mapping[str, type[Bm25 | Decision | Rerank | Embedding]] = {
+GROUPS: Mapping[str, type[Bm25 | Decision | Rerank]] = {
     "bm25": Bm25,
     "decision": Decision,
     "rerank": Rerank,
-    "embedding": Embedding,
 }
+#: a group whose numbers issue 36 §3 removed: its keys are reported as removed. The
+#: embedding stage ranks and never decides alone: an English similarity is not evidence,
+#: and across languages the evidence is the two rankings agreeing, which needs no number.
+_OLD_GROUPS = ("embedding",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +97,6 @@ class RouterConfig:
     bm25: Bm25 = field(default_factory=Bm25)
     decision: Decision = field(default_factory=Decision)
     rerank: Rerank = field(default_factory=Rerank)
-    embedding: Embedding = field(default_factory=Embedding)
     top: int = 5  # candidates a route returns (an output size, not a tuned number)
     # English stemming of skills and requests: "auto" and "builtin" are the built-in suffix
     # stemmer (the same terms whatever is installed), "snowball" PyStemmer's English, "none"
@@ -103,13 +115,19 @@ class RouterConfig:
     @property
     def index_key(self) -> tuple[object, ...]:
         """What the index depends on (the decision numbers do not need a rebuild)."""
-        return (dataclasses.astuple(self.bm25), self.stemmer)
+        return (dataclasses.astuple(self.bm25), K1, B, BODY_CHARS, self.stemmer)
 
 
 def numbers(cfg: RouterConfig | None = None) -> dict[str, float | int]:
-    """Every number of `cfg` (the defaults) by its setting name: what docs/routing.md lists."""
+    """Every number of `cfg` (the defaults) by its setting name: what docs/routing.md lists
+    (switches are not numbers)."""
     cfg = cfg or RouterConfig()
-    return {k: v for g in GROUPS for k, v in dataclasses.asdict(getattr(cfg, g)).items()}
+    return {
+        k: v
+        for g in GROUPS
+        for k, v in dataclasses.asdict(getattr(cfg, g)).items()
+        if not isinstance(v, bool)
+    }
 
 
 #: setting name -> its group
@@ -132,8 +150,18 @@ _REMOVED = {
     "destination_weight": "every request word counts once (a destination still anchors)",
     "rerank_max": "rerank_share is not capped",
     "semantic_weight": "fusion sum adds the cosine once",
+    "question_penalty": "a concept question is answered, not routed",
+    "coverage_power": "the second stage orders by score x coverage; second_stage: false is off",
+    "rerank_depth": "the second stage reorders the listing's depth, 40",
+    "k1": "BM25's k1 is Lucene's 1.2",
+    "b": "BM25's b is Lucene's 0.75",
+    "rrf_k": "reciprocal rank fusion's k is the published 60",
+    "body_chars": "the first 5,000 characters of a body are read",
+    "semantic_chunks": "four texts per skill are embedded",
+    "semantic_threshold": "a similarity alone never selects; the words decide",
+    "semantic_agree": "a similarity alone never selects; the words decide",
 }
-_FLOAT_0_1 = ("rare_worth", "crowd_decay", "rerank_share", "question_penalty")
+_FLOAT_0_1 = ("rare_worth", "crowd_decay", "rerank_share")
 
 
 def config_from_mapping(
@@ -142,10 +170,10 @@ def config_from_mapping(
     """Build a config from `skills.router` (values that are not valid are reported and skipped)."""
     warn = warnings if warnings is not None else []
     top: dict[str, object] = {}  # RouterConfig's own settings
-    groups: dict[str, dict[str, float | int]] = {g: {} for g in GROUPS}
+    groups: dict[str, dict[str, float | int | bool]] = {g: {} for g in GROUPS}
     for key, value in (raw or {}).items():
         key = str(key)
-        if key in GROUPS and isinstance(value, Mapping):
+        if key in (*GROUPS, *_OLD_GROUPS) and isinstance(value, Mapping):
             for k, v in value.items():
                 _put(str(k), v, groups, top, warn, f"{key}.")
         else:
@@ -157,7 +185,7 @@ def config_from_mapping(
 def _put(
     key: str,
     value: object,
-    groups: dict[str, dict[str, float | int]],
+    groups: dict[str, dict[str, float | int | bool]],
     top: dict[str, object],
     warn: list[str],
     within: str,
@@ -177,24 +205,20 @@ def _put(
         else:
             warn.append(f"{name}: {value!r} is not {' or '.join(_CHOICES[key])}")
         return
-    if key == "semantic":
-        if isinstance(value, str) or value is None:
-            top[key] = value or ""
-        else:
-            warn.append(f"{name}: {value!r} is not a model folder or package name")
-        return
-    if key == "top":
-        got = _number(name, value, 5)
-        if isinstance(got, str):
-            warn.append(got)
-        else:
-            top[key] = int(got)
+    if key in ("semantic", "top"):
+        _top(name, key, value, top, warn)
         return
     group = _GROUP_OF.get(key)
     if group is None:
         warn.append(f"{name}: unknown setting; ignoring it")
         return
     default = getattr(GROUPS[group](), key)
+    if isinstance(default, bool):  # a switch
+        if isinstance(value, bool):
+            groups[group][key] = value
+        else:
+            warn.append(f"{name}: {value!r} is not true or false; using {str(default).lower()}")
+        return
     got = _number(name, value, default)
     if not isinstance(got, str) and key in _FLOAT_0_1 and got > 1:
         got = f"{name}: {value!r} is over 1; give 0..1; using {default}"
@@ -202,6 +226,21 @@ def _put(
         warn.append(got)
     else:
         groups[group][key] = got
+
+
+def _top(name: str, key: str, value: object, top: dict[str, object], warn: list[str]) -> None:
+    """`semantic` (a model's folder or package) or `top` (a whole number)."""
+    if key == "semantic":
+        if isinstance(value, str) or value is None:
+            top[key] = value or ""
+        else:
+            warn.append(f"{name}: {value!r} is not a model folder or package name")
+        return
+    got = _number(name, value, 5)
+    if isinstance(got, str):
+        warn.append(got)
+    else:
+        top[key] = int(got)
 
 
 def _number(name: str, value: object, default: float | int) -> float | int | str:
@@ -215,7 +254,9 @@ def _number(name: str, value: object, default: float | int) -> float | int | str
     return f"{name}: {value!r} is not a non-negative number; using {default}"
 
 
-def _weights(value: object, groups: dict[str, dict[str, float | int]], warn: list[str]) -> None:
+def _weights(
+    value: object, groups: dict[str, dict[str, float | int | bool]], warn: list[str]
+) -> None:
     """The old `skills.router.weights`: only `body` is still a number (`bm25.body_weight`)."""
     if not isinstance(value, Mapping):
         warn.append("config skills.router.weights: must be a mapping of field: number")

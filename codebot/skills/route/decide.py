@@ -1,7 +1,7 @@
 """The decision among ranked candidates: select, ask or abstain, and every candidate's `why`.
 
-Also how a request's shape scales its scores: skills are workflows, so a question is
-better answered directly and needs a stronger match to route.
+Also what a request's shape asks of the match: skills are workflows, so a concept question
+is answered, not routed, and a how-to question needs `min_terms` words.
 """
 
 from __future__ import annotations
@@ -16,12 +16,6 @@ from codebot.skills.route.result import Candidate
 from codebot.skills.route.smalltalk import claims_edit
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
-
-
-def shape_factor(shape: str, cfg: RouterConfig) -> float:
-    """What the scores of a request of this shape are multiplied by: `question_penalty`
-    for a concept question, 1.0 otherwise (a how-to question needs `min_terms` instead)."""
-    return cfg.decision.question_penalty if shape == "concept" else 1.0
 
 
 def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
@@ -54,7 +48,7 @@ def held_in_front(decision: str) -> int:
 
 _SHAPE_NOTE = {
     "howto": " (a how-to question: min_terms words needed)",
-    "concept": " (a concept question: scores scaled by question_penalty)",
+    "concept": " (a concept question)",
 }
 
 
@@ -107,13 +101,21 @@ def decide(
             f"its description does not claim {edit} edits; no skill is needed",
         )
 
+    if shape == "concept":
+        # what the old question_penalty (0.1) did in effect: no case routed through it
+        return (
+            "abstain",
+            None,
+            f'a concept question ("what is …", "why …") is answered, not routed: skills are '
+            f"workflows ({cands[0].name} scored {cands[0].score:.2f})",
+        )
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
-    ev = _evidence(cands, cfg, shape, n_content, sem_on, n_eligible, worth, named, moved_to)
+    ev = _evidence(cands, cfg, shape, n_content, n_eligible, worth, named, moved_to)
     if sem_best is not None and shape == "task" and best.spec.key == sem_best:
         ev = replace(ev, vouched=True, crossed=True)
-    decision, selected, reason = _verdict(best, second, b, s, ev, cfg, sem_on)
+    decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
     if decision == "select" and (len(ev.strong) < ev.need or ev.crossed):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
@@ -133,9 +135,10 @@ class _Evidence:
     anchors: dict[str, str]  # word -> why it can name the tool alone
     lexical_second: float
     anchored: bool
-    vouched: bool  # the semantic similarity stands in for the lexical evidence
-    agreed: bool  # both scorers agree on it
-    crossed: bool = False  # in another language, it is also the most similar skill of all
+    # in another language, it is also the most similar skill of all: the encoder's word
+    # stands in for the lexical evidence (an English similarity never decides)
+    vouched: bool = False
+    crossed: bool = False
 
 
 def _bar(
@@ -200,7 +203,6 @@ def _evidence(
     cfg: RouterConfig,
     shape: str,
     n_content: int,
-    sem_on: bool,
     n_eligible: int | None,
     worth: Callable[[str], float] | None,
     named: Collection[str],
@@ -228,21 +230,6 @@ def _evidence(
         and best.score >= cfg.decision.threshold
         and best.score >= lexical_second
     )
-    # the semantic scorer's word: a similarity this high stands in for the lexical evidence
-    # (cosine similarities are not on the lexical scale, hence a threshold of their own)
-    # (scaled like the lexical score for questions, which a skill rarely answers)
-    sem = cfg.embedding
-    vouched = sem_on and (best.semantic or 0.0) * shape_factor(shape, cfg) >= sem.semantic_threshold
-    # both scorers agree: the lexical match is also the most similar skill of the candidates,
-    # which one strong word alone cannot arrange by accident
-    agreed = (
-        sem_on
-        and sem.semantic_agree > 0
-        and shape == "task"
-        and best.score >= threshold
-        and (best.semantic or 0.0) >= sem.semantic_agree
-        and all((c.semantic or 0.0) <= (best.semantic or 0.0) for c in cands[1:])
-    )
     return _Evidence(
         need,
         threshold,
@@ -254,34 +241,18 @@ def _evidence(
         anchors,
         lexical_second,
         anchored,
-        vouched,
-        agreed,
     )
 
 
-def _abstention(
-    best: Candidate, b: float, ev: _Evidence, cfg: RouterConfig, sem_on: bool
-) -> str | None:
+def _abstention(best: Candidate, b: float, ev: _Evidence, cfg: RouterConfig) -> str | None:
     """Why the best candidate is not enough to route, or None."""
     strong, need, note = ev.strong, ev.need, ev.note
     if best.score < ev.threshold and not ev.vouched:
-        reason = (
+        return (
             f"best match {best.name} scored {best.score:.2f}, below the threshold "
             f"{ev.threshold:.2f}{note}"
         )
-        if sem_on:
-            reason += (
-                f", and its semantic similarity {best.semantic or 0.0:.2f} "
-                f"is below {cfg.embedding.semantic_threshold:.2f}"
-            )
-        return reason
-    if (
-        len(strong) < need
-        and not ev.corroborated
-        and not ev.vouched
-        and not ev.anchored
-        and not ev.agreed
-    ):
+    if len(strong) < need and not ev.corroborated and not ev.vouched and not ev.anchored:
         what = f"only {', '.join(strong)}" if strong else "no word"
         return (
             f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
@@ -291,7 +262,7 @@ def _abstention(
         )
     if (
         need > 1
-        and not (ev.corroborated or ev.vouched or ev.agreed or ev.anchored)
+        and not (ev.corroborated or ev.vouched or ev.anchored)
         and ev.evidence is not None
         and ev.evidence < cfg.decision.min_evidence
     ):
@@ -310,10 +281,9 @@ def _verdict(
     s: float,
     ev: _Evidence,
     cfg: RouterConfig,
-    sem_on: bool,
 ) -> tuple[str, Spec | None, str]:
     """Select, ask or abstain, the chosen skill and the reason (before `_select_note`)."""
-    why_not = _abstention(best, b, ev, cfg, sem_on)
+    why_not = _abstention(best, b, ev, cfg)
     if why_not is not None:
         return "abstain", None, why_not
     note = ev.note
@@ -344,13 +314,7 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
             f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
             f"and it scores {lead} the runner-up"
         )
-    if ev.agreed and not (ev.corroborated or ev.anchored):
-        out += (
-            f"; only {', '.join(strong) or 'no word'} matched outside its body, but it is also the "
-            f"most similar candidate ({best.semantic or 0.0:.2f}, semantic_agree "
-            f"{cfg.embedding.semantic_agree:.2f})"
-        )
-    if ev.crossed and not (ev.corroborated or ev.anchored or ev.agreed):
+    if ev.crossed and not (ev.corroborated or ev.anchored):
         out += (
             f"; the request is in another language, and it is also the most similar skill of "
             f"all ({best.semantic or 0.0:.2f}): the two scorers agree"

@@ -18,14 +18,15 @@ the offline model's matcher and the optional per-turn preselection:
 5. **Decision.** A skill's score is divided by what the request's words are worth (each
    word counts as much as a match in an average description, by its idf; words no skill
    uses count `oov_weight` of the rarest), so one threshold serves short and long
-   requests. Concept questions are scaled down (`question_penalty` for "what is…/why…"),
-   how-to questions need `min_terms` words, and small talk never routes, because skills
-   are workflows, not answers. `select` when the best clears `threshold`, matches at least
+   requests. Concept questions ("what is…/why…") are answered, not routed, how-to
+   questions need `min_terms` words, and small talk never routes, because skills are
+   workflows, not answers. `select` when the best clears `threshold`, matches at least
    `min_terms` request words outside its body, and beats the runner-up by `margin`;
    `ask` when the two are closer than that; `abstain` otherwise. Every number lives in
    its group of `config` and can be overridden in config as `skills.router: {...}`.
 6. **The rest of the ranking.** After the decision's pick (its two, when it asks; none,
-   when it abstains), the first `rerank_depth` (1% of a catalog over 4,000) are ordered
+   when it abstains), the first `LISTING_DEPTH` (40; `rerank_share`, 1%, of a catalog
+   over 4,000) are ordered
    by score x coverage (`rank`): the share of the request words' worth a skill matches,
    so one rare name word does not outrank most of the request. Its word statistics count
    each folder as at most `folder_cap` skills (`Index.folder_idf`): one big pack cannot
@@ -57,7 +58,7 @@ from typing import TYPE_CHECKING
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.decide import decide, explain, held_in_front, shape_factor
+from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.eligible import filtered_out, narrow
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
@@ -173,7 +174,7 @@ class Router:
         # in a catalog of a few skills, most words of any request are in none of them, which
         # says nothing about the one it names: they do not count against it either
         bound = _bound(idx, weight, counted, n_oov, cfg, int(mask.sum()))
-        norm = raw / max(bound, 1e-9) * shape_factor(shape, cfg)
+        norm = raw / max(bound, 1e-9)
 
         # 3. who was filtered out (only those that would have ranked)
         filtered = filtered_out(idx, mask, norm, denied, other, max(top, 5))
@@ -187,10 +188,7 @@ class Router:
         sem: dict[str, float] = {}
         fused: dict[int, float] = {}
         staged = (
-            cfg.rerank.coverage_power > 0
-            and len(known) > 1
-            and semantic is None
-            and len(positive) > 2
+            cfg.rerank.second_stage and len(known) > 1 and semantic is None and len(positive) > 2
         )
         if semantic is not None:
             sem = self._semantic_scores(request, idx, mask)
@@ -204,7 +202,6 @@ class Router:
                     sem,
                     k,
                     replace(cfg, fusion="rrf") if lang != "en" else cfg,
-                    shape,
                 )
         stage: Staged | None = None
 
@@ -242,7 +239,7 @@ class Router:
         )
         cands = first
         if staged:
-            # A second stage orders the first rerank_depth (rerank_share of a large catalog)
+            # A second stage orders the first LISTING_DEPTH (rerank_share of a large catalog)
             # by score x coverage, each folder counted as at most folder_cap skills and a
             # bigger folder's look-alikes giving way (rank.second_stage). What the decision
             # chose, or offers when it asks, stays in front; an abstention chose nothing.
@@ -256,7 +253,7 @@ class Router:
                 known,
                 w,
                 cfg,
-                shape_factor(shape, cfg) / max(bound, 1e-9),
+                1.0 / max(bound, 1e-9),
                 k,
             )
             lex_rank = stage.first_rank

@@ -1,5 +1,5 @@
 """How the eligible skills are put in order: the first stage's best `k` by score, and the
-second stage that reorders the first `rerank_depth` (or `rerank_share` of a large
+second stage that reorders the first `LISTING_DEPTH` (or `rerank_share` of a large
 catalog) by score x coverage, with a big folder's look-alikes giving way (`crowded`).
 
 Pure functions of numpy arrays and row numbers (and, for `second_stage`, the Index they
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from codebot.skills.route.decide import shape_factor
+from codebot.skills.route.config import RRF_K
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,7 +53,7 @@ def second_stage(
     scale: float,
     k: int,
 ) -> Staged:
-    """The first stage's best `depth` (`rerank_depth`, or `rerank_share` of a large catalog)
+    """The first stage's best `depth` (`LISTING_DEPTH`, or `rerank_share` of a large catalog)
     ordered by score x coverage (`rerank`) after `front` (what the decision keeps first);
     `k` rows in all.
 
@@ -87,7 +87,7 @@ def second_stage(
             drawn = crowded(elig[near], group, words, held, cfg.rerank.crowd_decay)
             at = np.sort(np.lexsort((at, -drawn))[:depth])  # the front scores highest: always in
     pool = near[at].tolist()
-    rows, cov, key = rerank(pool, raw, tf[at], plain, worth, cfg.rerank.coverage_power, scale)
+    rows, cov, key = rerank(pool, raw, tf[at], plain, worth, scale)
     crowd: dict[int, int] = {}
     if crowding:
         rest, crowd = crowd_order(
@@ -206,21 +206,20 @@ def rerank(
     tf: NDArray[np.float64],
     plain: NDArray[np.float64],
     worth: NDArray[np.float64],
-    power: float,
     scale: float,
 ) -> tuple[list[int], dict[int, float], dict[int, float]]:
-    """`pool` (rows, best first) ordered by score x coverage**power, ties in pool order;
+    """`pool` (rows, best first) ordered by score x coverage, ties in pool order;
     each row's coverage; and what it was ordered by, in the units of the shown score.
 
     BM25 adds up what each request word scores, so one rare word in a short name can
     outscore a skill that matches four of the request's five words. Weighing the score by
     the share of the request's worth a skill matches is a soft AND: it lifts the skills
-    that match more of the request. Only the first `rerank_depth` are reordered (a share
+    that match more of the request. Only the first `LISTING_DEPTH` are reordered (a share
     of a catalog over 4,000 skills), so below that size the set an over-budget listing shows
     for the turn stays the first stage's.
 
     `raw`: every row's first-stage score, as summed; `scale`: what turns it into the shown
-    score (the shape factor over what the request's words are worth); `tf`: the pool's
+    score (1 over what the request's words are worth); `tf`: the pool's
     BM25 term frequencies, a row per
     pool entry and a column per request word; `plain`: each word's worth (idf x weight) in
     that score; `worth`: what it is worth here, which may differ (folder-capped word
@@ -232,7 +231,7 @@ def rerank(
     rows = np.asarray(pool, dtype=np.int64)
     score = np.asarray(raw, dtype=np.float64)[rows] + tf @ (worth - plain)
     cov = ((tf > 0) @ worth) / max(float(worth.sum()), 1e-9)
-    key = score * scale * cov**power
+    key = score * scale * cov
     order = np.argsort(-key, kind="stable")
     return (
         rows[order].tolist(),
@@ -283,7 +282,6 @@ def fuse(
     sem: Mapping[str, float],
     k: int,
     cfg: RouterConfig,
-    shape: str = "task",
 ) -> tuple[list[int], dict[int, int], dict[int, float]]:
     """The lexical and semantic rankings fused (eligible skills only): the order, each
     row's lexical rank and, for fusion "sum", each row's fused score.
@@ -304,14 +302,12 @@ def fuse(
         for i in lex_order:  # a lexical row below the similarity's first `depth` keeps its own
             sem_of.setdefault(i, max(sem.get(idx.specs[i].key, 0.0), 0.0))
         rows = set(lex_order) | {i for _, i in sem_rows[:depth]}
-        # a question's similarity is scaled like its lexical score (question penalties)
-        w = shape_factor(shape, cfg)
-        total = {i: max(float(elig[i]), 0.0) + w * sem_of.get(i, 0.0) for i in rows}
+        total = {i: max(float(elig[i]), 0.0) + sem_of.get(i, 0.0) for i in rows}
         return sorted(total, key=lambda i: (-total[i], i)), lex_rank, total
     sem_rank = {i: r + 1 for r, (_, i) in enumerate(sem_rows[:depth])}
     fused: dict[int, float] = {}
     for ranks in (lex_rank, sem_rank):
         for i, r in ranks.items():
-            fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.embedding.rrf_k + r)
+            fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r)
     order = sorted(fused, key=lambda i: (-fused[i], i))
     return order, lex_rank, {}

@@ -65,7 +65,6 @@ def router_from_settings(
         cfg.semantic,
         Path(home) / "cache" if home else None,
         warnings,
-        chunks=max(1, cfg.embedding.semantic_chunks),
     )
     store = IndexStore(default_folder(Path(home))) if home else None
     return (

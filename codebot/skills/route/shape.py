@@ -223,8 +223,8 @@ def request_shape(text: str) -> str:
     local edit: rename, bump, typo, delete an import, change a colour or a port).
 
     Skills are workflows. A knowledge or syntax question is better answered directly, so
-    a concept question's scores are scaled down (`question_penalty`), a how-to question
-    needs `min_terms` words, and small talk never
+    a concept question is answered, not routed, a how-to question needs `min_terms`
+    words, and small talk never
     routes. A question about the person's own project ("how do I set up tests in our
     repo?") is treated as a task. Greetings, thanks, small edits and questions about code
     are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`);

@@ -154,7 +154,7 @@ def crowd(tmp_path_factory):
     ).load()
 
 
-BIG = dict(folder_cap=100, rerank_share=0.1, rerank_depth=10)  # the pack (300) is over the cap
+BIG = dict(folder_cap=100, rerank_share=0.1)  # the pack (300) is over the cap
 
 
 def test_a_big_folders_variations_do_not_push_another_sources_skill_out(crowd):
@@ -186,7 +186,7 @@ def test_the_shown_order_follows_the_crowded_numbers(crowd):
     tail = [c.ordered_by for c in r.candidates[held:]]
     assert None not in tail and tail == sorted(tail, reverse=True)
     # the first-stage ranks shown are the first stage's
-    plain = R.Router(cfg(crowd_decay=1.0, coverage_power=0.0, **BIG)).route(
+    plain = R.Router(cfg(crowd_decay=1.0, second_stage=False, **BIG)).route(
         ADR, crowd, Actor.MODEL, top=300
     )
     first = {c.name: n + 1 for n, c in enumerate(plain.candidates)}

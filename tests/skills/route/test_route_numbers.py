@@ -45,7 +45,23 @@ def test_the_numbers_are_exactly_the_documented_set():
         assert float(default) == float(value), name
         where = "(RouterConfig)" if name == "top" else group
         assert name == "top" or getattr(R.RouterConfig(), where) is not None, name
-    assert len(ours) <= 25  # issue 36 §3: 38 before; the docs say why not 15
+    assert len(ours) <= 15  # issue 36 §3: 38 before, 25 after the first pass
+
+
+def test_the_fixed_constants_are_read_where_the_settings_were():
+    """k1, b, rrf_k, body_chars and the listing depth are constants, not settings: the index
+    and the ranking read them by the same names, and the index key still holds them."""
+    import codebot.skills.route.config as C
+
+    cfg = R.RouterConfig()
+    got = (cfg.bm25.k1, cfg.bm25.b, cfg.bm25.body_chars, C.RRF_K)
+    assert got == (C.K1, C.B, C.BODY_CHARS, C.RRF_K) == (1.2, 0.75, 5000, 60)
+    assert cfg.rerank.rerank_depth == C.LISTING_DEPTH == 40
+    assert {C.K1, C.B, C.BODY_CHARS} <= set(cfg.index_key)
+    warnings: list[str] = []
+    same = R.config_from_mapping({"k1": 2.0, "bm25": {"body_chars": 10}, "rrf_k": 1}, warnings)
+    assert dataclasses.asdict(same) == dataclasses.asdict(cfg)
+    assert len(warnings) == 3 and all("removed (" in w for w in warnings)
 
 
 def test_each_group_is_a_frozen_dataclass_with_numbers_only():
@@ -56,7 +72,9 @@ def test_each_group_is_a_frozen_dataclass_with_numbers_only():
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(group, dataclasses.fields(cls)[0].name, 0)
         for f in dataclasses.fields(cls):
-            assert type(getattr(group, f.name)) in (int, float), f.name
+            # numbers, and the second stage's switch
+            assert type(getattr(group, f.name)) in (int, float, bool), f.name
+            assert type(getattr(group, f.name)) is not bool or f.name == "second_stage"
     # one name per number across the groups, so a flat key in config is never ambiguous
     names = [f.name for cls in GROUPS.values() for f in dataclasses.fields(cls)]
     assert len(names) == len(set(names))
@@ -70,7 +88,7 @@ def test_flat_and_grouped_keys_and_the_old_names_are_read():
     cfg = R.config_from_mapping(
         {
             "threshold": 0.4,
-            "bm25": {"k1": 1.5},
+            "bm25": {"field_mix": 0.25},
             "rerank": {"crowd_decay": 0.25},
             "anchor_worth": 0.7,  # the old name of rare_worth
             "weights": {"body": 0.2},  # the old place of body_weight
@@ -78,9 +96,9 @@ def test_flat_and_grouped_keys_and_the_old_names_are_read():
         warnings,
     )
     assert warnings == []
-    assert (cfg.decision.threshold, cfg.bm25.k1, cfg.rerank.crowd_decay) == (0.4, 1.5, 0.25)
+    assert (cfg.decision.threshold, cfg.bm25.field_mix, cfg.rerank.crowd_decay) == (0.4, 0.25, 0.25)
     assert (cfg.decision.rare_worth, cfg.bm25.body_weight, cfg.weights["body"]) == (0.7, 0.2, 0.2)
-    assert cfg.index_key != R.RouterConfig().index_key  # k1 and the body weight rebuild
+    assert cfg.index_key != R.RouterConfig().index_key  # field_mix and the body weight rebuild
     same = R.config_from_mapping({"threshold": 0.9}).index_key
     assert same == R.RouterConfig().index_key  # a decision number does not
 
@@ -103,6 +121,10 @@ def test_flat_and_grouped_keys_and_the_old_names_are_read():
         ({"top": -1}, "skills.router.top"),
         ({"anchor_lead": 2}, "skills.router.anchor_lead"),
         ({"semantic_weight": 2}, "skills.router.semantic_weight"),
+        ({"question_penalty": 0.1}, "skills.router.question_penalty"),
+        ({"rerank": {"coverage_power": 1}}, "skills.router.rerank.coverage_power"),
+        ({"second_stage": 0}, "skills.router.second_stage"),
+        ({"second_stage": "no"}, "skills.router.second_stage"),
     ],
 )
 def test_a_bad_or_removed_value_names_its_key_and_keeps_the_default(raw, key):

@@ -94,7 +94,7 @@ def names(r: R.Route) -> list[str]:
 
 
 def test_more_of_the_request_ranks_above_one_rare_name_word(snap):
-    plain = R.Router(cfg(coverage_power=0.0)).route(ADR, snap, Actor.MODEL, top=5)
+    plain = R.Router(cfg(second_stage=False)).route(ADR, snap, Actor.MODEL, top=5)
     ours = R.Router().route(ADR, snap, Actor.MODEL, top=5)
     assert names(plain)[:3] == ["adr-writer", "fight-club", "broker-notes"]  # by score alone
     assert names(ours)[:3] == ["adr-writer", "broker-notes", "fight-club"]
@@ -126,10 +126,10 @@ def test_more_of_the_request_ranks_above_one_rare_name_word(snap):
 
 def test_off_by_config_and_read_from_config():
     warnings: list[str] = []
-    c = R.config_from_mapping({"coverage_power": 0, "rerank_depth": 10}, warnings).rerank
-    assert (c.coverage_power, c.rerank_depth, warnings) == (0.0, 10, [])
-    bad = R.config_from_mapping({"coverage_power": -1, "rerank_depth": "deep"}, warnings).rerank
-    assert (bad.coverage_power, bad.rerank_depth) == (1.0, 40)
+    c = R.config_from_mapping({"second_stage": False}, warnings).rerank
+    assert (c.second_stage, c.rerank_depth, warnings) == (False, 40, [])
+    bad = R.config_from_mapping({"second_stage": "off", "rerank_depth": 10}, warnings).rerank
+    assert (bad.second_stage, bad.rerank_depth) == (True, 40)
     assert len(warnings) == 2 and all("skills.router." in w for w in warnings)
 
 
@@ -138,7 +138,7 @@ def test_an_ask_keeps_both_offered_skills_in_front(snap):
     fight-club stays second, though the second stage puts it third when the router selects."""
     ask = cfg(margin=10.0)
     r = R.Router(ask).route(ADR, snap, Actor.MODEL)
-    plain = R.Router(cfg(margin=10.0, coverage_power=0.0)).route(ADR, snap, Actor.MODEL)
+    plain = R.Router(cfg(margin=10.0, second_stage=False)).route(ADR, snap, Actor.MODEL)
     assert r.decision == plain.decision == "ask"
     n = 2 if r.decision == "ask" else 1
     assert names(r)[:n] == names(plain)[:n] == ["adr-writer", "fight-club"]
@@ -160,14 +160,14 @@ def test_an_abstention_keeps_nothing_in_front(snap):
     )
     strict = cfg(threshold=50.0)  # nothing clears it
     r = R.Router(strict).route(req, snap, Actor.MODEL)
-    plain = R.Router(cfg(threshold=50.0, coverage_power=0.0)).route(req, snap, Actor.MODEL)
+    plain = R.Router(cfg(threshold=50.0, second_stage=False)).route(req, snap, Actor.MODEL)
     assert r.decision == plain.decision == "abstain"
     assert names(plain)[0] == "fight-club" and "best match fight-club" in r.reason
     assert names(r)[0] != "fight-club"
     order = [c.ordered_by for c in r.candidates]
     assert None not in order and all(x >= y for x, y in itertools.pairwise(order))
     assert all("second stage" in c.why for c in r.candidates)  # each one placed by it, shown
-    deep = R.Router(cfg(threshold=50.0, coverage_power=0.0)).route(req, snap, Actor.MODEL, top=40)
+    deep = R.Router(cfg(threshold=50.0, second_stage=False)).route(req, snap, Actor.MODEL, top=40)
     assert set(names(r)) <= set(names(deep))  # reordered from the first stage's, none added
 
 
@@ -192,7 +192,7 @@ def test_the_decision_and_the_listed_set_do_not_change(generated):
     """On every case-file prompt against 600 generated skills: the same decision, the same
     first (and offered second), and the same first 40 as a set; a short ranking is the head
     of a long one, so SkillSearch's five are the listing's first five."""
-    plain, ours = R.Router(cfg(coverage_power=0.0)), R.Router()
+    plain, ours = R.Router(cfg(second_stage=False)), R.Router()
     moved = staged = 0
     for p in prompts():
         a = plain.route(p, generated, Actor.MODEL, top=40)
@@ -219,7 +219,7 @@ def test_a_large_catalog_is_reordered_deeper(generated):
     first 40: the listing's 40 may then take skills from below the first stage's 40, never
     from below that depth, and the decision stays. By default (1%) that starts above 4,000
     skills; here the share is raised so that 600 generated skills reach it."""
-    plain, deep = R.Router(cfg(coverage_power=0.0)), R.Router(cfg(rerank_share=0.25))
+    plain, deep = R.Router(cfg(second_stage=False)), R.Router(cfg(rerank_share=0.25))
     capped = R.Router(cfg(rerank_share=0.1))
     came_up = 0
     for p in prompts():
