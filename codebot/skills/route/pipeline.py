@@ -50,7 +50,7 @@ are imported inside the functions that need them.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -67,6 +67,7 @@ from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.smalltalk import edit_kind
+from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
@@ -93,6 +94,7 @@ class Router:
         self.indexes = IndexCache(config or RouterConfig(), store)
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
+        self.translator = Translator()
 
     @property
     def config(self) -> RouterConfig:
@@ -155,7 +157,7 @@ class Router:
         mask, other = narrow(idx, mask, subset, active, restrict)
 
         # 2. lexical scores, normalised by what the request's words are worth
-        surface, known, neg_ids, lang = self._request_terms(idx, request)
+        surface, known, neg_ids, lang, similar = self._request_terms(idx, request)
         terms = list(surface)
         counted = sorted(set(known) | set(neg_ids))
         # in a request in another language than the skills' (English), a word no skill uses
@@ -168,7 +170,7 @@ class Router:
             )
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
-        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
+        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest, similar)
         raw = idx.scores(known, neg_ids, 1.0, weight)  # a ruled-out word costs its worth
         # in a catalog of a few skills, most words of any request are in none of them, which
         # says nothing about the one it names: they do not count against it either
@@ -235,7 +237,7 @@ class Router:
             # across languages the two scorers agreeing is the evidence: few words can match
             sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
-            worth=lambda w: self._worth(idx, w),
+            worth=lambda w: self._worth(idx, w, surface, similar),
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
             edit=(edit_kind(request) or "local") if shape == "edit" else None,
@@ -305,11 +307,14 @@ class Router:
 
     def _request_terms(
         self, idx: Index, request: str
-    ) -> tuple[dict[str, str], list[int], list[int], str]:
+    ) -> tuple[dict[str, str], list[int], list[int], str, dict[str, float]]:
         """The request's terms (each with the first word that gave it, in order), the ids
-        of those some skill's postings hold (`known`), of those some skill rules out, and
-        the request's language. A request in another language is read against the English
-        index by its language's rules (stop words, stems, compounds: `lang`)."""
+        of those some skill's postings hold (`known`), of those some skill rules out, the
+        request's language, and the terms read from its words by the multilingual encoder
+        with their similarity. A request in another language is read against the English
+        index by its language's rules (stop words, stems, compounds: `lang`) and, with a
+        scorer that `translates`, its other words as their nearest English words of the
+        catalog (`translate`)."""
         lang = detect(request)
         surface: dict[str, str] = {}
         lex = idx.lexicon
@@ -326,10 +331,37 @@ class Router:
             pairs = foreign_terms(words, lang, self.tokenizer.term, in_index, snowball)
         for t, word in pairs:
             surface.setdefault(t, word)
+        similar: dict[str, float] = {}
+        if lang != "en" and getattr(self.semantic, "translates", False):
+            similar = self._translated(idx, request, lang, in_index, surface)
         ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]
         known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
         neg_ids = [i for i in ids if i in idx.neg]
-        return surface, known, neg_ids, lang
+        return surface, known, neg_ids, lang, similar
+
+    def _translated(
+        self,
+        idx: Index,
+        request: str,
+        lang: str,
+        in_index: Callable[[str], bool],
+        surface: dict[str, str],
+    ) -> dict[str, float]:
+        """Terms `translate` reads from the request's other words (added to `surface`),
+        with their similarity; a scorer that fails is switched off (`semantic_error`)."""
+        embed = getattr(self.semantic, "embed", None)
+        if embed is None:
+            return {}
+        try:
+            found = self.translator.terms(
+                idx, self.tokenizer, embed, request, lang, in_index, surface
+            )
+        except Exception as exc:  # a broken optional model must not break routing
+            self.semantic, self.semantic_error = None, str(exc)
+            return {}
+        for t, piece, _ in found:
+            surface.setdefault(t, piece)
+        return {t: sim for t, _, sim in found}
 
     def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
         """The semantic scorer's similarities for the eligible skills; a scorer that fails
@@ -344,13 +376,23 @@ class Router:
             self.semantic, self.semantic_error = None, str(exc)
             return {}
 
-    def _worth(self, idx: Index, word: str) -> float:
-        """A request word's idf over the rarest word's (0..1): how much its match says."""
-        t = self.tokenizer.term(word)
+    def _worth(
+        self,
+        idx: Index,
+        word: str,
+        surface: Mapping[str, str] | None = None,
+        similar: Mapping[str, float] | None = None,
+    ) -> float:
+        """A request word's idf over the rarest word's (0..1): how much its match says (a
+        word `translate` read, as much as it is alike). `surface`: the request's terms and
+        how they are shown, which finds a translated word's term."""
+        t = next((k for k, v in (surface or {}).items() if v == word), None)
+        t = t or self.tokenizer.term(word)
+        similar = similar or {}
         i = idx.lexicon.get(t) if t is not None else None
         if i is None or i >= idx.n_terms:
             return 0.0
-        return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
+        return float(idx.idf[i]) / max(idx.max_idf, 1e-9) * similar.get(t or "", 1.0)
 
     def _empty(
         self,

@@ -56,6 +56,8 @@ BODY_LEAD = 400
 #: over 4 beats the first text alone on all three case files), and the shortest piece kept
 DEFAULT_CHUNKS = 4
 MIN_CHUNK = 100
+#: request words kept in memory with their vectors (a bound, not a tuned number)
+RECENT_WORDS = 4096
 _HEADING_OR_CODE = re.compile(r"(?m)^#+[^\n]*$|```.*?```", re.S)
 
 
@@ -197,11 +199,15 @@ class EmbeddingScorer:
         # the matrix of the last list of skills scored (a catalog changes only on reload)
         self._last: tuple[tuple[int, ...], tuple[Spec, ...], Vectors, Owners] | None = None
         self._loaded_cache = False
+        self._recent: dict[str, Vectors] = {}  # text hash -> vector, a request's words
         self._lock = threading.Lock()
         self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
         #: scores requests in other languages than English only (the multilingual encoder:
         #: on English requests the lexical ranking is the better one, docs/routing.md)
         self.other_languages_only = model in USE_MULTILINGUAL
+        #: reads a request's words as the catalog's English words (`translate`): the
+        #: multilingual encoder places a word near its translation
+        self.translates = self.other_languages_only
 
     def _encode(self, texts: list[str]) -> ArrayLike:
         if self._encoder is None:
@@ -289,6 +295,30 @@ class EmbeddingScorer:
             )
             self._last = (ids, tuple(specs), mat, rows)
             return mat, rows
+
+    def embed(self, texts: Sequence[str], keep: bool = False) -> Vectors:
+        """Unit vectors of `texts` (a row each), cached by text: with `keep` (a catalog's
+        words, `translate`) in the cache saved with the skills' vectors, else (a request's
+        words) in a bounded cache in memory."""
+        import numpy as np
+
+        with self._lock:
+            if not self._loaded_cache:
+                self._load_cache()
+            store = self._vectors if keep else self._recent
+            hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in store}
+            if missing:
+                new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
+                if not keep and len(self._recent) + len(missing) > RECENT_WORDS:
+                    self._recent.clear()
+                store.update(zip(missing, new, strict=True))
+                if keep:
+                    self.stats["embedded"] += len(missing)
+                    self._save_cache()
+            if not hashes:
+                return np.zeros((0, 0), np.float32)
+            return np.stack([store[h] for h in hashes])
 
     def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""
