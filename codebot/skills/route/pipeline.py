@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
@@ -59,6 +58,7 @@ from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front, shape_factor
 from codebot.skills.route.eligible import filtered_out, narrow
+from codebot.skills.route.fused import fuse_across
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
@@ -184,30 +184,15 @@ class Router:
         elig = np.where(mask, norm, -np.inf)
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
-        order = top_rows(elig, positive, k)
-        lex_rank = {i: r + 1 for r, i in enumerate(order)}  # first-stage ranks
-        sem: dict[str, float] = {}
-        fused: dict[int, float] = {}
         staged = (
             cfg.rerank.coverage_power > 0
             and len(known) > 1
             and semantic is None
             and len(positive) > 2
         )
-        if semantic is not None:
-            sem = self._semantic_scores(request, idx, mask)
-            if sem:
-                # across languages by ranks (reciprocal rank fusion): the lexical score of a
-                # request in another language measures only its loanwords and names
-                order, lex_rank, fused = fuse(
-                    idx,
-                    elig,
-                    mask,
-                    sem,
-                    k,
-                    replace(cfg, fusion="rrf") if lang != "en" else cfg,
-                    shape,
-                )
+        sem = self._semantic_scores(request, idx, mask) if semantic is not None else {}
+        # crowd: look-alikes that gave way in the fused order of a request in another language
+        order, lex_rank, fused, crowd = _ranked(idx, elig, mask, sem, k, cfg, shape, lang, known)
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
@@ -223,7 +208,7 @@ class Router:
                 fused=fused.get(i),
                 coverage=stage.coverage.get(i) if stage else None,
                 ordered_by=stage.ordered_by.get(i) if stage else None,
-                crowded=stage.crowded.get(i, 0) if stage else 0,
+                crowded=stage.crowded.get(i, 0) if stage else crowd.get(i, 0),
             )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
@@ -420,6 +405,34 @@ class Router:
             actor,
             index_ms,
         )
+
+
+def _ranked(
+    idx: Index,
+    elig: NDArray[np.floating],
+    mask: _Mask,
+    sem: Mapping[str, float],
+    k: int,
+    cfg: RouterConfig,
+    shape: str,
+    lang: str,
+    known: list[int],
+) -> tuple[list[int], dict[int, int], dict[int, float], dict[int, int]]:
+    """The first `k` rows by score, or (with similarities) the fused order; the rows'
+    lexical ranks, their fused scores (fusion "sum") and the crowded rows' j."""
+    import numpy as np
+
+    if not sem:
+        order = top_rows(elig, np.nonzero(elig > 0)[0], k)
+        return order, {i: r + 1 for r, i in enumerate(order)}, {}, {}  # first-stage ranks
+    if lang == "en":
+        order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg, shape)
+        return order, lex_rank, fused, {}
+    # across languages by ranks (reciprocal rank fusion): the lexical score of a request in
+    # another language measures only its loanwords and names; a big folder's look-alikes
+    # give way as in the second stage (`fused`)
+    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known)
+    return order, lex_rank, {}, crowd
 
 
 def _bound(
