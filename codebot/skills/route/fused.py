@@ -37,11 +37,12 @@ def _groups(idx: Index, rows: NDArray[np.int64], cap: int) -> NDArray[np.int64]:
 
 
 def crowd_fused(
-    idx: Index, order: list[int], known: list[int], cfg: RouterConfig
+    idx: Index, order: list[int], known: list[int], cfg: RouterConfig, k: int
 ) -> tuple[list[int], dict[int, int]]:
     """`order` (rows, the fused order) with look-alikes of a folder over `folder_cap`
-    giving way, and how many of its folder shown above each moved row matched every word
-    it matched. Unchanged (and {}) when no folder is over the cap, or `crowd_decay` is 1."""
+    giving way in its first `k` (the rest follows in its order), and how many of its
+    folder shown above each moved row matched every word it matched. Unchanged (and {})
+    when no folder is over the cap, or `crowd_decay` is 1."""
     import numpy as np
 
     decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
@@ -49,15 +50,17 @@ def crowd_fused(
         return order, {}
     rows = np.asarray(order, dtype=np.int64)
     key = {i: 1.0 / (cfg.embedding.rrf_k + p) for p, i in enumerate(order, 1)}
-    return crowd_order(
+    shown, crowd = crowd_order(
         [],
         order,
         key,
         dict(zip(order, _groups(idx, rows, cap).tolist(), strict=True)),
         dict(zip(order, word_bits(idx.matches(known, rows) > 0).tolist(), strict=True)),
         decay,
-        len(order),
+        k,
     )
+    taken = set(shown)
+    return shown + [i for i in order if i not in taken], crowd
 
 
 def _drawn(
@@ -109,5 +112,5 @@ def fuse_across(
         for r, i in enumerate(ranking, 1):
             fused[i] = fused.get(i, 0.0) + 1.0 / (cfg.embedding.rrf_k + r)
     order = sorted(fused, key=lambda i: (-fused[i], i))
-    order, crowd = crowd_fused(idx, order, known, cfg)
+    order, crowd = crowd_fused(idx, order, known, cfg, k)
     return order, {i: r for r, i in enumerate(ranked[0], 1)}, crowd
