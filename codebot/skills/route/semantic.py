@@ -216,6 +216,7 @@ class EmbeddingScorer:
         self._loaded_cache = False
         self._recent: dict[str, Vectors] = {}  # text hash -> vector, a request's words
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
         self._one_thread = False  # BLAS runs one thread: a product need not avoid it
         self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
         #: scores requests in other languages than English only (the multilingual encoder:
@@ -227,11 +228,12 @@ class EmbeddingScorer:
 
     def _encode(self, texts: list[str]) -> ArrayLike:
         if self._encoder is None:
-            if self.model in USE_MULTILINGUAL:
-                self._encoder = use_multilingual_encoder()
-                self._one_thread = True  # it set one BLAS thread for the process
-            else:
-                self._encoder = sentence_transformer_encoder(resolve_model(self.model))
+            with self._load_lock:  # two threads of one route may be first at once
+                if self._encoder is None and self.model in USE_MULTILINGUAL:
+                    self._encoder = use_multilingual_encoder()
+                    self._one_thread = True  # it set one BLAS thread for the process
+                elif self._encoder is None:
+                    self._encoder = sentence_transformer_encoder(resolve_model(self.model))
         return self._encoder(texts)
 
     def _load_cache(self) -> None:
@@ -321,18 +323,21 @@ class EmbeddingScorer:
                 self._load_cache()
             store = self._vectors if keep else self._recent
             hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in store}
-            if missing:
-                new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
+            got = {h: store[h] for h in hashes if h in store}
+            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in got}
+        if missing:  # encoded outside the lock: `score` may run on another thread meanwhile
+            new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
+            got.update(zip(missing, new, strict=True))
+            with self._lock:
                 if not keep and len(self._recent) + len(missing) > RECENT_WORDS:
                     self._recent.clear()
                 store.update(zip(missing, new, strict=True))
                 if keep:
                     self.stats["embedded"] += len(missing)
                     self._save_cache()
-            if not hashes:
-                return np.zeros((0, 0), np.float32)
-            return np.stack([store[h] for h in hashes])
+        if not hashes:
+            return np.zeros((0, 0), np.float32)
+        return np.stack([got[h] for h in hashes])
 
     def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""

@@ -191,6 +191,10 @@ def test_request_words_kept_in_memory_are_bounded(monkeypatch, tmp_path):
         scorer.embed([f"word{i}{j}" for j in range(3)], False)
         assert len(scorer._recent) <= 8
     assert scorer.embed([], False).shape == (0, 0)
+    # a word already kept, asked for with enough new ones to empty the cache, still comes back
+    scorer.embed(["informe"], False)
+    got = scorer.embed(["informe"] + [f"nueva{j}" for j in range(8)], False)
+    assert got.shape[0] == 9 and len(scorer._recent) <= 9
 
 
 def test_a_failing_encoder_switches_itself_off_and_routing_goes_on(snap, tmp_path):
