@@ -95,6 +95,8 @@ class Router:
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
         self.translator = Translator()
+        #: the index, eligibility mask and eligible specs of the last semantic scoring
+        self._eligible: tuple[Index, bytes, tuple[Spec, ...]] | None = None
 
     @property
     def config(self) -> RouterConfig:
@@ -354,9 +356,12 @@ class Router:
         import numpy as np
 
         assert self.semantic is not None
-        eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
+        key, got = mask.tobytes(), self._eligible
+        if got is None or got[0] is not idx or got[1] != key:  # the same tuple: reused
+            got = (idx, key, tuple(idx.specs[i] for i in np.nonzero(mask)[0].tolist()))
+            self._eligible = got
         try:
-            return dict(self.semantic.score(request, eligible_specs) or {})
+            return dict(self.semantic.score(request, got[2]) or {})
         except Exception as exc:  # a broken optional model must not break routing
             self.semantic, self.semantic_error = None, str(exc)
             return {}

@@ -41,6 +41,8 @@ SIMILAR = 0.6
 #: own words come first, so a pasted log's tail is what is left out)
 MAX_UNITS = 24
 
+#: pieces whose nearest word is remembered (a bound, not a tuned number)
+SEEN_PIECES = 50_000
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KANA = re.compile(r"[\u30a0-\u30ff]{2,}")  # katakana, with the long-vowel mark
 _WORD = re.compile(r"[^\W\d_]{3,}")  # letters only, three or more
@@ -102,6 +104,9 @@ class Translator:
 
     def __init__(self) -> None:
         self._for: tuple[Index, list[str], list[str], NDArray[np.float32]] | None = None
+        #: piece -> (its nearest word's row in the vocabulary, similarity), for `_for`'s
+        #: index: a piece seen before is neither embedded nor multiplied again
+        self._seen: dict[str, tuple[int, float]] = {}
 
     def _vocab(
         self, idx: Index, tokenizer: Tokenizer, embed: Embed
@@ -118,6 +123,7 @@ class Translator:
             else np.zeros((0, 0), np.float32)
         )
         self._for = (idx, words, terms, mat)
+        self._seen = {}
         return words, terms, mat
 
     def terms(
@@ -149,12 +155,18 @@ class Translator:
         words, terms, mat = self._vocab(idx, tokenizer, embed)
         if not len(terms):
             return []
-        q = np.asarray(embed(pieces, False), dtype=np.float32)
-        sims = q @ mat.T
-        best = sims.argmax(axis=1)
-        top = sims[np.arange(len(pieces)), best]
+        seen = self._seen
+        new = [p for p in pieces if p not in seen]
+        if new:
+            sims = np.asarray(embed(new, False), dtype=np.float32) @ mat.T
+            best = sims.argmax(axis=1)
+            top = sims[np.arange(len(new)), best]
+            if len(seen) > SEEN_PIECES:
+                seen.clear()
+            seen.update(zip(new, zip(best.tolist(), top.tolist(), strict=True), strict=True))
         out: dict[str, tuple[str, str, float]] = {}
-        for piece, j, s in zip(pieces, best.tolist(), top.tolist(), strict=True):
+        for piece in pieces:
+            j, s = seen[piece]
             t = terms[j]
             if s >= SIMILAR and t not in have and (t not in out or out[t][2] < s):
                 out[t] = (t, shown(words[j], piece), float(s))
