@@ -7,7 +7,9 @@ that module).
   the module-level API), `config` (every number), `result` (what a route returns), and
   the ranking: `shape` (negative clauses, request shapes), `weights` (what each request
   word counts), `eligible` (who may be ranked), `rank` (the order), `decide` (select, ask
-  or abstain), `semantic` (the optional embedding scorer); `warmup` (the shared router
+  or abstain), `semantic` (the optional embedding scorer), `translate` (a request's
+  words read as the catalog's English words through the multilingual encoder), `fused`
+  (a big folder's look-alikes giving way in the fused ranking); `warmup` (the shared router
   made ready before it is needed);
 - `index/`: words to terms, token rows, BM25 postings and the `Index`, its caches in
   memory and on disk (`store`), and bodies tokenized in a helper process (`prefetch`);

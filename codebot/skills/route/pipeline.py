@@ -43,7 +43,8 @@ This module holds the `Router`; `router` holds the shared one and the module-lev
 built on it. Its pieces: `config` (every number), `index/` (words to terms, the BM25
 index, its caches in memory and on disk), `shape` (negative clauses, request shapes),
 `weights` (what each request word counts), `result` (what a route returns), `decide`
-(select, ask or abstain) and `rank` (the order of the candidates). It never imports
+(select, ask or abstain), `rank` (the order of the candidates), `translate` and `fused`
+(a request in another language, with the multilingual encoder). It never imports
 `eval` (`skills eval` measures it from outside). Importing it is cheap: numpy and bm25s
 are imported inside the functions that need them.
 """
@@ -51,8 +52,7 @@ are imported inside the functions that need them.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
@@ -60,6 +60,7 @@ from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.eligible import filtered_out, narrow
+from codebot.skills.route.fused import fuse_across
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
@@ -68,6 +69,7 @@ from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.smalltalk import edit_kind
+from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
 
 if TYPE_CHECKING:  # the store (and hashlib, numpy's file format) loads when a router saves
@@ -94,6 +96,9 @@ class Router:
         self.indexes = IndexCache(config or RouterConfig(), store)
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
+        self.translator = Translator()
+        #: the index, eligibility mask and eligible specs of the last semantic scoring
+        self._eligible: tuple[Index, bytes, tuple[Spec, ...]] | None = None
 
     @property
     def config(self) -> RouterConfig:
@@ -156,7 +161,7 @@ class Router:
         mask, other = narrow(idx, mask, subset, active, restrict)
 
         # 2. lexical scores, normalised by what the request's words are worth
-        surface, known, neg_ids, lang = self._request_terms(idx, request)
+        surface, known, neg_ids, lang, similar = self._request_terms(idx, request)
         terms = list(surface)
         counted = sorted(set(known) | set(neg_ids))
         # in a request in another language than the skills' (English), a word no skill uses
@@ -169,7 +174,7 @@ class Router:
             )
         ask = edges(request)  # where the person's own words are, in a long paste
         dest = destination(ask)
-        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest)
+        weight, kinds = term_weights(idx, ask, surface, known, cfg, dest, similar)
         raw = idx.scores(known, neg_ids, 1.0, weight)  # a ruled-out word costs its worth
         # in a catalog of a few skills, most words of any request are in none of them, which
         # says nothing about the one it names: they do not count against it either
@@ -183,26 +188,12 @@ class Router:
         elig = np.where(mask, norm, -np.inf)
         k = min(max(top, 2), idx.n)
         positive = np.nonzero(elig > 0)[0]
-        order = top_rows(elig, positive, k)
-        lex_rank = {i: r + 1 for r, i in enumerate(order)}  # first-stage ranks
-        sem: dict[str, float] = {}
-        fused: dict[int, float] = {}
         staged = (
             cfg.rerank.second_stage and len(known) > 1 and semantic is None and len(positive) > 2
         )
-        if semantic is not None:
-            sem = self._semantic_scores(request, idx, mask)
-            if sem:
-                # across languages by ranks (reciprocal rank fusion): the lexical score of a
-                # request in another language measures only its loanwords and names
-                order, lex_rank, fused = fuse(
-                    idx,
-                    elig,
-                    mask,
-                    sem,
-                    k,
-                    replace(cfg, fusion="rrf") if lang != "en" else cfg,
-                )
+        sem = self._semantic_scores(request, idx, mask) if semantic is not None else {}
+        # crowd: look-alikes that gave way in the fused order of a request in another language
+        order, lex_rank, fused, crowd = _ranked(idx, elig, mask, sem, k, cfg, lang, known)
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
@@ -218,7 +209,7 @@ class Router:
                 fused=fused.get(i),
                 coverage=stage.coverage.get(i) if stage else None,
                 ordered_by=stage.ordered_by.get(i) if stage else None,
-                crowded=stage.crowded.get(i, 0) if stage else 0,
+                crowded=stage.crowded.get(i, 0) if stage else crowd.get(i, 0),
             )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
@@ -232,7 +223,7 @@ class Router:
             # across languages the two scorers agreeing is the evidence: few words can match
             sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
-            worth=lambda w: self._worth(idx, w),
+            worth=lambda w: self._worth(idx, w, surface, similar),
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
             edit=(edit_kind(request) or "local") if shape == "edit" else None,
@@ -302,11 +293,14 @@ class Router:
 
     def _request_terms(
         self, idx: Index, request: str
-    ) -> tuple[dict[str, str], list[int], list[int], str]:
+    ) -> tuple[dict[str, str], list[int], list[int], str, dict[str, float]]:
         """The request's terms (each with the first word that gave it, in order), the ids
-        of those some skill's postings hold (`known`), of those some skill rules out, and
-        the request's language. A request in another language is read against the English
-        index by its language's rules (stop words, stems, compounds: `lang`)."""
+        of those some skill's postings hold (`known`), of those some skill rules out, the
+        request's language, and the terms read from its words by the multilingual encoder
+        with their similarity. A request in another language is read against the English
+        index by its language's rules (stop words, stems, compounds: `lang`) and, with a
+        scorer that `translates`, its other words as their nearest English words of the
+        catalog (`translate`)."""
         lang = detect(request)
         surface: dict[str, str] = {}
         lex = idx.lexicon
@@ -323,10 +317,37 @@ class Router:
             pairs = foreign_terms(words, lang, self.tokenizer.term, in_index, snowball)
         for t, word in pairs:
             surface.setdefault(t, word)
+        similar: dict[str, float] = {}
+        if lang != "en" and getattr(self.semantic, "translates", False):
+            similar = self._translated(idx, request, lang, in_index, surface)
         ids = [lex[t] for t in surface if t in lex and lex[t] < idx.n_terms]
         known = [i for i in ids if idx.indptr[i + 1] > idx.indptr[i]]
         neg_ids = [i for i in ids if i in idx.neg]
-        return surface, known, neg_ids, lang
+        return surface, known, neg_ids, lang, similar
+
+    def _translated(
+        self,
+        idx: Index,
+        request: str,
+        lang: str,
+        in_index: Callable[[str], bool],
+        surface: dict[str, str],
+    ) -> dict[str, float]:
+        """Terms `translate` reads from the request's other words (added to `surface`),
+        with their similarity; a scorer that fails is switched off (`semantic_error`)."""
+        embed = getattr(self.semantic, "embed", None)
+        if embed is None:
+            return {}
+        try:
+            found = self.translator.terms(
+                idx, self.tokenizer, embed, request, lang, in_index, surface
+            )
+        except Exception as exc:  # a broken optional model must not break routing
+            self.semantic, self.semantic_error = None, str(exc)
+            return {}
+        for t, piece, _ in found:
+            surface.setdefault(t, piece)
+        return {t: sim for t, _, sim in found}
 
     def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
         """The semantic scorer's similarities for the eligible skills; a scorer that fails
@@ -334,20 +355,33 @@ class Router:
         import numpy as np
 
         assert self.semantic is not None
-        eligible_specs = [idx.specs[i] for i in np.nonzero(mask)[0].tolist()]
+        key, got = mask.tobytes(), self._eligible
+        if got is None or got[0] is not idx or got[1] != key:  # the same tuple: reused
+            got = (idx, key, tuple(idx.specs[i] for i in np.nonzero(mask)[0].tolist()))
+            self._eligible = got
         try:
-            return dict(self.semantic.score(request, eligible_specs) or {})
+            return dict(self.semantic.score(request, got[2]) or {})
         except Exception as exc:  # a broken optional model must not break routing
             self.semantic, self.semantic_error = None, str(exc)
             return {}
 
-    def _worth(self, idx: Index, word: str) -> float:
-        """A request word's idf over the rarest word's (0..1): how much its match says."""
-        t = self.tokenizer.term(word)
+    def _worth(
+        self,
+        idx: Index,
+        word: str,
+        surface: Mapping[str, str] | None = None,
+        similar: Mapping[str, float] | None = None,
+    ) -> float:
+        """A request word's idf over the rarest word's (0..1): how much its match says (a
+        word `translate` read, as much as it is alike). `surface`: the request's terms and
+        how they are shown, which finds a translated word's term."""
+        t = next((k for k, v in (surface or {}).items() if v == word), None)
+        t = t or self.tokenizer.term(word)
+        similar = similar or {}
         i = idx.lexicon.get(t) if t is not None else None
         if i is None or i >= idx.n_terms:
             return 0.0
-        return float(idx.idf[i]) / max(idx.max_idf, 1e-9)
+        return float(idx.idf[i]) / max(idx.max_idf, 1e-9) * similar.get(t or "", 1.0)
 
     def _empty(
         self,
@@ -375,6 +409,33 @@ class Router:
             actor,
             index_ms,
         )
+
+
+def _ranked(
+    idx: Index,
+    elig: NDArray[np.floating],
+    mask: _Mask,
+    sem: Mapping[str, float],
+    k: int,
+    cfg: RouterConfig,
+    lang: str,
+    known: list[int],
+) -> tuple[list[int], dict[int, int], dict[int, float], dict[int, int]]:
+    """The first `k` rows by score, or (with similarities) the fused order; the rows'
+    lexical ranks, their fused scores (fusion "sum") and the crowded rows' j."""
+    import numpy as np
+
+    if not sem:
+        order = top_rows(elig, np.nonzero(elig > 0)[0], k)
+        return order, {i: r + 1 for r, i in enumerate(order)}, {}, {}  # first-stage ranks
+    if lang == "en":
+        order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg)
+        return order, lex_rank, fused, {}
+    # across languages by ranks (reciprocal rank fusion): the lexical score of a request in
+    # another language measures only its loanwords and names; a big folder's look-alikes
+    # give way as in the second stage (`fused`)
+    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known)
+    return order, lex_rank, {}, crowd
 
 
 def _bound(

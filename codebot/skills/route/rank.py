@@ -287,7 +287,7 @@ def fuse(
     row's lexical rank and, for fusion "sum", each row's fused score.
 
     "sum" adds the cosine to the normalised lexical score, so a strong
-    lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (rrf_k + rank)),
+    lexical lead survives a weak semantic one; "rrf" uses ranks only (1 / (RRF_K + rank)),
     which throws away how far apart the scores are.
     """
     import numpy as np

