@@ -265,18 +265,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_print_mode(args: argparse.Namespace) -> int:
-    from codebot.agent.tools.sandbox import probe_soon
-
-    probe_soon()  # bwrap's probe runs while the rest loads
-    from codebot.commands.args import settings_from
-    from codebot.ui.print_mode import run_print
-
     prompt = read_stdin() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         raise UsageError(
             "-p needs a prompt; it was empty"
             + (" (nothing on stdin)" if args.prompt == "-" else "")
         )
+    from codebot.skills.route.warmup import prestart_for
+
+    prestart_for(prompt)  # a cold build's helper starts while the rest loads
+    from codebot.agent.tools.sandbox import probe_soon
+
+    probe_soon()  # bwrap's probe runs while the rest loads
+    from codebot.commands.args import settings_from
+    from codebot.ui.print_mode import run_print
+
     settings = settings_from(args)
     check_model_key(args, settings)
     from codebot.ui.plugin_prompt import print_mode_notice

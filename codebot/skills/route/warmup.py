@@ -104,6 +104,24 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Scan
     return ScanFeed(rt.config, PREFETCH_MIN, claim)
 
 
+def prestart_for(prompt: str) -> bool:
+    """For a print-mode process about to load its catalog: when `prompt` is a task (not a
+    command, not small talk) and no router index at all is saved under `$CODEBOT_HOME`,
+    start the body-tokenizing helper now (`prefetch.prestart`), so that its own start
+    overlaps this process's imports; `prefetch_bodies` hands it the scan's files, and
+    `open_catalog` ends it if nobody did. Whether one was started."""
+    from codebot.home import codebot_home
+    from codebot.skills.route.index.prefetch import prestart
+    from codebot.skills.route.index.store import any_saved, default_folder
+    from codebot.skills.route.shape import request_shape
+
+    if prompt.lstrip().startswith("/") or request_shape(prompt) == "chat":
+        return False
+    if any_saved(default_folder(codebot_home())):
+        return False  # maybe saved for this catalog: `prefetch_bodies` will know
+    return prestart()
+
+
 def update(snapshot: Snapshot | None, router: Router | None = None) -> None:
     """Move `router` (default: the shared one) onto a reloaded catalog snapshot."""
     if snapshot is not None:

@@ -2,6 +2,10 @@
 
 - bm25s' term-frequency formula is restated in `postings.tf_part`: the same bits as
   bm25s', and a cold task in print mode no longer imports bm25s at all.
+- print mode starts the body-tokenizing helper before its imports (`prefetch.prestart`,
+  for a task, when no router index is saved at all): the scan takes that very process,
+  the postings and rankings are those built without a helper, and a spare nobody takes
+  is ended once the catalog is loaded.
 """
 
 from __future__ import annotations
@@ -14,6 +18,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from codebot.skills.catalog import Catalog
+from codebot.skills.files import Root, Source
+from codebot.skills.route import router as R
+from codebot.skills.route import warmup
+from codebot.skills.route.index import prefetch as P
+from codebot.skills.route.index.store import any_saved
+from codebot.skills.route.warmup import prefetch_bodies
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from gen_skills import generate
@@ -69,3 +81,159 @@ def test_a_cold_task_builds_the_router_index_without_bm25s(tmp_path):
     loaded = json.loads(out.stderr.strip().splitlines()[-1])
     assert loaded == {"numpy": True, "bm25s": False, "tqdm": False}
     assert any((home / "cache" / "router").rglob("*")), "the router index was not saved"
+
+
+# -- a helper started before the scan (`prefetch.prestart`, `warmup.prestart_for`) ----------
+
+
+def roots_of(path: Path) -> list[Root]:
+    return [Root(path, Source.PROJECT, "codebot", (0,))]
+
+
+REQUESTS = [
+    "write a changelog entry for the parser fix",
+    "review my recent changes",
+    "write a dockerfile for this app",
+    "set up end-to-end tests with playwright",
+    "构建 Docker 镜像",
+]
+
+
+def ranking(rt: R.Router, snap) -> list[list[tuple[str, float]]]:
+    return [[(c.name, round(c.score, 9)) for c in rt.route(q, snap).candidates] for q in REQUESTS]
+
+
+def postings_by_term(rt: R.Router, snap) -> dict[str, list[tuple[str, float]]]:
+    idx, _ = rt.index(snap)
+    terms = rt.indexes.tokens.terms
+    out = {}
+    for t in range(idx.n_terms):
+        a, b = int(idx.indptr[t]), int(idx.indptr[t + 1])
+        if b > a:
+            out[terms[t]] = list(
+                zip(
+                    (idx.specs[d].key for d in idx.indices[a:b].tolist()),
+                    idx.tf[a:b].tolist(),
+                    strict=True,
+                )
+            )
+    return out
+
+
+@pytest.fixture
+def no_spare():
+    P.drop_spare()
+    yield
+    P.drop_spare()
+
+
+@pytest.fixture(scope="module")
+def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cold") / "skills"
+    generate(root, 240, seed=4)
+    return root
+
+
+def test_a_prestarted_helper_is_the_one_the_scan_uses_and_changes_no_posting(
+    skills, monkeypatch, no_spare
+):
+    monkeypatch.setattr(warmup, "PREFETCH_MIN", 1)
+    monkeypatch.delenv("CODEBOT_NO_PREFETCH", raising=False)
+    snap = Catalog(roots_of(skills)).load()
+    alone = R.Router()
+    want_post, want_rank = postings_by_term(alone, snap), ranking(alone, snap)
+    assert alone.stats["bodies_read"] == len(snap) and any(want_rank)
+
+    assert P.prestart()
+    spare = P._SPARE[0]
+    assert not P.prestart()  # one at a time
+    helped = R.Router()
+    cat = Catalog(roots_of(skills))
+    feed = prefetch_bodies(roots_of(skills), helped)
+    assert feed is not None
+    feed.attach(cat)
+    snap2 = cat.load()
+    pf = helped.indexes.tokens.prefetch
+    assert pf is not None and pf.proc is spare and not P._SPARE  # taken, not a second one
+    pf._reader.join(60)
+    assert not pf.error, pf.error
+    assert postings_by_term(helped, snap2) == want_post
+    assert ranking(helped, snap2) == want_rank
+    assert helped.stats["bodies_prefetched"] == len(snap2)
+    assert spare.poll() is not None  # stopped once its bodies were in
+
+
+def test_a_spare_nobody_takes_is_ended_when_the_catalog_is_loaded(
+    skills, tmp_path, monkeypatch, no_spare, wait_until
+):
+    from codebot.config import load_settings
+    from codebot.workspace import open_catalog
+
+    monkeypatch.setenv("CODEBOT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CODEBOT_NO_PREFETCH", raising=False)
+    monkeypatch.setattr(R, "_DEFAULT", None)
+    settings = load_settings(cwd=tmp_path, skills_dirs=(skills,))
+    assert P.prestart()
+    spare = P._SPARE[0]
+    # 240 files: under PREFETCH_MIN, so the scan starts no helper and takes none
+    cat = open_catalog(settings, prefetch=True)
+    assert len(cat.snapshot) >= 240
+    assert not P._SPARE and spare.poll() is not None and spare not in P._LIVE
+
+
+def test_prestart_is_for_a_task_with_no_router_index_saved_at_all(tmp_path, monkeypatch, no_spare):
+    started: list[bool] = []
+    monkeypatch.setattr(P, "prestart", lambda: started.append(True) or True)
+    home = tmp_path / "home"
+    monkeypatch.setenv("CODEBOT_HOME", str(home))
+    for prompt in ("hello there", "thanks!", "/help", "  /changelog write it"):
+        assert not warmup.prestart_for(prompt)
+    assert warmup.prestart_for("write a changelog entry for the parser fix")
+    folder = home / "cache" / "router"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("not a manifest")
+    assert warmup.prestart_for("review my recent changes")
+    (folder / "0123456789abcdef.json").write_text("{}")  # any manifest: maybe this catalog's
+    assert not warmup.prestart_for("review my recent changes")
+    assert len(started) == 2
+    # a file or a FIFO where the folder should be: nothing saved there, a helper may help
+    (home / "cache" / "router2").write_text("x")
+    assert not any_saved(home / "cache" / "router2")
+    os.mkfifo(tmp_path / "fifo")
+    assert not any_saved(tmp_path / "fifo")
+
+
+def test_prestart_is_off_where_a_helper_is(monkeypatch, no_spare):
+    monkeypatch.setenv("CODEBOT_NO_PREFETCH", "1")
+    assert not P.prestart() and not P._SPARE
+    monkeypatch.delenv("CODEBOT_NO_PREFETCH")
+    monkeypatch.setattr(P, "_cpus", lambda: 1)
+    assert not P.prestart() and not P._SPARE
+
+
+def test_print_mode_answers_the_same_with_a_prestarted_helper(tmp_path):
+    """The whole program, cold, over 1,200 skills (a helper is used from 1,000 files):
+    with the helper started before the scan, and with no helper at all."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    generate(project / ".codebot" / "skills", 1200, seed=6)
+    outs = []
+    for i, off in enumerate(("", "1")):
+        env = _env(tmp_path / f"h{i}")
+        env.update(HOME=str(tmp_path / "uh"), CODEBOT_NO_PROBE="1")
+        env.pop("CODEBOT_NO_PREFETCH", None)
+        if off:
+            env["CODEBOT_NO_PREFETCH"] = off
+        got = subprocess.run(
+            [sys.executable, "-m", "codebot", "-p", REQUESTS[0], "--trust"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert got.returncode == 0, got.stderr
+        outs.append(got.stdout)
+        assert any((tmp_path / f"h{i}" / "cache" / "router").glob("*.json"))
+    assert outs[0] == outs[1]
+    assert "changelog" in outs[0]
