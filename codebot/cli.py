@@ -292,7 +292,7 @@ def run_print_mode(args: argparse.Namespace) -> int:
     settings, restored = restore_setup(args, settings)  # --continue: the session's model, ...
     for said in restored:
         print(f"codebot: {said}", file=sys.stderr)
-    return run_print(
+    code = run_print(
         prompt,
         settings,
         output_format=args.output_format,
@@ -304,6 +304,18 @@ def run_print_mode(args: argparse.Namespace) -> int:
         compact=args.compact,
         fail_on_denial=args.fail_on_denial,
     )
+    _no_final_collection()
+    return code
+
+
+def _no_final_collection() -> None:
+    """The process ends now: keep the interpreter's last full collection at exit from
+    walking everything it made (at 10,000 skills 0.15 to 0.3 s of CPU, mostly garbage the
+    OS frees anyway). Exit handlers still run and files still close as their last
+    reference goes; only cyclic garbage is left to the OS."""
+    import gc
+
+    gc.freeze()
 
 
 def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int:
