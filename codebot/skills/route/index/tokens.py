@@ -221,14 +221,7 @@ class TokenCache:
             return [self._bag(t, cfg) for t in texts]
         tok = self.tokenizer(cfg)
         counted = count_many([tok._flat(t) for t in texts], tok, self._raw_ids, self._id)
-        return [
-            Bag(
-                array("i", ids.tobytes()),
-                array("H", counts.tobytes()),
-                length,
-            )
-            for ids, counts, length in counted
-        ]
+        return [Bag(array("i", ids), array("H", counts), length) for ids, counts, length in counted]
 
     def _id(self, term: str) -> int:
         return self._ids((term,))[0]
