@@ -126,6 +126,23 @@ def postings_by_term(rt: R.Router, snap) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def rows_by_key(rt: R.Router, snap) -> dict[str, list[list[tuple[str, int]]]]:
+    """Each skill's row as (term, count) per field; every field's ids must be ascending
+    (a Bag's order, which the helper's bags must keep once mapped onto this lexicon)."""
+    idx, _ = rt.index(snap)
+    terms, r = rt.indexes.tokens.terms, idx.rows
+    out = {}
+    for i, spec in enumerate(idx.specs):
+        fields = []
+        for f in range(r.ptr.shape[0]):
+            a, b = int(r.ptr[f, i]), int(r.ptr[f, i + 1])
+            ids = r.ids[a:b].tolist()
+            assert ids == sorted(set(ids)), (spec.key, f)
+            fields.append(sorted(zip((terms[t] for t in ids), r.counts[a:b].tolist(), strict=True)))
+        out[spec.key] = fields
+    return out
+
+
 @pytest.fixture
 def no_spare():
     P.drop_spare()
@@ -148,6 +165,7 @@ def test_a_prestarted_helper_is_the_one_the_scan_uses_and_changes_no_posting(
     snap = Catalog(roots_of(skills)).load()
     alone = R.Router()
     want_post, want_rank = postings_by_term(alone, snap), ranking(alone, snap)
+    want_rows = rows_by_key(alone, snap)
     assert alone.stats["bodies_read"] == len(snap) and any(want_rank)
 
     assert P.prestart()
@@ -159,11 +177,16 @@ def test_a_prestarted_helper_is_the_one_the_scan_uses_and_changes_no_posting(
     assert feed is not None
     feed.attach(cat)
     snap2 = cat.load()
+    # terms already known here in another order than the helper met them: its ids, sorted
+    # in its lexicon, are not sorted once mapped onto this one
+    words = " ".join(sorted({s.name for s in snap2}, reverse=True))
+    helped.indexes.tokens.bags_many([words], helped.config)
     pf = helped.indexes.tokens.prefetch
     assert pf is not None and pf.proc is spare and not P._SPARE  # taken, not a second one
     pf._reader.join(60)
     assert not pf.error, pf.error
     assert postings_by_term(helped, snap2) == want_post
+    assert rows_by_key(helped, snap2) == want_rows
     assert ranking(helped, snap2) == want_rank
     assert helped.stats["bodies_prefetched"] == len(snap2)
     assert spare.poll() is not None  # stopped once its bodies were in
