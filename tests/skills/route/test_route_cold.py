@@ -6,8 +6,9 @@
   for a task, when no router index is saved at all): the scan takes that very process,
   the postings and rankings are those built without a helper, and a spare nobody takes
   is ended once the catalog is loaded.
-- print mode freezes the collector before exit (`cli._no_final_collection`): the answer
-  and both caches are still there.
+- print mode freezes what it holds once the catalog is loaded (`print_mode.run_print`) and
+  again before exit (`cli._no_final_collection`): the answer and both caches are still
+  there.
 """
 
 from __future__ import annotations
@@ -49,13 +50,25 @@ def test_tf_part_is_bm25s_lucene_tf_bit_for_bit(k1, b):
         assert got.tobytes() == want.tobytes()
 
 
-PROBE = (
-    "import gc, json, runpy, sys\nsys.argv = ['codebot', '-p', sys.argv[1], '--trust']\n"
-    "try:\n    runpy.run_module('codebot', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-    "got = {m: m in sys.modules for m in ('numpy', 'bm25s', 'tqdm')}\n"
-    "got['frozen'] = gc.get_freeze_count() > 0\n"
-    "print(json.dumps(got), file=sys.stderr)"
-)
+PROBE = """
+import gc, json, runpy, sys
+from codebot.skills.route.index import cache
+seen = []  # how many objects were frozen when the router's build started
+derive = cache.IndexCache._derive
+def spy(self, *a, **k):
+    seen.append(gc.get_freeze_count())
+    return derive(self, *a, **k)
+cache.IndexCache._derive = spy
+sys.argv = ['codebot', '-p', sys.argv[1], '--trust']
+try:
+    runpy.run_module('codebot', run_name='__main__')
+except SystemExit:
+    pass
+got = {m: m in sys.modules for m in ('numpy', 'bm25s', 'tqdm')}
+got['frozen_before_the_build'] = bool(seen) and seen[0] > 0
+got['frozen_at_exit'] = gc.get_freeze_count() > seen[0] if seen else False
+print(json.dumps(got), file=sys.stderr)
+"""
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -82,8 +95,15 @@ def test_a_cold_task_builds_the_router_index_without_bm25s(tmp_path):
         timeout=120,
     )
     loaded = json.loads(out.stderr.strip().splitlines()[-1])
-    # frozen: the interpreter's last collection at exit skips what the run made
-    assert loaded == {"numpy": True, "bm25s": False, "tqdm": False, "frozen": True}
+    # frozen: no collection of the turn walks the loaded catalog, and the interpreter's
+    # last collection at exit skips what the turn made
+    assert loaded == {
+        "numpy": True,
+        "bm25s": False,
+        "tqdm": False,
+        "frozen_before_the_build": True,
+        "frozen_at_exit": True,
+    }
     assert "changelog" in out.stdout
     assert any((home / "cache" / "router").glob("*.json")), "the router index was not saved"
     assert (home / "cache" / "skill-index.bin").is_file()
