@@ -101,7 +101,7 @@ def tf_part(
 ) -> NDArray[np.floating]:
     """bm25s' Lucene term-frequency part (`scoring._score_tfc_lucene`, which is its
     Robertson formula), the very same expression in the same order, so the floats are
-    the same bits; tests/skills/route/test_route_batch.py checks it against bm25s'."""
+    the same bits; tests/skills/route/test_route_cold.py checks it against bm25s'."""
     return tf / (k1 * ((1 - b) + b * lens / avg) + tf)
 
 

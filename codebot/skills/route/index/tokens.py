@@ -369,10 +369,10 @@ class TokenCache:
             return local, 0  # ids past the helper's own lexicon: the frame is not trusted
         ids = remap[lids]
         counts = np.frombuffer(b"".join(cparts), dtype=np.uint16)
-        # each body's ids ascending (Bag's order), all bodies of the frame in one sort of
-        # (body, id) keys: unique (a body's ids are), so any sort gives this one order
+        # each body's ids ascending (Bag's order), all bodies of the frame in one stable
+        # sort of (body, id) keys: lexsort's order, a third of its time
         doc = np.repeat(np.arange(len(keys), dtype=np.int64), lens)
-        order = np.argsort((doc << 32) | ids.astype(np.int64))
+        order = np.argsort((doc << 32) | ids.astype(np.int64), kind="stable")
         ids, counts = ids[order].tobytes(), counts[order].tobytes()
         got = 0
         at = 0
