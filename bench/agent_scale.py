@@ -23,11 +23,15 @@ Prints ONE JSON object. For each size (synthetic skills from bench/gen_skills.py
 - `cold_task_alone_s`, `prefetch_speedup`: the same task with `CODEBOT_NO_PREFETCH=1`
   (every body tokenized in the one process, no helper process), and how many times
   slower that is
+- with `--before DIR` (a checkout of an older tree, e.g. `git worktree add /tmp/before
+  main`): `before_task_s`, `before_task_over_floor`, `before_task_cpu_s`, the same cold
+  task run from that tree (`PYTHONPATH=DIR`) in each round, right after this tree's
 - `rss_mb`: the warm run's peak resident memory (target 200)
 - `listing_chars`: the listing's characters for a window unknown (8,000 budget), 128k and
   1M tokens
 
     .venv/bin/python bench/agent_scale.py [--sizes 1000,10000,50000] [--repeat 3] [--task-only]
+        [--before DIR]
 
 `--task-only`: only the floor and the cold-task runs (the 50,000 case's point). codebot's
 own modules are byte-compiled first (`compileall`), as an installed package is: a
@@ -120,19 +124,28 @@ def _env(base: Path) -> dict[str, str]:
     return env
 
 
-def tasks(n: int, repeat: int, base: Path, project: Path, skills: Path) -> dict:
+def tasks(
+    n: int, repeat: int, base: Path, project: Path, skills: Path, before: Path | None = None
+) -> dict:
     """The cold task, interleaved with a floor run and the variants, `repeat` times: each
     round meets the same moment of the machine's load."""
     env = _env(base)
     floor_argv = [sys.executable, "-c", FLOOR, str(skills)]
     argv = [sys.executable, "-m", "codebot", "-p", TASK, "--trust"]
     floors, news, cpus, olds, alone = [], [], [], [], []
+    befores: list[float] = []
+    before_cpus: list[float] = []
     for i in range(repeat):
         floors.append(run(floor_argv, env, project)[0])
         env["CODEBOT_HOME"] = str(base / f"task{n}-{i}")  # empty: no catalog or router index
         took, _, cpu = run(argv, env, project)
         news.append(took)
         cpus.append(cpu)
+        if before is not None:
+            env["CODEBOT_HOME"] = str(base / f"before{n}-{i}")
+            took, _, cpu = run(argv, env | {"PYTHONPATH": str(before)}, project)
+            befores.append(took)
+            before_cpus.append(cpu)
         env["CODEBOT_HOME"] = str(base / f"old{n}-{i}")
         olds.append(run(argv, env | {"CODEBOT_ROUTE_BATCH": "0"}, project)[0])
         env["CODEBOT_HOME"] = str(base / f"alone{n}-{i}")
@@ -140,7 +153,7 @@ def tasks(n: int, repeat: int, base: Path, project: Path, skills: Path) -> dict:
     med = statistics.median
     ratio = med(t / f for t, f in zip(news, floors, strict=True))
     target = 2.5 if n <= 10_000 else 3.0
-    return {
+    out = {
         "floor_s": round(med(floors), 3),
         "cold_task_s": round(med(news), 3),
         "cold_task_over_floor": round(ratio, 2),
@@ -154,14 +167,22 @@ def tasks(n: int, repeat: int, base: Path, project: Path, skills: Path) -> dict:
         "cold_task_target": target,
         "cold_task_target_met": ratio <= target,
     }
+    if before is not None:
+        out["before_task_s"] = round(med(befores), 3)
+        out["before_task_over_floor"] = round(
+            med(t / f for t, f in zip(befores, floors, strict=True)), 2
+        )
+        out["before_task_cpu_s"] = round(med(before_cpus), 3)
+        out["runs"]["before"] = befores
+    return out
 
 
-def measure(n: int, repeat: int, base: Path, task_only: bool) -> dict:
+def measure(n: int, repeat: int, base: Path, task_only: bool, before: Path | None = None) -> dict:
     project = base / f"p{n}"
     (project / ".git").mkdir(parents=True)
     skills = project / ".codebot" / "skills"
     generate(skills, n, seed=1)
-    out: dict = {"skills": n, **tasks(n, repeat, base, project, skills)}
+    out: dict = {"skills": n, **tasks(n, repeat, base, project, skills, before)}
     if task_only:
         return out
     env = _env(base)
@@ -199,13 +220,19 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--task-only", action="store_true")
+    parser.add_argument("--before", type=Path, help="an older tree to run the cold task from too")
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "codebot", quiet=1)  # what an installed package has
+    if args.before is not None:
+        if not (args.before / "codebot" / "__main__.py").is_file():
+            parser.error(f"--before {args.before}: no codebot/__main__.py there")
+        compileall.compile_dir(args.before / "codebot", quiet=1)
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in args.sizes.split(",")):
             print(f"… {n} skills", file=sys.stderr)
-            out[str(n)] = measure(n, args.repeat, Path(tmp), args.task_only)
+            out[str(n)] = measure(n, args.repeat, Path(tmp), args.task_only, args.before)
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=2))
     return 0
 

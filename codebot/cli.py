@@ -265,18 +265,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_print_mode(args: argparse.Namespace) -> int:
-    from codebot.agent.tools.sandbox import probe_soon
-
-    probe_soon()  # bwrap's probe runs while the rest loads
-    from codebot.commands.args import settings_from
-    from codebot.ui.print_mode import run_print
-
     prompt = read_stdin() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         raise UsageError(
             "-p needs a prompt; it was empty"
             + (" (nothing on stdin)" if args.prompt == "-" else "")
         )
+    from codebot.skills.route.warmup import prestart_for
+
+    prestart_for(prompt)  # a cold build's helper starts while the rest loads
+    from codebot.agent.tools.sandbox import probe_soon
+
+    probe_soon()  # bwrap's probe runs while the rest loads
+    from codebot.commands.args import settings_from
+    from codebot.ui.print_mode import run_print
+
     settings = settings_from(args)
     check_model_key(args, settings)
     from codebot.ui.plugin_prompt import print_mode_notice
@@ -289,7 +292,7 @@ def run_print_mode(args: argparse.Namespace) -> int:
     settings, restored = restore_setup(args, settings)  # --continue: the session's model, ...
     for said in restored:
         print(f"codebot: {said}", file=sys.stderr)
-    return run_print(
+    code = run_print(
         prompt,
         settings,
         output_format=args.output_format,
@@ -301,6 +304,18 @@ def run_print_mode(args: argparse.Namespace) -> int:
         compact=args.compact,
         fail_on_denial=args.fail_on_denial,
     )
+    _no_final_collection()
+    return code
+
+
+def _no_final_collection() -> None:
+    """The process ends now: keep the interpreter's last full collection at exit from
+    walking everything it made (at 10,000 skills 0.15 to 0.3 s of CPU, mostly garbage the
+    OS frees anyway). Exit handlers still run and files still close as their last
+    reference goes; only cyclic garbage is left to the OS."""
+    import gc
+
+    gc.freeze()
 
 
 def run_interactive(args: argparse.Namespace, initial_prompt: str | None) -> int:

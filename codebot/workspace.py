@@ -71,4 +71,8 @@ def open_catalog(settings: Settings, load: bool = True, prefetch: bool = False) 
             feed.attach(catalog)
     if load:
         catalog.load()
+        if prefetch:  # a helper `warmup.prestart_for` started that the scan did not take
+            from codebot.skills.route.index.prefetch import drop_spare
+
+            drop_spare()
     return catalog

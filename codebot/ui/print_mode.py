@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import os
 import re
 import shlex
@@ -160,6 +161,9 @@ def run_print(
     if prompt.strip().split(" ", 1)[0].lower() == "/init":  # `-p "/init"`: the draft only
         return _init_only(settings, prompt.strip()[5:], output_format)
     catalog = open_catalog(settings, prefetch=_routes(prompt))
+    # One turn, then exit: what the load made stays, so no collection need walk it (the first
+    # full one, which a large load soon triggers, walked 50,000 skills' objects for 0.5 s).
+    gc.freeze()
     try:
         session = build_session(
             settings,

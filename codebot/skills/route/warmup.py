@@ -10,8 +10,8 @@
 - `warm(snapshot_getter)` makes the shared router's index for the current snapshot: it
   maps the one saved under `$CODEBOT_HOME/cache/router` by an earlier process (patching
   in whatever changed since), or builds and saves it. It also computes the eligibility
-  the model's routing needs and imports bm25s' scoring, so neither the first request nor
-  the first edit pays for them. Idempotent: a second call finds the index made.
+  the model's routing needs, so the first request does not pay for it. Idempotent: a
+  second call finds the index made.
 - `warm_in_background(snapshot_getter)` runs `warm` in a daemon thread and returns it.
 - `update(snapshot)` moves the shared router onto a reloaded snapshot: the rows of the
   skills that changed are tokenized and patched in; nothing else is read. Calling it is
@@ -61,7 +61,6 @@ def warm(
     for actor in actors:
         idx.eligibility(actor, {}, Adapter.EXTENSION)
     idx.folders()  # the second stage's folder-capped word statistics
-    import bm25s.scoring  # noqa: F401  (120 ms once: the first patch needs its formulas)
 
 
 def warm_in_background(
@@ -103,6 +102,24 @@ def prefetch_bodies(roots: Sequence[Root], router: Router | None = None) -> Scan
         return True
 
     return ScanFeed(rt.config, PREFETCH_MIN, claim)
+
+
+def prestart_for(prompt: str) -> bool:
+    """For a print-mode process about to load its catalog: when `prompt` is a task (not a
+    command, not small talk) and no router index at all is saved under `$CODEBOT_HOME`,
+    start the body-tokenizing helper now (`prefetch.prestart`), so that its own start
+    overlaps this process's imports; `prefetch_bodies` hands it the scan's files, and
+    `open_catalog` ends it if nobody did. Whether one was started."""
+    from codebot.home import codebot_home
+    from codebot.skills.route.index.prefetch import prestart
+    from codebot.skills.route.index.store import any_saved, default_folder
+    from codebot.skills.route.shape import request_shape
+
+    if prompt.lstrip().startswith("/") or request_shape(prompt) == "chat":
+        return False
+    if any_saved(default_folder(codebot_home())):
+        return False  # maybe saved for this catalog: `prefetch_bodies` will know
+    return prestart()
 
 
 def update(snapshot: Snapshot | None, router: Router | None = None) -> None:

@@ -61,6 +61,8 @@ def read_frame(inp: IO[bytes]) -> dict[str, object]:
 
 def run(inp: IO[bytes], out: IO[bytes]) -> int:
     """Tokenize the bodies of the files the parent sends, in their order."""
+    import numpy  # noqa: F401  (the batch tokenizer's: loaded while the parent still scans)
+
     from codebot.skills.files import frontmatter
     from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
     from codebot.skills.route.config import RouterConfig

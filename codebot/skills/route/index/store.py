@@ -108,6 +108,16 @@ def default_folder(home: Path | None = None) -> Path:
     return Path(home if home is not None else codebot_home()) / "cache" / FOLDER
 
 
+def any_saved(folder: Path) -> bool:
+    """Whether `folder` holds a saved index (a manifest) at all, whatever it was made for:
+    a look that needs no settings (see `warmup.prestart_for`). Unreadable: False."""
+    try:
+        with os.scandir(folder) as it:
+            return any(e.name.endswith(".json") for e in it)
+    except OSError:
+        return False
+
+
 @functools.cache
 def _code_fingerprint() -> str:
     """Changes when the code that makes rows or postings changes (development trees keep
