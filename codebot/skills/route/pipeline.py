@@ -44,7 +44,8 @@ built on it. Its pieces: `config` (every number), `index/` (words to terms, the 
 index, its caches in memory and on disk), `shape` (negative clauses, request shapes),
 `weights` (what each request word counts), `result` (what a route returns), `decide`
 (select, ask or abstain), `rank` (the order of the candidates), `translate` and `fused`
-(a request in another language, with the multilingual encoder). It never imports
+(a request in another language, with the multilingual encoder; `ahead` starts its
+semantic scores on a worker thread). It never imports
 `eval` (`skills eval` measures it from outside). Importing it is cheap: numpy and bm25s
 are imported inside the functions that need them.
 """
