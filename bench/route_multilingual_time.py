@@ -11,19 +11,13 @@ for 10 candidates (recall@k). Each run is a fresh process (a first Chinese reque
 pieces are all new, is the slow one), "before" and "after" alternating:
 
 - before: the code as it was: the semantic scores computed in line after the request's
-  words were read, returned as a dict, the request encoded every time, every piece of a
-  request embedded;
+  words were read, returned as a dict, the request encoded every time;
 - after: started ahead on a worker thread (`route/ahead.py`), held as one array
-  (`route/similarities.py`), the request's vector kept, and the encoder's whole Chinese
-  and Japanese words translated ahead (`route/pieces.py`; the run waits for that table
-  after its first route and reports how long: seconds the first time, then read back
-  from DATA/vectors).
+  (`route/similarities.py`), the request's vector kept.
 
 Reported: the median over runs of p50 / p95 / max, hit@1 and recall@5 (the same every
-run), the digest of every route's decision and candidates with their numbers (the same
-for both ways without the table; with it, a word's vector made in another batch may differ
-in its last bits, so compare decisions and rankings: tests/skills/route/test_route_ahead.py),
-and the load average. Needs ../shared/corpus/skills and
+run), whether both ways gave the same routes (a digest of every route's decision and
+candidates, with their numbers), and the load average. Needs ../shared/corpus/skills and
 the `multilingual` extra. The skills' vectors are embedded on the first run (minutes at
 10,000 skills) and kept in DATA/vectors.
 """
@@ -39,7 +33,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -82,24 +75,18 @@ def old_scorer(vectors: Path) -> Any:
 def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
     import codebot.skills.route as R
     from codebot.skills.invoke import Actor
-    from codebot.skills.route import ahead, pieces
+    from codebot.skills.route import ahead
 
     snap = catalogs(CORPUS, synth)
     if way == "before":
         ahead.OVERLAP = False
-        pieces.ENABLED = False
         scorer = old_scorer(vectors)
     else:
         scorer = R.EmbeddingScorer("use-multilingual", vectors)
     rt = R.Router(R.config_from_mapping({"semantic": "use-multilingual"}), semantic=scorer)
     rt.index(snap)
     scorer.chunk_vectors(list(snap))
-    t0 = time.perf_counter()
     rt.route("Redacta el informe de la caída 你好", snap, Actor.MODEL)  # loads the encoder
-    table = rt.translator._table
-    if table is not None:
-        table.ready.wait()
-    waited = time.perf_counter() - t0
     cases, errors = R.parse_cases(CASES.read_text(encoding="utf-8").splitlines())
     if errors:
         raise SystemExit(f"{CASES}: {errors}")
@@ -128,7 +115,6 @@ def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
         "recall_at_5": rep["recall_at_k"]["5"],  # type: ignore[index]
         "latency_ms": rep["latency_ms"],
         "routes_digest": digest.hexdigest()[:16],
-        "first_route_and_table_s": round(waited, 2),
     }
 
 
@@ -155,7 +141,6 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "hit_at_1": sorted({r["hit_at_1"] for r in runs}),
         "recall_at_5": sorted({r["recall_at_5"] for r in runs}),
         "routes_digest": sorted({r["routes_digest"] for r in runs}),
-        "first_route_and_table_s": [r["first_route_and_table_s"] for r in runs],
     }
 
 
@@ -202,8 +187,8 @@ def main() -> None:
             "before": before,
             "after": after,
             "p95_after_over_before": round(after["p95_ms"] / max(before["p95_ms"], 1e-9), 3),
-            "same_quality": before["hit_at_1"] == after["hit_at_1"]
-            and before["recall_at_5"] == after["recall_at_5"],
+            "same_routes": before["routes_digest"] == after["routes_digest"]
+            and len(after["routes_digest"]) == 1,
             "target_p95_ms": 10.0,
         }
     print(json.dumps(out, indent=2))

@@ -10,8 +10,8 @@ that module).
   or abstain), `semantic` (the optional embedding scorer), `translate` (a request's
   words read as the catalog's English words through the multilingual encoder), `fused`
   (a big folder's look-alikes giving way in the fused ranking), and for their time `ahead`
-  (the semantic scores on a worker thread), `similarities` (the scores as one array),
-  `pieces` (the encoder's whole CJK words translated ahead); `warmup` (the shared router
+  (the semantic scores on a worker thread), `similarities` (the scores as one array);
+  `warmup` (the shared router
   made ready before it is needed);
 - `index/`: words to terms, token rows, BM25 postings and the `Index`, its caches in
   memory and on disk (`store`), and bodies tokenized in a helper process (`prefetch`);
