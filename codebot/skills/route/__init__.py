@@ -9,7 +9,9 @@ that module).
   word counts), `eligible` (who may be ranked), `rank` (the order), `decide` (select, ask
   or abstain), `semantic` (the optional embedding scorer), `translate` (a request's
   words read as the catalog's English words through the multilingual encoder), `fused`
-  (a big folder's look-alikes giving way in the fused ranking); `warmup` (the shared router
+  (a big folder's look-alikes giving way in the fused ranking), and for their time `ahead`
+  (the semantic scores on a worker thread), `similarities` (the scores as one array);
+  `warmup` (the shared router
   made ready before it is needed);
 - `index/`: words to terms, token rows, BM25 postings and the `Index`, its caches in
   memory and on disk (`store`), and bodies tokenized in a helper process (`prefetch`);

@@ -44,7 +44,8 @@ built on it. Its pieces: `config` (every number), `index/` (words to terms, the 
 index, its caches in memory and on disk), `shape` (negative clauses, request shapes),
 `weights` (what each request word counts), `result` (what a route returns), `decide`
 (select, ask or abstain), `rank` (the order of the candidates), `translate` and `fused`
-(a request in another language, with the multilingual encoder). It never imports
+(a request in another language, with the multilingual encoder; `ahead` starts its
+semantic scores on a worker thread). It never imports
 `eval` (`skills eval` measures it from outside). Importing it is cheap: numpy and bm25s
 are imported inside the functions that need them.
 """
@@ -57,6 +58,7 @@ from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
+from codebot.skills.route.ahead import Ahead
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.eligible import filtered_out, narrow
@@ -68,6 +70,7 @@ from codebot.skills.route.lang import detect, foreign_terms
 from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
+from codebot.skills.route.similarities import Similarities, most_similar_key
 from codebot.skills.route.smalltalk import edit_kind
 from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
@@ -160,8 +163,15 @@ class Router:
         )
         mask, other = narrow(idx, mask, subset, active, restrict)
 
-        # 2. lexical scores, normalised by what the request's words are worth
-        surface, known, neg_ids, lang, similar = self._request_terms(idx, request)
+        # 2. lexical scores, normalised by what the request's words are worth; the semantic
+        # scores start ahead, on a worker thread, while the words are read (`ahead`)
+        lang = detect(request)
+        ahead = (
+            Ahead(lambda: self._semantic_scores(request, idx, mask))
+            if self._semantic_for(lang) is not None
+            else None
+        )
+        surface, known, neg_ids, lang, similar = self._request_terms(idx, request, lang)
         terms = list(surface)
         counted = sorted(set(known) | set(neg_ids))
         # in a request in another language than the skills' (English), a word no skill uses
@@ -191,7 +201,7 @@ class Router:
         staged = (
             cfg.rerank.second_stage and len(known) > 1 and semantic is None and len(positive) > 2
         )
-        sem = self._semantic_scores(request, idx, mask) if semantic is not None else {}
+        sem = ahead.result() if ahead is not None and semantic is not None else {}
         # crowd: look-alikes that gave way in the fused order of a request in another language
         order, lex_rank, fused, crowd = _ranked(idx, elig, mask, sem, k, cfg, lang, known)
         stage: Staged | None = None
@@ -221,7 +231,7 @@ class Router:
             len(counted) + n_oov,
             sem_on=bool(sem),
             # across languages the two scorers agreeing is the evidence: few words can match
-            sem_best=max(sem, key=sem.__getitem__) if sem and lang != "en" else None,
+            sem_best=most_similar_key(sem) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
             worth=lambda w: self._worth(idx, w, surface, similar),
             named={w.lower() for w in kinds["emphasized"]},
@@ -292,7 +302,7 @@ class Router:
         return idx, subset, index_ms
 
     def _request_terms(
-        self, idx: Index, request: str
+        self, idx: Index, request: str, lang: str | None = None
     ) -> tuple[dict[str, str], list[int], list[int], str, dict[str, float]]:
         """The request's terms (each with the first word that gave it, in order), the ids
         of those some skill's postings hold (`known`), of those some skill rules out, the
@@ -300,8 +310,8 @@ class Router:
         with their similarity. A request in another language is read against the English
         index by its language's rules (stop words, stems, compounds: `lang`) and, with a
         scorer that `translates`, its other words as their nearest English words of the
-        catalog (`translate`)."""
-        lang = detect(request)
+        catalog (`translate`). `lang`: the request's language when already detected."""
+        lang = detect(request) if lang is None else lang
         surface: dict[str, str] = {}
         lex = idx.lexicon
         if lang == "en":
@@ -349,18 +359,21 @@ class Router:
             surface.setdefault(t, piece)
         return {t: sim for t, _, sim in found}
 
-    def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> dict[str, float]:
+    def _semantic_scores(self, request: str, idx: Index, mask: _Mask) -> Mapping[str, float]:
         """The semantic scorer's similarities for the eligible skills; a scorer that fails
         is switched off (`semantic_error` says why) and the route stays lexical."""
         import numpy as np
 
-        assert self.semantic is not None
+        scorer = self.semantic
+        if scorer is None:  # switched off meanwhile
+            return {}
         key, got = mask.tobytes(), self._eligible
         if got is None or got[0] is not idx or got[1] != key:  # the same tuple: reused
             got = (idx, key, tuple(idx.specs[i] for i in np.nonzero(mask)[0].tolist()))
             self._eligible = got
         try:
-            return dict(self.semantic.score(request, got[2]) or {})
+            sims = scorer.score(request, got[2])
+            return sims if isinstance(sims, Similarities) else dict(sims or {})
         except Exception as exc:  # a broken optional model must not break routing
             self.semantic, self.semantic_error = None, str(exc)
             return {}

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RRF_K
+from codebot.skills.route.similarities import as_arrays
 
 if TYPE_CHECKING:
     import numpy as np
@@ -259,8 +260,7 @@ def _most_similar(
     partitioned in numpy, not sorted in Python."""
     import numpy as np
 
-    keys = list(sem)
-    vals = np.fromiter(sem.values(), dtype=np.float64, count=len(keys))
+    keys, vals = as_arrays(sem)
     n = min(len(keys), 2 * depth)  # room for keys not in the index or not eligible
     top = np.argpartition(-vals, n - 1)[:n] if 0 < n < len(keys) else np.arange(len(keys))
     top = top[np.lexsort((top, -vals[top]))]

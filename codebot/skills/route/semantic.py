@@ -22,12 +22,13 @@ import importlib.util
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codebot.home import atomic_file, private_dir
 from codebot.skills.files import Spec
+from codebot.skills.route.similarities import Similarities
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,6 +59,8 @@ DEFAULT_CHUNKS = 4
 MIN_CHUNK = 100
 #: request words kept in memory with their vectors (a bound, not a tuned number)
 RECENT_WORDS = 4096
+#: whole requests kept in memory with their vectors (a bound, not a tuned number)
+RECENT_QUERIES = 256
 _HEADING_OR_CODE = re.compile(r"(?m)^#+[^\n]*$|```.*?```", re.S)
 
 
@@ -211,10 +214,11 @@ class EmbeddingScorer:
         self.chunks = max(1, chunks)
         # the matrix of the last list of skills scored (a catalog changes only on reload)
         self._last: tuple[tuple[int, ...], tuple[Spec, ...], Vectors, Owners] | None = None
-        #: the last list's owner rows, each spec's first row and the specs' keys
-        self._keys: tuple[Owners, Owners, list[str]] | None = None
+        #: the last list's owner rows, each spec's first row, the specs' keys and their places
+        self._keys: tuple[Owners, Owners, list[str], dict[str, int] | None] | None = None
         self._loaded_cache = False
         self._recent: dict[str, Vectors] = {}  # text hash -> vector, a request's words
+        self._queries: dict[str, Vectors] = {}  # text hash -> vector, whole requests
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._one_thread = False  # BLAS runs one thread: a product need not avoid it
@@ -393,36 +397,61 @@ class EmbeddingScorer:
         self._hashes[key] = hs
         return hs, texts
 
-    def score(self, query: str, specs: Sequence[Spec]) -> dict[str, float]:
-        """Each skill's best cosine similarity over its texts, clipped to 0..1."""
+    def score(self, query: str, specs: Sequence[Spec]) -> Mapping[str, float]:
+        """Each skill's best cosine similarity over its texts, clipped to 0..1
+        (`Similarities`: a dict's keys, order and values, held as an array)."""
         import numpy as np
 
         if not specs:
             return {}
         mat, owner = self.chunk_vectors(specs)
-        q = np.asarray(self._encode([query]), dtype=np.float32)[0]
-        first, keys = self._first_rows(owner, specs)
+        q = self._query_vector(query)
+        first, keys, position = self._first_rows(owner, specs)
         # not `mat @ q` with a pool of BLAS threads: it wakes, then fights torch's for the
         # cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118); with
         # one thread (the multilingual encoder) it is 3 ms faster at 10,000 skills
         sims = mat @ q if self._one_thread else np.einsum("ij,j->i", mat, q)
         best = np.maximum.reduceat(sims, first)
         np.clip(best, 0.0, 1.0, out=best)
-        return dict(zip(keys, best.tolist(), strict=True))
+        if position is None:  # a key twice: the dict keeps the last value
+            return dict(zip(keys, best.tolist(), strict=True))
+        return Similarities(keys, position, best.astype(np.float64))
 
-    def _first_rows(self, owner: Owners, specs: Sequence[Spec]) -> tuple[Owners, list[str]]:
-        """Each spec's first row in `owner` (rows come spec by spec, at least one each) and
-        the specs' keys: made once per list of skills (at 10,000 skills the keys alone
-        took 5 ms a request)."""
+    def _query_vector(self, query: str) -> Vectors:
+        """The request's vector, encoded alone (as it always was) and kept: a request routed
+        again (asked for more candidates, or retried) is not encoded again."""
+        import numpy as np
+
+        h = hashlib.sha1(query.encode()).hexdigest()
+        with self._lock:
+            got = self._queries.get(h)
+        if got is not None:
+            return got
+        q = np.asarray(self._encode([query]), dtype=np.float32)[0]
+        with self._lock:
+            if len(self._queries) >= RECENT_QUERIES:
+                self._queries.clear()
+            self._queries[h] = q
+        return q
+
+    def _first_rows(
+        self, owner: Owners, specs: Sequence[Spec]
+    ) -> tuple[Owners, list[str], dict[str, int] | None]:
+        """Each spec's first row in `owner` (rows come spec by spec, at least one each), the
+        specs' keys and each key's place (None when a key comes twice): made once per list
+        of skills (at 10,000 skills the keys alone took 5 ms a request)."""
         import numpy as np
 
         got = self._keys
         if got is not None and got[0] is owner:
-            return got[1], got[2]
+            return got[1], got[2], got[3]
         first = np.concatenate(([0], np.nonzero(np.diff(owner))[0] + 1)).astype(np.int64)
         keys = [s.key for s in specs]
-        self._keys = (owner, first, keys)
-        return first, keys
+        position: dict[str, int] | None = {k: i for i, k in enumerate(keys)}
+        if len(position) != len(keys):
+            position = None
+        self._keys = (owner, first, keys, position)
+        return first, keys, position
 
 
 def scorer_from_config(
