@@ -1,4 +1,4 @@
-"""One call started ahead on a worker thread while the caller does other work (issue 36 §2).
+"""One call started ahead on a worker thread while the caller does other work (issue 36).
 
 A request in another language, with the multilingual encoder, is read twice by it: its
 pieces (`translate`, for the lexical ranking) and the whole request (`semantic.score`,
