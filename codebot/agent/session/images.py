@@ -73,5 +73,10 @@ def without_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def sent(history: list[dict[str, Any]], model: str) -> list[dict[str, Any]]:
-    """The history as `model` is sent it: image parts as notes when it takes none."""
+    """The history as `model` is sent it: image parts as notes when it takes none.
+
+    litellm's table (`model_facts`, a ~1 MB JSON file) is read only when the history holds
+    images: a turn without any (every offline model's) never reads it."""
+    if not any(is_image_message(m) for m in history):
+        return history
     return history if takes_images(model) else without_images(history)

@@ -416,6 +416,10 @@ def load_keys(sp: Split) -> tuple[dict[str, object], list[int], list[tuple[str, 
     # the usual simple frontmatter, exactly as PyYAML
     value: object = simple_load(sp.yaml_text, keys)
     repaired: list[int] = []
+    # The fast path takes no anchors or aliases (`*x` is not a simple value), so what it
+    # gives is bounded by MAX_FRONTMATTER_BYTES like any alias-free text: only PyYAML's
+    # result is counted below (a `*` in a glob or a description is no alias to expand).
+    expanded = value is None
     if value is None:
         keys.clear()
         try:
@@ -439,7 +443,7 @@ def load_keys(sp: Split) -> tuple[dict[str, object], list[int], list[tuple[str, 
             sp.yaml_first_line,
             "write 'key: value' lines, e.g. 'name: my-skill' and 'description: ...'",
         )
-    if "*" in sp.yaml_text:  # without aliases, MAX_FRONTMATTER_BYTES already bounds the size
+    if expanded and "*" in sp.yaml_text:  # without aliases, MAX_FRONTMATTER_BYTES bounds it
         _count_nodes(value, [MAX_NODES, MAX_EXPANDED_CHARS])
     return value, repaired, [(k, sp.yaml_first_line + line) for k, line in keys]
 
