@@ -317,9 +317,9 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
     if ev.anchored and not ev.corroborated:
         lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
         w, what = next(iter(ev.anchors.items()))
+        only = f"only {', '.join(strong)}" if strong else "no other word"
         out += (
-            f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
-            f"and it scores {lead} the runner-up"
+            f"; {only} matched outside its body, but {w} {what}, and it scores {lead} the runner-up"
         )
     if ev.crossed and not (ev.corroborated or ev.anchored):
         out += (
