@@ -91,9 +91,9 @@ def decide(
     skill whose own description claims that kind of edit. `sem_best`: in a request in
     another language than the skills', the key of the most similar eligible skill: when it
     is also the best candidate, the two scorers agree, which stands in for word evidence.
-    `spelled`: in such a request, the words (lower case) it writes as they are, not read
-    through another language's rules or the encoder: the word of a one-word name among them
-    names the tool (`_anchors`).
+    `spelled`: in such a request, the words (lower case) it writes as they are and as names
+    (`fused.spelled`), not read through another language's rules or the encoder: the word
+    of a one-word name among them names the tool (`_anchors`).
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
@@ -185,17 +185,17 @@ def _anchors(
     """The words that can name the tool alone, when it ranks first, and why:
     - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
       word is as often an everyday verb;
-    - in a request in another language, the word of a one-word name written as it is
-      (`spelled`: "mit Scanpy", "con matplotlib"): such a request writes its everyday verbs
-      in its own language, so an English skill's whole name in it is the person naming the
-      tool, however many skills mention it (a tool's name is not rare in its own field);
+    - in a request in another language, the word of a one-word name written as it is and
+      as a name (`spelled`: "mit Scanpy"): such a request writes its everyday words in its
+      own language, and one it writes as a name in English is the person naming the tool,
+      however many skills mention it (a tool's name is not rare in its own field);
     - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
     - where the request moves things ("onto uv", "to Playwright"), in its name."""
     anchors: dict[str, str] = {}
     if len([p for p in _NAME_SPLIT.split(best.name) if p]) < 2:
         for w in best.matched.get("name", ()):
             if w.lower() in spelled:
-                anchors.setdefault(w, "is its whole name, written as it is in another language")
+                anchors.setdefault(w, "is its whole name, written as a name in another language")
     elif worth is not None:
         for w in best.matched.get("name", ()):
             if worth(w) >= cfg.decision.rare_worth:

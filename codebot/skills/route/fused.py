@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RRF_K
 from codebot.skills.route.rank import _most_similar, crowd_order, crowded, fuse, top_rows, word_bits
+from codebot.skills.route.shape import written_as_names
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,15 +138,26 @@ def named_first(
 
 
 def spelled(
-    surface: Mapping[str, str], similar: Mapping[str, float], term: Callable[[str], str | None]
+    request: str,
+    surface: Mapping[str, str],
+    similar: Mapping[str, float],
+    term: Callable[[str], str | None],
 ) -> frozenset[str]:
-    """The words (lower case) a request in another language writes as they are: those whose
-    term is their own (`term(word)`), not a compound's part, a stem of another language or
-    a word the encoder read (`similar`)."""
-    return frozenset(w.lower() for t, w in surface.items() if t not in similar and term(w) == t)
+    """The words (lower case) a request in another language writes as they are and as
+    names (`shape.written_as_names`: "mit Scanpy", "用Airflow"): their term is their own
+    (`term(word)`), not a compound's part, a stem of another language or a word the encoder
+    read (`similar`). Lower-case words are left out: "un modal de confirmación" and "haz un
+    resume" are the request's own words, not the skills `modal` and `resume`."""
+    names = written_as_names(request)
+    return frozenset(
+        w.lower()
+        for t, w in surface.items()
+        if t not in similar and term(w) == t and w.lower() in names
+    )
 
 
 def said_words(
+    request: str,
     named: Sequence[str],
     dest: frozenset[str],
     surface: Mapping[str, str],
@@ -153,7 +165,8 @@ def said_words(
     term: Callable[[str], str | None],
     across: bool,
 ) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """What `decide` reads of the request's words (lower case): those written as names,
-    where it moves things, and, `across` languages, those written as they are (`spelled`)."""
-    said = spelled(surface, similar, term) if across else frozenset()
+    """What `decide` reads of the request's words (lower case): those written as rare names,
+    where it moves things, and, `across` languages, those written as they are and as names
+    (`spelled`)."""
+    said = spelled(request, surface, similar, term) if across else frozenset()
     return frozenset(w.lower() for w in named), dest, said

@@ -226,6 +226,7 @@ class Router:
         # 5. decide on the first stage's first two, then order what is shown after the pick
         worth = partial(self._worth, idx, surface=surface, similar=similar)
         words = said_words(
+            request,
             kinds["emphasized"],
             dest,
             surface,

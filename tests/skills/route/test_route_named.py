@@ -1,5 +1,6 @@
 """A skill the request names, in another language (issue 36 §1; docs/routing.md "Decision"
-and "Embedding fusion"): the word of a one-word name written as it is anchors a choice, and
+and "Embedding fusion"): the word of a one-word name written as it is and as a name anchors
+a choice, and
 the lexical first that a word names alone keeps the top of the fused order. English
 requests never read either rule."""
 
@@ -73,8 +74,8 @@ def test_the_named_skill_keeps_the_top_of_the_fused_order(cells):
     assert sem.queries == [REQUEST]  # the request went through fusion
     assert r.decision == "select" and r.selected is not None and r.selected.name == "scanpy"
     assert (
-        "no other word matched outside its body, but scanpy is its whole name, written as it "
-        "is in another language"
+        "no other word matched outside its body, but scanpy is its whole name, written as a "
+        "name in another language"
     ) in r.reason
     # without the scorer, the lexical router reads the same words the same way
     lexical = R.Router().route(REQUEST, cells.snapshot)
@@ -87,7 +88,7 @@ def test_an_english_request_reads_neither_rule(cells):
     r = R.Router(semantic=sem).route(req, cells.snapshot)
     assert sem.queries == []  # English: no fusion
     # scanpy's one-word name is not an anchor in English: the description must back it
-    assert "written as it is in another language" not in r.reason
+    assert "written as a name in another language" not in r.reason
     assert r.reason == R.Router().route(req, cells.snapshot).reason
 
 
@@ -116,22 +117,40 @@ def test_named_first_moves_only_a_lexical_first_that_is_named():
     assert named_first(order, {7: 1}, lambda i: i == 7) == [7, 5, 3, 9]
 
 
-def test_spelled_leaves_out_what_was_read_for_the_request():
+def test_spelled_leaves_out_what_was_read_and_what_is_not_written_as_a_name():
     def term(w: str) -> str | None:
-        return w.lower().strip("()") or None
+        return w.lower() or None
 
+    request = "Analysiere mit Scanpy den Sprintbericht, informe und Cluster, y un modal"
     surface = {
-        "scanpy": "Scanpy",  # written as it is
+        "scanpy": "Scanpy",  # written as it is, as a name
         "sprint": "Sprintbericht",  # a compound's part: its term is not the word's own
-        "report": "report (informe)",  # read by the encoder
+        "report": "informe",  # read by the encoder
         "cluster": "Cluster",
+        "modal": "modal",  # lower case: the request's own word ("un modal de confirmación")
     }
-    got = spelled(surface, {"report": 0.95}, term)
+    got = spelled(request, surface, {"report": 0.95}, term)
     assert got == frozenset({"scanpy", "cluster"})
+    # a sentence's first word is not written as a name
+    assert spelled("Scanpy bitte", {"scanpy": "Scanpy"}, {}, term) == frozenset()
     # hostile: a control character in what was written is not the term
-    assert spelled({"scanpy": "scan\x1bpy"}, {}, lambda w: w) == frozenset()
-    named, dest, said = said_words(("Scanpy",), frozenset({"uv"}), surface, {}, term, False)
-    assert (named, dest, said) == (frozenset({"scanpy"}), frozenset({"uv"}), frozenset())
+    assert spelled("mit Scan\x1bpy", {"scanpy": "Scan\x1bpy"}, {}, term) == frozenset()
+    words = said_words(request, ("Scanpy",), frozenset({"uv"}), surface, {}, term, False)
+    assert words == (frozenset({"scanpy"}), frozenset({"uv"}), frozenset())
+
+
+def test_a_lower_case_cognate_does_not_name_a_one_word_skill(cells, tmp_path, write_skill):
+    """ "un modal de confirmación": the request's own word, not the skill `modal`."""
+    root = tmp_path / "skills"
+    desc = "Run Python functions on Modal's serverless GPUs."
+    write_skill(root, "modal", _fm("modal", desc), "React frontends call the endpoint.\n")
+    cells.load()
+    sem = Multilingual()
+    req = "Crea un modal de confirmación en React antes de borrar la cuenta"
+    r = R.Router(semantic=sem).route(req, cells.snapshot)
+    assert sem.queries == [req]
+    assert "written as a name" not in r.reason
+    assert r.selected is None or r.selected.name != "modal", r.reason
 
 
 def _cand(spec, score: float, matched: dict[str, tuple[str, ...]]) -> Candidate:
