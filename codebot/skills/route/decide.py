@@ -76,7 +76,6 @@ def decide(
     moved_to: Collection[str] = (),
     edit: str | None = None,
     sem_best: str | None = None,
-    spelled: Collection[str] = (),
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's): the decision, the chosen skill and the reason. `explain` then writes each
@@ -91,9 +90,6 @@ def decide(
     skill whose own description claims that kind of edit. `sem_best`: in a request in
     another language than the skills', the key of the most similar eligible skill: when it
     is also the best candidate, the two scorers agree, which stands in for word evidence.
-    `spelled`: in such a request, the words (lower case) it writes as they are and as names
-    (`fused.spelled`), not read through another language's rules or the encoder: the word
-    of a one-word name among them names the tool (`_anchors`).
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
@@ -116,7 +112,7 @@ def decide(
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
-    ev = _evidence(cands, cfg, shape, n_content, n_eligible, worth, (named, moved_to, spelled))
+    ev = _evidence(cands, cfg, shape, n_content, n_eligible, worth, named, moved_to)
     if sem_best is not None and shape == "task" and best.spec.key == sem_best:
         ev = replace(ev, vouched=True, crossed=True)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
@@ -180,23 +176,14 @@ def _anchors(
     worth: Callable[[str], float] | None,
     named: Collection[str],
     moved_to: Collection[str],
-    spelled: Collection[str] = (),
 ) -> dict[str, str]:
     """The words that can name the tool alone, when it ranks first, and why:
     - a rare word of the skill's own name. Not a one-word name ("merge", "review"): that
       word is as often an everyday verb;
-    - in a request in another language, the word of a one-word name written as it is and
-      as a name (`spelled`: "mit Scanpy"): such a request writes its everyday words in its
-      own language, and one it writes as a name in English is the person naming the tool,
-      however many skills mention it (a tool's name is not rare in its own field);
     - a rare word the person wrote as a name ("40 DOIs", "NVDA") in its name or description;
     - where the request moves things ("onto uv", "to Playwright"), in its name."""
     anchors: dict[str, str] = {}
-    if len([p for p in _NAME_SPLIT.split(best.name) if p]) < 2:
-        for w in best.matched.get("name", ()):
-            if w.lower() in spelled:
-                anchors.setdefault(w, "is its whole name, written as a name in another language")
-    elif worth is not None:
+    if len([p for p in _NAME_SPLIT.split(best.name) if p]) >= 2 and worth is not None:
         for w in best.matched.get("name", ()):
             if worth(w) >= cfg.decision.rare_worth:
                 anchors.setdefault(
@@ -218,9 +205,9 @@ def _evidence(
     n_content: int,
     n_eligible: int | None,
     worth: Callable[[str], float] | None,
-    words: tuple[Collection[str], Collection[str], Collection[str]],
+    named: Collection[str],
+    moved_to: Collection[str],
 ) -> _Evidence:
-    """`words`: the request's named, moved-to and spelled words (see `decide`)."""
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
     need, threshold, note = _bar(best, cfg, shape, n_content, n_eligible)
@@ -234,9 +221,15 @@ def _evidence(
         and len(backing) >= cfg.decision.corroboration
     )
     evidence = sum(worth(w) for w in strong) if worth is not None else None
-    anchors = _anchors(best, strong, cfg, worth, *words)
+    anchors = _anchors(best, strong, cfg, worth, named, moved_to)
     lexical_second = second.score if second is not None else 0.0  # the lead is a lexical one
-    anchored = bool(anchors) and _may_anchor(best, cfg, shape) and best.score >= lexical_second
+    anchored = (
+        cfg.decision.rare_worth > 0
+        and shape == "task"
+        and bool(anchors)
+        and best.score >= cfg.decision.threshold
+        and best.score >= lexical_second
+    )
     return _Evidence(
         need,
         threshold,
@@ -317,9 +310,9 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
     if ev.anchored and not ev.corroborated:
         lead = f"{best.score / lexical_second:.1f} times" if lexical_second > 0 else "far ahead of"
         w, what = next(iter(ev.anchors.items()))
-        only = f"only {', '.join(strong)}" if strong else "no other word"
         out += (
-            f"; {only} matched outside its body, but {w} {what}, and it scores {lead} the runner-up"
+            f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
+            f"and it scores {lead} the runner-up"
         )
     if ev.crossed and not (ev.corroborated or ev.anchored):
         out += (
@@ -386,23 +379,3 @@ def explain(
             text += f"; lost: {lost}"
         out.append(dataclasses.replace(c, why=text))
     return out
-
-
-def _may_anchor(c: Candidate, cfg: RouterConfig, shape: str) -> bool:
-    """Whether a word can name `c` alone at all: anchors are on, the request is a task, and
-    `c` reaches the threshold."""
-    return cfg.decision.rare_worth > 0 and shape == "task" and c.score >= cfg.decision.threshold
-
-
-def names_alone(
-    c: Candidate,
-    cfg: RouterConfig,
-    shape: str,
-    worth: Callable[[str], float] | None,
-    words: tuple[Collection[str], Collection[str], Collection[str]],
-) -> bool:
-    """Whether a word of the request names `c` alone (`_anchors`; `words`: the request's
-    named, moved-to and spelled words), as the decision would let it when `c` ranks first
-    and scores at least the runner-up (the lexical first, which `fused.named_first` moves
-    to the top of a fused order)."""
-    return _may_anchor(c, cfg, shape) and bool(_anchors(c, _strong_words(c), cfg, worth, *words))

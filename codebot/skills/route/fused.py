@@ -14,13 +14,12 @@ it. A catalog whose folders are all within the cap keeps the fused order as it i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RRF_K
 from codebot.skills.route.rank import _most_similar, crowd_order, crowded, fuse, top_rows, word_bits
-from codebot.skills.route.shape import written_as_names
 
 if TYPE_CHECKING:
     import numpy as np
@@ -116,57 +115,3 @@ def fuse_across(
     order = sorted(fused, key=lambda i: (-fused[i], i))
     order, crowd = crowd_fused(idx, order, known, cfg, k)
     return order, {i: r for r, i in enumerate(ranked[0], 1)}, crowd
-
-
-def named_first(
-    order: list[int], lex_rank: Mapping[int, int], names_it: Callable[[int], bool]
-) -> list[int]:
-    """`order` (rows, the fused order of a request in another language) with the lexical
-    ranking's first row on top when a word of the request names it alone (`names_it`:
-    `decide.names_alone`), as the decision would let it select on that word.
-
-    Reciprocal rank fusion keeps ranks only: "Analysiere die Einzelzelldaten mit Scanpy und
-    finde Cluster" ranked `cellxgene-census` (its description mentions Scanpy; the encoder's
-    most similar skill, by 0.02) above `scanpy`, the lexical first by 1.5 times, so the
-    decision asked between them with the wrong one first. The encoder's similarities among
-    a handful of skills of one field differ by hundredths; a skill the person names by its
-    name does not give way to one that mentions that name."""
-    lead = next((i for i, r in lex_rank.items() if r == 1), None)
-    if lead is None or not order or order[0] == lead or not names_it(lead):
-        return order
-    return [lead, *(i for i in order if i != lead)]
-
-
-def spelled(
-    request: str,
-    surface: Mapping[str, str],
-    similar: Mapping[str, float],
-    term: Callable[[str], str | None],
-) -> frozenset[str]:
-    """The words (lower case) a request in another language writes as they are and as
-    names (`shape.written_as_names`: "mit Scanpy", "用Airflow"): their term is their own
-    (`term(word)`), not a compound's part, a stem of another language or a word the encoder
-    read (`similar`). Lower-case words are left out: "un modal de confirmación" and "haz un
-    resume" are the request's own words, not the skills `modal` and `resume`."""
-    names = written_as_names(request)
-    return frozenset(
-        w.lower()
-        for t, w in surface.items()
-        if t not in similar and term(w) == t and w.lower() in names
-    )
-
-
-def said_words(
-    request: str,
-    named: Sequence[str],
-    dest: frozenset[str],
-    surface: Mapping[str, str],
-    similar: Mapping[str, float],
-    term: Callable[[str], str | None],
-    across: bool,
-) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """What `decide` reads of the request's words (lower case): those written as rare names,
-    where it moves things, and, `across` languages, those written as they are and as names
-    (`spelled`)."""
-    said = spelled(request, surface, similar, term) if across else frozenset()
-    return frozenset(w.lower() for w in named), dest, said

@@ -54,22 +54,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.ahead import Ahead
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.decide import decide, explain, held_in_front, names_alone
+from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.eligible import filtered_out, narrow
-from codebot.skills.route.fused import fuse_across, named_first, said_words
+from codebot.skills.route.fused import fuse_across
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.lang import detect, foreign_terms
 from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
-from codebot.skills.route.result import Candidate, Route, SemanticScorer, request_matches
+from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.similarities import Similarities, most_similar_key
 from codebot.skills.route.smalltalk import edit_kind
@@ -208,7 +207,7 @@ class Router:
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
-            matched, ruled_out = request_matches(idx, i, known, surface)
+            matched, ruled_out = _matches(idx, i, known, surface)
             return Candidate(
                 idx.specs[i],
                 float(norm[i]) if mask[i] else 0.0,
@@ -224,20 +223,6 @@ class Router:
             )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
-        worth = partial(self._worth, idx, surface=surface, similar=similar)
-        words = said_words(
-            request,
-            kinds["emphasized"],
-            dest,
-            surface,
-            similar,
-            self.tokenizer.term,
-            bool(sem) and lang != "en",
-        )
-        if sem and lang != "en":  # a skill the request names alone keeps its lexical first
-            order = named_first(
-                order, lex_rank, lambda i: names_alone(make(i), cfg, shape, worth, words)
-            )
         first = [make(i) for i in order[: 2 if staged else k]]
         decision, selected, reason = decide(
             first,
@@ -248,11 +233,10 @@ class Router:
             # across languages the two scorers agreeing is the evidence: few words can match
             sem_best=most_similar_key(sem) if sem and lang != "en" else None,
             n_eligible=int(mask.sum()),
-            worth=worth,
-            named=words[0],
+            worth=lambda w: self._worth(idx, w, surface, similar),
+            named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
             edit=(edit_kind(request) or "local") if shape == "edit" else None,
-            spelled=words[2],
         )
         cands = first
         if staged:
@@ -491,3 +475,20 @@ def _no_match(terms: Sequence[str]) -> str:
     if terms:
         return "no word of the request appears in any skill"
     return "the request has no content words"
+
+
+def _matches(
+    idx: Index, i: int, known: Sequence[int], surface: Mapping[str, str]
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """Row `i`'s matched request words by field, and the words it rules out, as written."""
+    lex = idx.lexicon
+    fields = idx.field_matches(i, known)
+    matched = {
+        f: tuple(surface[t] for t in surface if lex.get(t) in hit) for f, hit in fields.items()
+    }
+    ruled_out = tuple(surface[t] for t in surface if t in lex and i in _member(idx.neg.get(lex[t])))
+    return matched, ruled_out
+
+
+def _member(arr: NDArray[np.int32] | None) -> Collection[int]:
+    return () if arr is None else set(arr.tolist())  # small: docs that rule one word out

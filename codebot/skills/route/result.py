@@ -4,19 +4,13 @@ and `Filtered` skills, plus the `SemanticScorer` protocol for an optional second
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor
 from codebot.skills.route.config import FIELDS
-
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
-    from codebot.skills.route.index.index import Index
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,20 +150,3 @@ class SemanticScorer(Protocol):
     """
 
     def score(self, query: str, specs: Sequence[Spec]) -> Mapping[str, float]: ...
-
-
-def request_matches(
-    idx: Index, i: int, known: Sequence[int], surface: Mapping[str, str]
-) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
-    """Row `i`'s matched request words by field, and the words it rules out, as written."""
-    lex = idx.lexicon
-    fields = idx.field_matches(i, known)
-    matched = {
-        f: tuple(surface[t] for t in surface if lex.get(t) in hit) for f, hit in fields.items()
-    }
-    ruled_out = tuple(surface[t] for t in surface if t in lex and i in _member(idx.neg.get(lex[t])))
-    return matched, ruled_out
-
-
-def _member(arr: NDArray[np.int32] | None) -> Collection[int]:
-    return () if arr is None else set(arr.tolist())  # small: docs that rule one word out
