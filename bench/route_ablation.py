@@ -52,6 +52,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "rerank_share": {"rerank_share": 0.0},
     "folder_cap": {"folder_cap": 0},
     "crowd_decay": {"crowd_decay": 1.0},
+    # with --semantic use-multilingual only (requests in other languages)
+    "semantic_threshold": {"semantic_threshold": 2.0},
 }
 #: `--before`: the ablations of the numbers issue 36 §3 removed, in the settings of the
 #: router before it (run this file from a checkout of commit 5e87674, where they exist)

@@ -61,6 +61,9 @@ class Decision:
     name_case_weight: float = 2.0  # a rare word written as a name counts this many times
     oov_weight: float = 0.5  # a word no skill uses weighs this much of the rarest word
     small_catalog: int = 30  # up to this many eligible skills, one word of a name is enough
+    # across languages: a cosine similarity that vouches for the best skill on its own (the
+    # multilingual encoder; an English similarity never decides)
+    semantic_threshold: float = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +161,12 @@ _REMOVED = {
     "rrf_k": "reciprocal rank fusion's k is the published 60",
     "body_chars": "the first 5,000 characters of a body are read",
     "semantic_chunks": "four texts per skill are embedded",
-    "semantic_threshold": "a similarity alone never selects; the words decide",
-    "semantic_agree": "a similarity alone never selects; the words decide",
+    "semantic_agree": (
+        "an English similarity never decides; across languages, the best lexical match "
+        "that is also the most similar candidate needs one strong word, at any similarity"
+    ),
 }
-_FLOAT_0_1 = ("rare_worth", "crowd_decay", "rerank_share")
+_FLOAT_0_1 = ("rare_worth", "crowd_decay", "rerank_share")  # semantic_threshold may be > 1: off
 
 
 def config_from_mapping(

@@ -113,10 +113,10 @@ def decide(
     second = cands[1] if len(cands) > 1 else None
     b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
     ev = _evidence(cands, cfg, shape, n_content, n_eligible, worth, named, moved_to)
-    if sem_best is not None and shape == "task" and best.spec.key == sem_best:
-        ev = replace(ev, vouched=True, crossed=True)
+    if sem_best is not None and shape == "task":
+        ev = _across(best, cands, ev, cfg, sem_best)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
-    if decision == "select" and (len(ev.strong) < ev.need or ev.crossed):
+    if decision == "select" and (len(ev.strong) < ev.need or ev.crossed or ev.vouched):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
 
@@ -139,6 +139,8 @@ class _Evidence:
     # stands in for the lexical evidence (an English similarity never decides)
     vouched: bool = False
     crossed: bool = False
+    # in another language, the best lexical match is also the most similar candidate
+    agreed: bool = False
 
 
 def _bar(
@@ -252,7 +254,7 @@ def _abstention(best: Candidate, b: float, ev: _Evidence, cfg: RouterConfig) -> 
             f"best match {best.name} scored {best.score:.2f}, below the threshold "
             f"{ev.threshold:.2f}{note}"
         )
-    if len(strong) < need and not ev.corroborated and not ev.vouched and not ev.anchored:
+    if len(strong) < need and not (ev.corroborated or ev.vouched or ev.anchored or ev.agreed):
         what = f"only {', '.join(strong)}" if strong else "no word"
         return (
             f"best match {best.name} scored {b:.2f} but matched {what} outside its body; "
@@ -262,7 +264,7 @@ def _abstention(best: Candidate, b: float, ev: _Evidence, cfg: RouterConfig) -> 
         )
     if (
         need > 1
-        and not (ev.corroborated or ev.vouched or ev.anchored)
+        and not (ev.corroborated or ev.vouched or ev.anchored or ev.agreed)
         and ev.evidence is not None
         and ev.evidence < cfg.decision.min_evidence
     ):
@@ -314,6 +316,18 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
             f"; only {', '.join(strong)} matched outside its body, but {w} {what}, "
             f"and it scores {lead} the runner-up"
         )
+    if ev.agreed and not (ev.corroborated or ev.anchored or ev.vouched):
+        out += (
+            f"; only {', '.join(strong) or 'no word'} matched outside its body, but the request "
+            f"is in another language and it is also the most similar candidate "
+            f"({best.semantic or 0.0:.2f})"
+        )
+    if ev.vouched and not (ev.crossed or ev.corroborated or ev.anchored):
+        out += (
+            f"; the request is in another language and its similarity "
+            f"{best.semantic or 0.0:.2f} reaches semantic_threshold "
+            f"{cfg.decision.semantic_threshold:.2f}"
+        )
     if ev.crossed and not (ev.corroborated or ev.anchored):
         out += (
             f"; the request is in another language, and it is also the most similar skill of "
@@ -328,6 +342,24 @@ def _select_note(best: Candidate, ev: _Evidence, cfg: RouterConfig) -> str:
             f"words in it (corroboration {cfg.decision.corroboration})"
         )
     return out
+
+
+def _across(
+    best: Candidate, cands: list[Candidate], ev: _Evidence, cfg: RouterConfig, sem_best: str
+) -> _Evidence:
+    """What the encoder can vouch for in a request in another language, whose words match
+    few skill words: the most similar skill of the whole catalog (`sem_best`) ranked first
+    by both scorers; a similarity of `semantic_threshold` or more; or the best lexical match
+    (reaching the threshold) being also the most similar candidate, which one strong word
+    alone cannot arrange. An English similarity never decides (issue 36 §3)."""
+    sim = best.semantic or 0.0
+    if best.spec.key == sem_best:
+        return replace(ev, vouched=True, crossed=True)
+    if sim >= cfg.decision.semantic_threshold:
+        return replace(ev, vouched=True)
+    if best.score >= ev.threshold and all((c.semantic or 0.0) <= sim for c in cands[1:]):
+        return replace(ev, agreed=True)
+    return ev
 
 
 def _conf(c: Candidate, sem_on: bool) -> float:

@@ -1,0 +1,80 @@
+"""What the multilingual encoder may vouch for in a request in another language
+(`decide._across`, issue 36): the most similar skill of the catalog ranked first by both
+scorers, a similarity of `semantic_threshold`, or the best lexical match that is also the
+most similar candidate, with one strong word. An English similarity never decides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import codebot.skills.route as R
+from codebot.skills.catalog import Catalog
+from codebot.skills.files import Root, Source
+from codebot.skills.route.decide import decide
+from codebot.skills.route.result import Candidate
+
+
+@pytest.fixture
+def specs(tmp_path: Path, write_skill):
+    root = tmp_path / "skills"
+    for name, desc in {
+        "incident-postmortem": "Write a blameless postmortem of an outage.",
+        "tech-debt-audit": "Audit technical debt in a codebase.",
+        "release-notes": "Write release notes from commits.",
+        "elsewhere": "Something else entirely.",
+    }.items():
+        write_skill(root, name, f"description: {desc}", "Steps.")
+    snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    return {s.name: s for s in snap}
+
+
+def cand(spec, score: float, sem: float, words: tuple[str, ...] = ()) -> Candidate:
+    return Candidate(spec, score, score, {"description": words} if words else {}, semantic=sem)
+
+
+def run(cands: list[Candidate], sem_best: str | None, cfg: R.RouterConfig | None = None):
+    return decide(cands, cfg or R.RouterConfig(), "task", 6, sem_on=True, sem_best=sem_best)
+
+
+def test_a_high_similarity_vouches_across_languages_only(specs):
+    # no word of the request matched; the encoder finds it 0.72 alike
+    best = cand(specs["incident-postmortem"], 0.05, 0.72)
+    rest = [cand(specs["tech-debt-audit"], 0.02, 0.40), cand(specs["elsewhere"], 0.01, 0.30)]
+    other = specs["elsewhere"].key  # the catalog's most similar skill is another one
+    decision, chosen, reason = run([best, *rest], sem_best=other)
+    assert (decision, chosen.name) == ("select", "incident-postmortem")
+    assert "semantic_threshold 0.60" in reason and "another language" in reason
+    # English: the similarity ranks, it never decides
+    assert run([best, *rest], sem_best=None)[0] == "abstain"
+    # the threshold is a setting
+    strict = R.config_from_mapping({"semantic_threshold": 0.9})
+    assert run([best, *rest], sem_best=other, cfg=strict)[0] == "abstain"
+
+
+def test_the_best_match_that_is_also_the_most_similar_needs_one_strong_word(specs):
+    # one strong word (release) and a weak similarity that is still the candidates' highest
+    best = cand(specs["release-notes"], 0.6, 0.2, ("release",))
+    low = [cand(specs["tech-debt-audit"], 0.3, 0.15), cand(specs["elsewhere"], 0.1, 0.1)]
+    other = specs["elsewhere"].key
+    decision, chosen, reason = run([best, *low], sem_best=other)
+    assert (decision, chosen.name) == ("select", "release-notes")
+    assert "also the most similar candidate" in reason
+    # a candidate more similar than it: the one word is not enough
+    more = [cand(specs["tech-debt-audit"], 0.3, 0.25), cand(specs["elsewhere"], 0.1, 0.1)]
+    decision, _, reason = run([best, *more], sem_best=other)
+    assert decision == "abstain" and "min_terms" in reason
+    # below the threshold, agreeing is not enough
+    weak = cand(specs["release-notes"], 0.2, 0.2, ("release",))
+    assert run([weak, *low], sem_best=other)[0] == "abstain"
+    # English: the word alone stays one word
+    assert run([best, *low], sem_best=None)[0] == "abstain"
+
+
+def test_the_most_similar_skill_of_the_catalog_ranked_first_is_the_agreement(specs):
+    best = cand(specs["incident-postmortem"], 0.0, 0.5)
+    rest = [cand(specs["tech-debt-audit"], 0.0, 0.3)]
+    decision, chosen, reason = run([best, *rest], sem_best=best.spec.key)
+    assert (decision, chosen.name) == ("select", "incident-postmortem")
+    assert "encoder's choice alone" in reason
