@@ -5,7 +5,7 @@ turns call them, or, when none is given, on a loop of their own in one daemon th
 Why: a call made on the loop the servers run on is the SDK's own call, in the caller's
 task, with no thread in between; a call from another loop hops there and back, one
 wake-up each way (50-90 microseconds on a loaded machine, about half the SDK's whole
-call: bench/mcp.py). The TUI, line mode and `-p` each run every turn on one loop, which
+call: bench/mcp_session.py). The TUI, line mode and `-p` each run every turn on one loop, which
 they give their session's servers, so their calls never hop.
 
 Nothing slow runs on a front end's loop because of the servers: the SDK is imported in a

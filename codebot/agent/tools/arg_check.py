@@ -6,7 +6,7 @@ know, a nested constraint, a `$schema` it does not name); else a function that s
 only when jsonschema would find no error. False means "not sure": the registry then
 validates with jsonschema as always (and reports its errors). So it never accepts what
 jsonschema refuses; it only spares the common call the validator's cost (several
-microseconds a call, most of what codebot adds to an MCP tool's call: bench/mcp.py).
+microseconds a call, most of what codebot adds to an MCP tool's call: bench/mcp_session.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """MCP benchmark (issue 34): 5 stdio servers x 40 tools each. Prints ONE JSON object on
 stdout (progress goes to stderr); every number has its baseline from the same run.
 
-    .venv/bin/python bench/mcp.py            # 5 runs of each start-up measure
-    .venv/bin/python bench/mcp.py --runs 3
+    .venv/bin/python bench/mcp_session.py            # 5 runs of each start-up measure
+    .venv/bin/python bench/mcp_session.py --runs 3
 
 - `first_paint`: the TUI's first frame (from spawn, `bench/startup.py`'s pty harness)
   with the 5 servers in the person's config against none. The servers start after the
