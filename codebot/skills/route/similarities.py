@@ -1,5 +1,5 @@
 """Each skill's similarity to a request, held as one array (what `EmbeddingScorer.score`
-returns, issue 36 §2).
+returns; issue 36).
 
 A dict of 10,000 similarities cost more to build and read than the product that made
 them: building it took 0.6 ms a request, `max` over it 0.3 ms and reading its values
