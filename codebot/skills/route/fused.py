@@ -19,7 +19,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RRF_K
-from codebot.skills.route.rank import _most_similar, crowd_order, crowded, fuse, top_rows, word_bits
+from codebot.skills.route.rank import (
+    crowd_order,
+    crowded,
+    fuse,
+    most_similar_rows,
+    top_rows,
+    word_bits,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -103,7 +110,7 @@ def fuse_across(
         return order, lex_rank, {}
     depth = max(k * 10, 50)  # as `rank.fuse`
     lexical = top_rows(elig, np.nonzero(elig > 0)[0], 4 * depth)
-    similar = _most_similar(idx, mask, sem, 4 * depth)
+    similar = most_similar_rows(idx, mask, sem, 4 * depth)
     ranked = [
         _drawn(idx, lexical, elig[np.asarray(lexical, dtype=np.int64)], known, cfg, depth),
         _drawn(idx, [i for _, i in similar], [v for v, _ in similar], known, cfg, depth),

@@ -252,7 +252,7 @@ def top_rows(score: NDArray[np.floating], rows: NDArray[np.intp], k: int) -> lis
     return rows[np.lexsort((rows, -score[rows]))][:k].tolist()
 
 
-def _most_similar(
+def most_similar_rows(
     idx: Index, mask: NDArray[np.bool_], sem: Mapping[str, float], depth: int
 ) -> list[tuple[float, int]]:
     """(similarity, row) of the `depth` most similar eligible skills, most similar first
@@ -296,7 +296,7 @@ def fuse(
     positive = np.nonzero(elig > 0)[0]
     lex_order = positive[np.argsort(-elig[positive], kind="stable")][:depth].tolist()
     lex_rank = {i: r + 1 for r, i in enumerate(lex_order)}
-    sem_rows = _most_similar(idx, mask, sem, depth)
+    sem_rows = most_similar_rows(idx, mask, sem, depth)
     if cfg.fusion == "sum":
         sem_of = {i: v for v, i in sem_rows}
         for i in lex_order:  # a lexical row below the similarity's first `depth` keeps its own

@@ -21,7 +21,7 @@ from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
 from codebot.skills.route import ahead
 from codebot.skills.route import semantic as S
-from codebot.skills.route.rank import _most_similar
+from codebot.skills.route.rank import most_similar_rows
 from codebot.skills.route.similarities import Similarities, as_arrays, most_similar_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
@@ -182,7 +182,9 @@ def test_the_most_similar_skills_are_the_same_from_an_array_or_a_dict(big):
     sims = Similarities(keys, {k: i for i, k in enumerate(keys)}, vals)
     plain = dict(zip(keys, vals.tolist(), strict=True))
     for depth in (1, 5, 50, 200, 1000):
-        assert _most_similar(idx, mask, sims, depth) == _most_similar(idx, mask, plain, depth)
+        assert most_similar_rows(idx, mask, sims, depth) == most_similar_rows(
+            idx, mask, plain, depth
+        )
 
 
 def test_scores_are_the_best_chunk_per_skill_and_a_key_twice_keeps_the_last(big, tmp_path):
