@@ -148,7 +148,8 @@ def test_garbage_on_stdout_is_not_a_crash(
 def test_the_reference_time_server_is_ready_with_its_tools(
     codebot_home: Path, project: Path
 ) -> None:
-    d = define("time", {"command": sys.executable, "args": ["-m", "mcp_server_time"]})
+    slow_ok = {"startup_timeout": 60}  # a loaded machine can stretch the SDK's import past 10 s
+    d = define("time", {"command": sys.executable, "args": ["-m", "mcp_server_time"], **slow_ok})
     p = probe_all([d], home=codebot_home, project=project, environ=os.environ)["time"]
     assert p.ready, p.error
     assert p.tools is not None and p.tools >= 1 and p.prompts == 0
@@ -166,6 +167,7 @@ def test_the_reference_git_server_in_its_cwd(codebot_home: Path, project: Path) 
             "command": sys.executable,
             "args": ["-m", "mcp_server_git", "--repository", "."],
             "cwd": "repo",
+            "startup_timeout": 60,  # a loaded machine can stretch the SDK's import past 10 s
         },
     )
     p = probe_all([d], home=codebot_home, project=project, environ=os.environ)["git"]
@@ -222,7 +224,7 @@ def test_mcp_list_starts_no_process_for_untrusted_unapproved_or_changed_servers(
 
 @needs_time
 def test_mcp_list_connects_an_approved_project_server(project: Path, codebot_home: Path) -> None:
-    entry = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+    entry = {"command": sys.executable, "args": ["-m", "mcp_server_time"], "startup_timeout": 60}
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": entry}}))
     from codebot import trust
 

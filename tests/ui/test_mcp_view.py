@@ -29,7 +29,9 @@ HAS_TIME = importlib.util.find_spec("mcp_server_time") is not None
 needs_time = pytest.mark.skipif(
     not HAS_TIME, reason="mcp_server_time is not installed (pip install -e '.[mcp-test]')"
 )
-TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+# a generous start-up: the real server imports the SDK, which a loaded CI machine can
+# stretch past the 10 s default (this test is about what is shown once it is up)
+TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time"], "startup_timeout": 60}
 # Writes a marker when started, then never answers initialize.
 SILENT = textwrap.dedent(
     """
