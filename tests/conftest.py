@@ -203,3 +203,51 @@ def fake_openai() -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+#: the end of a print-mode probe: `codebot -p PROMPT --trust` in this process, then the
+#: probe's `got` (a JSON object) as the last line of stderr
+_PROBE_RUN = """
+sys.argv = ['codebot', '-p', sys.argv[1], '--trust']
+try:
+    runpy.run_module('codebot', run_name='__main__')
+except SystemExit:
+    pass
+"""
+
+
+def _print_probe(
+    spy: str, report: str, prompt: str, cwd: Path, home: Path
+) -> tuple[Any, dict[str, Any]]:
+    """Run `codebot -p prompt` as a fresh process with `spy` (code patching what the test
+    watches) installed first and `report` (code setting `got`) run after; the process and
+    the `got` it printed. $CODEBOT_HOME is `home`; provider keys are already cleared."""
+    import json
+    import os
+    import subprocess
+
+    script = (
+        "import gc, json, runpy, sys\n"
+        + spy
+        + _PROBE_RUN
+        + report
+        + "\nprint(json.dumps(got), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "CODEBOT_HOME": str(home)}
+    env.pop("CODEBOT_MODEL", None)
+    out = subprocess.run(
+        [sys.executable, "-c", script, prompt],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return out, json.loads(out.stderr.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def print_probe() -> Callable[..., tuple[Any, dict[str, Any]]]:
+    """`print_probe(spy, report, prompt, cwd, home)`: see `_print_probe`."""
+    return _print_probe

@@ -7,9 +7,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,8 +18,7 @@ from codebot.mcp.results import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from gen_skills import generate
 
-PROBE = """
-import json, runpy, sys
+SPY = """
 from codebot.agent.model import model_facts
 reads = []
 table = model_facts._read_table
@@ -30,38 +26,16 @@ def spy():
     reads.append(1)
     return table()
 model_facts._read_table = spy
-sys.argv = ['codebot', '-p', sys.argv[1], '--trust']
-try:
-    runpy.run_module('codebot', run_name='__main__')
-except SystemExit:
-    pass
-got = {'table_reads': len(reads), 'litellm': 'litellm' in sys.modules}
-print(json.dumps(got), file=sys.stderr)
 """
+REPORT = "got = {'table_reads': len(reads), 'litellm': 'litellm' in sys.modules}"
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "CODEBOT_MODEL"
-    }
-    env["CODEBOT_HOME"] = str(home)
-    return env
-
-
-def test_print_mode_with_the_offline_model_never_reads_the_price_table(tmp_path):
+def test_print_mode_with_the_offline_model_never_reads_the_price_table(tmp_path, print_probe):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     generate(project / ".codebot" / "skills", 60, seed=3)
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, "write a changelog entry for the parser fix"],
-        cwd=project,
-        env=_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    got = json.loads(out.stderr.strip().splitlines()[-1])
+    task = "write a changelog entry for the parser fix"
+    out, got = print_probe(SPY, REPORT, task, project, tmp_path / "home")
     assert got == {"table_reads": 0, "litellm": False}
     assert "offline model" in out.stdout
 

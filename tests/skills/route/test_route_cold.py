@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -50,8 +49,7 @@ def test_tf_part_is_bm25s_lucene_tf_bit_for_bit(k1, b):
         assert got.tobytes() == want.tobytes()
 
 
-PROBE = """
-import gc, json, runpy, sys
+SPY = """
 from codebot.skills.route.index import cache
 seen = []  # how many objects were frozen when the router's build started
 derive = cache.IndexCache._derive
@@ -59,15 +57,11 @@ def spy(self, *a, **k):
     seen.append(gc.get_freeze_count())
     return derive(self, *a, **k)
 cache.IndexCache._derive = spy
-sys.argv = ['codebot', '-p', sys.argv[1], '--trust']
-try:
-    runpy.run_module('codebot', run_name='__main__')
-except SystemExit:
-    pass
+"""
+REPORT = """
 got = {m: m in sys.modules for m in ('numpy', 'bm25s', 'tqdm')}
 got['frozen_before_the_build'] = bool(seen) and seen[0] > 0
 got['frozen_at_exit'] = gc.get_freeze_count() > seen[0] if seen else False
-print(json.dumps(got), file=sys.stderr)
 """
 
 
@@ -79,22 +73,15 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
-def test_a_cold_task_builds_the_router_index_without_bm25s(tmp_path):
+def test_a_cold_task_builds_the_router_index_without_bm25s(tmp_path, print_probe):
     """A task from an empty $CODEBOT_HOME builds and saves the router's index (numpy is
     loaded: the probe can tell) and never imports bm25s (nor its tqdm)."""
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     generate(project / ".codebot" / "skills", 300, seed=2)
     home = tmp_path / "home"
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, "write a changelog entry for the parser fix"],
-        cwd=project,
-        env=_env(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    loaded = json.loads(out.stderr.strip().splitlines()[-1])
+    task = "write a changelog entry for the parser fix"
+    out, loaded = print_probe(SPY, REPORT, task, project, home)
     # frozen: no collection of the turn walks the loaded catalog, and the interpreter's
     # last collection at exit skips what the turn made
     assert loaded == {
