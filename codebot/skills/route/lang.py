@@ -61,12 +61,17 @@ COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no"})
 
 #: the commonest function words of the languages a request is most often written in (a
 #: word here never matches an English skill by accident: "de", "die", "la", "les")
-def _words(text: str) -> frozenset[str]:
-    """Stop words as the tokenizer writes them: accents dropped ("más" -> "mas")."""
+def unaccented(text: str) -> str:
+    """`text` with its accents dropped ("más" -> "mas"), as the tokenizer writes words."""
     import unicodedata
 
     nfd = unicodedata.normalize("NFD", text)
-    return frozenset("".join(ch for ch in nfd if not unicodedata.combining(ch)).split())
+    return "".join(ch for ch in nfd if not unicodedata.combining(ch))
+
+
+def _words(text: str) -> frozenset[str]:
+    """Stop words as the tokenizer writes them: accents dropped ("más" -> "mas")."""
+    return frozenset(unaccented(text).split())
 
 
 STOP_WORDS: Mapping[str, frozenset[str]] = {

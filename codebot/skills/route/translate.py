@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
-from codebot.skills.route.lang import STOP_WORDS
+from codebot.skills.route.lang import STOP_WORDS, unaccented
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,10 +67,7 @@ def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
             continue
         if not _WORD.fullmatch(piece) or known(piece):
             continue
-        plain = "".join(
-            ch for ch in unicodedata.normalize("NFD", piece) if not unicodedata.combining(ch)
-        )
-        if plain not in stops:
+        if unaccented(piece) not in stops:
             out.setdefault(piece)
     return list(out)[:MAX_UNITS]
 
