@@ -48,7 +48,6 @@ def held_in_front(decision: str) -> int:
 
 _SHAPE_NOTE = {
     "howto": " (a how-to question: min_terms words needed)",
-    "concept": " (a concept question)",
 }
 
 
