@@ -288,6 +288,17 @@ def _verdict(
     if why_not is not None:
         return "abstain", None, why_not
     note = ev.note
+    if second is not None and s > b:
+        # only a request in another language, ranked by reciprocal rank fusion: its order
+        # is by ranks, so the second can score higher than the first. Not "closer than the
+        # margin": the two rankings point at different skills, and that is what is said.
+        return (
+            "ask",
+            None,
+            f"{best.name} comes first when the word and similarity rankings are fused, but "
+            f"{second.name} scores higher ({s:.2f} against {b:.2f}): the two rankings "
+            f"disagree, ask which one is meant{note}",
+        )
     if second is not None and b - s < cfg.decision.margin:
         return (
             "ask",

@@ -78,3 +78,18 @@ def test_the_most_similar_skill_of_the_catalog_ranked_first_is_the_agreement(spe
     decision, chosen, reason = run([best, *rest], sem_best=best.spec.key)
     assert (decision, chosen.name) == ("select", "incident-postmortem")
     assert "encoder's choice alone" in reason
+
+
+def test_an_ask_between_rankings_that_disagree_says_so(specs):
+    # reciprocal rank fusion put release-notes first, but the second scores higher: the
+    # reason must not call 0.62 and 1.18 "closer than the margin"
+    first = cand(specs["release-notes"], 0.62, 0.30, ("release", "notes"))
+    higher = cand(specs["incident-postmortem"], 1.18, 0.25, ("write", "outage"))
+    decision, chosen, reason = run([first, higher], sem_best=None)
+    assert (decision, chosen) == ("ask", None)
+    assert "closer than the margin" not in reason
+    assert "incident-postmortem scores higher (1.18 against 0.62)" in reason
+    assert "rankings disagree" in reason
+    # in the usual order the margin is what decides, and is what is said
+    decision, _, reason = run([higher, cand(specs["release-notes"], 1.16, 0.3)], sem_best=None)
+    assert decision == "ask" and "closer than the margin 0.05" in reason
