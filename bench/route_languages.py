@@ -5,6 +5,7 @@ JSON object (progress on stderr).
     .venv/bin/python bench/route_languages.py                 # 10,000 distractors
     .venv/bin/python bench/route_languages.py --synthetic 0   # the corpus alone
     .venv/bin/python bench/route_languages.py --data /tmp/rl  # keep skills and vectors
+    .venv/bin/python bench/route_languages.py --cases tests/data/routing_multilingual_blind.jsonl
 
 Case file: tests/data/routing_multilingual.jsonl (held out, never tuned on). For each
 setup: hit@1 overall and per language, abstention on negatives, near-miss accuracy,
@@ -42,7 +43,7 @@ def log(msg: str) -> None:
     print(f"[bench] {msg}", file=sys.stderr, flush=True)
 
 
-def run(snap: Any, setup: str, vectors: Path) -> dict[str, Any]:
+def run(snap: Any, setup: str, vectors: Path, cases_path: Path = CASES) -> dict[str, Any]:
     import codebot.skills.route as R
     from codebot.skills.invoke import Actor
     from codebot.skills.route import lang
@@ -60,9 +61,9 @@ def run(snap: Any, setup: str, vectors: Path) -> dict[str, Any]:
             scorer.chunk_vectors(list(snap))
         warm_s = time.perf_counter() - t0
         rt.route("warm up: 你好 docker", snap, Actor.MODEL)
-        cases, errors = R.parse_cases(CASES.read_text(encoding="utf-8").splitlines())
+        cases, errors = R.parse_cases(cases_path.read_text(encoding="utf-8").splitlines())
         if errors:
-            raise SystemExit(f"{CASES}: {errors}")
+            raise SystemExit(f"{cases_path}: {errors}")
         rep = R.evaluate(
             cases, lambda p: rt.route(p, snap, Actor.MODEL), repeat=2, known=[s.name for s in snap]
         )
@@ -89,7 +90,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--synthetic", type=int, default=10_000, help="generated distractors")
     ap.add_argument("--data", type=Path, help="keep generated skills and vectors here")
+    ap.add_argument("--cases", type=Path, default=CASES, help="another case file (same format)")
+    ap.add_argument(
+        "--setups", default="lexical,languages,multilingual", help="which setups, comma-separated"
+    )
     args = ap.parse_args()
+    setups = args.setups.split(",")
+    unknown = [x for x in setups if x not in ("lexical", "languages", "multilingual")]
+    if unknown:
+        ap.error(f"--setups: unknown {unknown}; known: lexical, languages, multilingual")
+    if not args.cases.is_file():
+        ap.error(f"--cases {args.cases}: no such file")
     if not CORPUS.is_dir():
         print(json.dumps({"skipped": f"{CORPUS} not present"}))
         return
@@ -106,7 +117,8 @@ def main() -> None:
         out: dict[str, Any] = {"skills": len(snap), "setups": {}}
         from codebot.skills.route import lang
 
-        for setup in ("lexical", "languages", "multilingual"):
+        out["cases"] = str(args.cases.name)
+        for setup in setups:
             if setup != "lexical" and not lang.available():
                 out["setups"][setup] = {"skipped": "pip install 'codebot[languages]'"}
                 continue
@@ -114,7 +126,7 @@ def main() -> None:
                 out["setups"][setup] = {"skipped": "pip install 'codebot[multilingual]'"}
                 continue
             log(f"{setup} over {len(snap)} skills")
-            out["setups"][setup] = run(snap, setup, data / "vectors")
+            out["setups"][setup] = run(snap, setup, data / "vectors", args.cases)
     print(json.dumps(out, indent=2))
 
 
