@@ -29,15 +29,20 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"bye|goodbye|see\s+you(?:\s+later)?|later|good\s+job|great\s+job|nice\s+work|well\s+done",
         r"ok|okay|k|kk|alright|all\s+right|got\s+it|gotcha|understood|noted|roger|sure|yes|yep",
         r"yeah|no\s+problem|np|great|perfect|awesome|cool|nice|excellent|amazing|wonderful|lgtm",
-        r"sounds\s+good|makes\s+sense|(?:that|it|this)\s+(?:worked|works(?:\s+now)?|did\s+it)",
+        r"sounds\s+(?:good|great)|makes\s+sense|(?:that|it|this)\s+(?:worked|works(?:\s+now)?"
+        r"|did\s+(?:it|the\s+trick)|fixed\s+it|helped|is\s+(?:working|fixed|perfect|great))",
+        r"(?:it|that)'?s\s+working(?:\s+now)?|works\s+for\s+me|looks\s+good(?:\s+to\s+me)?",
+        r"good\s+to\s+go|all\s+set|will\s+do|no\s+worries|never\s*mind",
         r"works\s+now|fixed\s+it|that'?s\s+(?:it|all|great|perfect|fine)|fine|done|all\s+good",
         r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy",
-        r"you'?re\s+(?:the\s+best|awesome|great)",
+        r"you'?re\s+(?:the\s+best|awesome|great|a\s+(?:lifesaver|legend|star))|lifesaver",
+        r"you\s+(?:saved|made)\s+my\s+day",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
         r"谢谢你?|谢谢您|多谢|谢了|感谢|非常感谢|太感谢了|辛苦了",
-        r"好的|好吧|好|行|可以了?|明白了?|知道了|了解|收到|懂了|没问题|对|是的",
+        r"好的|好吧|好嘞|好|行了?|可以了?|明白了?|清楚了|知道了|了解了?|收到了?|懂了|没问题|对|是的",
+        r"嗯+|哦+|噢|问题(?:已经)?(?:解决|搞定)了?|没事了|辛苦",
         r"搞定了?|成功了|解决了|能用了|可以用了|太棒了|真棒|棒|不错|完美|厉害",
     ),
     "ja": (
@@ -45,25 +50,34 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"ありがとう(?:ございます|ございました)?|どうも(?:ありがとう)?|感謝します|助かりました",
         r"了解(?:です|しました)?|わかりました|分かりました|承知しました|はい|オッケー|OK",
         r"うまくいきました|できました|動きました|直りました|完璧(?:です)?|すごい|いいね",
-        r"お疲れ様(?:です)?|よろしく(?:お願いします)?",
+        r"お疲れ(?:様|さま)(?:です|でした)?|おつかれ(?:さま)?(?:です|でした)?",
+        r"よろしく(?:お願いします|お願いいたします)?|また明日|またね|では、?また|じゃあね",
+        r"なるほど|大丈夫(?:です)?|助かります|いい感じ(?:です)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
         r"gracias|muchas\s+gracias|mil\s+gracias|te\s+lo\s+agradezco",
         r"vale|ok|de\s+acuerdo|entendido|perfecto|genial|estupendo|excelente|listo|claro|s[ií]",
         r"(?:ya\s+)?funcion[oó]|(?:ya\s+)?funciona|qu[eé]\s+bien|muy\s+bien|todo\s+bien",
+        r"anotado|apuntado|buen\s+trabajo|nos\s+vemos(?:\s+ma[ñn]ana)?|hasta\s+ma[ñn]ana|ya\s+est[aá]",
+        r"sin\s+problema|de\s+nada|me\s+(?:sirvi[oó]|funcion[oó])|(?:qu[eé]\s+)?crack",
+        r"me\s+(?:has|ha)\s+salvado(?:\s+el\s+d[ií]a)?|eres\s+(?:un|una)\s+(?:crack|genio)",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
         r"danke(?:\s+sch[öo]n)?|dankesch[öo]n|vielen\s+dank|besten\s+dank|merci",
         r"ok|okay|alles\s+klar|klar|verstanden|super|perfekt|toll|prima|gut|sehr\s+gut|passt|ja",
         r"(?:hat|es)\s+(?:geklappt|funktioniert)|klappt|funktioniert(?:\s+jetzt)?|zusammen|leute",
+        r"passt\s+(?:so|schon)|gut\s+so|(?:das\s+)?l[äa]uft(?:\s+jetzt)?|geht\s+(?:klar|jetzt)",
+        r"alles\s+gut|erledigt|bis\s+morgen|sch[öo]nen\s+feierabend|gute\s+arbeit|danke?\s+dir",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
         r"merci(?:\s+(?:beaucoup|bien|mille\s+fois))?",
         r"d'accord|ok|compris|parfait|g[ée]nial|super|top|nickel|tr[eè]s\s+bien|oui|entendu",
-        r"[çc]a\s+(?:marche|fonctionne)|c'est\s+bon|impeccable",
+        r"[çc]a\s+(?:marche|fonctionne|roule)|c'est\s+(?:bon|clair|parfait)|impeccable",
+        r"(?:c'est\s+)?not[ée]|bien\s+re[çc]u|re[çc]u|[àa]\s+demain|bon\s+travail|je\s+vois",
+        r"pas\s+de\s+(?:souci|probl[èe]me)|merci\s+encore|encore\s+merci",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
@@ -160,9 +174,15 @@ _EDIT_ASK: Mapping[str, str] = {
         r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
         r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
         r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
+        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|スペルミス|綴りが?間違|falsch\s+geschrieben"
+        r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
+        # one quoted string put right as another: 「インストート」を「インストール」に直して
+        r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
+        r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
     ),
     "import": (
         r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|去掉|移除).{0,40}import"
+        r"|\bimport\b.{0,40}(?:删掉|删除|去掉|移除)"
         r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
         r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
     ),
@@ -178,6 +198,23 @@ _EDIT_ASK: Mapping[str, str] = {
     ),
 }
 _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
+#: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
+#: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
+_V = r"v?\d+(?:\.\d+)*"
+_FROM_TO = re.compile(
+    rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+[aà]\s+(?:la\s+|el\s+)?{_V}"
+    rf"|\bvon\s+{_V}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
+    rf"|(?<![\d.]){_V}\s*から\s*{_V}\s*に",  # from a number's first digit: linear
+    re.IGNORECASE,
+)
+#: ...in a file the request names: one value in one file is an edit, whatever it is called
+#: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
+#: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills
+_FILE = re.compile(
+    r"(?<![\w/.-])[\w./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml|gradle|properties"
+    r"|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf)(?![\w-])"
+    r"|\b(?:Dockerfile|Makefile)\b"
+)
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
 MAX_EDIT_CJK_CHARS = 40
@@ -209,6 +246,8 @@ def edit_kind(text: str) -> str | None:
     for kind, pattern in _EDIT_RE.items():
         if pattern.search(t):
             return kind
+    if _FROM_TO.search(t) and _FILE.search(t):
+        return "bump"
     return None
 
 

@@ -137,6 +137,23 @@ THANKS = [
     "many thanks!!",
     "great, thanks a bunch",
     "awesome, it works now",
+    # acknowledgements a second held-out set found missing (issue 36), in other wordings
+    "thank you, that did the trick",
+    "ok that helped, thanks!",
+    "looks good to me 👍",
+    "嗯，好的",
+    "谢谢，问题已经解决了",
+    "哦哦，清楚了",
+    "お疲れさまです、また明日",
+    "なるほど、助かります",
+    "anotado, gracias",
+    "perfecto, nos vemos mañana",
+    "passt schon, danke dir",
+    "gut so, bis morgen",
+    "bien reçu, merci encore",
+    "ok c'est noté, à demain",
+    "you saved my day, thanks",
+    "eres un crack, gracias",
 ]
 
 
@@ -179,6 +196,18 @@ ISSUE_EDITS = [
     ("entferne die ungenutzten Imports in utils.py", "import"),
     ("change la couleur du bouton principal en vert", "colour"),
     ("ポート番号を3000から8080に変更して", "port"),
+    # one value in one named file, changed from one number to another (issue 36)
+    ("update lodash in package.json from 4.17.20 to 4.17.21", "bump"),
+    ("en el Dockerfile pasa la imagen de node de la 18 a la 20", "bump"),
+    ("Setze in settings.toml das Limit von 30 auf 60", "bump"),
+    ("把 requirements.txt 里的 requests 从 2.28 升到 2.31", "bump"),
+    ("compose.yaml の redis を 6 から 7 に上げて", "bump"),
+    ("passe Python de 3.11 à 3.12 dans pyproject.toml", "bump"),
+    ("the docs page spelled Terraform wrong, fix it", "typo"),
+    ("README 里 Terraform 拼错了，改一下", "typo"),
+    ("ドキュメントの「デプロイト」を「デプロイ」に修正して", "typo"),
+    ('in the footer replace "Copyrigth" with "Copyright"', "typo"),
+    ("把 main.py 里没用的 import sys 去掉", "import"),
 ]
 
 
@@ -193,6 +222,10 @@ def test_small_edits_are_recognised(text, kind):
         "rename the docker_host variable to container_host and then set up a CI pipeline",
         "Jiraの課題をJQLで絞り込んでスプリントのレポートを作って",  # レポート is no port
         "帮我给新版本写更新日志，分成新增、修复和破坏性变更",  # a version, but no bump
+        # from one version to another with no file named: may be a migration
+        "upgrade our cluster from 1.27 to 1.29",
+        "migrate the app from React 16 to 18 with hooks",
+        "migra el clúster de la 1.27 a la 1.29",
         "write a migration plan for the port of our app from Angular to React, with a "
         "step for every module and a rollback plan for each release along the way",
     ],
