@@ -459,13 +459,14 @@ def _bound(
     cfg: RouterConfig,
     n_eligible: int,
 ) -> float:
-    """What the request's words are worth: the most a skill could score for them (words no
-    skill uses count `oov_weight` of the rarest, but not among `small_catalog` skills or
-    fewer), which a score is divided by."""
+    """What the request's words are worth: the most a skill could score for them, each at
+    the best field any skill holds it in (`Index.reach`: a word only bodies hold is worth
+    `body_weight` of one a description holds; words no skill uses count `oov_weight` of the
+    rarest, but not among `small_catalog` skills or fewer), which a score is divided by."""
     if n_eligible <= cfg.decision.small_catalog:
         n_oov = 0
     return (
-        sum(float(idx.unit[i]) * weight.get(i, 1.0) for i in counted)
+        sum(float(idx.unit[i]) * float(idx.reach[i]) * weight.get(i, 1.0) for i in counted)
         + n_oov * cfg.decision.oov_weight * idx.max_idf * idx.unit_scale
     )
 

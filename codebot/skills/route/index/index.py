@@ -93,11 +93,42 @@ class Index:
         w_desc = float(config.weights.get("description", 1.0)) or 1.0
         self.unit_scale = w_desc / (1.0 + config.bm25.k1)
         self.unit = np.where(df > 0, self.idf, self.max_idf).astype(np.float32) * self.unit_scale
+        self.reach = self._reach(config)
         self.neg = self._negatives()
         self._eligibility: dict[_EligKey, tuple[NDArray[np.bool_], dict[int, Decision]]] = {}
         if carry is not None:
             self._carry(*carry)
         self.build_ms = (time.perf_counter() - t0) * 1000
+
+    def _reach(self, config: RouterConfig) -> NDArray[np.float32]:
+        """Per word, the weight of the best field any skill holds it in: 1 for a word of some
+        name, description or `when_to_use`, `body_weight` for a word only bodies hold. No
+        skill can earn more for it, so what a request's words are worth (the score's
+        divisor) counts it at that: a detailed request's words that only bodies mention
+        ("tonight", "pager") do not dilute the skill it asks for as if a description could
+        have held them."""
+        import numpy as np
+
+        reach = np.zeros(self.n_terms, dtype=np.float32)
+        rows = self.rows
+        weights = [float(config.weights.get(name, 0.0)) for name in FIELDS]
+        least = min(weights)  # the body's: not walked (it holds most ids), see below
+        for f, w in enumerate(weights):
+            if w <= least or rows.n == 0:
+                continue
+            ids = rows.ids[int(rows.ptr[f, 0]) : int(rows.ptr[f, rows.n])]
+            held = np.zeros(self.n_terms, dtype=bool)
+            held[ids] = True
+            reach[held] = np.maximum(reach[held], np.float32(w))
+        # a word some skill uses (df > 0) that no other field holds is in the least one
+        in_use = np.diff(self.indptr) > 0
+        reach[in_use & (reach == 0)] = np.float32(max(least, 0.0))
+        # a word a description rules out ("not for X") is a description's word: it counts
+        # against that skill (`scores`) as much as a match would have earned it
+        if len(rows.neg_ids):
+            desc = np.float32(weights[FIELDS.index("description")])
+            reach[rows.neg_ids] = np.maximum(reach[rows.neg_ids], desc)
+        return reach
 
     def _negatives(self) -> dict[int, NDArray[np.int32]]:
         """term id -> the rows (ascending) whose description or when_to_use rules it out."""
