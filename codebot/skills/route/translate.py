@@ -155,7 +155,12 @@ class Translator:
         seen = self._seen
         new = [p for p in pieces if p not in seen]
         if new:
-            sims = np.asarray(embed(new, False), dtype=np.float32) @ mat.T
+            vecs = np.asarray(embed(new, False), dtype=np.float32)
+            if vecs.shape[1:] != mat.shape[1:]:  # the words' vectors came from a cache of
+                self._for = None  # another width: embedded again, now that it is known
+                words, terms, mat = self._vocab(idx, tokenizer, embed)
+                seen = self._seen
+            sims = vecs @ mat.T
             best = sims.argmax(axis=1)
             top = sims[np.arange(len(new)), best]
             if len(seen) > SEEN_PIECES:
