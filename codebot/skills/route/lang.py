@@ -69,6 +69,16 @@ def unaccented(text: str) -> str:
     return "".join(ch for ch in nfd if not unicodedata.combining(ch))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD. A model's JSON can carry "\\ud800";
+    fastText, the encoder and the hashes of the texts embedded take UTF-8 only, and one
+    such character raised out of the route (or switched the encoder off)."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
 def _words(text: str) -> frozenset[str]:
     """Stop words as the tokenizer writes them: accents dropped ("más" -> "mas")."""
     return frozenset(unaccented(text).split())

@@ -24,9 +24,10 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from codebot.skills.files import Spec
+from codebot.skills.route.lang import well_formed
 from codebot.skills.route.similarities import Similarities
 from codebot.skills.route.vector_cache import read_vectors, write_vectors
 
@@ -61,6 +62,8 @@ MIN_CHUNK = 100
 RECENT_WORDS = 4096
 #: whole requests kept in memory with their vectors (a bound, not a tuned number)
 RECENT_QUERIES = 256
+#: what the encoder reads of a request, as `translate.units` does (114,000 took it 1.2 s)
+MAX_QUERY_CHARS = 4000
 _HEADING_OR_CODE = re.compile(r"(?m)^#+[^\n]*$|```.*?```", re.S)
 
 
@@ -246,9 +249,9 @@ class EmbeddingScorer:
             self._width = out.shape[1]
         return out
 
-    def _fits(self, v: Vectors) -> bool:
+    def _fits(self, v: Vectors | None) -> TypeGuard[Vectors]:
         """Of the encoder's width (any before it encoded): not another model's or forger's."""
-        return self._width is None or v.shape == (self._width,)
+        return v is not None and (self._width is None or v.shape == (self._width,))
 
     def _load_cache(self) -> None:
         self._loaded_cache = True
@@ -310,7 +313,7 @@ class EmbeddingScorer:
                 missing: dict[str, str] = {}
                 for h, i in zip(hashes, owner, strict=True):
                     v = self._vectors.get(h)
-                    if (v is None or not self._fits(v)) and h not in missing:
+                    if not self._fits(v) and h not in missing:
                         if h not in texts:  # hashed by an earlier call whose embedding failed
                             hs, built = self._text_hashes(specs[i], fresh=True)
                             texts.update(zip(hs, built or [], strict=True))
@@ -345,8 +348,7 @@ class EmbeddingScorer:
                 if not self._loaded_cache:
                     self._load_cache()
                 store = self._vectors if keep else self._recent
-                got = {h: v for h in hashes if (v := got.get(h, store.get(h))) is not None}
-                got = {h: v for h, v in got.items() if self._fits(v)}
+                got = {h: v for h in hashes if self._fits(v := got.get(h, store.get(h)))}
                 missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in got}
             if missing:  # encoded outside the lock: `score` may run on another thread meanwhile
                 new = self._encode(list(missing.values()))
@@ -379,7 +381,8 @@ class EmbeddingScorer:
             body = spec.read_body()
         except OSError:
             body = ""
-        return skill_texts(spec, body, self.chunks)
+        # an MCP server's skill is JSON: "\udc80" in it could be neither hashed nor encoded
+        return [well_formed(t) for t in skill_texts(spec, body, self.chunks)]
 
     def _text_hashes(
         self, spec: Spec, fresh: bool = False
@@ -414,8 +417,7 @@ class EmbeddingScorer:
         mat, owner = self.chunk_vectors(specs)
         q = self._query_vector(query)
         if mat.shape[1:] != q.shape:  # a cache's vectors, of another width: embed them again
-            with self._lock:
-                self._last = None
+            self._last = None
             mat, owner = self.chunk_vectors(specs)
         first, keys, position = self._first_rows(owner, specs)
         # not `mat @ q` with a pool of BLAS threads: it wakes, then fights torch's for the
@@ -433,6 +435,7 @@ class EmbeddingScorer:
         again (asked for more candidates, or retried) is not encoded again."""
         import numpy as np
 
+        query = query[:MAX_QUERY_CHARS]
         h = hashlib.sha1(query.encode()).hexdigest()
         with self._lock:
             got = self._queries.get(h)
