@@ -122,3 +122,78 @@ def test_a_padded_small_edit_routes_only_to_the_skill_that_claims_it(routers, sn
         assert r.decision != "ask" and chosen in (None, "rename-refactor"), (text, r.reason)
         if "rename" not in text.replace("\u200b", ""):
             assert r.decision == "abstain", (text, r.reason)
+
+
+# -- English read as another language ---------------------------------------------------
+
+NEGATIVES = [  # negatives of the case files, which abstain as written
+    "generate an image of a sunset over the mountains",
+    "write a postmortem for the board on why our product launch flopped",
+    "any board game ideas for our team night?",
+    "review my restaurant's dinner menu",
+    "remember to buy milk",
+    "my python snake is not eating, what should I do",
+    "write a runbook-style checklist for moving apartments next month",
+    "in one sentence, what's a blue-green deploy?",
+]
+PADS = [" de la el los y", " und die der das mit", " les des du et avec"]
+#: requests in other languages of the case files that an English test must not take
+FOREIGN = [
+    ("elimina los imports sin usar de app/main.py", "es"),
+    ("passe la version de pyproject.toml à 2.4.1", "fr"),
+    ("ok, gracias", "es"),
+    ("was macht diese Funktion in utils.py?", "de"),
+    ("Rédige le journal des modifications de la version 2.3 à partir des commits", "fr"),
+    ("cambia el puerto a 5000", "es"),
+    ("Configure GitHub Actions pour lancer les tests à chaque pull request", "fr"),
+]
+
+
+@pytest.fixture
+def identifier():
+    from codebot.skills.route import lang
+
+    if not lang.available():
+        pytest.skip("needs the language identifier (the `languages` extra)")
+
+
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_english_padded_with_function_words_is_still_read_as_english(identifier, text, pad):
+    """Five function words of another language turned fastText's verdict on these; read
+    as Spanish, German or French, their untranslated English words no longer counted
+    against the skills and the encoder could vouch for the most similar one (30 of the
+    258 padded negatives of the case files were selected with the shipped encoder)."""
+    assert detect(text) == "en"
+    assert detect(text + pad) == "en"
+
+
+@pytest.mark.parametrize(("text", "code"), FOREIGN)
+def test_requests_in_other_languages_are_still_read_as_such(identifier, text, code):
+    assert detect(text) == code
+
+
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "generate an image of a sunset over the mountains",
+        "write a postmortem for the board on why our product launch flopped",
+        "any board game ideas for our team night?",
+    ],
+)
+def test_without_the_identifier_padded_english_is_still_english(monkeypatch, text, pad):
+    """The function-word count alone (no `languages` extra) was swayed the same way: two
+    function words only English has now make a request English."""
+    from codebot.skills.route import lang
+
+    monkeypatch.setattr(lang, "_identifier", lambda: None)
+    assert detect(text + pad) == "en"
+
+
+@pytest.mark.parametrize(("text", "code"), [FOREIGN[0], *FOREIGN[4:]])
+def test_without_the_identifier_other_languages_are_still_told(monkeypatch, text, code):
+    from codebot.skills.route import lang
+
+    monkeypatch.setattr(lang, "_identifier", lambda: None)
+    assert detect(text) == code
