@@ -226,3 +226,27 @@ def test_the_shipped_encoder_takes_every_hostile_request(snap, shipped):
         r = routed_in_time(rt, request, snap)
         assert rt.semantic is shipped, (name, rt.semantic_error)
         assert not has_hidden(r.reason) and not any(has_hidden(c.why) for c in r.candidates)
+
+
+def test_one_skills_made_up_words_do_not_flood_the_vocabulary(snap, tmp_path, write_skill):
+    """Frontmatter may hold 256 KiB: a description of 20,000 made-up words would have the
+    encoder embed every one of them on the first request in another language."""
+    import itertools
+    import string
+
+    from codebot.skills.route.translate import WORDS_PER_SKILL, vocabulary
+
+    root = tmp_path / "flood"
+    root.mkdir()
+    made_up = ("".join(p) for p in itertools.product(string.ascii_lowercase, repeat=4) if "a" in p)
+    desc = " ".join(itertools.islice(made_up, 20_000))
+    write_skill(root, "flood", f"name: flood\ndescription: {json.dumps(desc)}\n")
+    flood = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    assert len(flood) == 1
+    rt = R.Router()
+    idx, _ = rt.index([*snap, *flood])
+    words, _terms = vocabulary(idx, rt.tokenizer)
+    other = R.Router()  # (one router would answer a subset from the index it has)
+    alone, _ = vocabulary(other.index(list(snap))[0], other.tokenizer)
+    assert set(alone) <= set(words)  # every other skill's words are still there
+    assert len(words) - len(alone) <= WORDS_PER_SKILL
