@@ -66,7 +66,7 @@ from codebot.skills.route.fused import fuse_across
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
-from codebot.skills.route.lang import detect, foreign_terms
+from codebot.skills.route.lang import detect, foreign_terms, well_formed
 from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
@@ -149,6 +149,7 @@ class Router:
         top = cfg.top if top is None else top
         if config is not None and config.index_key != self.config.index_key:
             self.config = config  # the index depends on these numbers: rebuild on demand
+        request = well_formed(request)
         shape = request_shape(request)
         if shape == "chat":  # decided on the words alone: no index is loaded or built for it
             return self._small_talk(request, cfg, actor, t0)

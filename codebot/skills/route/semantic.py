@@ -24,11 +24,12 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
-from codebot.home import atomic_file, private_dir
 from codebot.skills.files import Spec
+from codebot.skills.route.lang import well_formed
 from codebot.skills.route.similarities import Similarities
+from codebot.skills.route.vector_cache import read_vectors, write_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,6 +62,8 @@ MIN_CHUNK = 100
 RECENT_WORDS = 4096
 #: whole requests kept in memory with their vectors (a bound, not a tuned number)
 RECENT_QUERIES = 256
+#: what the encoder reads of a request, as `translate.units` does (114,000 took it 1.2 s)
+MAX_QUERY_CHARS = 4000
 _HEADING_OR_CODE = re.compile(r"(?m)^#+[^\n]*$|```.*?```", re.S)
 
 
@@ -222,6 +225,7 @@ class EmbeddingScorer:
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._one_thread = False  # BLAS runs one thread: a product need not avoid it
+        self._width: int | None = None  # the encoder's vectors' width, once it has encoded
         self.stats = {"embedded": 0, "from_cache": 0, "reused": 0}
         #: scores requests in other languages than English only (the multilingual encoder:
         #: on English requests the lexical ranking is the better one, docs/routing.md)
@@ -230,7 +234,7 @@ class EmbeddingScorer:
         #: multilingual encoder places a word near its translation
         self.translates = self.other_languages_only
 
-    def _encode(self, texts: list[str]) -> ArrayLike:
+    def _encode(self, texts: list[str]) -> Vectors:
         if self._encoder is None:
             with self._load_lock:  # two threads of one route may be first at once
                 if self._encoder is None and self.model in USE_MULTILINGUAL:
@@ -238,34 +242,34 @@ class EmbeddingScorer:
                     self._one_thread = True  # it set one BLAS thread for the process
                 elif self._encoder is None:
                     self._encoder = sentence_transformer_encoder(resolve_model(self.model))
-        return self._encoder(texts)
+        import numpy as np
+
+        out = np.asarray(self._encoder(texts), dtype=np.float32)
+        if out.ndim == 2 and len(out):
+            self._width = out.shape[1]
+        return out
+
+    def _fits(self, v: Vectors | None) -> TypeGuard[Vectors]:
+        """Of the encoder's width (any before it encoded): not another model's or forger's."""
+        return v is not None and (self._width is None or v.shape == (self._width,))
 
     def _load_cache(self) -> None:
         self._loaded_cache = True
-        if self.cache_file is None or not self.cache_file.is_file():
+        if self.cache_file is None:
             return
-        import numpy as np
-
         try:
-            with np.load(self.cache_file, allow_pickle=False) as data:
-                for h, v in zip(data["hashes"].tolist(), data["vectors"], strict=True):
-                    self._vectors[h] = v
-        except (OSError, ValueError, KeyError):
-            self._vectors.clear()  # a damaged cache is rebuilt, not trusted
+            got = read_vectors(self.cache_file)
+        except Exception:  # whatever a damaged cache raises (zip, zlib, numpy): rebuild it
+            got = None
+        if got is not None:
+            self._vectors.update(zip(got[0], got[1], strict=True))
 
     def _save_cache(self) -> None:
         if self.cache_file is None or not self._vectors:
             return
-        import numpy as np
-
-        # Private like the rest of cache/: embeddings can be inverted back to skill text.
-        # A file object, not a name: np.savez would create a name with the umask's mode.
-        private_dir(self.cache_file.parent)
-        hashes = list(self._vectors)
-        with atomic_file(self.cache_file, sync=False, durable=False) as fh:  # a cache: no fsync
-            np.savez(
-                fh, hashes=np.asarray(hashes), vectors=np.stack([self._vectors[h] for h in hashes])
-            )
+        hashes = [h for h, v in self._vectors.items() if self._fits(v)]  # not a cache's others
+        if hashes:
+            write_vectors(self.cache_file, hashes, [self._vectors[h] for h in hashes])
 
     def _same_as_last(
         self, specs: Sequence[Spec]
@@ -305,22 +309,23 @@ class EmbeddingScorer:
                 owner.extend([i] * len(hs))
                 if built is not None:
                     texts.update(zip(hs, built, strict=True))
-            missing: dict[str, str] = {}
-            for h, i in zip(hashes, owner, strict=True):
-                if h not in self._vectors and h not in missing:
-                    if (
-                        h not in texts
-                    ):  # hashed by an earlier call whose embedding failed: read again
-                        hs, built = self._text_hashes(specs[i], fresh=True)
-                        texts.update(zip(hs, built or [], strict=True))
-                    missing[h] = texts[h]
-            self.stats["from_cache"] += len(hashes) - len(missing)
-            if missing:
-                new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
-                for h, v in zip(missing, new, strict=True):
-                    self._vectors[h] = v
-                self.stats["embedded"] += len(missing)
-                self._save_cache()
+            for _ in range(2):  # again once the encoder's width is known: a cache's vectors
+                missing: dict[str, str] = {}
+                for h, i in zip(hashes, owner, strict=True):
+                    v = self._vectors.get(h)
+                    if not self._fits(v) and h not in missing:
+                        if h not in texts:  # hashed by an earlier call whose embedding failed
+                            hs, built = self._text_hashes(specs[i], fresh=True)
+                            texts.update(zip(hs, built or [], strict=True))
+                        missing[h] = texts[h]
+                self.stats["from_cache"] += len(hashes) - len(missing)
+                if missing:
+                    new = self._encode(list(missing.values()))
+                    self._vectors.update(zip(missing, new, strict=True))
+                    self.stats["embedded"] += len(missing)
+                    self._save_cache()
+                if all(self._fits(self._vectors[h]) for h in hashes):
+                    break
             if not hashes:
                 return np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
             mat, rows = (
@@ -336,23 +341,27 @@ class EmbeddingScorer:
         words) in a bounded cache in memory."""
         import numpy as np
 
-        with self._lock:
-            if not self._loaded_cache:
-                self._load_cache()
-            store = self._vectors if keep else self._recent
-            hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-            got = {h: store[h] for h in hashes if h in store}
-            missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in got}
-        if missing:  # encoded outside the lock: `score` may run on another thread meanwhile
-            new = np.asarray(self._encode(list(missing.values())), dtype=np.float32)
-            got.update(zip(missing, new, strict=True))
+        hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        got: dict[str, Vectors] = {}
+        for _ in range(2):  # again once the encoder's width is known: a cache's vectors
             with self._lock:
-                if not keep and len(self._recent) + len(missing) > RECENT_WORDS:
-                    self._recent.clear()
-                store.update(zip(missing, new, strict=True))
-                if keep:
-                    self.stats["embedded"] += len(missing)
-                    self._save_cache()
+                if not self._loaded_cache:
+                    self._load_cache()
+                store = self._vectors if keep else self._recent
+                got = {h: v for h in hashes if self._fits(v := got.get(h, store.get(h)))}
+                missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in got}
+            if missing:  # encoded outside the lock: `score` may run on another thread meanwhile
+                new = self._encode(list(missing.values()))
+                got.update(zip(missing, new, strict=True))
+                with self._lock:
+                    if not keep and len(self._recent) + len(missing) > RECENT_WORDS:
+                        self._recent.clear()
+                    store.update(zip(missing, new, strict=True))
+                    if keep:
+                        self.stats["embedded"] += len(missing)
+                        self._save_cache()
+            if all(self._fits(v) for v in got.values()):
+                break
         if not hashes:
             return np.zeros((0, 0), np.float32)
         return np.stack([got[h] for h in hashes])
@@ -372,7 +381,8 @@ class EmbeddingScorer:
             body = spec.read_body()
         except OSError:
             body = ""
-        return skill_texts(spec, body, self.chunks)
+        # an MCP server's skill is JSON: "\udc80" in it could be neither hashed nor encoded
+        return [well_formed(t) for t in skill_texts(spec, body, self.chunks)]
 
     def _text_hashes(
         self, spec: Spec, fresh: bool = False
@@ -406,6 +416,9 @@ class EmbeddingScorer:
             return {}
         mat, owner = self.chunk_vectors(specs)
         q = self._query_vector(query)
+        if mat.shape[1:] != q.shape:  # a cache's vectors, of another width: embed them again
+            self._last = None
+            mat, owner = self.chunk_vectors(specs)
         first, keys, position = self._first_rows(owner, specs)
         # not `mat @ q` with a pool of BLAS threads: it wakes, then fights torch's for the
         # cores on the next encode (measured: route p50 17 ms -> 33 ms, p95 21 -> 118); with
@@ -422,6 +435,7 @@ class EmbeddingScorer:
         again (asked for more candidates, or retried) is not encoded again."""
         import numpy as np
 
+        query = query[:MAX_QUERY_CHARS]
         h = hashlib.sha1(query.encode()).hexdigest()
         with self._lock:
             got = self._queries.get(h)

@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from codebot.skills.route.index.words import STOP_WORDS as _ENGLISH
+from codebot.skills.route.lang import STOP_WORDS, unaccented
+
 # -- greetings, thanks, acknowledgements ------------------------------------------------
 
 #: Phrases that carry no task, per language. A message made only of these (and of
@@ -113,6 +116,31 @@ _PHRASE_RES = tuple(
 )
 MAX_CHAT_CHARS = 200
 
+# -- what a person does not read as part of the message ---------------------------------
+# Other languages' function words (`lang.STOP_WORDS`; not English ones) and invisible
+# characters carry no task, but they turn the language identifier's verdict and the
+# counts below: "thanks, that worked! de la el los" or a zero-width space after "thanks"
+# was no small talk, and ten of them made "rename x to y" too long for a small edit.
+
+#: zero-width characters, direction marks, embeddings, overrides and isolates, the BOM
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+_FUNCTION_WORDS = frozenset().union(*STOP_WORDS.values()) - _ENGLISH
+_WORD = re.compile(r"[^\W\d_]+")
+#: Chinese particles: a message of thanks may end on one ("谢谢啦"), never a task
+_PARTICLE = re.compile("[的了吧啊呢嘛哦呀啦]")
+#: the most of a message read for small talk, padding included (bounds the work)
+_MAX_PADDED = 20 * MAX_CHAT_CHARS
+
+
+def _is_padding(word: str) -> bool:
+    return unaccented(word.lower()) in _FUNCTION_WORDS
+
+
+def _padding_end(text: str, pos: int) -> int | None:
+    """The end of a function word of another language, or a particle, at `pos`."""
+    m = _PARTICLE.match(text, pos) or _WORD.match(text, pos)
+    return m.end() if m is not None and (m.re is _PARTICLE or _is_padding(m.group())) else None
+
 
 def _skip(text: str, pos: int) -> int:
     """The position after the separators at `pos` (`pos` itself when there are none)."""
@@ -134,19 +162,28 @@ def _phrase_ends(text: str, pos: int) -> set[int]:
 
 
 def is_chat(text: str) -> bool:
-    """Is the whole message greetings, thanks and acknowledgements (in any language)?
-    Linear in the message (at most `MAX_CHAT_CHARS`): each position is tried once."""
-    t = text.strip()
-    if not t or len(t) > MAX_CHAT_CHARS:
+    """Is the whole message greetings, thanks and acknowledgements (in any language), with
+    at least one of them, around other languages' function words and invisible characters?
+    Linear in the message (at most `MAX_CHAT_CHARS` besides those): each position is tried
+    once, having seen a phrase or not."""
+    t = _INVISIBLE.sub("", text).strip()
+    if not t or len(t) > _MAX_PADDED:
+        return False
+    padding = sum(len(w) for w in _WORD.findall(t) if _is_padding(w))
+    if len(t) - padding > MAX_CHAT_CHARS:
         return False
     start = _skip(t, 0)
-    todo, seen = [start], {start}
+    todo, seen = [(start, False)], {(start, False)}
     while todo:
-        pos = todo.pop()
-        if pos == len(t):
+        pos, had = todo.pop()
+        if pos == len(t) and had:
             return True
-        for e in _phrase_ends(t, pos):
-            q = _skip(t, e)
+        steps = [(e, True) for e in _phrase_ends(t, pos)]
+        pad = _padding_end(t, pos)
+        if pad is not None and (pad == len(t) or _skip(t, pad) > pad or _CJK.match(t, pad)):
+            steps.append((pad, had))
+        for e, now in steps:
+            q = (_skip(t, e), now)
             if q not in seen:
                 seen.add(q)
                 todo.append(q)
@@ -237,9 +274,10 @@ _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
 
 def edit_kind(text: str) -> str | None:
     """The kind of small, local edit a short one-instruction request asks for, or None."""
-    t = text.strip()
+    t = _INVISIBLE.sub("", text).strip()
     cjk = len(_CJK.findall(t))
-    if len(t.split()) > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t:
+    words = sum(1 for w in t.split() if not _is_padding(w.strip(".,;:!?¡¿()\"'")))
+    if words > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t:
         return None
     if _MORE.search(t):
         return None

@@ -41,6 +41,10 @@ SIMILAR = 0.6
 #: own words come first, so a pasted log's tail is what is left out)
 MAX_UNITS = 24
 
+#: a skill's words taken into the vocabulary: a description of 250 KB of made-up words
+#: (frontmatter may hold that much) would have the encoder embed 40,000 of them; the most
+#: of any skill of the shared corpus is 201
+WORDS_PER_SKILL = 256
 #: pieces whose nearest word is remembered (a bound, not a tuned number)
 SEEN_PIECES = 50_000
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -79,9 +83,15 @@ def vocabulary(idx: Index, tokenizer: Tokenizer) -> tuple[list[str], list[str]]:
     words: dict[str, str] = {}
     for spec in idx.specs:
         name = spec.name.replace("-", " ").replace("_", " ").replace(":", " ")
+        mine: set[str] = set()  # this skill's words, up to WORDS_PER_SKILL
         for text in (name, spec.description, spec.when_to_use or ""):
             for w in tokenizer.words(text):
-                if w in words or len(w) < 3 or not w.isascii() or not w.isalpha():
+                if w in mine or len(w) < 3 or not w.isascii() or not w.isalpha():
+                    continue
+                if len(mine) >= WORDS_PER_SKILL:
+                    break
+                mine.add(w)
+                if w in words:
                     continue
                 t = tokenizer.term(w)
                 i = lex.get(t) if t is not None else None
@@ -155,7 +165,12 @@ class Translator:
         seen = self._seen
         new = [p for p in pieces if p not in seen]
         if new:
-            sims = np.asarray(embed(new, False), dtype=np.float32) @ mat.T
+            vecs = np.asarray(embed(new, False), dtype=np.float32)
+            if vecs.shape[1:] != mat.shape[1:]:  # the words' vectors came from a cache of
+                self._for = None  # another width: embedded again, now that it is known
+                words, terms, mat = self._vocab(idx, tokenizer, embed)
+                seen = self._seen
+            sims = vecs @ mat.T
             best = sims.argmax(axis=1)
             top = sims[np.arange(len(new)), best]
             if len(seen) > SEEN_PIECES:

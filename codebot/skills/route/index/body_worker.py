@@ -16,13 +16,17 @@ frame has ``"done": True``.
 The parent trusts nothing here it cannot check: a body is used only for the spec whose
 real path, body offset and file stamp are the ones recorded with it, so a file changed, a
 file the catalog does not load, or a frame that never comes costs only the time this
-process took (the parent tokenizes the rest itself).
+process took (the parent tokenizes the rest itself). For that key to mean anything, a
+file is read here only when the descriptor opened is the file the scan stamped (`fstat`:
+regular, the same mtime, size and inode, before and after the read): a SKILL.md swapped
+for a link to another file, or edited, after the scan is left to the parent.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import stat
 import struct
 import sys
 from collections.abc import Mapping
@@ -59,12 +63,46 @@ def read_frame(inp: IO[bytes]) -> dict[str, object]:
     return frame
 
 
+_O_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_stamped(path: str, stamp: tuple[int, int, int], limit: int) -> bytes | None:
+    """The bytes of `path` when what opens is a regular file of at most `limit` bytes with
+    this (mtime_ns, size, inode) stamp, unchanged while read; else None. Opened
+    non-blocking and checked on the descriptor, as `safe_read.read_regular` reads."""
+    try:
+        fd = os.open(path, _O_READ)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        if (st.st_mtime_ns, st.st_size, st.st_ino) != stamp:
+            return None
+        parts, got = [], 0
+        while got <= st.st_size:
+            data = os.read(fd, st.st_size + 1 - got)
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        after = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if got != st.st_size or (after.st_mtime_ns, after.st_size) != stamp[:2]:
+        return None  # written to while read
+    return b"".join(parts)
+
+
 def run(inp: IO[bytes], out: IO[bytes]) -> int:
     """Tokenize the bodies of the files the parent sends, in their order."""
     import numpy  # noqa: F401  (the batch tokenizer's: loaded while the parent still scans)
 
     from codebot.skills.files import frontmatter
-    from codebot.skills.files.safe_read import MAX_FILE_BYTES, read_regular
+    from codebot.skills.files.safe_read import MAX_FILE_BYTES
     from codebot.skills.route.config import RouterConfig
     from codebot.skills.route.index.tokens import TokenCache
 
@@ -93,11 +131,14 @@ def run(inp: IO[bytes], out: IO[bytes]) -> int:
         if not isinstance(files, list):
             return 1  # not a job of the parent's
         for path, real, mtime, size, inode in files:
+            # only the file the scan stamped: a FIFO or a device is refused, not waited on,
+            # and a link or an edit since the scan is the parent's to read
+            data = read_stamped(path, (mtime, size, inode), MAX_FILE_BYTES)
+            if data is None:
+                continue
             try:
-                # the catalog's reader: a FIFO or a device swapped in is refused, not waited on
-                data = read_regular(path, MAX_FILE_BYTES, size_hint=size)
                 split = frontmatter.split(data)
-            except (OSError, frontmatter.FrontmatterError, UnicodeDecodeError):
+            except (frontmatter.FrontmatterError, UnicodeDecodeError):
                 continue  # the catalog explains it, or refuses the file; nothing to prefetch
             offset = split.body_offset if split is not None else 0
             # as Spec.read_body()[:n] decodes it: the same bytes from the same offset

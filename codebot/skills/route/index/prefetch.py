@@ -20,8 +20,11 @@ What is checked, so that the helper can only save time, never change a result:
 - the helper tokenizes with the same `TokenCache` code under the same `RouterConfig`;
 - a frame that is too long or malformed ends the reading (the rest is done here);
 - the helper is started as ``python -P -c`` with this very package first on its path, so
-  a `codebot/` folder in the working directory (a cloned repository) is never imported;
-  it is killed once the bodies are in, and at exit.
+  a `codebot/` folder in the working directory (a cloned repository) is never imported,
+  and with the -I, -E or -s this interpreter was started with, so it reads no environment
+  variable or user site this one ignored;
+- it is killed once the bodies are in, and at exit; a parent killed outright closes its
+  pipe, and the helper ends at the next frame it reads or writes.
 
 Nothing starts on a machine with one CPU, for fewer than `warmup.PREFETCH_MIN` files, or
 when `CODEBOT_NO_PREFETCH` is set.
@@ -79,11 +82,23 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 atexit.register(_kill_all)  # a helper never outlives the process it works for
 
 
+def _flags() -> list[str]:
+    """``-P`` (no working directory on the path), and what this interpreter was told to
+    ignore: started with -E, -I or -s, its helper must not read PYTHONPATH (and a
+    sitecustomize there), PYTHONUSERBASE or the user's site-packages either."""
+    f = sys.flags
+    return ["-P"] + [
+        flag
+        for flag, on in (("-I", f.isolated), ("-E", f.ignore_environment), ("-s", f.no_user_site))
+        if on
+    ]
+
+
 def _popen() -> subprocess.Popen[bytes] | None:
     """A helper process, started: it imports what it needs, then waits for its config."""
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-P", "-c", _BOOT, _PACKAGE_PARENT],
+            [sys.executable, *_flags(), "-c", _BOOT, _PACKAGE_PARENT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -30,6 +30,8 @@ _NAME_MARKS = re.compile(r"[-_:./]+")  # what separates the words of a skill's n
 BATCH = 256
 #: bodies this process tokenizes between two looks at the helper's frames (`absorb`)
 MEET = 64
+#: the longest body a helper's frame may claim (the rows hold lengths as int32)
+_MAX_LENGTH = 2**31 - 1
 
 #: what a body's bag is cached under (see `TokenCache._body_key`)
 BodyKey = tuple[str, int, "Stamp", int]
@@ -332,8 +334,6 @@ class TokenCache:
         bodies the frame held."""
         import numpy as np
 
-        from codebot.skills.files import Stamp
-
         terms = frame.get("terms", ())
         bodies = frame.get("bodies", ())
         if (
@@ -347,18 +347,12 @@ class TokenCache:
         remap = local
         keys, lengths, lens, parts, cparts = [], [], [], [], []
         for item in bodies:
-            try:
-                real, offset, mtime, size, inode, n, ids_b, counts_b, length = item
-                if type(ids_b) is not bytes or type(counts_b) is not bytes:
-                    continue
-                if len(ids_b) != 2 * len(counts_b) or len(ids_b) % 4:
-                    continue
-                keys.append(
-                    (str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n))
-                )
-                lengths.append(int(length))
-            except (TypeError, ValueError):
+            got_item = _frame_body(item)
+            if got_item is None:
                 continue
+            key, length, ids_b, counts_b = got_item
+            keys.append(key)
+            lengths.append(length)
             lens.append(len(counts_b) // 2)
             parts.append(ids_b)
             cparts.append(counts_b)
@@ -372,7 +366,10 @@ class TokenCache:
         # each body's ids ascending (Bag's order), all bodies of the frame in one stable
         # sort of (body, id) keys: lexsort's order, a third of its time
         doc = np.repeat(np.arange(len(keys), dtype=np.int64), lens)
-        order = np.argsort((doc << 32) | ids.astype(np.int64), kind="stable")
+        pair = (doc << 32) | ids.astype(np.int64)
+        order = np.argsort(pair, kind="stable")
+        if len(counts) and (counts.min() == 0 or (np.diff(pair[order]) == 0).any()):
+            return local, 0  # a term counted 0 times, or twice in a body: not a bag
         ids, counts = ids[order].tobytes(), counts[order].tobytes()
         got = 0
         at = 0
@@ -386,3 +383,24 @@ class TokenCache:
                 got += 1
             at += k
         return local, got
+
+
+def _frame_body(item: object) -> tuple[BodyKey, int, bytes, bytes] | None:
+    """One body of a helper's frame: its key, length, ids and counts (as bytes), or None
+    when it is not one (a malformed tuple, numbers no stamp or body has)."""
+    from codebot.skills.files import Stamp
+
+    if not isinstance(item, tuple) or len(item) != 9:
+        return None
+    try:
+        real, offset, mtime, size, inode, n, ids_b, counts_b, length = item
+        if type(ids_b) is not bytes or type(counts_b) is not bytes:
+            return None
+        if len(ids_b) != 2 * len(counts_b) or len(ids_b) % 4:
+            return None
+        key = (str(real), int(offset), Stamp(int(mtime), int(size), int(inode)), int(n))
+        if not (key[1] >= 0 and 0 <= int(length) <= _MAX_LENGTH):
+            return None  # no body starts before its file or has such a length
+        return key, int(length), ids_b, counts_b
+    except (TypeError, ValueError, OverflowError):  # int(inf): not a stamp
+        return None
