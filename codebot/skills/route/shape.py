@@ -74,7 +74,8 @@ _SMALL_TALK = re.compile(
     re.IGNORECASE,
 )
 _CONCEPT = re.compile(
-    r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?(?:what(?:'s|s)?|why|who|whom|whose|which|is|are|was|were|does|do\s+you|"
+    r"^\s*(?:(?:so|and|ok|okay|quick\s+(?:one|question))[,:\s]+)?(?:what(?:'s|s)?|why|who|whom|"
+    r"whose|which|is|are|was|were|does|do\s+you|"
     r"did|can\s+you\s+explain|explain|meaning\s+of|difference\s+between|when\s+(?:is|was|did|should))\b",
     re.IGNORECASE,
 )

@@ -39,13 +39,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"works\s+now|fixed\s+it|that'?s\s+(?:it|all|great|perfect|fine)|fine|done|all\s+good",
         r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy",
         r"you'?re\s+(?:the\s+best|awesome|great|a\s+(?:lifesaver|legend|star))|lifesaver",
-        r"you\s+(?:saved|made)\s+my\s+day",
+        r"you\s+(?:saved|made)\s+my\s+day|how'?s\s+it\s+going|what'?s\s+up|how\s+are\s+you",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
         r"谢谢你?|谢谢您|多谢|谢了|感谢|非常感谢|太感谢了|辛苦了",
         r"好的|好吧|好嘞|好|行了?|可以了?|明白了?|清楚了|知道了|了解了?|收到了?|懂了|没问题|对|是的",
-        r"嗯+|哦+|噢|问题(?:已经)?(?:解决|搞定)了?|没事了|辛苦",
+        r"嗯+|哦+|噢|问题(?:已经)?(?:解决|搞定)了?|没事了|辛苦|在吗|最近(?:怎么样|还好吗?)",
         r"搞定了?|成功了|解决了|能用了|可以用了|太棒了|真棒|棒|不错|完美|厉害",
     ),
     "ja": (
@@ -55,7 +55,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"うまくいきました|できました|動きました|直りました|完璧(?:です)?|すごい|いいね",
         r"お疲れ(?:様|さま)(?:です|でした)?|おつかれ(?:さま)?(?:です|でした)?",
         r"よろしく(?:お願いします|お願いいたします)?|また明日|またね|では、?また|じゃあね",
-        r"なるほど|大丈夫(?:です)?|助かります|いい感じ(?:です)?",
+        r"なるほど|大丈夫(?:です)?|助かります|いい感じ(?:です)?|今日も|元気(?:です)?か",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -65,6 +65,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"anotado|apuntado|buen\s+trabajo|nos\s+vemos(?:\s+ma[ñn]ana)?|hasta\s+ma[ñn]ana|ya\s+est[aá]",
         r"sin\s+problema|de\s+nada|me\s+(?:sirvi[oó]|funcion[oó])|(?:qu[eé]\s+)?crack",
         r"me\s+(?:has|ha)\s+salvado(?:\s+el\s+d[ií]a)?|eres\s+(?:un|una)\s+(?:crack|genio)",
+        r"qu[eé]\s+tal|qu[eé]\s+pasa|c[oó]mo\s+(?:est[aá]s|va(?:\s+todo)?)",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -73,6 +74,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:hat|es)\s+(?:geklappt|funktioniert)|klappt|funktioniert(?:\s+jetzt)?|zusammen|leute",
         r"passt\s+(?:so|schon)|gut\s+so|(?:das\s+)?l[äa]uft(?:\s+jetzt)?|geht\s+(?:klar|jetzt)",
         r"alles\s+gut|erledigt|bis\s+morgen|sch[öo]nen\s+feierabend|gute\s+arbeit|danke?\s+dir",
+        r"wie\s+geht(?:'s|\s+es(?:\s+dir)?)?|was\s+geht",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -81,11 +83,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"[çc]a\s+(?:marche|fonctionne|roule)|c'est\s+(?:bon|clair|parfait)|impeccable",
         r"(?:c'est\s+)?not[ée]|bien\s+re[çc]u|re[çc]u|[àa]\s+demain|bon\s+travail|je\s+vois",
         r"pas\s+de\s+(?:souci|probl[èe]me)|merci\s+encore|encore\s+merci",
+        r"quoi\s+de\s+neuf|(?:comment\s+)?[çc]a\s+va",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
 _SEP = re.compile(
-    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
+    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
 )
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 _CJK = re.compile(_CJK_CHAR)
@@ -203,6 +206,7 @@ _EDIT_ASK: Mapping[str, str] = {
     "bump": (
         r"^\W*(?:please\s+|pls\s+|can\s+you\s+)?bump\b|\b(?:bump|raise|increase|update|set)\s+the"
         r"\s+version\b|版本号?.{0,10}(?:升|改|更新)?(?:到|至|为|成)\s*v?\d|升(?:级)?(?:到|至)\s*v?\d|バージョンを?\s*v?\d[\d.]*\s*に(?:上げ|更新|変更)|バージョンを(?:上げ|更新)"
+        r"|を\s*v?\d+\.\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート)"
         r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
         r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
         r"|mets?\s+[àa]\s+jour\s+la\s+version"
@@ -238,19 +242,36 @@ _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
 _V = r"v?\d+(?:\.\d+)*"
+_JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 _FROM_TO = re.compile(
     rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+[aà]\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
-    rf"|(?<![\d.]){_V}\s*から\s*{_V}\s*に",  # from a number's first digit: linear
+    rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
     re.IGNORECASE,
 )
 #: ...in a file the request names: one value in one file is an edit, whatever it is called
 #: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
-#: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills
+#: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills...
 _FILE = re.compile(
     r"(?<![\w/.-])[\w./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml|gradle|properties"
     r"|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf)(?![\w-])"
     r"|\b(?:Dockerfile|Makefile)\b"
+)
+#: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
+#: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
+_UNIT = re.compile(
+    r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
+    r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
+    r"|jours?)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+#: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
+#: "reduce p99 from 800 to 200 ms"): that is a job for a skill
+_GOAL = re.compile(
+    r"\b(?:reduc|cut|lower|bring\s+down|speed\s+up|improv|optimi[sz]|decreas|shrink|shorten"
+    r"|halve|baj[ae]|mejor|acort|reduzier|senk|verbesser|optimier|verk[üu]rz|r[ée]dui|baiss"
+    r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
+    re.IGNORECASE,
 )
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
@@ -284,7 +305,10 @@ def edit_kind(text: str) -> str | None:
     for kind, pattern in _EDIT_RE.items():
         if pattern.search(t):
             return kind
-    if _FROM_TO.search(t) and _FILE.search(t):
+    m = _FROM_TO.search(t)
+    if m is not None and (
+        _FILE.search(t) or ((m.group("ja_unit") or _UNIT.match(t, m.end())) and not _GOAL.search(t))
+    ):
         return "bump"
     return None
 
@@ -302,7 +326,7 @@ CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
     r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b)"
-    r"|(?:是什么|什么意思|做什么|干什么|为什么|怎么回事)[？?]?\s*$"
+    r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
     re.IGNORECASE,
 )
