@@ -81,7 +81,9 @@ def read_stamped(path: str, stamp: tuple[int, int, int], limit: int) -> bytes | 
         if (st.st_mtime_ns, st.st_size, st.st_ino) != stamp:
             return None
         parts, got = [], 0
-        while got <= st.st_size:
+        # one read for a file as stamped (asking one byte more shows one that grew); the
+        # fstat after the read catches a change of size or time meanwhile
+        while got < st.st_size or not parts:
             data = os.read(fd, st.st_size + 1 - got)
             if not data:
                 break
