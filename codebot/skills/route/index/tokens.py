@@ -368,9 +368,10 @@ class TokenCache:
         doc = np.repeat(np.arange(len(keys), dtype=np.int64), lens)
         pair = (doc << 32) | ids.astype(np.int64)
         order = np.argsort(pair, kind="stable")
-        if len(counts) and (counts.min() == 0 or (np.diff(pair[order]) == 0).any()):
+        pair = pair[order]  # the ids in order are its low half: no second gather
+        if len(counts) and (counts.min() == 0 or bool((pair[1:] == pair[:-1]).any())):
             return local, 0  # a term counted 0 times, or twice in a body: not a bag
-        ids, counts = ids[order].tobytes(), counts[order].tobytes()
+        ids, counts = (pair & 0xFFFFFFFF).astype(np.int32).tobytes(), counts[order].tobytes()
         got = 0
         at = 0
         for key, length, k in zip(keys, lengths, lens, strict=True):
