@@ -131,3 +131,20 @@ def patching(monkeypatch: pytest.MonkeyPatch) -> None:
     from codebot.skills.route.index import cache
 
     monkeypatch.setattr(cache, "PATCH_MIN", 0)
+
+
+def write_catalog(root: Path, descriptions: dict[str, str], body: str = "Steps.\n") -> Any:
+    """`<root>/<name>/SKILL.md` for each name -> description (JSON-quoted, so any text is
+    safe in the frontmatter), and the catalog of `root` loaded (a Snapshot)."""
+    for name, desc in descriptions.items():
+        d = root / name
+        d.mkdir(parents=True, exist_ok=True)
+        fm = f"name: {name}\ndescription: {json.dumps(desc)}\n"
+        (d / "SKILL.md").write_text(f"---\n{fm}---\n{body}", encoding="utf-8")
+    return Catalog([Root(Path(root), Source.PROJECT, "codebot", (0,))]).load()
+
+
+@pytest.fixture(scope="session")
+def catalog_of() -> Any:
+    """`catalog_of(root, {name: description}, body=...)`: see `write_catalog`."""
+    return write_catalog

@@ -7,7 +7,6 @@ or rebuilt; it must never hang, raise out of a route, or change a similarity."""
 from __future__ import annotations
 
 import io
-import json
 import os
 import subprocess
 import sys
@@ -19,8 +18,6 @@ import numpy as np
 import pytest
 
 import codebot.skills.route.semantic as S
-from codebot.skills.catalog import Catalog
-from codebot.skills.files import Root, Source
 
 CONCEPTS = {
     "flaky": "flaky",
@@ -55,17 +52,13 @@ class Encoder:
 
 
 @pytest.fixture
-def specs(tmp_path: Path, write_skill) -> list:
-    root = tmp_path / "skills"
-    root.mkdir()
+def specs(tmp_path: Path, catalog_of) -> list:
     skills = {
         "stabilise-tests": "Find why a test fails only sometimes and make it deterministic.",
         "photo-resizer": "Resize photos for the web in bulk.",
         "release-notes": "Write release notes from the commits since the last tag.",
     }
-    for name, desc in skills.items():
-        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}\n")
-    return list(Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load())
+    return list(catalog_of(tmp_path / "skills", skills, body="Do the thing.\n"))
 
 
 QUERY = "my test is flaky"

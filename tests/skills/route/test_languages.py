@@ -4,14 +4,9 @@ small edits in six languages."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 import codebot.skills.route as R
-from codebot.skills.catalog import Catalog
-from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
 from codebot.skills.route import lang
 from codebot.skills.route.index.text import Tokenizer
@@ -299,14 +294,8 @@ FILLER = {
 
 
 @pytest.fixture(scope="module")
-def snap(tmp_path_factory):
-    root = tmp_path_factory.mktemp("skills")
-    for name, desc in {**SKILLS, **FILLER}.items():
-        d = root / name
-        d.mkdir()
-        fm = f"name: {name}\ndescription: {json.dumps(desc)}\n"
-        (d / "SKILL.md").write_text(f"---\n{fm}---\nSteps.\n", encoding="utf-8")
-    return Catalog([Root(Path(root), Source.PROJECT, "codebot", (0,))]).load()
+def snap(tmp_path_factory, catalog_of):
+    return catalog_of(tmp_path_factory.mktemp("skills"), {**SKILLS, **FILLER})
 
 
 @pytest.fixture(scope="module")

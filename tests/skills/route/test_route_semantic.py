@@ -8,7 +8,6 @@ one test loads a real sentence-transformers model when one is installed.
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import subprocess
 import sys
@@ -60,18 +59,17 @@ class FakeEncoder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
+#: three skills the toy encoder (`AXES`) tells apart
+THREE = {
+    "stabilise-tests": "Find why a test fails only sometimes and make it deterministic.",
+    "photo-resizer": "Resize photos for the web in bulk.",
+    "release-notes": "Write release notes from the commits since the last tag.",
+}
+
+
 @pytest.fixture
-def snap(tmp_path: Path, write_skill):
-    root = tmp_path / "skills"
-    root.mkdir()
-    skills = {
-        "stabilise-tests": "Find why a test fails only sometimes and make it deterministic.",
-        "photo-resizer": "Resize photos for the web in bulk.",
-        "release-notes": "Write release notes from the commits since the last tag.",
-    }
-    for name, desc in skills.items():
-        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}\n")
-    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+def snap(tmp_path: Path, catalog_of):
+    return catalog_of(tmp_path / "skills", THREE, body="Do the thing.\n")
 
 
 def test_scores_are_cosine_and_vectors_are_cached_by_text(snap, tmp_path):
