@@ -8,28 +8,15 @@ from __future__ import annotations
 
 import pytest
 
+# the catalog of test_languages.py: "track-management" baits "thanks, that worked"
+from test_languages import FILLER, SKILLS
+
 import codebot.skills.route as R
 import codebot.skills.route.semantic as S
 from codebot.skills.invoke import Actor
 from codebot.skills.route.lang import detect
 from codebot.skills.route.shape import request_shape
 from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, is_chat
-
-# the catalog of test_languages.py: "track-management" baits "thanks, that worked"
-SKILLS = {
-    "docker-development": (
-        "Docker and container development: Dockerfile optimization, docker-compose "
-        "orchestration, docker_host and container networking, image security."
-    ),
-    "python-packaging": (
-        "Create distributable Python packages: pyproject.toml, version, build, publish to PyPI."
-    ),
-    "landing-page-generator": "Generate landing pages: hero copy, sections, call to action.",
-    "app-builder": "Build full-stack apps from a request: app/main.py, routes, imports, models.",
-    "track-management": "Manage tracks, thanks notes, worked hours and time tracking.",
-    "rename-refactor": "Rename symbols across a codebase safely, with every reference updated.",
-}
-FILLER = {f"filler-{i}": f"Do {w} work for {w} projects." for i, w in enumerate("abcdefghij" * 3)}
 
 PADDED_THANKS = [
     "thanks, that worked! de la el los",  # read as Spanish
