@@ -6,7 +6,6 @@ tests use the shipped model and are skipped without the `multilingual` extra."""
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import numpy as np
@@ -57,12 +56,6 @@ class DictEncoder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def catalog(root: Path, write_skill, skills: dict[str, str]):
-    for name, desc in skills.items():
-        write_skill(root, name, f"name: {name}\ndescription: {json.dumps(desc)}\n")
-    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
-
-
 SKILLS = {
     "incident-report": "Write the report after an outage, with a timeline and follow-ups.",
     "sales-chart": "Plot a bar chart of sales per region.",
@@ -71,8 +64,8 @@ SKILLS = {
 
 
 @pytest.fixture
-def snap(tmp_path: Path, write_skill):
-    return catalog(tmp_path / "skills", write_skill, SKILLS)
+def snap(tmp_path: Path, catalog_of):
+    return catalog_of(tmp_path / "skills", SKILLS, body="Do the thing.\n")
 
 
 def router(tmp_path: Path, enc: DictEncoder | None = None, cfg: R.RouterConfig | None = None):
