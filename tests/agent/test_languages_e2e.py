@@ -23,22 +23,9 @@ MERMAID = "mermaid-sequence"
 
 
 @pytest.fixture
-def project(project: Path, write_skill) -> Path:
+def project(project: Path, write_skill, over_budget) -> Path:
     skills = project / ".codebot" / "skills"
-    for i in range(1200):  # far over the 8,000-character listing budget
-        write_skill(
-            skills,
-            f"generic-helper-{i:04d}",
-            f"description: Helps with generic task number {i}. Not for anything specific.",
-            "Do it.",
-        )
-    write_skill(
-        skills,
-        TERRAFORM,
-        "description: Detect drift between terraform state and cloud resources. "
-        "Not for writing new modules.",
-        "Run terraform plan.",
-    )
+    over_budget(skills, 1200)  # far over the 8,000-character listing budget
     write_skill(
         skills,
         MERMAID,

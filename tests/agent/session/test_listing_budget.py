@@ -17,24 +17,9 @@ from codebot.workspace import open_catalog
 
 
 @pytest.fixture
-def project(project: Path, write_skill) -> Path:
-    proj = project  # <tmp>/proj with .git/ (tests/conftest.py)
-    skills = proj / ".codebot" / "skills"
-    for i in range(1500):
-        write_skill(
-            skills,
-            f"generic-helper-{i:04d}",
-            f"description: Helps with generic task number {i}. Not for anything specific.",
-            "Do it.",
-        )
-    write_skill(
-        skills,
-        "terraform-drift",
-        "description: Detect drift between terraform state and cloud "
-        "resources. Not for writing new modules.",
-        "Run terraform plan.",
-    )
-    return proj
+def project(project: Path, over_budget) -> Path:
+    over_budget(project / ".codebot" / "skills", 1500)  # <tmp>/proj with .git/
+    return project
 
 
 def listing_of(text: str) -> str:
