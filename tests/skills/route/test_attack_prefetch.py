@@ -36,6 +36,16 @@ def roots_of(path: Path) -> list[Root]:
     return [Root(path, Source.PROJECT, "codebot", (0,))]
 
 
+def attached(root: Path) -> tuple[R.Router, Catalog, P.ScanFeed]:
+    """A router, the catalog of `root`, and the helper's feed attached to its scan."""
+    rt = R.Router()
+    cat = Catalog(roots_of(root))
+    feed = prefetch_bodies(roots_of(root), rt)
+    assert feed is not None
+    feed.attach(cat)
+    return rt, cat, feed
+
+
 def helper_done(rt: R.Router, timeout: float = 60) -> None:
     pf = rt.indexes.tokens.prefetch
     assert pf is not None
@@ -64,11 +74,7 @@ def test_a_file_swapped_for_a_link_while_the_helper_reads_is_not_indexed_under_t
     other = tmp_path / "elsewhere.md"  # outside the root: the catalog never loads it
     same_frontmatter_other_body(target, other)
     aside = target.with_name("aside.md")
-    rt = R.Router()
-    cat = Catalog(roots_of(root))
-    feed = prefetch_bodies(roots_of(root), rt)
-    assert feed is not None
-    feed.attach(cat)
+    rt, cat, feed = attached(root)
 
     def swap_read_and_restore(candidates):
         target.rename(aside)  # keeps its inode, mtime and size: the scan's stamp
@@ -92,11 +98,7 @@ def test_a_file_edited_in_place_before_the_helper_reads_it_is_read_again_here(tm
     root = tmp_path / "skills"
     generate(root, 12, seed=6)
     target = sorted(root.glob("*/SKILL.md"))[5]
-    rt = R.Router()
-    cat = Catalog(roots_of(root))
-    feed = prefetch_bodies(roots_of(root), rt)
-    assert feed is not None
-    feed.attach(cat)
+    rt, cat, feed = attached(root)
 
     def edit_then_feed(candidates):
         old = target.stat()
@@ -122,11 +124,7 @@ def test_a_skill_file_swapped_for_a_device_a_huge_file_or_a_dangling_link_is_ski
     root = tmp_path / "skills"
     generate(root, 10, seed=8)
     target = sorted(root.glob("*/SKILL.md"))[1]
-    rt = R.Router()
-    cat = Catalog(roots_of(root))
-    feed = prefetch_bodies(roots_of(root), rt)
-    assert feed is not None
-    feed.attach(cat)
+    rt, cat, feed = attached(root)
 
     def swap_then_feed(candidates):
         target.unlink()
@@ -183,11 +181,7 @@ def test_a_frame_with_numbers_no_body_can_have_is_ignored_not_raised(tmp_path, m
     monkeypatch.setattr(P, "_BOOT", code)
     alone = R.Router()
     alone.index(Catalog(roots_of(root)).load())
-    rt = R.Router()
-    cat = Catalog(roots_of(root))
-    feed = prefetch_bodies(roots_of(root), rt)
-    assert feed is not None
-    feed.attach(cat)
+    rt, cat, _ = attached(root)
     snap = cat.load()
     helper_done(rt)
     rt.index(snap)  # must not raise
