@@ -7,7 +7,7 @@ is answered, not routed, and a how-to question needs `min_terms` words.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
@@ -75,6 +75,7 @@ def decide(
     moved_to: Collection[str] = (),
     edit: str | None = None,
     sem_best: str | None = None,
+    by_words: Sequence[Candidate] = (),
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's): the decision, the chosen skill and the reason. `explain` then writes each
@@ -89,6 +90,7 @@ def decide(
     skill whose own description claims that kind of edit. `sem_best`: in a request in
     another language than the skills', the key of the most similar eligible skill: when it
     is also the best candidate, the two scorers agree, which stands in for word evidence.
+    `by_words`: in such a request, the word ranking's first two (see `_words_decide`).
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
@@ -115,6 +117,12 @@ def decide(
     if sem_best is not None and shape == "task":
         ev = _across(best, cands, ev, cfg, sem_best)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
+    if decision == "ask" and second is not None and s > b and by_words:
+        words = _words_decide(
+            best, second, by_words, cfg, shape, n_content, n_eligible, worth, named, moved_to
+        )
+        if words is not None:
+            return words
     if decision == "select" and (len(ev.strong) < ev.need or ev.crossed or ev.vouched):
         reason += _select_note(best, ev, cfg)
     return decision, selected, reason
@@ -312,6 +320,46 @@ def _verdict(
         f"{best.name} scored {b:.2f} (threshold {ev.threshold:.2f}) and leads "
         f"{second.name if second else 'the rest'} by {b - s:.2f} "
         f"(margin {cfg.decision.margin:.2f}){note}",
+    )
+
+
+def _words_decide(
+    best: Candidate,
+    second: Candidate,
+    by_words: Sequence[Candidate],
+    cfg: RouterConfig,
+    shape: str,
+    n_content: int,
+    n_eligible: int | None,
+    worth: Callable[[str], float] | None,
+    named: Collection[str],
+    moved_to: Collection[str],
+) -> tuple[str, Spec | None, str] | None:
+    """When the fused ranking's first two disagree (the second scores higher) and the second
+    leads the word ranking, its words decide: if they alone select it, as they would in
+    English (threshold, `min_terms` or `min_evidence`, the margin over the word ranking's
+    runner-up), it is chosen. The encoder stands in for word evidence a request in another
+    language cannot give; where the words are that clear, its rank does not overrule them.
+    None: the words alone do not choose it, and the ask stands."""
+    if by_words[0].spec is not second.spec:
+        return None
+    decision, selected, reason = decide(
+        list(by_words[:2]),
+        cfg,
+        shape,
+        n_content,
+        n_eligible=n_eligible,
+        worth=worth,
+        named=named,
+        moved_to=moved_to,
+    )
+    if decision != "select":
+        return None
+    return (
+        decision,
+        selected,
+        f"{best.name} comes first when the word and similarity rankings are fused, but "
+        f"{second.name} leads the word ranking and its words alone choose it: {reason}",
     )
 
 

@@ -225,6 +225,9 @@ class Router:
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
         first = [make(i) for i in order[: 2 if staged else k]]
+        # across languages, the word ranking's own first two: clear words decide where the
+        # fused ranking's first two disagree (`decide._words_decide`)
+        by_words = [make(i) for i in top_rows(elig, positive, 2)] if sem and lang != "en" else []
         decision, selected, reason = decide(
             first,
             cfg,
@@ -238,7 +241,10 @@ class Router:
             named={w.lower() for w in kinds["emphasized"]},
             moved_to=dest,
             edit=(edit_kind(request) or "local") if shape == "edit" else None,
+            by_words=by_words,
         )
+        if selected is not None and len(first) > 1 and selected is first[1].spec:
+            first = [first[1], first[0], *first[2:]]  # the words chose the fused second
         cands = first
         if staged:
             # A second stage orders the first LISTING_DEPTH (rerank_share of a large catalog)

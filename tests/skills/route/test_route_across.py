@@ -93,3 +93,43 @@ def test_an_ask_between_rankings_that_disagree_says_so(specs):
     # in the usual order the margin is what decides, and is what is said
     decision, _, reason = run([higher, cand(specs["release-notes"], 1.16, 0.3)], sem_best=None)
     assert decision == "ask" and "closer than the margin 0.05" in reason
+
+
+def test_clear_words_decide_where_the_rankings_disagree(specs):
+    # fused by ranks, release-notes comes first; incident-postmortem scores higher and
+    # leads the word ranking with three words of its description: as in English, those
+    # words alone select it, and the encoder's rank does not overrule them
+    fused_first = cand(specs["release-notes"], 0.40, 0.45, ("release", "notes"))
+    higher = cand(specs["incident-postmortem"], 0.95, 0.30, ("write", "outage", "postmortem"))
+    by_words = [higher, cand(specs["tech-debt-audit"], 0.30, 0.1, ("audit",))]
+    decision, chosen, reason = decide(
+        [fused_first, higher], R.RouterConfig(), "task", 6, sem_on=True, by_words=by_words
+    )
+    assert (decision, chosen.name) == ("select", "incident-postmortem")
+    assert "leads the word ranking and its words alone choose it" in reason
+    assert "release-notes comes first when the word and similarity rankings are fused" in reason
+
+
+def test_the_words_decide_only_when_they_alone_would_select_the_second(specs):
+    fused_first = cand(specs["release-notes"], 0.40, 0.45, ("release", "notes"))
+    higher = cand(specs["incident-postmortem"], 0.95, 0.30, ("write", "outage", "postmortem"))
+    rest = cand(specs["tech-debt-audit"], 0.30, 0.1, ("audit",))
+
+    def run_words(by_words):
+        return decide(
+            [fused_first, higher], R.RouterConfig(), "task", 6, sem_on=True, by_words=by_words
+        )
+
+    # no word ranking given (English requests, or no encoder): the ask stands
+    assert run_words([])[0] == "ask"
+    # the word ranking's leader is another skill than the fused second
+    assert run_words([rest, higher])[0] == "ask"
+    # one word outside its body: the words alone would not select it (min_terms)
+    one = cand(specs["incident-postmortem"], 0.95, 0.30, ("outage",))
+    decision, _, reason = decide(
+        [fused_first, one], R.RouterConfig(), "task", 6, sem_on=True, by_words=[one, rest]
+    )
+    assert decision == "ask" and "rankings disagree" in reason
+    # within the margin of the word ranking's runner-up
+    close = cand(specs["tech-debt-audit"], 0.93, 0.1, ("audit", "debt", "codebase"))
+    assert run_words([higher, close])[0] == "ask"

@@ -180,3 +180,31 @@ def test_floors_on_the_later_held_out_sets(snap, extras, path, floors):
         assert by[code]["hit_at_1"] >= floors["per_language"], (code, _misses(report))
     for key in ("abstain_rate_negatives", "near_miss_accuracy"):
         assert report[key] >= floors[key], _misses(report)
+
+
+@pytest.mark.parametrize(
+    ("request_", "chosen", "fused_first"),
+    [
+        (
+            "Trainiere einen PPO-Agenten in meiner Gymnasium-Umgebung",
+            "stable-baselines3",
+            "pufferlib",
+        ),
+        (
+            "Crea un módulo de Terraform reutilizable para las colas SQS",
+            "terraform-module-library",
+            "terraform-patterns",
+        ),
+    ],
+)
+def test_clear_words_decide_where_the_fused_ranking_disagrees(
+    snap, extras, request_, chosen, fused_first
+):
+    # fused by ranks, the encoder's favourite comes first; the word ranking's leader has
+    # words that select it alone (decide._words_decide): it is chosen and shown first
+    router, _ = extras
+    r = router.route(request_, snap, Actor.MODEL)
+    assert (r.decision, r.selected and r.selected.name) == ("select", chosen), r.reason
+    assert f"{fused_first} comes first when the word and similarity rankings are fused" in r.reason
+    assert r.candidates[0].name == chosen and r.candidates[0].why.endswith("; chosen")
+    assert r.candidates[1].name == fused_first
