@@ -111,14 +111,42 @@ def fuse_across(
     depth = max(k * 10, 50)  # as `rank.fuse`
     lexical = top_rows(elig, np.nonzero(elig > 0)[0], 4 * depth)
     similar = most_similar_rows(idx, mask, sem, 4 * depth)
-    ranked = [
+    rankings = [
         _drawn(idx, lexical, elig[np.asarray(lexical, dtype=np.int64)], known, cfg, depth),
         _drawn(idx, [i for _, i in similar], [v for v, _ in similar], known, cfg, depth),
     ]
     fused: dict[int, float] = {}
-    for ranking in ranked:
+    for ranking in rankings:
         for r, i in enumerate(ranking, 1):
             fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r)
     order = sorted(fused, key=lambda i: (-fused[i], i))
     order, crowd = crowd_fused(idx, order, known, cfg, k)
-    return order, {i: r for r, i in enumerate(ranked[0], 1)}, crowd
+    return order, {i: r for r, i in enumerate(rankings[0], 1)}, crowd
+
+
+def ranked(
+    idx: Index,
+    elig: NDArray[np.floating],
+    mask: NDArray[np.bool_],
+    sem: Mapping[str, float],
+    k: int,
+    cfg: RouterConfig,
+    lang: str,
+    known: list[int],
+) -> tuple[list[int], dict[int, int], dict[int, float], dict[int, int]]:
+    """The order the decision reads: the first `k` rows by score, or (with similarities)
+    the fused order (by sum in English, by ranks across languages); the rows' lexical
+    ranks, their fused scores (fusion "sum") and the crowded rows' j."""
+    import numpy as np
+
+    if not sem:
+        order = top_rows(elig, np.nonzero(elig > 0)[0], k)
+        return order, {i: r + 1 for r, i in enumerate(order)}, {}, {}  # first-stage ranks
+    if lang == "en":
+        order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg)
+        return order, lex_rank, fused, {}
+    # across languages by ranks (reciprocal rank fusion): the lexical score of a request in
+    # another language measures only its loanwords and names; a big folder's look-alikes
+    # give way as in the second stage (`fused`)
+    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known)
+    return order, lex_rank, {}, crowd

@@ -62,12 +62,12 @@ from codebot.skills.route.ahead import Ahead
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.eligible import filtered_out, narrow
-from codebot.skills.route.fused import fuse_across
+from codebot.skills.route.fused import ranked
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.lang import detect, foreign_terms, well_formed
-from codebot.skills.route.rank import Staged, fuse, second_stage, top_rows
+from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.similarities import Similarities, most_similar_key
@@ -204,7 +204,7 @@ class Router:
         )
         sem = ahead.result() if ahead is not None and semantic is not None else {}
         # crowd: look-alikes that gave way in the fused order of a request in another language
-        order, lex_rank, fused, crowd = _ranked(idx, elig, mask, sem, k, cfg, lang, known)
+        order, lex_rank, fused, crowd = ranked(idx, elig, mask, sem, k, cfg, lang, known)
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
@@ -429,33 +429,6 @@ class Router:
             actor,
             index_ms,
         )
-
-
-def _ranked(
-    idx: Index,
-    elig: NDArray[np.floating],
-    mask: _Mask,
-    sem: Mapping[str, float],
-    k: int,
-    cfg: RouterConfig,
-    lang: str,
-    known: list[int],
-) -> tuple[list[int], dict[int, int], dict[int, float], dict[int, int]]:
-    """The first `k` rows by score, or (with similarities) the fused order; the rows'
-    lexical ranks, their fused scores (fusion "sum") and the crowded rows' j."""
-    import numpy as np
-
-    if not sem:
-        order = top_rows(elig, np.nonzero(elig > 0)[0], k)
-        return order, {i: r + 1 for r, i in enumerate(order)}, {}, {}  # first-stage ranks
-    if lang == "en":
-        order, lex_rank, fused = fuse(idx, elig, mask, sem, k, cfg)
-        return order, lex_rank, fused, {}
-    # across languages by ranks (reciprocal rank fusion): the lexical score of a request in
-    # another language measures only its loanwords and names; a big folder's look-alikes
-    # give way as in the second stage (`fused`)
-    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known)
-    return order, lex_rank, {}, crowd
 
 
 def _bound(
