@@ -231,7 +231,7 @@ def request_shape(text: str) -> str:
     are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`);
     an edit routes only to a skill whose description claims that kind of edit.
     """
-    from codebot.skills.route.smalltalk import CODE_QUESTION, edit_kind, is_chat
+    from codebot.skills.route.smalltalk import CODE_QUESTION, asks_what_returns, edit_kind, is_chat
 
     if is_chat(text):
         return "chat"
@@ -245,7 +245,7 @@ def request_shape(text: str) -> str:
         return "chat"
     if edit_kind(rest) is not None:
         return "edit"
-    if CODE_QUESTION.search(rest):
+    if CODE_QUESTION.search(rest) or asks_what_returns(rest):
         return "concept"
     if _PROJECT_REF.search(rest):
         return "task"

@@ -40,6 +40,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy",
         r"you'?re\s+(?:the\s+best|awesome|great|a\s+(?:lifesaver|legend|star))|lifesaver",
         r"you\s+(?:saved|made)\s+my\s+day|how'?s\s+it\s+going|what'?s\s+up|how\s+are\s+you",
+        # compliments and wishes: "you rock, have a good one", "you too!"
+        r"you\s+rock|you'?re\s+a\s+(?:genius|champ|hero|gem)|you\s+too|same\s+to\s+you",
+        r"have\s+a\s+(?:good|great|nice)\s+(?:one|day|evening|night|weekend)|seriously|really",
+        r"hope\s+you'?re\s+(?:doing\s+)?(?:well|good)|hope\s+all\s+is\s+well",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -47,6 +51,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"好的|好吧|好嘞|好|行了?|可以了?|明白了?|清楚了|知道了|了解了?|收到了?|懂了|没问题|对|是的",
         r"嗯+|哦+|噢|问题(?:已经)?(?:解决|搞定)了?|没事了|辛苦|在吗|最近(?:怎么样|还好吗?)",
         r"搞定了?|成功了|解决了|能用了|可以用了|太棒了|真棒|棒|不错|完美|厉害",
+        # compliments: "你真厉害", "太强了", "牛", "绝了"; "(it) runs now": "跑通了"
+        r"你?(?:太|真|真的|好)(?:强|厉害|棒|牛|给力)了?|牛(?:逼|啊)?|绝了|给力|大神|跑通了|(?:运行|跑)起来了",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよう(?:ございます)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -56,6 +62,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"お疲れ(?:様|さま)(?:です|でした)?|おつかれ(?:さま)?(?:です|でした)?",
         r"よろしく(?:お願いします|お願いいたします)?|また明日|またね|では、?また|じゃあね",
         r"なるほど|大丈夫(?:です)?|助かります|いい感じ(?:です)?|今日も|元気(?:です)?か",
+        # casual forms and compliments: "動いた！ほんと助かった", "さすが", "神対応"
+        r"ほんと(?:に)?|本当に|マジで|助かった|助かる|動いた|直った|できた|いけました|いけた",
+        r"さすが(?:です)?|最高(?:です)?|神(?:対応)?(?:すぎる|です)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -66,6 +75,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sin\s+problema|de\s+nada|me\s+(?:sirvi[oó]|funcion[oó])|(?:qu[eé]\s+)?crack",
         r"me\s+(?:has|ha)\s+salvado(?:\s+el\s+d[ií]a)?|eres\s+(?:un|una)\s+(?:crack|genio)",
         r"qu[eé]\s+tal|qu[eé]\s+pasa|c[oó]mo\s+(?:est[aá]s|va(?:\s+todo)?)",
+        # compliments and wishes: "eres lo máximo", "igualmente", "buen finde"
+        r"eres\s+(?:el|la)\s+mejor|eres\s+lo\s+m[aá]ximo|igualmente|buen\s+finde|de\s+verdad",
+        r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -75,6 +87,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"passt\s+(?:so|schon)|gut\s+so|(?:das\s+)?l[äa]uft(?:\s+jetzt)?|geht\s+(?:klar|jetzt)",
         r"alles\s+gut|erledigt|bis\s+morgen|sch[öo]nen\s+feierabend|gute\s+arbeit|danke?\s+dir",
         r"wie\s+geht(?:'s|\s+es(?:\s+dir)?)?|was\s+geht",
+        # compliments and wishes: "du bist spitze", "schönen Tag noch", "gleichfalls"
+        r"du\s+bist\s+(?:echt\s+)?(?:spitze|klasse|genial|super|der\s+beste|die\s+beste)",
+        r"spitze|klasse|genial|einwandfrei|echt|wirklich|gleichfalls|dir\s+auch",
+        r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -84,6 +100,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:c'est\s+)?not[ée]|bien\s+re[çc]u|re[çc]u|[àa]\s+demain|bon\s+travail|je\s+vois",
         r"pas\s+de\s+(?:souci|probl[èe]me)|merci\s+encore|encore\s+merci",
         r"quoi\s+de\s+neuf|(?:comment\s+)?[çc]a\s+va",
+        # compliments and wishes: "t'es au top", "bonne journée à toi", "pareillement"
+        r"(?:t'es|tu\s+es)\s+(?:au\s+top|le\s+meilleur|la\s+meilleure|g[ée]nial|un\s+chef)",
+        r"(?:et\s+)?[àa]\s+(?:toi|vous)(?:\s+aussi)?|pareillement|toi\s+aussi|vous\s+aussi",
+        r"bon(?:ne)?\s+(?:fin\s+de\s+journ[ée]e|semaine|week-?end|nuit|courage)",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
@@ -220,6 +240,8 @@ _EDIT_ASK: Mapping[str, str] = {
         # one quoted string put right as another: 「インストート」を「インストール」に直して
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
         r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
+        # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
+        r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"
     ),
     "import": (
         r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|去掉|移除).{0,40}import"
@@ -273,9 +295,43 @@ _GOAL = re.compile(
     r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
     re.IGNORECASE,
 )
+#: ...and a leftover line of code deleted in a named file: "delete the commented-out lines
+#: in main.tf", "lösch das console.log in app.js" (an import is `_EDIT_ASK["import"]`)
+_DELETE = re.compile(
+    r"\b(?:delete|remove|drop|strip)\b|删掉|删除|去掉|移除|削除|消して|消す|取り除"
+    r"|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*|\b(?:supprime|enl[eè]ve|retire)[rz]?\b",
+    re.IGNORECASE,
+)
+_LEFTOVER = re.compile(
+    r"\b(?:console\.log|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
+    r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
+    r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ",
+    re.IGNORECASE,
+)
+#: ...and one literal value set in a named file, or as KEY=value ("set DEBUG to False in
+#: settings.py", "remplace REDIS_HOST=localhost par REDIS_HOST=cache", "settings.py の
+#: DEBUG を False にして"): what is set is a literal, not a tool or a version to move to
+_LITERAL = (
+    r"(?:true|false|null|none|nil|on|off|\d[\d.]*\w{0,3}|#[0-9a-f]{3,8}\b"
+    r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
+)
+_SET_TO = re.compile(
+    rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
+    rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
+    rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
+    rf"|\b(?:pon|cambia|pasa|reemplaza|sustituye)\b.{{0,40}}?\b(?:a|en|por)\s+{_LITERAL}"
+    rf"|\b(?:setz\w*|[äa]nder\w*|stell\w*|ersetz\w*)\b.{{0,40}}?\b(?:auf|durch|zu)\s+{_LITERAL}"
+    rf"|(?:改成|改为|换成|设为|设置为|设成|替换为|替换成)\s*{_LITERAL}"
+    rf"|{_LITERAL}\s*に(?:して|しといて|しておいて|変え|変更|設定|置き換)",
+    re.IGNORECASE,
+)
+_ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
 MAX_EDIT_CJK_CHARS = 40
+#: and a longer one in characters (a 16-word instruction is far shorter): bounds the work
+#: of the patterns on one long "word" ("a.a.a.…", "x=x=…"), which is quadratic in it
+MAX_EDIT_CHARS = 400
 _MORE = re.compile(
     r"\b(?:and\s+then|and\s+also|then\s+(?:set|add|write|build|create|deploy)|as\s+well\s+as"
     r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite",
@@ -290,7 +346,17 @@ _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
     "import": re.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
     "colour": re.compile(r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE),
     "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
+    "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
+    "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
 }
+
+
+def _too_long(t: str) -> bool:
+    """Longer than `MAX_EDIT_CHARS`, other languages' function words left out (as words
+    are counted), or than 20 times that with them."""
+    if len(t) > 20 * MAX_EDIT_CHARS:
+        return True
+    return len(t) - sum(len(w) for w in _WORD.findall(t) if _is_padding(w)) > MAX_EDIT_CHARS
 
 
 def edit_kind(text: str) -> str | None:
@@ -298,7 +364,7 @@ def edit_kind(text: str) -> str | None:
     t = _INVISIBLE.sub("", text).strip()
     cjk = len(_CJK.findall(t))
     words = sum(1 for w in t.split() if not _is_padding(w.strip(".,;:!?¡¿()\"'")))
-    if words > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t:
+    if words > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t or _too_long(t):
         return None
     if _MORE.search(t):
         return None
@@ -310,6 +376,12 @@ def edit_kind(text: str) -> str | None:
         _FILE.search(t) or ((m.group("ja_unit") or _UNIT.match(t, m.end())) and not _GOAL.search(t))
     ):
         return "bump"
+    named_file = _FILE.search(t) is not None
+    if named_file and _DELETE.search(t) and _LEFTOVER.search(t):
+        return "delete"
+    m = _SET_TO.search(t)
+    if m is not None and (named_file or _ASSIGNMENT.search(m.group())):
+        return "value"
     return None
 
 
@@ -320,6 +392,28 @@ def claims_edit(kind: str, description: str) -> bool:
 
 
 # -- questions about code, beside shape's English ones -------------------------------------
+
+#: "what does get_config() return?", in every language: a short question naming a function
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)")
+_RETURNS = re.compile(
+    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返す|返って|\bdevuelve|\bretorna|\brenvoie"
+    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",
+    re.IGNORECASE,
+)
+
+
+def asks_what_returns(text: str) -> bool:
+    """Is this a short question about what a named function returns? It is answered by
+    reading the code, not routed: a skill is a workflow."""
+    t = _INVISIBLE.sub("", text).strip()
+    if _too_long(t) or len(t.split()) > MAX_EDIT_WORDS:
+        return False
+    if len(_CJK.findall(t)) > MAX_EDIT_CJK_CHARS:
+        return False
+    return (
+        ("?" in t or "？" in t) and _CALL.search(t) is not None and _RETURNS.search(t) is not None
+    )
+
 
 #: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
 CODE_QUESTION = re.compile(
