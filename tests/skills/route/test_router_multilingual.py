@@ -116,7 +116,7 @@ def test_the_held_out_sets_cover_every_language(path):
         assert any(c.kind == "negative" for c in mine), code  # thanks / greetings
         assert any(c.kind == "near_miss" for c in mine), code  # small edits
     assert {c.lang for c in cases} == set(LANGS)
-    # the tuning set shares no request with it, nor do the two held-out sets
+    # the tuning set shares no request with it, nor do the other held-out sets
     assert not {c.prompt for c in load(DEV)} & {c.prompt for c in cases}
     for other in {HELDOUT, BLIND, FRESH, FOURTH} - {path}:
         assert not {c.prompt for c in load(other)} & {c.prompt for c in cases}
