@@ -118,9 +118,20 @@ def decide(
         ev = _across(best, cands, ev, cfg, sem_best)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
     if decision == "ask" and second is not None and s > b and by_words:
-        words = _words_decide(
-            best, second, by_words, cfg, shape, n_content, n_eligible, worth, named, moved_to
-        )
+
+        def by_words_alone(two: list[Candidate]) -> tuple[str, Spec | None, str]:
+            return decide(
+                two,
+                cfg,
+                shape,
+                n_content,
+                n_eligible=n_eligible,
+                worth=worth,
+                named=named,
+                moved_to=moved_to,
+            )
+
+        words = _words_decide(best, second, by_words, by_words_alone)
         if words is not None:
             return words
     if decision == "select" and (len(ev.strong) < ev.need or ev.crossed or ev.vouched):
@@ -327,32 +338,18 @@ def _words_decide(
     best: Candidate,
     second: Candidate,
     by_words: Sequence[Candidate],
-    cfg: RouterConfig,
-    shape: str,
-    n_content: int,
-    n_eligible: int | None,
-    worth: Callable[[str], float] | None,
-    named: Collection[str],
-    moved_to: Collection[str],
+    alone: Callable[[list[Candidate]], tuple[str, Spec | None, str]],
 ) -> tuple[str, Spec | None, str] | None:
     """When the fused ranking's first two disagree (the second scores higher) and the second
     leads the word ranking, its words decide: if they alone select it, as they would in
     English (threshold, `min_terms` or `min_evidence`, the margin over the word ranking's
     runner-up), it is chosen. The encoder stands in for word evidence a request in another
     language cannot give; where the words are that clear, its rank does not overrule them.
-    None: the words alone do not choose it, and the ask stands."""
+    `alone`: the decision on candidates without the encoder (English's rules). None: the
+    words alone do not choose it, and the ask stands."""
     if by_words[0].spec is not second.spec:
         return None
-    decision, selected, reason = decide(
-        list(by_words[:2]),
-        cfg,
-        shape,
-        n_content,
-        n_eligible=n_eligible,
-        worth=worth,
-        named=named,
-        moved_to=moved_to,
-    )
+    decision, selected, reason = alone(list(by_words[:2]))
     if decision != "select":
         return None
     return (
