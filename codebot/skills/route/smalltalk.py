@@ -55,7 +55,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"你?(?:太|真|真的|好)(?:强|厉害|棒|牛|给力)了?|牛(?:逼|啊)?|绝了|给力|大神|跑通了|(?:运行|跑)起来了",
     ),
     "ja": (
-        r"こんにちは|こんばんは|おはよう(?:ございます)?|おやすみ(?:なさい)?|さようなら|またね",
+        r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
         r"ありがとう(?:ございます|ございました)?|どうも(?:ありがとう)?|感謝します|助かりました",
         r"了解(?:です|しました)?|わかりました|分かりました|承知しました|はい|オッケー|OK",
         r"うまくいきました|できました|動きました|直りました|完璧(?:です)?|すごい|いいね",
@@ -104,6 +104,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:t'es|tu\s+es)\s+(?:au\s+top|le\s+meilleur|la\s+meilleure|g[ée]nial|un\s+chef)",
         r"(?:et\s+)?[àa]\s+(?:toi|vous)(?:\s+aussi)?|pareillement|toi\s+aussi|vous\s+aussi",
         r"bon(?:ne)?\s+(?:fin\s+de\s+journ[ée]e|semaine|week-?end|nuit|courage)",
+        r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
@@ -235,6 +236,7 @@ _EDIT_ASK: Mapping[str, str] = {
         r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
         r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
         r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
+        r"|corrige[rz]?\s+(?:la|une|les)\s+fautes?\b"
         r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|スペルミス|綴りが?間違|falsch\s+geschrieben"
         r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
@@ -244,8 +246,8 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"
     ),
     "import": (
-        r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|去掉|移除).{0,40}import"
-        r"|\bimport\b.{0,40}(?:删掉|删除|去掉|移除)"
+        r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|删了|去掉|移除).{0,40}import"
+        r"|\bimport\b.{0,40}(?:删掉|删除|删了|去掉|移除)"
         r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
         r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
     ),
@@ -253,6 +255,12 @@ _EDIT_ASK: Mapping[str, str] = {
         r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
         r"|(?:改|换)(?:成|为)?.{0,10}颜色|颜色.{0,20}(?:改|换)|色を(?:変更|変え)|cambia\b.{0,30}\bcolor"
         r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
+    ),
+    # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
+    # "« Bienvenu » → « Bienvenue »"
+    "text": (
+        r"[\"'«“「][^\"'»”」\n]{1,60}[\"'»”」].{0,60}?(?:\bto(?:\s+(?:say|read))?|\bwith|\bby|\bpar"
+        r"|\bpor|\bdurch|\bzu|\ben|→|->|=>|に|为|成)\s*[\"'«“「]"
     ),
     "port": (
         r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"
@@ -263,10 +271,10 @@ _EDIT_ASK: Mapping[str, str] = {
 _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
-_V = r"v?\d+(?:\.\d+)*"
+_V = r"v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"  # an image tag may follow: 18-alpine
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 _FROM_TO = re.compile(
-    rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+[aà]\s+(?:la\s+|el\s+)?{_V}"
+    rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
     rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
     re.IGNORECASE,
@@ -275,9 +283,12 @@ _FROM_TO = re.compile(
 #: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
 #: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills...
 _FILE = re.compile(
-    r"(?<![\w/.-])[\w./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml|gradle|properties"
-    r"|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf)(?![\w-])"
-    r"|\b(?:Dockerfile|Makefile)\b"
+    # ASCII around the name: Chinese and Japanese write it against their own characters
+    # ("settings.pyのDEBUG", "把config.yaml里"), which `\w` would count as part of it
+    r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml"
+    r"|gradle|properties|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf|css|scss"
+    r"|html|sql|sh)(?![A-Za-z0-9_-])"
+    r"|(?<![A-Za-z0-9_])(?:Dockerfile|Makefile)(?![A-Za-z0-9_])"
 )
 #: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
 #: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
@@ -298,7 +309,7 @@ _GOAL = re.compile(
 #: ...and a leftover line of code deleted in a named file: "delete the commented-out lines
 #: in main.tf", "lösch das console.log in app.js" (an import is `_EDIT_ASK["import"]`)
 _DELETE = re.compile(
-    r"\b(?:delete|remove|drop|strip)\b|删掉|删除|去掉|移除|削除|消して|消す|取り除"
+    r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
     r"|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*|\b(?:supprime|enl[eè]ve|retire)[rz]?\b",
     re.IGNORECASE,
 )
@@ -325,6 +336,22 @@ _SET_TO = re.compile(
     rf"|{_LITERAL}\s*に(?:して|しといて|しておいて|変え|変更|設定|置き換)",
     re.IGNORECASE,
 )
+#: ...and a punctuation mark added or removed in a named file or line ("add the missing
+#: semicolon on line 42", "Komma nach dem letzten Eintrag in settings.ts")...
+_PUNCT = re.compile(
+    r"\b(?:commas?|semicolons?|semi-colons?|komma|semikolon|comas?|punto\s+y\s+coma|virgules?"
+    r"|point-virgule)\b|逗号|分号|カンマ|セミコロン",
+    re.IGNORECASE,
+)
+_LINE = re.compile(r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\s*行目", re.IGNORECASE)
+#: ...and a dependency or image moved to one version in a named file ("Sube lodash a la
+#: 4.17.21 en el package.json", "update axios to 1.7.4 in package.json")
+_TO_VERSION = re.compile(
+    r"\b(?:sube|actualiza|bump|upgrade|update|raise|erh[öo]h\w*|aktualisier\w*|heb\w*|passe"
+    r"|monte|mets?\s+[àa]\s+jour)\b.{0,40}?\b(?:to|a|auf|[àa]|vers|en)\s+(?:la\s+)?"
+    r"v?\d+\.\d+[\w.-]*|(?:升|更新).{0,10}?(?:到|至|成|为)\s*v?\d+\.\d+",
+    re.IGNORECASE,
+)
 _ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
@@ -346,6 +373,8 @@ _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
     "import": re.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
     "colour": re.compile(r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE),
     "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
+    "text": re.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
+    "punctuation": re.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
     "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
     "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
 }
@@ -377,8 +406,12 @@ def edit_kind(text: str) -> str | None:
     ):
         return "bump"
     named_file = _FILE.search(t) is not None
+    if named_file and _TO_VERSION.search(t):
+        return "bump"
     if named_file and _DELETE.search(t) and _LEFTOVER.search(t):
         return "delete"
+    if (named_file or _LINE.search(t)) and _PUNCT.search(t):
+        return "punctuation"
     m = _SET_TO.search(t)
     if m is not None and (named_file or _ASSIGNMENT.search(m.group())):
         return "value"
