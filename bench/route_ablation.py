@@ -103,8 +103,8 @@ SECOND_PASS: dict[str, dict[str, Any]] = {
 #: `--constants`: the module-level numbers of the router set neutral (module, name, value)
 CONSTANTS: dict[str, tuple[str, str, Any]] = {
     "MAX_CHAT_CHARS": ("codebot.skills.route.smalltalk", "MAX_CHAT_CHARS", 10**9),
-    "MAX_EDIT_WORDS": ("codebot.skills.route.smalltalk", "MAX_EDIT_WORDS", 10**9),
-    "MAX_EDIT_CJK_CHARS": ("codebot.skills.route.smalltalk", "MAX_EDIT_CJK_CHARS", 10**9),
+    "MAX_EDIT_WORDS": ("codebot.skills.route.edits", "MAX_EDIT_WORDS", 10**9),
+    "MAX_EDIT_CJK_CHARS": ("codebot.skills.route.edits", "MAX_EDIT_CJK_CHARS", 10**9),
     "MIN_CONFIDENCE": ("codebot.skills.route.lang", "MIN_CONFIDENCE", 0.0),
     "MIN_PART": ("codebot.skills.route.lang", "MIN_PART", 1),
 }

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
 from codebot.skills.route.config import FIELDS, RouterConfig
+from codebot.skills.route.edits import claims_edit
 from codebot.skills.route.result import Candidate
-from codebot.skills.route.smalltalk import claims_edit
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
 

@@ -61,6 +61,7 @@ from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.ahead import Ahead
 from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front
+from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.eligible import filtered_out, narrow
 from codebot.skills.route.fused import ranked
 from codebot.skills.route.index.cache import IndexCache
@@ -71,7 +72,6 @@ from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape
 from codebot.skills.route.similarities import Similarities, most_similar_key
-from codebot.skills.route.smalltalk import edit_kind
 from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
 

@@ -228,10 +228,12 @@ def request_shape(text: str) -> str:
     words, and small talk never
     routes. A question about the person's own project ("how do I set up tests in our
     repo?") is treated as a task. Greetings, thanks, small edits and questions about code
-    are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`);
+    are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`,
+    `edits`);
     an edit routes only to a skill whose description claims that kind of edit.
     """
-    from codebot.skills.route.smalltalk import CODE_QUESTION, asks_what_returns, edit_kind, is_chat
+    from codebot.skills.route.edits import CODE_QUESTION, asks_what_returns, edit_kind
+    from codebot.skills.route.smalltalk import is_chat
 
     if is_chat(text):
         return "chat"

@@ -1,5 +1,5 @@
 """Requests crafted to be read as another language, or padded with what a person does not
-see, to get around the request-shape rules (route/lang.py, shape.py, smalltalk.py):
+see, to get around the request-shape rules (route/lang.py, shape.py, smalltalk.py, edits.py):
 thanks and greetings never route, and a small edit routes only to a skill that claims
 it. The padding: other languages' function words (which turn fastText's verdict), a CJK
 particle, zero-width and direction characters."""

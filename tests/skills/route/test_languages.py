@@ -9,9 +9,10 @@ import pytest
 import codebot.skills.route as R
 from codebot.skills.invoke import Actor
 from codebot.skills.route import lang
+from codebot.skills.route.edits import claims_edit, edit_kind
 from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.shape import request_shape
-from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, claims_edit, edit_kind, is_chat
+from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, is_chat
 
 # -- terms for every script ---------------------------------------------------------------
 

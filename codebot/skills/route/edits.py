@@ -1,0 +1,268 @@
+"""Small, local edits and questions about code, in every language the router reads
+(English, Chinese, Japanese, Spanish, German, French): work on the person's own code that
+needs no workflow, whatever domain word it mentions.
+
+- `edit_kind`: a small, local edit (rename, bump a version, fix a typo, delete an import
+  or a leftover line, change a colour, a port, a value, a quoted text or a punctuation
+  mark) written as one short instruction. It routes only to a skill whose own description
+  claims that kind of edit (`claims_edit`): a skill is a workflow, and "rename the
+  docker_host variable" is one keystroke of one.
+- `CODE_QUESTION`, `asks_what_returns`: a question about code ("was macht diese
+  Funktion?", "load() 返回什么？") is answered, not routed, like its English forms
+  (`shape`).
+
+Data and small functions only; `shape.request_shape` decides with them. What a person
+does not read (other languages' function words, invisible characters) does not count
+(`smalltalk`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from codebot.skills.route.smalltalk import CJK, INVISIBLE, WORD, is_padding
+
+# -- small, local edits -------------------------------------------------------------------
+
+#: Kinds of edit -> how a request asks for one, in each language. Each pattern is searched
+#: in a short request (`MAX_EDIT_WORDS`) with one instruction (no "and then ...").
+_EDIT_ASK: Mapping[str, str] = {
+    "rename": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
+        r"|リネーム|名前を変更|renombr|cambia(?:r)?\s+el\s+nombre|benenne\b.*\bum\b|umbenenn"
+        r"|renomm"
+    ),
+    "bump": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+)?bump\b|\b(?:bump|raise|increase|update|set)\s+the"
+        r"\s+version\b|版本号?.{0,10}(?:升|改|更新)?(?:到|至|为|成)\s*v?\d|升(?:级)?(?:到|至)\s*v?\d|バージョンを?\s*v?\d[\d.]*\s*に(?:上げ|更新|変更)|バージョンを(?:上げ|更新)"
+        r"|を\s*v?\d+\.\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート)"
+        r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
+        r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
+        r"|mets?\s+[àa]\s+jour\s+la\s+version"
+    ),
+    "typo": (
+        r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
+        r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
+        r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
+        r"|corrige[rz]?\s+(?:la|une|les)\s+fautes?\b"
+        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|スペルミス|綴りが?間違|falsch\s+geschrieben"
+        r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
+        # one quoted string put right as another: 「インストート」を「インストール」に直して
+        r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
+        r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
+        # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
+        r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"
+    ),
+    "import": (
+        r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|删了|去掉|移除).{0,40}import"
+        r"|\bimport\b.{0,40}(?:删掉|删除|删了|去掉|移除)"
+        r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
+        r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
+    ),
+    "colour": (
+        r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
+        r"|(?:改|换)(?:成|为)?.{0,10}颜色|颜色.{0,20}(?:改|换)|色を(?:変更|変え)|cambia\b.{0,30}\bcolor"
+        r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
+    ),
+    # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
+    # "« Bienvenu » → « Bienvenue »"
+    "text": (
+        r"[\"'«“「][^\"'»”」\n]{1,60}[\"'»”」].{0,60}?(?:\bto(?:\s+(?:say|read))?|\bwith|\bby|\bpar"
+        r"|\bpor|\bdurch|\bzu|\ben|→|->|=>|に|为|成)\s*[\"'«“「]"
+    ),
+    "port": (
+        r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"
+        r"|端口|ポート番号|(?<!レ)(?<!サ)ポート(?:を|の).{0,15}(?:変更|変え)|cambia\b.{0,30}\bpuerto|[äa]ndere?\b.{0,30}\bport\b"
+        r"|change\b.{0,30}\bport\b"
+    ),
+}
+_EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
+#: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
+#: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
+_V = r"v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"  # an image tag may follow: 18-alpine
+_JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
+_FROM_TO = re.compile(
+    rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
+    rf"|\bvon\s+{_V}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
+    rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
+    re.IGNORECASE,
+)
+#: ...in a file the request names: one value in one file is an edit, whatever it is called
+#: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
+#: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills...
+_FILE = re.compile(
+    # ASCII around the name: Chinese and Japanese write it against their own characters
+    # ("settings.pyのDEBUG", "把config.yaml里"), which `\w` would count as part of it
+    r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml"
+    r"|gradle|properties|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf|css|scss"
+    r"|html|sql|sh)(?![A-Za-z0-9_-])"
+    r"|(?<![A-Za-z0-9_])(?:Dockerfile|Makefile)(?![A-Za-z0-9_])"
+)
+#: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
+#: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
+_UNIT = re.compile(
+    r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
+    r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
+    r"|jours?)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+#: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
+#: "reduce p99 from 800 to 200 ms"): that is a job for a skill
+_GOAL = re.compile(
+    r"\b(?:reduc|cut|lower|bring\s+down|speed\s+up|improv|optimi[sz]|decreas|shrink|shorten"
+    r"|halve|baj[ae]|mejor|acort|reduzier|senk|verbesser|optimier|verk[üu]rz|r[ée]dui|baiss"
+    r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
+    re.IGNORECASE,
+)
+#: ...and a leftover line of code deleted in a named file: "delete the commented-out lines
+#: in main.tf", "lösch das console.log in app.js" (an import is `_EDIT_ASK["import"]`)
+_DELETE = re.compile(
+    r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
+    r"|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*|\b(?:supprime|enl[eè]ve|retire)[rz]?\b",
+    re.IGNORECASE,
+)
+_LEFTOVER = re.compile(
+    r"\b(?:console\.log|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
+    r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
+    r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ",
+    re.IGNORECASE,
+)
+#: ...and one literal value set in a named file, or as KEY=value ("set DEBUG to False in
+#: settings.py", "remplace REDIS_HOST=localhost par REDIS_HOST=cache", "settings.py の
+#: DEBUG を False にして"): what is set is a literal, not a tool or a version to move to
+_LITERAL = (
+    r"(?:true|false|null|none|nil|on|off|\d[\d.]*\w{0,3}|#[0-9a-f]{3,8}\b"
+    r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
+)
+_SET_TO = re.compile(
+    rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
+    rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
+    rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
+    rf"|\b(?:pon|cambia|pasa|reemplaza|sustituye)\b.{{0,40}}?\b(?:a|en|por)\s+{_LITERAL}"
+    rf"|\b(?:setz\w*|[äa]nder\w*|stell\w*|ersetz\w*)\b.{{0,40}}?\b(?:auf|durch|zu)\s+{_LITERAL}"
+    rf"|(?:改成|改为|换成|设为|设置为|设成|替换为|替换成)\s*{_LITERAL}"
+    rf"|{_LITERAL}\s*に(?:して|しといて|しておいて|変え|変更|設定|置き換)",
+    re.IGNORECASE,
+)
+#: ...and a punctuation mark added or removed in a named file or line ("add the missing
+#: semicolon on line 42", "Komma nach dem letzten Eintrag in settings.ts")...
+_PUNCT = re.compile(
+    r"\b(?:commas?|semicolons?|semi-colons?|komma|semikolon|comas?|punto\s+y\s+coma|virgules?"
+    r"|point-virgule)\b|逗号|分号|カンマ|セミコロン",
+    re.IGNORECASE,
+)
+_LINE = re.compile(r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\s*行目", re.IGNORECASE)
+#: ...and a dependency or image moved to one version in a named file ("Sube lodash a la
+#: 4.17.21 en el package.json", "update axios to 1.7.4 in package.json")
+_TO_VERSION = re.compile(
+    r"\b(?:sube|actualiza|bump|upgrade|update|raise|erh[öo]h\w*|aktualisier\w*|heb\w*|passe"
+    r"|monte|mets?\s+[àa]\s+jour)\b.{0,40}?\b(?:to|a|auf|[àa]|vers|en)\s+(?:la\s+)?"
+    r"v?\d+\.\d+[\w.-]*|(?:升|更新).{0,10}?(?:到|至|成|为)\s*v?\d+\.\d+",
+    re.IGNORECASE,
+)
+_ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
+#: a longer request, or one that goes on to another job, is more than a small edit
+MAX_EDIT_WORDS = 16
+MAX_EDIT_CJK_CHARS = 40
+#: and a longer one in characters (a 16-word instruction is far shorter): bounds the work
+#: of the patterns on one long "word" ("a.a.a.…", "x=x=…"), which is quadratic in it
+MAX_EDIT_CHARS = 400
+_MORE = re.compile(
+    r"\b(?:and\s+then|and\s+also|then\s+(?:set|add|write|build|create|deploy)|as\s+well\s+as"
+    r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite",
+    re.IGNORECASE,
+)
+
+#: What a skill's description says when it does claim such edits
+_EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
+    "rename": re.compile(r"\brenam(?:e|es|ing)\b", re.IGNORECASE),
+    "bump": re.compile(r"\b(?:version\s+bumps?|bump(?:s|ing)?\s+(?:the\s+)?versions?)\b", re.I),
+    "typo": re.compile(r"\b(?:typos?|spelling|proofread\w*)\b", re.IGNORECASE),
+    "import": re.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
+    "colour": re.compile(r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE),
+    "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
+    "text": re.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
+    "punctuation": re.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
+    "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
+    "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
+}
+
+
+def _too_long(t: str) -> bool:
+    """Longer than `MAX_EDIT_CHARS`, other languages' function words left out (as words
+    are counted), or than 20 times that with them."""
+    if len(t) > 20 * MAX_EDIT_CHARS:
+        return True
+    return len(t) - sum(len(w) for w in WORD.findall(t) if is_padding(w)) > MAX_EDIT_CHARS
+
+
+def edit_kind(text: str) -> str | None:
+    """The kind of small, local edit a short one-instruction request asks for, or None."""
+    t = INVISIBLE.sub("", text).strip()
+    cjk = len(CJK.findall(t))
+    words = sum(1 for w in t.split() if not is_padding(w.strip(".,;:!?¡¿()\"'")))
+    if words > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t or _too_long(t):
+        return None
+    if _MORE.search(t):
+        return None
+    for kind, pattern in _EDIT_RE.items():
+        if pattern.search(t):
+            return kind
+    m = _FROM_TO.search(t)
+    if m is not None and (
+        _FILE.search(t) or ((m.group("ja_unit") or _UNIT.match(t, m.end())) and not _GOAL.search(t))
+    ):
+        return "bump"
+    named_file = _FILE.search(t) is not None
+    if named_file and _TO_VERSION.search(t):
+        return "bump"
+    if named_file and _DELETE.search(t) and _LEFTOVER.search(t):
+        return "delete"
+    if (named_file or _LINE.search(t)) and _PUNCT.search(t):
+        return "punctuation"
+    m = _SET_TO.search(t)
+    if m is not None and (named_file or _ASSIGNMENT.search(m.group())):
+        return "value"
+    return None
+
+
+def claims_edit(kind: str, description: str) -> bool:
+    """Does a skill's description claim this kind of small edit?"""
+    claim = _EDIT_CLAIM.get(kind)
+    return claim is not None and claim.search(description or "") is not None
+
+
+# -- questions about code, beside shape's English ones -------------------------------------
+
+#: "what does get_config() return?", in every language: a short question naming a function
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)")
+_RETURNS = re.compile(
+    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返す|返って|\bdevuelve|\bretorna|\brenvoie"
+    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",
+    re.IGNORECASE,
+)
+
+
+def asks_what_returns(text: str) -> bool:
+    """Is this a short question about what a named function returns? It is answered by
+    reading the code, not routed: a skill is a workflow."""
+    t = INVISIBLE.sub("", text).strip()
+    if _too_long(t) or len(t.split()) > MAX_EDIT_WORDS:
+        return False
+    if len(CJK.findall(t)) > MAX_EDIT_CJK_CHARS:
+        return False
+    return (
+        ("?" in t or "？" in t) and _CALL.search(t) is not None and _RETURNS.search(t) is not None
+    )
+
+
+#: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
+CODE_QUESTION = re.compile(
+    r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
+    r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
+    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b)"
+    r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
+    r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
+    re.IGNORECASE,
+)
