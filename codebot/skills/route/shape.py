@@ -232,7 +232,6 @@ def request_shape(text: str) -> str:
     `edits`);
     an edit routes only to a skill whose description claims that kind of edit.
     """
-    from codebot.skills.route.edits import CODE_QUESTION, asks_what_returns, edit_kind
     from codebot.skills.route.smalltalk import is_chat
 
     if is_chat(text):
@@ -245,6 +244,9 @@ def request_shape(text: str) -> str:
         rest = stripped
     if not rest.strip(" !.?,") or _SMALL_TALK.match(rest):
         return "chat"
+    # after small talk: a greeting's process need not compile the edit patterns (4 ms)
+    from codebot.skills.route.edits import CODE_QUESTION, asks_what_returns, edit_kind
+
     if edit_kind(rest) is not None:
         return "edit"
     if CODE_QUESTION.search(rest) or asks_what_returns(rest):
