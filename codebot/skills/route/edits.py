@@ -119,7 +119,8 @@ _GOAL = re.compile(
 #: in main.tf", "lösch das console.log in app.js" (an import is `_EDIT_ASK["import"]`)
 _DELETE = re.compile(
     r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
-    r"|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*|\b(?:supprime|enl[eè]ve|retire)[rz]?\b",
+    r"|消し(?:て|といて|ておいて)|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*"
+    r"|\b(?:supprime|enl[eè]ve|retire|vire)[rz]?\b",
     re.IGNORECASE,
 )
 _LEFTOVER = re.compile(
@@ -133,6 +134,8 @@ _LEFTOVER = re.compile(
 #: DEBUG を False にして"): what is set is a literal, not a tool or a version to move to
 _LITERAL = (
     r"(?:true|false|null|none|nil|on|off|\d[\d.]*\w{0,3}|#[0-9a-f]{3,8}\b"
+    # a constant (MAX_RETRIES) or a log level; not any capitals: "switch auth.py to JWT" is a job
+    r"|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(?:debug|info|warn(?:ing)?|error|critical|trace|fatal)\b"
     r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
 )
 _SET_TO = re.compile(
@@ -158,7 +161,10 @@ _LINE = re.compile(r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\
 _TO_VERSION = re.compile(
     r"\b(?:sube|actualiza|bump|upgrade|update|raise|erh[öo]h\w*|aktualisier\w*|heb\w*|passe"
     r"|monte|mets?\s+[àa]\s+jour)\b.{0,40}?\b(?:to|a|auf|[àa]|vers|en)\s+(?:la\s+)?"
-    r"v?\d+\.\d+[\w.-]*|(?:升|更新).{0,10}?(?:到|至|成|为)\s*v?\d+\.\d+",
+    r"(?:v?\d+\.\d+[\w.-]*|\d+-[A-Za-z][\w.-]*)|(?:升|更新).{0,10}?(?:到|至|成|为)\s*v?\d+\.\d+"
+    # German puts the verb last: "auf 20-alpine hochziehen"
+    r"|\bauf\s+(?:v?\d+\.\d+[\w.-]*|\d+-[A-Za-z][\w.-]*).{0,20}?\b(?:hochziehen|hochsetzen"
+    r"|anheben|aktualisieren|updaten|erh[öo]hen)\b",
     re.IGNORECASE,
 )
 _ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)

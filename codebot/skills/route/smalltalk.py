@@ -41,6 +41,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"you\s+rock|you'?re\s+a\s+(?:genius|champ|hero|gem)|you\s+too|same\s+to\s+you",
         r"have\s+a\s+(?:good|great|nice)\s+(?:one|day|evening|night|weekend)|seriously|really",
         r"hope\s+you'?re\s+(?:doing\s+)?(?:well|good)|hope\s+all\s+is\s+well",
+        # apologies and laughter: "sorry, my bad", "lol"
+        r"sorry|my\s+bad|my\s+mistake|apologies|lol|haha(?:ha)*|fr|ur\s+a\s+(?:legend|star|genius)",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -50,6 +52,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"搞定了?|成功了|解决了|能用了|可以用了|太棒了|真棒|棒|不错|完美|厉害",
         # compliments: "你真厉害", "太强了", "牛", "绝了"; "(it) runs now": "跑通了"
         r"你?(?:太|真|真的|好)(?:强|厉害|棒|牛|给力)了?|牛(?:逼|啊)?|绝了|给力|大神|跑通了|(?:运行|跑)起来了",
+        r"不好意思|抱歉|对不起|哈哈+|嘿嘿|谢谢?啦",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -62,6 +65,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # casual forms and compliments: "動いた！ほんと助かった", "さすが", "神対応"
         r"ほんと(?:に)?|本当に|マジで|助かった|助かる|動いた|直った|できた|いけました|いけた",
         r"さすが(?:です)?|最高(?:です)?|神(?:対応)?(?:すぎる|です)?",
+        # apologies, laughter, casual praise: "ごめん", "笑", "めっちゃ優秀やん"
+        r"すみません|ごめん(?:なさい|ね)?|失礼しました|申し訳(?:ない|ありません)|笑|w{2,}",
+        r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -75,6 +81,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # compliments and wishes: "eres lo máximo", "igualmente", "buen finde"
         r"eres\s+(?:el|la)\s+mejor|eres\s+lo\s+m[aá]ximo|igualmente|buen\s+finde|de\s+verdad",
         r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
+        r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -88,6 +95,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"du\s+bist\s+(?:echt\s+)?(?:spitze|klasse|genial|super|der\s+beste|die\s+beste)",
         r"spitze|klasse|genial|einwandfrei|echt|wirklich|gleichfalls|dir\s+auch",
         r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
+        r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -102,6 +110,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:et\s+)?[àa]\s+(?:toi|vous)(?:\s+aussi)?|pareillement|toi\s+aussi|vous\s+aussi",
         r"bon(?:ne)?\s+(?:fin\s+de\s+journ[ée]e|semaine|week-?end|nuit|courage)",
         r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
+        r"d[ée]sol[ée]e?|pardon|excuse[sz]?-moi|autant\s+pour\s+moi|mdr|haha(?:ha)*",
+        r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -178,6 +178,19 @@ THANKS = [
     "Salut toi !",
     "bonjour à tous 👋",
     "おはよ",
+    # apologies, laughter and slang praise the sixth held-out set found missing, in other
+    # wordings (an apology that goes on to say what went wrong is no longer only phrases)
+    "sorry, my bad",
+    "lol thanks",
+    "不好意思 🙏",
+    "哈哈哈，谢啦",
+    "ごめんなさい、了解です",
+    "めっちゃ天才やん笑",
+    "perdona, culpa mía",
+    "jajaja gracias",
+    "Entschuldigung, mein Fehler",
+    "désolé ! merci",
+    "t'es trop forte, merci",
 ]
 
 
@@ -274,6 +287,12 @@ ISSUE_EDITS = [
     ("update axios to 1.7.4 in package.json", "bump"),
     ("actualiza react a la 18.3.1 en package.json", "bump"),
     ("passe l'image python de 3.11-slim vers 3.12-slim dans le Dockerfile", "bump"),
+    # and the sixth's: a log level or CONSTANT as the value, a German verb last, slang
+    ("setz in app.yaml das Log-Level auf WARN", "value"),
+    ("set MAX_RETRIES to 5 in config.py", "value"),
+    ("Python-Image im Dockerfile auf 3.12-slim anheben", "bump"),
+    ("vire le console.log qui traîne dans app.js", "delete"),
+    ("main.py のデバッグ用 print 消しといて", "delete"),
 ]
 
 
@@ -306,6 +325,8 @@ def test_small_edits_are_recognised(text, kind):
         "make get_user() return None when the row is missing",
         "correct the tax calculation in invoice.py",
         "upgrade the cluster to 1.29",
+        "switch auth.py to JWT",
+        "sorry, fix the login bug in auth.py and add a test for it",
         "Migrate our CI from Jenkins to GitHub Actions and fix the commas in the changelog",
     ],
 )
