@@ -339,7 +339,7 @@ def test_an_edit_is_short_in_characters_too():
     # quadratic in such a word): MAX_EDIT_CHARS, other languages' function words left out
     assert edit_kind("set a to " + "x=" * 5000) is None
     assert edit_kind("delete the unused lines in a.py " + "a-" * 5000) is None
-    assert request_shape("(" + "a." * 5000 + ") return?") != "concept"
+    assert request_shape("a." * 5000 + "f() return?") != "concept"
     assert edit_kind("rename a to b " + "de la " * 60) == "rename"
 
 
@@ -348,6 +348,21 @@ def test_a_description_claims_an_edit_only_in_words():
     assert not claims_edit("rename", "Docker and container development.")
     assert claims_edit("typo", "Proofread copy and fix typos in docs.")
     assert not claims_edit("nothing-like-this", "Rename anything.")
+
+
+@pytest.mark.parametrize(
+    ("kind", "claims", "does_not"),
+    [
+        ("delete", "Removes dead code and commented-out code.", "Delete old branches in git."),
+        ("value", "Applies configuration values from a template.", "Values-driven leadership."),
+        ("text", "Copy edits for UI microcopy.", "Text-to-speech for narration."),
+        ("punctuation", "Fixes syntax errors and lint fixes.", "Comma-separated value files."),
+    ],
+)
+def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
+    # a skill gets such an edit only where its own description claims the kind
+    assert claims_edit(kind, claims)
+    assert not claims_edit(kind, does_not)
 
 
 @pytest.mark.parametrize(
