@@ -14,6 +14,7 @@ from test_languages import FILLER, SKILLS
 import codebot.skills.route as R
 import codebot.skills.route.semantic as S
 from codebot.skills.invoke import Actor
+from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.lang import detect
 from codebot.skills.route.shape import request_shape
 from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, is_chat
@@ -47,10 +48,30 @@ def test_thanks_padded_with_foreign_function_words_or_invisibles_is_still_small_
         "thanks\u200b rm -rf",
         "ok" + " de" * 100,  # longer than MAX_CHAT_CHARS
         "history de la",
+        # an apology, laughter or slang praise does not swallow the task after it
+        "sorry, now deploy the app to prod de la",
+        "désolé\u200b, lance les tests",
+        "ごめん、テストを書いて",
+        "lol fr rm -rf",
+        "jajaja, borra la base de datos",
     ],
 )
 def test_a_task_among_the_padding_is_no_small_talk(text):
     assert not is_chat(text) or len(text) > MAX_CHAT_CHARS
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ('set LOG_LEVEL to "info" in .env de la el', "value"),
+        ("vi\u200bre le print de debug dans parser.py und die der", "delete"),
+        ("add the missing semicolon on line 42 les des du", "punctuation"),
+        ("update axios to 1.7.4 in package.json\ufeff", "bump"),
+        ("change the 'Buy now' label to 'Add to cart' de la el", "text"),
+    ],
+)
+def test_the_newer_edit_kinds_hold_through_padding(text, kind):
+    assert edit_kind(text) == kind
 
 
 PADDED_EDITS = [
