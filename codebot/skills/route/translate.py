@@ -11,9 +11,10 @@ similarity: "informe" -> report (0.95), "gráfica" -> graph (0.84), "面板" -> 
 
 What is looked up: a word of a letter script whose English term no skill uses (function
 words of the request's language left out), a run of katakana whole (loanwords: "ダッシュボード"),
-and a run of Han characters as itself when it is at most `WHOLE_HAN` long, else as its
-overlapping pairs (most Chinese and Japanese words are two characters: "监控面板" -> 监控,
-控面, 面板; a pair that is not a word finds nothing similar enough).
+and a run of Han characters as its overlapping pairs, a single character alone (most
+Chinese and Japanese words are two characters: "监控面板" -> 监控, 控面, 面板; a pair that
+is not a word seldom finds anything similar enough). Whole runs of up to four characters
+were measured and lost (docs/routing.md, "Languages").
 """
 
 from __future__ import annotations
