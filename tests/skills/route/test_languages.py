@@ -191,6 +191,10 @@ THANKS = [
     "Entschuldigung, mein Fehler",
     "désolé ! merci",
     "t'es trop forte, merci",
+    # casual Japanese thanks the sixth held-out set found missing, in other wordings
+    "ありがと！",
+    "あざっす、動いた",
+    "サンキュー、助かる",
 ]
 
 
