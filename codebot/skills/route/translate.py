@@ -11,14 +11,18 @@ similarity: "informe" -> report (0.95), "gráfica" -> graph (0.84), "面板" -> 
 
 What is looked up: a word of a letter script whose English term no skill uses (function
 words of the request's language left out), a run of katakana whole (loanwords: "ダッシュボード"),
-and a run of Han characters as its overlapping pairs, a single character alone (most
-Chinese and Japanese words are two characters: "监控面板" -> 监控, 控面, 面板; a pair that
-is not a word seldom finds anything similar enough). Whole runs of up to four characters
-were measured and lost (docs/routing.md, "Languages").
+and a run of Han characters: in a Chinese request, its words of two characters or more as
+a Chinese segmenter cuts them (jieba's dictionary, `rjieba`, part of the `multilingual`
+extra: "心率变异性指标" -> 心率, 变异性, 指标); else (Japanese, or without the segmenter)
+its overlapping pairs, a single character alone (most Chinese and Japanese words are two
+characters: "监控面板" -> 监控, 控面, 面板; a pair that is not a word seldom finds
+anything similar enough). jieba's dictionary is Chinese: it cuts a Japanese kanji
+compound ("検証環境") into single characters, so Japanese keeps the pairs.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
@@ -46,6 +50,10 @@ MAX_UNITS = 24
 #: (frontmatter may hold that much) would have the encoder embed 40,000 of them; the most
 #: of any skill of the shared corpus is 201
 WORDS_PER_SKILL = 256
+#: the longest word of a Chinese request looked up whole: jieba's cut of the case files'
+#: Chinese words is never longer, and characters its dictionary lacks come back as one
+#: "word" however long the run (4,000 of them: one piece of 4,000 for the encoder)
+LONGEST_HAN_WORD = 4
 #: pieces whose nearest word is remembered (a bound, not a tuned number)
 SEEN_PIECES = 50_000
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -55,20 +63,55 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
+@functools.cache
+def _segmenter() -> Callable[[str], list[str]] | None:
+    """jieba's cut (`rjieba`), or None when the package is not installed; imported on the
+    first Chinese request (about 65 ms: the dictionary is inside the package, nothing is
+    read from disk or written to a cache folder, unlike Python jieba's)."""
+    try:
+        from rjieba import cut  # pyright: ignore[reportMissingImports]  # optional extra
+    except ImportError:
+        return None
+    return cut
+
+
+def _han_pieces(run: str, cut: Callable[[str], list[str]] | None) -> list[str]:
+    """A run of Han characters as words (`cut`: its words of two to `LONGEST_HAN_WORD`
+    characters, a longer one by pairs) or as overlapping pairs; a run of one character is
+    itself."""
+    if len(run) == 1:
+        return [run]
+    if cut is None:
+        return _pairs(run)
+    out: list[str] = []
+    for word in cut(run):
+        if len(word) > LONGEST_HAN_WORD:
+            out += _pairs(word)
+        elif len(word) > 1:
+            out.append(word)
+    return out
+
+
+def _pairs(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
 def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
     """The pieces of `request` to look up, in order, each once: words of a letter script
     whose English term `known` rejects (and not a function word of `lang`), katakana runs
-    whole, Han runs by overlapping pairs (a single character alone)."""
+    whole, Han runs as words in Chinese (with the segmenter) or else as overlapping pairs
+    (a single character alone)."""
     text = unicodedata.normalize("NFKC", request[:4000]).lower()
     stops = STOP_WORDS.get(lang, frozenset())
+    cut = _segmenter() if lang == "zh" and _HAN.search(text) else None
     out: dict[str, None] = {}
     for piece in re.findall(r"[^\W_]+", _CJK_RUN.sub(r" \g<0> ", text)):
         if _CJK.match(piece):
             for k in _KANA.findall(piece):
                 out.setdefault(k)
             for run in _HAN.findall(piece):
-                for i in range(max(len(run) - 1, 1)):
-                    out.setdefault(run[i : i + 2])
+                for w in _han_pieces(run, cut):
+                    out.setdefault(w)
             continue
         if not _WORD.fullmatch(piece) or known(piece):
             continue

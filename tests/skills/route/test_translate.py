@@ -6,6 +6,7 @@ tests use the shipped model and are skipped without the `multilingual` extra."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +14,17 @@ import pytest
 
 import codebot.skills.route as R
 import codebot.skills.route.semantic as S
+import codebot.skills.route.translate as T
 from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
-from codebot.skills.route.translate import MAX_UNITS, SIMILAR, units, vocabulary
+from codebot.skills.route.translate import (
+    LONGEST_HAN_WORD,
+    MAX_UNITS,
+    SIMILAR,
+    units,
+    vocabulary,
+)
 
 #: word -> concept, in English and in the requests' languages: what the encoder "knows"
 CONCEPTS = {
@@ -85,10 +93,52 @@ def test_units_are_the_unknown_words_katakana_runs_and_han_pairs():
         "informe",
         "caída",  # accents kept: the encoder reads the word as written
     ]  # "el", "de", "la", "con": Spanish function words; docker: the index knows it
-    assert units("给Grafana做监控面板", "zh", known) == ["给", "做监", "监控", "控面", "面板"]
     assert units("ダッシュボードを作って", "ja", known) == ["ダッシュボード", "作"]
     # digits, underscores and words under three letters are not looked up
     assert units("v2 de 10% x_y ab", "es", known) == []
+
+
+def test_han_runs_are_pairs_without_the_segmenter(monkeypatch):
+    monkeypatch.setattr(T, "_segmenter", lambda: None)
+    known = {"grafana"}.__contains__
+    assert units("给Grafana做监控面板", "zh", known) == ["给", "做监", "监控", "控面", "面板"]
+
+
+needs_rjieba = pytest.mark.skipif(
+    importlib.util.find_spec("rjieba") is None, reason="needs the multilingual extra (rjieba)"
+)
+
+
+@needs_rjieba
+def test_a_chinese_request_is_read_word_by_word():
+    known = {"grafana"}.__contains__
+    # jieba's words instead of every pair: "做监" and "控面" straddle two words
+    assert units("给Grafana做监控面板", "zh", known) == ["给", "监控", "面板"]
+    assert units("心率变异性指标", "zh", known) == ["心率", "变异性", "指标"]
+    # a Japanese request keeps the pairs: jieba's dictionary is Chinese, and it cuts
+    # "検証環境" into four single characters
+    assert units("検証環境", "ja", known) == ["検証", "証環", "環境"]
+
+
+@needs_rjieba
+def test_a_run_the_segmenter_cannot_cut_is_still_bounded():
+    """Characters jieba's dictionary lacks come back as one word as long as the run: each
+    piece stays short (a 4,000-character piece would have the encoder read it all)."""
+    rare = "".join(chr(0x3400 + (i * 37) % 6000) for i in range(4000))
+    got = units(rare, "zh", lambda w: False)
+    assert len(got) == MAX_UNITS
+    assert max(map(len, got)) <= LONGEST_HAN_WORD
+    assert units(rare[:3] + "监控", "zh", lambda w: False)  # nothing lost either
+
+
+def test_without_rjieba_the_pairs_are_read(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rjieba", None)  # an import of it fails
+    T._segmenter.cache_clear()
+    try:
+        assert T._segmenter() is None
+        assert units("做监控面板", "zh", lambda w: False) == ["做监", "监控", "控面", "面板"]
+    finally:
+        T._segmenter.cache_clear()
 
 
 def test_units_are_bounded_and_survive_hostile_text():
