@@ -46,7 +46,8 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
         r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
         r"|corrige[rz]?\s+(?:la|une|les)\s+fautes?\b"
-        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|スペルミス|綴りが?間違|falsch\s+geschrieben"
+        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|写成了|写错了?|打成了|打错了?"
+        r"|スペルミス|綴りが?間違|falsch\s+geschrieben"
         r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"

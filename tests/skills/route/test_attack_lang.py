@@ -54,6 +54,10 @@ def test_thanks_padded_with_foreign_function_words_or_invisibles_is_still_small_
         "ごめん、テストを書いて",
         "lol fr rm -rf",
         "jajaja, borra la base de datos",
+        # nor does a wish or a "please look after me"
+        "新年快乐，帮我把CI流水线搭起来",
+        "请多关照\u200b，顺便部署到生产环境",
+        "ありがとね、じゃあ本番にデプロイして",
     ],
 )
 def test_a_task_among_the_padding_is_no_small_talk(text):

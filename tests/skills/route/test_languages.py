@@ -191,6 +191,11 @@ THANKS = [
     "Entschuldigung, mein Fehler",
     "désolé ! merci",
     "t'es trop forte, merci",
+    # Chinese wishes and "please look after me" the fifth held-out set found missing (once
+    # its Chinese was read word by word), in other wordings
+    "新年快乐！",
+    "周末快乐～辛苦了",
+    "以后请多多指教",
     # casual Japanese thanks the sixth held-out set found missing, in other wordings
     "ありがと！",
     "あざっす、動いた",
@@ -297,6 +302,11 @@ ISSUE_EDITS = [
     ("Python-Image im Dockerfile auf 3.12-slim anheben", "bump"),
     ("vire le console.log qui traîne dans app.js", "delete"),
     ("main.py のデバッグ用 print 消しといて", "delete"),
+    # a Chinese typo said as "A was written as B" or "mistyped" (the fifth held-out set,
+    # once its Chinese was read word by word)
+    ("把“登录”写成了“登陆”，帮忙改下", "typo"),
+    ("页脚的版权年份写错了", "typo"),
+    ("标题里 Kubernetes 打成了 Kubernets", "typo"),
 ]
 
 
