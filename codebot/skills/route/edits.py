@@ -30,7 +30,8 @@ from codebot.skills.route.smalltalk import CJK, INVISIBLE, WORD, is_padding
 _EDIT_ASK: Mapping[str, str] = {
     "rename": (
         r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
-        r"|リネーム|名前を変更|renombr|cambia(?:r)?\s+el\s+nombre|benenne\b.*\bum\b|umbenenn"
+        r"|リネーム|名前を変更|(?:変数|関数|クラス|メソッド|ファイル)名.{0,40}?に(?:変え|変更|して|しといて)"
+        r"|renombr|cambia(?:r)?\s+el\s+nombre|benenne\b.*\bum\b|umbenenn"
         r"|renomm"
     ),
     "bump": (
@@ -245,7 +246,7 @@ def claims_edit(kind: str, description: str) -> bool:
 #: "what does get_config() return?", in every language: a short question naming a function
 _CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)")
 _RETURNS = re.compile(
-    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返す|返って|\bdevuelve|\bretorna|\brenvoie"
+    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",
     re.IGNORECASE,
 )

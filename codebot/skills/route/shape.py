@@ -232,9 +232,9 @@ def request_shape(text: str) -> str:
     `edits`);
     an edit routes only to a skill whose description claims that kind of edit.
     """
-    from codebot.skills.route.smalltalk import is_chat
+    from codebot.skills.route.smalltalk import is_apology, is_chat
 
-    if is_chat(text):
+    if is_chat(text) or is_apology(text):
         return "chat"
     rest = text.strip()
     for _ in range(3):  # "hi there! thanks a lot"

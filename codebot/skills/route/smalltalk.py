@@ -12,6 +12,7 @@ Data and small functions only; `shape.request_shape` decides with them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 from codebot.skills.route.index.words import STOP_WORDS as _ENGLISH
@@ -56,6 +57,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # wishes and "please look after me": "周末快乐", "新年快乐", "以后请多多指教"
         r"(?:周[一二三四五六日末]|新年|节日|生日|假期|元旦|中秋)快乐",
         r"(?:今天|以后)?也?请?多多?(?:关照|指教)[啦了哦呀]?",
+        # a casual good morning and "counting on you": "早呀", "今天也拜托你了"
+        r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -225,3 +228,71 @@ def is_chat(text: str) -> bool:
                 seen.add(q)
                 todo.append(q)
     return False
+
+
+# -- an apology that tells what went wrong ----------------------------------------------
+# "sorry, I pasted the wrong file earlier", "Désolé, j'ai mal lu ta réponse, tout va bien",
+# "不好意思刚才说错了，没事了": an apology, then the person's own slip, and nothing asked.
+# More than phrases (what went wrong is told in the person's words), so three patterns
+# instead of `is_chat`'s list: how it opens, the slip, and what would make it a request.
+# A fault that asks for work says so ("sorry, I pushed the wrong branch, revert it",
+# "…, bitte nochmal") or names no slip of the person's ("sorry, the CI is broken again").
+
+#: an apology first, after at most an interjection ("oh sorry", "あ、すみません")
+_SORRY = re.compile(
+    r"^\W*(?:(?:oh|ah|ach|ay|oups|あっ?|啊|哎呀)[\W\s]*)?(?:sorry|my\s+bad|apologies|oops"
+    r"|d[ée]sol[ée]e?|pardon|perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|entschuldigung"
+    r"|tut\s+mir\s+leid|不好意思|抱歉|对不起|すみません|ごめん|申し訳)",
+    re.IGNORECASE,
+)
+#: the person's own slip, or "never mind"
+_SLIP = re.compile(
+    r"\bwrong\b|\bmistak\w*|\bmy\s+(?:bad|fault)\b|\bmixed\s+(?:it\s+|them\s+)?up\b|\bmisread"
+    r"|\bmisunderst\w*|\bignore\s+(?:that|this|it|me|my)\b|\bnever\s*mind\b|\bdisregard\b"
+    r"|\bfalsch\w*|\bfehler\b|\bvertan\b|\bverwechselt\b|\bverlesen\b|\bvergiss\b"
+    r"|\bmal\s+(?:lu|compris|vu|copi\w*|coll\w*)\b|\btromp\w*|\berreur\b|\bma\s+faute\b"
+    r"|\bequivoqu\w*|\bculpa\s+m[ií]a\b|\bconfund\w*|\bolv[ií]d(?:a|alo|ate)\b"
+    r"|错|搞混|没事|别管|算了|間違|勘違い|ミス|気にしないで|大丈夫",
+    re.IGNORECASE,
+)
+#: what makes it a request after all: a question, a plea, or a verb of work
+_ASKS = re.compile(
+    r"[?？]|\b(?:please|pls|can\s+you|could\s+you|would\s+you|let'?s|instead|go\s+ahead"
+    r"|fix|revert|undo|redo|re-?run|use|try|run|check|look|delete|remove|change|update|make"
+    r"|write|add|create|build|generate|set|deploy|push|merge|open|show|explain|tell|give|send"
+    r"|list|find|review|test|roll\s+back|restore|reset|switch|move|rename|go|do|need|want"
+    r"|bitte|kannst|k[öo]nntest|mach\w*|[äa]nder\w*|l[öo]sch\w*|nimm|pr[üu]f\w*|schau\w*"
+    r"|versuch\w*|korrigier\w*|setz\w*|stattdessen|nochmal|peux|pourrais|stp|svp|plut[ôo]t"
+    r"|corrige\w*|annule\w*|supprime\w*|refai\w*|regarde\w*|v[ée]rifie\w*|utilise\w*"
+    r"|essaie\w*|relance\w*|reprend\w*|puedes|podr[ií]as|favor|mejor|deshaz\w*|borra\w*"
+    r"|cambia\w*|usa|mira|revisa|prueba|vuelve|rehaz\w*)\b|s'il\s+te|s'il\s+vous"
+    r"|请|帮|麻烦|能不能|改|删|撤|回滚|重新|看看|试试|换成|ください|てほしい|てもらえ"
+    r"|お願い|直して|戻して|消して|見て|使って|やり直",
+    re.IGNORECASE,
+)
+#: "sorry to bother you": an opener for a request, not an apology for a slip
+_BOTHER = re.compile(
+    r"\b(?:bother|interrupt|disturb)|d[ée]rang|molest|\bst[öo]r|打扰|お忙しい|恐れ入り|ちょっと",
+    re.IGNORECASE,
+)
+#: a file, a call, a path or a URL: there is something to work on
+_CODE = re.compile(r"`|\w\(\)|\w\.\w{1,5}\b|/|https?:")
+MAX_APOLOGY_WORDS = 20
+
+
+def is_apology(text: str) -> bool:
+    """Is the whole message an apology for the person's own slip, asking for nothing?"""
+    # NFKC: a verb of work in fullwidth letters ("ｒｅｖｅｒｔ") is still one
+    t = unicodedata.normalize("NFKC", INVISIBLE.sub("", text[: 2 * MAX_CHAT_CHARS])).strip()
+    if not t or len(t) > MAX_CHAT_CHARS or len(t.split()) > MAX_APOLOGY_WORDS:
+        return False
+    if len(CJK.findall(t)) > MAX_CHAT_CHARS // 4:
+        return False
+    m = _SORRY.match(t)
+    return (
+        m is not None
+        and _SLIP.search(t) is not None
+        and _ASKS.search(t) is None
+        and _BOTHER.search(t) is None
+        and _CODE.search(t) is None
+    )

@@ -17,7 +17,7 @@ from codebot.skills.invoke import Actor
 from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.lang import detect
 from codebot.skills.route.shape import request_shape
-from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, is_chat
+from codebot.skills.route.smalltalk import MAX_CHAT_CHARS, is_apology, is_chat
 
 PADDED_THANKS = [
     "thanks, that worked! de la el los",  # read as Spanish
@@ -57,11 +57,30 @@ def test_thanks_padded_with_foreign_function_words_or_invisibles_is_still_small_
         # nor does a wish or a "please look after me"
         "新年快乐，帮我把CI流水线搭起来",
         "请多关照\u200b，顺便部署到生产环境",
+        "早，拜托把早期版本的日志导出来",
         "ありがとね、じゃあ本番にデプロイして",
     ],
 )
 def test_a_task_among_the_padding_is_no_small_talk(text):
     assert not is_chat(text) or len(text) > MAX_CHAT_CHARS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sorry, my bad, re\u200bvert it",  # a zero-width space inside the verb of work
+        "sorry, my bad, \uff52\uff45\uff56\uff45\uff52\uff54 it",  # in fullwidth letters
+        "sorry, wrong one\u202e, deploy main\u202c",  # behind a right-to-left override
+        "sorry, my bad" + " x" * 30,  # more words than an apology has
+        "sorry, wrong" + "。" * 300,  # longer than small talk
+    ],
+)
+def test_an_apology_does_not_hide_the_work_it_asks_for(text):
+    assert not is_apology(text)
+
+
+def test_an_apology_behind_invisible_characters_is_still_one():
+    assert is_apology("\ufeffsorry\u200b, I misread, all good\u2069")
 
 
 @pytest.mark.parametrize(
