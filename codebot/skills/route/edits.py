@@ -243,8 +243,9 @@ def claims_edit(kind: str, description: str) -> bool:
 
 # -- questions about code, beside shape's English ones -------------------------------------
 
-#: "what does get_config() return?", in every language: a short question naming a function
-_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)")
+#: "what does get_config() return?", in every language: a short question naming a function,
+#: called with nothing or a few plain arguments ("dict.get(key)", "parse(text, strict=True)")
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)")
 _RETURNS = re.compile(
     r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",

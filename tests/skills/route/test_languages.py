@@ -449,6 +449,10 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         # the polite and progressive Japanese forms (the seventh held-out set)
         "load_config() は None を返しますか？",
         "to_dict() ってキーを全部返してる？",
+        # a call with a few plain arguments (the fifth held-out set, its Chinese read word
+        # by word among 10,000 skills)
+        "json.loads(s) 遇到空字符串返回什么？",
+        "what does parse(text, strict=True) return on bad input?",
     ],
 )
 def test_questions_about_code_are_questions(text):
