@@ -84,9 +84,11 @@ _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
 _V = r"v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"  # an image tag may follow: 18-alpine
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
+#: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
+_V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%)?"
 _FROM_TO = re.compile(
-    rf"\bfrom\s+{_V}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
-    rf"|\bvon\s+{_V}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
+    rf"\bfrom\s+{_V1}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V1}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
+    rf"|\bvon\s+{_V1}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
     rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
     re.IGNORECASE,
 )

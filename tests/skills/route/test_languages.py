@@ -352,6 +352,9 @@ ISSUE_EDITS = [
     ("Python-Image im Dockerfile auf 3.12-slim anheben", "bump"),
     ("vire le console.log qui traîne dans app.js", "delete"),
     ("main.py のデバッグ用 print 消しといて", "delete"),
+    # a value whose unit is written against it ("5s"; the sixth held-out set)
+    ("set the HTTP client's timeout from 5s to 30s", "bump"),
+    ("stell das Polling-Intervall von 10s auf 60s", "bump"),
     # a Japanese rename said as "change the variable name … to …" (the seventh held-out set)
     ("cart.jsの関数名 calc を calculateTotal に変えて", "rename"),
     ("クラス名を PascalCase にしといて", "rename"),
@@ -381,6 +384,7 @@ def test_small_edits_are_recognised(text, kind):
         # a goal with a unit is a job, not a setting
         "reduce the p99 latency from 800 to 200 ms",
         "cut our CI build time from 20 to 5 minutes",
+        "reduce the p99 latency from 800ms to 200ms",  # the unit against the value too
         "ビルド時間を 20 分から 5 分に短縮したい",
         "write a migration plan for the port of our app from Angular to React, with a "
         "step for every module and a rollback plan for each release along the way",
