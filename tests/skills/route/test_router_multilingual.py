@@ -121,12 +121,13 @@ LEXICAL_FIFTH = {
 #: 0.933. After the apologies, laughter and edits it showed missing (other wordings in
 #: test_languages.py) negatives 0.875 and near misses 0.933; after apologies that go on to
 #: tell the person's own slip (`smalltalk.is_apology`, measured on the seventh set) and the
-#: casual Japanese thanks, negatives 1.0; Chinese read word by word, hit@1 0.604.
+#: casual Japanese thanks, negatives 1.0; after a unit written against the first value
+#: ("de 5s à 10s"), near misses 0.967; Chinese read word by word, hit@1 0.604.
 SIXTH_FLOORS = {
     "hit_at_1": 0.58,
     "per_language": 0.35,
     "abstain_rate_negatives": 0.95,
-    "near_miss_accuracy": 0.8,
+    "near_miss_accuracy": 0.95,
 }
 #: the seventh set, routed once (docs/routing.md, "Measurements"): with the extras hit@1
 #: 0.427 (lowest English, German and French 0.375; Chinese 0.5625 where its pairs gave
