@@ -159,6 +159,13 @@ _PUNCT = re.compile(
     r"|point-virgule)\b|逗号|分号|カンマ|セミコロン",
     re.IGNORECASE,
 )
+#: ...or a block's indentation put right in a named file or line ("fix the indentation in
+#: main.py", "rück den if-Block in main.py ein")...
+_INDENT = re.compile(
+    r"\bindent\w*|\beinr[üu]ck\w*|\br[üu]ck(?:e|t|en)?\b.{0,40}\bein\b|\bindentaci[oó]n|\bsangr[ií]a"
+    r"|缩进|インデント|字下げ",
+    re.IGNORECASE,
+)
 _LINE = re.compile(r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\s*行目", re.IGNORECASE)
 #: ...and a dependency or image moved to one version in a named file ("Sube lodash a la
 #: 4.17.21 en el package.json", "update axios to 1.7.4 in package.json")
@@ -194,6 +201,7 @@ _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
     "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
     "text": re.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
     "punctuation": re.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
+    "indent": re.compile(r"\b(?:indentation|code\s+formatting|lint(?:ing)?\s+fix\w*)\b", re.I),
     "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
     "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
 }
@@ -231,6 +239,8 @@ def edit_kind(text: str) -> str | None:
         return "delete"
     if (named_file or _LINE.search(t)) and _PUNCT.search(t):
         return "punctuation"
+    if (named_file or _LINE.search(t)) and _INDENT.search(t):
+        return "indent"
     m = _SET_TO.search(t)
     if m is not None and (named_file or _ASSIGNMENT.search(m.group())):
         return "value"
@@ -272,7 +282,8 @@ def asks_what_returns(text: str) -> bool:
 CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
-    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b)"
+    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
+    r"|[àa]\s+quoi\s+sert|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist))"
     r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
     re.IGNORECASE,

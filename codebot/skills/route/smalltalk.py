@@ -98,7 +98,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:hat|es)\s+(?:geklappt|funktioniert)|klappt|funktioniert(?:\s+jetzt)?|zusammen|leute",
         r"passt\s+(?:so|schon)|gut\s+so|(?:das\s+)?l[äa]uft(?:\s+jetzt)?|geht\s+(?:klar|jetzt)",
         r"alles\s+gut|erledigt|bis\s+morgen|sch[öo]nen\s+feierabend|gute\s+arbeit|danke?\s+dir",
-        r"wie\s+geht(?:'s|\s+es(?:\s+dir)?)?|was\s+geht",
+        r"wie\s+geht(?:'s|\s+es(?:\s+dir)?)?|was\s+geht|na|bei\s+(?:dir|euch|ihnen)",
+        # calling it a day: "Feierabend für heute", "ich mach Schluss"
+        r"(?:so,?\s+)?feierabend(?:\s+f[üu]r\s+heute)?|(?:ich\s+)?mach(?:e)?\s+(?:feierabend|schluss)",
         # compliments and wishes: "du bist spitze", "schönen Tag noch", "gleichfalls"
         r"du\s+bist\s+(?:echt\s+)?(?:spitze|klasse|genial|super|der\s+beste|die\s+beste)",
         r"spitze|klasse|genial|einwandfrei|echt|wirklich|gleichfalls|dir\s+auch",

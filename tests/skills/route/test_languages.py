@@ -196,6 +196,9 @@ THANKS = [
     "新年快乐！",
     "周末快乐～辛苦了",
     "以后请多多指教",
+    "Na, alles klar bei euch?",
+    "So, Feierabend für heute!",
+    "ich mach Schluss, bis morgen",
     # and a casual good morning, "counting on you" (the seventh), in other wordings
     "早呀～",
     "这次也拜托您了！",
@@ -352,6 +355,11 @@ ISSUE_EDITS = [
     ("Python-Image im Dockerfile auf 3.12-slim anheben", "bump"),
     ("vire le console.log qui traîne dans app.js", "delete"),
     ("main.py のデバッグ用 print 消しといて", "delete"),
+    # a block's indentation in a named file or line, and German calling it a day (the
+    # sixth held-out set among 10,000 skills)
+    ("fix the indentation in utils.py", "indent"),
+    ("rück die for-Schleife in app.py richtig ein", "indent"),
+    ("修一下 main.go 第 30 行的缩进", "indent"),
     # a value whose unit is written against it ("5s"; the sixth held-out set)
     ("set the HTTP client's timeout from 5s to 30s", "bump"),
     ("stell das Polling-Intervall von 10s auf 60s", "bump"),
@@ -385,6 +393,8 @@ def test_small_edits_are_recognised(text, kind):
         "reduce the p99 latency from 800 to 200 ms",
         "cut our CI build time from 20 to 5 minutes",
         "reduce the p99 latency from 800ms to 200ms",  # the unit against the value too
+        "set up consistent indentation across the repo with prettier",  # no file: a job
+        "füge in main.py einen Rückgabewert ein",  # "Rück…ein" but no indentation
         "ビルド時間を 20 分から 5 分に短縮したい",
         "write a migration plan for the port of our app from Angular to React, with a "
         "step for every module and a rollback plan for each release along the way",
@@ -453,6 +463,8 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         # the polite and progressive Japanese forms (the seventh held-out set)
         "load_config() は None を返しますか？",
         "to_dict() ってキーを全部返してる？",
+        "à quoi sert l'option --strict ?",
+        "ça fait quoi, ce décorateur ?",
         # a call with a few plain arguments (the fifth held-out set, its Chinese read word
         # by word among 10,000 skills)
         "json.loads(s) 遇到空字符串返回什么？",
