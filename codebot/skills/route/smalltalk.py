@@ -290,9 +290,8 @@ def is_apology(text: str) -> bool:
         return False
     if len(CJK.findall(t)) > MAX_CHAT_CHARS // 4:
         return False
-    m = _SORRY.match(t)
     return (
-        m is not None
+        _SORRY.match(t) is not None
         and _SLIP.search(t) is not None
         and _ASKS.search(t) is None
         and _BOTHER.search(t) is None
