@@ -52,6 +52,8 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
+        # or said to have become another: 「手順」が「手順順」になってる
+        r"|「[^」]{1,40}」が「[^」]{1,40}」に?なって"
         r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
         # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
         r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"

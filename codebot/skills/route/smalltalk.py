@@ -44,6 +44,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"hope\s+you'?re\s+(?:doing\s+)?(?:well|good)|hope\s+all\s+is\s+well",
         # apologies and laughter: "sorry, my bad", "lol"
         r"sorry|my\s+bad|my\s+mistake|apologies|lol|haha(?:ha)*|fr|ur\s+a\s+(?:legend|star|genius)",
+        # late, and leaving: "sorry for the late reply, gotta run"
+        r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)|i'?m\s+off",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -75,6 +77,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"さすが(?:です)?|最高(?:です)?|神(?:対応)?(?:すぎる|です)?",
         # apologies, laughter, casual praise: "ごめん", "笑", "めっちゃ優秀やん"
         r"すみません|ごめん(?:なさい|ね)?|失礼しました|申し訳(?:ない|ありません)|笑|w{2,}",
+        # "(the earlier question) is solved", "I'll take my leave": 先ほどの件は解決しました
+        r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
     ),
     "es": (
@@ -90,6 +94,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"eres\s+(?:el|la)\s+mejor|eres\s+lo\s+m[aá]ximo|igualmente|buen\s+finde|de\s+verdad",
         r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
         r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
+        r"(?:perd[oó]n\s+)?por\s+la\s+(?:demora|tardanza)|me\s+tengo\s+que\s+ir|me\s+voy",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -106,6 +111,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"spitze|klasse|genial|einwandfrei|echt|wirklich|gleichfalls|dir\s+auch",
         r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
         r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
+        r"(?:sorry\s+)?f[üu]r\s+die\s+versp[äa]tung|(?:ich\s+)?muss\s+los|bin\s+weg",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -121,12 +127,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"bon(?:ne)?\s+(?:fin\s+de\s+journ[ée]e|semaine|week-?end|nuit|courage)",
         r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
         r"d[ée]sol[ée]e?|pardon|excuse[sz]?-moi|autant\s+pour\s+moi|mdr|haha(?:ha)*",
+        r"(?:d[ée]sol[ée]e?\s+)?pour\s+le\s+retard|je\s+(?:file|me\s+sauve|dois\s+y\s+aller)",
         r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
 _SEP = re.compile(
-    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
+    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜ー・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
 )
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 CJK = re.compile(_CJK_CHAR)

@@ -202,6 +202,14 @@ THANKS = [
     # and a casual good morning, "counting on you" (the seventh), in other wordings
     "早呀～",
     "这次也拜托您了！",
+    # late, and leaving; a question solved; a long vowel mark (the eighth held-out set),
+    # in other wordings
+    "sorry for the late reply, gotta run!",
+    "désolée pour le retard, je me sauve, bonne soirée",
+    "sorry für die Verspätung, muss los!",
+    "perdón por la demora, me tengo que ir",
+    "おつかれさまー",
+    "先ほどの件は解決しました、失礼します",
     # casual Japanese thanks the sixth held-out set found missing, in other wordings
     "ありがと！",
     "あざっす、動いた",
@@ -269,6 +277,8 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "谢谢，再帮我写一个Dockerfile",
         "ok" + " ok" * 100,  # longer than MAX_CHAT_CHARS: not read as small talk
         "history",  # "hi" + "story": a phrase ends at a separator, not inside a word
+        "sorry for the delay, now deploy main",
+        "je file, lance les tests avant",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -363,6 +373,8 @@ ISSUE_EDITS = [
     # a value whose unit is written against it ("5s"; the sixth held-out set)
     ("set the HTTP client's timeout from 5s to 30s", "bump"),
     ("stell das Polling-Intervall von 10s auf 60s", "bump"),
+    # a quoted text said to have become another (the eighth held-out set)
+    ("見出しの「料金」が「料金金」になってるので修正して", "typo"),
     # a Japanese rename said as "change the variable name … to …" (the seventh held-out set)
     ("cart.jsの関数名 calc を calculateTotal に変えて", "rename"),
     ("クラス名を PascalCase にしといて", "rename"),
