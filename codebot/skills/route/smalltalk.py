@@ -44,6 +44,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"hope\s+you'?re\s+(?:doing\s+)?(?:well|good)|hope\s+all\s+is\s+well",
         # apologies and laughter: "sorry, my bad", "lol"
         r"sorry|my\s+bad|my\s+mistake|apologies|lol|haha(?:ha)*|fr|ur\s+a\s+(?:legend|star|genius)",
+        # it worked the first time, it will do: "worked first try", "that works for me"
+        r"(?:(?:it|that)\s+)?(?:worked\s+)?(?:on\s+the\s+)?first\s+(?:time|try)",
+        r"that\s+(?:works|will\s+do)\s+for\s+me",
         # late, and leaving: "sorry for the late reply, gotta run"
         r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)|i'?m\s+off",
     ),
@@ -60,7 +63,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:周[一二三四五六日末]|新年|节日|生日|假期|元旦|中秋)快乐",
         r"(?:今天|以后)?也?请?多多?(?:关照|指教)[啦了哦呀]?",
         # a casual good morning and "counting on you": "早呀", "今天也拜托你了"
-        r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?",
+        r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?|一次就(?:成功|好|过|跑通)了?",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -80,6 +83,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "(the earlier question) is solved", "I'll take my leave": 先ほどの件は解決しました
         r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
+        r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -95,6 +99,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
         r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
         r"(?:perd[oó]n\s+)?por\s+la\s+(?:demora|tardanza)|me\s+tengo\s+que\s+ir|me\s+voy",
+        r"a\s+la\s+primera|(?:as[ií]\s+)?me\s+sirve(?:\s+as[ií])?",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -112,6 +117,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
         r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
         r"(?:sorry\s+)?f[üu]r\s+die\s+versp[äa]tung|(?:ich\s+)?muss\s+los|bin\s+weg",
+        r"(?:lief|l[äa]uft|ging|klappte)?\s*auf\s+anhieb|passt\s+mir",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -128,6 +134,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
         r"d[ée]sol[ée]e?|pardon|excuse[sz]?-moi|autant\s+pour\s+moi|mdr|haha(?:ha)*",
         r"(?:d[ée]sol[ée]e?\s+)?pour\s+le\s+retard|je\s+(?:file|me\s+sauve|dois\s+y\s+aller)",
+        r"(?:[çc]a\s+a\s+(?:march[ée]|fonctionn[ée])\s+)?du\s+premier\s+coup|[çc]a\s+me\s+va",
         r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
     ),
 }

@@ -210,6 +210,13 @@ THANKS = [
     "perdón por la demora, me tengo que ir",
     "おつかれさまー",
     "先ほどの件は解決しました、失礼します",
+    # it worked the first time, it will do (the eighth among 10,000 skills)
+    "thanks, worked first try!",
+    "gracias, me sirve así",
+    "merci, ça a marché du premier coup",
+    "danke, lief auf Anhieb",
+    "谢谢，一次就成功了",
+    "ありがとう、めっちゃ助かったよ",
     # casual Japanese thanks the sixth held-out set found missing, in other wordings
     "ありがと！",
     "あざっす、動いた",
@@ -279,6 +286,8 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "history",  # "hi" + "story": a phrase ends at a separator, not inside a word
         "sorry for the delay, now deploy main",
         "je file, lance les tests avant",
+        "first time setting up a Kubernetes cluster, help",
+        "a la primera hazme un Dockerfile",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
