@@ -48,7 +48,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:(?:it|that)\s+)?(?:worked\s+)?(?:on\s+the\s+)?first\s+(?:time|try)",
         r"that\s+(?:works|will\s+do)\s+for\s+me",
         # late, and leaving: "sorry for the late reply, gotta run"
-        r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)|i'?m\s+off",
+        r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|i'?m\s+off",
+        r"(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
