@@ -111,6 +111,9 @@ class Pane:
         self.wait_for(r"(?m)Ctrl\+D quits\n(?:[ \t]*\n)*> *$")
 
     def quit_codebot(self) -> None:
+        """Ctrl+D at line mode's prompt: sent while a turn is still ending, it reached a
+        terminal in cooked mode and was lost (a clean-clone CI run waited 30 s for the exit)."""
+        self.prompt_ready()
         self.keys("C-d")
         self.wait_for(r"session \S+ · codebot --continue")
 
