@@ -14,6 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from route_case_files import (
+    BLIND,
+    EIGHTH,
+    FIFTH,
+    FOURTH,
+    FRESH,
+    HELD_OUT_SETS,
+    SEVENTH,
+    SIXTH,
+)
+from route_case_files import DEV_MULTILINGUAL as DEV
+from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
 
 import codebot.skills.route as R
 from codebot.skills.catalog import Catalog
@@ -23,29 +35,6 @@ from codebot.skills.route import lang
 
 pytestmark = pytest.mark.corpus
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-HELDOUT = DATA / "routing_multilingual.jsonl"
-#: a second held-out set, written blind by someone who saw only the catalog's names and
-#: descriptions (not the router, its docs or the other case files), committed before it was
-#: routed once: issue 36's figures after the first held-out set had been routed too often
-BLIND = DATA / "routing_multilingual_blind.jsonl"
-#: a third, written the same way after the changes the blind set led to (and avoiding
-#: every earlier set's targets), committed before it was routed once: the figure no
-#: decision has seen
-FRESH = DATA / "routing_multilingual_fresh.jsonl"
-#: a fourth, written the same way (avoiding every earlier set's targets) and committed
-#: before it was routed once, to judge the changes the fresh set had led to
-FOURTH = DATA / "routing_multilingual_fourth.jsonl"
-#: a fifth, the same way again, to see whether the phrase lists patched after each earlier
-#: set hold on one they have not seen
-FIFTH = DATA / "routing_multilingual_fifth.jsonl"
-#: a sixth, the same way, to measure this stop's final code on requests nothing was tuned on
-SIXTH = DATA / "routing_multilingual_sixth.jsonl"
-#: a seventh, the same way, to judge reading a Chinese request word by word (rjieba)
-SEVENTH = DATA / "routing_multilingual_seventh.jsonl"
-#: an eighth, the same way, to measure this stop's final code
-EIGHTH = DATA / "routing_multilingual_eighth.jsonl"
-DEV = DATA / "routing_dev_multilingual.jsonl"
 LANGS = ("en", "zh", "es", "de", "fr", "ja")
 
 #: lexical routing (no extra installed): measured 0.608 overall, English 0.8125
@@ -186,8 +175,8 @@ def load(path: Path) -> list[R.Case]:
 
 @pytest.mark.parametrize(
     "path",
-    [HELDOUT, BLIND, FRESH, FOURTH, FIFTH, SIXTH, SEVENTH, EIGHTH],
-    ids=["held_out", "blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth"],
+    list(HELD_OUT_SETS.values()),
+    ids=list(HELD_OUT_SETS),
 )
 def test_the_held_out_sets_cover_every_language(path):
     cases = load(path)
@@ -199,7 +188,7 @@ def test_the_held_out_sets_cover_every_language(path):
     assert {c.lang for c in cases} == set(LANGS)
     # the tuning set shares no request with it, nor do the other held-out sets
     assert not {c.prompt for c in load(DEV)} & {c.prompt for c in cases}
-    for other in {HELDOUT, BLIND, FRESH, FOURTH, FIFTH, SIXTH, SEVENTH, EIGHTH} - {path}:
+    for other in set(HELD_OUT_SETS.values()) - {path}:
         assert not {c.prompt for c in load(other)} & {c.prompt for c in cases}
 
 
