@@ -76,6 +76,7 @@ def decide(
     edit: str | None = None,
     sem_best: str | None = None,
     by_words: Sequence[Candidate] = (),
+    spelled: bool = False,
 ) -> tuple[str, Spec | None, str]:
     """Apply threshold, evidence and margin rules to the first two of `cands` (the first
     stage's): the decision, the chosen skill and the reason. `explain` then writes each
@@ -90,7 +91,8 @@ def decide(
     skill whose own description claims that kind of edit. `sem_best`: in a request in
     another language than the skills', the key of the most similar eligible skill: when it
     is also the best candidate, the two scorers agree, which stands in for word evidence.
-    `by_words`: in such a request, the word ranking's first two (see `_words_decide`).
+    `by_words`: in such a request, the word ranking's first two (see `_words_decide`);
+    `spelled`: the request writes the whole name of the first of them.
     """
     if not cands:
         return "abstain", None, "no eligible skill matched any word of the request"
@@ -117,7 +119,8 @@ def decide(
     if sem_best is not None and shape == "task":
         ev = _across(best, cands, ev, cfg, sem_best)
     decision, selected, reason = _verdict(best, second, b, s, ev, cfg)
-    if decision == "ask" and second is not None and s > b and by_words:
+    disagree = decision == "ask" and second is not None and s > b
+    if by_words and (disagree or (spelled and selected is not by_words[0].spec)):
 
         def by_words_alone(two: list[Candidate]) -> tuple[str, Spec | None, str]:
             return decide(
@@ -131,7 +134,7 @@ def decide(
                 moved_to=moved_to,
             )
 
-        words = _words_decide(best, second, by_words, by_words_alone)
+        words = _words_decide(best, second, by_words, by_words_alone, spelled)
         if words is not None:
             return words
     if decision == "select" and (len(ev.strong) < ev.need or ev.crossed or ev.vouched):
@@ -336,27 +339,37 @@ def _verdict(
 
 def _words_decide(
     best: Candidate,
-    second: Candidate,
+    second: Candidate | None,
     by_words: Sequence[Candidate],
     alone: Callable[[list[Candidate]], tuple[str, Spec | None, str]],
+    spelled: bool = False,
 ) -> tuple[str, Spec | None, str] | None:
     """When the fused ranking's first two disagree (the second scores higher) and the second
-    leads the word ranking, its words decide: if they alone select it, as they would in
-    English (threshold, `min_terms` or `min_evidence`, the margin over the word ranking's
-    runner-up), it is chosen. The encoder stands in for word evidence a request in another
-    language cannot give; where the words are that clear, its rank does not overrule them.
-    `alone`: the decision on candidates without the encoder (English's rules). None: the
-    words alone do not choose it, and the ask stands."""
-    if by_words[0].spec is not second.spec:
+    leads the word ranking, or when the request writes the whole name of the word ranking's
+    first (`spelled`, "Loki Mode an. …"), wherever the fused ranking put it, its words
+    decide: if they alone select it, as they would in English (threshold, `min_terms` or
+    `min_evidence`, the margin over the word ranking's runner-up), it is chosen. The encoder
+    stands in for word evidence a request in another language cannot give; where the words
+    are that clear, its rank does not overrule them. `alone`: the decision on candidates
+    without the encoder (English's rules). None: the words alone do not choose it, and the
+    fused decision stands."""
+    lead = by_words[0]
+    if not spelled and (second is None or lead.spec is not second.spec):
         return None
     decision, selected, reason = alone(list(by_words[:2]))
     if decision != "select":
         return None
+    if not spelled:
+        why = f"{lead.name} leads the word ranking"
+    elif lead.spec is best.spec:
+        return decision, selected, f"the request writes {lead.name}'s whole name: {reason}"
+    else:
+        why = f"the request writes {lead.name}'s whole name"
     return (
         decision,
         selected,
         f"{best.name} comes first when the word and similarity rankings are fused, but "
-        f"{second.name} leads the word ranking and its words alone choose it: {reason}",
+        f"{why} and its words alone choose it: {reason}",
     )
 
 

@@ -70,7 +70,7 @@ from codebot.skills.route.index.text import Tokenizer
 from codebot.skills.route.lang import detect, foreign_terms, well_formed
 from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
-from codebot.skills.route.shape import destination, edges, request_shape
+from codebot.skills.route.shape import destination, edges, request_shape, writes_name
 from codebot.skills.route.similarities import Similarities, most_similar_key
 from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
@@ -242,9 +242,9 @@ class Router:
             moved_to=dest,
             edit=(edit_kind(request) or "local") if shape == "edit" else None,
             by_words=by_words,
+            spelled=bool(by_words) and writes_name(ask, by_words[0].name),
         )
-        if selected is not None and len(first) > 1 and selected is first[1].spec:
-            first = [first[1], first[0], *first[2:]]  # the words chose the fused second
+        first = _chosen_first(first, by_words, selected)
         cands = first
         if staged:
             # A second stage orders the first LISTING_DEPTH (rerank_share of a large catalog)
@@ -449,6 +449,17 @@ def _bound(
         sum(float(idx.unit[i]) * float(idx.reach[i]) * weight.get(i, 1.0) for i in counted)
         + n_oov * cfg.decision.oov_weight * idx.max_idf * idx.unit_scale
     )
+
+
+def _chosen_first(
+    first: list[Candidate], by_words: list[Candidate], selected: Spec | None
+) -> list[Candidate]:
+    """The decision's first candidates with what it selected in front: the words may have
+    chosen another than the fused first (`decide._words_decide`), from the word ranking."""
+    if selected is None or not first or selected is first[0].spec:
+        return first
+    chosen = next(c for c in [*first, *by_words] if c.spec is selected)
+    return [chosen, *[c for c in first if c.spec is not selected]]
 
 
 def _no_match(terms: Sequence[str]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 
 _CLAUSE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|\n+")
 #: Cues that start a negative span running to the end of the clause.
@@ -141,6 +142,24 @@ def written_as_names(text: str) -> dict[str, str]:
             seen.add(w)
             out.setdefault(w.lower(), w)
     return out
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def writes_name(text: str, name: str) -> bool:
+    """Does `text` write the whole of a skill's name of two words or more, its words in a
+    row ("Loki Mode an", "mit loki-mode", "Trigger.dev")? A one-word name does not count:
+    `loop`, `fix` or a German noun is as often an everyday word.
+
+    Both are read after NFKC and case folding (a full-width "Ｌｏｋｉ" is "loki"), word by
+    word in Latin letters and digits, so a name glued to Chinese text still counts."""
+    parts = _ASCII_WORD.findall(unicodedata.normalize("NFKC", name).casefold())
+    if len(parts) < 2:
+        return False
+    words = _ASCII_WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    n = len(parts)
+    return any(words[i : i + n] == parts for i, w in enumerate(words) if w == parts[0])
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")

@@ -133,3 +133,103 @@ def test_the_words_decide_only_when_they_alone_would_select_the_second(specs):
     # within the margin of the word ranking's runner-up
     close = cand(specs["tech-debt-audit"], 0.93, 0.1, ("audit", "debt", "codebase"))
     assert run_words([higher, close])[0] == "ask"
+
+
+# -- a skill the request names in full (decide._words_decide, shape.writes_name) ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "writes"),
+    [
+        ("Loki Mode an. Hier ist meine Idee", "loki-mode", True),
+        ("mit loki-mode bitte", "loki-mode", True),
+        ("pasar las facturas a Trigger.dev", "trigger-dev", True),
+        ("ＬＯＫＩ　ＭＯＤＥ で作って", "loki-mode", True),  # full-width letters and space
+        ("用loki_mode做一个创业项目", "loki-mode", True),  # glued to Chinese text
+        ("Loki und Mode", "loki-mode", False),  # not in a row
+        ("lokimode", "loki-mode", False),
+        ("Loki Mode", "loki-mode-pro", False),  # a part of the name is not the name
+        ("mach den Loop fertig", "loop", False),  # one word is as often an everyday word
+        ("ein Fix für den Bug", "fix", False),
+        ("", "loki-mode", False),
+        ("loki mode", "", False),
+        ("loki\u200bmode", "loki-mode", True),  # an invisible character between is a gap
+        ("ｌｏｋｉ-ｍｏｄｅ " * 5000, "loki-mode", True),  # long: read once, no blow-up
+    ],
+)
+def test_a_whole_name_of_two_words_or_more_written_in_a_row(text, name, writes):
+    from codebot.skills.route.shape import writes_name
+
+    assert writes_name(text, name) is writes
+
+
+def test_a_skill_named_in_full_is_chosen_when_its_words_alone_select_it(specs):
+    # the fused ranking buried it (the encoder found others more alike); the request
+    # writes its whole name, and its words alone select it
+    fused = [
+        cand(specs["release-notes"], 0.16, 0.6, ("release",)),
+        cand(specs["elsewhere"], 0.10, 0.5),
+    ]
+    named = cand(specs["incident-postmortem"], 0.82, 0.1, ("incident", "postmortem", "outage"))
+    by_words = [named, cand(specs["tech-debt-audit"], 0.30, 0.1, ("audit",))]
+
+    def run_named(spelled: bool, by=by_words):
+        return decide(fused, R.RouterConfig(), "task", 6, sem_on=True, by_words=by, spelled=spelled)
+
+    decision, chosen, reason = run_named(True)
+    assert (decision, chosen.name) == ("select", "incident-postmortem")
+    assert "the request writes incident-postmortem's whole name" in reason
+    assert "release-notes comes first when the word and similarity rankings are fused" in reason
+    # not written in full: the fused decision stands
+    assert run_named(False)[1] is None or run_named(False)[1].name != "incident-postmortem"
+    # written in full, but its words alone would not select it (one word outside its body)
+    weak = cand(specs["incident-postmortem"], 0.82, 0.1, ("postmortem",))
+    assert run_named(True, [weak, by_words[1]])[1] is None
+    # written in full, but the word ranking's runner-up is within the margin
+    close = cand(specs["tech-debt-audit"], 0.80, 0.1, ("audit", "debt", "codebase"))
+    assert run_named(True, [named, close])[0] != "select"
+
+
+class _Buries:
+    """An encoder that finds the skills of `liked` most alike and one skill least: beyond
+    the encoder's first 50, that one gets no fused points of its own, and the fused ranking
+    puts every liked skill the words also found above it."""
+
+    def __init__(self, buried: str, liked: set[str]) -> None:
+        self.buried, self.liked = buried, liked
+
+    def score(self, query, specs):
+        def similarity(name: str) -> float:
+            return 0.05 if name == self.buried else 0.9 if name in self.liked else 0.3
+
+        return {s.key: similarity(s.name) for s in specs}
+
+
+def test_a_request_in_another_language_naming_a_skill_in_full_routes_to_it(
+    tmp_path: Path, write_skill
+):
+    root = tmp_path / "skills"
+    skills = {
+        "loki-mode": "Multi-agent autonomous startup system that turns an idea into a "
+        "product, from code to launch. Triggers on Loki Mode.",
+        "marketing-ideas": "Brainstorm marketing ideas and campaigns for a product.",
+        "startup-analyst": "Analyse a startup idea: market, competitors, business model.",
+        "market-sizing": "Estimate the market size of a product idea.",
+        "email-systems": "Design transactional email systems.",
+        "app-builder": "Scaffold a new web or mobile app.",
+    }
+    liked = set(skills) - {"loki-mode"}
+    skills |= {f"chore-{i}": f"Tidy chore number {i} of the weekly garden rota." for i in range(60)}
+    for name, desc in skills.items():
+        write_skill(root, name, f"description: {desc}", "Steps.")
+    snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    router = R.Router(semantic=_Buries("loki-mode", liked))
+    # without the name written in a row, the fused ranking buries it
+    r = router.route("Loki, hier ist meine Startup-Idee, mach daraus im Mode ein Produkt.", snap)
+    assert r.selected is None or r.selected.name != "loki-mode", r.reason
+    assert "whole name" not in r.reason
+    r = router.route("Loki Mode an. Hier ist meine Startup-Idee, mach daraus ein Produkt.", snap)
+    assert (r.decision, r.selected.name) == ("select", "loki-mode"), r.reason
+    assert "writes loki-mode's whole name" in r.reason
+    assert r.candidates[0].name == "loki-mode"  # what was chosen is shown first
+    assert len({c.name for c in r.candidates}) == len(r.candidates)  # and only once
