@@ -31,7 +31,7 @@ _EDIT_ASK: Mapping[str, str] = {
     "rename": (
         r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
         r"|リネーム|名前を変更|(?:変数|関数|クラス|メソッド|ファイル)名.{0,40}?に(?:変え|変更|して|しといて)"
-        r"|renombr|cambia(?:r)?\s+el\s+nombre|benenne\b.*\bum\b|umbenenn"
+        r"|renombr|cambia(?:r)?\s+el\s+nombre|benenn(?:e|t)?\b.*\bum\b|umbenenn"
         r"|renomm"
     ),
     "bump": (
@@ -63,6 +63,10 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|\bimport\b.{0,40}(?:删掉|删除|删了|去掉|移除)"
         r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
         r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
+        # put in order: "sort the imports", "trie les imports", "imports alphabetisch sortieren"
+        r"|\b(?:sort|reorder|alphabeti[sz]e|trie[rz]?|ordonne[rz]?|ordenar?|sortier\w*)\b"
+        r".{0,40}\bimports?\b|\bimports?\b.{0,60}(?:\bsortier\w*|\balphab[eé]ti\w*|\balfab[eé]ti\w*"
+        r"|\bordre\b|\borden\b)|import.{0,20}(?:排序|按字母|並べ替|並び替|ソート|整列)"
     ),
     "colour": (
         r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
@@ -130,9 +134,16 @@ _DELETE = re.compile(
     re.IGNORECASE,
 )
 _LEFTOVER = re.compile(
-    r"\b(?:console\.log|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
+    r"\b(?:console\.logs?|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
     r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
     r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ",
+    re.IGNORECASE,
+)
+#: ...or, with no file named, a leftover that can only be code's: "delete the commented-out
+#: console.logs in the auth middleware"
+_DEBRIS = re.compile(
+    r"\b(?:console\.(?:log|debug)s?|commented[- ]out|auskommentiert\w*|comentad[oa]s|comment[ée]e?s"
+    r"|debug\s+prints?|print\s+statements?)\b|注释掉的|被注释的|调试打印|コメントアウト",
     re.IGNORECASE,
 )
 #: ...and one literal value set in a named file, or as KEY=value ("set DEBUG to False in
@@ -144,11 +155,25 @@ _LITERAL = (
     r"|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(?:debug|info|warn(?:ing)?|error|critical|trace|fatal)\b"
     r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
 )
+#: ...or a log level, or a time setting set to a number ("ponlo en 10s", "set the TTL to
+#: 300"), with no file named: what these name is a setting whatever the file
+_LOG_LEVEL = re.compile(
+    r"\blog[- ]?level\b|\bloglevel\b|niveau\s+de\s+(?:log|journalisation)"
+    r"|nivel\s+de\s+(?:log|registro)|日志级别|ログレベル",
+    re.IGNORECASE,
+)
+_TIMING = re.compile(
+    r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
+    r"|wartezeit|zeitlimit|cooldown)\b|超时|间隔|タイムアウト|間隔",
+    re.IGNORECASE,
+)
+_NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
 _SET_TO = re.compile(
     rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
     rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
-    rf"|\b(?:pon|cambia|pasa|reemplaza|sustituye)\b.{{0,40}}?\b(?:a|en|por)\s+{_LITERAL}"
+    # with its object glued on in Spanish: "ponlo en 10s", "cámbialo a false"
+    rf"|\b(?:p[oó]n|c[aá]mbia|p[aá]sa|reempl[aá]za|sustit[uú]ye)(?:l[oa]s?)?\b.{{0,40}}?\b(?:a|en|por)\s+{_LITERAL}"
     rf"|\b(?:setz\w*|[äa]nder\w*|stell\w*|ersetz\w*)\b.{{0,40}}?\b(?:auf|durch|zu)\s+{_LITERAL}"
     rf"|(?:改成|改为|换成|设为|设置为|设成|替换为|替换成)\s*{_LITERAL}"
     rf"|{_LITERAL}\s*に(?:して|しといて|しておいて|変え|変更|設定|置き換)",
@@ -180,6 +205,31 @@ _TO_VERSION = re.compile(
     r"|anheben|aktualisieren|updaten|erh[öo]hen)\b",
     re.IGNORECASE,
 )
+#: ...or a code comment said to be out of date or wrong ("the comment above `retry()` is
+#: stale", "der Kommentar über `hashPassword` ist veraltet", "fix the docstring of parse()"):
+#: a comment noun, a word saying it is wrong (a bare "fix" is not: "fix the comment form
+#: bug" is a job), and a name from the code beside it
+_COMMENT = re.compile(
+    r"\bcomments?\b|\bkommentar\w*|\bcommentaires?\b|\bcomentarios?\b|注释|コメント(?!アウト)",
+    re.IGNORECASE,
+)
+_STALE = re.compile(
+    r"\b(?:outdated|out\s+of\s+date|stale|wrong|incorrect|misleading|no\s+longer\s+(?:true|right)"
+    r"|veraltet\w*|falsch\w*|stimmt\s+nicht|obsol[eè]tes?|p[ée]rim[ée]e?s?|faux|fausses?|erron[ée]\w*"
+    r"|desactualizad\w*|obsolet[oa]s?|incorrect[oa]s?|err[oó]ne[oa]s?)\b|过时|不对|写错|古い|間違っ|合ってない",
+    re.IGNORECASE,
+)
+_DOCSTRING = re.compile(r"\bdocstrings?\b", re.IGNORECASE)
+_FIX = re.compile(
+    r"\b(?:fix|update|correct|reword|aktualisier\w*|korrigier\w*|corrige[rz]?|corr[ií]ge\w*"
+    r"|actualiza\w*|mets?\s+[àa]\s+jour)\b|更新|修正|改一下|直して",
+    re.IGNORECASE,
+)
+_CODE_MARK = re.compile(
+    r"`[^`\n]{1,60}`|\b[a-z]+[A-Z]\w*|\b[A-Za-z]\w*_\w+|\w\(\)"
+    r"|(?i:\b(?:function|method|class|hook|funktion|methode|klasse|funci[oó]n|m[ée]todo"
+    r"|fonction|m[ée]thode|classe)\b)|函数|方法|関数|メソッド|クラス"
+)
 _ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
@@ -204,6 +254,7 @@ _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
     "text": re.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
     "punctuation": re.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
     "indent": re.compile(r"\b(?:indentation|code\s+formatting|lint(?:ing)?\s+fix\w*)\b", re.I),
+    "comment": re.compile(r"\b(?:docstrings?|code\s+comments?|inline\s+comments?)\b", re.I),
     "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
     "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
 }
@@ -237,14 +288,23 @@ def edit_kind(text: str) -> str | None:
     named_file = _FILE.search(t) is not None
     if named_file and _TO_VERSION.search(t):
         return "bump"
-    if named_file and _DELETE.search(t) and _LEFTOVER.search(t):
+    if _DELETE.search(t) and ((named_file and _LEFTOVER.search(t)) or _DEBRIS.search(t)):
         return "delete"
     if (named_file or _LINE.search(t)) and _PUNCT.search(t):
         return "punctuation"
+    if _CODE_MARK.search(t) and (
+        (_COMMENT.search(t) and _STALE.search(t)) or (_DOCSTRING.search(t) and _FIX.search(t))
+    ):
+        return "comment"
     if (named_file or _LINE.search(t)) and _INDENT.search(t):
         return "indent"
     m = _SET_TO.search(t)
-    if m is not None and (named_file or _ASSIGNMENT.search(m.group())):
+    if m is not None and (
+        named_file
+        or _ASSIGNMENT.search(m.group())
+        or _LOG_LEVEL.search(t)
+        or (_TIMING.search(t) and _NUMBER_END.search(m.group()) and not _GOAL.search(t))
+    ):
         return "value"
     return None
 
@@ -285,7 +345,8 @@ CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
     r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
-    r"|[àa]\s+quoi\s+sert|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist))"
+    r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
+    r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
     r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
     re.IGNORECASE,

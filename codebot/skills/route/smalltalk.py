@@ -85,6 +85,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
         r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
+        # an interjection and a plain "grateful": "いやー", "感謝です", "感謝してます"
+        r"いや[ぁあー]+|感謝(?:です|してます|しています|しかない)",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
