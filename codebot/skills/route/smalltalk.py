@@ -264,6 +264,12 @@ _SORRY = re.compile(
     r"|tut\s+mir\s+leid|不好意思|抱歉|对不起|すみません|ごめん|申し訳)",
     re.IGNORECASE,
 )
+#: nothing was wrong after all: "false alarm", "forget it"; it takes back even a "sorry to
+#: bother you" ("désolé pour le dérangement, fausse alerte")
+_NOTHING_TO_DO = (
+    r"\bfalse\s+alarm|\bfausse\s+alerte|\bfalsa\s+alarma|\bfehlalarm|\bblinder\s+alarm"
+    r"|\blaisse\s+tomber\b|\bvergiss\s+es\b|\bnever\s*mind\b|虚惊一场|误报|誤報"
+)
 #: the person's own slip, or "never mind"
 _SLIP = (
     r"\bwrong\b|\bmistak\w*|\bmy\s+(?:bad|fault)\b|\bmixed\s+(?:it\s+|them\s+)?up\b|\bmisread"
@@ -271,7 +277,7 @@ _SLIP = (
     r"|\bfalsch\w*|\bfehler\b|\bvertan\b|\bverwechselt\b|\bverlesen\b|\bvergiss\b"
     r"|\bmal\s+(?:lu|compris|vu|copi\w*|coll\w*)\b|\btromp\w*|\berreur\b|\bma\s+faute\b"
     r"|\bequivoqu\w*|\bculpa\s+m[ií]a\b|\bconfund\w*|\bolv[ií]d(?:a|alo|ate)\b"
-    r"|错|搞混|没事|别管|算了|間違|勘違い|ミス|気にしないで|大丈夫"
+    r"|错|搞混|没事|别管|算了|間違|勘違い|ミス|気にしないで|大丈夫|" + _NOTHING_TO_DO
 )
 #: what makes it a request after all: a question, a plea, or a verb of work
 _ASKS = (
@@ -311,6 +317,9 @@ def is_apology(text: str) -> bool:
     return (
         re.search(_SLIP, t, re.IGNORECASE) is not None
         and re.search(_ASKS, t, re.IGNORECASE) is None
-        and re.search(_BOTHER, t, re.IGNORECASE) is None
+        and (
+            re.search(_BOTHER, t, re.IGNORECASE) is None
+            or re.search(_NOTHING_TO_DO, t, re.IGNORECASE) is not None
+        )
         and re.search(_CODE, t) is None
     )

@@ -246,6 +246,12 @@ APOLOGIES = [
     "不好意思，发错群了",
     "ごめん、勘違いだった、気にしないで",
     "すみません、さっきのは間違いです",
+    # nothing was wrong after all, even after a "sorry to bother you" (the ninth held-out
+    # set's first routing, in other wordings)
+    "sorry to bother you, false alarm",
+    "perdón por molestar, falsa alarma",
+    "Entschuldigung für die Störung, war ein Fehlalarm",
+    "不好意思打扰了，虚惊一场",
 ]
 
 
@@ -273,6 +279,8 @@ def test_an_apology_for_ones_own_slip_is_small_talk(text):
         "sorry to bother you, I got the version wrong in the release notes",
         "désolé de te déranger, j'ai fait une erreur dans le planning",
         "不好意思打扰一下，我把需求写错了",
+        # a false alarm that still asks for work
+        "sorry to bother you, false alarm, but please rerun the deploy",
     ],
 )
 def test_an_apology_that_asks_for_work_is_no_small_talk(text):
