@@ -37,6 +37,8 @@ SIXTH = DATA / "routing_multilingual_sixth.jsonl"
 SEVENTH = DATA / "routing_multilingual_seventh.jsonl"
 #: an eighth, the same way, to measure that stop's final code
 EIGHTH = DATA / "routing_multilingual_eighth.jsonl"
+#: a ninth, the same way, to judge a skill named in full across languages
+NINTH = DATA / "routing_multilingual_ninth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -48,4 +50,5 @@ HELD_OUT_SETS = {
     "sixth": SIXTH,
     "seventh": SEVENTH,
     "eighth": EIGHTH,
+    "ninth": NINTH,
 }

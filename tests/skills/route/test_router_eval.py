@@ -25,6 +25,7 @@ from route_case_files import (
     FOURTH,
     FRESH,
     HOLDOUT,
+    NINTH,
     PARAPHRASE,
     SEVENTH,
     SIXTH,
@@ -98,7 +99,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 
 @pytest.mark.parametrize(
     "path",
-    [DEV, HOLDOUT, DEV_MULTILINGUAL, BLIND, FRESH, FOURTH, FIFTH, SIXTH, SEVENTH, EIGHTH],
+    [DEV, HOLDOUT, DEV_MULTILINGUAL, BLIND, FRESH, FOURTH, FIFTH, SIXTH, SEVENTH, EIGHTH, NINTH],
     ids=[
         "dev",
         "holdout",
@@ -110,6 +111,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "sixth",
         "seventh",
         "eighth",
+        "ninth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

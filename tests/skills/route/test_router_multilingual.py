@@ -21,6 +21,7 @@ from route_case_files import (
     FOURTH,
     FRESH,
     HELD_OUT_SETS,
+    NINTH,
     SEVENTH,
     SIXTH,
 )
@@ -141,6 +142,23 @@ EIGHTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the ninth set, routed once (docs/routing.md, "Measurements"): with the extras hit@1
+#: 0.260 (lowest German 0.1875; English 0.25), recall@5 0.677, negatives 0.958, near misses
+#: 0.767; lexical 0.167, English 0.25, 0.958, 0.867. Its writer reached the catalog's long
+#: tail, where most skills have close neighbours. After the edits and thanks it showed
+#: missing (other wordings in test_languages.py), negatives and near misses 1.0 both ways.
+NINTH_FLOORS = {
+    "hit_at_1": 0.24,
+    "per_language": 0.15,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_NINTH = {
+    "hit_at_1": 0.15,
+    "en": 0.2,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_EIGHTH = {
     "hit_at_1": 0.27,
     "en": 0.4,
@@ -227,8 +245,9 @@ def _misses(report: dict) -> str:
         (SIXTH, LEXICAL_SIXTH),
         (SEVENTH, LEXICAL_SEVENTH),
         (EIGHTH, LEXICAL_EIGHTH),
+        (NINTH, LEXICAL_NINTH),
     ],
-    ids=["held_out", "blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth"],
+    ids=["held_out", "blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"],
 )
 def test_lexical_floors(snap, monkeypatch, path, floors):
     # the lexical router as a plain install has it: no language identifier, no stemmers
@@ -281,8 +300,9 @@ def test_floors_with_the_language_extras(snap, extras):
         (SIXTH, SIXTH_FLOORS),
         (SEVENTH, SEVENTH_FLOORS),
         (EIGHTH, EIGHTH_FLOORS),
+        (NINTH, NINTH_FLOORS),
     ],
-    ids=["blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth"],
+    ids=["blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"],
 )
 def test_floors_on_the_later_held_out_sets(snap, extras, path, floors):
     router, _ = extras
