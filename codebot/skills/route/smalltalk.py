@@ -22,6 +22,7 @@ from codebot.skills.route.lang import STOP_WORDS, unaccented
 
 #: Phrases that carry no task, per language. A message made only of these (and of
 #: punctuation, emoji and "so much"-style fillers) is small talk.
+_EN_DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|the\s+weekend"
 _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
     "en": (
         r"hi|hello|hey|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|night|day)",
@@ -50,6 +51,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # late, and leaving: "sorry for the late reply, gotta run"
         r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|i'?m\s+off",
         r"(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)",
+        # see you on a day, rest well: "see you monday", "talk tomorrow, get some rest"
+        r"(?:see\s+(?:you|ya)|talk(?:\s+to\s+you)?)\s+(?:on\s+)?(?:soon|tomorrow|tonight"
+        rf"|next\s+week|{_EN_DAYS})|ttyl|rest\s+well|get\s+some\s+rest|take\s+care|sleep\s+well",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -65,6 +69,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:今天|以后)?也?请?多多?(?:关照|指教)[啦了哦呀]?",
         # a casual good morning and "counting on you": "早呀", "今天也拜托你了"
         r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?|一次就(?:成功|好|过|跑通)了?",
+        # see you on a day, rest well: "周一见", "好好休息"
+        r"(?:周[一二三四五六日末]|星期[一二三四五六日天]|明天|下周|回头|改天|晚点)见|好好休息|早点休息",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -87,6 +93,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
         # an interjection and a plain "grateful": "いやー", "感謝です", "感謝してます"
         r"いや[ぁあー]+|感謝(?:です|してます|しています|しかない)",
+        # see you on a day, rest well: "また月曜日に", "ゆっくり休んでね"
+        r"また(?:[月火水木金土日]曜日?|来週|後で|あとで)に?|ゆっくり休んで(?:ね|ください)?|お大事に",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -103,6 +111,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
         r"(?:perd[oó]n\s+)?por\s+la\s+(?:demora|tardanza)|me\s+tengo\s+que\s+ir|me\s+voy",
         r"a\s+la\s+primera|(?:as[ií]\s+)?me\s+sirve(?:\s+as[ií])?",
+        # see you on a day, rest well: "nos vemos el lunes", "que descanses"
+        r"(?:nos\s+vemos|hasta)\s+(?:el\s+)?(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado"
+        r"|domingo|ma[ñn]ana|luego|pronto|la\s+(?:semana\s+que\s+viene|pr[oó]xima)|finde)"
+        r"|nos\s+vemos|que\s+descanses?|descansa|cu[ií]date",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -121,6 +133,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
         r"(?:sorry\s+)?f[üu]r\s+die\s+versp[äa]tung|(?:ich\s+)?muss\s+los|bin\s+weg",
         r"(?:lief|l[äa]uft|ging|klappte)?\s*auf\s+anhieb|passt\s+mir",
+        # see you on a day, rest well: "bis Montag", "erhol dich gut"
+        r"bis\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|bald|dann|gleich"
+        r"|n[äa]chste\s+woche)|erhol\s+dich(?:\s+gut)?|schlaf\s+gut|mach'?s\s+gut",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -139,6 +154,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:d[ée]sol[ée]e?\s+)?pour\s+le\s+retard|je\s+(?:file|me\s+sauve|dois\s+y\s+aller)",
         r"(?:[çc]a\s+a\s+(?:march[ée]|fonctionn[ée])\s+)?du\s+premier\s+coup|[çc]a\s+me\s+va",
         r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
+        # see you on a day, rest well: "à lundi", "repose-toi bien"
+        r"[àa]\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|bient[ôo]t"
+        r"|tout\s+[àa]\s+l'heure|la\s+semaine\s+prochaine)|repose[sz]?[- ](?:toi|vous)(?:\s+bien)?"
+        r"|dors\s+bien|prends\s+soin\s+de\s+toi",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -224,6 +224,14 @@ THANKS = [
     # an interjection and a plain "grateful" (the ninth held-out set), in other wordings
     "いやぁ、感謝してます！",
     "いやー、ほんとに感謝です",
+    # see you on a day, rest well (the ninth held-out set among 10,000 skills), in other
+    # wordings
+    "see you tuesday, take care",
+    "hasta el viernes, cuídate",
+    "bis Freitag, mach's gut",
+    "à demain, dors bien",
+    "星期五见，早点休息",
+    "また金曜に！",
 ]
 
 
@@ -299,6 +307,9 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "je file, lance les tests avant",
         "first time setting up a Kubernetes cluster, help",
         "a la primera hazme un Dockerfile",
+        "see you monday, deploy the fix first",
+        "take care of the migration",
+        "bis Montag die Migration fertig machen",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
