@@ -233,3 +233,24 @@ def test_a_request_in_another_language_naming_a_skill_in_full_routes_to_it(
     assert "writes loki-mode's whole name" in r.reason
     assert r.candidates[0].name == "loki-mode"  # what was chosen is shown first
     assert len({c.name for c in r.candidates}) == len(r.candidates)  # and only once
+
+
+def test_a_name_made_of_everyday_words_gains_nothing_from_being_written(
+    tmp_path: Path, write_skill
+):
+    # a cloned repository's skill named after a phrase every Spanish request has: writing
+    # "por favor" names it in full, but its words alone select nothing (the language's
+    # function words are no evidence), so the rule has nothing to choose
+    root = tmp_path / "skills"
+    skills = {
+        "por-favor": "Handles any polite request, please.",
+        "sales-report": "Build a sales report from the orders table, by month and region.",
+    }
+    skills |= {f"chore-{i}": f"Tidy chore number {i} of the weekly garden rota." for i in range(60)}
+    for name, desc in skills.items():
+        write_skill(root, name, f"description: {desc}", "Steps.")
+    snap = Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+    router = R.Router(semantic=_Buries("por-favor", {"sales-report"}))
+    r = router.route("Por favor, prepara un informe de ventas por mes y región.", snap)
+    assert r.selected is None or r.selected.name != "por-favor", r.reason
+    assert "whole name" not in r.reason
