@@ -130,7 +130,9 @@ _GOAL = re.compile(
 _DELETE = re.compile(
     r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
     r"|消し(?:て|といて|ておいて)|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*"
-    r"|\b(?:supprime|enl[eè]ve|retire|vire)[rz]?\b",
+    r"|\b(?:supprime|enl[eè]ve|retire|vire)[rz]?\b"
+    # spoken German: "das kann raus", "weg damit"
+    r"|\bkann\s+(?:raus|weg)\b|\b(?:raus|weg)\s+damit\b",
     re.IGNORECASE,
 )
 _LEFTOVER = re.compile(
@@ -165,6 +167,13 @@ _LOG_LEVEL = re.compile(
 _TIMING = re.compile(
     r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
     r"|wartezeit|zeitlimit|cooldown)\b|超时|间隔|タイムアウト|間隔",
+    re.IGNORECASE,
+)
+#: ...or a count a setting holds ("replicas from 3 to 5", "把 replicas 从 3 改成 5")
+_COUNT = re.compile(
+    r"\b(?:replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?|retries|reintentos|tentatives"
+    r"|wiederholungen|threads?|concurrency|pool[_\s]?size|batch[_\s]?size|page[_\s]?size"
+    r"|max[_\s]?connections)\b|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数",
     re.IGNORECASE,
 )
 _NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
@@ -205,10 +214,11 @@ _TO_VERSION = re.compile(
     r"|anheben|aktualisieren|updaten|erh[öo]hen)\b",
     re.IGNORECASE,
 )
-#: ...or a code comment said to be out of date or wrong ("the comment above `retry()` is
-#: stale", "der Kommentar über `hashPassword` ist veraltet", "fix the docstring of parse()"):
-#: a comment noun, a word saying it is wrong (a bare "fix" is not: "fix the comment form
-#: bug" is a job), and a name from the code beside it
+#: ...or a code comment said to be out of date or wrong, or cut ("the comment above
+#: `retry()` is stale", "der Kommentar über `hashPassword` ist veraltet", "fix the docstring
+#: of parse()", "delete the TODO in the comment above parseArgs"): a comment noun, a word
+#: saying it is wrong or a delete verb (a bare "fix" is not: "fix the comment form bug" is
+#: a job), and a name from the code beside it
 _COMMENT = re.compile(
     r"\bcomments?\b|\bkommentar\w*|\bcommentaires?\b|\bcomentarios?\b|注释|コメント(?!アウト)",
     re.IGNORECASE,
@@ -282,7 +292,11 @@ def edit_kind(text: str) -> str | None:
             return kind
     m = _FROM_TO.search(t)
     if m is not None and (
-        _FILE.search(t) or ((m.group("ja_unit") or _UNIT.match(t, m.end())) and not _GOAL.search(t))
+        _FILE.search(t)
+        or (
+            (m.group("ja_unit") or _UNIT.match(t, m.end()) or _COUNT.search(t))
+            and not _GOAL.search(t)
+        )
     ):
         return "bump"
     named_file = _FILE.search(t) is not None
@@ -293,7 +307,8 @@ def edit_kind(text: str) -> str | None:
     if (named_file or _LINE.search(t)) and _PUNCT.search(t):
         return "punctuation"
     if _CODE_MARK.search(t) and (
-        (_COMMENT.search(t) and _STALE.search(t)) or (_DOCSTRING.search(t) and _FIX.search(t))
+        (_COMMENT.search(t) and (_STALE.search(t) or _DELETE.search(t)))
+        or (_DOCSTRING.search(t) and _FIX.search(t))
     ):
         return "comment"
     if (named_file or _LINE.search(t)) and _INDENT.search(t):
@@ -303,7 +318,11 @@ def edit_kind(text: str) -> str | None:
         named_file
         or _ASSIGNMENT.search(m.group())
         or _LOG_LEVEL.search(t)
-        or (_TIMING.search(t) and _NUMBER_END.search(m.group()) and not _GOAL.search(t))
+        or (
+            (_TIMING.search(t) or _COUNT.search(t))
+            and _NUMBER_END.search(m.group())
+            and not _GOAL.search(t)
+        )
     ):
         return "value"
     return None
@@ -344,7 +363,7 @@ def asks_what_returns(text: str) -> bool:
 CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
-    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
+    r"|que\s+fait|qu'est-ce\s+que|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
     r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"

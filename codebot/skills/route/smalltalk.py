@@ -36,7 +36,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:it|that)'?s\s+working(?:\s+now)?|works\s+for\s+me|looks\s+good(?:\s+to\s+me)?",
         r"good\s+to\s+go|all\s+set|will\s+do|no\s+worries|never\s*mind",
         r"works\s+now|fixed\s+it|that'?s\s+(?:it|all|great|perfect|fine)|fine|done|all\s+good",
-        r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy",
+        r"so\s+much|a\s+lot|very\s+much|again|there|all|everyone|folks|man|mate|buddy|today",
         r"you'?re\s+(?:the\s+best|awesome|great|a\s+(?:lifesaver|legend|star))|lifesaver",
         r"you\s+(?:saved|made)\s+my\s+day|how'?s\s+it\s+going|what'?s\s+up|how\s+are\s+you",
         # compliments and wishes: "you rock, have a good one", "you too!"
@@ -50,8 +50,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"that\s+(?:works|will\s+do)\s+for\s+me",
         # late, and leaving: "sorry for the late reply, gotta run"
         r"(?:sorry\s+)?for\s+the\s+(?:delay|late\s+(?:reply|answer))|i'?m\s+off",
+        # why it was late: "I was in a meeting"
+        r"i\s+was\s+(?:in\s+a\s+meeting|busy|away|afk|out)",
         r"(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)",
         # see you on a day, rest well: "see you monday", "talk tomorrow, get some rest"
+        r"you\s+saved\s+(?:me|my\s+(?:life|weekend|week|friday|evening))|lifesaver",
         r"(?:see\s+(?:you|ya)|talk(?:\s+to\s+you)?)\s+(?:on\s+)?(?:soon|tomorrow|tonight"
         rf"|next\s+week|{_EN_DAYS})|ttyl|rest\s+well|get\s+some\s+rest|take\s+care|sleep\s+well",
     ),
@@ -70,7 +73,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # a casual good morning and "counting on you": "早呀", "今天也拜托你了"
         r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?|一次就(?:成功|好|过|跑通)了?",
         # see you on a day, rest well: "周一见", "好好休息"
+        r"(?:刚才|刚刚|刚)(?:在)?(?:开会|忙)",
         r"(?:周[一二三四五六日末]|星期[一二三四五六日天]|明天|下周|回头|改天|晚点)见|好好休息|早点休息",
+        # "you saved me": "你救了我一命", "救星"
+        r"你?(?:真是|真的是|是)?(?:救了我(?:一命|的命)?|(?:我的)?救星)|今天",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -80,7 +86,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"了解(?:です|しました)?|わかりました|分かりました|承知しました|はい|オッケー|OK",
         r"うまくいきました|できました|動きました|直りました|完璧(?:です)?|すごい|いいね",
         r"お疲れ(?:様|さま)(?:です|でした)?|おつかれ(?:さま)?(?:です|でした)?",
-        r"よろしく(?:お願いします|お願いいたします)?|また明日|またね|では、?また|じゃあね",
+        r"よろしく(?:お願いします|お願いいたします)?|また明日|またね|(?:では|じゃあ)、?また|じゃあね",
         r"なるほど|大丈夫(?:です)?|助かります|いい感じ(?:です)?|今日も|元気(?:です)?か",
         # casual forms and compliments: "動いた！ほんと助かった", "さすが", "神対応"
         r"ほんと(?:に)?|本当に|マジで|助かった|助かる|動いた|直った|できた|いけました|いけた",
@@ -92,7 +98,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
         r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
         # an interjection and a plain "grateful": "いやー", "感謝です", "感謝してます"
-        r"いや[ぁあー]+|感謝(?:です|してます|しています|しかない)",
+        r"(?:会議|打ち合わせ|ミーティング)中でした|遅くなりました|遅れてすみません",
+        r"いや[ぁあー]+|じゃあ|感謝(?:です|してます|しています|しかない)|命拾いしました|救われました",
         # see you on a day, rest well: "また月曜日に", "ゆっくり休んでね"
         r"また(?:[月火水木金土日]曜日?|来週|後で|あとで)に?|ゆっくり休んで(?:ね|ください)?|お大事に",
     ),
@@ -110,8 +117,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
         r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
         r"(?:perd[oó]n\s+)?por\s+la\s+(?:demora|tardanza)|me\s+tengo\s+que\s+ir|me\s+voy",
+        r"estaba\s+(?:en\s+una\s+reuni[oó]n|ocupad[oa]|fuera)",
         r"a\s+la\s+primera|(?:as[ií]\s+)?me\s+sirve(?:\s+as[ií])?",
         # see you on a day, rest well: "nos vemos el lunes", "que descanses"
+        # "you saved me (on friday)": "me salvaste el viernes", "me salvaste la vida"
+        r"me\s+salvaste(?:\s+(?:el|la)\s+(?:d[ií]a|vida|semana|tarde|noche|finde|lunes|martes"
+        r"|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo))?|hoy",
         r"(?:nos\s+vemos|hasta)\s+(?:el\s+)?(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado"
         r"|domingo|ma[ñn]ana|luego|pronto|la\s+(?:semana\s+que\s+viene|pr[oó]xima)|finde)"
         r"|nos\s+vemos|que\s+descanses?|descansa|cu[ií]date",
@@ -132,8 +143,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
         r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
         r"(?:sorry\s+)?f[üu]r\s+die\s+versp[äa]tung|(?:ich\s+)?muss\s+los|bin\s+weg",
+        r"(?:ich\s+)?war\s+(?:in\s+einem\s+(?:meeting|termin)|im\s+meeting|besch[äa]ftigt|unterwegs)",
         r"(?:lief|l[äa]uft|ging|klappte)?\s*auf\s+anhieb|passt\s+mir",
         # see you on a day, rest well: "bis Montag", "erhol dich gut"
+        # "you saved my day": "du hast mir echt den Tag gerettet", "Lebensretter"
+        r"(?:damit\s+)?(?:hast\s+du|du\s+hast)\s+mir\s+(?:echt\s+|wirklich\s+|gerade\s+)?den\s+"
+        r"(?:tag|abend|morgen|freitag)\s+gerettet|(?:mein\s+)?lebensretter|heute",
         r"bis\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|bald|dann|gleich"
         r"|n[äa]chste\s+woche)|erhol\s+dich(?:\s+gut)?|schlaf\s+gut|mach'?s\s+gut",
     ),
@@ -152,9 +167,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
         r"d[ée]sol[ée]e?|pardon|excuse[sz]?-moi|autant\s+pour\s+moi|mdr|haha(?:ha)*",
         r"(?:d[ée]sol[ée]e?\s+)?pour\s+le\s+retard|je\s+(?:file|me\s+sauve|dois\s+y\s+aller)",
+        r"j'[ée]tais\s+(?:en\s+r[ée]union|occup[ée]e?|absente?)",
         r"(?:[çc]a\s+a\s+(?:march[ée]|fonctionn[ée])\s+)?du\s+premier\s+coup|[çc]a\s+me\s+va",
         r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
         # see you on a day, rest well: "à lundi", "repose-toi bien"
+        # "you saved my day": "tu m'as sauvé la journée", "tu me sauves la vie"
+        r"tu\s+m'as\s+sauv[ée]e?\s+(?:la\s+(?:journ[ée]e|vie|mise|semaine)|le\s+(?:week-?end|vendredi))"
+        r"|tu\s+me\s+sauves(?:\s+la\s+vie)?|aujourd'hui",
         r"[àa]\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|bient[ôo]t"
         r"|tout\s+[àa]\s+l'heure|la\s+semaine\s+prochaine)|repose[sz]?[- ](?:toi|vous)(?:\s+bien)?"
         r"|dors\s+bien|prends\s+soin\s+de\s+toi",
