@@ -39,6 +39,9 @@ SEVENTH = DATA / "routing_multilingual_seventh.jsonl"
 EIGHTH = DATA / "routing_multilingual_eighth.jsonl"
 #: a ninth, the same way, to judge a skill named in full across languages
 NINTH = DATA / "routing_multilingual_ninth.jsonl"
+#: a tenth, written blind the same way but on targets drawn at random from the whole
+#: catalog, with every equally right skill in `also`: the router as a person meets it
+TENTH = DATA / "routing_multilingual_tenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -51,4 +54,5 @@ HELD_OUT_SETS = {
     "seventh": SEVENTH,
     "eighth": EIGHTH,
     "ninth": NINTH,
+    "tenth": TENTH,
 }

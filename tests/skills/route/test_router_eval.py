@@ -29,6 +29,7 @@ from route_case_files import (
     PARAPHRASE,
     SEVENTH,
     SIXTH,
+    TENTH,
 )
 
 import codebot.skills.route as R
@@ -99,7 +100,20 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 
 @pytest.mark.parametrize(
     "path",
-    [DEV, HOLDOUT, DEV_MULTILINGUAL, BLIND, FRESH, FOURTH, FIFTH, SIXTH, SEVENTH, EIGHTH, NINTH],
+    [
+        DEV,
+        HOLDOUT,
+        DEV_MULTILINGUAL,
+        BLIND,
+        FRESH,
+        FOURTH,
+        FIFTH,
+        SIXTH,
+        SEVENTH,
+        EIGHTH,
+        NINTH,
+        TENTH,
+    ],
     ids=[
         "dev",
         "holdout",
@@ -112,6 +126,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "seventh",
         "eighth",
         "ninth",
+        "tenth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

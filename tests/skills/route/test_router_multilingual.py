@@ -24,6 +24,7 @@ from route_case_files import (
     NINTH,
     SEVENTH,
     SIXTH,
+    TENTH,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
 from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
@@ -153,6 +154,23 @@ NINTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the tenth set, routed once (docs/routing.md, "Measurements"): its targets drawn at random
+#: from the catalog, equally right skills in `also`. With the extras hit@1 0.490 (lowest
+#: English and German 0.375), recall@5 0.80, negatives 0.792, near misses 0.933; lexical
+#: 0.427, English 0.375, 1.0, 0.967. After the thanks, greetings and edits it showed missing
+#: (other wordings in test_languages.py), negatives and near misses 1.0 both ways.
+TENTH_FLOORS = {
+    "hit_at_1": 0.46,
+    "per_language": 0.35,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TENTH = {
+    "hit_at_1": 0.4,
+    "en": 0.35,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_NINTH = {
     "hit_at_1": 0.15,
     "en": 0.2,
@@ -246,8 +264,9 @@ def _misses(report: dict) -> str:
         (SEVENTH, LEXICAL_SEVENTH),
         (EIGHTH, LEXICAL_EIGHTH),
         (NINTH, LEXICAL_NINTH),
+        (TENTH, LEXICAL_TENTH),
     ],
-    ids=["held_out", "blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"],
+    ids=list(HELD_OUT_SETS),
 )
 def test_lexical_floors(snap, monkeypatch, path, floors):
     # the lexical router as a plain install has it: no language identifier, no stemmers
@@ -301,8 +320,9 @@ def test_floors_with_the_language_extras(snap, extras):
         (SEVENTH, SEVENTH_FLOORS),
         (EIGHTH, EIGHTH_FLOORS),
         (NINTH, NINTH_FLOORS),
+        (TENTH, TENTH_FLOORS),
     ],
-    ids=["blind", "fresh", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"],
+    ids=list(HELD_OUT_SETS)[1:],
 )
 def test_floors_on_the_later_held_out_sets(snap, extras, path, floors):
     router, _ = extras
