@@ -363,7 +363,8 @@ def asks_what_returns(text: str) -> bool:
 CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
-    r"|que\s+fait|qu'est-ce\s+que|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
+    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
+    r"|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b"
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
     r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"

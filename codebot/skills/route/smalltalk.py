@@ -53,7 +53,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # why it was late: "I was in a meeting"
         r"i\s+was\s+(?:in\s+a\s+meeting|busy|away|afk|out)",
         r"(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+(?:run|go)",
-        # see you on a day, rest well: "see you monday", "talk tomorrow, get some rest"
+        # "you saved me", see you on a day, rest well: "see you monday, get some rest"
         r"you\s+saved\s+(?:me|my\s+(?:life|weekend|week|friday|evening))|lifesaver",
         r"(?:see\s+(?:you|ya)|talk(?:\s+to\s+you)?)\s+(?:on\s+)?(?:soon|tomorrow|tonight"
         rf"|next\s+week|{_EN_DAYS})|ttyl|rest\s+well|get\s+some\s+rest|take\s+care|sleep\s+well",
@@ -72,10 +72,10 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:今天|以后)?也?请?多多?(?:关照|指教)[啦了哦呀]?",
         # a casual good morning and "counting on you": "早呀", "今天也拜托你了"
         r"早[啊呀安]?|(?:今天|这次)?也?拜托(?:你|您)?了?|一次就(?:成功|好|过|跑通)了?",
-        # see you on a day, rest well: "周一见", "好好休息"
+        # why it was late: "刚才在开会"; see you on a day, rest well: "周一见", "好好休息"
         r"(?:刚才|刚刚|刚)(?:在)?(?:开会|忙)",
         r"(?:周[一二三四五六日末]|星期[一二三四五六日天]|明天|下周|回头|改天|晚点)见|好好休息|早点休息",
-        # "you saved me": "你救了我一命", "救星"
+        # "you saved me", "today": "你救了我一命", "救星", "今天"
         r"你?(?:真是|真的是|是)?(?:救了我(?:一命|的命)?|(?:我的)?救星)|今天",
     ),
     "ja": (
@@ -97,7 +97,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
         r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
-        # an interjection and a plain "grateful": "いやー", "感謝です", "感謝してます"
+        # why it was late: "会議中でした"; an interjection, a plain "grateful" and "you
+        # saved me": "いやー", "じゃあ", "感謝です", "命拾いしました"
         r"(?:会議|打ち合わせ|ミーティング)中でした|遅くなりました|遅れてすみません",
         r"いや[ぁあー]+|じゃあ|感謝(?:です|してます|しています|しかない)|命拾いしました|救われました",
         # see you on a day, rest well: "また月曜日に", "ゆっくり休んでね"
@@ -117,10 +118,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"que\s+tengas\s+(?:un\s+)?buen\s+d[ií]a|feliz\s+(?:d[ií]a|fin\s+de\s+semana)",
         r"perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|culpa\s+m[ií]a|ja(?:ja)+|eres\s+una?\s+m[aá]quina",
         r"(?:perd[oó]n\s+)?por\s+la\s+(?:demora|tardanza)|me\s+tengo\s+que\s+ir|me\s+voy",
+        # why it was late: "estaba en una reunión"
         r"estaba\s+(?:en\s+una\s+reuni[oó]n|ocupad[oa]|fuera)",
         r"a\s+la\s+primera|(?:as[ií]\s+)?me\s+sirve(?:\s+as[ií])?",
-        # see you on a day, rest well: "nos vemos el lunes", "que descanses"
-        # "you saved me (on friday)": "me salvaste el viernes", "me salvaste la vida"
+        # "you saved me (on friday)", "today", see you on a day, rest well: "me salvaste el
+        # viernes", "¿qué tal hoy?", "nos vemos el lunes", "que descanses"
         r"me\s+salvaste(?:\s+(?:el|la)\s+(?:d[ií]a|vida|semana|tarde|noche|finde|lunes|martes"
         r"|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo))?|hoy",
         r"(?:nos\s+vemos|hasta)\s+(?:el\s+)?(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado"
@@ -143,10 +145,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sch[öo]nen\s+(?:tag|abend|sonntag|wochenende)(?:\s+noch)?",
         r"sorry|entschuldigung|tut\s+mir\s+leid|mein\s+fehler|haha(?:ha)*",
         r"(?:sorry\s+)?f[üu]r\s+die\s+versp[äa]tung|(?:ich\s+)?muss\s+los|bin\s+weg",
+        # why it was late: "war im Meeting"
         r"(?:ich\s+)?war\s+(?:in\s+einem\s+(?:meeting|termin)|im\s+meeting|besch[äa]ftigt|unterwegs)",
         r"(?:lief|l[äa]uft|ging|klappte)?\s*auf\s+anhieb|passt\s+mir",
-        # see you on a day, rest well: "bis Montag", "erhol dich gut"
-        # "you saved my day": "du hast mir echt den Tag gerettet", "Lebensretter"
+        # "you saved my day", "today", see you on a day, rest well: "du hast mir echt den Tag
+        # gerettet", "wie geht's dir heute", "bis Montag", "erhol dich gut"
         r"(?:damit\s+)?(?:hast\s+du|du\s+hast)\s+mir\s+(?:echt\s+|wirklich\s+|gerade\s+)?den\s+"
         r"(?:tag|abend|morgen|freitag)\s+gerettet|(?:mein\s+)?lebensretter|heute",
         r"bis\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|bald|dann|gleich"
@@ -167,11 +170,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:coucou|salut|bonjour|bonsoir)\s+(?:toi|vous|[àa]\s+tous)|bien\s+dormi",
         r"d[ée]sol[ée]e?|pardon|excuse[sz]?-moi|autant\s+pour\s+moi|mdr|haha(?:ha)*",
         r"(?:d[ée]sol[ée]e?\s+)?pour\s+le\s+retard|je\s+(?:file|me\s+sauve|dois\s+y\s+aller)",
+        # why it was late: "j'étais en réunion"
         r"j'[ée]tais\s+(?:en\s+r[ée]union|occup[ée]e?|absente?)",
         r"(?:[çc]a\s+a\s+(?:march[ée]|fonctionn[ée])\s+)?du\s+premier\s+coup|[çc]a\s+me\s+va",
         r"(?:t'es|tu\s+es)\s+trop\s+(?:forte|fort|bonne|bon)|franchement",
-        # see you on a day, rest well: "à lundi", "repose-toi bien"
-        # "you saved my day": "tu m'as sauvé la journée", "tu me sauves la vie"
+        # "you saved my day", "today", see you on a day, rest well: "tu m'as sauvé la
+        # journée", "ça va aujourd'hui ?", "à lundi", "repose-toi bien"
         r"tu\s+m'as\s+sauv[ée]e?\s+(?:la\s+(?:journ[ée]e|vie|mise|semaine)|le\s+(?:week-?end|vendredi))"
         r"|tu\s+me\s+sauves(?:\s+la\s+vie)?|aujourd'hui",
         r"[àa]\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|bient[ôo]t"
