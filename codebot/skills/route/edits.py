@@ -157,23 +157,20 @@ _LITERAL = (
     r"|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(?:debug|info|warn(?:ing)?|error|critical|trace|fatal)\b"
     r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
 )
-#: ...or a log level, or a time setting set to a number ("ponlo en 10s", "set the TTL to
-#: 300"), with no file named: what these name is a setting whatever the file
+#: ...or a log level, or a setting that holds a time or a count set to a number ("ponlo en
+#: 10s", "set the TTL to 300", "replicas from 3 to 5", "把 replicas 从 3 改成 5"), with no
+#: file named: what these name is a setting whatever the file
 _LOG_LEVEL = re.compile(
     r"\blog[- ]?level\b|\bloglevel\b|niveau\s+de\s+(?:log|journalisation)"
     r"|nivel\s+de\s+(?:log|registro)|日志级别|ログレベル",
     re.IGNORECASE,
 )
-_TIMING = re.compile(
+_SETTING = re.compile(
     r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
-    r"|wartezeit|zeitlimit|cooldown)\b|超时|间隔|タイムアウト|間隔",
-    re.IGNORECASE,
-)
-#: ...or a count a setting holds ("replicas from 3 to 5", "把 replicas 从 3 改成 5")
-_COUNT = re.compile(
-    r"\b(?:replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?|retries|reintentos|tentatives"
-    r"|wiederholungen|threads?|concurrency|pool[_\s]?size|batch[_\s]?size|page[_\s]?size"
-    r"|max[_\s]?connections)\b|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数",
+    r"|wartezeit|zeitlimit|cooldown|replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?"
+    r"|retries|reintentos|tentatives|wiederholungen|threads?|concurrency|pool[_\s]?size"
+    r"|batch[_\s]?size|page[_\s]?size|max[_\s]?connections)\b|超时|间隔|タイムアウト|間隔"
+    r"|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数",
     re.IGNORECASE,
 )
 _NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
@@ -294,7 +291,7 @@ def edit_kind(text: str) -> str | None:
     if m is not None and (
         _FILE.search(t)
         or (
-            (m.group("ja_unit") or _UNIT.match(t, m.end()) or _COUNT.search(t))
+            (m.group("ja_unit") or _UNIT.match(t, m.end()) or _SETTING.search(t))
             and not _GOAL.search(t)
         )
     ):
@@ -318,11 +315,7 @@ def edit_kind(text: str) -> str | None:
         named_file
         or _ASSIGNMENT.search(m.group())
         or _LOG_LEVEL.search(t)
-        or (
-            (_TIMING.search(t) or _COUNT.search(t))
-            and _NUMBER_END.search(m.group())
-            and not _GOAL.search(t)
-        )
+        or (_SETTING.search(t) and _NUMBER_END.search(m.group()) and not _GOAL.search(t))
     ):
         return "value"
     return None
