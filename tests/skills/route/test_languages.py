@@ -454,6 +454,7 @@ ISSUE_EDITS = [
     ("scale the api replicas from 2 to 4", "bump"),
     ("把 worker 线程数从 4 改成 8", "bump"),
     ("set max_connections to 200", "value"),
+    ("change the webhook timeout from 30 to 60", "bump"),
     # a note cut from a code comment, in spoken German too (the tenth among 10,000 skills)
     ("delete the TODO in the comment above parseArgs", "comment"),
     ("der alte Hinweis im Kommentar von `loadUser` kann raus", "comment"),
@@ -504,6 +505,7 @@ def test_small_edits_are_recognised(text, kind):
         "set up a cron job that runs every 5 minutes",
         "reduce the timeout to 5s so the flaky tests fail faster",
         "reduce the number of workers from 8 to 2 to save cost",
+        "reduce the webhook timeout from 30 to 5 so retries start sooner",
         "remove the comments feature from the blog app",
         "das alte Feature kann raus",
     ],
