@@ -57,6 +57,11 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
         # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
         r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"
+        # or said to be written instead of another: "da steht 'Varinate' statt 'Variante'",
+        # "it says 'recieve' instead of 'receive'", "il y a « paramtre » au lieu de …"
+        r"|\b(?:steht|says|reads|dice|pone|y\s+a|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
+        r"\s?[\"'»”“]\s+(?:statt|anstatt|anstelle\s+von|instead\s+of|en\s+(?:vez|lugar)\s+de"
+        r"|au\s+lieu\s+de)\s+[\"'«“„]"
     ),
     "import": (
         r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|删了|去掉|移除).{0,40}import"

@@ -247,6 +247,14 @@ THANKS = [
     "pardon pour le retard, j'étais occupé",
     "不好意思，刚刚在忙",
     "遅れてすみません、打ち合わせ中でした",
+    # thanks made stronger, a day before a greeting, "here to trouble you again" (the
+    # eleventh held-out set), in other wordings
+    "merci énormément, à lundi",
+    "muchísimas gracias, eres un crack",
+    "tausend Dank, bis morgen",
+    "infinitely grateful, thanks!",
+    "万分感谢，辛苦了",
+    "星期三下午好，又要麻烦您了",
 ]
 
 
@@ -328,6 +336,8 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "me salvaste la base de datos, ahora haz el backup",
         "今天部署到生产环境",
         "I was in a meeting, now deploy the hotfix",
+        "今天又来麻烦你啦，帮我把 Dockerfile 改一下",
+        "merci infiniment pour le script, maintenant déploie-le",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -432,6 +442,12 @@ ISSUE_EDITS = [
     ("把“登录”写成了“登陆”，帮忙改下", "typo"),
     ("页脚的版权年份写错了", "typo"),
     ("标题里 Kubernetes 打成了 Kubernets", "typo"),
+    # a quoted word said to stand instead of another (the eleventh held-out set), in
+    # other wordings
+    ("In der README steht „Konfiguartion“ statt „Konfiguration“, bitte korrigieren", "typo"),
+    ("the error message says 'recieve' instead of 'receive', fix it", "typo"),
+    ("en el botón dice 'Guradar' en vez de 'Guardar', corrígelo", "typo"),
+    ("dans le titre il y a « paramtre » au lieu de « paramètre », corrige", "typo"),
     # the ninth held-out set's first routing, in other wordings: a German rename's
     # imperative without its e, imports put in order, a stale code comment, a leftover
     # that can only be code's with no file named, a time setting or a log level set
@@ -508,6 +524,8 @@ def test_small_edits_are_recognised(text, kind):
         "reduce the webhook timeout from 30 to 5 so retries start sooner",
         "remove the comments feature from the blog app",
         "das alte Feature kann raus",
+        # one tool instead of another is a change of tools, not a word put right
+        "use 'pnpm' instead of 'npm' in every package",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
