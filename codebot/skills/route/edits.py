@@ -365,7 +365,8 @@ CODE_QUESTION = re.compile(
     r"|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b"
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
-    r"|(?:是什么|什么意思|做什么|干什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
+    # "what must be done" (要做什么, 该做什么) asks for the steps of a job, not about code
+    r"|(?:是什么|什么意思|(?<![要该])(?:做|干)什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
     re.IGNORECASE,
 )

@@ -255,6 +255,7 @@ THANKS = [
     "infinitely grateful, thanks!",
     "万分感谢，辛苦了",
     "星期三下午好，又要麻烦您了",
+    "终于可以运行了！谢谢",
 ]
 
 
@@ -338,6 +339,7 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "I was in a meeting, now deploy the hotfix",
         "今天又来麻烦你啦，帮我把 Dockerfile 改一下",
         "merci infiniment pour le script, maintenant déploie-le",
+        "现在能跑了，再帮我加个测试",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -590,10 +592,24 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         "ça sert à quoi, le flag --force ?",
         "Wofür steht das ?: in dieser Regex?",
         "c'est quoi le rôle de ce middleware ?",
+        "这个脚本是做什么的？",
     ],
 )
 def test_questions_about_code_are_questions(text):
     assert request_shape(text) == "concept"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what must be done (要做什么, 该做什么) asks for a job's steps (the eleventh
+        # held-out set), in other wordings
+        "想把服务迁到 k8s，整个过程分几步，每一步需要做什么？",
+        "第一次做安全审计，上线前我们该做什么？",
+    ],
+)
+def test_what_must_be_done_is_no_question_about_code(text):
+    assert request_shape(text) != "concept"
 
 
 def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
