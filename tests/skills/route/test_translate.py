@@ -121,6 +121,26 @@ def test_a_chinese_request_is_read_word_by_word():
 
 
 @needs_rjieba
+def test_chinese_function_words_are_not_looked_up():
+    # "什么" (what) has no English word in a catalog's vocabulary (stop words have no
+    # postings), so its nearest one was a false friend: "apa", Malay's "what" and a
+    # citation style. Pronouns, question words, determiners and modals are left out.
+    known = {"grafana"}.__contains__
+    got = units("我们每个阶段分别需要做什么？这个报告怎么写", "zh", known)
+    assert got == ["阶段", "分别", "报告"]
+    assert not set(got) & T.HAN_FUNCTION_WORDS
+    # a request made of them alone has nothing to look up
+    assert units("我们这个怎么样", "zh", known) == []
+
+
+def test_chinese_function_words_are_left_out_of_the_pairs_too(monkeypatch):
+    monkeypatch.setattr(T, "_segmenter", lambda: None)
+    # the run of one word alone; in a longer run the pairs straddle words and stay
+    assert units("什么", "zh", lambda w: False) == []
+    assert units("报告 什么", "zh", lambda w: False) == ["报告"]
+
+
+@needs_rjieba
 def test_a_run_the_segmenter_cannot_cut_is_still_bounded():
     """Characters jieba's dictionary lacks come back as one word as long as the run: each
     piece stays short (a 4,000-character piece would have the encoder read it all)."""
