@@ -42,6 +42,9 @@ NINTH = DATA / "routing_multilingual_ninth.jsonl"
 #: a tenth, written blind the same way but on targets drawn at random from the whole
 #: catalog, with every equally right skill in `also`: the router as a person meets it
 TENTH = DATA / "routing_multilingual_tenth.jsonl"
+#: an eleventh, the same way as the tenth (another random draw), to measure a stop's final
+#: code on a second set as a person meets it
+ELEVENTH = DATA / "routing_multilingual_eleventh.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -55,4 +58,5 @@ HELD_OUT_SETS = {
     "eighth": EIGHTH,
     "ninth": NINTH,
     "tenth": TENTH,
+    "eleventh": ELEVENTH,
 }

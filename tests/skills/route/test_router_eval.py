@@ -21,6 +21,7 @@ from route_case_files import (
     DEV,
     DEV_MULTILINGUAL,
     EIGHTH,
+    ELEVENTH,
     FIFTH,
     FOURTH,
     FRESH,
@@ -113,6 +114,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         EIGHTH,
         NINTH,
         TENTH,
+        ELEVENTH,
     ],
     ids=[
         "dev",
@@ -127,6 +129,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "eighth",
         "ninth",
         "tenth",
+        "eleventh",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

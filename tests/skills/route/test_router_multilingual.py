@@ -17,6 +17,7 @@ import pytest
 from route_case_files import (
     BLIND,
     EIGHTH,
+    ELEVENTH,
     FIFTH,
     FOURTH,
     FRESH,
@@ -165,6 +166,23 @@ TENTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the eleventh set, routed once (docs/routing.md, "Measurements"): another random draw of
+#: targets. With the extras hit@1 0.615 (lowest German and Chinese 0.5), recall@5 0.93,
+#: negatives 0.917, near misses 1.0; lexical 0.542, English 0.75, 1.0, 0.967. After the
+#: thanks, greeting and typo it showed missing (other wordings in test_languages.py),
+#: negatives and near misses 1.0 both ways.
+ELEVENTH_FLOORS = {
+    "hit_at_1": 0.58,
+    "per_language": 0.45,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_ELEVENTH = {
+    "hit_at_1": 0.5,
+    "en": 0.7,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_TENTH = {
     "hit_at_1": 0.4,
     "en": 0.35,
@@ -265,6 +283,7 @@ def _misses(report: dict) -> str:
         (EIGHTH, LEXICAL_EIGHTH),
         (NINTH, LEXICAL_NINTH),
         (TENTH, LEXICAL_TENTH),
+        (ELEVENTH, LEXICAL_ELEVENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -321,6 +340,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (EIGHTH, EIGHTH_FLOORS),
         (NINTH, NINTH_FLOORS),
         (TENTH, TENTH_FLOORS),
+        (ELEVENTH, ELEVENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
