@@ -31,6 +31,7 @@ _EDIT_ASK: Mapping[str, str] = {
     "rename": (
         r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
         r"|リネーム|名前を変更|(?:変数|関数|クラス|メソッド|ファイル)名.{0,40}?に(?:変え|変更|して|しといて)"
+        r"|(?:变量|函数|方法|类|字段|参数|文件)名.{0,40}?(?:改成|改为|换成)"
         r"|renombr|cambia(?:r)?\s+el\s+nombre|benenn(?:e|t)?\b.*\bum\b|umbenenn"
         r"|renomm"
     ),
@@ -251,7 +252,9 @@ MAX_EDIT_CJK_CHARS = 40
 MAX_EDIT_CHARS = 400
 _MORE = re.compile(
     r"\b(?:and\s+then|and\s+also|then\s+(?:set|add|write|build|create|deploy)|as\s+well\s+as"
-    r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite",
+    r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite"
+    # a second Chinese instruction: "…，再把…", "…以后再…", "…，顺便…"
+    r"|[，,]\s*(?:再|接着|顺便)|(?:以后|之后)\s*再",
     re.IGNORECASE,
 )
 

@@ -28,6 +28,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"hi|hello|hey|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|night|day)",
         r"thanks(?:\s+a\s+(?:bunch|ton|million))?|many\s+thanks|thank\s+(?:you|u)|thx|ty|tysm",
         r"(?:infinitely|eternally|forever|so|very)\s+grateful|thanks\s+infinitely",
+        # "exactly what I needed", in every language below too
+        r"(?:that'?s\s+|this\s+is\s+)?exactly\s+what\s+i\s+need(?:ed)?",
         r"cheers|much\s+appreciated|appreciate\s+it|kudos",
         r"bye|goodbye|see\s+you(?:\s+later)?|later|good\s+job|great\s+job|nice\s+work|well\s+done",
         r"ok|okay|k|kk|alright|all\s+right|got\s+it|gotcha|understood|noted|roger|sure|yes|yep",
@@ -65,6 +67,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "今天又来麻烦你啦" (a task after it is no longer all small talk)
         r"(?:周[一二三四五六日末]|星期[一二三四五六日天])(?:早上|上午|下午|晚上)?好",
         r"(?:今天|又|今天又)?(?:来|要)麻烦(?:你|您)(?:啦|了|喽)?|万分感谢|感激不尽|太谢谢(?:你|您)?了",
+        r"(?:今天|这次|最近)?也辛苦(?:你|您)?了?|(?:这)?正是我(?:想要|需要)的",
         r"谢谢你?|谢谢您|多谢|谢了|感谢|非常感谢|太感谢了|辛苦了",
         r"好的|好吧|好嘞|好|行了?|可以了?|明白了?|清楚了|知道了|了解了?|收到了?|懂了|没问题|对|是的",
         r"嗯+|哦+|噢|问题(?:已经)?(?:解决|搞定)了?|没事了|辛苦|在吗|最近(?:怎么样|还好吗?)",
@@ -103,7 +106,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "(the earlier question) is solved", "I'll take my leave": 先ほどの件は解決しました
         r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
-        r"(?:めっちゃ|すごく|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?|一発で(?:動いた|通った|いけた)",
+        r"(?:めっちゃ|めちゃくちゃ|めちゃ|すごく|とても|超|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?"
+        r"|一発で(?:動いた|通った|いけた)|(?:まさに)?これが欲しかった",
         # why it was late: "会議中でした"; an interjection, a plain "grateful" and "you
         # saved me": "いやー", "じゃあ", "感謝です", "命拾いしました"
         r"(?:会議|打ち合わせ|ミーティング)中でした|遅くなりました|遅れてすみません",
@@ -115,6 +119,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
         r"gracias|muchas\s+gracias|mil\s+gracias|te\s+lo\s+agradezco",
         r"(?:much[ií]simas|infinitas)\s+gracias|gracias\s+infinitas",
+        r"(?:es\s+)?(?:justo|exactamente)\s+lo\s+que\s+necesitaba",
         r"vale|ok|de\s+acuerdo|entendido|perfecto|genial|estupendo|excelente|listo|claro|s[ií]",
         r"(?:ya\s+)?funcion[oó]|(?:ya\s+)?funciona|qu[eé]\s+bien|muy\s+bien|todo\s+bien",
         r"anotado|apuntado|buen\s+trabajo|nos\s+vemos(?:\s+ma[ñn]ana)?|hasta\s+ma[ñn]ana|ya\s+est[aá]",
@@ -141,6 +146,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
         r"danke(?:\s+sch[öo]n)?|dankesch[öo]n|vielen\s+dank|besten\s+dank|merci",
         r"tausend\s+dank|danke\s+vielmals|(?:herzlichen|vielen\s+lieben)\s+dank",
+        r"genau\s+das\s+(?:hab|habe)\s+ich\s+gebraucht|genau\s+(?:das|was)\s+ich\s+gebraucht\s+habe",
         r"ok|okay|alles\s+klar|klar|verstanden|super|perfekt|toll|prima|gut|sehr\s+gut|passt|ja",
         r"(?:hat|es)\s+(?:geklappt|funktioniert)|klappt|funktioniert(?:\s+jetzt)?|zusammen|leute",
         r"passt\s+(?:so|schon)|gut\s+so|(?:das\s+)?l[äa]uft(?:\s+jetzt)?|geht\s+(?:klar|jetzt)",
@@ -168,6 +174,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
         # thanks made stronger: "merci infiniment", "merci énormément"
         r"merci(?:\s+(?:beaucoup|bien|mille\s+fois|infiniment|[ée]norm[ée]ment))?",
+        r"(?:c'est\s+)?exactement\s+ce\s+(?:qu'il\s+me\s+fallait|dont\s+j'avais\s+besoin)",
         r"d'accord|ok|compris|parfait|g[ée]nial|super|top|nickel|tr[eè]s\s+bien|oui|entendu",
         r"[çc]a\s+(?:marche|fonctionne|roule)|c'est\s+(?:bon|clair|parfait)|impeccable",
         r"(?:c'est\s+)?not[ée]|bien\s+re[çc]u|re[çc]u|[àa]\s+demain|bon\s+travail|je\s+vois",
