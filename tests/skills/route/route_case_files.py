@@ -45,6 +45,8 @@ TENTH = DATA / "routing_multilingual_tenth.jsonl"
 #: an eleventh, the same way as the tenth (another random draw), to measure a stop's final
 #: code on a second set as a person meets it
 ELEVENTH = DATA / "routing_multilingual_eleventh.jsonl"
+#: a twelfth, a third random draw the same way
+TWELFTH = DATA / "routing_multilingual_twelfth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -59,4 +61,5 @@ HELD_OUT_SETS = {
     "ninth": NINTH,
     "tenth": TENTH,
     "eleventh": ELEVENTH,
+    "twelfth": TWELFTH,
 }

@@ -31,6 +31,7 @@ from route_case_files import (
     SEVENTH,
     SIXTH,
     TENTH,
+    TWELFTH,
 )
 
 import codebot.skills.route as R
@@ -115,6 +116,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         NINTH,
         TENTH,
         ELEVENTH,
+        TWELFTH,
     ],
     ids=[
         "dev",
@@ -130,6 +132,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "ninth",
         "tenth",
         "eleventh",
+        "twelfth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

@@ -26,6 +26,7 @@ from route_case_files import (
     SEVENTH,
     SIXTH,
     TENTH,
+    TWELFTH,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
 from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
@@ -177,6 +178,22 @@ ELEVENTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twelfth set, routed once: a third random draw. With the extras hit@1 0.583 (lowest
+#: Chinese 0.375), recall@5 0.81, negatives 0.917, near misses 0.967; lexical 0.448,
+#: English 0.6875, 1.0, 1.0. After the thanks, greeting and rename it showed missing,
+#: negatives and near misses 1.0 both ways.
+TWELFTH_FLOORS = {
+    "hit_at_1": 0.55,
+    "per_language": 0.3,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWELFTH = {
+    "hit_at_1": 0.4,
+    "en": 0.6,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_ELEVENTH = {
     "hit_at_1": 0.5,
     "en": 0.7,
@@ -284,6 +301,7 @@ def _misses(report: dict) -> str:
         (NINTH, LEXICAL_NINTH),
         (TENTH, LEXICAL_TENTH),
         (ELEVENTH, LEXICAL_ELEVENTH),
+        (TWELFTH, LEXICAL_TWELFTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -341,6 +359,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (NINTH, NINTH_FLOORS),
         (TENTH, TENTH_FLOORS),
         (ELEVENTH, ELEVENTH_FLOORS),
+        (TWELFTH, TWELFTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
