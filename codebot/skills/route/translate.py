@@ -111,7 +111,7 @@ def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
     """The pieces of `request` to look up, in order, each once: words of a letter script
     whose English term `known` rejects (and not a function word of `lang`), katakana runs
     whole, Han runs as words in Chinese (with the segmenter) or else as overlapping pairs
-    (a single character alone)."""
+    (a single character alone), never one of `HAN_FUNCTION_WORDS`."""
     text = unicodedata.normalize("NFKC", request[:4000]).lower()
     stops = STOP_WORDS.get(lang, frozenset())
     cut = _segmenter() if lang == "zh" and _HAN.search(text) else None
