@@ -17,7 +17,9 @@ extra: "心率变异性指标" -> 心率, 变异性, 指标); else (Japanese, or
 its overlapping pairs, a single character alone (most Chinese and Japanese words are two
 characters: "监控面板" -> 监控, 控面, 面板; a pair that is not a word seldom finds
 anything similar enough). jieba's dictionary is Chinese: it cuts a Japanese kanji
-compound ("検証環境") into single characters, so Japanese keeps the pairs.
+compound ("検証環境") into single characters, so Japanese keeps the pairs. Chinese
+function words (什么, 我们, 每个 …) are left out as a letter script's are: their English
+words are stop words, so the nearest word found for them is a false friend.
 """
 
 from __future__ import annotations
