@@ -336,6 +336,7 @@ def _print_report(r: dict[str, Any]) -> None:
     )
     _say(f"  hit@1 (positives)         {_fmt(r['hit_at_1'])}")
     _say(f"  precision / recall        {_fmt(r['precision'])} / {_fmt(r['recall'])}")
+    _say(f"  offered / chose wrong     {_fmt(r['offered'])} / {_fmt(r['chose_wrong'])}")
     _say(f"  abstention on negatives   {_fmt(r['abstain_rate_negatives'])}")
     _say(f"  near-miss accuracy        {_fmt(r['near_miss_accuracy'])}")
     _say(f"  ranking, positives        {_ranking(r)}")

@@ -712,6 +712,56 @@ def test_evaluate_metrics_and_results_in_order(base):
     assert 0 <= rep["near_miss_accuracy"] <= 1 and rep["precision"] is not None
 
 
+def test_evaluate_counts_what_the_person_is_offered_and_wrong_choices(base):
+    """hit@1 counts an ask's first option only; `offered` counts either of its two (what a
+    person is shown) and a right selection; `chose_wrong` a selection of another skill."""
+    a, b, c = (
+        next(s for s in base.snapshot if s.name == n)
+        for n in ("docker-slim", "pdf-forms", "k8s-deploy")
+    )
+
+    def cand(spec):
+        return R.Candidate(spec, 0.5, 0.5, {})
+
+    def route(decision, selected, ranked):
+        return R.Route(
+            "x",
+            decision,
+            selected,
+            tuple(cand(s) for s in ranked),
+            (),
+            "",
+            (),
+            "task",
+            0.3,
+            0.05,
+            1.0,
+        )
+
+    routes = {
+        "p1": route("select", a, [a, b]),  # right, chosen
+        "p2": route("ask", None, [a, b]),  # right second of an ask: offered, no hit@1
+        "p3": route("select", a, [a, c]),  # wrong, chosen
+        "p4": route("abstain", None, [c]),  # right first, but nothing offered
+        "n1": route("abstain", None, []),
+    }
+    cases, errors = R.parse_cases(
+        [
+            json.dumps({"prompt": "p1", "expected": "docker-slim", "kind": "positive"}),
+            json.dumps({"prompt": "p2", "expected": "pdf-forms", "kind": "positive"}),
+            json.dumps({"prompt": "p3", "expected": "k8s-deploy", "kind": "positive"}),
+            json.dumps({"prompt": "p4", "expected": "k8s-deploy", "kind": "positive"}),
+            json.dumps({"prompt": "n1", "expected": None, "kind": "negative"}),
+        ]
+    )
+    assert not errors
+    rep = R.evaluate(cases, routes.__getitem__)
+    assert rep["hit_at_1"] == 0.25
+    assert rep["offered"] == 0.5
+    assert rep["chose_wrong"] == 0.25
+    assert rep["precision"] == 0.5 and rep["recall"] == 0.25
+
+
 # -- CLI -------------------------------------------------------------------------------------
 
 

@@ -77,6 +77,17 @@ def _row(case: Case, r: Route, hit: bool, rank: int | None) -> dict[str, object]
     }
 
 
+def _outcomes(r: Route, sel: str | None, ok_names: frozenset[str]) -> list[str]:
+    """What a positive's route did for the person: selected a right skill (`recall`),
+    showed one among its options (`offered`), or selected another (`chose_wrong`)."""
+    out = []
+    if r.decision == "select":
+        out.append("recall" if sel in ok_names else "chose_wrong")
+    if any(s.key in ok_names for s in r.options):
+        out.append("offered")
+    return out
+
+
 def by_language(
     cases: Sequence[Case], results: Sequence[dict[str, object]]
 ) -> dict[str, dict[str, object]]:
@@ -114,6 +125,10 @@ def evaluate(
       not abstain (a `select`, or an `ask` that offers it first).
     - precision: of all `select` decisions, the share that chose an acceptable skill.
     - recall: positives for which an acceptable skill was selected outright.
+    - offered: positives for which an acceptable skill is among what the person is offered
+      (the `select`'s skill, or either of an `ask`'s two): what a person meets, where
+      hit@1 counts only an ask's first.
+    - chose_wrong: positives for which another skill was selected outright.
     - abstain_rate_negatives: negatives that got `abstain`.
     - near_miss_accuracy: near misses routed right: to an acceptable skill (first choice of
       a select/ask) when one is expected, to `abstain` when none is.
@@ -131,7 +146,8 @@ def evaluate(
     confusion: Counter[tuple[str, str]] = Counter()
     counts = {k: 0 for k in KINDS}
     hits = {k: 0 for k in KINDS}
-    selects = correct_selects = recall_hits = abstain_neg = 0
+    selects = correct_selects = abstain_neg = 0
+    outcomes: Counter[str] = Counter()  # positives: recall, offered, chose_wrong
     by_decision = {k: Counter() for k in KINDS}
     unknown_names: set[str] = set()
     ranks: list[int | None] = []
@@ -160,12 +176,11 @@ def evaluate(
             selects += 1
             if sel in ok_names:
                 correct_selects += 1
-        if case.kind == "positive" and r.decision == "select" and sel in ok_names:
-            recall_hits += 1
         if case.kind == "negative" and r.decision == "abstain":
             abstain_neg += 1
         rank = None
         if case.kind == "positive":
+            outcomes.update(_outcomes(r, sel, ok_names))
             ranked = (rank_fn(case.prompt) if rank_fn is not None else r).candidates
             rank = first_rank([c.spec.key for c in ranked], ok_names)
             ranks.append(rank)
@@ -183,7 +198,7 @@ def evaluate(
         "counts": counts,
         "hit_at_1": rate(hits["positive"], counts["positive"]),
         "precision": rate(correct_selects, selects),
-        "recall": rate(recall_hits, counts["positive"]),
+        **{k: rate(outcomes[k], counts["positive"]) for k in ("recall", "offered", "chose_wrong")},
         "abstain_rate_negatives": rate(abstain_neg, counts["negative"]),
         "near_miss_accuracy": rate(hits["near_miss"], counts["near_miss"]),
         **ranking_summary(ranks),
