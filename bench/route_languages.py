@@ -76,6 +76,8 @@ def run(snap: Any, setup: str, vectors: Path, cases_path: Path = CASES) -> dict[
             for k in (
                 "hit_at_1",
                 "precision",
+                "offered",
+                "chose_wrong",
                 "abstain_rate_negatives",
                 "near_miss_accuracy",
                 "recall_at_k",
