@@ -59,14 +59,14 @@ LONGEST_HAN_WORD = 4
 #: pieces whose nearest word is remembered (a bound, not a tuned number)
 SEEN_PIECES = 50_000
 #: Chinese function words (pronouns, demonstratives, question words, determiners,
-#: connectives, modal verbs), never looked up, as `STOP_WORDS` are not for letter scripts:
+#: connectives, modal verbs, negators), never looked up, as `STOP_WORDS` are not for letter scripts:
 #: their English words are stop words, which the vocabulary lacks, so the nearest word
 #: found is a false friend ("什么", what -> "apa", Malay's "what" and a citation style)
 _HAN_FUNCTION_TEXT = (
     "什么 怎么 怎样 怎么样 为什么 如何 哪些 哪个 哪里 哪儿 多少 是否 这个 那个 这些 那些 "
     "这样 那样 这里 那里 这种 那种 我们 你们 他们 她们 它们 咱们 自己 大家 一下 一些 一个 "
     "一点 有点 每个 整个 所有 各个 可以 需要 应该 能够 可能 还是 或者 然后 因为 所以 但是 "
-    "而且 如果 虽然 已经 现在 还有 就是 只是 帮我 给我"
+    "而且 如果 虽然 已经 现在 还有 就是 只是 帮我 给我 不能 不是 不要 不用 没有 不会"
 )
 HAN_FUNCTION_WORDS = frozenset(_HAN_FUNCTION_TEXT.split())
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

@@ -131,6 +131,8 @@ def test_chinese_function_words_are_not_looked_up():
     assert not set(got) & T.HAN_FUNCTION_WORDS
     # a request made of them alone has nothing to look up
     assert units("我们这个怎么样", "zh", known) == []
+    # negators too: "不能", "没有" found "non" (of "non-interactive")
+    assert units("这个接口不能用，没有日志", "zh", known) == ["接口", "日志"]
 
 
 def test_chinese_function_words_are_left_out_of_the_pairs_too(monkeypatch):
