@@ -68,8 +68,10 @@ def encoders(vectors: Path) -> tuple[dict[str, Embed], dict[str, str]]:
 
 
 def rank_file(
-    embed: Embed, skills: Any, names: list[str], cases: list[dict[str, Any]]
+    embed: Embed, skill_vectors: Any, names: list[str], cases: list[dict[str, Any]]
 ) -> dict[str, Any]:
+    """recall@1 and @5 of `embed`'s ranking of `skill_vectors` (a row per name) for the
+    positives `cases`, and its time per request."""
     import numpy as np
 
     t0 = time.perf_counter()
@@ -79,7 +81,7 @@ def rank_file(
     hit1 = hit5 = 0
     for case, q in zip(cases, queries, strict=True):
         right = {case["expected"], *case.get("also", [])}
-        top = [names[i] for i in np.argsort(-(skills @ q))[:5]]
+        top = [names[i] for i in np.argsort(-(skill_vectors @ q))[:5]]
         a, b = top[0] in right, any(t in right for t in top)
         hit1, hit5 = hit1 + a, hit5 + b
         row = by_lang.setdefault(case.get("lang", "en"), [0, 0, 0])
@@ -115,8 +117,9 @@ def main() -> None:
             totals: dict[str, list[int]] = {}
             for f in files:
                 lines = f.read_text(encoding="utf-8").splitlines()
-                cases = [c for c in map(json.loads, filter(str.strip, lines))]
-                cases = [c for c in cases if c["kind"] == "positive"]
+                cases = [
+                    c for c in map(json.loads, filter(str.strip, lines)) if c["kind"] == "positive"
+                ]
                 got = rank_file(embed, mat, names, cases)
                 for lang, row in got.pop("by_language").items():
                     t = totals.setdefault(lang, [0, 0, 0])
