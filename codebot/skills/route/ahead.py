@@ -30,10 +30,10 @@ OVERLAP = True
 class _Worker:
     """A daemon thread that runs queued calls one at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
         self._queue: list[Callable[[], None]] = []
         self._ready = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="codebot-route-ahead", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def put(self, job: Callable[[], None]) -> None:
@@ -58,28 +58,30 @@ class _Worker:
             job()
 
 
-_worker: _Worker | None = None
+#: each lane's thread name (lane 0 kept its name from before there were lanes)
+LANES = ("codebot-route-ahead", "codebot-route-ahead-1")
+_workers: dict[int, _Worker] = {}
 _worker_lock = threading.Lock()
 
 
-def _the_worker() -> _Worker:
-    global _worker
+def _the_worker(lane: int = 0) -> _Worker:
     with _worker_lock:
-        if _worker is None or not _worker._thread.is_alive():
-            _worker = _Worker()
-        return _worker
+        got = _workers.get(lane)
+        if got is None or not got._thread.is_alive():
+            got = _workers[lane] = _Worker(LANES[lane])
+        return got
 
 
 class Ahead(Generic[T]):
-    """`fn()` started on the worker thread (with `OVERLAP`); `result()` is its value or
-    raises what it raised, like calling `fn()` where `result()` is called."""
+    """`fn()` started on lane `lane`'s worker thread (with `OVERLAP`); `result()` is its
+    value or raises what it raised, like calling `fn()` where `result()` is called."""
 
-    def __init__(self, fn: Callable[[], T]) -> None:
+    def __init__(self, fn: Callable[[], T], lane: int = 0) -> None:
         self._fn = fn
         self._done = threading.Event()
         self._value: list[T] = []  # the value, once made
         self._error: BaseException | None = None
-        self._worker = _the_worker() if OVERLAP else None
+        self._worker = _the_worker(lane) if OVERLAP else None
         if self._worker is not None:
             self._worker.put(self._run)
 

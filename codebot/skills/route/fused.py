@@ -54,7 +54,7 @@ def crowd_fused(
     import numpy as np
 
     decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
-    if decay >= 1 or cap <= 0 or not order or not bool((idx.folders()[1] > cap).any()):
+    if not order or not _crowds(idx, cfg):
         return order, {}
     rows = np.asarray(order, dtype=np.int64)
     key = {i: 1.0 / (RRF_K + p) for p, i in enumerate(order, 1)}
@@ -87,6 +87,28 @@ def _drawn(
     return rows[np.lexsort((np.arange(len(rows)), -key))[:n]].tolist()
 
 
+def _crowds(idx: Index, cfg: RouterConfig) -> bool:
+    """Whether look-alikes give way here: a folder over `folder_cap` and a `crowd_decay`
+    below 1."""
+    decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
+    return decay < 1 and cap > 0 and bool((idx.folders()[1] > cap).any())
+
+
+def lexical_side(
+    idx: Index, elig: NDArray[np.floating], k: int, cfg: RouterConfig, known: list[int]
+) -> list[int] | None:
+    """The word ranking's half of `fuse_across`, which reads no similarity: the route
+    draws it while the similarities are still being made (`ahead`). None without a folder
+    over the cap (`rank.fuse` then fuses as it is)."""
+    import numpy as np
+
+    if not _crowds(idx, cfg):
+        return None
+    depth = max(k * 10, 50)  # as `rank.fuse`
+    lexical = top_rows(elig, np.nonzero(elig > 0)[0], 4 * depth)
+    return _drawn(idx, lexical, elig[np.asarray(lexical, dtype=np.int64)], known, cfg, depth)
+
+
 def fuse_across(
     idx: Index,
     elig: NDArray[np.floating],
@@ -95,24 +117,23 @@ def fuse_across(
     k: int,
     cfg: RouterConfig,
     known: list[int],
+    lexical: list[int] | None = None,
 ) -> tuple[list[int], dict[int, int], dict[int, int]]:
     """The lexical and semantic rankings of a request in another language fused by
     reciprocal rank fusion (as `rank.fuse`), each drawn from its best 4 x depth with a big
     folder's look-alikes giving way (as the second stage draws its pool), then the fused
     order crowded (`crowd_fused`): the order, each row's lexical rank, and the crowded
-    rows' j. Without a folder over the cap, `rank.fuse` as it is."""
-    import numpy as np
-
-    rrf = replace(cfg, fusion="rrf")
-    decay, cap = cfg.rerank.crowd_decay, cfg.rerank.folder_cap
-    if decay >= 1 or cap <= 0 or not bool((idx.folders()[1] > cap).any()):
-        order, lex_rank, _ = fuse(idx, elig, mask, sem, k, rrf)
+    rows' j. Without a folder over the cap, `rank.fuse` as it is. `lexical`: the word
+    ranking's side when already drawn (`lexical_side`)."""
+    if not _crowds(idx, cfg):
+        order, lex_rank, _ = fuse(idx, elig, mask, sem, k, replace(cfg, fusion="rrf"))
         return order, lex_rank, {}
     depth = max(k * 10, 50)  # as `rank.fuse`
-    lexical = top_rows(elig, np.nonzero(elig > 0)[0], 4 * depth)
+    if lexical is None:
+        lexical = lexical_side(idx, elig, k, cfg, known) or []
     similar = most_similar_rows(idx, mask, sem, 4 * depth)
     rankings = [
-        _drawn(idx, lexical, elig[np.asarray(lexical, dtype=np.int64)], known, cfg, depth),
+        lexical,
         _drawn(idx, [i for _, i in similar], [v for v, _ in similar], known, cfg, depth),
     ]
     fused: dict[int, float] = {}
@@ -133,10 +154,12 @@ def ranked(
     cfg: RouterConfig,
     lang: str,
     known: list[int],
+    lexical: list[int] | None = None,
 ) -> tuple[list[int], dict[int, int], dict[int, float], dict[int, int]]:
     """The order the decision reads: the first `k` rows by score, or (with similarities)
     the fused order (by sum in English, by ranks across languages); the rows' lexical
-    ranks, their fused scores (fusion "sum") and the crowded rows' j."""
+    ranks, their fused scores (fusion "sum") and the crowded rows' j. `lexical`: the word
+    ranking's side of a fusion across languages, drawn ahead (`lexical_side`)."""
     import numpy as np
 
     if not sem:
@@ -148,5 +171,5 @@ def ranked(
     # across languages by ranks (reciprocal rank fusion): the lexical score of a request in
     # another language measures only its loanwords and names; a big folder's look-alikes
     # give way as in the second stage (`fused`)
-    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known)
+    order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known, lexical)
     return order, lex_rank, {}, crowd

@@ -63,7 +63,7 @@ from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, explain, held_in_front
 from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.eligible import filtered_out, narrow
-from codebot.skills.route.fused import ranked
+from codebot.skills.route.fused import lexical_side, ranked
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
@@ -202,9 +202,16 @@ class Router:
         staged = (
             cfg.rerank.second_stage and len(known) > 1 and semantic is None and len(positive) > 2
         )
+        # the word ranking's side of a fusion across languages needs no similarity: it is
+        # drawn while the worker still makes them
+        lexical = (
+            lexical_side(idx, elig, k, cfg, known)
+            if ahead is not None and semantic is not None and lang != "en"
+            else None
+        )
         sem = ahead.result() if ahead is not None and semantic is not None else {}
         # crowd: look-alikes that gave way in the fused order of a request in another language
-        order, lex_rank, fused, crowd = ranked(idx, elig, mask, sem, k, cfg, lang, known)
+        order, lex_rank, fused, crowd = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical)
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:

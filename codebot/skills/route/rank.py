@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from codebot.skills.route.config import RRF_K
-from codebot.skills.route.similarities import as_arrays
+from codebot.skills.route.similarities import Similarities, as_arrays
 
 if TYPE_CHECKING:
     import numpy as np
@@ -264,6 +264,12 @@ def most_similar_rows(
     n = min(len(keys), 2 * depth)  # room for keys not in the index or not eligible
     top = np.argpartition(-vals, n - 1)[:n] if 0 < n < len(keys) else np.arange(len(keys))
     top = top[np.lexsort((top, -vals[top]))]
+    if isinstance(sem, Similarities):  # its keys come back request after request
+        rows = idx.rows_of(keys)[top]
+        keep = (vals[top] > 0) & (rows >= 0)
+        keep[keep] = mask[rows[keep]]
+        top, rows = top[keep][:depth], rows[keep][:depth]
+        return list(zip(vals[top].tolist(), rows.tolist(), strict=True))
     by_key = idx.by_key
     out: list[tuple[float, int]] = []
     for j in top.tolist():

@@ -268,3 +268,100 @@ def test_a_scorer_that_fails_on_the_worker_switches_itself_off(big, tmp_path):
     assert rt.semantic is None and "crashed on the worker" in (rt.semantic_error or "")
     assert r.decision in {"select", "ask", "abstain"}
     assert all(c.semantic is None for c in r.candidates)
+
+
+# -- the product on two lanes, the word side drawn ahead -------------------------------------
+
+
+def test_the_product_split_over_two_lanes_is_the_same_to_the_bit(monkeypatch):
+    rng = np.random.default_rng(11)
+    lanes: list[int] = []
+
+    class Spy(ahead.Ahead):
+        def __init__(self, fn, lane=0):
+            lanes.append(lane)
+            super().__init__(fn, lane)
+
+    monkeypatch.setattr(S, "Ahead", Spy)
+    mat = rng.standard_normal((2_001, 48)).astype(np.float32)
+    q = rng.standard_normal(48).astype(np.float32)
+    assert S.product(mat, q).tobytes() == (mat @ q).tobytes() and lanes == []  # under the bar
+    monkeypatch.setattr(S, "SPLIT_ROWS", 100)
+    # odd and even counts of rows, the width of the test encoder's and of the shipped
+    # model's vectors: a half of 1,000 or 1,001 rows would sum some rows in another order
+    for rows, width in ((2_001, 48), (2_002, 48), (2_003, 48), (1_999, 512), (2_050, 7)):
+        mat = rng.standard_normal((rows, width)).astype(np.float32)
+        q = rng.standard_normal(width).astype(np.float32)
+        got = S.product(mat, q)
+        assert got.dtype == np.float32 and got.tobytes() == (mat @ q).tobytes(), (rows, width)
+    assert lanes == [1] * 5
+
+
+def test_a_product_whose_second_lane_is_busy_is_finished_here(monkeypatch):
+    monkeypatch.setattr(S, "SPLIT_ROWS", 10)
+    release, busy = threading.Event(), threading.Event()
+
+    def block() -> bool:
+        busy.set()
+        return release.wait(30)
+
+    blocker = ahead.Ahead(block, lane=1)
+    assert busy.wait(10)
+    mat = np.arange(60, dtype=np.float32).reshape(20, 3)
+    q = np.asarray([1.0, -2.0, 0.5], dtype=np.float32)
+    assert S.product(mat, q).tobytes() == (mat @ q).tobytes()  # not held up by the lane
+    release.set()
+    assert blocker.result() is True
+    started = threading.Event()
+
+    def where() -> str:
+        started.set()
+        return threading.current_thread().name
+
+    job = ahead.Ahead(where, lane=1)
+    assert started.wait(10) and job.result() == ahead.LANES[1]  # the lane is free again
+
+
+def test_routes_are_the_same_with_the_product_split_and_the_word_side_ahead(
+    big, tmp_path, monkeypatch
+):
+    prompts = dev_prompts(("zh", "ja", "es", "de", "fr"))
+    # a folder of 400 over a cap of 100: its look-alikes give way, the word side is drawn
+    cfg = R.config_from_mapping({"semantic": "use-multilingual", "folder_cap": 100})
+
+    def run(split_rows: int, store: Path) -> list[tuple]:
+        monkeypatch.setattr(S, "SPLIT_ROWS", split_rows)
+        scorer = S.EmbeddingScorer("use-multilingual", store, encoder=HashEncoder())
+        scorer._one_thread = True  # as the shipped model sets it: the product is `product`
+        return routes(R.Router(cfg, semantic=scorer), big, prompts)
+
+    assert run(10**9, tmp_path / "a") == run(64, tmp_path / "b")
+
+
+def test_the_word_side_drawn_ahead_fuses_as_drawn_in_place(big):
+    from codebot.skills.route.fused import fuse_across, lexical_side
+
+    rt = R.Router(R.config_from_mapping({"folder_cap": 100}))
+    idx = rt.index(big)[0]
+    cfg = rt.config
+    rng = np.random.default_rng(7)
+    elig = np.where(rng.random(idx.n) > 0.3, rng.random(idx.n), 0.0)
+    mask = np.ones(idx.n, dtype=bool)
+    keys = [s.key for s in idx.specs]
+    sims = Similarities(keys, {k: i for i, k in enumerate(keys)}, np.round(rng.random(idx.n), 2))
+    known = [0, 1, 2]
+    drawn = lexical_side(idx, elig, 5, cfg, known)
+    assert drawn  # 400 skills in one folder over the cap: the side is drawn
+    assert fuse_across(idx, elig, mask, sims, 5, cfg, known, drawn) == fuse_across(
+        idx, elig, mask, sims, 5, cfg, known
+    )
+
+
+def test_rows_of_keys_are_kept_for_the_same_list_and_unknown_keys_are_minus_one(big):
+    idx = R.Router().index(big)[0]
+    keys = [*(s.key for s in idx.specs[:5]), "no-such-skill"]
+    rows = idx.rows_of(keys)
+    assert rows.tolist() == [0, 1, 2, 3, 4, -1]
+    assert idx.rows_of(keys) is rows  # the same list: not looked up again
+    other = list(reversed(keys))
+    assert idx.rows_of(other).tolist() == [-1, 4, 3, 2, 1, 0]

@@ -75,6 +75,7 @@ class Index:
         self.n_terms = postings.n_terms
         self.indptr, self.indices, self.tf = postings.indptr, postings.indices, postings.tf
         self._folder_rows: tuple[NDArray[np.int64], NDArray[np.intp]] | None = None  # folders
+        self._key_rows: tuple[Sequence[str], NDArray[np.int64]] | None = None  # rows_of
         if not (carry is not None and self._lookups_from(*carry)):
             self.pos = dict(zip(map(id, self.specs), range(self.n), strict=True))
             self.by_key = dict(zip(map(_KEY, self.specs), range(self.n), strict=True))
@@ -308,6 +309,19 @@ class Index:
             )
             self._folder_rows = (owner, np.bincount(owner, minlength=len(seen)))
         return self._folder_rows
+
+    def rows_of(self, keys: Sequence[str]) -> NDArray[np.int64]:
+        """Each key's row, -1 for a key not here. Kept for the last list asked about (the
+        same list object: a scorer's keys for the same skills, request after request), so
+        a route among 10,000 skills does not look up 10,000 keys."""
+        import numpy as np
+
+        got = self._key_rows
+        if got is None or got[0] is not keys:
+            by_key = self.by_key
+            rows = np.fromiter((by_key.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+            got = self._key_rows = (keys, rows)
+        return got[1]
 
     def field_matches(self, i: int, term_ids: Sequence[int]) -> dict[str, set[int]]:
         q = set(term_ids)
