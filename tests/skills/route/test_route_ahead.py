@@ -11,6 +11,7 @@ import sys
 import threading
 import zlib
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -273,19 +274,23 @@ def test_a_scorer_that_fails_on_the_worker_switches_itself_off(big, tmp_path):
 # -- the product on two lanes, the word side drawn ahead -------------------------------------
 
 
-def test_the_product_split_over_two_lanes_is_the_same_to_the_bit(monkeypatch):
+class SpyHelp(ahead.Help):
+    """`ahead.Help`, recording which thread did each part."""
+
+    ran: ClassVar[list[str]] = []
+
+    def _run(self) -> None:
+        SpyHelp.ran.append(threading.current_thread().name)
+        super()._run()
+
+
+def test_the_product_split_in_two_halves_is_the_same_to_the_bit(monkeypatch):
     rng = np.random.default_rng(11)
-    lanes: list[int] = []
-
-    class Spy(ahead.Ahead):
-        def __init__(self, fn, lane=0):
-            lanes.append(lane)
-            super().__init__(fn, lane)
-
-    monkeypatch.setattr(S, "Ahead", Spy)
+    SpyHelp.ran = []
+    monkeypatch.setattr(S, "Help", SpyHelp)
     mat = rng.standard_normal((2_001, 48)).astype(np.float32)
     q = rng.standard_normal(48).astype(np.float32)
-    assert S.product(mat, q).tobytes() == (mat @ q).tobytes() and lanes == []  # under the bar
+    assert S.product(mat, q).tobytes() == (mat @ q).tobytes() and SpyHelp.ran == []  # small
     monkeypatch.setattr(S, "SPLIT_ROWS", 100)
     # odd and even counts of rows, the width of the test encoder's and of the shipped
     # model's vectors: a half of 1,000 or 1,001 rows would sum some rows in another order
@@ -294,32 +299,44 @@ def test_the_product_split_over_two_lanes_is_the_same_to_the_bit(monkeypatch):
         q = rng.standard_normal(width).astype(np.float32)
         got = S.product(mat, q)
         assert got.dtype == np.float32 and got.tobytes() == (mat @ q).tobytes(), (rows, width)
-    assert lanes == [1] * 5
+    # nobody waited for it: each back half was done by its asker, on this thread
+    assert SpyHelp.ran == ["MainThread"] * 5
 
 
-def test_a_product_whose_second_lane_is_busy_is_finished_here(monkeypatch):
-    monkeypatch.setattr(S, "SPLIT_ROWS", 10)
-    release, busy = threading.Event(), threading.Event()
-
-    def block() -> bool:
-        busy.set()
-        return release.wait(30)
-
-    blocker = ahead.Ahead(block, lane=1)
-    assert busy.wait(10)
-    mat = np.arange(60, dtype=np.float32).reshape(20, 3)
-    q = np.asarray([1.0, -2.0, 0.5], dtype=np.float32)
-    assert S.product(mat, q).tobytes() == (mat @ q).tobytes()  # not held up by the lane
-    release.set()
-    assert blocker.result() is True
+def test_a_caller_waiting_for_the_worker_does_the_part_it_asks_help_with():
     started = threading.Event()
 
-    def where() -> str:
+    def part() -> str:
         started.set()
         return threading.current_thread().name
 
-    job = ahead.Ahead(where, lane=1)
-    assert started.wait(10) and job.result() == ahead.LANES[1]  # the lane is free again
+    running = threading.Event()
+
+    def on_worker() -> tuple[str, str]:
+        running.set()
+        help_ = ahead.Help(part)
+        assert started.wait(30)  # taken up by the caller waiting in result(), not by us
+        return threading.current_thread().name, help_.result()
+
+    job = ahead.Ahead(on_worker)
+    assert running.wait(10)  # started on the worker, so result() waits for it
+    assert job.result() == ("codebot-route-ahead", "MainThread")
+    # a part that raises reaches its asker, and the waiting caller is not stuck
+    boom = ahead.Ahead(lambda: ahead.Help(lambda: 1 // 0).result())
+    with pytest.raises(ZeroDivisionError):
+        boom.result()
+
+
+def test_the_product_is_the_same_when_the_waiting_caller_does_its_back_half(monkeypatch):
+    monkeypatch.setattr(S, "SPLIT_ROWS", 100)
+    SpyHelp.ran = []
+    monkeypatch.setattr(S, "Help", SpyHelp)
+    rng = np.random.default_rng(12)
+    mat = rng.standard_normal((50_001, 64)).astype(np.float32)
+    q = rng.standard_normal(64).astype(np.float32)
+    for _ in range(3):  # whichever thread does the back half, the same bits
+        assert ahead.Ahead(lambda: S.product(mat, q)).result().tobytes() == (mat @ q).tobytes()
+    assert len(SpyHelp.ran) == 3
 
 
 def test_routes_are_the_same_with_the_product_split_and_the_word_side_ahead(
