@@ -14,7 +14,7 @@ in line did. One worker for the process, made on first use; its thread is a daem
 (an idle worker never holds up the exit).
 
 A call may also ask for help with part of its work (`Help`: half of the product with
-every skill's vectors, `semantic.product`). Only a caller already waiting in `result()`
+every skill's vectors, `product.product`). Only a caller already waiting in `result()`
 takes it up, so the part is done by a thread that would otherwise sit idle, never by a
 third thread beside two busy ones: a second worker for it made first requests slower
 (their pieces, embedded on the route's thread, lost a core to it; p95 8.0-8.8 ms ->

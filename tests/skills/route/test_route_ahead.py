@@ -21,6 +21,7 @@ from codebot.skills.catalog import Catalog
 from codebot.skills.files import Root, Source
 from codebot.skills.invoke import Actor
 from codebot.skills.route import ahead
+from codebot.skills.route import product as P
 from codebot.skills.route import semantic as S
 from codebot.skills.route.rank import most_similar_rows
 from codebot.skills.route.similarities import Similarities, as_arrays, most_similar_key
@@ -287,17 +288,17 @@ class SpyHelp(ahead.Help):
 def test_the_product_split_in_two_halves_is_the_same_to_the_bit(monkeypatch):
     rng = np.random.default_rng(11)
     SpyHelp.ran = []
-    monkeypatch.setattr(S, "Help", SpyHelp)
+    monkeypatch.setattr(P, "Help", SpyHelp)
     mat = rng.standard_normal((2_001, 48)).astype(np.float32)
     q = rng.standard_normal(48).astype(np.float32)
-    assert S.product(mat, q).tobytes() == (mat @ q).tobytes() and SpyHelp.ran == []  # small
-    monkeypatch.setattr(S, "SPLIT_ROWS", 100)
+    assert P.product(mat, q).tobytes() == (mat @ q).tobytes() and SpyHelp.ran == []  # small
+    monkeypatch.setattr(P, "SPLIT_ROWS", 100)
     # odd and even counts of rows, the width of the test encoder's and of the shipped
     # model's vectors: a half of 1,000 or 1,001 rows would sum some rows in another order
     for rows, width in ((2_001, 48), (2_002, 48), (2_003, 48), (1_999, 512), (2_050, 7)):
         mat = rng.standard_normal((rows, width)).astype(np.float32)
         q = rng.standard_normal(width).astype(np.float32)
-        got = S.product(mat, q)
+        got = P.product(mat, q)
         assert got.dtype == np.float32 and got.tobytes() == (mat @ q).tobytes(), (rows, width)
     # nobody waited for it: each back half was done by its asker, on this thread
     assert SpyHelp.ran == ["MainThread"] * 5
@@ -328,14 +329,14 @@ def test_a_caller_waiting_for_the_worker_does_the_part_it_asks_help_with():
 
 
 def test_the_product_is_the_same_when_the_waiting_caller_does_its_back_half(monkeypatch):
-    monkeypatch.setattr(S, "SPLIT_ROWS", 100)
+    monkeypatch.setattr(P, "SPLIT_ROWS", 100)
     SpyHelp.ran = []
-    monkeypatch.setattr(S, "Help", SpyHelp)
+    monkeypatch.setattr(P, "Help", SpyHelp)
     rng = np.random.default_rng(12)
     mat = rng.standard_normal((50_001, 64)).astype(np.float32)
     q = rng.standard_normal(64).astype(np.float32)
     for _ in range(3):  # whichever thread does the back half, the same bits
-        assert ahead.Ahead(lambda: S.product(mat, q)).result().tobytes() == (mat @ q).tobytes()
+        assert ahead.Ahead(lambda: P.product(mat, q)).result().tobytes() == (mat @ q).tobytes()
     assert len(SpyHelp.ran) == 3
 
 
@@ -347,7 +348,7 @@ def test_routes_are_the_same_with_the_product_split_and_the_word_side_ahead(
     cfg = R.config_from_mapping({"semantic": "use-multilingual", "folder_cap": 100})
 
     def run(split_rows: int, store: Path) -> list[tuple]:
-        monkeypatch.setattr(S, "SPLIT_ROWS", split_rows)
+        monkeypatch.setattr(P, "SPLIT_ROWS", split_rows)
         scorer = S.EmbeddingScorer("use-multilingual", store, encoder=HashEncoder())
         scorer._one_thread = True  # as the shipped model sets it: the product is `product`
         return routes(R.Router(cfg, semantic=scorer), big, prompts)
