@@ -63,6 +63,9 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|\b(?:steht|says|reads|dice|pone|y\s+a|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
         r"\s?[\"'»”“]\s+(?:statt|anstatt|anstelle\s+von|instead\s+of|en\s+(?:vez|lugar)\s+de"
         r"|au\s+lieu\s+de)\s+[\"'«“„]"
+        # "il y a une faute dans le titre : « Bienvenu » au lieu de « Bienvenue »" (not a bare
+        # "« X » au lieu de « Y »": "utilise « pnpm » au lieu de « npm »" changes tools)
+        r"|\b(?:il\s+)?y\s+a\s+une\s+faute\b"
     ),
     "import": (
         r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|删了|去掉|移除).{0,40}import"
@@ -283,11 +286,29 @@ def _too_long(t: str) -> bool:
     return len(t) - sum(len(w) for w in WORD.findall(t) if is_padding(w)) > MAX_EDIT_CHARS
 
 
+#: a quoted text (what an edit puts right or replaces) and a token with no letter or digit
+#: (a dash, a colon set apart as French sets it): neither is a word of the instruction
+_QUOTED = re.compile(
+    r"[\"“„«「『][^\"“”„«»「」『』\n]{1,60}[\"”“»」』]|(?<!\w)'[^'\n]{1,60}'(?!\w)"
+)
+_NO_WORD = re.compile(r"[^\w]+")
+
+
+def _instruction_words(t: str) -> int:
+    """The words of the instruction: quoted text, bare punctuation and other languages'
+    function words left out ("it says 'Pasword is incorect' — fix the string" is 6)."""
+    return sum(
+        1
+        for w in _QUOTED.sub(" ", t).split()
+        if not _NO_WORD.fullmatch(w) and not is_padding(w.strip(".,;:!?¡¿()\"'"))
+    )
+
+
 def edit_kind(text: str) -> str | None:
     """The kind of small, local edit a short one-instruction request asks for, or None."""
     t = INVISIBLE.sub("", text).strip()
     cjk = len(CJK.findall(t))
-    words = sum(1 for w in t.split() if not is_padding(w.strip(".,;:!?¡¿()\"'")))
+    words = _instruction_words(t)
     if words > MAX_EDIT_WORDS or cjk > MAX_EDIT_CJK_CHARS or "\n" in t or _too_long(t):
         return None
     if _MORE.search(t):

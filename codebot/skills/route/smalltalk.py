@@ -60,6 +60,16 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"you\s+saved\s+(?:me|my\s+(?:life|weekend|week|friday|evening))|lifesaver",
         r"(?:see\s+(?:you|ya)|talk(?:\s+to\s+you)?)\s+(?:on\s+)?(?:soon|tomorrow|tonight"
         rf"|next\s+week|{_EN_DAYS})|ttyl|rest\s+well|get\s+some\s+rest|take\s+care|sleep\s+well",
+        # understanding, and what comes before the work: "I see, that explains it", "coffee
+        # first, then we'll get going", "finally friday"
+        r"(?:ah\s+|oh\s+)?i\s+see|that\s+explains\s+it|(?:so\s+)?that'?s\s+what\s+it\s+was",
+        r"(?:a\s+)?coffee\s+first|(?:then\s+)?(?:we'?ll|let'?s|i'?ll)\s+get\s+(?:going|started)",
+        rf"(?:it'?s\s+)?(?:finally\s+)?(?:{_EN_DAYS})(?:\s+finally)?|how'?s\s+your\s+day(?:\s+going)?",
+        # a sigh about the week: "phew, what a long week"
+        r"ugh|phew|whew|(?:what\s+a|such\s+a)\s+(?:long\s+)?(?:week|day)|long\s+(?:week|day)",
+        # off to lunch: "I'm off to lunch, back in an hour"
+        r"(?:i'?m\s+)?(?:off\s+to|going\s+to|heading\s+(?:out\s+)?(?:to|for))\s+(?:lunch|grab\s+lunch)"
+        r"|lunch\s+(?:break|time)|back\s+in\s+(?:a\s+bit|an\s+hour|\d+)",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -87,6 +97,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:周[一二三四五六日末]|星期[一二三四五六日天]|明天|下周|回头|改天|晚点)见|好好休息|早点休息",
         # "you saved me", "today": "你救了我一命", "救星", "今天"
         r"你?(?:真是|真的是|是)?(?:救了我(?:一命|的命)?|(?:我的)?救星)|今天",
+        # understanding, a day, leaving work: "原来如此", "今天周五", "终于可以早点下班了"
+        r"原来(?:如此|是这样(?:啊|的)?)|难怪|(?:周[一二三四五六日末]|星期[一二三四五六日天])了?",
+        r"(?:终于)?(?:可以)?早点?下班了?|(?:终于)?(?:放假|周末|周五)了|你今天(?:过得)?怎么样",
+        r"唉|哎|这周(?:好|真|太)(?:累|长|漫长)(?:啊|了)?|(?:好|真)累(?:啊|了)?",
+        r"(?:我)?(?:先)?去吃(?:午|晚)?饭了?|(?:午|晚)饭时间到了|(?:一会儿|待会儿?)见",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -114,6 +129,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"いや[ぁあー]+|じゃあ|感謝(?:です|してます|しています|しかない)|命拾いしました|救われました",
         # see you on a day, rest well: "また月曜日に", "ゆっくり休んでね"
         r"また(?:[月火水木金土日]曜日?|来週|後で|あとで)に?|ゆっくり休んで(?:ね|ください)?|お大事に",
+        # understanding: "そういうことだったんですね", "納得しました", "腑に落ちました"
+        r"そういうこと(?:だったん)?(?:です|でした)?(?:か|ね)?|そうだったんですね|納得(?:しました|です|した)?",
+        r"腑に落ちました|よくわかりました|(?:やっと)?金曜(?:日)?(?:だ|です)?(?:ね)?",
+        r"ふぅ|はぁ|長い(?:一)?週間(?:だった|でした)(?:ね|な)?|疲れた(?:ー|な|ね)?",
+        r"(?:お昼|昼ごはん|ランチ)(?:に)?行って(?:きます|くる)|(?:お昼|ランチ)休憩(?:です|行ってきます)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -141,6 +161,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:nos\s+vemos|hasta)\s+(?:el\s+)?(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado"
         r"|domingo|ma[ñn]ana|luego|pronto|la\s+(?:semana\s+que\s+viene|pr[oó]xima)|finde)"
         r"|nos\s+vemos|que\s+descanses?|descansa|cu[ií]date",
+        # understanding, a day: "ya veo", "ahora lo entiendo", "¿qué tal el día?", "por fin viernes"
+        r"ya\s+veo|ahora\s+(?:lo\s+)?entiendo|con\s+raz[oó]n|qu[eé]\s+tal\s+(?:el|tu)\s+d[ií]a",
+        r"c[oó]mo\s+(?:te\s+)?(?:va|fue)\s+(?:el|tu)\s+d[ií]a|(?:por\s+fin\s+)?(?:es\s+)?viernes",
+        # a sigh about the week: "uf, qué semana más larga llevo"
+        r"uf+|buf+|puf+|(?:qu[eé]|vaya|menuda)\s+semana(?:\s+(?:m[aá]s|tan)\s+larga)?(?:\s+llevo)?",
+        r"(?:me\s+)?voy\s+a\s+comer|(?:hora\s+de\s+)?(?:comer|almorzar)|ahora\s+vuelvo|vuelvo\s+en\s+un\s+rato",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -169,6 +195,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:tag|abend|morgen|freitag)\s+gerettet|(?:mein\s+)?lebensretter|heute",
         r"bis\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|bald|dann|gleich"
         r"|n[äa]chste\s+woche)|erhol\s+dich(?:\s+gut)?|schlaf\s+gut|mach'?s\s+gut",
+        # understanding, a day, coffee first: "ach so", "jetzt verstehe ich", "endlich Freitag"
+        r"ach\s+so|jetzt\s+(?:verstehe\s+ich(?:\s+es)?|ist\s+(?:es\s+)?klar)|verstehe|leuchtet\s+ein",
+        r"(?:endlich\s+)?freitag|wie\s+(?:war|l[äa]uft)\s+(?:dein|ihr)\s+tag|erst\s+mal\s+(?:ein\s+)?kaffee",
+        r"puh|uff|was\s+f[üu]r\s+eine\s+(?:lange\s+)?woche|lange\s+woche",
+        r"(?:ich\s+)?(?:geh|gehe)\s+(?:mal\s+)?(?:essen|mittagessen|in\s+die\s+mittagspause)|mittagspause",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -198,6 +229,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"[àa]\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|bient[ôo]t"
         r"|tout\s+[àa]\s+l'heure|la\s+semaine\s+prochaine)|repose[sz]?[- ](?:toi|vous)(?:\s+bien)?"
         r"|dors\s+bien|prends\s+soin\s+de\s+toi",
+        # understanding, a day, coffee first: "je comprends mieux", "c'était donc ça",
+        # "comment s'est passée ta journée ?", "vivement vendredi", "un café d'abord"
+        r"(?:ah\s+)?je\s+comprends(?:\s+mieux)?|c'(?:est|[ée]tait)\s+donc\s+[çc]a|(?:enfin|vivement)\s+vendredi",
+        r"comment\s+(?:s'est\s+pass[ée]e|va)\s+ta\s+journ[ée]e|un\s+caf[ée]\s+d'abord",
+        r"pf+|ouf|quelle\s+(?:longue\s+)?semaine|longue\s+semaine",
+        # off to lunch: "bon, je file déjeuner, à tout à l'heure"
+        r"bon|je\s+(?:file|vais)\s+(?:d[ée]jeuner|manger)|pause\s+(?:d[ée]jeuner|caf[ée])|je\s+reviens",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -47,6 +47,9 @@ TENTH = DATA / "routing_multilingual_tenth.jsonl"
 ELEVENTH = DATA / "routing_multilingual_eleventh.jsonl"
 #: a twelfth, a third random draw the same way
 TWELFTH = DATA / "routing_multilingual_twelfth.jsonl"
+#: a thirteenth, a fourth random draw, routed once to measure a stop's final code; the
+#: small talk and edits it found routed were filled in other wordings, nothing else
+THIRTEENTH = DATA / "routing_multilingual_thirteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -62,4 +65,5 @@ HELD_OUT_SETS = {
     "tenth": TENTH,
     "eleventh": ELEVENTH,
     "twelfth": TWELFTH,
+    "thirteenth": THIRTEENTH,
 }

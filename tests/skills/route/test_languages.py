@@ -266,6 +266,34 @@ THANKS = [
     "助かりました、まさにこれが欲しかった",
     "晚上好，最近也辛苦了",
     "めちゃ助かった、ありがとう",
+    # understanding, a day, the coffee before the work (the thirteenth held-out set, routed
+    # once and never tuned on: these are other wordings)
+    "ah I see, that explains it, thanks",
+    "hi! coffee first, then let's get started",
+    "finally friday! have a good weekend",
+    "原来如此，难怪，谢谢",
+    "今天周三了，晚上好",
+    "终于放假了，哈哈",
+    "ya veo, ahora lo entiendo, gracias",
+    "hola, ¿cómo te fue el día?",
+    "ach so, jetzt verstehe ich, danke",
+    "Moin! Erst mal Kaffee",
+    "je comprends mieux, merci !",
+    "salut ! un café d'abord",
+    "納得です、ありがとうございます",
+    "そういうことですか、了解です",
+    "phew, what a long week",
+    "uff, vaya semana",
+    "puh, was für eine Woche",
+    "ouf, quelle semaine !",
+    "唉，这周好累啊",
+    "ふぅ、長い一週間でした",
+    "ok, je vais manger, je reviens",
+    "I'm off to lunch, back in an hour",
+    "me voy a comer, ahora vuelvo",
+    "ich geh mal essen, bis gleich",
+    "我先去吃饭了，待会儿见",
+    "お昼行ってきます",
 ]
 
 
@@ -351,6 +379,16 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "merci infiniment pour le script, maintenant déploie-le",
         "现在能跑了，再帮我加个测试",
         "thanks, exactly what I needed, now deploy it",
+        "coffee first, then fix the login bug",
+        "good morning, our CI keeps failing",
+        "i see, now write the changelog",
+        "原来如此，那帮我改一下",
+        "ya veo, ahora arregla el test",
+        "納得しました、ではテストを書いてください",
+        "ugh, the deploy failed again",
+        "uf, el build se rompió otra vez",
+        "je file, lance le build pendant ma pause déjeuner",
+        "after lunch, write the release notes",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -490,6 +528,20 @@ ISSUE_EDITS = [
     # a note cut from a code comment, in spoken German too (the tenth among 10,000 skills)
     ("delete the TODO in the comment above parseArgs", "comment"),
     ("der alte Hinweis im Kommentar von `loadUser` kann raus", "comment"),
+    # a typo told with the text it shows (quoted text and a dash are not words of the
+    # instruction) and a French "il y a une faute" (the thirteenth held-out set, routed once
+    # and never tuned on: these are other wordings)
+    (
+        'there is a typo in the checkout button label, it says "Procede to payment" — fix it'
+        " in src/components/Checkout.tsx please",
+        "typo",
+    ),
+    ("il y a une faute dans le README, corrige-la", "typo"),
+    ("sur la page de contact il y a une faute : « Envoyé » au lieu de « Envoyer »", "typo"),
+    (
+        "im Footer steht „Alle Rechte vorbehlaten“ — bitte den Tippfehler in footer.html beheben",
+        "typo",
+    ),
 ]
 
 
@@ -542,6 +594,7 @@ def test_small_edits_are_recognised(text, kind):
         "das alte Feature kann raus",
         # one tool instead of another is a change of tools, not a word put right
         "use 'pnpm' instead of 'npm' in every package",
+        "utilise « pnpm » au lieu de « npm » dans tous les paquets",
         # a second Chinese instruction after the edit (…，再 / 以后再 / …，顺便)
         "把变量名 x 改成 y，再跑一遍测试",
         "把变量名改成驼峰以后，再把整个项目的命名规范文档写一份",

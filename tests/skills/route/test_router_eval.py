@@ -31,6 +31,7 @@ from route_case_files import (
     SEVENTH,
     SIXTH,
     TENTH,
+    THIRTEENTH,
     TWELFTH,
 )
 
@@ -117,6 +118,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         TENTH,
         ELEVENTH,
         TWELFTH,
+        THIRTEENTH,
     ],
     ids=[
         "dev",
@@ -133,6 +135,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "tenth",
         "eleventh",
         "twelfth",
+        "thirteenth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

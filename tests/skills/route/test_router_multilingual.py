@@ -26,6 +26,7 @@ from route_case_files import (
     SEVENTH,
     SIXTH,
     TENTH,
+    THIRTEENTH,
     TWELFTH,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
@@ -188,6 +189,23 @@ TWELFTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the thirteenth set, routed once: a fourth random draw, to measure a stop's final code.
+#: With the extras hit@1 0.469 (lowest English 0.3125), recall@5 0.80, negatives 0.833,
+#: near misses 0.933; lexical 0.344, English 0.3125, 0.917, 0.933. After the small talk and
+#: typos it showed routed (other wordings in test_languages.py), negatives and near misses
+#: 1.0 with the extras, lexical negatives 1.0 too; no positive of any set changed.
+THIRTEENTH_FLOORS = {
+    "hit_at_1": 0.44,
+    "per_language": 0.28,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_THIRTEENTH = {
+    "hit_at_1": 0.31,
+    "en": 0.28,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_TWELFTH = {
     "hit_at_1": 0.4,
     "en": 0.6,
@@ -302,6 +320,7 @@ def _misses(report: dict) -> str:
         (TENTH, LEXICAL_TENTH),
         (ELEVENTH, LEXICAL_ELEVENTH),
         (TWELFTH, LEXICAL_TWELFTH),
+        (THIRTEENTH, LEXICAL_THIRTEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -360,6 +379,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TENTH, TENTH_FLOORS),
         (ELEVENTH, ELEVENTH_FLOORS),
         (TWELFTH, TWELFTH_FLOORS),
+        (THIRTEENTH, THIRTEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
