@@ -272,7 +272,7 @@ def test_a_scorer_that_fails_on_the_worker_switches_itself_off(big, tmp_path):
     assert all(c.semantic is None for c in r.candidates)
 
 
-# -- the product on two lanes, the word side drawn ahead -------------------------------------
+# -- the product in two halves, the word side drawn ahead ------------------------------------
 
 
 class SpyHelp(ahead.Help):
