@@ -83,18 +83,15 @@ def _the_worker() -> _Worker:
         return _worker
 
 
-class Ahead(Generic[T]):
-    """`fn()` started on the worker thread (with `OVERLAP`); `result()` is its value or
-    raises what it raised, like calling `fn()` where `result()` is called."""
+class _Call(Generic[T]):
+    """`fn()`, run once by whichever thread gets to it; `_outcome()` is its value or raises
+    what it raised, like calling `fn()` there."""
 
     def __init__(self, fn: Callable[[], T]) -> None:
         self._fn = fn
         self._done = threading.Event()
         self._value: list[T] = []  # the value, once made
         self._error: BaseException | None = None
-        self._worker = _the_worker() if OVERLAP else None
-        if self._worker is not None:
-            self._worker.put(self._run)
 
     def _run(self) -> None:
         try:
@@ -102,9 +99,25 @@ class Ahead(Generic[T]):
         except BaseException as exc:  # handed to the caller of result(), raised there
             self._error = exc
         finally:
-            with _help_ready:
+            with _help_ready:  # wakes a caller waiting in `Ahead.result()`
                 self._done.set()
                 _help_ready.notify_all()
+
+    def _outcome(self) -> T:
+        if self._error is not None:
+            raise self._error
+        return self._value[0]
+
+
+class Ahead(_Call[T]):
+    """`fn()` started on the worker thread (with `OVERLAP`); `result()` is its value or
+    raises what it raised, like calling `fn()` where `result()` is called."""
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        super().__init__(fn)
+        self._worker = _the_worker() if OVERLAP else None
+        if self._worker is not None:
+            self._worker.put(self._run)
 
     def result(self) -> T:
         if self._worker is None or self._worker.take_back(self._run):
@@ -120,32 +133,19 @@ class Ahead(Generic[T]):
                         _help_ready.acquire()
                 else:
                     _help_ready.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value[0]
+        return self._outcome()
 
 
-class Help(Generic[T]):
+class Help(_Call[T]):
     """`fn()`, offered to a caller waiting in `Ahead.result()`; `result()` is its value
     (or raises what it raised), computed here when nobody took it up."""
 
     def __init__(self, fn: Callable[[], T]) -> None:
-        self._fn = fn
-        self._done = threading.Event()
-        self._value: list[T] = []
-        self._error: BaseException | None = None
+        super().__init__(fn)
         if OVERLAP:
             with _help_ready:
                 _help.append(self._run)
                 _help_ready.notify_all()
-
-    def _run(self) -> None:
-        try:
-            self._value.append(self._fn())
-        except BaseException as exc:  # handed to the caller of result(), raised there
-            self._error = exc
-        finally:
-            self._done.set()
 
     def result(self) -> T:
         with _help_ready:
@@ -155,6 +155,4 @@ class Help(Generic[T]):
         if mine or not OVERLAP:
             self._run()  # nobody took it up: do it here
         self._done.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value[0]
+        return self._outcome()
