@@ -296,7 +296,7 @@ _NO_WORD = re.compile(r"[^\w]+")
 
 def _instruction_words(t: str) -> int:
     """The words of the instruction: quoted text, bare punctuation and other languages'
-    function words left out ("it says 'Pasword is incorect' — fix the string" is 6)."""
+    function words left out ("it says 'Pasword is incorect' — fix the string" is 5)."""
     return sum(
         1
         for w in _QUOTED.sub(" ", t).split()

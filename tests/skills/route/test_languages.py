@@ -797,3 +797,15 @@ def test_skill_search_and_preselection_find_a_skill_for_a_chinese_request(snap):
     assert "mermaid-diagrams" in [s.name for s in kept]
     # a small edit still lists the skills that match its words: the model decides
     assert R.search("rename the docker_host variable to container_host", specs, limit=3)
+
+
+def test_quoted_text_and_bare_punctuation_are_no_words_of_an_edit():
+    from codebot.skills.route.edits import _instruction_words
+
+    assert _instruction_words("it says 'Pasword is incorect' — fix the string") == 5
+    assert _instruction_words("im Footer steht „Alle Rechte vorbehlaten“ : fix") == 4
+    # an apostrophe inside a word opens no quote: every word of these counts
+    assert _instruction_words("don't touch the user's config, it's fine") == 7
+    # a request of many words stays too long for an edit even with a typo in it
+    long = "there is a typo " + " ".join(f"word{i}" for i in range(20))
+    assert edit_kind(long) is None
