@@ -383,3 +383,33 @@ def test_rows_of_keys_are_kept_for_the_same_list_and_unknown_keys_are_minus_one(
     assert idx.rows_of(keys) is rows  # the same list: not looked up again
     other = list(reversed(keys))
     assert idx.rows_of(other).tolist() == [-1, 4, 3, 2, 1, 0]
+
+
+def test_routes_from_several_threads_at_once_are_the_same_as_one_by_one(big, tmp_path, monkeypatch):
+    # routes on other threads (a session's SkillSearch beside the TUI's own) wait in
+    # result() at once and may take up each other's halves: every route is still its own
+    prompts = dev_prompts(("zh", "ja", "es", "de", "fr"))[:20]
+    cfg = R.config_from_mapping({"semantic": "use-multilingual", "folder_cap": 100})
+    monkeypatch.setattr(P, "SPLIT_ROWS", 64)
+    scorer = S.EmbeddingScorer("use-multilingual", tmp_path / "v", encoder=HashEncoder())
+    scorer._one_thread = True
+    rt = R.Router(cfg, semantic=scorer)
+    alone = [dump(rt.route(p, big, Actor.MODEL)) for p in prompts]
+    got: dict[int, list[tuple]] = {}
+    errors: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            order = prompts[k:] + prompts[:k]  # each thread in another order
+            out = [dump(rt.route(p, big, Actor.MODEL)) for p in order]
+            got[k] = out[len(prompts) - k :] + out[: len(prompts) - k]
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == [] and not any(t.is_alive() for t in threads)
+    assert all(got[k] == alone for k in range(4))
