@@ -3,6 +3,7 @@ after in one run. Prints ONE JSON object (progress on stderr).
 
     .venv/bin/python bench/route_multilingual_time.py --data /tmp/rl         # 10,000 distractors
     .venv/bin/python bench/route_multilingual_time.py --synthetic 0          # the corpus alone
+    .venv/bin/python bench/route_multilingual_time.py --before /tmp/old --cases tests/data/X.jsonl
 
 `skills.router.semantic: use-multilingual` over the corpus plus N generated skills; the
 dev set (tests/data/routing_dev_multilingual.jsonl, never the held-out set) routed as
@@ -11,9 +12,13 @@ for 10 candidates (recall@k). Each run is a fresh process (a first Chinese reque
 pieces are all new, is the slow one), "before" and "after" alternating:
 
 - before: the code as it was: the semantic scores computed in line after the request's
-  words were read, returned as a dict, the request encoded every time;
+  words were read, returned as a dict, the request encoded every time; with `--before
+  DIR` (a checkout of an older tree, e.g. `git archive <commit> | tar -x -C DIR`), that
+  tree's codebot instead, routed the way "after" routes (that tree first on the path);
 - after: started ahead on a worker thread (`route/ahead.py`), held as one array
   (`route/similarities.py`), the request's vector kept.
+
+`--cases FILE`: another case file (a held-out set, to measure rather than tune).
 
 Reported: the median over runs of p50 / p95 / max, hit@1 and recall@5 (the same every
 run), whether both ways gave the same routes (a digest of every route's decision and
@@ -72,7 +77,7 @@ def old_scorer(vectors: Path) -> Any:
     return Old("use-multilingual", vectors)
 
 
-def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
+def child(way: str, synth: Path | None, vectors: Path, cases_path: Path = CASES) -> dict[str, Any]:
     import codebot.skills.route as R
     from codebot.skills.invoke import Actor
     from codebot.skills.route import ahead
@@ -87,9 +92,9 @@ def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
     rt.index(snap)
     scorer.chunk_vectors(list(snap))
     rt.route("Redacta el informe de la caída 你好", snap, Actor.MODEL)  # loads the encoder
-    cases, errors = R.parse_cases(CASES.read_text(encoding="utf-8").splitlines())
+    cases, errors = R.parse_cases(cases_path.read_text(encoding="utf-8").splitlines())
     if errors:
-        raise SystemExit(f"{CASES}: {errors}")
+        raise SystemExit(f"{cases_path}: {errors}")
     digest = hashlib.sha1()
 
     def route(prompt: str, top: int | None = None) -> R.Route:
@@ -109,7 +114,10 @@ def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
         known=[s.name for s in snap],
         rank_fn=lambda p: route(p, 10),
     )
+    import codebot
+
     return {
+        "code": str(Path(codebot.__file__).parent.parent),
         "skills": len(snap),
         "hit_at_1": rep["hit_at_1"],
         "recall_at_5": rep["recall_at_k"]["5"],  # type: ignore[index]
@@ -118,8 +126,16 @@ def child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
     }
 
 
-def run_child(way: str, synth: Path | None, vectors: Path) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", way, "--vectors", str(vectors)]
+def run_child(
+    way: str, synth: Path | None, vectors: Path, cases: Path, before: Path | None = None
+) -> dict[str, Any]:
+    """One way in a fresh process; "before" with `before` routes the way "after" does,
+    with that tree's codebot first on the path."""
+    child_way = "after" if way == "before" and before is not None else way
+    cmd = [sys.executable, __file__, "--child", child_way, "--vectors", str(vectors)]
+    cmd += ["--cases-file", str(cases.resolve())]
+    if way == "before" and before is not None:
+        cmd += ["--code", str(before.resolve())]
     if synth is not None:
         cmd += ["--synth-dir", str(synth)]
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION"}
@@ -141,6 +157,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "hit_at_1": sorted({r["hit_at_1"] for r in runs}),
         "recall_at_5": sorted({r["recall_at_5"] for r in runs}),
         "routes_digest": sorted({r["routes_digest"] for r in runs}),
+        "code": sorted({r["code"] for r in runs}),
     }
 
 
@@ -149,13 +166,24 @@ def main() -> None:
     ap.add_argument("--synthetic", type=int, default=10_000, help="generated distractors")
     ap.add_argument("--data", type=Path, help="keep generated skills and vectors here")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each way")
+    ap.add_argument("--cases", type=Path, default=CASES, help="another case file (same format)")
+    ap.add_argument("--before", type=Path, help="an older tree to run as 'before'")
     ap.add_argument("--child", choices=("before", "after"), help=argparse.SUPPRESS)
     ap.add_argument("--vectors", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--synth-dir", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--cases-file", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--code", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.synth_dir, args.vectors)))
+        if args.code is not None:  # codebot is imported inside child(): this tree's comes first
+            sys.path.insert(0, str(args.code))
+        cases_file = args.cases_file or CASES
+        print(json.dumps(child(args.child, args.synth_dir, args.vectors, cases_file)))
         return
+    if not args.cases.is_file():
+        ap.error(f"--cases {args.cases}: no such file")
+    if args.before is not None and not (args.before / "codebot" / "__init__.py").is_file():
+        ap.error(f"--before {args.before}: no codebot/ there (a checkout of an older tree)")
     if not CORPUS.is_dir():
         print(json.dumps({"skipped": f"{CORPUS} not present"}))
         return
@@ -176,12 +204,13 @@ def main() -> None:
         for i in range(max(1, args.repeat)):
             for way in ("before", "after") if i % 2 == 0 else ("after", "before"):
                 log(f"run {i + 1}: {way}")
-                runs[way].append(run_child(way, synth, data / "vectors"))
+                runs[way].append(run_child(way, synth, data / "vectors", args.cases, args.before))
                 load.append(os.getloadavg()[0])
         before, after = summary(runs["before"]), summary(runs["after"])
         out = {
             "skills": runs["after"][0]["skills"],
-            "cases": str(CASES.relative_to(HERE.parent)),
+            "cases": args.cases.name,
+            "before_code": str(args.before) if args.before else "the old scorer, in line",
             "repeat": max(1, args.repeat),
             "load_average_1min": [round(x, 2) for x in load],
             "before": before,
