@@ -183,6 +183,38 @@ _SETTING = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
+#: ...or a constant in a named file pointed at another environment's value ("config.tsの
+#: API_BASE_URL、stagingのやつに差し替えといて", "swap API_URL in env.ts for the prod one"):
+#: a constant, a swap verb, and the environment said as what it becomes ("for the prod
+#: one", "stagingのやつに", "换成测试环境的", "al de staging", "auf staging", "par celle de
+#: prod"); "change the DATABASE_URL handling in settings.py so production reads it from
+#: Vault" names an environment but not as the new value, and stays a job
+_CONSTANT = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![A-Za-z0-9_])")
+_SWAP = re.compile(
+    r"\b(?:swap|switch|point|replace|change|set)\b|差し替え|置き換え|切り替え|换成|替换|改成|指向"
+    r"|\b(?:cambia|reemplaza|apunta|ersetz\w*|tausch\w*|[äa]nder\w*|umstell\w*|remplace|change"
+    r"|pointe)|\bstell\w*\b.{0,60}\bum\b",  # German's separable verb: "stell … auf staging um"
+    re.IGNORECASE,
+)
+# ASCII around the English names, which Japanese and Chinese write against their own
+# characters ("stagingのやつ")
+_ENV = (
+    r"(?:(?<![A-Za-z])(?:staging|stage|prod|production|dev|development|local|qa|sandbox|preprod"
+    r"|producci[oó]n|desarrollo|produktion|entwicklung)(?![A-Za-z])|本番|ステージング|検証環境"
+    r"|開発環境|生产环境?|测试环境|预发(?:环境)?|开发环境)"
+)
+#: where the instruction ends after the environment: "…for the prod one." (not "…for
+#: staging and prod deployments across all services")
+_ENDS = r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:in|dans|en|im|please|pls|bitte|um)\b)"
+_TO_ENVIRONMENT = re.compile(
+    rf"\b(?:for|to|with)\s+(?:the\s+)?{_ENV}(?:\s+(?:one|value|url|endpoint|host|address))?{_ENDS}"
+    rf"|{_ENV}\s*(?:の(?:やつ|もの|値|URL|エンドポイント)|用?に)"
+    rf"|(?:换成|改成|替换成|指向)\s*{_ENV}"
+    rf"|\b(?:al|a\s+la|por\s+(?:el|la))\s+(?:de\s+)?{_ENV}{_ENDS}"
+    rf"|\bauf\s+(?:die\s+|den\s+)?{_ENV}{_ENDS}"
+    rf"|\b(?:par|pour|sur|vers)\s+(?:celle|celui|l'url|la\s+valeur)?\s*(?:de\s+)?{_ENV}{_ENDS}",
+    re.IGNORECASE,
+)
 _SET_TO = re.compile(
     rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
@@ -339,6 +371,12 @@ def edit_kind(text: str) -> str | None:
         return "comment"
     if (named_file or _LINE.search(t)) and _INDENT.search(t):
         return "indent"
+    return "value" if _sets_a_value(t, named_file) else None
+
+
+def _sets_a_value(t: str, named_file: bool) -> bool:
+    """One literal value set (in a named file, as KEY=value, a log level, or a setting's
+    number), or a constant in a named file pointed at another environment's value."""
     m = _SET_TO.search(t)
     if m is not None and (
         named_file
@@ -346,8 +384,10 @@ def edit_kind(text: str) -> str | None:
         or _LOG_LEVEL.search(t)
         or (_SETTING.search(t) and _NUMBER_END.search(m.group()) and not _GOAL.search(t))
     ):
-        return "value"
-    return None
+        return True
+    return bool(
+        named_file and _CONSTANT.search(t) and _SWAP.search(t) and _TO_ENVIRONMENT.search(t)
+    )
 
 
 def claims_edit(kind: str, description: str) -> bool:

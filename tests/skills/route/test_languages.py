@@ -550,6 +550,14 @@ ISSUE_EDITS = [
         "im Footer steht „Alle Rechte vorbehlaten“ — bitte den Tippfehler in footer.html beheben",
         "typo",
     ),
+    # a constant in a named file pointed at another environment's value (the sixth
+    # held-out set's last routed edit, in other wordings)
+    (".env の REDIS_URL を本番のやつに切り替えて", "value"),
+    ("swap API_URL in env.ts for the prod one", "value"),
+    ("把 config.py 里的 DB_HOST 换成测试环境的", "value"),
+    ("cambia API_BASE_URL en config.ts al de staging", "value"),
+    ("stell API_BASE_URL in config.ts auf staging um", "value"),
+    ("remplace API_BASE_URL dans config.ts par celle de prod", "value"),
 ]
 
 
@@ -603,6 +611,11 @@ def test_small_edits_are_recognised(text, kind):
         # one tool instead of another is a change of tools, not a word put right
         "use 'pnpm' instead of 'npm' in every package",
         "utilise « pnpm » au lieu de « npm » dans tous les paquets",
+        # an environment named, but not as the constant's new value
+        "change the DATABASE_URL handling in settings.py so production reads it from Vault",
+        "switch SENTRY_DSN in app.py to a per-environment secret for staging and prod"
+        " deployments across all services",
+        "replace the hardcoded API_KEY in settings.py with a secrets manager lookup",
         # a second Chinese instruction after the edit (…，再 / 以后再 / …，顺便)
         "把变量名 x 改成 y，再跑一遍测试",
         "把变量名改成驼峰以后，再把整个项目的命名规范文档写一份",
