@@ -192,7 +192,7 @@ _NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
 _CONSTANT = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![A-Za-z0-9_])")
 _SWAP = re.compile(
     r"\b(?:swap|switch|point|replace|change|set)\b|差し替え|置き換え|切り替え|换成|替换|改成|指向"
-    r"|\b(?:cambia|reemplaza|apunta|ersetz\w*|tausch\w*|[äa]nder\w*|umstell\w*|remplace|change"
+    r"|\b(?:cambia|reemplaza|apunta|ersetz\w*|tausch\w*|[äa]nder\w*|umstell\w*|remplace"
     r"|pointe)|\bstell\w*\b.{0,60}\bum\b",  # German's separable verb: "stell … auf staging um"
     re.IGNORECASE,
 )
