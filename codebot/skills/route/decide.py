@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
-from codebot.skills.route.config import FIELDS, RouterConfig
+from codebot.skills.route.config import CLEAR_LEAD, FIELDS, RouterConfig
 from codebot.skills.route.edits import claims_edit
 from codebot.skills.route.result import Candidate
 
@@ -37,6 +37,13 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
             else ""
         )
         text += f"; second stage {c.ordered_by:.3f} (score x coverage{crowd})"
+    if c.leads is not None:
+        text += (
+            f"; first in the fused order: it scores {c.leads:.1f} times the word ranking's "
+            f"runner-up (CLEAR_LEAD {CLEAR_LEAD:g})"
+            if c.leads != float("inf")
+            else "; first in the fused order: no other skill matches a word of the request"
+        )
     return text
 
 

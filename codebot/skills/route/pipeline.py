@@ -210,8 +210,8 @@ class Router:
             else None
         )
         sem = ahead.result() if ahead is not None and semantic is not None else {}
-        # crowd: look-alikes that gave way in the fused order of a request in another language
-        order, lex_rank, fused, crowd = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical)
+        got = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical)
+        order = got.order
         stage: Staged | None = None
 
         def make(i: int) -> Candidate:
@@ -223,11 +223,12 @@ class Router:
                 matched,
                 ruled_out,
                 sem.get(idx.specs[i].key) if sem else None,
-                lex_rank.get(i),
-                fused=fused.get(i),
+                (stage.first_rank if stage else got.lex_rank).get(i),
+                fused=got.fused.get(i),
                 coverage=stage.coverage.get(i) if stage else None,
                 ordered_by=stage.ordered_by.get(i) if stage else None,
-                crowded=stage.crowded.get(i, 0) if stage else crowd.get(i, 0),
+                crowded=stage.crowded.get(i, 0) if stage else got.crowd.get(i, 0),
+                leads=got.leads.get(i),
             )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick
@@ -271,7 +272,6 @@ class Router:
                 1.0 / max(bound, 1e-9),
                 k,
             )
-            lex_rank = stage.first_rank
             cands = [make(i) for i in stage.rows]
         cands = explain(cands, decision, reason, first[:2], cfg, sem_on=bool(sem))
         return Route(

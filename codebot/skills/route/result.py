@@ -32,6 +32,9 @@ class Candidate:
     # how many skills of its folder shown above it match every request word it matches:
     # ordered_by is then score x coverage x crowd_decay**crowded (rank.crowd_order)
     crowded: int = 0
+    # across languages: how many times the word ranking's runner-up it scores (inf: no other
+    # skill matched a word), when that put it first in the fused order (fused.clear_lead_first)
+    leads: float | None = None
 
     @property
     def name(self) -> str:
@@ -66,6 +69,8 @@ class Candidate:
             d["ordered_by"] = round(self.ordered_by, 4)
         if self.crowded:
             d["crowded"] = self.crowded
+        if self.leads is not None:  # "alone": no other skill matched a word
+            d["leads"] = round(self.leads, 2) if self.leads != float("inf") else "alone"
         return d
 
 

@@ -254,3 +254,107 @@ def test_a_name_made_of_everyday_words_gains_nothing_from_being_written(
     r = router.route("Por favor, prepara un informe de ventas por mes y región.", snap)
     assert r.selected is None or r.selected.name != "por-favor", r.reason
     assert "whole name" not in r.reason
+
+
+# -- a clear lead of the word ranking keeps first place (`fused.clear_lead_first`) ---------
+
+
+def test_a_clear_word_leader_is_put_first_and_a_close_one_is_not():
+    import numpy as np
+
+    from codebot.skills.route.config import CLEAR_LEAD
+    from codebot.skills.route.fused import clear_lead_first
+
+    fused = [3, 1, 2, 0]
+    # row 0 scores exactly CLEAR_LEAD times row 1: it leads the fused order
+    elig = np.array([0.5 * CLEAR_LEAD, 0.5, 0.2, -np.inf])
+    assert clear_lead_first(fused, elig) == ([0, 3, 1, 2], {0: CLEAR_LEAD})
+    # just under it: the fused order stands
+    elig = np.array([0.5 * CLEAR_LEAD - 0.01, 0.5, 0.2, -np.inf])
+    assert clear_lead_first(fused, elig) == (fused, {})
+    # the only skill any word matched leads by as much as a lead can
+    elig = np.array([0.4, 0.0, -np.inf, -np.inf])
+    assert clear_lead_first(fused, elig) == ([0, 3, 1, 2], {0: float("inf")})
+    # already first, or no word matched anything: unchanged
+    assert clear_lead_first([0, 3], np.array([1.0, 0.1, 0.0, 0.0])) == ([0, 3], {})
+    assert clear_lead_first(fused, np.array([0.0, 0.0, -np.inf, 0.0])) == (fused, {})
+    assert clear_lead_first([], np.array([1.0])) == ([], {})
+
+
+class _Likes(_Buries):
+    """`_Buries` with the similarities a real encoder gives across languages (0.2-0.35 in
+    the shared corpus), not 0.9: they do not outweigh every word."""
+
+    def score(self, query, specs):
+        def similarity(name: str) -> float:
+            return 0.05 if name == self.buried else 0.35 if name in self.liked else 0.2
+
+        return {s.key: similarity(s.name) for s in specs}
+
+
+def _catalog(tmp_path: Path, write_skill, skills: dict[str, str]):
+    root = tmp_path / "skills"
+    skills = skills | {
+        f"chore-{i}": f"Tidy chore number {i} of the weekly garden rota." for i in range(60)
+    }
+    for name, desc in skills.items():
+        write_skill(root, name, f"description: {desc}", "Steps.")
+    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+
+
+SALES = {
+    "statsmodels": "Statistical models for Python: OLS, GLM and ARIMA, with residual diagnostics.",
+    "sales-dashboard": "Build a monthly sales dashboard for the revenue team.",
+    "sales-board": "Build a monthly sales dashboard for the finance team.",
+    "revenue-ops": "Forecast sales pipeline and revenue per quarter.",
+    "crm-hygiene": "Clean up the CRM and its sales records.",
+}
+
+
+def test_a_skill_the_words_name_many_times_over_is_not_buried_by_the_encoder(
+    tmp_path: Path, write_skill, monkeypatch
+):
+    # statsmodels matches ARIMA, residual and diagnostics, the sales skills "dashboard"
+    # alone, but the encoder finds them more alike. Reciprocal rank fusion, ranks only, put
+    # statsmodels below them (as it put it 25th among the shared corpus for "ARIMA para las
+    # ventas mensuales, con diagnóstico de residuos"): its clear lead in words puts it first
+    import codebot.skills.route.fused as F
+
+    snap = _catalog(tmp_path, write_skill, SALES)
+    liked = set(SALES) - {"statsmodels"}
+    request = "ARIMA con residual diagnostics para el dashboard de ventas mensuales"
+    r = R.Router(semantic=_Likes("statsmodels", liked)).route(request, snap)
+    assert r.candidates[0].name == "statsmodels", [c.name for c in r.candidates]
+    assert r.decision == "select" and r.selected.name == "statsmodels", r.reason
+    # the explanation says why it is first, and --json how far it leads
+    first = r.candidates[0]
+    assert "first in the fused order: it scores" in first.why, first.why
+    assert "times the word ranking's runner-up (CLEAR_LEAD 2)" in first.why
+    assert first.leads is not None and first.leads >= 2
+    assert first.to_json()["leads"] == round(first.leads, 2)
+    assert all(c.leads is None and "leads" not in c.to_json() for c in r.candidates[1:])
+    # without the rule, the fused order buries it: the test fails without it
+    monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
+    r = R.Router(semantic=_Likes("statsmodels", liked)).route(request, snap)
+    assert r.candidates[0].name != "statsmodels"
+    assert r.selected is None or r.selected.name != "statsmodels"
+
+
+def test_a_close_word_leader_leaves_the_fused_order_as_it_is(
+    tmp_path: Path, write_skill, monkeypatch
+):
+    # two skills share the request's English words ("monthly", "sales", "dashboard"): the
+    # leader is not twice its runner-up, so the order is plain reciprocal rank fusion's
+    import codebot.skills.route.fused as F
+
+    snap = _catalog(tmp_path, write_skill, SALES)
+    request = "Quiero un dashboard monthly de sales para el equipo"
+
+    def order() -> list[str]:
+        scorer = _Likes("sales-dashboard", {"revenue-ops", "crm-hygiene"})
+        return [c.name for c in R.Router(semantic=scorer).route(request, snap).candidates]
+
+    with_rule = order()
+    monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
+    assert order() == with_rule
+    assert with_rule[0] != "sales-dashboard"
