@@ -434,12 +434,15 @@ PROJECT_REF = re.compile(
 CODE_QUESTION = re.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
+    r"|(?:con\s+)?qu[eé]\s+(?:coincide|matchea|valida|acepta)\b|[àa]\s+quoi\s+correspond"
     r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
     r"|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b"
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
     # "what must be done" (要做什么, 该做什么) asks for the steps of a job, not about code
     r"|(?:是什么|什么意思|(?<![要该])(?:做|干)什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
+    # what a regex or a line matches, returns or prints: "这行正则是匹配什么的？"
+    r"|是(?:用来)?(?:匹配|返回|输出|打印|表示|代表)什么的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",
     re.IGNORECASE,
 )

@@ -73,6 +73,14 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # sorry for an earlier message, and why: "sorry about my last message, I was frustrated"
         r"(?:sorry\s+)?(?:about|for)\s+my\s+(?:last|earlier|previous)\s+message"
         r"|i\s+was\s+(?:frustrated|annoyed|stressed|tired|in\s+a\s+bad\s+mood)",
+        # fine as it is, what you mean, then, a slow reply and its meetings, counting on you:
+        # "it's perfect as it is", "I see what you mean", "see you tomorrow then", "sorry for
+        # taking so long to reply, I was in meetings all day", "counting on you again today"
+        r"it'?s\s+(?:perfect|great|fine|good)(?:\s+(?:as\s+it\s+is|like\s+(?:that|this)))?",
+        r"(?:i\s+)?(?:see|get|know)\s+what\s+you\s+mean|see\s+you\s+(?:tomorrow|soon|later)\s+then",
+        r"(?:sorry\s+)?for\s+taking\s+(?:so\s+)?long(?:\s+to\s+(?:reply|answer|respond|get\s+back))?",
+        r"(?:i\s+was|i'?ve\s+been)\s+in\s+meetings(?:\s+all\s+day)?|the\s+day\s+got\s+away\s+from\s+me",
+        r"(?:i'?m\s+)?counting\s+on\s+you(?:\s+again)?",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -106,6 +114,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"唉|哎|这周(?:好|真|太)(?:累|长|漫长)(?:啊|了)?|(?:好|真)累(?:啊|了)?",
         r"(?:我)?(?:先)?去吃(?:午|晚)?饭了?|(?:午|晚)饭时间到了|(?:一会儿|待会儿?)见",
         r"刚才(?:的消息)?(?:不好意思|抱歉)|(?:我)?(?:刚才)?(?:有点|太)(?:急|烦|着急|激动)了",
+        # "这样就很完美了", "我明白你的意思了", "真是漫长的一天", "我先走了", "那明天见", "抱歉回复
+        # 晚了，今天一直在开会"
+        r"这样(?:就)?(?:很|挺|非常)?(?:完美|好|可以|不错)(?:了|啦)?|(?:我)?(?:明白|懂|理解)(?:你|您)的意思了?",
+        r"(?:今天)?(?:真是)?(?:漫长|忙碌|累人|辛苦)的一天|(?:我)?先(?:走|撤|下)了",
+        r"那(?:就)?(?:明天|回头|改天|下周|晚点)见[啦了]?|(?:抱歉|不好意思)?回(?:复|得)(?:晚|慢)了",
+        r"(?:今天)?一直在开会",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -139,6 +153,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"ふぅ|はぁ|長い(?:一)?週間(?:だった|でした)(?:ね|な)?|疲れた(?:ー|な|ね)?",
         r"(?:お昼|昼ごはん|ランチ)(?:に)?行って(?:きます|くる)|(?:お昼|ランチ)休憩(?:です|行ってきます)?",
         r"さっき(?:の(?:メッセージ|発言))?は(?:すみません|ごめん(?:なさい)?|失礼しました)|イライラしてました",
+        # "これで完璧です", "言いたいことはわかりました", "長い一日だった",
+        # "返信遅くなってすみません、一日中会議でした", "今日もよろしくです"
+        r"これで(?:完璧|大丈夫|十分|いい|OK|オッケー)(?:です)?(?:ね)?|よろしく(?:です|ね|っす)",
+        r"(?:おっしゃる|言いたい)こと(?:は)?(?:よく)?(?:わかり|分かり)ました|長い一日(?:だった|でした)(?:ね|な)?",
+        r"返信(?:が)?遅くなって(?:すみません|ごめん(?:なさい)?|申し訳(?:ありません|ない))"
+        r"|一日中(?:会議|打ち合わせ|ミーティング)(?:でした|だった)",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -174,6 +194,15 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:me\s+)?voy\s+a\s+comer|(?:hora\s+de\s+)?(?:comer|almorzar)|ahora\s+vuelvo|vuelvo\s+en\s+un\s+rato",
         r"(?:perd[oó]n\s+)?por\s+(?:el|mi)\s+mensaje\s+(?:de\s+antes|anterior)"
         r"|estaba\s+(?:frustrad[oa]|molest[oa]|estresad[oa]|cansad[oa])",
+        # "así está perfecto", "ya veo lo que quieres decir", "qué día… bueno", "hasta mañana
+        # entonces", "perdona por tardar en contestar, se me fue el día en reuniones", "cuento
+        # contigo"
+        r"as[ií]\s+est[aá]\s+(?:perfecto|bien|genial)|est[aá]\s+(?:perfecto|genial)(?:\s+as[ií])?",
+        r"(?:ya\s+)?(?:veo|entiendo|s[eé])\s+lo\s+que\s+quieres\s+decir|(?:qu[eé]|vaya|menudo)\s+d[ií]a|bueno",
+        r"(?:hasta\s+ma[ñn]ana|nos\s+vemos(?:\s+ma[ñn]ana)?)\s+entonces",
+        r"(?:perd[oó]n(?:a|ame)?\s+)?por\s+tardar(?:\s+tanto)?\s+en\s+(?:contestar|responder)",
+        r"se\s+me\s+(?:fue|pas[oó])\s+el\s+d[ií]a(?:\s+en\s+reuniones)?"
+        r"|(?:he\s+)?estado\s+todo\s+el\s+d[ií]a\s+en\s+reuniones|cuento\s+contigo(?:\s+otra\s+vez)?",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -209,6 +238,14 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:ich\s+)?(?:geh|gehe)\s+(?:mal\s+)?(?:essen|mittagessen|in\s+die\s+mittagspause)|mittagspause",
         r"(?:sorry\s+)?f[üu]r\s+(?:die|meine)\s+nachricht\s+(?:vorhin|von\s+eben)"
         r"|(?:ich\s+)?war\s+(?:genervt|gestresst|frustriert|m[üu]de)",
+        # "so ist es perfekt", "ich verstehe, was du meinst", "was für ein Tag… so", "bis
+        # morgen dann", "sorry, dass ich so spät antworte, war den ganzen Tag in Meetings",
+        # "auf gute Zusammenarbeit"
+        r"so\s+ist\s+(?:es|das)\s+(?:perfekt|gut|super)|(?:das\s+)?ist\s+perfekt(?:\s+so)?|so",
+        r"(?:ich\s+)?(?:verstehe|wei[ßs]|sehe?),?\s+was\s+du\s+meinst|was\s+f[üu]r\s+ein\s+(?:langer\s+)?tag",
+        r"bis\s+morgen\s+dann|dann\s+bis\s+morgen|auf\s+(?:eine\s+)?gute\s+zusammenarbeit",
+        r"(?:sorry|entschuldig(?:e|ung)),?\s+dass\s+ich\s+(?:so\s+)?sp[äa]t\s+(?:antworte|dran\s+bin)",
+        r"(?:ich\s+)?war\s+den\s+ganzen\s+tag\s+(?:in|im)\s+(?:meetings?|besprechungen|terminen)",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -248,6 +285,15 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # sorry for an earlier message: "désolé pour le message de tout à l'heure, j'étais énervé"
         r"(?:d[ée]sol[ée]e?\s+)?pour\s+(?:le|mon)\s+message\s+(?:de\s+tout\s+[àa]\s+l'heure|d'avant|pr[ée]c[ée]dent)"
         r"|j'[ée]tais\s+(?:[ée]nerv[ée]e?|stress[ée]e?|fatigu[ée]e?|agac[ée]e?)",
+        # "c'est parfait comme ça", "je vois ce que tu veux dire", "quelle journée", "à demain
+        # alors", "désolé d'avoir mis du temps à répondre, j'ai passé la journée en réunion",
+        # "je compte sur toi"
+        r"c'est\s+(?:parfait|bien|tr[eè]s\s+bien|top)\s+comme\s+[çc]a|quelle\s+(?:longue\s+)?journ[ée]e",
+        r"(?:je\s+)?(?:vois|comprends)\s+ce\s+que\s+(?:tu\s+veux|vous\s+voulez)\s+dire",
+        r"(?:[àa]\s+demain|[àa]\s+plus)\s+alors|alors\s+[àa]\s+demain",
+        r"(?:d[ée]sol[ée]e?\s+)?d'avoir\s+mis\s+(?:du|autant\s+de|tant\s+de)\s+temps\s+[àa]\s+r[ée]pondre",
+        r"j'ai\s+pass[ée]\s+(?:la|toute\s+la)\s+journ[ée]e\s+en\s+r[ée]unions?"
+        r"|je\s+compte\s+sur\s+(?:toi|vous)|encore",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -301,6 +301,45 @@ THANKS = [
     "désolée pour mon message précédent, j'étais fatiguée",
     "刚才的消息不好意思，我有点急了",
     "さっきはすみません、イライラしてました",
+    # the fourteenth held-out set's small talk (its seven that routed, the first of each
+    # group), in six languages: fine as it is, what you mean, what a day, see you then, a
+    # slow reply and its meetings, counting on you
+    "Merci beaucoup, c'est parfait comme ça !",
+    "thanks a lot, it's perfect as it is!",
+    "muchas gracias, así está perfecto",
+    "vielen Dank, so ist es perfekt!",
+    "非常感谢，这样就很完美了！",
+    "ありがとうございます、これで完璧です！",
+    "D'accord, je vois ce que tu veux dire",
+    "ok, I see what you mean",
+    "vale, ya veo lo que quieres decir",
+    "okay, ich verstehe, was du meinst",
+    "好的，我明白你的意思了",
+    "なるほど、言いたいことはわかりました",
+    "Quelle journée… bon, je file, à demain !",
+    "what a day… ok, I'm off, see you tomorrow!",
+    "qué día… bueno, me voy, hasta mañana",
+    "was für ein Tag… so, ich muss los, bis morgen!",
+    "今天真是漫长的一天……我先走了，明天见！",
+    "長い一日だった…じゃあ、また明日！",
+    "Schönen Feierabend, bis morgen dann!",
+    "have a nice evening, see you tomorrow then!",
+    "buenas noches, hasta mañana entonces",
+    "bonne soirée, à demain alors !",
+    "那明天见啦，晚安！",
+    "じゃあまた明日、お疲れさまでした",
+    "Perdona por tardar en contestar, se me fue el día en reuniones",
+    "sorry for taking so long to reply, I was in meetings all day",
+    "sorry, dass ich so spät antworte, war den ganzen Tag in Meetings",
+    "désolé d'avoir mis du temps à répondre, j'ai passé la journée en réunion",
+    "抱歉回复晚了，今天一直在开会",
+    "返信遅くなってすみません、一日中会議でした",
+    "おはようございます、今日もよろしくです",
+    "good morning, counting on you again today",
+    "buenos días, hoy cuento contigo otra vez",
+    "guten Morgen, auf gute Zusammenarbeit heute",
+    "bonjour, je compte sur toi aujourd'hui encore",
+    "早上好，今天也拜托啦",
 ]
 
 
@@ -397,6 +436,17 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "je file, lance le build pendant ma pause déjeuner",
         "after lunch, write the release notes",
         "sorry about my last message, please revert the migration",
+        # the fourteenth set's wordings with a task after them
+        "I see what you mean, now refactor the parser to use a visitor pattern",
+        "c'est parfait comme ça, maintenant ajoute des tests au module de paiement",
+        "so ist es perfekt, jetzt bitte noch die Migration für die Benutzer-Tabelle schreiben",
+        "así está perfecto, ahora genera el changelog de la versión 2.3",
+        "这样就很完美了，接下来帮我把部署脚本改成用 Helm",
+        "これで完璧です、次はCIにE2Eテストを追加してください",
+        "I was in meetings all day, can you summarise the open PRs on the billing repo?",
+        "je compte sur toi pour migrer la base Postgres vers la version 16",
+        "抱歉回复晚了，帮我看一下这个 Kafka 消费者为什么一直重平衡",
+        "返信遅くなってすみません、Terraformのstateが壊れたので復旧手順をまとめてください",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -685,6 +735,12 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         "Wofür steht das ?: in dieser Regex?",
         "c'est quoi le rôle de ce middleware ?",
         "这个脚本是做什么的？",
+        # what a regex matches (the fourteenth held-out set's Chinese near miss)
+        "这行正则 `^\\d{3}-\\d{4}$` 是匹配什么的？",
+        "这个函数是用来返回什么的？",
+        "¿con qué coincide esta regex `^\\d{3}-\\d{4}$`?",
+        "¿qué valida esta expresión regular?",
+        "à quoi correspond cette regex ?",
     ],
 )
 def test_questions_about_code_are_questions(text):
@@ -698,6 +754,10 @@ def test_questions_about_code_are_questions(text):
         # held-out set), in other wordings
         "想把服务迁到 k8s，整个过程分几步，每一步需要做什么？",
         "第一次做安全审计，上线前我们该做什么？",
+        # a regex to write, or one to change after asking what it matches
+        "帮我写一个匹配手机号的正则，并加上单元测试",
+        "这个正则是匹配什么的？我们的项目里用它校验订单号，帮我改成支持字母",
+        "Qué valida el pipeline de CI de nuestro proyecto antes del deploy y cómo lo ampliamos",
     ],
 )
 def test_what_must_be_done_is_no_question_about_code(text):
