@@ -50,6 +50,9 @@ TWELFTH = DATA / "routing_multilingual_twelfth.jsonl"
 #: a thirteenth, a fourth random draw, routed once to measure a stop's final code; the
 #: small talk and edits it found routed were filled in other wordings, nothing else
 THIRTEENTH = DATA / "routing_multilingual_thirteenth.jsonl"
+#: a fourteenth, a fifth random draw, the same way (routed once, with the clear word lead
+#: of `fused.clear_lead_first` already in)
+FOURTEENTH = DATA / "routing_multilingual_fourteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -66,4 +69,5 @@ HELD_OUT_SETS = {
     "eleventh": ELEVENTH,
     "twelfth": TWELFTH,
     "thirteenth": THIRTEENTH,
+    "fourteenth": FOURTEENTH,
 }

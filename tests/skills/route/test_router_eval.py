@@ -23,6 +23,7 @@ from route_case_files import (
     EIGHTH,
     ELEVENTH,
     FIFTH,
+    FOURTEENTH,
     FOURTH,
     FRESH,
     HOLDOUT,
@@ -119,6 +120,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         ELEVENTH,
         TWELFTH,
         THIRTEENTH,
+        FOURTEENTH,
     ],
     ids=[
         "dev",
@@ -136,6 +138,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "eleventh",
         "twelfth",
         "thirteenth",
+        "fourteenth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

@@ -19,6 +19,7 @@ from route_case_files import (
     EIGHTH,
     ELEVENTH,
     FIFTH,
+    FOURTEENTH,
     FOURTH,
     FRESH,
     HELD_OUT_SETS,
@@ -200,6 +201,23 @@ THIRTEENTH_FLOORS = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the fourteenth set, routed once: a fifth random draw. With the extras hit@1 0.510
+#: (lowest English and Chinese 0.375), recall@5 0.77, negatives 0.75, near misses 0.967;
+#: lexical 0.448, English 0.375, 0.917, 1.0. After the small talk and the question about a
+#: regex it showed routed (other wordings in test_languages.py), negatives and near misses
+#: 1.0 both ways; no positive of any set changed.
+FOURTEENTH_FLOORS = {
+    "hit_at_1": 0.48,
+    "per_language": 0.34,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_FOURTEENTH = {
+    "hit_at_1": 0.42,
+    "en": 0.34,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -321,6 +339,7 @@ def _misses(report: dict) -> str:
         (ELEVENTH, LEXICAL_ELEVENTH),
         (TWELFTH, LEXICAL_TWELFTH),
         (THIRTEENTH, LEXICAL_THIRTEENTH),
+        (FOURTEENTH, LEXICAL_FOURTEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -380,6 +399,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (ELEVENTH, ELEVENTH_FLOORS),
         (TWELFTH, TWELFTH_FLOORS),
         (THIRTEENTH, THIRTEENTH_FLOORS),
+        (FOURTEENTH, FOURTEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
