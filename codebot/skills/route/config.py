@@ -21,9 +21,10 @@ FIELDS = ("name", "description", "when_to_use", "body")
 K1 = 1.2  # BM25's term-frequency saturation (Lucene's default)
 B = 0.75  # BM25's length normalisation (Lucene's default)
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
-#: across languages, a word ranking's leader scoring this many times its runner-up keeps
-#: first place in the fused order: ranks alone would throw that lead away ("twice": a
-#: round number, not tuned; docs/routing.md, "Embedding fusion")
+#: across languages, a word ranking's leader scoring this many times the words of the
+#: skill the fusion put first takes first place (when the request names it in its own
+#: words): ranks alone would throw that lead away ("twice": a round number, not tuned;
+#: docs/routing.md, "Embedding fusion")
 CLEAR_LEAD = 2.0
 BODY_CHARS = 5000  # how much of a body is read: bounds the index's build time and size
 #: the depth of an over-budget listing (the agent lists this many routed skills, best

@@ -39,10 +39,11 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
         text += f"; second stage {c.ordered_by:.3f} (score x coverage{crowd})"
     if c.leads is not None:
         text += (
-            f"; first in the fused order: it scores {c.leads:.1f} times the word ranking's "
-            f"runner-up (CLEAR_LEAD {CLEAR_LEAD:g})"
+            f"; put first in the fused order: it leads the word ranking with {c.leads:.1f} "
+            f"times the words of the skill the fusion put first (CLEAR_LEAD {CLEAR_LEAD:g})"
             if c.leads != float("inf")
-            else "; first in the fused order: no other skill matches a word of the request"
+            else "; put first in the fused order: it leads the word ranking, and the skill "
+            "the fusion put first matched no word"
         )
     return text
 

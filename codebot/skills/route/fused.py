@@ -14,7 +14,7 @@ it. A catalog whose folders are all within the cap keeps the fused order as it i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -169,11 +169,13 @@ def ranked(
     lang: str,
     known: list[int],
     lexical: list[int] | None = None,
+    translated: Collection[str] = (),
 ) -> Ranking:
     """The order the decision reads: the first `k` rows by score, or (with similarities)
     the fused order (by sum in English, by ranks across languages, a clear word leader
     first). `lexical`: the word ranking's side of a fusion across languages, drawn ahead
-    (`lexical_side`)."""
+    (`lexical_side`); `translated`: the terms the encoder read from the request's words
+    (`translate`), which a clear lead must not rest on alone."""
     import numpy as np
 
     if not sem:
@@ -186,27 +188,39 @@ def ranked(
     # another language measures only its loanwords and names; a big folder's look-alikes
     # give way as in the second stage (`fused`); a clear lead in words is not lost to ranks
     order, lex_rank, crowd = fuse_across(idx, elig, mask, sem, k, cfg, known, lexical)
-    order, leads = clear_lead_first(order, elig)
+    lex = idx.lexicon
+    read = {lex[t] for t in translated if t in lex}
+    own = [i for i in known if i not in read]  # the words the request wrote itself
+
+    def named(i: int) -> bool:
+        return any(f != "body" for f in idx.field_matches(i, own))
+
+    order, leads = clear_lead_first(order, elig, named)
     return Ranking(order, lex_rank, crowd=crowd, leads=leads)
 
 
 def clear_lead_first(
-    order: list[int], elig: NDArray[np.floating]
+    order: list[int], elig: NDArray[np.floating], named: Callable[[int], bool]
 ) -> tuple[list[int], dict[int, float]]:
     """`order` (the fused order across languages) with the word ranking's leader in front
-    when it scores at least `CLEAR_LEAD` times the runner-up, and {that row: how many
-    times} (inf: no other skill matched a word) when it moved: reciprocal rank fusion keeps
+    when it scores at least `CLEAR_LEAD` times what the fused order's first scores in
+    words, and `named(its row)`: a word the request wrote itself (not one the encoder
+    translated) matches its name, description or `when_to_use`; and {that row: how many
+    times} (inf: the first matched no word) when it moved. Reciprocal rank fusion keeps
     ranks only, so a skill whose words the request names many times over ("ARIMA … con
     diagnóstico de residuos": `statsmodels` 1.02 against 0.33) fell to 25th place behind
-    skills the encoder found a little more alike. The decision's rules (threshold,
-    `min_terms`, margin) then judge it as any first candidate."""
+    skills the encoder found a little more alike. A lead made of translated words alone
+    is the encoder's guess ("hasta" read as patient), no evidence against its own ranking.
+    The decision's rules (threshold, `min_terms`, margin) then judge the leader as any
+    first candidate."""
     import numpy as np
 
-    two = top_rows(elig, np.nonzero(elig > 0)[0], 2)
-    if not two or not order or order[0] == two[0]:
+    best = top_rows(elig, np.nonzero(elig > 0)[0], 1)
+    if not best or not order or order[0] == best[0]:
         return order, {}
-    lead = two[0]
-    times = float(elig[lead]) / float(elig[two[1]]) if len(two) > 1 else float("inf")
-    if times < CLEAR_LEAD:
+    lead = best[0]
+    other = max(float(elig[order[0]]), 0.0)
+    times = float(elig[lead]) / other if other > 0 else float("inf")
+    if times < CLEAR_LEAD or not named(lead):
         return order, {}
     return [lead, *(i for i in order if i != lead)], {lead: times}

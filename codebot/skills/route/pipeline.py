@@ -210,7 +210,7 @@ class Router:
             else None
         )
         sem = ahead.result() if ahead is not None and semantic is not None else {}
-        got = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical)
+        got = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical, similar)
         order = got.order
         stage: Staged | None = None
 

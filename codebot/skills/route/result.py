@@ -32,8 +32,8 @@ class Candidate:
     # how many skills of its folder shown above it match every request word it matches:
     # ordered_by is then score x coverage x crowd_decay**crowded (rank.crowd_order)
     crowded: int = 0
-    # across languages: how many times the word ranking's runner-up it scores (inf: no other
-    # skill matched a word), when that put it first in the fused order (fused.clear_lead_first)
+    # across languages: how many times the words of the skill the fusion put first it scores
+    # (inf: that skill matched none), when that put it first (fused.clear_lead_first)
     leads: float | None = None
 
     @property
@@ -69,8 +69,8 @@ class Candidate:
             d["ordered_by"] = round(self.ordered_by, 4)
         if self.crowded:
             d["crowded"] = self.crowded
-        if self.leads is not None:  # "alone": no other skill matched a word
-            d["leads"] = round(self.leads, 2) if self.leads != float("inf") else "alone"
+        if self.leads is not None:  # "no words": the skill it displaced matched none
+            d["leads"] = round(self.leads, 2) if self.leads != float("inf") else "no words"
         return d
 
 
