@@ -97,7 +97,8 @@ _EDIT_ASK: Mapping[str, str] = {
 _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
-_V = r"v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"  # an image tag may follow: 18-alpine
+#: a version: 18, v2.3.1, an image tag after it (18-alpine), the image before it (node:18)
+_V = r"(?:[A-Za-z][\w./-]*:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
 _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%)?"
@@ -440,7 +441,9 @@ CODE_QUESTION = re.compile(
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"
     # "what must be done" (要做什么, 该做什么) asks for the steps of a job, not about code
-    r"|(?:是什么|什么意思|(?<![要该])(?:做|干)什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?\s*$"
+    # (the code it asks about may follow: "这行代码是什么意思：`…`")
+    r"|(?:是什么|什么意思|(?<![要该])(?:做|干)什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?"
+    r"(?:\s*[：:]\s*`[^`\n]{1,400}`)?\s*$"
     # what a regex or a line matches, returns or prints: "这行正则是匹配什么的？"
     r"|是(?:用来)?(?:匹配|返回|输出|打印|表示|代表)什么的?[？?]?\s*$"
     r"|(?:とは|って何|は何|何をして|なぜ|どういう意味)",

@@ -81,6 +81,15 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:sorry\s+)?for\s+taking\s+(?:so\s+)?long(?:\s+to\s+(?:reply|answer|respond|get\s+back))?",
         r"(?:i\s+was|i'?ve\s+been)\s+in\s+meetings(?:\s+all\s+day)?|the\s+day\s+got\s+away\s+from\s+me",
         r"(?:i'?m\s+)?counting\s+on\s+you(?:\s+again)?",
+        # taking over, a bug that took the afternoon, the weather, a demo saved, how it all
+        # goes, leaving on time: "I'll take it from here", "this bug ate my whole
+        # afternoon", "lovely weather today", "you saved me for tomorrow's demo", "how's
+        # everything going?", "thanks to you I can leave on time today"
+        r"(?:i'?ll|i\s+can)\s+take\s+it\s+from\s+here|finally|this\s+bug\s+(?:ate|took)\s+(?:my|the)"
+        r"\s+(?:whole\s+)?(?:afternoon|morning|day|evening)",
+        r"(?:lovely|nice|beautiful|great)\s+weather(?:\s+today)?|you\s+saved\s+me\s+for\s+"
+        r"(?:tomorrow'?s|the)\s+(?:demo|meeting|presentation)|how'?s\s+everything(?:\s+going)?",
+        r"thanks\s+to\s+you|i\s+can\s+leave\s+on\s+time(?:\s+today)?",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -120,6 +129,11 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:今天)?(?:真是)?(?:漫长|忙碌|累人|辛苦)的一天|(?:我)?先(?:走|撤|下)了",
         r"那(?:就)?(?:明天|回头|改天|下周|晚点)见[啦了]?|(?:抱歉|不好意思)?回(?:复|得)(?:晚|慢)了",
         r"(?:今天)?一直在开会",
+        # "剩下的我自己来", "终于好了", "这个 bug 折腾我一下午", "今天天气真不错",
+        # "明天的演示有救了", "最近一切都还顺利吧", "托你的福今天能准时下班了"
+        r"(?:剩下的|接下来)(?:我)?(?:自己)?来(?:吧|了)?|终于(?:好|搞定|解决)了",
+        r"(?:这个\s*bug\s*)?折腾(?:了)?我一(?:下午|上午|整天|天|晚上)|(?:今天)?天气(?:真|很|挺)?(?:不错|好)",
+        r"明天的(?:演示|汇报|会)有救了|(?:最近)?一切都?还?顺利吧?|托你的福|(?:今天)?能准时下班了|太好了",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -159,6 +173,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:おっしゃる|言いたい)こと(?:は)?(?:よく)?(?:わかり|分かり)ました|長い一日(?:だった|でした)(?:ね|な)?",
         r"返信(?:が)?遅くなって(?:すみません|ごめん(?:なさい)?|申し訳(?:ありません|ない))"
         r"|一日中(?:会議|打ち合わせ|ミーティング)(?:でした|だった)",
+        # "ここからは自分でやります", "やっと直った、このバグに午後ずっと悩まされました",
+        # "今日はいい天気ですね", "明日のデモに間に合います", "調子はどうですか",
+        # "おかげで今日は定時で帰れそうです"
+        r"ここから(?:は|先は)?自分で(?:やります|やる|進めます)|やっと(?:直った|動いた|解決した)",
+        r"このバグに(?:午後|午前|一日)(?:中|ずっと)?悩まされ(?:ました|た)|今日は?いい天気(?:です)?(?:ね)?",
+        r"明日の(?:デモ|発表|会議)に間に合(?:います|う|いそう)(?:です)?|調子はどう(?:です)?か",
+        r"おかげ(?:さま)?で|(?:今日は)?定時で帰れ(?:そう|ます|る)(?:です)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -203,6 +224,13 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:perd[oó]n(?:a|ame)?\s+)?por\s+tardar(?:\s+tanto)?\s+en\s+(?:contestar|responder)",
         r"se\s+me\s+(?:fue|pas[oó])\s+el\s+d[ií]a(?:\s+en\s+reuniones)?"
         r"|(?:he\s+)?estado\s+todo\s+el\s+d[ií]a\s+en\s+reuniones|cuento\s+contigo(?:\s+otra\s+vez)?",
+        # "a partir de aquí sigo yo", "¡por fin! este bug me ha tenido toda la tarde", "qué buen
+        # día hace hoy", "me salvas para la demo de mañana", "¿qué tal va todo?", "gracias a ti
+        # hoy salgo a mi hora"
+        r"(?:a\s+partir\s+de\s+aqu[ií]|desde\s+aqu[ií])\s+sigo\s+yo|por\s+fin",
+        r"este\s+bug\s+me\s+(?:ha\s+tenido|tuvo)\s+toda\s+la\s+(?:tarde|ma[ñn]ana)|qu[eé]\s+buen\s+d[ií]a\s+hace",
+        r"me\s+salvas\s+para\s+la\s+(?:demo|reuni[oó]n|presentaci[oó]n)\s+de\s+ma[ñn]ana",
+        r"qu[eé]\s+tal\s+va\s+todo|gracias\s+a\s+ti|(?:hoy\s+)?salgo\s+a\s+mi\s+hora",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -246,6 +274,14 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"bis\s+morgen\s+dann|dann\s+bis\s+morgen|auf\s+(?:eine\s+)?gute\s+zusammenarbeit",
         r"(?:sorry|entschuldig(?:e|ung)),?\s+dass\s+ich\s+(?:so\s+)?sp[äa]t\s+(?:antworte|dran\s+bin)",
         r"(?:ich\s+)?war\s+den\s+ganzen\s+tag\s+(?:in|im)\s+(?:meetings?|besprechungen|terminen)",
+        # "ab hier übernehme ich", "endlich! der Bug hat mich den ganzen Nachmittag gekostet",
+        # "schönes Wetter heute", "du rettest mir die Demo morgen", "wie läuft's so", "dank dir
+        # komme ich heute pünktlich raus"
+        r"ab\s+hier\s+(?:übernehme|mache)\s+ich|endlich",
+        r"(?:der|dieser)\s+bug\s+hat\s+mich\s+den\s+ganzen\s+(?:nachmittag|vormittag|tag)\s+gekostet",
+        r"sch[öo]nes\s+wetter(?:\s+heute)?|du\s+rettest\s+mir\s+die\s+(?:demo|pr[äa]sentation)(?:\s+morgen)?",
+        r"wie\s+l[äa]uft'?s(?:\s+so)?|dank\s+dir|(?:ich\s+komme|komme\s+ich)\s+(?:heute\s+)?"
+        r"p[üu]nktlich\s+raus",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -294,6 +330,12 @@ _CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:d[ée]sol[ée]e?\s+)?d'avoir\s+mis\s+(?:du|autant\s+de|tant\s+de)\s+temps\s+[àa]\s+r[ée]pondre",
         r"j'ai\s+pass[ée]\s+(?:la|toute\s+la)\s+journ[ée]e\s+en\s+r[ée]unions?"
         r"|je\s+compte\s+sur\s+(?:toi|vous)|encore",
+        # "je prends le relais", "enfin ! ce bug m'a pris tout l'après-midi", "il fait beau
+        # aujourd'hui", "tu me sauves la mise pour la démo de demain", "comment ça se passe ?",
+        # "grâce à toi je vais pouvoir partir à l'heure"
+        r"je\s+prends\s+le\s+relais|enfin|ce\s+bug\s+m'a\s+pris\s+tout(?:e)?\s+l'apr[eè]s-midi",
+        r"il\s+fait\s+beau|tu\s+me\s+sauves\s+la\s+mise(?:\s+pour\s+la\s+d[ée]mo\s+de\s+demain)?",
+        r"comment\s+[çc]a\s+se\s+passe|gr[âa]ce\s+[àa]\s+toi|je\s+vais\s+pouvoir\s+partir\s+[àa]\s+l'heure",
     ),
 }
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols

@@ -340,6 +340,45 @@ THANKS = [
     "guten Morgen, auf gute Zusammenarbeit heute",
     "bonjour, je compte sur toi aujourd'hui encore",
     "早上好，今天也拜托啦",
+    # the fifteenth held-out set's small talk (the first of each group routed): taking
+    # over, a bug that took the afternoon, the weather, a demo saved, how it all goes,
+    # leaving on time
+    "ok got it, I'll take it from here",
+    "vale, entendido, a partir de aquí sigo yo",
+    "alles klar, ab hier übernehme ich",
+    "ok compris, je prends le relais",
+    "好的明白了，剩下的我自己来",
+    "了解です、ここからは自分でやります",
+    "哈哈终于好了，这个 bug 折腾我一下午，多谢",
+    "finally! this bug ate my whole afternoon, thanks",
+    "¡por fin! este bug me ha tenido toda la tarde, gracias",
+    "endlich! der Bug hat mich den ganzen Nachmittag gekostet, danke",
+    "enfin ! ce bug m'a pris tout l'après-midi, merci",
+    "やっと直った、このバグに午後ずっと悩まされました、ありがとう",
+    "早上好～今天天气真不错",
+    "good morning, lovely weather today",
+    "buenos días, qué buen día hace hoy",
+    "guten Morgen, schönes Wetter heute",
+    "bonjour, il fait beau aujourd'hui",
+    "おはようございます、今日はいい天気ですね",
+    "Top, merci, tu me sauves la mise pour la démo de demain",
+    "great, thanks, you saved me for tomorrow's demo",
+    "genial, gracias, me salvas para la demo de mañana",
+    "super, danke, du rettest mir die Demo morgen",
+    "太好了，谢谢，明天的演示有救了",
+    "助かりました、明日のデモに間に合います",
+    "Buenas tardes, ¿qué tal va todo?",
+    "good afternoon, how's everything going?",
+    "guten Tag, wie läuft's so?",
+    "bonjour, comment ça se passe ?",
+    "下午好，最近一切都还顺利吧？",
+    "こんにちは、調子はどうですか？",
+    "ありがとうございます！おかげで今日は定時で帰れそうです",
+    "thanks! thanks to you I can leave on time today",
+    "¡gracias! gracias a ti hoy salgo a mi hora",
+    "danke! dank dir komme ich heute pünktlich raus",
+    "merci ! grâce à toi je vais pouvoir partir à l'heure",
+    "谢谢！托你的福今天能准时下班了",
 ]
 
 
@@ -447,6 +486,17 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "je compte sur toi pour migrer la base Postgres vers la version 16",
         "抱歉回复晚了，帮我看一下这个 Kafka 消费者为什么一直重平衡",
         "返信遅くなってすみません、Terraformのstateが壊れたので復旧手順をまとめてください",
+        # and the fifteenth's
+        "ok got it, I'll take it from here, but first write the migration for the orders table",
+        "finally, now deploy the hotfix to staging",
+        "thanks to you the build passes, now add a release workflow for tags",
+        "剩下的我自己来，你先帮我把 CI 的缓存配置好",
+        "终于好了，接下来帮我写个 Dockerfile",
+        "por fin, ahora genera el changelog de la versión 2.4",
+        "endlich, jetzt bitte noch die Helm-Chart für den Worker schreiben",
+        "enfin, maintenant ajoute des tests au module de facturation",
+        "やっと直った、次はTerraformでステージング環境を作って",
+        "il fait beau, mais le pipeline de déploiement est cassé, répare-le",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -608,6 +658,14 @@ ISSUE_EDITS = [
     ("cambia API_BASE_URL en config.ts al de staging", "value"),
     ("stell API_BASE_URL in config.ts auf staging um", "value"),
     ("remplace API_BASE_URL dans config.ts par celle de prod", "value"),
+    # an image named with its tag, in a named file (the fifteenth held-out set's Japanese
+    # near miss), in six languages
+    (".gitlab-ci.yml の image を node:18 から node:20 に上げるだけでいい", "bump"),
+    ("把 .gitlab-ci.yml 里的镜像从 node:18 升到 node:20", "bump"),
+    ("sube la imagen de .gitlab-ci.yml de node:18 a node:20", "bump"),
+    ("in .gitlab-ci.yml das Image von node:18 auf node:20 setzen", "bump"),
+    ("passe l'image de .gitlab-ci.yml de node:18 à node:20", "bump"),
+    ("change the image in .gitlab-ci.yml from node:18 to node:20", "bump"),
 ]
 
 
@@ -670,6 +728,9 @@ def test_small_edits_are_recognised(text, kind):
         "把变量名 x 改成 y，再跑一遍测试",
         "把变量名改成驼峰以后，再把整个项目的命名规范文档写一份",
         "把 main.py 的端口改成 8080，顺便把 README 也更新一下",
+        # an image's tag moved with no file named is a migration the skills may have
+        "move our cluster from k8s:1.27 to k8s:1.29",
+        "migrate the database from postgres:13 to postgres:16 with zero downtime",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
@@ -741,6 +802,9 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         "¿con qué coincide esta regex `^\\d{3}-\\d{4}$`?",
         "¿qué valida esta expresión regular?",
         "à quoi correspond cette regex ?",
+        # the code asked about after a colon (the fifteenth held-out set's Chinese near miss)
+        "这行代码是什么意思：`const total = items.reduce((a, b) => a + b.price, 0)`",
+        "这个函数是干什么的: `def f(x): return x*2`",
     ],
 )
 def test_questions_about_code_are_questions(text):
@@ -758,6 +822,7 @@ def test_questions_about_code_are_questions(text):
         "帮我写一个匹配手机号的正则，并加上单元测试",
         "这个正则是匹配什么的？我们的项目里用它校验订单号，帮我改成支持字母",
         "Qué valida el pipeline de CI de nuestro proyecto antes del deploy y cómo lo ampliamos",
+        "这行代码是什么意思：`x = 1`，帮我把整个模块重构成类",
     ],
 )
 def test_what_must_be_done_is_no_question_about_code(text):
