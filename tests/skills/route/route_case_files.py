@@ -53,6 +53,9 @@ THIRTEENTH = DATA / "routing_multilingual_thirteenth.jsonl"
 #: a fourteenth, a fifth random draw, the same way (routed once, with the clear word lead
 #: of `fused.clear_lead_first` already in)
 FOURTEENTH = DATA / "routing_multilingual_fourteenth.jsonl"
+#: a fifteenth, a sixth random draw, written after the clear word lead's final version
+#: to judge it (routed once)
+FIFTEENTH = DATA / "routing_multilingual_fifteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -70,4 +73,5 @@ HELD_OUT_SETS = {
     "twelfth": TWELFTH,
     "thirteenth": THIRTEENTH,
     "fourteenth": FOURTEENTH,
+    "fifteenth": FIFTEENTH,
 }

@@ -22,6 +22,7 @@ from route_case_files import (
     DEV_MULTILINGUAL,
     EIGHTH,
     ELEVENTH,
+    FIFTEENTH,
     FIFTH,
     FOURTEENTH,
     FOURTH,
@@ -121,6 +122,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         TWELFTH,
         THIRTEENTH,
         FOURTEENTH,
+        FIFTEENTH,
     ],
     ids=[
         "dev",
@@ -139,6 +141,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "twelfth",
         "thirteenth",
         "fourteenth",
+        "fifteenth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

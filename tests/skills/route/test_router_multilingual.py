@@ -18,6 +18,7 @@ from route_case_files import (
     BLIND,
     EIGHTH,
     ELEVENTH,
+    FIFTEENTH,
     FIFTH,
     FOURTEENTH,
     FOURTH,
@@ -218,6 +219,24 @@ LEXICAL_FOURTEENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the fifteenth set, routed once: a sixth random draw, after the clear word lead's final
+#: version. With the extras hit@1 0.552 (lowest Spanish and Chinese 0.5), recall@5 0.83,
+#: negatives 0.833, near misses 0.933; lexical 0.365, English 0.5625, 0.917, 0.967. After
+#: the small talk, the question about a line of code and the image bump it showed routed
+#: (other wordings in test_languages.py), negatives and near misses 1.0 both ways; no
+#: positive of any set changed.
+FIFTEENTH_FLOORS = {
+    "hit_at_1": 0.52,
+    "per_language": 0.45,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_FIFTEENTH = {
+    "hit_at_1": 0.33,
+    "en": 0.5,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -340,6 +359,7 @@ def _misses(report: dict) -> str:
         (TWELFTH, LEXICAL_TWELFTH),
         (THIRTEENTH, LEXICAL_THIRTEENTH),
         (FOURTEENTH, LEXICAL_FOURTEENTH),
+        (FIFTEENTH, LEXICAL_FIFTEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -400,6 +420,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWELFTH, TWELFTH_FLOORS),
         (THIRTEENTH, THIRTEENTH_FLOORS),
         (FOURTEENTH, FOURTEENTH_FLOORS),
+        (FIFTEENTH, FIFTEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
