@@ -10,6 +10,11 @@ order is crowded the same way: a row's number is what its place in the fused ord
 worth under reciprocal rank fusion, 1 / (`RRF_K` + place), times `crowd_decay`^j; a skill
 the encoder alone brought matches no word, so any skill of its folder shown above covers
 it. A catalog whose folders are all within the cap keeps the fused order as it is.
+
+Then a clear lead in words is not lost to ranks (`clear_lead_first`): the word ranking's
+leader goes first when it scores `CLEAR_LEAD` times the fused first's words and the
+request names it in its own words. `ranked` is the order the decision reads, in every
+case (`Ranking`).
 """
 
 from __future__ import annotations
