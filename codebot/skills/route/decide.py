@@ -45,7 +45,16 @@ def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
             else "; put first in the fused order: it leads the word ranking, and the skill "
             "the fusion put first matched no word"
         )
+    if c.raised_from is not None:
+        text += (
+            f"; shown though the fusion put it {_ordinal(c.raised_from)}: it leads the word ranking"
+        )
     return text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def held_in_front(decision: str) -> int:

@@ -13,7 +13,8 @@ it. A catalog whose folders are all within the cap keeps the fused order as it i
 
 Then a clear lead in words is not lost to ranks (`clear_lead_first`): the word ranking's
 leader goes first when it scores `CLEAR_LEAD` times the fused first's words and the
-request names it in its own words. `ranked` is the order the decision reads, in every
+request names it in its own words; and wherever it is, it is among the candidates shown
+(`word_leader_shown`). `ranked` is the order the decision reads, in every
 case (`Ranking`).
 """
 
@@ -154,14 +155,15 @@ def fuse_across(
 class Ranking:
     """The order the decision reads (rows), each row's lexical rank, and what placed some
     rows: their fused score (fusion "sum"), how many look-alikes above a crowded row
-    match the same words (`crowd_fused`), and a clear word leader's lead
-    (`clear_lead_first`)."""
+    match the same words (`crowd_fused`), a clear word leader's lead (`clear_lead_first`)
+    and a word leader's place in the fused order before it was shown (`word_leader_shown`)."""
 
     order: list[int]
     lex_rank: dict[int, int]
     fused: dict[int, float] = field(default_factory=dict[int, float])
     crowd: dict[int, int] = field(default_factory=dict[int, int])
     leads: dict[int, float] = field(default_factory=dict[int, float])
+    raised: dict[int, int] = field(default_factory=dict[int, int])
 
 
 def ranked(
@@ -201,7 +203,8 @@ def ranked(
         return any(f != "body" for f in idx.field_matches(i, own))
 
     order, leads = clear_lead_first(order, elig, named)
-    return Ranking(order, lex_rank, crowd=crowd, leads=leads)
+    order, raised = word_leader_shown(order, elig, cfg.top)
+    return Ranking(order, lex_rank, crowd=crowd, leads=leads, raised=raised)
 
 
 def clear_lead_first(
@@ -229,3 +232,23 @@ def clear_lead_first(
     if times < CLEAR_LEAD or not named(lead):
         return order, {}
     return [lead, *(i for i in order if i != lead)], {lead: times}
+
+
+def word_leader_shown(
+    order: list[int], elig: NDArray[np.floating], shown: int
+) -> tuple[list[int], dict[int, int]]:
+    """`order` (the fused order across languages) with the word ranking's leader among its
+    first `shown` (the route's configured `top`), and {that row: its place in the fused
+    order} when it was lower: the last place shown is given to it. A person offered the
+    best few should see the skill the request's words match best, wherever the encoder
+    put it; the first two, which the decision reads, never move (`shown` under 3 leaves
+    the order as it is)."""
+    import numpy as np
+
+    best = top_rows(elig, np.nonzero(elig > 0)[0], 1)
+    if shown < 3 or not best or best[0] in order[:shown] or best[0] not in order:
+        return order, {}
+    lead = best[0]
+    place = order.index(lead) + 1
+    head = [i for i in order[: shown - 1] if i != lead]
+    return [*head, lead, *(i for i in order[shown - 1 :] if i != lead)], {lead: place}

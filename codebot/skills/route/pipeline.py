@@ -229,6 +229,7 @@ class Router:
                 ordered_by=stage.ordered_by.get(i) if stage else None,
                 crowded=stage.crowded.get(i, 0) if stage else got.crowd.get(i, 0),
                 leads=got.leads.get(i),
+                raised_from=got.raised.get(i),
             )
 
         # 5. decide on the first stage's first two, then order what is shown after the pick

@@ -35,6 +35,9 @@ class Candidate:
     # across languages: how many times the words of the skill the fusion put first it scores
     # (inf: that skill matched none), when that put it first (fused.clear_lead_first)
     leads: float | None = None
+    # across languages: its place in the fused order when, as the word ranking's leader, it
+    # was shown among the first `top` instead (fused.word_leader_shown)
+    raised_from: int | None = None
 
     @property
     def name(self) -> str:
@@ -71,6 +74,8 @@ class Candidate:
             d["crowded"] = self.crowded
         if self.leads is not None:  # "no words": the skill it displaced matched none
             d["leads"] = round(self.leads, 2) if self.leads != float("inf") else "no words"
+        if self.raised_from is not None:
+            d["raised_from"] = self.raised_from
         return d
 
 

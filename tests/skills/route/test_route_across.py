@@ -419,3 +419,52 @@ def test_a_lead_made_of_translated_words_alone_leaves_the_fused_order(tmp_path: 
     first = r.candidates[0]
     assert first.name == "incident-report", [c.name for c in r.candidates]
     assert first.leads is not None and "put first in the fused order" in first.why
+
+
+# -- the word ranking's leader is among the candidates shown (`fused.word_leader_shown`) --
+
+
+def test_the_word_leader_takes_the_last_place_shown_when_the_fusion_put_it_lower():
+    import numpy as np
+
+    from codebot.skills.route.fused import word_leader_shown
+
+    order = [5, 4, 3, 2, 1, 0]  # the fusion put row 0, the word leader, 6th
+    elig = np.array([0.5, 0.1, 0.2, 0.3, 0.4, 0.45])
+    assert word_leader_shown(order, elig, 5) == ([5, 4, 3, 2, 0, 1], {0: 6})
+    # already shown, or nothing shown beyond the two the decision reads: unchanged
+    assert word_leader_shown(order, elig, 6) == (order, {})
+    assert word_leader_shown(order, elig, 2) == (order, {})
+    # no word matched any skill: nothing to show
+    assert word_leader_shown(order, np.zeros(6), 5) == (order, {})
+    assert word_leader_shown([], elig, 5) == ([], {})
+
+
+def test_a_buried_word_leader_is_shown_and_the_decision_does_not_move(
+    tmp_path: Path, write_skill, monkeypatch
+):
+    # sales-dashboard leads the words (dashboard, monthly, sales) but not twice sales-board,
+    # which the encoder likes; ten liked chores match "garden" too, so both rankings put
+    # them above it. It is shown fifth, says why, and the decision on the first two is the
+    # same as without
+    import codebot.skills.route.fused as F
+
+    # chores lead the fusion on "garden" alone, so the words' clear lead would put
+    # sales-dashboard first (tested above): this test is about what is shown
+    monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
+    skills = dict(SALES)
+    snap = _catalog(tmp_path, write_skill, skills)
+    liked = {"sales-board", "crm-hygiene"} | {f"chore-{i}" for i in range(10)}
+    request = "Quiero un dashboard monthly de sales para el revenue team del garden"
+    r = R.Router(semantic=_Likes("sales-dashboard", liked)).route(request, snap)
+    names = [c.name for c in r.candidates]
+    assert names.index("sales-dashboard") == len(names) - 1 == 4, names
+    shown = r.candidates[-1]
+    assert shown.raised_from is not None and shown.raised_from > 5
+    assert "shown though the fusion put it" in shown.why and "leads the word" in shown.why
+    assert shown.to_json()["raised_from"] == shown.raised_from
+    monkeypatch.setattr(F, "word_leader_shown", lambda order, elig, n: (order, {}))
+    plain = R.Router(semantic=_Likes("sales-dashboard", liked)).route(request, snap)
+    assert "sales-dashboard" not in [c.name for c in plain.candidates]
+    assert (plain.decision, plain.selected) == (r.decision, r.selected)
+    assert [c.name for c in plain.candidates[:2]] == names[:2]

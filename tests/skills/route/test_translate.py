@@ -283,11 +283,13 @@ def test_a_big_folders_look_alikes_give_way_in_the_fused_ranking(
     tmp_path, write_skill, monkeypatch
 ):
     # release-notes leads the word ranking by far ("versión" is its word alone, while twelve
-    # helpers share "changelog"), which would put it first whatever the crowding
-    # (`fused.clear_lead_first`, tested on its own): this test is about the crowding
+    # helpers share "changelog"), which would put it first, or at least among the five
+    # shown, whatever the crowding (`fused.clear_lead_first`, `fused.word_leader_shown`,
+    # tested on their own): this test is about the crowding
     import codebot.skills.route.fused as F
 
     monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
+    monkeypatch.setattr(F, "word_leader_shown", lambda order, elig, n: (order, {}))
     base = tmp_path / "skills"
     for i in range(12):
         write_skill(
