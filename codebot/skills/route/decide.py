@@ -1,4 +1,5 @@
-"""The decision among ranked candidates: select, ask or abstain, and every candidate's `why`.
+"""The decision among ranked candidates: select, ask or abstain, and why (each candidate's
+own `why` is written by `explain`).
 
 Also what a request's shape asks of the match: skills are workflows, so a concept question
 is answered, not routed, and a how-to question needs `min_terms` words.
@@ -11,50 +12,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from codebot.skills.files import Spec
-from codebot.skills.route.config import CLEAR_LEAD, FIELDS, RouterConfig
+from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.edits import claims_edit
 from codebot.skills.route.result import Candidate
 
 _NAME_SPLIT = re.compile(r"[-_:\s]+")
-
-
-def _describe(c: Candidate, placed_by_stage: bool = True) -> str:
-    parts = []
-    for f in FIELDS:
-        words = c.matched.get(f)
-        if words:
-            parts.append(f"{', '.join(words)} in {f.replace('_', ' ')}")
-    text = "matched " + "; ".join(parts) if parts else "no word matched"
-    if c.penalized:
-        text += f"; its description rules out {', '.join(c.penalized)}"
-    if c.coverage is not None:
-        text += f"; {c.coverage:.0%} of what the request's words are worth"
-    if c.ordered_by is not None and placed_by_stage:  # not the decision's own pick(s)
-        crowd = (
-            f" x crowd_decay^{c.crowded}: {c.crowded} of its folder shown above it match the same "
-            "words"
-            if c.crowded
-            else ""
-        )
-        text += f"; second stage {c.ordered_by:.3f} (score x coverage{crowd})"
-    if c.leads is not None:
-        text += (
-            f"; put first in the fused order: it leads the word ranking with {c.leads:.1f} "
-            f"times the words of the skill the fusion put first (CLEAR_LEAD {CLEAR_LEAD:g})"
-            if c.leads != float("inf")
-            else "; put first in the fused order: it leads the word ranking, and the skill "
-            "the fusion put first matched no word"
-        )
-    if c.raised_from is not None:
-        text += (
-            f"; shown though the fusion put it {_ordinal(c.raised_from)}: it leads the word ranking"
-        )
-    return text
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def held_in_front(decision: str) -> int:
@@ -131,7 +93,7 @@ def decide(
         )
     best = cands[0]
     second = cands[1] if len(cands) > 1 else None
-    b, s = _conf(best, sem_on), _conf(second, sem_on) if second else 0.0
+    b, s = confidence(best, sem_on), confidence(second, sem_on) if second else 0.0
     ev = _evidence(cands, cfg, shape, n_content, n_eligible, worth, named, moved_to)
     if sem_best is not None and shape == "task":
         ev = _across(best, cands, ev, cfg, sem_best)
@@ -447,52 +409,8 @@ def _across(
     return ev
 
 
-def _conf(c: Candidate, sem_on: bool) -> float:
+def confidence(c: Candidate, sem_on: bool) -> float:
     """What the decision compares a candidate by."""
     if c.fused is not None:  # fusion "sum": the score that ranked it
         return c.fused
     return max(c.score, c.semantic or 0.0) if sem_on else c.score
-
-
-def explain(
-    cands: list[Candidate],
-    decision: str,
-    reason: str,
-    first: list[Candidate],
-    cfg: RouterConfig,
-    sem_on: bool = False,
-) -> list[Candidate]:
-    """Each of `cands` (as shown) with its `why`, against the decision's `first` two (the
-    first stage's, which the decision was made on): chosen, offered, not chosen or lost."""
-    import dataclasses
-
-    if not first:
-        return list(cands)
-    best, second = first[0], first[1] if len(first) > 1 else None
-    held = {id(c.spec) for c in first[: held_in_front(decision)]}
-    b = _conf(best, sem_on)
-    best_words = best.words()
-    out = []
-    for c in cands:
-        text = _describe(c, id(c.spec) not in held)
-        if c.spec is best.spec:
-            if decision == "select":
-                text += "; chosen"
-            elif decision == "ask":
-                text += f"; too close to {second.name if second else '?'} to choose alone"
-            else:
-                text += f"; not chosen: {reason}"
-        elif decision == "ask" and second is not None and c.spec is second.spec:
-            text += (
-                f"; only {b - _conf(c, sem_on):.2f} behind {best.name} "
-                f"(margin {cfg.decision.margin:.2f}): offered too"
-            )
-        else:
-            lost = f"{b - _conf(c, sem_on):.2f} behind {best.name}"
-            theirs = set(c.words())
-            missing = [w for w in best_words if w not in theirs]
-            if missing:
-                lost += f", which also matched {', '.join(missing[:4])}"
-            text += f"; lost: {lost}"
-        out.append(dataclasses.replace(c, why=text))
-    return out

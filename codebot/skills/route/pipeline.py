@@ -43,9 +43,9 @@ This module holds the `Router`; `router` holds the shared one and the module-lev
 built on it. Its pieces: `config` (every number), `index/` (words to terms, the BM25
 index, its caches in memory and on disk), `shape` (negative clauses, request shapes),
 `weights` (what each request word counts), `result` (what a route returns), `decide`
-(select, ask or abstain), `rank` (the order of the candidates), `translate` and `fused`
-(a request in another language, with the multilingual encoder; `ahead` starts its
-semantic scores on a worker thread). It never imports
+(select, ask or abstain; `explain` writes each candidate's why), `rank` (the order of
+the candidates), `translate` and `fused` (a request in another language, with the
+multilingual encoder; `ahead` starts its semantic scores on a worker thread). It never imports
 `eval` (`skills eval` measures it from outside). Importing it is cheap: numpy and bm25s
 are imported inside the functions that need them.
 """
@@ -60,9 +60,10 @@ from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.ahead import Ahead
 from codebot.skills.route.config import RouterConfig
-from codebot.skills.route.decide import decide, explain, held_in_front
+from codebot.skills.route.decide import decide, held_in_front
 from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.eligible import filtered_out, narrow
+from codebot.skills.route.explain import explain
 from codebot.skills.route.fused import lexical_side, ranked
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
