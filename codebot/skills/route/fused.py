@@ -202,15 +202,29 @@ def ranked(
     def named(i: int) -> bool:
         return any(f != "body" for f in idx.field_matches(i, own))
 
-    order, leads = clear_lead_first(order, elig, named)
-    order, raised = word_leader_shown(order, elig, cfg.top)
+    leader = word_leader(elig)
+    order, leads = clear_lead_first(order, elig, leader, named)
+    order, raised = word_leader_shown(order, leader, cfg.top)
     return Ranking(order, lex_rank, crowd=crowd, leads=leads, raised=raised)
 
 
+def word_leader(elig: NDArray[np.floating]) -> int | None:
+    """The row the request's words match best (the word ranking's first), or None when no
+    word matched an eligible skill."""
+    import numpy as np
+
+    best = top_rows(elig, np.nonzero(elig > 0)[0], 1)
+    return best[0] if best else None
+
+
 def clear_lead_first(
-    order: list[int], elig: NDArray[np.floating], named: Callable[[int], bool]
+    order: list[int],
+    elig: NDArray[np.floating],
+    lead: int | None,
+    named: Callable[[int], bool],
 ) -> tuple[list[int], dict[int, float]]:
-    """`order` (the fused order across languages) with the word ranking's leader in front
+    """`order` (the fused order across languages) with the word ranking's leader (`lead`,
+    `word_leader`) in front
     when it scores at least `CLEAR_LEAD` times what the fused order's first scores in
     words, and `named(its row)`: a word the request wrote itself (not one the encoder
     translated) matches its name, description or `when_to_use`; and {that row: how many
@@ -221,12 +235,8 @@ def clear_lead_first(
     is the encoder's guess ("hasta" read as patient), no evidence against its own ranking.
     The decision's rules (threshold, `min_terms`, margin) then judge the leader as any
     first candidate."""
-    import numpy as np
-
-    best = top_rows(elig, np.nonzero(elig > 0)[0], 1)
-    if not best or not order or order[0] == best[0]:
+    if lead is None or not order or order[0] == lead:
         return order, {}
-    lead = best[0]
     other = max(float(elig[order[0]]), 0.0)
     times = float(elig[lead]) / other if other > 0 else float("inf")
     if times < CLEAR_LEAD or not named(lead):
@@ -235,20 +245,16 @@ def clear_lead_first(
 
 
 def word_leader_shown(
-    order: list[int], elig: NDArray[np.floating], shown: int
+    order: list[int], lead: int | None, shown: int
 ) -> tuple[list[int], dict[int, int]]:
-    """`order` (the fused order across languages) with the word ranking's leader among its
+    """`order` (the fused order across languages) with the word ranking's leader (`lead`,
+    `word_leader`) among its
     first `shown` (the route's configured `top`), and {that row: its place in the fused
     order} when it was lower: the last place shown is given to it. A person offered the
     best few should see the skill the request's words match best, wherever the encoder
     put it; the first two, which the decision reads, never move (`shown` under 3 leaves
     the order as it is)."""
-    import numpy as np
-
-    best = top_rows(elig, np.nonzero(elig > 0)[0], 1)
-    if shown < 3 or not best or best[0] in order[:shown] or best[0] not in order:
+    if shown < 3 or lead is None or lead in order[:shown] or lead not in order:
         return order, {}
-    lead = best[0]
     place = order.index(lead) + 1
-    head = [i for i in order[: shown - 1] if i != lead]
-    return [*head, lead, *(i for i in order[shown - 1 :] if i != lead)], {lead: place}
+    return [*order[: shown - 1], lead, *(i for i in order[shown - 1 :] if i != lead)], {lead: place}

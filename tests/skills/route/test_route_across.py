@@ -264,27 +264,30 @@ def test_a_clear_word_leader_is_put_first_and_a_close_one_is_not():
     import numpy as np
 
     from codebot.skills.route.config import CLEAR_LEAD
-    from codebot.skills.route.fused import clear_lead_first
+    from codebot.skills.route.fused import clear_lead_first, word_leader
 
     def yes(i: int) -> bool:
         return True
 
+    def lead_first(order, elig, named=yes):
+        return clear_lead_first(order, elig, word_leader(elig), named)
+
     fused = [3, 1, 2, 0]  # the fusion put row 3 first
     # row 0 leads the words with exactly CLEAR_LEAD times row 3's: it goes first
     elig = np.array([0.5 * CLEAR_LEAD, 0.45, 0.2, 0.5])
-    assert clear_lead_first(fused, elig, yes) == ([0, 3, 1, 2], {0: CLEAR_LEAD})
+    assert lead_first(fused, elig) == ([0, 3, 1, 2], {0: CLEAR_LEAD})
     # just under it: the fused order stands (the runner-up's words do not matter)
     elig = np.array([0.5 * CLEAR_LEAD - 0.01, 0.1, 0.2, 0.5])
-    assert clear_lead_first(fused, elig, yes) == (fused, {})
+    assert lead_first(fused, elig) == (fused, {})
     # the fusion's first matched no word: any word leader leads it
     elig = np.array([0.4, 0.3, -np.inf, 0.0])
-    assert clear_lead_first(fused, elig, yes) == ([0, 3, 1, 2], {0: float("inf")})
+    assert lead_first(fused, elig) == ([0, 3, 1, 2], {0: float("inf")})
     # a lead the request does not name in its own words (translated words only): unchanged
-    assert clear_lead_first(fused, elig, lambda i: False) == (fused, {})
+    assert lead_first(fused, elig, lambda i: False) == (fused, {})
     # already first, or no word matched anything: unchanged
-    assert clear_lead_first([0, 3], np.array([1.0, 0.1, 0.0, 0.0]), yes) == ([0, 3], {})
-    assert clear_lead_first(fused, np.array([0.0, 0.0, -np.inf, 0.0]), yes) == (fused, {})
-    assert clear_lead_first([], np.array([1.0]), yes) == ([], {})
+    assert lead_first([0, 3], np.array([1.0, 0.1, 0.0, 0.0])) == ([0, 3], {})
+    assert lead_first(fused, np.array([0.0, 0.0, -np.inf, 0.0])) == (fused, {})
+    assert lead_first([], np.array([1.0])) == ([], {})
 
 
 class _Likes(_Buries):
@@ -427,17 +430,17 @@ def test_a_lead_made_of_translated_words_alone_leaves_the_fused_order(tmp_path: 
 def test_the_word_leader_takes_the_last_place_shown_when_the_fusion_put_it_lower():
     import numpy as np
 
-    from codebot.skills.route.fused import word_leader_shown
+    from codebot.skills.route.fused import word_leader, word_leader_shown
 
     order = [5, 4, 3, 2, 1, 0]  # the fusion put row 0, the word leader, 6th
     elig = np.array([0.5, 0.1, 0.2, 0.3, 0.4, 0.45])
-    assert word_leader_shown(order, elig, 5) == ([5, 4, 3, 2, 0, 1], {0: 6})
+    assert word_leader_shown(order, word_leader(elig), 5) == ([5, 4, 3, 2, 0, 1], {0: 6})
     # already shown, or nothing shown beyond the two the decision reads: unchanged
-    assert word_leader_shown(order, elig, 6) == (order, {})
-    assert word_leader_shown(order, elig, 2) == (order, {})
+    assert word_leader_shown(order, word_leader(elig), 6) == (order, {})
+    assert word_leader_shown(order, word_leader(elig), 2) == (order, {})
     # no word matched any skill: nothing to show
-    assert word_leader_shown(order, np.zeros(6), 5) == (order, {})
-    assert word_leader_shown([], elig, 5) == ([], {})
+    assert word_leader_shown(order, word_leader(np.zeros(6)), 5) == (order, {})
+    assert word_leader_shown([], word_leader(elig), 5) == ([], {})
 
 
 def test_a_buried_word_leader_is_shown_and_the_decision_does_not_move(
@@ -463,8 +466,31 @@ def test_a_buried_word_leader_is_shown_and_the_decision_does_not_move(
     assert shown.raised_from is not None and shown.raised_from > 5
     assert "shown though the fusion put it" in shown.why and "leads the word" in shown.why
     assert shown.to_json()["raised_from"] == shown.raised_from
-    monkeypatch.setattr(F, "word_leader_shown", lambda order, elig, n: (order, {}))
+    monkeypatch.setattr(F, "word_leader_shown", lambda order, lead, n: (order, {}))
     plain = R.Router(semantic=_Likes("sales-dashboard", liked)).route(request, snap)
     assert "sales-dashboard" not in [c.name for c in plain.candidates]
     assert (plain.decision, plain.selected) == (r.decision, r.selected)
     assert [c.name for c in plain.candidates[:2]] == names[:2]
+
+
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (23, "23rd"),
+        (111, "111th"),
+        (101, "101st"),
+    ],
+)
+def test_the_place_a_shown_word_leader_had_is_said_in_words(n, said):
+    from codebot.skills.route.explain import _ordinal
+
+    assert _ordinal(n) == said

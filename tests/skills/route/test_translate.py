@@ -289,7 +289,7 @@ def test_a_big_folders_look_alikes_give_way_in_the_fused_ranking(
     import codebot.skills.route.fused as F
 
     monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
-    monkeypatch.setattr(F, "word_leader_shown", lambda order, elig, n: (order, {}))
+    monkeypatch.setattr(F, "word_leader_shown", lambda order, lead, n: (order, {}))
     base = tmp_path / "skills"
     for i in range(12):
         write_skill(
