@@ -301,14 +301,10 @@ class _Likes(_Buries):
         return {s.key: similarity(s.name) for s in specs}
 
 
-def _catalog(tmp_path: Path, write_skill, skills: dict[str, str]):
-    root = tmp_path / "skills"
-    skills = skills | {
-        f"chore-{i}": f"Tidy chore number {i} of the weekly garden rota." for i in range(60)
-    }
-    for name, desc in skills.items():
-        write_skill(root, name, f"description: {desc}", "Steps.")
-    return Catalog([Root(root, Source.PROJECT, "codebot", (0,))]).load()
+def _catalog(tmp_path: Path, catalog_of, skills: dict[str, str]):
+    """`skills` and sixty chores nobody asks for, so that ranks spread out."""
+    chores = {f"chore-{i}": f"Tidy chore number {i} of the weekly garden rota." for i in range(60)}
+    return catalog_of(tmp_path / "skills", skills | chores)
 
 
 SALES = {
@@ -321,7 +317,7 @@ SALES = {
 
 
 def test_a_skill_the_words_name_many_times_over_is_not_buried_by_the_encoder(
-    tmp_path: Path, write_skill, monkeypatch
+    tmp_path: Path, catalog_of, monkeypatch
 ):
     # statsmodels matches ARIMA, residual and diagnostics, the sales skills "dashboard"
     # alone, but the encoder finds them more alike. Reciprocal rank fusion, ranks only, put
@@ -329,7 +325,7 @@ def test_a_skill_the_words_name_many_times_over_is_not_buried_by_the_encoder(
     # ventas mensuales, con diagnóstico de residuos"): its clear lead in words puts it first
     import codebot.skills.route.fused as F
 
-    snap = _catalog(tmp_path, write_skill, SALES)
+    snap = _catalog(tmp_path, catalog_of, SALES)
     liked = set(SALES) - {"statsmodels"}
     request = "ARIMA con residual diagnostics para el dashboard de ventas mensuales"
     r = R.Router(semantic=_Likes("statsmodels", liked)).route(request, snap)
@@ -350,14 +346,14 @@ def test_a_skill_the_words_name_many_times_over_is_not_buried_by_the_encoder(
 
 
 def test_a_close_word_leader_leaves_the_fused_order_as_it_is(
-    tmp_path: Path, write_skill, monkeypatch
+    tmp_path: Path, catalog_of, monkeypatch
 ):
     # sales-board has the words of sales-dashboard but for "finance": the encoder likes it
     # and puts it first, and the leader's words are not twice its own, so the order is
     # plain reciprocal rank fusion's
     import codebot.skills.route.fused as F
 
-    snap = _catalog(tmp_path, write_skill, SALES)
+    snap = _catalog(tmp_path, catalog_of, SALES)
     request = "Quiero un dashboard monthly de sales para el revenue team"
 
     def order() -> list[str]:
@@ -398,7 +394,7 @@ class _Translates(_Likes):
         return out
 
 
-def test_a_lead_made_of_translated_words_alone_leaves_the_fused_order(tmp_path: Path, write_skill):
+def test_a_lead_made_of_translated_words_alone_leaves_the_fused_order(tmp_path: Path, catalog_of):
     # the encoder read "informe" and "caída" as report and outage, which incident-report's
     # description has: a clear lead in words, but made of the encoder's own guesses (the
     # held-out sets' false friends: "hasta" read as patient put clinical-reports first for
@@ -409,7 +405,7 @@ def test_a_lead_made_of_translated_words_alone_leaves_the_fused_order(tmp_path: 
         "sales-chart": "Plot a bar chart of sales per region.",
         "grafana-board": "Build a dashboard for latency and errors.",
     }
-    snap = _catalog(tmp_path, write_skill, skills)
+    snap = _catalog(tmp_path, catalog_of, skills)
     scorer = _Translates("incident-report", {"sales-chart", "grafana-board"})
     router = R.Router(semantic=scorer)
     r = router.route("Redacta el informe de la caída de ayer", snap)
@@ -444,7 +440,7 @@ def test_the_word_leader_takes_the_last_place_shown_when_the_fusion_put_it_lower
 
 
 def test_a_buried_word_leader_is_shown_and_the_decision_does_not_move(
-    tmp_path: Path, write_skill, monkeypatch
+    tmp_path: Path, catalog_of, monkeypatch
 ):
     # sales-dashboard leads the words (dashboard, monthly, sales) but not twice sales-board,
     # which the encoder likes; ten liked chores match "garden" too, so both rankings put
@@ -456,7 +452,7 @@ def test_a_buried_word_leader_is_shown_and_the_decision_does_not_move(
     # sales-dashboard first (tested above): this test is about what is shown
     monkeypatch.setattr(F, "CLEAR_LEAD", float("inf"))
     skills = dict(SALES)
-    snap = _catalog(tmp_path, write_skill, skills)
+    snap = _catalog(tmp_path, catalog_of, skills)
     liked = {"sales-board", "crm-hygiene"} | {f"chore-{i}" for i in range(10)}
     request = "Quiero un dashboard monthly de sales para el revenue team del garden"
     r = R.Router(semantic=_Likes("sales-dashboard", liked)).route(request, snap)
