@@ -97,8 +97,10 @@ _EDIT_ASK: Mapping[str, str] = {
 _EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
-#: a version: 18, v2.3.1, an image tag after it (18-alpine), the image before it (node:18)
-_V = r"(?:[A-Za-z][\w./-]*:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
+#: a version: 18, v2.3.1, an image tag after it (18-alpine), the image before it (node:18;
+#: a name of at most 80 characters, so a long run of "a:a:…" is read once, not once per
+#: position: the search stays linear in it)
+_V = r"(?:[A-Za-z][\w./-]{0,80}:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
 _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%)?"
