@@ -26,6 +26,10 @@ RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
 #: words): ranks alone would throw that lead away ("twice": a round number, not tuned;
 #: docs/routing.md, "Embedding fusion")
 CLEAR_LEAD = 2.0
+#: a short request in another language this alike (the multilingual encoder's cosine) to
+#: a message of `chat_examples` is small talk: no task of the case files comes above 0.48,
+#: so a round number well clear of them (docs/routing.md, "Small talk by meaning")
+CHAT_SIMILAR = 0.6
 BODY_CHARS = 5000  # how much of a body is read: bounds the index's build time and size
 #: the depth of an over-budget listing (the agent lists this many routed skills, best
 #: first), which the second stage reorders so SkillSearch's five are the listing's first five

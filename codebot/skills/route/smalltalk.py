@@ -129,6 +129,20 @@ def is_chat(text: str) -> bool:
     return False
 
 
+# -- a request for work, in so many words ------------------------------------------------
+#: "please", "can you", "help me" and their like in the six languages: a short message that
+#: asks for something in these words is a task even when it reads like small talk by its
+#: meaning ("早上好，帮我看看这个 bug", good morning, help me look at this bug); small talk
+#: by meaning (`semantic.EmbeddingScorer.small_talk_likeness`) is not judged on it
+ASKS = re.compile(
+    r"帮我|帮忙|能不能|ください|してほしい|教えて"
+    r"|\b(?:please|can\s+you|could\s+you|help\s+me|por\s+favor|puedes|podr[ií]as|ay[uú]dame"
+    r"|bitte|kannst\s+du|k[öo]nntest\s+du|hilf\s+mir|peux[- ]tu|pourrais[- ]tu"
+    r"|s'il\s+te\s+pla[iî]t|aide[- ]moi)\b",
+    re.IGNORECASE,
+)
+
+
 # -- an apology that tells what went wrong ----------------------------------------------
 # "sorry, I pasted the wrong file earlier", "Désolé, j'ai mal lu ta réponse, tout va bien",
 # "不好意思刚才说错了，没事了": an apology, then the person's own slip, and nothing asked.
