@@ -1,8 +1,8 @@
 """Small talk as people write it, in the six languages the router reads: greetings, thanks,
 acknowledgements, apologies for a slip, goodbyes, the weather. The multilingual encoder
-compares a short request in another language with these (`semantic.EmbeddingScorer.
-small_talk_likeness`): a request as alike as `CHAT_SIMILAR` to one of them is small talk
-even when `chat_phrases` lacks its wording (docs/routing.md, "Small talk by meaning").
+compares a short request in another language with these (`chat_meaning`): a request as
+alike as `CHAT_SIMILAR` to one of them is small talk even when `chat_phrases` lacks its
+wording (docs/routing.md, "Small talk by meaning").
 
 Data, no code. The messages are the negatives of the multilingual case files
 (tests/data/routing_*multilingual*.jsonl), each written blind by someone who had not seen

@@ -59,7 +59,8 @@ from typing import TYPE_CHECKING
 from codebot.skills.files import Spec
 from codebot.skills.invoke import Actor, Adapter, normalize_overrides
 from codebot.skills.route.ahead import Ahead
-from codebot.skills.route.config import CHAT_SIMILAR, RouterConfig
+from codebot.skills.route.chat_meaning import SmallTalkMeaning
+from codebot.skills.route.config import RouterConfig
 from codebot.skills.route.decide import decide, held_in_front
 from codebot.skills.route.edits import edit_kind
 from codebot.skills.route.eligible import filtered_out, narrow
@@ -73,7 +74,6 @@ from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape, writes_name
 from codebot.skills.route.similarities import Similarities, most_similar_key
-from codebot.skills.route.smalltalk import ASKS, INVISIBLE, MAX_CHAT_CHARS
 from codebot.skills.route.translate import Translator
 from codebot.skills.route.weights import term_weights
 
@@ -102,6 +102,7 @@ class Router:
         self.semantic = semantic
         self.semantic_error: str | None = None  # why the semantic scorer was switched off
         self.translator = Translator()
+        self.chat_meaning = SmallTalkMeaning()  # small talk by meaning (`chat_meaning`)
         #: the index, eligibility mask and eligible specs of the last semantic scoring
         self._eligible: tuple[Index, bytes, tuple[Spec, ...]] | None = None
 
@@ -213,7 +214,7 @@ class Router:
         )
         sem = ahead.result() if ahead is not None and semantic is not None else {}
         # worded as no phrase of `chat_phrases` is, but small talk by its meaning
-        if sem and lang != "en" and (chat := self._small_talk_by_meaning(request, semantic)):
+        if sem and lang != "en" and (chat := self.chat_meaning.why(request, semantic)):
             return self._empty(request, terms, "chat", cfg, actor, t_index, chat, index_ms)
         got = ranked(idx, elig, mask, sem, k, cfg, lang, known, lexical, similar)
         stage: Staged | None = None
@@ -305,24 +306,6 @@ class Router:
         if lang == "en" and getattr(self.semantic, "other_languages_only", False):
             return None
         return self.semantic
-
-    @staticmethod
-    def _small_talk_by_meaning(request: str, semantic: SemanticScorer | None) -> str | None:
-        """Why a short request in another language is small talk by its meaning, or None:
-        as alike as `CHAT_SIMILAR` to a message of `chat_examples` (the multilingual
-        encoder; docs/routing.md, "Small talk by meaning"), and not asking for work (`ASKS`)."""
-        like = getattr(semantic, "small_talk_likeness", None)
-        text = INVISIBLE.sub("", request).strip()
-        if like is None or len(text) > MAX_CHAT_CHARS or ASKS.search(text):
-            return None  # a long message, or one that asks for work, is no small talk
-        got = like(request)
-        if got is None or got[0] < CHAT_SIMILAR:
-            return None
-        similarity, example = got
-        return (
-            f"small talk: {similarity:.2f} alike the small talk {example!r} "
-            f"(CHAT_SIMILAR {CHAT_SIMILAR:g}); no skill is needed"
-        )
 
     def _small_talk(self, request: str, cfg: RouterConfig, actor: Actor, t0: float) -> Route:
         """Small talk abstains on the words alone: no index is loaded or built for it."""

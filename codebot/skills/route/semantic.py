@@ -223,7 +223,6 @@ class EmbeddingScorer:
         self._loaded_cache = False
         self._recent: dict[str, Vectors] = {}  # text hash -> vector, a request's words
         self._queries: dict[str, Vectors] = {}  # text hash -> vector, whole requests
-        self._chat: Vectors | None = None  # `chat_examples`' vectors, once embedded
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._one_thread = False  # BLAS runs one thread: a product need not avoid it
@@ -368,30 +367,6 @@ class EmbeddingScorer:
             return np.zeros((0, 0), np.float32)
         return np.stack([got[h] for h in hashes])
 
-    def small_talk_likeness(self, request: str) -> tuple[float, str] | None:
-        """How alike `request` is to its nearest message of small talk (`chat_examples`),
-        and that message; None for another encoder than the multilingual one, the only
-        one measured for it. The examples are embedded once and kept with the catalog's
-        words (on disk); the request's vector is the one `score` made."""
-        if not self.other_languages_only:
-            return None
-        from codebot.skills.route.chat_examples import CHAT_EXAMPLES
-
-        with self._lock:
-            mat = self._chat
-        if mat is None:
-            mat = self.embed(CHAT_EXAMPLES, keep=True)
-            with self._lock:
-                self._chat = mat
-        q = self._query_vector(request)
-        if mat.shape[1:] != q.shape:  # a cache's vectors of another width: not comparable
-            with self._lock:
-                self._chat = None
-            return None
-        sims = mat @ q
-        best = int(sims.argmax())
-        return float(sims[best]), CHAT_EXAMPLES[best]
-
     def vectors(self, specs: Sequence[Spec]) -> Vectors:
         """One unit vector per spec: its first text (name, description, opening of the body)."""
         import numpy as np
@@ -441,7 +416,7 @@ class EmbeddingScorer:
         if not specs:
             return {}
         mat, owner = self.chunk_vectors(specs)
-        q = self._query_vector(query)
+        q = self.query_vector(query)
         if mat.shape[1:] != q.shape:  # a cache's vectors, of another width: embed them again
             self._last = None
             mat, owner = self.chunk_vectors(specs)
@@ -456,7 +431,7 @@ class EmbeddingScorer:
             return dict(zip(keys, best.tolist(), strict=True))
         return Similarities(keys, position, best.astype(np.float64))
 
-    def _query_vector(self, query: str) -> Vectors:
+    def query_vector(self, query: str) -> Vectors:
         """The request's vector, encoded alone (as it always was) and kept: a request routed
         again (asked for more candidates, or retried) is not encoded again."""
         import numpy as np

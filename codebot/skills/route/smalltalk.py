@@ -133,7 +133,7 @@ def is_chat(text: str) -> bool:
 #: "please", "can you", "help me" and their like in the six languages: a short message that
 #: asks for something in these words is a task even when it reads like small talk by its
 #: meaning ("早上好，帮我看看这个 bug", good morning, help me look at this bug); small talk
-#: by meaning (`semantic.EmbeddingScorer.small_talk_likeness`) is not judged on it
+#: by meaning (`chat_meaning`) is not judged on it
 ASKS = re.compile(
     r"帮我|帮忙|能不能|ください|してほしい|教えて"
     r"|\b(?:please|can\s+you|could\s+you|help\s+me|por\s+favor|puedes|podr[ií]as|ay[uú]dame"

@@ -14,7 +14,7 @@ import pytest
 
 import codebot.skills.route as R
 import codebot.skills.route.chat_examples as C
-import codebot.skills.route.pipeline as P
+import codebot.skills.route.chat_meaning as M
 import codebot.skills.route.semantic as S
 from codebot.skills.invoke import Actor
 from codebot.skills.route.config import CHAT_SIMILAR
@@ -73,7 +73,7 @@ def test_a_message_alike_small_talk_abstains_and_says_why(snap, tmp_path, exampl
 
 
 def test_without_the_rule_the_same_message_is_ranked(snap, tmp_path, monkeypatch, examples):
-    monkeypatch.setattr(S.EmbeddingScorer, "small_talk_likeness", lambda self, request: None)
+    monkeypatch.setattr(M.SmallTalkMeaning, "likeness", lambda self, request, scorer: None)
     r = router(tmp_path / "cache", ConceptEncoder()).route(WEEKEND, snap, Actor.MODEL)
     assert r.shape != "chat" and r.candidates  # the test above can fail
 
@@ -97,11 +97,11 @@ def test_below_chat_similar_the_message_routes(snap, tmp_path, monkeypatch, exam
     # half small talk, half the parser: cosine 0.71 to the example
     text = "Wochenende, dann Parser-Tests schreiben"
     scorer = S.EmbeddingScorer("use-multilingual", tmp_path / "c0", encoder=ConceptEncoder())
-    similarity, example = scorer.small_talk_likeness(text) or (0.0, "")
+    similarity, example = M.SmallTalkMeaning().likeness(text, scorer) or (0.0, "")
     assert example == EXAMPLES[0] and 0.7 < similarity < 0.72
     r = router(tmp_path / "c1", ConceptEncoder()).route(text, snap, Actor.MODEL)
     assert r.shape == "chat"  # above CHAT_SIMILAR 0.6
-    monkeypatch.setattr(P, "CHAT_SIMILAR", 0.75)
+    monkeypatch.setattr(M, "CHAT_SIMILAR", 0.75)
     r = router(tmp_path / "c2", ConceptEncoder()).route(text, snap, Actor.MODEL)
     assert r.shape != "chat" and r.candidates[0].name == "parser-tests"
 
@@ -112,7 +112,7 @@ def test_english_requests_and_other_encoders_are_not_judged(snap, tmp_path, exam
     assert "alike the small talk" not in r.reason
     assert "have a nice weekend!" not in enc.texts  # English: the encoder sat out
     scorer = S.EmbeddingScorer("all-minilm-l6-v2", tmp_path / "c2", encoder=ConceptEncoder())
-    assert scorer.small_talk_likeness(WEEKEND) is None  # measured for the multilingual only
+    assert M.SmallTalkMeaning().why(WEEKEND, scorer) is None  # measured for the multilingual only
 
 
 def test_the_examples_are_embedded_once_and_kept_on_disk(snap, tmp_path, examples):
