@@ -5,7 +5,8 @@ short request in another language that the multilingual encoder finds as alike a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import codebot.skills.route.chat_examples as examples
 from codebot.skills.route.config import CHAT_SIMILAR
@@ -16,6 +17,17 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
+@runtime_checkable
+class Encodes(Protocol):
+    """What small talk by meaning needs of a scorer (`semantic.EmbeddingScorer` has it)."""
+
+    other_languages_only: bool
+
+    def embed(self, texts: Sequence[str], keep: bool = False) -> NDArray[np.float32]: ...
+
+    def query_vector(self, query: str) -> NDArray[np.float32]: ...
+
+
 class SmallTalkMeaning:
     """The examples' vectors for one scorer, embedded once (the scorer keeps them on disk
     with the catalog's words)."""
@@ -23,10 +35,10 @@ class SmallTalkMeaning:
     def __init__(self) -> None:
         self._for: tuple[object, NDArray[np.float32]] | None = None
 
-    def why(self, request: str, scorer: Any) -> str | None:
+    def why(self, request: str, scorer: object) -> str | None:
         """Why `request` is small talk by its meaning, or None (another encoder than the
         multilingual one, the only one measured for it; a long request; one that asks)."""
-        if not getattr(scorer, "other_languages_only", False):
+        if not isinstance(scorer, Encodes) or not scorer.other_languages_only:
             return None
         text = INVISIBLE.sub("", request).strip()
         if len(text) > MAX_CHAT_CHARS or ASKS.search(text):
@@ -40,12 +52,14 @@ class SmallTalkMeaning:
             f"(CHAT_SIMILAR {CHAT_SIMILAR:g}); no skill is needed"
         )
 
-    def likeness(self, request: str, scorer: Any) -> tuple[float, str] | None:
+    def likeness(self, request: str, scorer: Encodes) -> tuple[float, str] | None:
         """How alike `request` is to its nearest example, and that example (None when the
         vectors are of different widths: a cache's, not comparable)."""
         import numpy as np
 
         texts = examples.CHAT_EXAMPLES
+        if not texts:
+            return None
         got = self._for
         if got is None or got[0] is not scorer or len(got[1]) != len(texts):
             got = (scorer, np.asarray(scorer.embed(texts, True), dtype=np.float32))

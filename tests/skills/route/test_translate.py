@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import codebot.skills.route as R
+import codebot.skills.route.chat_examples as chat_examples
 import codebot.skills.route.semantic as S
 import codebot.skills.route.translate as T
 from codebot.skills.catalog import Catalog
@@ -69,6 +70,14 @@ SKILLS = {
     "sales-chart": "Plot a bar chart of sales per region.",
     "grafana-board": "Build a dashboard for latency and errors.",
 }
+
+
+@pytest.fixture(autouse=True)
+def _no_small_talk_examples(monkeypatch):
+    """The dictionary encoder gives every text without a concept one and the same vector,
+    so every such request would be as alike as 1.0 to small talk (`chat_meaning`): the
+    tests here are about words, not small talk, and a real encoder tells texts apart."""
+    monkeypatch.setattr(chat_examples, "CHAT_EXAMPLES", ())
 
 
 @pytest.fixture
