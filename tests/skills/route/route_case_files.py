@@ -56,6 +56,9 @@ FOURTEENTH = DATA / "routing_multilingual_fourteenth.jsonl"
 #: a fifteenth, a sixth random draw, written after the clear word lead's final version
 #: to judge it (routed once)
 FIFTEENTH = DATA / "routing_multilingual_fifteenth.jsonl"
+#: a sixteenth, a seventh random draw, written after small talk by meaning
+#: (`chat_meaning`) to judge it (routed once)
+SIXTEENTH = DATA / "routing_multilingual_sixteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -74,4 +77,5 @@ HELD_OUT_SETS = {
     "thirteenth": THIRTEENTH,
     "fourteenth": FOURTEENTH,
     "fifteenth": FIFTEENTH,
+    "sixteenth": SIXTEENTH,
 }

@@ -31,6 +31,7 @@ from route_case_files import (
     NINTH,
     PARAPHRASE,
     SEVENTH,
+    SIXTEENTH,
     SIXTH,
     TENTH,
     THIRTEENTH,
@@ -123,6 +124,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         THIRTEENTH,
         FOURTEENTH,
         FIFTEENTH,
+        SIXTEENTH,
     ],
     ids=[
         "dev",
@@ -142,6 +144,7 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
         "thirteenth",
         "fourteenth",
         "fifteenth",
+        "sixteenth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

@@ -26,6 +26,7 @@ from route_case_files import (
     HELD_OUT_SETS,
     NINTH,
     SEVENTH,
+    SIXTEENTH,
     SIXTH,
     TENTH,
     THIRTEENTH,
@@ -237,6 +238,22 @@ LEXICAL_FIFTEENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the sixteenth set, routed once: a seventh random draw, after small talk by meaning.
+#: With the extras hit@1 0.667 (lowest French 0.4375), recall@5 0.92, negatives 1.0 (the
+#: code before small talk by meaning: 0.875), near misses 0.967; lexical 0.490, English
+#: 0.8125, 1.0, 1.0.
+SIXTEENTH_FLOORS = {
+    "hit_at_1": 0.63,
+    "per_language": 0.4,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_SIXTEENTH = {
+    "hit_at_1": 0.46,
+    "en": 0.75,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -360,6 +377,7 @@ def _misses(report: dict) -> str:
         (THIRTEENTH, LEXICAL_THIRTEENTH),
         (FOURTEENTH, LEXICAL_FOURTEENTH),
         (FIFTEENTH, LEXICAL_FIFTEENTH),
+        (SIXTEENTH, LEXICAL_SIXTEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -421,6 +439,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (THIRTEENTH, THIRTEENTH_FLOORS),
         (FOURTEENTH, FOURTEENTH_FLOORS),
         (FIFTEENTH, FIFTEENTH_FLOORS),
+        (SIXTEENTH, SIXTEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
