@@ -55,6 +55,8 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
         # or said to have become another: 「手順」が「手順順」になってる
         r"|「[^」]{1,40}」が「[^」]{1,40}」に?なって"
+        # or become it and be put right: 「初期価」になってるので「初期化」に直して
+        r"|「[^」]{1,40}」に?なって[るいます]{0,3}(?:ので|から|けど)?[、,]?\s*「[^」]{1,40}」に(?:直|修正)"
         r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
         # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
         r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"

@@ -593,6 +593,9 @@ ISSUE_EDITS = [
     ("stell das Polling-Intervall von 10s auf 60s", "bump"),
     # a quoted text said to have become another (the eighth held-out set)
     ("見出しの「料金」が「料金金」になってるので修正して", "typo"),
+    # the sixteenth held-out set's Japanese near miss: become one string, put right as another
+    ("main.go の 12 行目のコメント、「初期価」になってるので「初期化」に直して。", "typo"),
+    ("README の「設定ファル」になっているので「設定ファイル」に修正してください", "typo"),
     # a Japanese rename said as "change the variable name … to …" (the seventh held-out set)
     ("cart.jsの関数名 calc を calculateTotal に変えて", "rename"),
     ("クラス名を PascalCase にしといて", "rename"),
