@@ -12,6 +12,7 @@ Small functions over data; the phrases themselves are `chat_phrases`.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -52,6 +53,9 @@ _PHRASE_RES = tuple(
     for pattern in group
     for alt in _alternatives(pattern)
 )
+#: all the phrases at once: a position no phrase starts at (a task's first word, nearly
+#: always) is ruled out in one match instead of one per phrase (0.2 ms -> 0.02 ms)
+_ANY_PHRASE = re.compile("|".join(f"(?:{r.pattern})" for r in _PHRASE_RES), re.IGNORECASE)
 MAX_CHAT_CHARS = 200
 
 # -- what a person does not read as part of the message ---------------------------------
@@ -63,6 +67,9 @@ MAX_CHAT_CHARS = 200
 #: zero-width characters, direction marks, embeddings, overrides and isolates, the BOM
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _FUNCTION_WORDS = frozenset().union(*STOP_WORDS.values()) - _ENGLISH
+#: the longest word whose verdict is cached (a function word is at most 11 letters, more
+#: with its accents written apart)
+_CACHED_WORD = 64
 WORD = re.compile(r"[^\W\d_]+")
 #: Chinese particles: a message of thanks may end on one ("谢谢啦"), never a task
 _PARTICLE = re.compile("[的了吧啊呢嘛哦呀啦]")
@@ -72,6 +79,13 @@ _MAX_PADDED = 20 * MAX_CHAT_CHARS
 
 def is_padding(word: str) -> bool:
     """A function word of another language than English: no part of a task."""
+    if len(word) > _CACHED_WORD:  # read each time: the cache holds short words only
+        return unaccented(word.lower()) in _FUNCTION_WORDS
+    return _is_function_word(word)
+
+
+@functools.lru_cache(maxsize=8192)  # a word's verdict, as requests repeat their words
+def _is_function_word(word: str) -> bool:
     return unaccented(word.lower()) in _FUNCTION_WORDS
 
 
@@ -89,7 +103,9 @@ def _skip(text: str, pos: int) -> int:
 
 def _phrase_ends(text: str, pos: int) -> set[int]:
     """Where a phrase starting at `pos` can end: at a separator, a CJK character or the end."""
-    ends = set()
+    ends: set[int] = set()
+    if _ANY_PHRASE.match(text, pos) is None:
+        return ends
     for r in _PHRASE_RES:
         m = r.match(text, pos)
         if m is None or m.end() == pos:
