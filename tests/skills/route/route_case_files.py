@@ -59,6 +59,8 @@ FIFTEENTH = DATA / "routing_multilingual_fifteenth.jsonl"
 #: a sixteenth, a seventh random draw, written after small talk by meaning
 #: (`chat_meaning`) to judge it (routed once)
 SIXTEENTH = DATA / "routing_multilingual_sixteenth.jsonl"
+#: a seventeenth, an eighth random draw, the same way (routed once)
+SEVENTEENTH = DATA / "routing_multilingual_seventeenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -78,4 +80,5 @@ HELD_OUT_SETS = {
     "fourteenth": FOURTEENTH,
     "fifteenth": FIFTEENTH,
     "sixteenth": SIXTEENTH,
+    "seventeenth": SEVENTEENTH,
 }

@@ -25,6 +25,7 @@ from route_case_files import (
     FRESH,
     HELD_OUT_SETS,
     NINTH,
+    SEVENTEENTH,
     SEVENTH,
     SIXTEENTH,
     SIXTH,
@@ -254,6 +255,23 @@ LEXICAL_SIXTEENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the seventeenth set, routed once: an eighth random draw. With the extras hit@1 0.646
+#: (lowest Chinese 0.4375), recall@5 0.92, negatives 0.833 (small talk by meaning stopped
+#: two more; the code before it: 0.75), near misses 0.90; lexical 0.531, English 0.6875,
+#: 0.917, 1.0. After its small talk and edits were filled in other wordings, negatives and
+#: near misses 1.0 both ways; no positive of any set changed.
+SEVENTEENTH_FLOORS = {
+    "hit_at_1": 0.61,
+    "per_language": 0.4,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_SEVENTEENTH = {
+    "hit_at_1": 0.5,
+    "en": 0.62,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -378,6 +396,7 @@ def _misses(report: dict) -> str:
         (FOURTEENTH, LEXICAL_FOURTEENTH),
         (FIFTEENTH, LEXICAL_FIFTEENTH),
         (SIXTEENTH, LEXICAL_SIXTEENTH),
+        (SEVENTEENTH, LEXICAL_SEVENTEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -440,6 +459,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (FOURTEENTH, FOURTEENTH_FLOORS),
         (FIFTEENTH, FIFTEENTH_FLOORS),
         (SIXTEENTH, SIXTEENTH_FLOORS),
+        (SEVENTEENTH, SEVENTEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
