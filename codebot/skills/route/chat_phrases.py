@@ -78,6 +78,15 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:lovely|nice|beautiful|great)\s+weather(?:\s+today)?|you\s+saved\s+me\s+for\s+"
         r"(?:tomorrow'?s|the)\s+(?:demo|meeting|presentation)|how'?s\s+everything(?:\s+going)?",
         r"thanks\s+to\s+you|i\s+can\s+leave\s+on\s+time(?:\s+today)?",
+        # the seventeenth set's kinds: a slow Monday, off to eat, a wrong paste to ignore, the
+        # heat: "monday blues, brain hasn't booted yet", "off to grab some ramen", "pasted the
+        # wrong thing, ignore it", "it's so hot here, the fan is broken"
+        r"monday\s+blues|(?:my\s+)?brain\s+(?:hasn'?t|isn'?t|is\s+not)\s+(?:booted|awake|on)(?:\s+yet)?"
+        r"|(?:i'?m\s+)?(?:off|going)\s+to\s+(?:grab|get|eat)\s+(?:some\s+)?(?:food|dinner|lunch|pizza|ramen|sushi|tacos)",
+        r"(?:i\s+)?pasted\s+the\s+wrong\s+(?:thing|text|stuff)|ignore\s+(?:it|that)"
+        r"|it'?s\s+(?:so\s+|really\s+|way\s+too\s+)?(?:hot|cold|freezing)(?:\s+(?:here|today|outside))?"
+        r"|the\s+(?:fan|ac|air\s+con)\s+(?:is\s+)?(?:broken|dead)|brb|be\s+right\s+back|(?:wh)?o+ps",
+        r"how\s+was\s+(?:the|your)\s+weekend|you\s+saved\s+my\s+life|you'?re\s+a\s+(?:legend|star|genius)",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -122,6 +131,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:剩下的|接下来)(?:我)?(?:自己)?来(?:吧|了)?|终于(?:好|搞定|解决)了",
         r"(?:这个\s*bug\s*)?折腾(?:了)?我一(?:下午|上午|整天|天|晚上)|(?:今天)?天气(?:真|很|挺)?(?:不错|好)",
         r"明天的(?:演示|汇报|会)有救了|(?:最近)?一切都?还?顺利吧?|托你的福|(?:今天)?能准时下班了|太好了",
+        # "周一综合症发作，脑子还没开机", "今天就到这儿吧，我去吃火锅了", "贴错了，忽略它",
+        # "热死了，风扇坏了"
+        r"周一综合症(?:发作)?(?:了)?|脑子还没开机|今天就到这儿吧?|(?:我)?去吃(?:火锅|烧烤|东西|夜宵)了?",
+        r"贴错了|发错了|忽略(?:它|这条|上一条)?|(?:今天)?(?:热|冷)死了|(?:空调|风扇)坏了|哎呀",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -168,6 +181,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"このバグに(?:午後|午前|一日)(?:中|ずっと)?悩まされ(?:ました|た)|今日は?いい天気(?:です)?(?:ね)?",
         r"明日の(?:デモ|発表|会議)に間に合(?:います|う|いそう)(?:です)?|調子はどう(?:です)?か",
         r"おかげ(?:さま)?で|(?:今日は)?定時で帰れ(?:そう|ます|る)(?:です)?",
+        # "月曜で頭がまだ起きてない", "ラーメン食べてきます", "貼り間違えました、無視して", "暑すぎ
+        # る、扇風機が壊れた"
+        r"月曜(?:日)?(?:で|は)?(?:頭が)?まだ起きて(?:い)?ない|(?:ご飯|ランチ|ラーメン|夕飯)(?:を)?食べ(?:て|に)(?:き|行き)ます",
+        r"貼り間違え(?:ました|た)|無視して(?:ください)?|(?:今日は?)?(?:暑|寒)すぎ(?:る|ます)?|扇風機が壊れ(?:た|ました)",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -219,6 +236,14 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"este\s+bug\s+me\s+(?:ha\s+tenido|tuvo)\s+toda\s+la\s+(?:tarde|ma[ñn]ana)|qu[eé]\s+buen\s+d[ií]a\s+hace",
         r"me\s+salvas\s+para\s+la\s+(?:demo|reuni[oó]n|presentaci[oó]n)\s+de\s+ma[ñn]ana",
         r"qu[eé]\s+tal\s+va\s+todo|gracias\s+a\s+ti|(?:hoy\s+)?salgo\s+a\s+mi\s+hora",
+        # "el lunes me está matando", "me voy a comer", "perdón, pegué lo que no era, ignóralo",
+        # "aquí hace un calor que no se aguanta, 40 grados y el ventilador roto"
+        r"el\s+lunes\s+(?:me\s+)?est[aá]\s+matando|(?:me\s+)?voy\s+a\s+(?:comer|cenar)",
+        r"pegu[eé]\s+lo\s+que\s+no\s+era|ign[oó]ralo|(?:aqu[ií]\s+)?hace\s+un\s+calor\s+que\s+no\s+se\s+aguanta"
+        r"|hace\s+(?:mucho\s+)?(?:calor|fr[ií]o)|\d{1,2}\s+grados|(?:y\s+)?el\s+ventilador\s+roto|ups",
+        # "¿qué tal el finde?", "jajaja me has salvado la vida, eres un crack"
+        r"qu[eé]\s+tal\s+(?:el\s+)?(?:finde|fin\s+de\s+semana)|me\s+has\s+salvado\s+la\s+vida"
+        r"|eres\s+una?\s+(?:crack|m[aá]quina|genio)|ja(?:ja)+",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -270,6 +295,11 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"sch[öo]nes\s+wetter(?:\s+heute)?|du\s+rettest\s+mir\s+die\s+(?:demo|pr[äa]sentation)(?:\s+morgen)?",
         r"wie\s+l[äa]uft'?s(?:\s+so)?|dank\s+dir|(?:ich\s+komme|komme\s+ich)\s+(?:heute\s+)?"
         r"p[üu]nktlich\s+raus",
+        # "Montagsblues, mein Kopf ist noch nicht wach", "ich geh jetzt essen", "falsch eingefügt,
+        # ignorier das", "so heiß heute, der Ventilator ist kaputt"
+        r"montagsblues|mein\s+kopf\s+ist\s+noch\s+nicht\s+wach|ich\s+geh(?:e)?\s+(?:jetzt\s+)?essen",
+        r"falsch\s+eingef[üu]gt|ignorier(?:\s+(?:das|es))?|(?:es\s+ist\s+)?(?:so|echt)\s+(?:hei[ßs]|kalt)(?:\s+heute)?"
+        r"|der\s+ventilator\s+ist\s+kaputt|ups|hoppla",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -324,5 +354,11 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"je\s+prends\s+le\s+relais|enfin|ce\s+bug\s+m'a\s+pris\s+tout(?:e)?\s+l'apr[eè]s-midi",
         r"il\s+fait\s+beau|tu\s+me\s+sauves\s+la\s+mise(?:\s+pour\s+la\s+d[ée]mo\s+de\s+demain)?",
         r"comment\s+[çc]a\s+se\s+passe|gr[âa]ce\s+[àa]\s+toi|je\s+vais\s+pouvoir\s+partir\s+[àa]\s+l'heure",
+        # "le blues du lundi, mon cerveau n'est pas encore allumé", "je vais manger", "j'ai collé
+        # la mauvaise chose, ignore", "il fait trop chaud, le ventilo est mort"
+        r"(?:le\s+)?blues\s+du\s+lundi|mon\s+cerveau\s+n'est\s+pas\s+encore\s+(?:allum[ée]|r[ée]veill[ée])"
+        r"|je\s+vais\s+(?:manger|d[îi]ner)",
+        r"j'ai\s+coll[ée]\s+(?:la\s+)?mauvaise\s+chose|ignore(?:[- ]le)?",
+        r"il\s+fait\s+(?:trop\s+|super\s+)?(?:chaud|froid)|le\s+ventilo\s+est\s+(?:cass[ée]|mort)|oups",
     ),
 }

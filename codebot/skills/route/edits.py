@@ -39,6 +39,8 @@ _EDIT_ASK: Mapping[str, str] = {
         r"^\W*(?:please\s+|pls\s+|can\s+you\s+)?bump\b|\b(?:bump|raise|increase|update|set)\s+the"
         r"\s+version\b|版本号?.{0,10}(?:升|改|更新)?(?:到|至|为|成)\s*v?\d|升(?:级)?(?:到|至)\s*v?\d|バージョンを?\s*v?\d[\d.]*\s*に(?:上げ|更新|変更)|バージョンを(?:上げ|更新)"
         r"|を\s*v?\d+\.\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート)"
+        # from one version to another: "バージョンを 1.21 から 1.22 に上げて"
+        r"|バージョンを\s*v?\d+(?:\.\d+)*\s*から\s*v?\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート|変更)"
         r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
         r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
         r"|mets?\s+[àa]\s+jour\s+la\s+version"
@@ -83,12 +85,19 @@ _EDIT_ASK: Mapping[str, str] = {
         r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
         r"|(?:改|换)(?:成|为)?.{0,10}颜色|颜色.{0,20}(?:改|换)|色を(?:変更|変え)|cambia\b.{0,30}\bcolor"
         r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
+        # a colour from one value to another: "passe la couleur du bouton de #3366ff à #0052cc"
+        r"|\b(?:colou?rs?|couleurs?|farben?|colores?|颜色|色)\b.{0,40}?#[0-9a-f]{3,8}\b.{0,20}?"
+        r"(?:\bto|\b[àa]|\bauf|\bzu|\ba|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
     ),
     # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
     # "« Bienvenu » → « Bienvenue »"
     "text": (
         r"[\"'«“「][^\"'»”」\n]{1,60}[\"'»”」].{0,60}?(?:\bto(?:\s+(?:say|read))?|\bwith|\bby|\bpar"
         r"|\bpor|\bdurch|\bzu|\ben|→|->|=>|に|为|成)\s*[\"'«“「]"
+        # said to stand there still, and made another: "im Dockerfile steht noch
+        # `python:3.10-slim`, mach bitte `3.12-slim` draus", "it still says `v1`, make it `v2`"
+        r"|\b(?:steht|says|reads)\s+(?:noch|da|still)?\s*[`\"'„«“][^`\"'“”»\n]{1,60}[`\"'“”»]"
+        r".{0,30}?\b(?:mach|make)\b.{0,20}?[`\"'„«“][^`\"'“”»\n]{1,60}[`\"'“”»]\s*(?:draus|daraus)?"
     ),
     "port": (
         r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"

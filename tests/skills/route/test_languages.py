@@ -379,6 +379,33 @@ THANKS = [
     "danke! dank dir komme ich heute pünktlich raus",
     "merci ! grâce à toi je vais pouvoir partir à l'heure",
     "谢谢！托你的福今天能准时下班了",
+    # the seventeenth held-out set's small talk (each one it let through, other wordings): a
+    # slow Monday, off to eat, a wrong paste to ignore, the heat
+    "monday blues, my brain hasn't booted yet",
+    "ok, off to grab some ramen, brb",
+    "oops, pasted the wrong thing, ignore it",
+    "it's so hot here, the fan is broken 😩",
+    "周一综合症发作了，脑子还没开机",
+    "今天就到这儿，我去吃烧烤了",
+    "贴错了，忽略上一条",
+    "热死了，空调坏了",
+    "月曜で頭がまだ起きてない…",
+    "ラーメン食べてきます！",
+    "貼り間違えました、無視してください",
+    "今日は暑すぎる、扇風機が壊れた",
+    "El lunes me está matando",
+    "perdona, pegué lo que no era, ignóralo",
+    "hace mucho calor, 38 grados y el ventilador roto",
+    "Montagsblues, mein Kopf ist noch nicht wach",
+    "so heiß heute, der Ventilator ist kaputt",
+    "ups, falsch eingefügt, ignorier das",
+    "le blues du lundi, mon cerveau n'est pas encore allumé",
+    "oups, j'ai collé la mauvaise chose, ignore",
+    "il fait trop chaud, le ventilo est mort",
+    "¿qué tal el fin de semana?",
+    "jajaja, me has salvado la vida, eres una máquina",
+    "how was your weekend?",
+    "haha you saved my life, you're a genius",
 ]
 
 
@@ -497,6 +524,18 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "enfin, maintenant ajoute des tests au module de facturation",
         "やっと直った、次はTerraformでステージング環境を作って",
         "il fait beau, mais le pipeline de déploiement est cassé, répare-le",
+        # and the seventeenth's
+        "it's so hot here, fix the CSS for the header",
+        "ignore it and write the migration for the orders table",
+        "热死了，帮我把 nginx 配置改一下",
+        "hace mucho calor, arregla el test de pagos",
+        "ignorier das und schreib die Tests für den Parser",
+        "il fait trop chaud, lance le build",
+        "暑すぎる、CIを直して",
+        "oops, delete the build folder",
+        "je vais manger, lance les tests pendant ce temps",
+        "eres un crack, ahora genera el changelog de la versión 3.0",
+        "you saved my life, now add tests for the payment module",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -669,6 +708,13 @@ ISSUE_EDITS = [
     ("in .gitlab-ci.yml das Image von node:18 auf node:20 setzen", "bump"),
     ("passe l'image de .gitlab-ci.yml de node:18 à node:20", "bump"),
     ("change the image in .gitlab-ci.yml from node:18 to node:20", "bump"),
+    # the seventeenth held-out set's near misses, other wordings: a colour from one hex to
+    # another, a version from one to another in Japanese, a text said to stand there still
+    ("change the button colour from #fff to #000 in app.css", "colour"),
+    ("Passe la couleur du lien de #0070f3 à #111111 dans theme.css", "colour"),
+    ("package.json の react のバージョンを 18.2 から 18.3 に更新して", "bump"),
+    ("in config.yaml it still says `v1`, make it `v2`", "text"),
+    ("in der README steht noch „Beta“, mach „Stable“ draus", "text"),
 ]
 
 
@@ -734,6 +780,8 @@ def test_small_edits_are_recognised(text, kind):
         # an image's tag moved with no file named is a migration the skills may have
         "move our cluster from k8s:1.27 to k8s:1.29",
         "migrate the database from postgres:13 to postgres:16 with zero downtime",
+        "design a colour palette for the brand from #3366ff",
+        "Das Dashboard zeigt noch alte Daten, mach ein neues Grafana-Board mit den Latenzen",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
