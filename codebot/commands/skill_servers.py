@@ -74,7 +74,9 @@ def _start(settings: Settings) -> SkillServers | None:
         raise
     for row in servers.status():
         if row["status"] != "ready":
-            why = row["error"] or row["status"]
+            # still starting: on a loaded machine the SDK's import alone may outlast the wait
+            still = "still starting when its startup_timeout had passed"
+            why = row["error"] or (still if row["status"] == "starting" else row["status"])
             _warn(f"MCP server {row['name']} failed to start: {why}; its skills are not listed")
     return servers
 
