@@ -1,7 +1,7 @@
 """Small talk by meaning (docs/routing.md, "Precision: requests that need no skill"): a
 short request in another language that the multilingual encoder finds as alike as
 `CHAT_SIMILAR` to a message of `chat_examples` is small talk, in wordings no phrase of
-`chat_phrases` holds; unless it asks for work in so many words (`smalltalk.ASKS`)."""
+`chat_phrases` holds; unless it asks for work in so many words (`smalltalk.PLEA`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import codebot.skills.route.chat_examples as examples
 from codebot.skills.route.config import CHAT_SIMILAR
-from codebot.skills.route.smalltalk import ASKS, INVISIBLE, MAX_CHAT_CHARS
+from codebot.skills.route.smalltalk import INVISIBLE, MAX_CHAT_CHARS, PLEA
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,7 +33,8 @@ class SmallTalkMeaning:
     with the catalog's words)."""
 
     def __init__(self) -> None:
-        self._for: tuple[object, NDArray[np.float32]] | None = None
+        #: (the scorer, the examples, their vectors): made again for another of either
+        self._for: tuple[object, tuple[str, ...], NDArray[np.float32]] | None = None
 
     def why(self, request: str, scorer: object) -> str | None:
         """Why `request` is small talk by its meaning, or None (another encoder than the
@@ -41,7 +42,7 @@ class SmallTalkMeaning:
         if not isinstance(scorer, Encodes) or not scorer.other_languages_only:
             return None
         text = INVISIBLE.sub("", request).strip()
-        if len(text) > MAX_CHAT_CHARS or ASKS.search(text):
+        if len(text) > MAX_CHAT_CHARS or PLEA.search(text):
             return None  # a long message, or one that asks for work, is no small talk
         got = self.likeness(request, scorer)
         if got is None or got[0] < CHAT_SIMILAR:
@@ -61,13 +62,14 @@ class SmallTalkMeaning:
         if not texts:
             return None
         got = self._for
-        if got is None or got[0] is not scorer or len(got[1]) != len(texts):
-            got = (scorer, np.asarray(scorer.embed(texts, True), dtype=np.float32))
+        if got is None or got[0] is not scorer or got[1] is not texts:
+            got = (scorer, texts, np.asarray(scorer.embed(texts, True), dtype=np.float32))
             self._for = got
+        mat = got[2]
         q = scorer.query_vector(request)  # made for the fusion already: not encoded again
-        if got[1].shape[1:] != q.shape:
+        if mat.shape[1:] != q.shape:
             self._for = None
             return None
-        sims = got[1] @ q
+        sims = mat @ q
         best = int(sims.argmax())
         return float(sims[best]), texts[best]

@@ -87,7 +87,7 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
         # a colour from one value to another: "passe la couleur du bouton de #3366ff à #0052cc"
         r"|\b(?:colou?rs?|couleurs?|farben?|colores?|颜色|色)\b.{0,40}?#[0-9a-f]{3,8}\b.{0,20}?"
-        r"(?:\bto|\b[àa]|\bauf|\bzu|\ba|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
+        r"(?:\bto|\b[àa]|\bauf|\bzu|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
     ),
     # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
     # "« Bienvenu » → « Bienvenue »"

@@ -149,8 +149,10 @@ def is_chat(text: str) -> bool:
 #: "please", "can you", "help me" and their like in the six languages: a short message that
 #: asks for something in these words is a task even when it reads like small talk by its
 #: meaning ("早上好，帮我看看这个 bug", good morning, help me look at this bug); small talk
-#: by meaning (`chat_meaning`) is not judged on it
-ASKS = re.compile(
+#: by meaning (`chat_meaning`) is not judged on it. Narrower than an apology's `_ASKS`
+#: below, which also counts a question mark and any verb of work: small talk asks
+#: questions ("¿qué tal el finde?") and names things done ("me voy a comer")
+PLEA = re.compile(
     r"帮我|帮忙|能不能|ください|してほしい|教えて"
     r"|\b(?:please|can\s+you|could\s+you|help\s+me|por\s+favor|puedes|podr[ií]as|ay[uú]dame"
     r"|bitte|kannst\s+du|k[öo]nntest\s+du|hilf\s+mir|peux[- ]tu|pourrais[- ]tu"

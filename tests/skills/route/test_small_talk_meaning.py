@@ -87,6 +87,14 @@ def test_a_message_that_asks_for_work_is_judged_on_its_words(snap, tmp_path, exa
         assert r.shape != "chat" and "alike the small talk" not in r.reason, text
 
 
+def test_invisible_characters_neither_hide_nor_lengthen_small_talk(snap, tmp_path, examples):
+    # 300 zero-width spaces and direction marks: not read, so not counted against the 200
+    text = "Endlich\u200b Wochenende\u202e" + "\u200b" * 300 + ", ich freu mich drauf"
+    assert len(text) > MAX_CHAT_CHARS
+    r = router(tmp_path / "cache", ConceptEncoder()).route(text, snap, Actor.MODEL)
+    assert r.shape == "chat" and "alike the small talk" in r.reason
+
+
 def test_a_long_message_is_never_small_talk_by_meaning(snap, tmp_path, examples):
     text = "Wochenende " + "und Wochenende " * (MAX_CHAT_CHARS // 10)
     r = router(tmp_path / "cache", ConceptEncoder()).route(text, snap, Actor.MODEL)
