@@ -34,6 +34,7 @@ LAYERS = [
         "codebot.environment",
         "codebot.inotify",
         "codebot.units",
+        "codebot.regex_cache",
     ),
     ("codebot.shell",),
     ("codebot.skills",),

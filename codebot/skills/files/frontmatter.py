@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from codebot import regex_cache
 from codebot.skills.files.yaml_hints import yaml_hint
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -66,8 +67,8 @@ def unwrap_numbers(value: object) -> object:
 
 
 BOM = b"\xef\xbb\xbf"
-_FENCE = re.compile(rb"^---[ \t]*\r?$")
-_CLOSE = re.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
+_FENCE = regex_cache.compile(rb"^---[ \t]*\r?$")
+_CLOSE = regex_cache.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
 # Visiting more nodes than this means aliases are multiplying the document (a "billion
 # laughs" bomb): such frontmatter is refused before anything turns it into text.
 MAX_NODES = 20_000
@@ -138,12 +139,12 @@ def split(data: bytes) -> Split | None:
 
 # A top-level `key: value` line whose value is a plain scalar (not quoted, not a block or
 # flow collection, not an anchor/alias/tag).
-_PLAIN_LINE = re.compile(
+_PLAIN_LINE = regex_cache.compile(
     r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>[^\s'\"|>\[{&*!%@`#].*?)[ \t]*$"
 )
 # Keys whose value is always text: `argument-hint: [path] [--fix]` or a description that
 # starts with a backtick is not YAML, but the author's meaning is clear.
-_TEXT_LINE = re.compile(
+_TEXT_LINE = regex_cache.compile(
     r"^(?P<key>name|description|when[_-]to[_-]use|argument[_-]hint):[ \t]+"
     r"(?P<value>[\[{%@`].*?)[ \t]*$",
     re.IGNORECASE,
@@ -232,7 +233,7 @@ def _yaml_error_line(err: yaml.YAMLError, first_line: int) -> int:
 # corpus, on generated skills and on fuzzed texts.
 
 # Printable per YAML 1.1, minus line breaks other than LF and minus the BOM.
-_SIMPLE_CHARS = re.compile(
+_SIMPLE_CHARS = regex_cache.compile(
     "[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*"
 )
 # Characters that may not start a plain scalar here: YAML indicators, plus `-`, `?` and `:`
@@ -283,8 +284,8 @@ def _simple_value(value: str) -> object:
 
 # `key:` or `key: value` with any indentation, or `-` / `- value`; the value without the
 # spaces before it (those after it are stripped). Tabs never get here (`_SIMPLE_CHARS`).
-_SIMPLE_LINE = re.compile(r"( *)(?:([A-Za-z_][A-Za-z0-9_-]{0,127}):|(-))(?: +(.*))?")
-_BLANK_OR_COMMENT = re.compile(r" *(?:#.*)?")
+_SIMPLE_LINE = regex_cache.compile(r"( *)(?:([A-Za-z_][A-Za-z0-9_-]{0,127}):|(-))(?: +(.*))?")
+_BLANK_OR_COMMENT = regex_cache.compile(r" *(?:#.*)?")
 
 
 class _KeyCache(dict[str, bool]):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from codebot import regex_cache
 from codebot.skills.route.smalltalk import CJK, INVISIBLE, WORD, is_padding
 
 # -- small, local edits -------------------------------------------------------------------
@@ -105,7 +106,7 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|change\b.{0,30}\bport\b"
     ),
 }
-_EDIT_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
+_EDIT_RE = {k: regex_cache.compile(v, re.IGNORECASE) for k, v in _EDIT_ASK.items()}
 #: A value changed from one number or version to another ("from 3.1 to 3.2", "de la 15 a
 #: la 16", "von 30 auf 60", "从 2.1 升到 2.2", "8080 から 9090 に")...
 #: a version: 18, v2.3.1, an image tag after it (18-alpine), the image before it (node:18;
@@ -115,7 +116,7 @@ _V = r"(?:[A-Za-z][\w./-]{0,80}:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
 _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%)?"
-_FROM_TO = re.compile(
+_FROM_TO = regex_cache.compile(
     rf"\bfrom\s+{_V1}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V1}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V1}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
     rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
@@ -124,7 +125,7 @@ _FROM_TO = re.compile(
 #: ...in a file the request names: one value in one file is an edit, whatever it is called
 #: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
 #: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills...
-_FILE = re.compile(
+_FILE = regex_cache.compile(
     # ASCII around the name: Chinese and Japanese write it against their own characters
     # ("settings.pyのDEBUG", "把config.yaml里"), which `\w` would count as part of it
     r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml"
@@ -134,7 +135,7 @@ _FILE = re.compile(
 )
 #: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
 #: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
-_UNIT = re.compile(
+_UNIT = regex_cache.compile(
     r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
     r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
     r"|jours?)(?![^\W\d_])",
@@ -142,7 +143,7 @@ _UNIT = re.compile(
 )
 #: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
 #: "reduce p99 from 800 to 200 ms"): that is a job for a skill
-_GOAL = re.compile(
+_GOAL = regex_cache.compile(
     r"\b(?:reduc|cut|lower|bring\s+down|speed\s+up|improv|optimi[sz]|decreas|shrink|shorten"
     r"|halve|baj[ae]|mejor|acort|reduzier|senk|verbesser|optimier|verk[üu]rz|r[ée]dui|baiss"
     r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
@@ -150,7 +151,7 @@ _GOAL = re.compile(
 )
 #: ...and a leftover line of code deleted in a named file: "delete the commented-out lines
 #: in main.tf", "lösch das console.log in app.js" (an import is `_EDIT_ASK["import"]`)
-_DELETE = re.compile(
+_DELETE = regex_cache.compile(
     r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
     r"|消し(?:て|といて|ておいて)|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*"
     r"|\b(?:supprime|enl[eè]ve|retire|vire)[rz]?\b"
@@ -158,7 +159,7 @@ _DELETE = re.compile(
     r"|\bkann\s+(?:raus|weg)\b|\b(?:raus|weg)\s+damit\b",
     re.IGNORECASE,
 )
-_LEFTOVER = re.compile(
+_LEFTOVER = regex_cache.compile(
     r"\b(?:console\.logs?|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
     r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
     r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ",
@@ -166,7 +167,7 @@ _LEFTOVER = re.compile(
 )
 #: ...or, with no file named, a leftover that can only be code's: "delete the commented-out
 #: console.logs in the auth middleware"
-_DEBRIS = re.compile(
+_DEBRIS = regex_cache.compile(
     r"\b(?:console\.(?:log|debug)s?|commented[- ]out|auskommentiert\w*|comentad[oa]s|comment[ée]e?s"
     r"|debug\s+prints?|print\s+statements?)\b|注释掉的|被注释的|调试打印|コメントアウト",
     re.IGNORECASE,
@@ -183,12 +184,12 @@ _LITERAL = (
 #: ...or a log level, or a setting that holds a time or a count set to a number ("ponlo en
 #: 10s", "set the TTL to 300", "replicas from 3 to 5", "把 replicas 从 3 改成 5"), with no
 #: file named: what these name is a setting whatever the file
-_LOG_LEVEL = re.compile(
+_LOG_LEVEL = regex_cache.compile(
     r"\blog[- ]?level\b|\bloglevel\b|niveau\s+de\s+(?:log|journalisation)"
     r"|nivel\s+de\s+(?:log|registro)|日志级别|ログレベル",
     re.IGNORECASE,
 )
-_SETTING = re.compile(
+_SETTING = regex_cache.compile(
     r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
     r"|wartezeit|zeitlimit|cooldown|replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?"
     r"|retries|reintentos|tentatives|wiederholungen|threads?|concurrency|pool[_\s]?size"
@@ -196,15 +197,15 @@ _SETTING = re.compile(
     r"|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数",
     re.IGNORECASE,
 )
-_NUMBER_END = re.compile(r"\d[\d.]*\w{0,3}$")
+_NUMBER_END = regex_cache.compile(r"\d[\d.]*\w{0,3}$")
 #: ...or a constant in a named file pointed at another environment's value ("config.tsの
 #: API_BASE_URL、stagingのやつに差し替えといて", "swap API_URL in env.ts for the prod one"):
 #: a constant, a swap verb, and the environment said as what it becomes ("for the prod
 #: one", "stagingのやつに", "换成测试环境的", "al de staging", "auf staging", "par celle de
 #: prod"); "change the DATABASE_URL handling in settings.py so production reads it from
 #: Vault" names an environment but not as the new value, and stays a job
-_CONSTANT = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![A-Za-z0-9_])")
-_SWAP = re.compile(
+_CONSTANT = regex_cache.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![A-Za-z0-9_])")
+_SWAP = regex_cache.compile(
     r"\b(?:swap|switch|point|replace|change|set)\b|差し替え|置き換え|切り替え|换成|替换|改成|指向"
     r"|\b(?:cambia|reemplaza|apunta|ersetz\w*|tausch\w*|[äa]nder\w*|umstell\w*|remplace"
     r"|pointe)|\bstell\w*\b.{0,60}\bum\b",  # German's separable verb: "stell … auf staging um"
@@ -220,7 +221,7 @@ _ENV = (
 #: where the instruction ends after the environment: "…for the prod one." (not "…for
 #: staging and prod deployments across all services")
 _ENDS = r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:in|dans|en|im|please|pls|bitte|um)\b)"
-_TO_ENVIRONMENT = re.compile(
+_TO_ENVIRONMENT = regex_cache.compile(
     rf"\b(?:for|to|with)\s+(?:the\s+)?{_ENV}(?:\s+(?:one|value|url|endpoint|host|address))?{_ENDS}"
     rf"|{_ENV}\s*(?:の(?:やつ|もの|値|URL|エンドポイント)|用?に)"
     rf"|(?:换成|改成|替换成|指向)\s*{_ENV}"
@@ -229,7 +230,7 @@ _TO_ENVIRONMENT = re.compile(
     rf"|\b(?:par|pour|sur|vers)\s+(?:celle|celui|l'url|la\s+valeur)?\s*(?:de\s+)?{_ENV}{_ENDS}",
     re.IGNORECASE,
 )
-_SET_TO = re.compile(
+_SET_TO = regex_cache.compile(
     rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
     rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
@@ -242,22 +243,24 @@ _SET_TO = re.compile(
 )
 #: ...and a punctuation mark added or removed in a named file or line ("add the missing
 #: semicolon on line 42", "Komma nach dem letzten Eintrag in settings.ts")...
-_PUNCT = re.compile(
+_PUNCT = regex_cache.compile(
     r"\b(?:commas?|semicolons?|semi-colons?|komma|semikolon|comas?|punto\s+y\s+coma|virgules?"
     r"|point-virgule)\b|逗号|分号|カンマ|セミコロン",
     re.IGNORECASE,
 )
 #: ...or a block's indentation put right in a named file or line ("fix the indentation in
 #: main.py", "rück den if-Block in main.py ein")...
-_INDENT = re.compile(
+_INDENT = regex_cache.compile(
     r"\bindent\w*|\beinr[üu]ck\w*|\br[üu]ck(?:e|t|en)?\b.{0,40}\bein\b|\bindentaci[oó]n|\bsangr[ií]a"
     r"|缩进|インデント|字下げ",
     re.IGNORECASE,
 )
-_LINE = re.compile(r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\s*行目", re.IGNORECASE)
+_LINE = regex_cache.compile(
+    r"\b(?:line|zeile|l[ií]nea|ligne)\s+\d+|第\s*\d+\s*行|\d+\s*行目", re.IGNORECASE
+)
 #: ...and a dependency or image moved to one version in a named file ("Sube lodash a la
 #: 4.17.21 en el package.json", "update axios to 1.7.4 in package.json")
-_TO_VERSION = re.compile(
+_TO_VERSION = regex_cache.compile(
     r"\b(?:sube|actualiza|bump|upgrade|update|raise|erh[öo]h\w*|aktualisier\w*|heb\w*|passe"
     r"|monte|mets?\s+[àa]\s+jour)\b.{0,40}?\b(?:to|a|auf|[àa]|vers|en)\s+(?:la\s+)?"
     r"(?:v?\d+\.\d+[\w.-]*|\d+-[A-Za-z][\w.-]*)|(?:升|更新).{0,10}?(?:到|至|成|为)\s*v?\d+\.\d+"
@@ -271,35 +274,35 @@ _TO_VERSION = re.compile(
 #: of parse()", "delete the TODO in the comment above parseArgs"): a comment noun, a word
 #: saying it is wrong or a delete verb (a bare "fix" is not: "fix the comment form bug" is
 #: a job), and a name from the code beside it
-_COMMENT = re.compile(
+_COMMENT = regex_cache.compile(
     r"\bcomments?\b|\bkommentar\w*|\bcommentaires?\b|\bcomentarios?\b|注释|コメント(?!アウト)",
     re.IGNORECASE,
 )
-_STALE = re.compile(
+_STALE = regex_cache.compile(
     r"\b(?:outdated|out\s+of\s+date|stale|wrong|incorrect|misleading|no\s+longer\s+(?:true|right)"
     r"|veraltet\w*|falsch\w*|stimmt\s+nicht|obsol[eè]tes?|p[ée]rim[ée]e?s?|faux|fausses?|erron[ée]\w*"
     r"|desactualizad\w*|obsolet[oa]s?|incorrect[oa]s?|err[oó]ne[oa]s?)\b|过时|不对|写错|古い|間違っ|合ってない",
     re.IGNORECASE,
 )
-_DOCSTRING = re.compile(r"\bdocstrings?\b", re.IGNORECASE)
-_FIX = re.compile(
+_DOCSTRING = regex_cache.compile(r"\bdocstrings?\b", re.IGNORECASE)
+_FIX = regex_cache.compile(
     r"\b(?:fix|update|correct|reword|aktualisier\w*|korrigier\w*|corrige[rz]?|corr[ií]ge\w*"
     r"|actualiza\w*|mets?\s+[àa]\s+jour)\b|更新|修正|改一下|直して",
     re.IGNORECASE,
 )
-_CODE_MARK = re.compile(
+_CODE_MARK = regex_cache.compile(
     r"`[^`\n]{1,60}`|\b[a-z]+[A-Z]\w*|\b[A-Za-z]\w*_\w+|\w\(\)"
     r"|(?i:\b(?:function|method|class|hook|funktion|methode|klasse|funci[oó]n|m[ée]todo"
     r"|fonction|m[ée]thode|classe)\b)|函数|方法|関数|メソッド|クラス"
 )
-_ASSIGNMENT = re.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
+_ASSIGNMENT = regex_cache.compile(r"[\w.-]+=\S+|#[0-9a-f]{3,8}\b", re.IGNORECASE)
 #: a longer request, or one that goes on to another job, is more than a small edit
 MAX_EDIT_WORDS = 16
 MAX_EDIT_CJK_CHARS = 40
 #: and a longer one in characters (a 16-word instruction is far shorter): bounds the work
 #: of the patterns on one long "word" ("a.a.a.…", "x=x=…"), which is quadratic in it
 MAX_EDIT_CHARS = 400
-_MORE = re.compile(
+_MORE = regex_cache.compile(
     r"\b(?:and\s+then|and\s+also|then\s+(?:set|add|write|build|create|deploy)|as\s+well\s+as"
     r"|after\s+that)\b|然后|并且|而且|その後|それから|y\s+luego|und\s+dann|puis|et\s+ensuite"
     # a second Chinese instruction: "…，再把…", "…以后再…", "…，顺便…"
@@ -309,18 +312,30 @@ _MORE = re.compile(
 
 #: What a skill's description says when it does claim such edits
 _EDIT_CLAIM: Mapping[str, re.Pattern[str]] = {
-    "rename": re.compile(r"\brenam(?:e|es|ing)\b", re.IGNORECASE),
-    "bump": re.compile(r"\b(?:version\s+bumps?|bump(?:s|ing)?\s+(?:the\s+)?versions?)\b", re.I),
-    "typo": re.compile(r"\b(?:typos?|spelling|proofread\w*)\b", re.IGNORECASE),
-    "import": re.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
-    "colour": re.compile(r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE),
-    "port": re.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
-    "text": re.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
-    "punctuation": re.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
-    "indent": re.compile(r"\b(?:indentation|code\s+formatting|lint(?:ing)?\s+fix\w*)\b", re.I),
-    "comment": re.compile(r"\b(?:docstrings?|code\s+comments?|inline\s+comments?)\b", re.I),
-    "delete": re.compile(r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I),
-    "value": re.compile(r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I),
+    "rename": regex_cache.compile(r"\brenam(?:e|es|ing)\b", re.IGNORECASE),
+    "bump": regex_cache.compile(
+        r"\b(?:version\s+bumps?|bump(?:s|ing)?\s+(?:the\s+)?versions?)\b", re.I
+    ),
+    "typo": regex_cache.compile(r"\b(?:typos?|spelling|proofread\w*)\b", re.IGNORECASE),
+    "import": regex_cache.compile(r"\b(?:unused\s+imports?|imports?\s+(?:sort|clean)\w*)\b", re.I),
+    "colour": regex_cache.compile(
+        r"\b(?:recolou?r\w*|colou?r\s+(?:change|swap)s?)\b", re.IGNORECASE
+    ),
+    "port": regex_cache.compile(r"\b(?:port\s+(?:number|mapping|change)s?)\b", re.IGNORECASE),
+    "text": regex_cache.compile(r"\b(?:copy\s+edit\w*|text\s+changes?|microcopy)\b", re.I),
+    "punctuation": regex_cache.compile(r"\b(?:syntax\s+errors?|lint(?:ing)?\s+fix\w*)\b", re.I),
+    "indent": regex_cache.compile(
+        r"\b(?:indentation|code\s+formatting|lint(?:ing)?\s+fix\w*)\b", re.I
+    ),
+    "comment": regex_cache.compile(
+        r"\b(?:docstrings?|code\s+comments?|inline\s+comments?)\b", re.I
+    ),
+    "delete": regex_cache.compile(
+        r"\b(?:dead\s+code|commented[- ]out\s+code|unused\s+code)\b", re.I
+    ),
+    "value": regex_cache.compile(
+        r"\b(?:config(?:uration)?\s+values?|settings?\s+changes?)\b", re.I
+    ),
 }
 
 
@@ -334,10 +349,10 @@ def _too_long(t: str) -> bool:
 
 #: a quoted text (what an edit puts right or replaces) and a token with no letter or digit
 #: (a dash, a colon set apart as French sets it): neither is a word of the instruction
-_QUOTED = re.compile(
+_QUOTED = regex_cache.compile(
     r"[\"“„«「『][^\"“”„«»「」『』\n]{1,60}[\"”“»」』]|(?<!\w)'[^'\n]{1,60}'(?!\w)"
 )
-_NO_WORD = re.compile(r"[^\w]+")
+_NO_WORD = regex_cache.compile(r"[^\w]+")
 
 
 def _instruction_words(t: str) -> int:
@@ -414,8 +429,8 @@ def claims_edit(kind: str, description: str) -> bool:
 
 #: "what does get_config() return?", in every language: a short question naming a function,
 #: called with nothing or a few plain arguments ("dict.get(key)", "parse(text, strict=True)")
-_CALL = re.compile(r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)")
-_RETURNS = re.compile(
+_CALL = regex_cache.compile(r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)")
+_RETURNS = regex_cache.compile(
     r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",
     re.IGNORECASE,
@@ -438,14 +453,14 @@ def asks_what_returns(text: str) -> bool:
 #: the person's own project, in the other languages (English is `shape._PROJECT_REF`): a
 #: question about it ("为什么我们的构建失败", "warum schlägt unser Build fehl?") is a task, as
 #: "why does our build fail?" is
-PROJECT_REF = re.compile(
+PROJECT_REF = regex_cache.compile(
     r"\b(?:unser(?:e[mnrs]?)?|mein(?:e[mnrs]?)?|notre|nuestr[oa]s?|projekt\w*|projet\w*"
     r"|proyecto\w*)\b|我们的|我的|项目|仓库|うちの|私たちの|弊社の|プロジェクト|リポジトリ",
     re.IGNORECASE,
 )
 
 #: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
-CODE_QUESTION = re.compile(
+CODE_QUESTION = regex_cache.compile(
     r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
     r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
     r"|(?:con\s+)?qu[eé]\s+(?:coincide|matchea|valida|acepta)\b|[àa]\s+quoi\s+correspond"

@@ -31,6 +31,8 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
+from codebot import regex_cache
+
 #: Snowball stemmers by ISO 639-1 code (the languages PyStemmer covers that fastText names)
 SNOWBALL: Mapping[str, str] = {
     "ar": "arabic",
@@ -69,7 +71,7 @@ def unaccented(text: str) -> str:
     return "".join(ch for ch in nfd if not unicodedata.combining(ch))
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = regex_cache.compile("[\ud800-\udfff]")
 
 
 def well_formed(text: str) -> str:
@@ -120,7 +122,7 @@ STOP_WORDS: Mapping[str, frozenset[str]] = {
 
 _FOREIGN = frozenset().union(*STOP_WORDS.values())  # every other language's function words
 _PUNCT = ".,;:!?¡¿()[]{}\"'«»“”‘’"
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LOCK = threading.Lock()
 #: the identifier's verdict below this probability is not trusted (English is assumed)
 MIN_CONFIDENCE = 0.5

@@ -8,9 +8,11 @@ import bisect
 import re
 import unicodedata
 
-_CLAUSE = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|\n+")
+from codebot import regex_cache
+
+_CLAUSE = regex_cache.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|\n+")
 #: Cues that start a negative span running to the end of the clause.
-_NEG_START = re.compile(
+_NEG_START = regex_cache.compile(
     r"\b(?:not\s+(?:for|to\s+be\s+used|intended|meant|suitable|when|if|a\s+replacement)|"
     r"do\s+not\s+use|don'?t\s+use|never\s+use|shouldn'?t\s+be\s+used|should\s+not\s+be\s+used|"
     r"avoid\s+(?:using\s+)?(?:it|this)|except\s+for|doesn'?t\s+(?:cover|handle)|does\s+not\s+(?:cover|handle)|"
@@ -18,7 +20,7 @@ _NEG_START = re.compile(
     re.IGNORECASE,
 )
 #: Cues that make the whole clause negative ("for X, use the Y skill instead").
-_NEG_CLAUSE = re.compile(
+_NEG_CLAUSE = regex_cache.compile(
     r"\binstead\b|\bis\s+handled\s+by\b|\bbelongs?\s+(?:in|to)\b", re.IGNORECASE
 )
 
@@ -63,30 +65,30 @@ def split_negative(text: str) -> tuple[str, str]:
     return " ".join(pos), " ".join(neg)
 
 
-_GREETING = re.compile(
+_GREETING = regex_cache.compile(
     r"^\s*(?:hi|hello|hey|yo|hiya|howdy|good\s+(?:morning|afternoon|evening|night)|thanks|thank\s+you|"
     r"cheers|bye|goodbye|see\s+you)\b[\s!,.]*(?:there|all|again|so\s+much|a\s+lot|everyone|folks)?[\s!,.]*",
     re.IGNORECASE,
 )
-_SMALL_TALK = re.compile(
+_SMALL_TALK = regex_cache.compile(
     r"^\s*(?:how\s+are\s+you|how'?s\s+(?:it|your\s+day|life|everything)\s+going|how\s+is\s+your\s+day|"
     r"what'?s\s+up|tell\s+me\s+(?:a\s+)?jokes?|that'?s\s+(?:all|it|great|fine)|who\s+are\s+you|"
     r"are\s+you\s+(?:there|a\s+bot|human))\b",
     re.IGNORECASE,
 )
-_CONCEPT = re.compile(
+_CONCEPT = regex_cache.compile(
     r"^\s*(?:(?:so|and|ok|okay|quick\s+(?:one|question))[,:\s]+)?(?:what(?:'s|s)?|why|who|whom|"
     r"whose|which|is|are|was|were|does|do\s+you|"
     r"did|can\s+you\s+explain|explain|meaning\s+of|difference\s+between|when\s+(?:is|was|did|should))\b",
     re.IGNORECASE,
 )
-_FACT = re.compile(
+_FACT = regex_cache.compile(
     r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:many|much|come|long|old|big)\b", re.IGNORECASE
 )
-_HOWTO = re.compile(
+_HOWTO = regex_cache.compile(
     r"^\s*(?:(?:so|and|ok|okay)[,\s]+)?how\s+(?:do|does|can|could|should|would|to)\b", re.IGNORECASE
 )
-_PROJECT_REF = re.compile(
+_PROJECT_REF = regex_cache.compile(
     r"\b(?:my|our)\b|\b(?:this|the)\s+(?:repo|repository|project|codebase|app|application|"
     r"service|site|website|pr|branch|pipeline|cluster)\b",
     re.IGNORECASE,
@@ -106,9 +108,9 @@ def edges(text: str, n: int = EDGE_CHARS) -> str:
     return text if len(text) <= 2 * n else text[:n] + "\n" + text[-n:]
 
 
-_WORDS = re.compile(r"[a-z][a-z0-9]*", re.IGNORECASE)
+_WORDS = regex_cache.compile(r"[a-z][a-z0-9]*", re.IGNORECASE)
 #: A word with a capital letter in it (the only ones that can be written as names)
-_CAPITALISED = re.compile(r"(?<![A-Za-z0-9])(?=[a-z0-9]*[A-Z])[A-Za-z][A-Za-z0-9]*")
+_CAPITALISED = regex_cache.compile(r"(?<![A-Za-z0-9])(?=[a-z0-9]*[A-Z])[A-Za-z][A-Za-z0-9]*")
 #: What may stand between a sentence's end and its first word: spaces, quotes, brackets, bullets
 _LEAD_IN = frozenset(" \t\r\"'([{*-#>`")
 
@@ -144,7 +146,7 @@ def written_as_names(text: str) -> dict[str, str]:
     return out
 
 
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_ASCII_WORD = regex_cache.compile(r"[a-z0-9]+")
 
 
 def writes_name(text: str, name: str) -> bool:
@@ -162,25 +164,25 @@ def writes_name(text: str, name: str) -> bool:
     return any(words[i : i + n] == parts for i, w in enumerate(words) if w == parts[0])
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_MOVE_VERB = re.compile(
+_SENTENCE = regex_cache.compile(r"(?<=[.!?;])\s+|\n+")
+_MOVE_VERB = regex_cache.compile(
     r"\b(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
     r"convert(?:s|ed|ing)?|transition(?:s|ed|ing)?)\b",
     re.IGNORECASE,
 )
 #: Where what is left behind starts: "instead of X", "rather than X", "no longer X" always;
 #: "off X", "away from X", "from X" in a sentence with a moving verb
-_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|no\s+longer)\s+", re.IGNORECASE)
-_FROM = re.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
+_INSTEAD = regex_cache.compile(r"\b(?:instead\s+of|rather\s+than|no\s+longer)\s+", re.IGNORECASE)
+_FROM = regex_cache.compile(r"\b(?:off(?=\s)|away\s+from|from)\s+", re.IGNORECASE)
 #: ... and where it ends: the destination ("onto uv", "to playwright") or the clause
-_SPAN_END = re.compile(
+_SPAN_END = regex_cache.compile(
     r"\b(?:onto|into|to|towards?|for|with|so|but|because|after|while)\b|[.;,!?:](?=\s|$)|[()\n]",
     re.IGNORECASE,
 )
 #: Where things are moved to, after the moving verb ...
-_TO = re.compile(r"\b(?:onto|into|to|over\s+to)\s+", re.IGNORECASE)
+_TO = regex_cache.compile(r"\b(?:onto|into|to|over\s+to)\s+", re.IGNORECASE)
 #: ... up to the end of that clause
-_DEST_END = re.compile(
+_DEST_END = regex_cache.compile(
     r"\b(?:so|but|because|with|and|for|after|while|instead)\b|[.;,!?:](?=\s|$)|[()\n]",
     re.IGNORECASE,
 )

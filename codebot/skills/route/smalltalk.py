@@ -16,6 +16,7 @@ import functools
 import re
 import unicodedata
 
+from codebot import regex_cache
 from codebot.skills.route.chat_phrases import CHAT_PHRASES
 from codebot.skills.route.index.words import STOP_WORDS as _ENGLISH
 from codebot.skills.route.lang import STOP_WORDS, unaccented
@@ -23,11 +24,11 @@ from codebot.skills.route.lang import STOP_WORDS, unaccented
 # -- greetings, thanks, acknowledgements: a message made of `chat_phrases` ---------------
 
 #: separators between phrases: spaces, punctuation of every script, emoji and symbols
-_SEP = re.compile(
+_SEP = regex_cache.compile(
     r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜ー・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
 )
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
-CJK = re.compile(_CJK_CHAR)
+CJK = regex_cache.compile(_CJK_CHAR)
 
 
 def _alternatives(pattern: str) -> list[str]:
@@ -48,14 +49,14 @@ def _alternatives(pattern: str) -> list[str]:
 #: one compiled pattern per phrase: a message may split into phrases in several ways
 #: ("了解" + "です" or "了解です"), which `is_chat` tries position by position
 _PHRASE_RES = tuple(
-    re.compile(alt, re.IGNORECASE)
+    regex_cache.compile(alt, re.IGNORECASE)
     for group in CHAT_PHRASES.values()
     for pattern in group
     for alt in _alternatives(pattern)
 )
 #: all the phrases at once: a position no phrase starts at (a task's first word, nearly
 #: always) is ruled out in one match instead of one per phrase (0.2 ms -> 0.02 ms)
-_ANY_PHRASE = re.compile("|".join(f"(?:{r.pattern})" for r in _PHRASE_RES), re.IGNORECASE)
+_ANY_PHRASE = regex_cache.compile("|".join(f"(?:{r.pattern})" for r in _PHRASE_RES), re.IGNORECASE)
 MAX_CHAT_CHARS = 200
 
 # -- what a person does not read as part of the message ---------------------------------
@@ -65,14 +66,14 @@ MAX_CHAT_CHARS = 200
 # was no small talk, and ten of them made "rename x to y" too long for a small edit.
 
 #: zero-width characters, direction marks, embeddings, overrides and isolates, the BOM
-INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+INVISIBLE = regex_cache.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _FUNCTION_WORDS = frozenset().union(*STOP_WORDS.values()) - _ENGLISH
 #: the longest word whose verdict is cached (a function word is at most 11 letters, more
 #: with its accents written apart)
 _CACHED_WORD = 64
-WORD = re.compile(r"[^\W\d_]+")
+WORD = regex_cache.compile(r"[^\W\d_]+")
 #: Chinese particles: a message of thanks may end on one ("谢谢啦"), never a task
-_PARTICLE = re.compile("[的了吧啊呢嘛哦呀啦]")
+_PARTICLE = regex_cache.compile("[的了吧啊呢嘛哦呀啦]")
 #: the most of a message read for small talk, padding included (bounds the work)
 _MAX_PADDED = 20 * MAX_CHAT_CHARS
 
@@ -152,7 +153,7 @@ def is_chat(text: str) -> bool:
 #: by meaning (`chat_meaning`) is not judged on it. Narrower than an apology's `_ASKS`
 #: below, which also counts a question mark and any verb of work: small talk asks
 #: questions ("¿qué tal el finde?") and names things done ("me voy a comer")
-PLEA = re.compile(
+PLEA = regex_cache.compile(
     r"帮我|帮忙|能不能|ください|してほしい|教えて"
     r"|\b(?:please|can\s+you|could\s+you|help\s+me|por\s+favor|puedes|podr[ií]as|ay[uú]dame"
     r"|bitte|kannst\s+du|k[öo]nntest\s+du|hilf\s+mir|peux[- ]tu|pourrais[- ]tu"
@@ -170,7 +171,7 @@ PLEA = re.compile(
 # "…, bitte nochmal") or names no slip of the person's ("sorry, the CI is broken again").
 
 #: an apology first, after at most an interjection ("oh sorry", "あ、すみません")
-_SORRY = re.compile(
+_SORRY = regex_cache.compile(
     r"^\W*(?:(?:oh|ah|ach|ay|oups|あっ?|啊|哎呀)[\W\s]*)?(?:sorry|my\s+bad|apologies|oops"
     r"|d[ée]sol[ée]e?|pardon|perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|entschuldigung"
     r"|tut\s+mir\s+leid|不好意思|抱歉|对不起|すみません|ごめん|申し訳)",

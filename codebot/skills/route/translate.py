@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
+from codebot import regex_cache
 from codebot.skills.route.lang import STOP_WORDS, unaccented
 
 if TYPE_CHECKING:
@@ -69,11 +70,11 @@ _HAN_FUNCTION_TEXT = (
     "而且 如果 虽然 已经 现在 还有 就是 只是 帮我 给我 不能 不是 不要 不用 没有 不会"
 )
 HAN_FUNCTION_WORDS = frozenset(_HAN_FUNCTION_TEXT.split())
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_KANA = re.compile(r"[\u30a0-\u30ff]{2,}")  # katakana, with the long-vowel mark
-_WORD = re.compile(r"[^\W\d_]{3,}")  # letters only, three or more
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = regex_cache.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KANA = regex_cache.compile(r"[\u30a0-\u30ff]{2,}")  # katakana, with the long-vowel mark
+_WORD = regex_cache.compile(r"[^\W\d_]{3,}")  # letters only, three or more
+_CJK_RUN = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @functools.cache

@@ -13,6 +13,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 
+from codebot import regex_cache
 from codebot.skills.route.index.words import ALIASES, STOP_WORDS
 
 #: Multi-word names folded into one term (matched on tokens, so "end-to-end" works too).
@@ -44,7 +45,7 @@ _PHRASE_PARTS = {
 }
 _KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789+#")
 _NON_WORD = bytes(c if c in _KEEP else 32 for c in range(256))  # every other byte: a space
-_LEADING_MARKS = re.compile(r"(?<= )[+#]+")
+_LEADING_MARKS = regex_cache.compile(r"(?<= )[+#]+")
 _MISS = object()
 
 
@@ -61,11 +62,13 @@ def _unmarked(flat: str) -> str:
 #: UTF-8 lead bytes of letters outside ASCII: Latin-1 and Latin Extended, Greek, Cyrillic
 #: and the rest up to U+07FF (C3-DF), kana, CJK and Hangul (E3-ED); not E2 (punctuation,
 #: arrows, symbols) nor F0 (emoji), which separate words like any other non-letter
-_OTHER_LETTERS = re.compile(rb"[\xc3-\xdf\xe3-\xed]")
-_UNICODE_NON_WORD = re.compile(r"[^\w+#]+|_+")
-_COMBINING = re.compile(r"[\u0300-\u036f]")
+_OTHER_LETTERS = regex_cache.compile(rb"[\xc3-\xdf\xe3-\xed]")
+_UNICODE_NON_WORD = regex_cache.compile(r"[^\w+#]+|_+")
+_COMBINING = regex_cache.compile(r"[\u0300-\u036f]")
 #: Han, kana and Hangul: written without spaces, indexed as overlapping character pairs
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK_RUN = regex_cache.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+)
 
 
 def _bigrams(m: re.Match[str]) -> str:
