@@ -87,6 +87,13 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"|it'?s\s+(?:so\s+|really\s+|way\s+too\s+)?(?:hot|cold|freezing)(?:\s+(?:here|today|outside))?"
         r"|the\s+(?:fan|ac|air\s+con)\s+(?:is\s+)?(?:broken|dead)|brb|be\s+right\s+back|(?:wh)?o+ps",
         r"how\s+was\s+(?:the|your)\s+weekend|you\s+saved\s+my\s+life|you'?re\s+a\s+(?:legend|star|genius)",
+        # the eighteenth set's kinds: letting a request go, and being worn out: "forget it, no
+        # big deal", "don't worry about it", "ugh, completely fried, no more coding today"
+        r"forget\s+(?:it|about\s+it|that)|no\s+big\s+deal|don'?t\s+worry(?:\s+about\s+it)?"
+        r"|scratch\s+that|it'?s\s+(?:fine|ok(?:ay)?|nothing)|not\s+important",
+        r"(?:i'?m\s+)?(?:so\s+|completely\s+|totally\s+|really\s+)?(?:tired|exhausted|fried|beat"
+        r"|wiped(?:\s+out)?|sleepy)|ugh|(?:i\s+)?(?:don'?t|do\s+not)\s+feel\s+like\s+(?:coding|working)"
+        r"(?:\s+today)?|no\s+more\s+(?:coding|code|work)(?:\s+(?:today|tonight))?",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -135,6 +142,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "热死了，风扇坏了"
         r"周一综合症(?:发作)?(?:了)?|脑子还没开机|今天就到这儿吧?|(?:我)?去吃(?:火锅|烧烤|东西|夜宵)了?",
         r"贴错了|发错了|忽略(?:它|这条|上一条)?|(?:今天)?(?:热|冷)死了|(?:空调|风扇)坏了|哎呀",
+        # "算了，没事", "不用了，别管了", "今天好累，完全不想写代码了"
+        r"算了(?:吧)?|没事(?:了|儿)?|没关系|不用了|别管了|无所谓|不重要",
+        r"(?:完全|一点都|真的|实在)?不想(?:再)?(?:写代码|写|干活|上班|工作)了?|累死(?:我)?了|好困|困死了",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -185,6 +195,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # る、扇風機が壊れた"
         r"月曜(?:日)?(?:で|は)?(?:頭が)?まだ起きて(?:い)?ない|(?:ご飯|ランチ|ラーメン|夕飯)(?:を)?食べ(?:て|に)(?:き|行き)ます",
         r"貼り間違え(?:ました|た)|無視して(?:ください)?|(?:今日は?)?(?:暑|寒)すぎ(?:る|ます)?|扇風機が壊れ(?:た|ました)",
+        # "やっぱいいや、気にしないで", "大丈夫です、なんでもない", "疲れた、もうコード書きたくない"
+        r"やっぱ(?:り)?いい(?:や|です)|気にしないで(?:ください)?|大丈夫(?:です)?|なんでもない(?:です)?",
+        r"(?:もう)?コード(?:を)?書きたくない|眠い|やる気(?:が)?出ない|(?:もう)?無理",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -244,6 +257,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "¿qué tal el finde?", "jajaja me has salvado la vida, eres un crack"
         r"qu[eé]\s+tal\s+(?:el\s+)?(?:finde|fin\s+de\s+semana)|me\s+has\s+salvado\s+la\s+vida"
         r"|eres\s+una?\s+(?:crack|m[aá]quina|genio)|ja(?:ja)+",
+        # "olvídalo, no pasa nada", "déjalo, da igual", "estoy muerto, no tengo ganas de programar"
+        r"olv[ií]dalo|d[ée]jalo|no\s+pasa\s+nada|no\s+importa|da\s+igual|no\s+te\s+preocupes",
+        r"estoy\s+(?:muert[oa]|agotad[oa]|reventad[oa]|cansad[oa]|hech[oa]\s+polvo)"
+        r"|no\s+tengo\s+ganas\s+de\s+(?:programar|nada|trabajar)(?:\s+hoy)?",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -300,6 +317,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"montagsblues|mein\s+kopf\s+ist\s+noch\s+nicht\s+wach|ich\s+geh(?:e)?\s+(?:jetzt\s+)?essen",
         r"falsch\s+eingef[üu]gt|ignorier(?:\s+(?:das|es))?|(?:es\s+ist\s+)?(?:so|echt)\s+(?:hei[ßs]|kalt)(?:\s+heute)?"
         r"|der\s+ventilator\s+ist\s+kaputt|ups|hoppla",
+        # "vergiss es, schon gut", "egal, macht nichts", "bin total platt, keine Lust mehr zu coden"
+        r"vergiss\s+(?:es|das)|schon\s+gut|egal|macht\s+nichts|nicht\s+so\s+wichtig|lass\s+(?:es|mal)(?:\s+gut\s+sein)?",
+        r"(?:ich\s+)?bin\s+(?:total\s+|v[öo]llig\s+|echt\s+|so\s+)?(?:platt|m[üu]de|kaputt|erledigt|durch)"
+        r"|keine\s+lust\s+(?:mehr\s+)?(?:zu\s+coden|zum\s+coden|zu\s+arbeiten|auf\s+code)",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -360,5 +381,11 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"|je\s+vais\s+(?:manger|d[îi]ner)",
         r"j'ai\s+coll[ée]\s+(?:la\s+)?mauvaise\s+chose|ignore(?:[- ]le)?",
         r"il\s+fait\s+(?:trop\s+|super\s+)?(?:chaud|froid)|le\s+ventilo\s+est\s+(?:cass[ée]|mort)|oups",
+        # "laisse tomber, c'est pas grave", "oublie, t'inquiète", "je suis crevé, plus envie
+        # de coder"
+        r"laisse\s+tomber|(?:ce\s+n'est|c'est)\s+pas\s+grave|pas\s+grave|oublie(?:[- ][çc]a)?"
+        r"|(?:ne\s+)?t'inqui[èe]te(?:\s+pas)?|peu\s+importe|tant\s+pis",
+        r"(?:je\s+suis\s+)?(?:compl[èe]tement\s+|trop\s+|super\s+)?(?:crev[ée]e?|[ée]puis[ée]e?|naze)"
+        r"|(?:plus|pas)\s+envie\s+de\s+(?:coder|bosser|travailler)",
     ),
 }

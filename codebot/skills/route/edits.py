@@ -176,9 +176,11 @@ _DEBRIS = regex_cache.compile(
 #: settings.py", "remplace REDIS_HOST=localhost par REDIS_HOST=cache", "settings.py の
 #: DEBUG を False にして"): what is set is a literal, not a tool or a version to move to
 _LITERAL = (
-    r"(?:true|false|null|none|nil|on|off|\d[\d.]*\w{0,3}|#[0-9a-f]{3,8}\b"
-    # a constant (MAX_RETRIES) or a log level; not any capitals: "switch auth.py to JWT" is a job
-    r"|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(?:debug|info|warn(?:ing)?|error|critical|trace|fatal)\b"
+    r"(?:true|false|null|none|nil|on|off|\d[\d.]*\w{0,3}|#[0-9a-f]{3,8}(?![A-Za-z0-9_])"
+    # a constant (MAX_RETRIES) or a log level; not any capitals: "switch auth.py to JWT" is a job.
+    # Ended by an ASCII boundary, not \b: Japanese glues its particle on ("infoにしといて")
+    r"|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Za-z0-9_])"
+    r"|(?:debug|info|warn(?:ing)?|error|critical|trace|fatal)(?![A-Za-z0-9_])"
     r"|[\"'«“「][^\"'»”」]{1,40}[\"'»”」]|[\w.-]+=\S+)"
 )
 #: ...or a log level, or a setting that holds a time or a count set to a number ("ponlo en
@@ -232,6 +234,8 @@ _TO_ENVIRONMENT = regex_cache.compile(
 )
 _SET_TO = regex_cache.compile(
     rf"\b(?:set|change|switch|turn|flip|make)\b.{{0,40}}?\bto\s+{_LITERAL}"
+    # a key given its value in so many words: 'set version = "3.0.0rc2" in pyproject.toml'
+    rf"|\b(?:set|change|make)\s+[\w.-]{{1,40}}\s*[=:]\s*{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
     rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
     # with its object glued on in Spanish: "ponlo en 10s", "cámbialo a false"
@@ -251,7 +255,7 @@ _PUNCT = regex_cache.compile(
 #: ...or a block's indentation put right in a named file or line ("fix the indentation in
 #: main.py", "rück den if-Block in main.py ein")...
 _INDENT = regex_cache.compile(
-    r"\bindent\w*|\beinr[üu]ck\w*|\br[üu]ck(?:e|t|en)?\b.{0,40}\bein\b|\bindentaci[oó]n|\bsangr[ií]a"
+    r"\bindent\w*|\beinr[üu]ck\w*|\br[üu]ck(?:e|t|en)?\b.{0,80}\bein\b|\bindentaci[oó]n|\bsangr[ií]a"
     r"|缩进|インデント|字下げ",
     re.IGNORECASE,
 )
@@ -281,7 +285,10 @@ _COMMENT = regex_cache.compile(
 _STALE = regex_cache.compile(
     r"\b(?:outdated|out\s+of\s+date|stale|wrong|incorrect|misleading|no\s+longer\s+(?:true|right)"
     r"|veraltet\w*|falsch\w*|stimmt\s+nicht|obsol[eè]tes?|p[ée]rim[ée]e?s?|faux|fausses?|erron[ée]\w*"
-    r"|desactualizad\w*|obsolet[oa]s?|incorrect[oa]s?|err[oó]ne[oa]s?)\b|过时|不对|写错|古い|間違っ|合ってない",
+    r"|desactualizad\w*|obsolet[oa]s?|incorrect[oa]s?|err[oó]ne[oa]s?"
+    # a value said to stand instead of another ("steht 16 % statt 19 %")
+    r"|statt|instead\s+of|au\s+lieu\s+d[e']|en\s+(?:vez|lugar)\s+de)\b"
+    r"|过时|不对|写错|而不是|古い|間違っ|合ってない|じゃなくて|ではなく",
     re.IGNORECASE,
 )
 _DOCSTRING = regex_cache.compile(r"\bdocstrings?\b", re.IGNORECASE)

@@ -96,6 +96,69 @@ _PROJECT_REF = regex_cache.compile(
 
 SHAPES = ("task", "howto", "concept", "chat", "edit")
 
+
+#: verbs of work that, opening the sentence after a question, make the question a task's
+#: setting ("… in? Update its plan.md …"); not "show", "explain" or "give me", which ask
+#: for the answer in some form ("… ? just a quick summary", "… ? show it in python")
+_WORK_VERBS = frozenset(
+    [
+        "add",
+        "audit",
+        "build",
+        "bump",
+        "change",
+        "check",
+        "clean",
+        "commit",
+        "convert",
+        "create",
+        "delete",
+        "deploy",
+        "draft",
+        "export",
+        "fix",
+        "generate",
+        "grab",
+        "implement",
+        "install",
+        "merge",
+        "migrate",
+        "move",
+        "open",
+        "plot",
+        "port",
+        "prepare",
+        "pull",
+        "push",
+        "refactor",
+        "remove",
+        "rename",
+        "replace",
+        "review",
+        "run",
+        "schedule",
+        "set",
+        "split",
+        "tag",
+        "test",
+        "update",
+        "upgrade",
+        "write",
+    ]
+)
+
+
+def _then_asks(text: str) -> bool:
+    """Does a sentence that opens with a verb of work follow the first question ("Which
+    Conductor track is the refactor in? Update its plan.md to add the email step")? Then
+    the question only sets up a job: it is a task, not a question to answer."""
+    marks = [i for i in (text.find("?"), text.find("？")) if i >= 0]
+    if not marks:
+        return False
+    tail = text[min(marks) + 1 :].split(maxsplit=1)
+    return bool(tail) and tail[0].strip(",.;:!").lower() in _WORK_VERBS
+
+
 # -- words that count more or less than the others (see weights) -----------------------
 # Each function is linear in the text's length, and the router gives them only the edges of
 # a long request (`edges`): the ask is written around a pasted log, not inside it.
@@ -280,7 +343,7 @@ def request_shape(text: str) -> str:
         return "concept"
     if _PROJECT_REF.search(rest):
         return "task"
-    if _CONCEPT.match(rest) or _FACT.match(rest):
+    if (_CONCEPT.match(rest) or _FACT.match(rest)) and not _then_asks(rest):
         return "concept"
     if _HOWTO.match(rest):
         return "howto"

@@ -406,6 +406,20 @@ THANKS = [
     "jajaja, me has salvado la vida, eres una máquina",
     "how was your weekend?",
     "haha you saved my life, you're a genius",
+    # the eighteenth held-out set's small talk (each one it let through, other wordings):
+    # letting a request go, and being worn out
+    "scratch that, not important",
+    "I'm exhausted, no more coding tonight",
+    "算了吧，没关系",
+    "累死了，不想干活了",
+    "やっぱりいいです、なんでもないです",
+    "眠い…もう無理",
+    "déjalo, da igual",
+    "estoy agotada, no tengo ganas de nada hoy",
+    "lass mal gut sein, macht nichts",
+    "bin echt müde, keine Lust mehr zu arbeiten",
+    "oublie ça, tant pis",
+    "complètement naze, pas envie de bosser",
 ]
 
 
@@ -715,6 +729,18 @@ ISSUE_EDITS = [
     ("package.json の react のバージョンを 18.2 から 18.3 に更新して", "bump"),
     ("in config.yaml it still says `v1`, make it `v2`", "text"),
     ("in der README steht noch „Beta“, mach „Stable“ draus", "text"),
+    # the eighteenth held-out set's near misses, in other wordings: a key given its value
+    # with "=", and a Japanese log level with its particle glued on
+    ("set timeout = 30 in settings.py, the API is slow today", "value"),
+    ("change retries: 5 in config.yaml", "value"),
+    ("config.yamlのログレベルがdebugのままなのでwarnにしといて", "value"),
+    ("theme.cssの#333333を#222222にして", "value"),
+    # a German re-indent whose "rück … ein" stand far apart (the verb and its particle)
+    ("rück die Funktion in utils.py ab Zeile 120 bitte noch ordentlich ein", "indent"),
+    # a code comment said to hold one value instead of another (the eighteenth among 10,000)
+    ("the comment above apply_discount() says 10% instead of 15%, fix it", "comment"),
+    ("dans le commentaire de parse_date() il y a 2019 au lieu de 2024", "comment"),
+    ("der Kommentar an `MAX_USERS` sagt 50 statt 500", "comment"),
 ]
 
 
@@ -895,6 +921,23 @@ def test_what_must_be_done_is_no_question_about_code(text):
 )
 def test_a_question_about_the_persons_own_project_is_a_task(text):
     assert request_shape(text) == "task"
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        # a question that sets up a job (the eighteenth held-out set's "Which Conductor track
+        # …? Update its plan.md …"), in other wordings
+        ("Which branch has the billing fix? Merge it into release and tag it v2.1.", "task"),
+        ("What is the slowest endpoint in the access log? Add caching to it.", "task"),
+        # a question and no job after it stays a question
+        ("what is a monad? thanks", "concept"),
+        ("Which one is faster? Redis or Memcached?", "concept"),
+        ("why is the sky blue?", "concept"),
+    ],
+)
+def test_a_question_that_sets_up_a_job_is_a_task(text, shape):
+    assert request_shape(text) == shape
 
 
 def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
