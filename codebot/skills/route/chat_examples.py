@@ -82,6 +82,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "oops, ignore that last message, wrong window 🙈",
     "Alright I'm off — long weekend! catch you Tuesday 👋",
     "why do programmers prefer dark mode? because light attracts bugs. ok I'll see myself out",
+    "oh nice, that fixed it. cheers mate",
+    "morning ☕",
+    "ugh what a week, I'm completely fried",
+    "nvm figured it out lol",
     # zh
     "非常感谢！",
     "谢谢，搞定了！",
@@ -152,6 +156,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "哈哈哈你这个命名比我起的好多了，牛 👍",
     "不好意思刚才手滑发错了，那段别管",
     "今天就到这儿吧，我去吃火锅了，明天见！",
+    "谢啦 搞定了👍",
+    "哈喽哈喽 周一又来了",
+    "今天好累 完全不想写代码了",
+    "算了 不用了",
     # ja
     "どうもありがとう",
     "ありがとう、うまくいきました！",
@@ -222,6 +230,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "あー、すみません、さっきのは別件でした。スルーしてください🙏",
     "助かりました〜！神対応ありがとうございます✨",
     "今日はこのへんで。お疲れさまでした、また明日！",
+    "ありがとうございます！助かりました🙏",
+    "今日もおつかれ〜、また明日よろしく",
+    "今日雨だし眠い…",
+    "やっぱいいや 気にしないで",
     # es
     "ok, gracias",
     "¡gracias, funcionó!",
@@ -292,6 +304,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "Jajaja me has salvado la vida, eres un crack 🙌",
     "Perdón, pegué lo que no era, ignóralo",
     "Aquí hace un calor que no se aguanta, 40 grados y el ventilador roto 🥵",
+    "gracias crack!!",
+    "buenas, ¿qué tal todo?",
+    "uf qué calor hace hoy 🥵",
+    "perdona, me equivoqué de ventana",
     # de
     "danke schön",
     "danke, hat geklappt!",
@@ -362,6 +378,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "Danke dir, echt top – hast mir den Feierabend gerettet 🍺",
     "Sorry, falscher Chat 🙈 ignorier das einfach",
     "Schönes Wochenende! Ich geh jetzt grillen 🔥",
+    "Top, vielen Dank, läuft jetzt 😊",
+    "na, wie läuft's bei dir so? Bei mir ist heut irgendwie der Wurm drin",
+    "puh endlich Freitag",
+    "Sorry, war mein Fehler, vergiss es einfach",
     # fr
     "merci bien !",
     "merci, ça marche !",
@@ -432,4 +452,8 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "Merci mille fois, t'es au top 🙏",
     "Oups, désolé, je me suis trompé de fenêtre",
     "Bon, j'y vais, une raclette m'attend 🧀 À demain !",
+    "merci beaucoup, nickel !",
+    "salut ça va ?",
+    "bon je vais manger, à toute 🍕",
+    "laisse tomber, c'est pas grave",
 )

@@ -61,6 +61,8 @@ FIFTEENTH = DATA / "routing_multilingual_fifteenth.jsonl"
 SIXTEENTH = DATA / "routing_multilingual_sixteenth.jsonl"
 #: a seventeenth, an eighth random draw, the same way (routed once)
 SEVENTEENTH = DATA / "routing_multilingual_seventeenth.jsonl"
+#: an eighteenth, a ninth random draw, written after the regex cache (routed once)
+EIGHTEENTH = DATA / "routing_multilingual_eighteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -81,4 +83,5 @@ HELD_OUT_SETS = {
     "fifteenth": FIFTEENTH,
     "sixteenth": SIXTEENTH,
     "seventeenth": SEVENTEENTH,
+    "eighteenth": EIGHTEENTH,
 }
