@@ -22,8 +22,9 @@ Used only where it cannot change a result:
 - `_sre.compile` validates every program it is given; a program it refuses, a file that
   is short, malformed, of another interpreter, or writable by other users than its owner
   (a shared install with loose permissions), is passed over, and `re` compiles as usual;
-- a pattern `re` itself would not cache (DEBUG), bytes, or an interpreter whose `re`
-  lacks the parts used here, go to `re.compile` and are not kept.
+- a DEBUG pattern (it prints as it compiles), or an interpreter whose `re` lacks the parts
+  used here, goes to `re.compile` and is not kept. Text patterns only: a bytes pattern is
+  compiled by `re` where it is written (the few there are cost nothing).
 
 The file is trusted as a .pyc is: whoever can write it can write the modules beside it.
 A process that compiled nothing new writes nothing.

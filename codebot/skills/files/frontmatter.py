@@ -67,8 +67,8 @@ def unwrap_numbers(value: object) -> object:
 
 
 BOM = b"\xef\xbb\xbf"
-_FENCE = regex_cache.compile(rb"^---[ \t]*\r?$")
-_CLOSE = regex_cache.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
+_FENCE = re.compile(rb"^---[ \t]*\r?$")
+_CLOSE = re.compile(rb"^(?:---[ \t]*\r?|\.\.\.[\r \t]*)$", re.MULTILINE)
 # Visiting more nodes than this means aliases are multiplying the document (a "billion
 # laughs" bomb): such frontmatter is refused before anything turns it into text.
 MAX_NODES = 20_000

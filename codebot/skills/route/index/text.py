@@ -62,7 +62,7 @@ def _unmarked(flat: str) -> str:
 #: UTF-8 lead bytes of letters outside ASCII: Latin-1 and Latin Extended, Greek, Cyrillic
 #: and the rest up to U+07FF (C3-DF), kana, CJK and Hangul (E3-ED); not E2 (punctuation,
 #: arrows, symbols) nor F0 (emoji), which separate words like any other non-letter
-_OTHER_LETTERS = regex_cache.compile(rb"[\xc3-\xdf\xe3-\xed]")
+_OTHER_LETTERS = re.compile(rb"[\xc3-\xdf\xe3-\xed]")
 _UNICODE_NON_WORD = regex_cache.compile(r"[^\w+#]+|_+")
 _COMBINING = regex_cache.compile(r"[\u0300-\u036f]")
 #: Han, kana and Hangul: written without spaces, indexed as overlapping character pairs
