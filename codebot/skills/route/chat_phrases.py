@@ -257,6 +257,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "¿qué tal el finde?", "jajaja me has salvado la vida, eres un crack"
         r"qu[eé]\s+tal\s+(?:el\s+)?(?:finde|fin\s+de\s+semana)|me\s+has\s+salvado\s+la\s+vida"
         r"|eres\s+una?\s+(?:crack|m[aá]quina|genio)|ja(?:ja)+",
+        # the nineteenth set's: "uf qué calor hace hoy, así no hay quien programe"
+        r"uf+|qu[eé]\s+(?:calor|fr[ií]o)(?:\s+hace)?(?:\s+hoy)?"
+        r"|as[ií]\s+no\s+hay\s+qui[eé]n\s+(?:programe|trabaje|se\s+concentre)",
         # "olvídalo, no pasa nada", "déjalo, da igual", "estoy muerto, no tengo ganas de programar"
         r"olv[ií]dalo|d[ée]jalo|no\s+pasa\s+nada|no\s+importa|da\s+igual|no\s+te\s+preocupes",
         r"estoy\s+(?:muert[oa]|agotad[oa]|reventad[oa]|cansad[oa]|hech[oa]\s+polvo)"
@@ -387,5 +390,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"|(?:ne\s+)?t'inqui[èe]te(?:\s+pas)?|peu\s+importe|tant\s+pis",
         r"(?:je\s+suis\s+)?(?:compl[èe]tement\s+|trop\s+|super\s+)?(?:crev[ée]e?|[ée]puis[ée]e?|naze)"
         r"|(?:plus|pas)\s+envie\s+de\s+(?:coder|bosser|travailler)",
+        # the nineteenth set's: "merci beaucoup, c'est nickel !", "ah zut laisse tomber, c'était
+        # pas le bon fichier"
+        r"(?:c'est\s+)?nickel|(?:ah\s+)?zut(?:\s+alors)?|c'[ée]tait\s+pas\s+le\s+bon\s+(?:fichier|onglet|lien|truc)",
     ),
 }

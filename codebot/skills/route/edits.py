@@ -51,7 +51,7 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
         r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
         r"|corrige[rz]?\s+(?:la|une|les)\s+fautes?\b"
-        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|写成了|写错了?|打成了|打错了?"
+        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|写成(?:了|繁体字?|简体字?)|写错了?|打成了|打错了?"
         r"|スペルミス|綴りが?間違|falsch\s+geschrieben"
         r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
@@ -68,6 +68,10 @@ _EDIT_ASK: Mapping[str, str] = {
         r"|\b(?:steht|says|reads|dice|pone|y\s+a|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
         r"\s?[\"'»”“]\s+(?:statt|anstatt|anstelle\s+von|instead\s+of|en\s+(?:vez|lugar)\s+de"
         r"|au\s+lieu\s+de)\s+[\"'«“„]"
+        # or said to stand where it should be another: "pone 'aver', debería ser 'a ver'"
+        r"|\b(?:steht|says|reads|dice|pone|y\s+a|dit|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
+        r"\s?[\"'»”“]\s*[,;]?\s*(?:(?:but\s+)?(?:it\s+)?should\s+(?:be|say|read)|deber[ií]a\s+(?:ser|decir|poner)"
+        r"|sollte|(?:[çc]a\s+)?devrait\s+(?:[êe]tre|dire))\s+[\"'«“„]"
         # "il y a une faute dans le titre : « Bienvenu » au lieu de « Bienvenue »" (not a bare
         # "« X » au lieu de « Y »": "utilise « pnpm » au lieu de « npm »" changes tools)
         r"|\b(?:il\s+)?y\s+a\s+une\s+faute\b"
@@ -436,7 +440,12 @@ def claims_edit(kind: str, description: str) -> bool:
 
 #: "what does get_config() return?", in every language: a short question naming a function,
 #: called with nothing or a few plain arguments ("dict.get(key)", "parse(text, strict=True)")
-_CALL = regex_cache.compile(r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)")
+_CALL = regex_cache.compile(
+    r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)"
+    # or a code name without its parentheses, with the Japanese or Chinese particle glued on:
+    # "fetchOrdersの戻り値", "parse_config的返回值" (a camelCase or snake_case name)
+    r"|(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)(?=\s*(?:の|的))"
+)
 _RETURNS = regex_cache.compile(
     r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",

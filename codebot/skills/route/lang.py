@@ -294,6 +294,20 @@ def decompound(word: str, known: Callable[[str], str | None], depth: int = 3) ->
     return []
 
 
+#: French elided articles and pronouns ("c'est", "l'API", "qu'il", "d'un"): split at the
+#: apostrophe, the letter became a word of its own, and "c" is the C language's ("merci
+#: beaucoup, c'est nickel !" selected `c-pro`); a "C" on its own stays
+_ELISION = regex_cache.compile(
+    r"(?<![^\W\d_])(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=[^\W\d_])", re.IGNORECASE
+)
+
+
+def without_elisions(text: str, code: str) -> str:
+    """`text` with French elisions dropped when it is French ("c'est nickel" -> "est
+    nickel"); other languages' text as it is."""
+    return _ELISION.sub("", text) if code == "fr" else text
+
+
 def foreign_terms(
     words: Collection[tuple[str, str]],
     code: str,

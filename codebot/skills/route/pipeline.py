@@ -69,7 +69,7 @@ from codebot.skills.route.fused import lexical_side, ranked
 from codebot.skills.route.index.cache import IndexCache
 from codebot.skills.route.index.index import Index
 from codebot.skills.route.index.text import Tokenizer
-from codebot.skills.route.lang import detect, foreign_terms, well_formed
+from codebot.skills.route.lang import detect, foreign_terms, well_formed, without_elisions
 from codebot.skills.route.rank import Staged, second_stage, top_rows
 from codebot.skills.route.result import Candidate, Route, SemanticScorer
 from codebot.skills.route.shape import destination, edges, request_shape, writes_name
@@ -342,7 +342,7 @@ class Router:
                 i = lex.get(t)
                 return i is not None and i < idx.n_terms and idx.indptr[i + 1] > idx.indptr[i]
 
-            words = [(w, w) for w in self.tokenizer.words(request)]
+            words = [(w, w) for w in self.tokenizer.words(without_elisions(request, lang))]
             snowball = self.config.stemmer == "snowball"
             pairs = foreign_terms(words, lang, self.tokenizer.term, in_index, snowball)
         for t, word in pairs:

@@ -420,6 +420,11 @@ THANKS = [
     "bin echt müde, keine Lust mehr zu arbeiten",
     "oublie ça, tant pis",
     "complètement naze, pas envie de bosser",
+    # the nineteenth's, in other wordings: "c'est nickel", "zut", the wrong file, the heat
+    "nickel, merci !",
+    "zut alors, c'était pas le bon onglet",
+    "¡qué frío hace hoy!",
+    "uf, así no hay quien trabaje",
 ]
 
 
@@ -741,6 +746,12 @@ ISSUE_EDITS = [
     ("the comment above apply_discount() says 10% instead of 15%, fix it", "comment"),
     ("dans le commentaire de parse_date() il y a 2019 au lieu de 2024", "comment"),
     ("der Kommentar an `MAX_USERS` sagt 50 statt 500", "comment"),
+    # a quoted text said to stand where another should (the nineteenth held-out set's "pone
+    # 'aver', debería ser 'a ver'"), and a Chinese text written in traditional characters
+    ("the label says 'Sumbit' but it should say 'Submit'", "typo"),
+    ("im Titel steht „Anmledung“, sollte „Anmeldung“ heißen", "typo"),
+    ("le bouton dit « Envoye », ça devrait être « Envoyer »", "typo"),
+    ("页脚的“聯系我们”写成繁体字了", "typo"),
 ]
 
 
@@ -868,6 +879,10 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         # by word among 10,000 skills)
         "json.loads(s) 遇到空字符串返回什么？",
         "what does parse(text, strict=True) return on bad input?",
+        # a code name without parentheses, its particle glued on (the nineteenth held-out
+        # set's "fetchOrdersの戻り値ってPromise<Order[]>で合ってる？" among 10,000 skills)
+        "getUserの戻り値ってnullになることある？",
+        "parse_config的返回值是 dict 吗？",
         # "what is it for", in French and German word orders (the ninth held-out set)
         "ça sert à quoi, le flag --force ?",
         "Wofür steht das ?: in dieser Regex?",
@@ -938,6 +953,22 @@ def test_a_question_about_the_persons_own_project_is_a_task(text):
 )
 def test_a_question_that_sets_up_a_job_is_a_task(text, shape):
     assert request_shape(text) == shape
+
+
+def test_french_elisions_are_no_words_of_their_own(router, snap):
+    """ "c'est" split at its apostrophe left a "c", the C language's word: "merci beaucoup,
+    c'est nickel !" selected `c-pro` (the nineteenth held-out set). Elided articles and
+    pronouns go; a "C" written on its own stays."""
+    from codebot.skills.route.lang import without_elisions
+
+    assert without_elisions("c'est l'API qu'il faut d'abord, aujourd'hui", "fr") == (
+        "est API il faut abord, aujourd'hui"
+    )
+    assert without_elisions("c'est", "en") == "c'est"
+    elided = router.route("c'est pour demain : écris les tests du parseur", snap)
+    assert "c" not in elided.terms
+    plain = router.route("écris un petit programme en C qui lit un fichier", snap)
+    assert "c" in plain.terms
 
 
 def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
