@@ -86,6 +86,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "morning ☕",
     "ugh what a week, I'm completely fried",
     "nvm figured it out lol",
+    "ahh that fixed it, you're a lifesaver",
+    "lol my brain is fried and it's only tuesday",
+    "nvm figured it out",
+    "morning 👋",
     # zh
     "非常感谢！",
     "谢谢，搞定了！",
@@ -160,6 +164,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "哈喽哈喽 周一又来了",
     "今天好累 完全不想写代码了",
     "算了 不用了",
+    "好的 谢谢！",
+    "哈哈哈终于跑通了",
+    "今天好累啊 周一真难熬",
+    "诶算了 这个先不弄了哈",
     # ja
     "どうもありがとう",
     "ありがとう、うまくいきました！",
@@ -234,6 +242,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "今日もおつかれ〜、また明日よろしく",
     "今日雨だし眠い…",
     "やっぱいいや 気にしないで",
+    "ありがとう！助かった〜",
+    "お疲れさまです",
+    "今日雨やばいね☔",
+    "やっぱいいや、ごめん",
     # es
     "ok, gracias",
     "¡gracias, funcionó!",
@@ -308,6 +320,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "buenas, ¿qué tal todo?",
     "uf qué calor hace hoy 🥵",
     "perdona, me equivoqué de ventana",
+    "mil gracias crack 🙌",
+    "buenas! qué tal",
+    "uf qué calor hace hoy, así no hay quien programe",
+    "perdón, me equivoqué de ventana jaja",
     # de
     "danke schön",
     "danke, hat geklappt!",
@@ -382,6 +398,10 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "na, wie läuft's bei dir so? Bei mir ist heut irgendwie der Wurm drin",
     "puh endlich Freitag",
     "Sorry, war mein Fehler, vergiss es einfach",
+    "Danke dir, läuft jetzt 👍",
+    "Moin zusammen, na, wie läuft's?",
+    "puh endlich Wochenende",
+    "alles klar, passt so",
     # fr
     "merci bien !",
     "merci, ça marche !",
@@ -456,4 +476,8 @@ CHAT_EXAMPLES: tuple[str, ...] = (
     "salut ça va ?",
     "bon je vais manger, à toute 🍕",
     "laisse tomber, c'est pas grave",
+    "merci beaucoup, c'est nickel !",
+    "bonne soirée, à demain",
+    "ah zut laisse tomber, c'était pas le bon fichier",
+    "trop content que ça marche enfin 😄",
 )

@@ -63,6 +63,9 @@ SIXTEENTH = DATA / "routing_multilingual_sixteenth.jsonl"
 SEVENTEENTH = DATA / "routing_multilingual_seventeenth.jsonl"
 #: an eighteenth, a ninth random draw, written after the regex cache (routed once)
 EIGHTEENTH = DATA / "routing_multilingual_eighteenth.jsonl"
+#: a nineteenth, a tenth random draw, written after the eighteenth's gaps were filled to
+#: judge them (routed once)
+NINETEENTH = DATA / "routing_multilingual_nineteenth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -84,4 +87,5 @@ HELD_OUT_SETS = {
     "sixteenth": SIXTEENTH,
     "seventeenth": SEVENTEENTH,
     "eighteenth": EIGHTEENTH,
+    "nineteenth": NINETEENTH,
 }

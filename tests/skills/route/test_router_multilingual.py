@@ -25,6 +25,7 @@ from route_case_files import (
     FOURTH,
     FRESH,
     HELD_OUT_SETS,
+    NINETEENTH,
     NINTH,
     SEVENTEENTH,
     SEVENTH,
@@ -292,6 +293,25 @@ LEXICAL_EIGHTEENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the nineteenth set, routed once: a tenth random draw, written after the eighteenth's gaps
+#: were filled. With the extras hit@1 0.4375 (lowest French 0.1875), recall@5 0.75,
+#: negatives 1.0 (met blind), near misses 0.967; among 10,000 skills 0.396, 1.0, 0.933;
+#: lexical 0.354, English 0.625, 0.917, 0.967. After its gaps (French elisions read as
+#: words, "c'est nickel", "zut", the heat in Spanish, a quoted text that should be another,
+#: Chinese written in traditional characters) were filled in other wordings: negatives and
+#: near misses 1.0 both ways.
+NINETEENTH_FLOORS = {
+    "hit_at_1": 0.41,
+    "per_language": 0.15,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_NINETEENTH = {
+    "hit_at_1": 0.33,
+    "en": 0.56,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -418,6 +438,7 @@ def _misses(report: dict) -> str:
         (SIXTEENTH, LEXICAL_SIXTEENTH),
         (SEVENTEENTH, LEXICAL_SEVENTEENTH),
         (EIGHTEENTH, LEXICAL_EIGHTEENTH),
+        (NINETEENTH, LEXICAL_NINETEENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -482,6 +503,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (SIXTEENTH, SIXTEENTH_FLOORS),
         (SEVENTEENTH, SEVENTEENTH_FLOORS),
         (EIGHTEENTH, EIGHTEENTH_FLOORS),
+        (NINETEENTH, NINETEENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
