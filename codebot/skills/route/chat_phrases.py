@@ -94,6 +94,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:i'?m\s+)?(?:so\s+|completely\s+|totally\s+|really\s+)?(?:tired|exhausted|fried|beat"
         r"|wiped(?:\s+out)?|sleepy)|ugh|(?:i\s+)?(?:don'?t|do\s+not)\s+feel\s+like\s+(?:coding|working)"
         r"(?:\s+today)?|no\s+more\s+(?:coding|code|work)(?:\s+(?:today|tonight))?",
+        # the twentieth set's kinds: rain, and no will to work: "raining again, can't be bothered"
+        r"(?:it'?s\s+)?raining(?:\s+again)?|can'?t\s+be\s+bothered|(?:i'?m\s+)?(?:so\s+)?lazy\s+today",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -145,6 +147,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "算了，没事", "不用了，别管了", "今天好累，完全不想写代码了"
         r"算了(?:吧)?|没事(?:了|儿)?|没关系|不用了|别管了|无所谓|不重要",
         r"(?:完全|一点都|真的|实在)?不想(?:再)?(?:写代码|写|干活|上班|工作)了?|累死(?:我)?了|好困|困死了",
+        # "又下雨了，不想动", "懒得动"
+        r"(?:今天)?又?下雨了|不想动|懒得动|好懒",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -198,6 +202,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "やっぱいいや、気にしないで", "大丈夫です、なんでもない", "疲れた、もうコード書きたくない"
         r"やっぱ(?:り)?いい(?:や|です)|気にしないで(?:ください)?|大丈夫(?:です)?|なんでもない(?:です)?",
         r"(?:もう)?コード(?:を)?書きたくない|眠い|やる気(?:が)?出ない|(?:もう)?無理",
+        # "また雨だ、だるい"
+        r"(?:今日[はも]?)?(?:また)?雨(?:だ|です|か|ばっかり)(?:ね|な|よ)?|だるい",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -264,6 +270,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"olv[ií]dalo|d[ée]jalo|no\s+pasa\s+nada|no\s+importa|da\s+igual|no\s+te\s+preocupes",
         r"estoy\s+(?:muert[oa]|agotad[oa]|reventad[oa]|cansad[oa]|hech[oa]\s+polvo)"
         r"|no\s+tengo\s+ganas\s+de\s+(?:programar|nada|trabajar)(?:\s+hoy)?",
+        # "otra vez lloviendo, qué pereza"
+        r"(?:otra\s+vez\s+)?(?:est[aá]\s+)?llov(?:iendo|iendo\s+otra\s+vez)|(?:otra\s+vez\s+)?llueve(?:\s+otra\s+vez)?"
+        r"|qu[eé]\s+pereza",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -324,6 +333,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"vergiss\s+(?:es|das)|schon\s+gut|egal|macht\s+nichts|nicht\s+so\s+wichtig|lass\s+(?:es|mal)(?:\s+gut\s+sein)?",
         r"(?:ich\s+)?bin\s+(?:total\s+|v[öo]llig\s+|echt\s+|so\s+)?(?:platt|m[üu]de|kaputt|erledigt|durch)"
         r"|keine\s+lust\s+(?:mehr\s+)?(?:zu\s+coden|zum\s+coden|zu\s+arbeiten|auf\s+code)",
+        # "es regnet schon wieder, null Bock"
+        r"(?:es\s+)?regnet(?:\s+schon)?(?:\s+wieder)?|(?:null|kein(?:en)?)\s+bock",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -393,5 +404,7 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # the nineteenth set's: "merci beaucoup, c'est nickel !", "ah zut laisse tomber, c'était
         # pas le bon fichier"
         r"(?:c'est\s+)?nickel|(?:ah\s+)?zut(?:\s+alors)?|c'[ée]tait\s+pas\s+le\s+bon\s+(?:fichier|onglet|lien|truc)",
+        # the twentieth set's: "bon il pleut encore, j'ai la flemme"
+        r"(?:il\s+)?pleut(?:\s+encore)?|(?:j'ai\s+)?la\s+flemme",
     ),
 }

@@ -425,6 +425,13 @@ THANKS = [
     "zut alors, c'était pas le bon onglet",
     "¡qué frío hace hoy!",
     "uf, así no hay quien trabaje",
+    # the twentieth's, in other wordings: rain, and no will to work
+    "raining again today, so lazy today",
+    "今天又下雨了，懒得动",
+    "今日も雨か…だるい",
+    "llueve otra vez, qué pereza",
+    "regnet schon wieder, keinen Bock",
+    "il pleut encore, la flemme",
 ]
 
 
@@ -752,6 +759,12 @@ ISSUE_EDITS = [
     ("im Titel steht „Anmledung“, sollte „Anmeldung“ heißen", "typo"),
     ("le bouton dit « Envoye », ça devrait être « Envoyer »", "typo"),
     ("页脚的“聯系我们”写成繁体字了", "typo"),
+    # a Latin word said to be written as another in Chinese (the twentieth held-out set)
+    ("配置说明里 PostgreSQL 打成 PostgreSQl 了", "typo"),
+    # a misspelt quoted word in a code comment, to be put right (the twentieth held-out set
+    # among 10,000 skills), in other wordings
+    ("the comment on retry_loop says 'recieve', fix it", "comment"),
+    ("dans le commentaire de parse_args() il y a « paramtre », corrige-le", "comment"),
 ]
 
 
@@ -763,6 +776,8 @@ def test_small_edits_are_recognised(text, kind):
 @pytest.mark.parametrize(
     "text",
     [
+        # a quote in a code comment, then more than putting it right (the twentieth's fill)
+        'add a comment to parse_args() that says "deprecated" and fix the flag handling',
         "rename the docker_host variable to container_host and then set up a CI pipeline",
         "Jiraの課題をJQLで絞り込んでスプリントのレポートを作って",  # レポート is no port
         "帮我给新版本写更新日志，分成新增、修复和破坏性变更",  # a version, but no bump
@@ -965,6 +980,8 @@ def test_french_elisions_are_no_words_of_their_own(router, snap):
         "est API il faut abord, aujourd'hui"
     )
     assert without_elisions("c'est", "en") == "c'est"
+    # "j'ai" goes whole: its "ai" was the index's AI (the twentieth held-out set)
+    assert without_elisions("j'ai la flemme, j'aime l'IA", "fr") == " la flemme, aime IA"
     elided = router.route("c'est pour demain : écris les tests du parseur", snap)
     assert "c" not in elided.terms
     plain = router.route("écris un petit programme en C qui lit un fichier", snap)

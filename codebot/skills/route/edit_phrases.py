@@ -1,0 +1,96 @@
+"""How a request asks for each kind of small, local edit, in the six languages the router
+reads: the patterns `edits.edit_kind` searches. Data only, kept apart from the matching (as
+`chat_phrases` is from `smalltalk`) so that the wordings the held-out sets showed missing
+can grow without crowding the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: Kinds of edit -> how a request asks for one, in each language. Each pattern is searched
+#: in a short request (`MAX_EDIT_WORDS`) with one instruction (no "and then ...").
+EDIT_ASK: Mapping[str, str] = {
+    "rename": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?renam(?:e|ing)\b|改名|重命名|更名"
+        r"|リネーム|名前を変更|(?:変数|関数|クラス|メソッド|ファイル)名.{0,40}?に(?:変え|変更|して|しといて)"
+        r"|(?:变量|函数|方法|类|字段|参数|文件)名.{0,40}?(?:改成|改为|换成)"
+        r"|renombr|cambia(?:r)?\s+el\s+nombre|benenn(?:e|t)?\b.*\bum\b|umbenenn"
+        r"|renomm"
+    ),
+    "bump": (
+        r"^\W*(?:please\s+|pls\s+|can\s+you\s+)?bump\b|\b(?:bump|raise|increase|update|set)\s+the"
+        r"\s+version\b|版本号?.{0,10}(?:升|改|更新)?(?:到|至|为|成)\s*v?\d|升(?:级)?(?:到|至)\s*v?\d|バージョンを?\s*v?\d[\d.]*\s*に(?:上げ|更新|変更)|バージョンを(?:上げ|更新)"
+        r"|を\s*v?\d+\.\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート)"
+        # from one version to another: "バージョンを 1.21 から 1.22 に上げて"
+        r"|バージョンを\s*v?\d+(?:\.\d+)*\s*から\s*v?\d+(?:\.\d+)*\s*に(?:上げ|更新|アップデート|変更)"
+        r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
+        r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
+        r"|mets?\s+[àa]\s+jour\s+la\s+version"
+    ),
+    "typo": (
+        r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
+        r"|誤植|errata|error(?:es)?\s+(?:tipogr[aá]fico|de\s+ortograf[ií]a)|tippfehler"
+        r"|rechtschreibfehler|faute\s+de\s+frappe|coquille|faute\s+d'orthographe"
+        r"|corrige[rz]?\s+(?:la|une|les)\s+fautes?\b"
+        r"|\bspel(?:led|t)\b.{0,40}\bwrong\b|拼成了|拼错了?|打错字|写成(?:了|繁体字?|简体字?)|写错了?|打成了|打错了?"
+        # a Latin word written wrong: "Kubernetes拼成Kubernets了"
+        r"|(?:拼|打|写)成\s*[A-Za-z][\w.-]{0,40}\s*了"
+        r"|スペルミス|綴りが?間違|falsch\s+geschrieben"
+        r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
+        # one quoted string put right as another: 「インストート」を「インストール」に直して
+        r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
+        # or said to have become another: 「手順」が「手順順」になってる
+        r"|「[^」]{1,40}」が「[^」]{1,40}」に?なって"
+        # or become it and be put right: 「初期価」になってるので「初期化」に直して
+        r"|「[^」]{1,40}」に?なって[るいます]{0,3}(?:ので|から|けど)?[、,]?\s*「[^」]{1,40}」に(?:直|修正)"
+        r"|\breplace\s+[\"'“][^\"'”]{1,40}[\"'”]\s+with\s+[\"'“]"
+        # or corrected to a quoted string: "corrígelo a 'gratuito'", "korrigiere es zu „…“"
+        r"|\b(?:correct|corr[ií]g|korrigier)\w*\b.{0,40}?\b(?:to|a|en|por|par|in|zu|auf)\s+[\"'«“„]"
+        # or said to be written instead of another: "da steht 'Varinate' statt 'Variante'",
+        # "it says 'recieve' instead of 'receive'", "il y a « paramtre » au lieu de …"
+        r"|\b(?:steht|says|reads|dice|pone|y\s+a|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
+        r"\s?[\"'»”“]\s+(?:statt|anstatt|anstelle\s+von|instead\s+of|en\s+(?:vez|lugar)\s+de"
+        r"|au\s+lieu\s+de)\s+[\"'«“„]"
+        # or said to stand where it should be another: "pone 'aver', debería ser 'a ver'"
+        r"|\b(?:steht|says|reads|dice|pone|y\s+a|dit|[ée]crit|escrito)\s+[\"'«“„]\s?[^\"'»”“]{1,40}"
+        r"\s?[\"'»”“]\s*[,;]?\s*(?:(?:but\s+)?(?:it\s+)?should\s+(?:be|say|read)|deber[ií]a\s+(?:ser|decir|poner)"
+        r"|sollte|(?:[çc]a\s+)?devrait\s+(?:[êe]tre|dire))\s+[\"'«“„]"
+        # "il y a une faute dans le titre : « Bienvenu » au lieu de « Bienvenue »" (not a bare
+        # "« X » au lieu de « Y »": "utilise « pnpm » au lieu de « npm »" changes tools)
+        r"|\b(?:il\s+)?y\s+a\s+une\s+faute\b"
+    ),
+    "import": (
+        r"\b(?:delete|remove|drop|clean\s+up)\b.{0,40}\bimports?\b|(?:删掉|删除|删了|去掉|移除).{0,40}import"
+        r"|\bimport\b.{0,40}(?:删掉|删除|删了|去掉|移除)"
+        r"|import.{0,10}を?削除|(?:elimina|quita|borra)r?\b.{0,40}\bimports?\b"
+        r"|(?:entferne|l[öo]sche)n?\b.{0,40}\bimports?\b|supprime[rz]?\b.{0,40}\bimports?\b"
+        # put in order: "sort the imports", "trie les imports", "imports alphabetisch sortieren"
+        r"|\b(?:sort|reorder|alphabeti[sz]e|trie[rz]?|ordonne[rz]?|ordenar?|sortier\w*)\b"
+        r".{0,40}\bimports?\b|\bimports?\b.{0,60}(?:\bsortier\w*|\balphab[eé]ti\w*|\balfab[eé]ti\w*"
+        r"|\bordre\b|\borden\b)|import.{0,20}(?:排序|按字母|並べ替|並び替|ソート|整列)"
+    ),
+    "colour": (
+        r"\b(?:change|make|set|switch)\b.{0,40}\bcolou?rs?\b|\bcolou?rs?\b.{0,30}\bto\s+#?\w+"
+        r"|(?:改|换)(?:成|为)?.{0,10}颜色|颜色.{0,20}(?:改|换)|色を(?:変更|変え)|cambia\b.{0,30}\bcolor"
+        r"|[äa]ndere?\b.{0,30}\bfarbe|farbe\b.{0,30}\b(?:auf|zu)\b|change\b.{0,30}\bcouleur"
+        # a colour from one value to another: "passe la couleur du bouton de #3366ff à #0052cc"
+        r"|\b(?:colou?rs?|couleurs?|farben?|colores?|颜色|色)\b.{0,40}?#[0-9a-f]{3,8}\b.{0,20}?"
+        r"(?:\bto|\b[àa]|\bauf|\bzu|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
+    ),
+    # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
+    # "« Bienvenu » → « Bienvenue »"
+    "text": (
+        r"[\"'«“「][^\"'»”」\n]{1,60}[\"'»”」].{0,60}?(?:\bto(?:\s+(?:say|read))?|\bwith|\bby|\bpar"
+        r"|\bpor|\bdurch|\bzu|\ben|→|->|=>|に|为|成)\s*[\"'«“「]"
+        # said to stand there still, and made another: "im Dockerfile steht noch
+        # `python:3.10-slim`, mach bitte `3.12-slim` draus", "it still says `v1`, make it `v2`"
+        r"|\b(?:steht|says|reads)\s+(?:noch|da|still)?\s*[`\"'„«“][^`\"'“”»\n]{1,60}[`\"'“”»]"
+        r".{0,30}?\b(?:mach|make)\b.{0,20}?[`\"'„«“][^`\"'“”»\n]{1,60}[`\"'“”»]\s*(?:draus|daraus)?"
+    ),
+    "port": (
+        r"\b(?:change|set|switch|move)\b.{0,40}\bport\b|\bport\b.{0,30}\bfrom\s+\d+\s+to\s+\d+"
+        r"|端口|ポート番号|(?<!レ)(?<!サ)ポート(?:を|の).{0,15}(?:変更|変え)|cambia\b.{0,30}\bpuerto|[äa]ndere?\b.{0,30}\bport\b"
+        r"|change\b.{0,30}\bport\b"
+    ),
+}
