@@ -54,6 +54,7 @@ def test_wheel_ships_bundled_skills_and_templates(tmp_path: Path) -> None:
         "codebot/templates/system.j2",
         "codebot/templates/listing.j2",
         "codebot/templates/reminder.j2",
+        "codebot/skills/route/chat_examples.txt",  # small talk by meaning's examples
     } <= names
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)

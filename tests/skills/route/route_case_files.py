@@ -66,6 +66,9 @@ EIGHTEENTH = DATA / "routing_multilingual_eighteenth.jsonl"
 #: a nineteenth, a tenth random draw, written after the eighteenth's gaps were filled to
 #: judge them (routed once)
 NINETEENTH = DATA / "routing_multilingual_nineteenth.jsonl"
+#: a twentieth, an eleventh random draw, written after the nineteenth's gaps were filled
+#: (routed once)
+TWENTIETH = DATA / "routing_multilingual_twentieth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -88,4 +91,5 @@ HELD_OUT_SETS = {
     "seventeenth": SEVENTEENTH,
     "eighteenth": EIGHTEENTH,
     "nineteenth": NINETEENTH,
+    "twentieth": TWENTIETH,
 }

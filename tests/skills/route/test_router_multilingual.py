@@ -34,6 +34,7 @@ from route_case_files import (
     TENTH,
     THIRTEENTH,
     TWELFTH,
+    TWENTIETH,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
 from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
@@ -312,6 +313,24 @@ LEXICAL_NINETEENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twentieth set, routed once: an eleventh random draw, written after the nineteenth's
+#: gaps were filled. With the extras hit@1 0.385 (lowest French 0.1875), recall@5 0.75,
+#: negatives 1.0 (met blind again), near misses 0.967; among 10,000 skills 0.375, 1.0,
+#: 0.967; lexical 0.260, English 0.25, 0.958, 1.0. After its gaps (rain and no will to work,
+#: "j'ai" read as AI, a Latin word written as another in Chinese, a misspelt quoted word in
+#: a code comment) were filled in other wordings: negatives and near misses 1.0 both ways.
+TWENTIETH_FLOORS = {
+    "hit_at_1": 0.36,
+    "per_language": 0.15,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTIETH = {
+    "hit_at_1": 0.24,
+    "en": 0.2,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -439,6 +458,7 @@ def _misses(report: dict) -> str:
         (SEVENTEENTH, LEXICAL_SEVENTEENTH),
         (EIGHTEENTH, LEXICAL_EIGHTEENTH),
         (NINETEENTH, LEXICAL_NINETEENTH),
+        (TWENTIETH, LEXICAL_TWENTIETH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -504,6 +524,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (SEVENTEENTH, SEVENTEENTH_FLOORS),
         (EIGHTEENTH, EIGHTEENTH_FLOORS),
         (NINETEENTH, NINETEENTH_FLOORS),
+        (TWENTIETH, TWENTIETH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
