@@ -50,6 +50,8 @@ _FORMAT = b"codebot-regex-cache 1\n"
 #: entries a file keeps: patterns of older codebot versions stay until it holds this many,
 #: then only the current process's are written (today's router has about 820)
 MAX_ENTRIES = 4000
+#: a file larger than this is not read (today's is about 0.7 MB)
+MAX_BYTES = 32 << 20
 
 #: compiled by `re` alone: DEBUG prints the program; TEMPLATE (1) warns, and is gone in 3.13
 _PLAIN_ONLY = int(re.DEBUG) | 1
@@ -185,12 +187,12 @@ class Store:
 
 def _read_own(where: Path) -> bytes | None:
     """The file's bytes, or None when it is not a plain file (a link is not followed, a
-    FIFO not waited on) or others than its owner may write it."""
+    FIFO not waited on), others than its owner may write it, or it is over `MAX_BYTES`."""
     nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(where, os.O_RDONLY | nofollow)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022 or st.st_size > MAX_BYTES:
             return None
         with os.fdopen(fd, "rb", closefd=False) as fh:
             return fh.read()
@@ -223,7 +225,9 @@ def _parse(data: bytes) -> tuple[dict[tuple[str, int], _Entry], array[int]] | No
                 and all(type(n) is int for n in (flags, final, start, length, groups))
                 and 0 <= start <= start + length <= len(code)
                 and type(index) is dict
+                and all(type(k) is str and type(v) is int for k, v in index.items())
                 and type(names) is list
+                and all(n is None or type(n) is str for n in names)
             )
             if not ok:
                 return None

@@ -159,8 +159,19 @@ def _rewrite_head(where: Path, change) -> None:
         lambda h: h["entries"][0].__setitem__(3, 10**9),  # a slice past the code
         lambda h: h["entries"][0].__setitem__(0, 5),  # a pattern that is no text
         lambda h: h.update(entries="x"),
+        lambda h: h["entries"][1].__setitem__(6, {"old": "1"}),  # a group number as text
+        lambda h: h["entries"][1].__setitem__(7, [None, 3, "new"]),  # a group name as a number
     ],
-    ids=["other-python", "other-engine", "byte-order", "past-the-code", "not-text", "no-list"],
+    ids=[
+        "other-python",
+        "other-engine",
+        "byte-order",
+        "past-the-code",
+        "not-text",
+        "no-list",
+        "group-number",
+        "group-name",
+    ],
 )
 def test_a_file_of_another_interpreter_or_malformed_is_passed_over(tmp_path, change):
     where = tmp_path / "kept.bin"
@@ -203,6 +214,13 @@ def test_a_file_others_may_write_a_link_or_a_fifo_is_not_read(tmp_path):
     t.start()
     t.join(timeout=30)
     assert done == [{}], "a FIFO was waited on"
+
+
+def test_a_file_over_the_size_bound_is_not_read(tmp_path, monkeypatch):
+    where = tmp_path / "kept.bin"
+    _filled(where)
+    monkeypatch.setattr(regex_cache, "MAX_BYTES", where.stat().st_size - 1)
+    assert _kept(where) == {}
 
 
 def test_dont_write_bytecode_is_honoured(tmp_path, monkeypatch):
