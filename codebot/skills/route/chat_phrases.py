@@ -96,6 +96,14 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:\s+today)?|no\s+more\s+(?:coding|code|work)(?:\s+(?:today|tonight))?",
         # the twentieth set's kinds: rain, and no will to work: "raining again, can't be bothered"
         r"(?:it'?s\s+)?raining(?:\s+again)?|can'?t\s+be\s+bothered|(?:i'?m\s+)?(?:so\s+)?lazy\s+today",
+        # the twenty-first set's kinds, in other wordings: a mind changed, a bad day: "forget
+        # it, I changed my mind", "just not my day"
+        r"(?:i'?ve\s+|i\s+)?changed\s+my\s+mind"
+        r"|(?:(?:it'?s|today\s+is|this\s+is)\s+)?(?:just\s+)?not\s+my\s+day",
+        # taking back what was asked: "cancel my last request", "forget what I just asked"
+        r"(?:please\s+)?(?:cancel|disregard|ignore|forget|drop)\s+(?:my|the)\s+(?:last|previous|earlier)"
+        r"\s+(?:request|message|question|ask)|(?:cancel|disregard|ignore|forget)\s+what\s+i\s+(?:just\s+)?"
+        r"(?:asked(?:\s+for)?|said|wrote)(?:\s+(?:earlier|before))?",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -149,6 +157,11 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:完全|一点都|真的|实在)?不想(?:再)?(?:写代码|写|干活|上班|工作)了?|累死(?:我)?了|好困|困死了",
         # "又下雨了，不想动", "懒得动"
         r"(?:今天)?又?下雨了|不想动|懒得动|好懒",
+        # "算了，我改主意了", "今天真倒霉"
+        r"(?:我)?改(?:了)?主意了?|(?:今天)?(?:真|好|太)?倒霉(?:了|啊)?|(?:今天)?(?:真|好)?不顺(?:啊)?",
+        # "刚才的需求取消吧", "取消刚才的请求"
+        r"(?:刚才|刚刚|之前|上一个)(?:的|那个)?(?:请求|需求|问题|任务)?(?:先|就)?(?:取消|作废|不要了|不用了)(?:吧|了)?"
+        r"|取消(?:刚才|刚刚|之前)的(?:请求|需求|问题)",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -167,6 +180,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"すみません|ごめん(?:なさい|ね)?|失礼しました|申し訳(?:ない|ありません)|笑|w{2,}",
         # "(the earlier question) is solved", "I'll take my leave": 先ほどの件は解決しました
         r"(?:では|じゃあ)?失礼します|(?:さっきの|先ほどの)?(?:質問|件|問題)(?:は|も)?解決(?:しました|した)",
+        # "I'll take it from here": "了解です、あとはこっちでやります"
+        r"あと(?:は)?(?:こっち|自分|こちら)で(?:やります|やる|やっとく|やっておきます)",
         r"(?:めっちゃ|すごく|ほんま)?(?:優秀|天才|助かる)(?:やん|じゃん|です)?",
         r"(?:めっちゃ|めちゃくちゃ|めちゃ|すごく|とても|超|ほんと(?:に)?|マジで)?助かった(?:わ|よ)?"
         r"|一発で(?:動いた|通った|いけた)|(?:まさに)?これが欲しかった",
@@ -204,6 +219,11 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:もう)?コード(?:を)?書きたくない|眠い|やる気(?:が)?出ない|(?:もう)?無理",
         # "また雨だ、だるい"
         r"(?:今日[はも]?)?(?:また)?雨(?:だ|です|か|ばっかり)(?:ね|な|よ)?|だるい",
+        # "やっぱいいや、気が変わった", "今日はなんかついてない"
+        r"気が変わった|(?:今日は?)?(?:なんか|ほんと)?ついてない(?:なぁ|なあ|な|わ)?",
+        # "さっきの依頼は取り消しでお願いします", "さっきのはキャンセルで"
+        r"(?:さっき|先ほど|前)の(?:依頼|お願い|質問|件|やつ)?(?:は|も)?(?:取り消し|キャンセル|なし|無し"
+        r"|なかったことに)(?:で|に)?(?:お願いします|お願い|してください|して)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -273,6 +293,12 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "otra vez lloviendo, qué pereza"
         r"(?:otra\s+vez\s+)?(?:est[aá]\s+)?llov(?:iendo|iendo\s+otra\s+vez)|(?:otra\s+vez\s+)?llueve(?:\s+otra\s+vez)?"
         r"|qu[eé]\s+pereza",
+        # "olvídalo, cambié de idea", "hoy no es mi día"
+        r"(?:he\s+)?cambi(?:[ée]|ado)\s+de\s+(?:idea|opini[óo]n|parecer)|me\s+lo\s+(?:he\s+)?pensado\s+mejor"
+        r"|(?:hoy\s+)?(?:definitivamente\s+)?no\s+es\s+mi\s+d[íi]a",
+        # "cancela lo que te pedí antes", "olvida mi última petición"
+        r"(?:cancela|olvida|ignora)\s+(?:lo\s+que\s+te\s+(?:ped[íi]|dije|escrib[íi])|mi\s+(?:[úu]ltima\s+)?"
+        r"(?:petici[óo]n|solicitud|pregunta|mensaje)(?:\s+anterior)?)(?:\s+(?:antes|de\s+antes))?",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -335,6 +361,13 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"|keine\s+lust\s+(?:mehr\s+)?(?:zu\s+coden|zum\s+coden|zu\s+arbeiten|auf\s+code)",
         # "es regnet schon wieder, null Bock"
         r"(?:es\s+)?regnet(?:\s+schon)?(?:\s+wieder)?|(?:null|kein(?:en)?)\s+bock",
+        # "vergiss es, ich hab's mir anders überlegt", "heute ist echt nicht mein Tag"
+        r"(?:ich\s+)?(?:hab|habe)(?:'s|\s+es)?\s+mir\s+anders\s+[üu]berlegt"
+        r"|(?:heute\s+)?(?:ist\s+)?(?:echt\s+|einfach\s+|wirklich\s+)?nicht\s+mein\s+tag",
+        # "vergiss meine letzte Anfrage", "die Anfrage von eben kannst du streichen"
+        r"(?:vergiss|ignorier(?:e)?|streich(?:e)?)\s+(?:meine\s+)?(?:letzte|vorige|vorherige)\s+"
+        r"(?:anfrage|nachricht|frage|bitte)|die\s+(?:anfrage|frage|bitte)\s+von\s+(?:eben|vorhin)\s+"
+        r"(?:kannst\s+du\s+)?(?:streichen|vergessen|ignorieren|stornieren)",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -406,5 +439,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:c'est\s+)?nickel|(?:ah\s+)?zut(?:\s+alors)?|c'[ée]tait\s+pas\s+le\s+bon\s+(?:fichier|onglet|lien|truc)",
         # the twentieth set's: "bon il pleut encore, j'ai la flemme"
         r"(?:il\s+)?pleut(?:\s+encore)?|(?:j'ai\s+)?la\s+flemme",
+        # "laisse tomber, j'ai changé d'avis", "c'est pas mon jour"
+        r"(?:j'ai\s+)?chang[ée]\s+d'avis|(?:(?:ce\s+n'est|c'est)\s+)?pas\s+mon\s+jour",
+        # "annule ma dernière demande", "oublie ce que je t'ai demandé"
+        r"(?:annule|oublie|ignore)\s+(?:ma\s+(?:derni[èe]re\s+|pr[ée]c[ée]dente\s+)?(?:demande|question"
+        r"|message)(?:\s+pr[ée]c[ée]dente)?|ce\s+que\s+je\s+(?:t'ai|viens\s+de\s+te)\s+(?:demand[ée]|dit|dire))",
     ),
 }

@@ -67,6 +67,17 @@ MAX_CHAT_CHARS = 200
 
 #: zero-width characters, direction marks, embeddings, overrides and isolates, the BOM
 INVISIBLE = regex_cache.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+#: typographic apostrophes (a phone, a word processor or a chat app writes "that’s",
+#: "c’est"), read as the plain one every phrase is written with
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+def plain(text: str) -> str:
+    """`text` as the phrase lists read it: invisible characters dropped, a typographic
+    apostrophe read as "'", the ends stripped."""
+    return INVISIBLE.sub("", text).translate(_APOSTROPHES).strip()
+
+
 _FUNCTION_WORDS = frozenset().union(*STOP_WORDS.values()) - _ENGLISH
 #: the longest word whose verdict is cached (a function word is at most 11 letters, more
 #: with its accents written apart)
@@ -122,7 +133,7 @@ def is_chat(text: str) -> bool:
     at least one of them, around other languages' function words and invisible characters?
     Linear in the message (at most `MAX_CHAT_CHARS` besides those): each position is tried
     once, having seen a phrase or not."""
-    t = INVISIBLE.sub("", text).strip()
+    t = plain(text)
     if not t or len(t) > _MAX_PADDED:
         return False
     padding = sum(len(w) for w in WORD.findall(t) if is_padding(w))
@@ -218,7 +229,7 @@ MAX_APOLOGY_WORDS = 20
 def is_apology(text: str) -> bool:
     """Is the whole message an apology for the person's own slip, asking for nothing?"""
     # NFKC: a verb of work in fullwidth letters ("ｒｅｖｅｒｔ") is still one
-    t = unicodedata.normalize("NFKC", INVISIBLE.sub("", text[: 2 * MAX_CHAT_CHARS])).strip()
+    t = unicodedata.normalize("NFKC", plain(text[: 2 * MAX_CHAT_CHARS]))
     if not t or len(t) > MAX_CHAT_CHARS or len(t.split()) > MAX_APOLOGY_WORDS:
         return False
     if len(CJK.findall(t)) > MAX_CHAT_CHARS // 4:

@@ -432,6 +432,30 @@ THANKS = [
     "llueve otra vez, qué pereza",
     "regnet schon wieder, keinen Bock",
     "il pleut encore, la flemme",
+    # the twenty-first's kinds, in other wordings: a mind changed, a bad day, a request
+    # taken back, and "I'll take it from here"
+    "never mind, I changed my mind",
+    "ugh, just not my day",
+    "算了，我改主意了",
+    "今天真倒霉",
+    "やっぱいいや、気が変わった",
+    "今日はなんかついてないなぁ",
+    "olvídalo, cambié de idea",
+    "hoy no es mi día",
+    "vergiss es, ich hab's mir anders überlegt",
+    "echt nicht mein Tag heute",
+    "c'est pas mon jour",
+    "oublie, j'ai changé d'avis",
+    "please disregard my previous message",
+    "刚才的需求取消吧",
+    "さっきのはキャンセルで",
+    "cancela lo que te pedí antes, perdón",
+    "vergiss meine letzte Anfrage",
+    "annule ma dernière demande",
+    "了解です、あとは自分でやります",
+    # a typographic apostrophe, as a phone or a word processor writes it
+    "that’s perfect, you’re the best",
+    "c’est pas grave, laisse tomber",
 ]
 
 
@@ -562,6 +586,13 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "je vais manger, lance les tests pendant ce temps",
         "eres un crack, ahora genera el changelog de la versión 3.0",
         "you saved my life, now add tests for the payment module",
+        # and the twenty-first's: taking back one request to make another, a request about
+        # requests
+        "cancel my last request and deploy the hotfix to staging instead",
+        "cancel the last request in the retry queue",
+        "取消刚才的请求，改成部署到测试环境",
+        "I changed my mind: use Postgres instead of MySQL for the orders service",
+        "not my day, the deploy failed again, look at the logs",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -765,6 +796,10 @@ ISSUE_EDITS = [
     # among 10,000 skills), in other wordings
     ("the comment on retry_loop says 'recieve', fix it", "comment"),
     ("dans le commentaire de parse_args() il y a « paramtre », corrige-le", "comment"),
+    # a comment in a named file (the twenty-first held-out set's German near miss, with
+    # „…“ quotes), in other wordings
+    ("the comment in billing.py says 'recieve', fix it", "comment"),
+    ("dans le commentaire de factures.js il y a « montnat », corrige", "comment"),
 ]
 
 
@@ -912,6 +947,13 @@ def test_the_newer_edit_kinds_are_claimed_in_words(kind, claims, does_not):
         # the code asked about after a colon (the fifteenth held-out set's Chinese near miss)
         "这行代码是什么意思：`const total = items.reduce((a, b) => a + b.price, 0)`",
         "这个函数是干什么的: `def f(x): return x*2`",
+        # a dotted name without parentheses (the sixth held-out set's "¿qué devuelve
+        # exactamente Array.prototype.find …?"), in other wordings
+        "what does os.path.join return for an empty list?",
+        "Was gibt Object.keys zurück, wenn das Objekt leer ist?",
+        # one Japanese sentence asking it
+        "この関数なぜ遅いの",
+        "useEffectって何してるの",
     ],
 )
 def test_questions_about_code_are_questions(text):
@@ -930,6 +972,10 @@ def test_questions_about_code_are_questions(text):
         "这个正则是匹配什么的？我们的项目里用它校验订单号，帮我改成支持字母",
         "Qué valida el pipeline de CI de nuestro proyecto antes del deploy y cómo lo ampliamos",
         "这行代码是什么意思：`x = 1`，帮我把整个模块重构成类",
+        # "なぜ" or "って何" inside a longer Japanese request is part of its job (the
+        # twenty-first held-out set's SHAP request), in other wordings
+        "上司に、なぜこの顧客が解約したのか説明しろと言われた。要因を可視化するレポートを作って",
+        "フォームの離脱率が高い。項目を減らすって何を基準に決めればいい？",
     ],
 )
 def test_what_must_be_done_is_no_question_about_code(text):
