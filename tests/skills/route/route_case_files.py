@@ -69,6 +69,9 @@ NINETEENTH = DATA / "routing_multilingual_nineteenth.jsonl"
 #: a twentieth, an eleventh random draw, written after the nineteenth's gaps were filled
 #: (routed once)
 TWENTIETH = DATA / "routing_multilingual_twentieth.jsonl"
+#: a twenty-first, a twelfth random draw, written after the twentieth's gaps were filled
+#: (routed once)
+TWENTYFIRST = DATA / "routing_multilingual_twentyfirst.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -92,4 +95,5 @@ HELD_OUT_SETS = {
     "eighteenth": EIGHTEENTH,
     "nineteenth": NINETEENTH,
     "twentieth": TWENTIETH,
+    "twentyfirst": TWENTYFIRST,
 }

@@ -35,6 +35,7 @@ from route_case_files import (
     THIRTEENTH,
     TWELFTH,
     TWENTIETH,
+    TWENTYFIRST,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
 from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
@@ -333,6 +334,24 @@ LEXICAL_TWENTIETH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twenty-first set, routed once: a twelfth random draw, written after the twentieth's
+#: gaps were filled. With the extras hit@1 0.531 (lowest Chinese 0.375), recall@5 0.833,
+#: negatives and near misses 1.0 (both met blind); among 10,000 skills 0.479, 1.0, 1.0;
+#: lexical 0.396, English 0.5, 0.917, 0.967. After its gaps (a mind changed, a bad day, a
+#: request taken back, a comment in a named file, "なぜ" inside a longer Japanese request)
+#: were filled in other wordings: negatives and near misses 1.0 every way.
+TWENTYFIRST_FLOORS = {
+    "hit_at_1": 0.5,
+    "per_language": 0.3,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYFIRST = {
+    "hit_at_1": 0.35,
+    "en": 0.45,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -461,6 +480,7 @@ def _misses(report: dict) -> str:
         (EIGHTEENTH, LEXICAL_EIGHTEENTH),
         (NINETEENTH, LEXICAL_NINETEENTH),
         (TWENTIETH, LEXICAL_TWENTIETH),
+        (TWENTYFIRST, LEXICAL_TWENTYFIRST),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -527,6 +547,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (EIGHTEENTH, EIGHTEENTH_FLOORS),
         (NINETEENTH, NINETEENTH_FLOORS),
         (TWENTIETH, TWENTIETH_FLOORS),
+        (TWENTYFIRST, TWENTYFIRST_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
