@@ -20,18 +20,6 @@ anything similar enough). jieba's dictionary is Chinese: it cuts a Japanese kanj
 compound ("検証環境") into single characters, so Japanese keeps the pairs. Chinese
 function words (什么, 我们, 每个 …) are left out as a letter script's are: their English
 words are stop words, so the nearest word found for them is a false friend.
-
-Hubs. In a space of this many dimensions a few words lie close to almost everything:
-they sit near the centre of the vocabulary rather than near any one meaning. Found by
-the plain nearest word, "dast" was the translation of 84 different words of the case
-files ("abgleichen", "acierta", "ante" …), "tos" of 47, "ins" of 36. So each English word's
-similarity to the centre of the vocabulary (the mean of its words' vectors), where it is
-above the median word's, is taken from its similarity to every piece (`hub_excess`): a
-hub must be that much more alike to be chosen, and a word of the typical or a lower
-density is scored as before. (The correction for hubs of word translation by nearest
-neighbour, as CSLS in Conneau et al. 2018 "Word translation without parallel data", here
-with the centre of the vocabulary standing for a word's neighbourhood: the request's
-language gives no word list to measure it against.)
 """
 
 from __future__ import annotations
@@ -171,21 +159,6 @@ def vocabulary(idx: Index, tokenizer: Tokenizer) -> tuple[list[str], list[str]]:
     return list(words), list(words.values())
 
 
-def hub_excess(mat: NDArray[np.float32]) -> NDArray[np.float32]:
-    """For each row of `mat` (unit vectors), how much more alike it is to the centre of
-    all rows than the median row is, or 0 (module docstring, "Hubs")."""
-    import numpy as np
-
-    if not mat.size:
-        return np.zeros(len(mat), np.float32)
-    centre = mat.mean(axis=0)
-    norm = float(np.linalg.norm(centre))
-    if not norm > 0:  # rows that cancel out have no centre to be near
-        return np.zeros(len(mat), np.float32)
-    near = mat @ (centre / norm)
-    return np.maximum(near - np.median(near), 0).astype(np.float32)
-
-
 def shown(english: str, piece: str) -> str:
     """How a translated word is written in explanations: "latency (延迟)"."""
     return f"{english} ({piece})"
@@ -196,20 +169,17 @@ class Translator:
     vocabulary and its vectors are made once per index."""
 
     def __init__(self) -> None:
-        #: (index, words, their terms, their vectors, `hub_excess` of each)
-        self._for: (
-            tuple[Index, list[str], list[str], NDArray[np.float32], NDArray[np.float32]] | None
-        ) = None
+        self._for: tuple[Index, list[str], list[str], NDArray[np.float32]] | None = None
         #: piece -> (its nearest word's row in the vocabulary, similarity), for `_for`'s
         #: index: a piece seen before is neither embedded nor multiplied again
         self._seen: dict[str, tuple[int, float]] = {}
 
     def _vocab(
         self, idx: Index, tokenizer: Tokenizer, embed: Embed
-    ) -> tuple[list[str], list[str], NDArray[np.float32], NDArray[np.float32]]:
+    ) -> tuple[list[str], list[str], NDArray[np.float32]]:
         got = self._for
         if got is not None and got[0] is idx:
-            return got[1], got[2], got[3], got[4]
+            return got[1], got[2], got[3]
         import numpy as np
 
         words, terms = vocabulary(idx, tokenizer)
@@ -218,10 +188,9 @@ class Translator:
             if words
             else np.zeros((0, 0), np.float32)
         )
-        excess = hub_excess(mat)
-        self._for = (idx, words, terms, mat, excess)
+        self._for = (idx, words, terms, mat)
         self._seen = {}
-        return words, terms, mat, excess
+        return words, terms, mat
 
     def terms(
         self,
@@ -249,7 +218,7 @@ class Translator:
         pieces = units(request, lang, known)
         if not pieces:
             return []
-        words, terms, mat, excess = self._vocab(idx, tokenizer, embed)
+        words, terms, mat = self._vocab(idx, tokenizer, embed)
         if not len(terms):
             return []
         seen = self._seen
@@ -258,10 +227,9 @@ class Translator:
             vecs = np.asarray(embed(new, False), dtype=np.float32)
             if vecs.shape[1:] != mat.shape[1:]:  # the words' vectors came from a cache of
                 self._for = None  # another width: embedded again, now that it is known
-                words, terms, mat, excess = self._vocab(idx, tokenizer, embed)
+                words, terms, mat = self._vocab(idx, tokenizer, embed)
                 seen = self._seen
             sims = vecs @ mat.T
-            sims -= excess  # a hub is chosen only where it is that much more alike
             best = sims.argmax(axis=1)
             top = sims[np.arange(len(new)), best]
             if len(seen) > SEEN_PIECES:

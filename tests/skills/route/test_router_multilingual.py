@@ -137,12 +137,10 @@ SIXTH_FLOORS = {
 #: 0.427 (lowest English, German and French 0.375; Chinese 0.5625 where its pairs gave
 #: 0.375), negatives 0.875, near misses 0.933; lexical 0.198, English 0.375, 1.0, 1.0.
 #: After the apologies, the good morning, the Japanese rename and "返してる？" it showed
-#: missing (other wordings in test_languages.py), negatives and near misses 1.0. The
-#: correction for hubs (`translate.hub_excess`: 43 requests gained and 24 lost over every
-#: set) loses two of this set, one French ("kpis" is near the vocabulary's centre): 0.3125.
+#: missing (other wordings in test_languages.py), negatives and near misses 1.0.
 SEVENTH_FLOORS = {
     "hit_at_1": 0.4,
-    "per_language": 0.3,
+    "per_language": 0.35,
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }

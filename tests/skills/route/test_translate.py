@@ -285,59 +285,6 @@ def test_a_failing_encoder_switches_itself_off_and_routing_goes_on(snap, tmp_pat
     assert r.decision in {"select", "ask", "abstain"}
 
 
-# -- hubs -------------------------------------------------------------------------------
-
-#: eight dimensions: six words of their own, a hub in the middle of them all, and a
-#: direction no English word has (a foreign word's own meaning)
-AXIS = {w: i for i, w in enumerate(["report", "outage", "latency", "chart", "sales", "region"])}
-
-
-def _vectors(texts, _kind=None):
-    out = np.zeros((len(texts), 8), np.float32)
-    for row, text in enumerate(texts):
-        if text in AXIS:
-            out[row, AXIS[text]] = 1.0
-        elif text == "informe":
-            out[row, AXIS["report"]] = 1.0
-        elif text == "dast":  # a hub: alike to every word, and to the centre most of all
-            out[row, :6] = 1.0
-        elif text == "abgleichen":  # near the hub, but no word of the catalog means it
-            out[row, :6] = 0.8 / np.sqrt(6)
-            out[row, 7] = 0.6
-        else:
-            out[row, 6] = 1.0
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
-def _hub_terms(monkeypatch, request: str, lang: str) -> list[tuple[str, str, float]]:
-    tokenizer = R.Router().tokenizer
-    words = [*AXIS, "dast"]
-    monkeypatch.setattr(T, "vocabulary", lambda idx, tok: (words, words))
-    return T.Translator().terms(object(), tokenizer, _vectors, request, lang, lambda t: False)
-
-
-def test_a_word_in_the_middle_of_the_vocabulary_does_not_translate_every_word(monkeypatch):
-    # "abgleichen" is 0.8 alike to "dast", above SIMILAR, and to no other word: the plain
-    # nearest word would be a false translation
-    mat = _vectors([*AXIS, "dast"])
-    assert float(_vectors(["abgleichen"])[0] @ mat[-1]) > SIMILAR
-    assert _hub_terms(monkeypatch, "Bitte abgleichen", "de") == []
-    # a word with a translation is found as before, at its full similarity
-    got = _hub_terms(monkeypatch, "el informe", "es")
-    assert [(t, shown) for t, shown, _ in got] == [("report", "report (informe)")]
-    assert got[0][2] == pytest.approx(1.0)
-
-
-def test_hub_excess_is_what_a_word_shares_with_the_centre_beyond_the_median_word():
-    mat = _vectors([*AXIS, "dast"])
-    excess = T.hub_excess(mat)
-    assert excess[:6].tolist() == [0.0] * 6  # the typical word: scored as before
-    assert excess[6] == pytest.approx(1 - 1 / np.sqrt(6), abs=1e-6)  # the hub
-    assert T.hub_excess(np.zeros((0, 0), np.float32)).shape == (0,)
-    opposite = np.array([[1.0, 0.0], [-1.0, 0.0]], np.float32)  # no centre to be near
-    assert T.hub_excess(opposite).tolist() == [0.0, 0.0]
-
-
 # -- look-alikes in the fused ranking ----------------------------------------------------
 
 
