@@ -104,6 +104,10 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:please\s+)?(?:cancel|disregard|ignore|forget|drop)\s+(?:my|the)\s+(?:last|previous|earlier)"
         r"\s+(?:request|message|question|ask)|(?:cancel|disregard|ignore|forget)\s+what\s+i\s+(?:just\s+)?"
         r"(?:asked(?:\s+for)?|said|wrote)(?:\s+(?:earlier|before))?",
+        # the twenty-second set's kinds, in other wordings: thanks for the patience, a downpour:
+        # "thanks for your patience with me", "it's pouring again"
+        r"(?:thanks|thank\s+you)\s+for\s+(?:your|the)\s+patience(?:\s+with\s+me)?"
+        r"|(?:it'?s\s+)?(?:pouring|bucketing\s+down)(?:\s+(?:again|outside))?",
     ),
     "zh": (
         r"你好|您好|嗨|哈喽|早上好|上午好|下午好|晚上好|晚安|再见|拜拜",
@@ -162,6 +166,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "刚才的需求取消吧", "取消刚才的请求"
         r"(?:刚才|刚刚|之前|上一个)(?:的|那个)?(?:请求|需求|问题|任务)?(?:先|就)?(?:取消|作废|不要了|不用了)(?:吧|了)?"
         r"|取消(?:刚才|刚刚|之前)的(?:请求|需求|问题)",
+        # "谢谢你的耐心", "外面又下暴雨了"
+        r"(?:谢谢|感谢)(?:你|您)?的耐心|(?:外面)?又?下(?:暴雨|大雨)了?",
     ),
     "ja": (
         r"こんにちは|こんばんは|おはよ(?:う(?:ございます)?)?|おやすみ(?:なさい)?|さようなら|またね",
@@ -224,6 +230,8 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "さっきの依頼は取り消しでお願いします", "さっきのはキャンセルで"
         r"(?:さっき|先ほど|前)の(?:依頼|お願い|質問|件|やつ)?(?:は|も)?(?:取り消し|キャンセル|なし|無し"
         r"|なかったことに)(?:で|に)?(?:お願いします|お願い|してください|して)?",
+        # "付き合ってくれてありがとう", "また土砂降りだ"
+        r"(?:気長に)?付き合ってくれて|(?:また)?土砂降り(?:だ|です)?(?:ね|な|よ)?",
     ),
     "es": (
         r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
@@ -299,6 +307,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "cancela lo que te pedí antes", "olvida mi última petición"
         r"(?:cancela|olvida|ignora)\s+(?:lo\s+que\s+te\s+(?:ped[íi]|dije|escrib[íi])|mi\s+(?:[úu]ltima\s+)?"
         r"(?:petici[óo]n|solicitud|pregunta|mensaje)(?:\s+anterior)?)(?:\s+(?:antes|de\s+antes))?",
+        # "gracias por tu paciencia", "está diluviando otra vez"
+        r"(?:gracias\s+)?por\s+(?:tu|su|la)\s+paciencia(?:\s+conmigo)?"
+        r"|(?:est[áa]\s+)?diluviando(?:\s+otra\s+vez)?|(?:est[áa]\s+)?lloviendo\s+a\s+c[áa]ntaros",
     ),
     "de": (
         r"hallo|hi|moin|servus|gr[üu]ß\s+gott|guten\s+(?:morgen|tag|abend)|tsch[üu]ss|bis\s+sp[äa]ter",
@@ -368,6 +379,9 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         r"(?:vergiss|ignorier(?:e)?|streich(?:e)?)\s+(?:meine\s+)?(?:letzte|vorige|vorherige)\s+"
         r"(?:anfrage|nachricht|frage|bitte)|die\s+(?:anfrage|frage|bitte)\s+von\s+(?:eben|vorhin)\s+"
         r"(?:kannst\s+du\s+)?(?:streichen|vergessen|ignorieren|stornieren)",
+        # "vielen Dank für die Geduld mit mir", "heute schüttet's schon wieder"
+        r"(?:danke\s+)?f[üu]r\s+(?:die|deine|ihre)\s+geduld(?:\s+mit\s+mir)?"
+        r"|(?:es\s+)?sch[üu]ttet(?:'s|\s+es)?(?:\s+schon)?(?:\s+wieder)?(?:\s+ohne\s+ende|\s+wie\s+aus\s+eimern)?",
     ),
     "fr": (
         r"bonjour|bonsoir|salut|coucou|au\s+revoir|[àa]\s+plus|bonne\s+(?:journ[ée]e|soir[ée]e)",
@@ -444,5 +458,7 @@ CHAT_PHRASES: Mapping[str, tuple[str, ...]] = {
         # "annule ma dernière demande", "oublie ce que je t'ai demandé"
         r"(?:annule|oublie|ignore)\s+(?:ma\s+(?:derni[èe]re\s+|pr[ée]c[ée]dente\s+)?(?:demande|question"
         r"|message)(?:\s+pr[ée]c[ée]dente)?|ce\s+que\s+je\s+(?:t'ai|viens\s+de\s+te)\s+(?:demand[ée]|dit|dire))",
+        # "merci pour ta patience", "il pleut des cordes"
+        r"(?:merci\s+)?pour\s+(?:ta|votre)\s+patience|(?:il\s+)?pleut\s+des\s+cordes",
     ),
 }

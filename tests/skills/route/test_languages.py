@@ -456,6 +456,20 @@ THANKS = [
     # a typographic apostrophe, as a phone or a word processor writes it
     "that’s perfect, you’re the best",
     "c’est pas grave, laisse tomber",
+    # the twenty-second's kinds (lexically), in other wordings: thanks for the patience, a
+    # downpour
+    "thanks for your patience with me",
+    "it's pouring again",
+    "谢谢你的耐心",
+    "外面又下暴雨了",
+    "付き合ってくれてありがとう",
+    "また土砂降りだ",
+    "gracias por tu paciencia",
+    "está diluviando otra vez",
+    "danke für deine Geduld",
+    "es schüttet wie aus Eimern",
+    "merci pour votre patience",
+    "il pleut des cordes",
 ]
 
 
@@ -593,6 +607,8 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "取消刚才的请求，改成部署到测试环境",
         "I changed my mind: use Postgres instead of MySQL for the orders service",
         "not my day, the deploy failed again, look at the logs",
+        "thanks for your patience, now rerun the migration",
+        "it's pouring, add a rain animation to the weather widget",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
