@@ -72,6 +72,9 @@ TWENTIETH = DATA / "routing_multilingual_twentieth.jsonl"
 #: a twenty-first, a twelfth random draw, written after the twentieth's gaps were filled
 #: (routed once)
 TWENTYFIRST = DATA / "routing_multilingual_twentyfirst.jsonl"
+#: a twenty-second, a thirteenth random draw, written after the twenty-first's gaps were
+#: filled, to judge them (routed once)
+TWENTYSECOND = DATA / "routing_multilingual_twentysecond.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -96,4 +99,5 @@ HELD_OUT_SETS = {
     "nineteenth": NINETEENTH,
     "twentieth": TWENTIETH,
     "twentyfirst": TWENTYFIRST,
+    "twentysecond": TWENTYSECOND,
 }

@@ -41,6 +41,7 @@ from route_case_files import (
     TWELFTH,
     TWENTIETH,
     TWENTYFIRST,
+    TWENTYSECOND,
 )
 
 import codebot.skills.route as R
@@ -152,6 +153,7 @@ NAMED_TOOLS = {
         NINETEENTH,
         TWENTIETH,
         TWENTYFIRST,
+        TWENTYSECOND,
     ],
     ids=[
         "dev",
@@ -177,6 +179,7 @@ NAMED_TOOLS = {
         "nineteenth",
         "twentieth",
         "twentyfirst",
+        "twentysecond",
     ],
 )
 def test_positives_are_in_users_words(snap, path):
