@@ -7,7 +7,7 @@ needs no workflow, whatever domain word it mentions.
   mark) written as one short instruction. It routes only to a skill whose own description
   claims that kind of edit (`claims_edit`): a skill is a workflow, and "rename the
   docker_host variable" is one keystroke of one.
-- `CODE_QUESTION`, `asks_what_returns`: a question about code ("was macht diese
+- `is_code_question`, `asks_what_returns`: a question about code ("was macht diese
   Funktion?", "load() 返回什么？") is answered, not routed, like its English forms
   (`shape`).
 
@@ -428,11 +428,27 @@ CODE_QUESTION = regex_cache.compile(
     r"|(?:是什么|什么意思|(?<![要该])(?:做|干)什么|干嘛|为什么|怎么回事)(?:用)?的?[？?]?"
     r"(?:\s*[：:]\s*`[^`\n]{1,400}`)?\s*$"
     # what a regex or a line matches, returns or prints: "这行正则是匹配什么的？"
-    r"|是(?:用来)?(?:匹配|返回|输出|打印|表示|代表)什么的?[？?]?\s*$"
-    # Japanese: one sentence that asks it ("この SQL の COALESCE って何してるの？"); the same
-    # words inside a longer request are part of a task ("…なぜこの申込者が否決されたのか
-    # 説明しろと言われてる。…可視化したい", the twenty-first held-out set; "…何を削って
-    # 何を変えるべき？" after two sentences on a sign-up form), and "あとは" holds "とは"
-    r"|^[^。！!\n]*(?:とは|って何|は何|何をして|なぜ|どういう意味)[^。！!\n]*(?:[？?]|[のかけ]|ですか|なぜ)\s*$",
+    r"|是(?:用来)?(?:匹配|返回|输出|打印|表示|代表)什么的?[？?]?\s*$",
     re.IGNORECASE,
 )
+#: Japanese: one sentence that asks it ("この SQL の COALESCE って何してるの？"); the same
+#: words inside a longer request are part of a task ("…なぜこの申込者が否決されたのか
+#: 説明しろと言われてる。…可視化したい", the twenty-first held-out set; "…何を削って何を
+#: 変えるべき？" after two sentences on a sign-up form), and "あとは" holds "とは". Three
+#: searches rather than one pattern around the words: "^[^。]*(?:とは…)[^。]*？$" backtracks
+#: once per "とは" over the rest of the text, 25 s for 40,000 characters of them
+_JA_CODE_QUESTION = regex_cache.compile(r"とは|って何|は何|何をして|なぜ|どういう意味")
+_JA_SENTENCE_END = regex_cache.compile(r"[。！!\n]")
+_JA_ASKING_END = ("？", "?", "の", "か", "け", "ですか", "なぜ")
+
+
+def is_code_question(text: str) -> bool:
+    """Does `text` ask about code in one of the other languages ("was macht diese Funktion
+    …?", "这个正则是匹配什么的？", "この関数って何してるの？")? English is `shape._CONCEPT`."""
+    if CODE_QUESTION.search(text) is not None:
+        return True
+    return (
+        _JA_CODE_QUESTION.search(text) is not None
+        and _JA_SENTENCE_END.search(text) is None
+        and text.rstrip().endswith(_JA_ASKING_END)
+    )

@@ -331,15 +331,15 @@ def request_shape(text: str) -> str:
         return "chat"
     # after small talk: a greeting's process need not compile the edit patterns (about 10 ms)
     from codebot.skills.route.edits import (
-        CODE_QUESTION,
         PROJECT_REF,
         asks_what_returns,
         edit_kind,
+        is_code_question,
     )
 
     if edit_kind(rest) is not None:
         return "edit"
-    if (CODE_QUESTION.search(rest) and not PROJECT_REF.search(rest)) or asks_what_returns(rest):
+    if (is_code_question(rest) and not PROJECT_REF.search(rest)) or asks_what_returns(rest):
         return "concept"
     if _PROJECT_REF.search(rest):
         return "task"

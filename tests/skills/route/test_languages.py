@@ -615,6 +615,14 @@ def test_a_task_after_thanks_is_no_small_talk(text):
     assert not is_chat(text) or len(text) > MAX_CHAT_CHARS
 
 
+def test_a_japanese_code_question_is_read_in_linear_time():
+    # one pattern around the question words ("^[^。]*(?:とは…)[^。]*？$") backtracked once
+    # per "とは" over the rest of the text: 25 s for these 40,000 characters
+    hostile = "とは" * 20_000 + "x"
+    assert request_shape(hostile) == "task"
+    assert request_shape("とは" * 20_000 + "？") == "concept"
+
+
 def test_small_talk_matching_is_linear_on_hostile_input():
     # every position tried once: these return (and say no) instead of backtracking
     assert not is_chat("了解です" * 49 + "x")
