@@ -20,6 +20,14 @@ anything similar enough). jieba's dictionary is Chinese: it cuts a Japanese kanj
 compound ("検証環境") into single characters, so Japanese keeps the pairs. Chinese
 function words (什么, 我们, 每个 …) are left out as a letter script's are: their English
 words are stop words, so the nearest word found for them is a false friend.
+
+A Japanese request is read by MeCab with UniDic (`fugashi` and `unidic-lite`, part of the
+`multilingual` extra), when installed: its nouns, verbs and adjectives are looked up whole
+("検証環境" -> 検証, 環境; a verb as its dictionary form, "取り込ん" -> 取り込む), particles,
+auxiliaries and pronouns never; and a loanword is embedded as the English word UniDic
+gives as its origin ("テーブル" -> table, "ダッシュボード" -> dashboard), which the encoder
+finds in the vocabulary as itself; it is shown as written. Without them, Japanese keeps
+the pairs.
 """
 
 from __future__ import annotations
@@ -77,6 +85,54 @@ _CJK_RUN = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-
 _CJK = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
+#: the parts of speech of a Japanese word looked up (UniDic's first level): nouns, verbs,
+#: adjectives and adjectival nouns; and those of its second level left out: words that
+#: lean on another ("して", "いる") and numerals
+_JA_CONTENT = frozenset(["名詞", "動詞", "形容詞", "形状詞"])
+_JA_NOT = frozenset(["非自立可能", "数詞"])
+_ORIGIN = regex_cache.compile(r"-([A-Za-z]{2,})$")  # UniDic's lemma of a loanword: "テーブル-table"
+
+
+@functools.cache
+def _ja_tagger() -> Callable[[str], list[object]] | None:
+    """MeCab with UniDic (`fugashi`, `unidic-lite`), or None without them; loaded on the
+    first Japanese request (about 20 ms; nothing is read from the home folder)."""
+    try:
+        import fugashi  # pyright: ignore[reportMissingImports]  # optional extra
+
+        return fugashi.Tagger()
+    except (ImportError, RuntimeError):  # no package, or no dictionary for it
+        return None
+
+
+def _ja_words(run: str) -> list[str] | None:
+    """A run of Japanese as the words to look up (module docstring), or None without
+    UniDic: nouns as written, verbs and adjectives in their dictionary form."""
+    tagger = _ja_tagger()
+    if tagger is None:
+        return None
+    out: list[str] = []
+    for w in tagger(run):
+        f = w.feature  # pyright: ignore[reportAttributeAccessIssue]  # fugashi's UnidicNode
+        surface: str = w.surface  # pyright: ignore[reportAttributeAccessIssue]
+        if f.pos1 not in _JA_CONTENT or f.pos2 in _JA_NOT or not _CJK.search(surface):
+            continue
+        out.append(surface if f.pos1 == "名詞" else (f.lemma or surface).split("-")[0])
+    return out
+
+
+def english_origin(piece: str) -> str | None:
+    """The English word a Japanese loanword comes from, as UniDic gives it ("テーブル" ->
+    table), or None: what the encoder is given for it, the piece itself being shown."""
+    tagger = _ja_tagger()
+    nodes = tagger(piece) if tagger is not None and _KANA.fullmatch(piece) else []
+    if len(nodes) != 1:
+        return None
+    f = nodes[0].feature  # pyright: ignore[reportAttributeAccessIssue]
+    origin = _ORIGIN.search(f.lemma or "") if f.goshu == "外" else None
+    return origin.group(1).lower() if origin is not None else None
+
+
 @functools.cache
 def _segmenter() -> Callable[[str], list[str]] | None:
     """jieba's cut (`rjieba`), or None when the package is not installed; imported on the
@@ -112,7 +168,8 @@ def _pairs(run: str) -> list[str]:
 
 def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
     """The pieces of `request` to look up, in order, each once: words of a letter script
-    whose English term `known` rejects (and not a function word of `lang`), katakana runs
+    whose English term `known` rejects (and not a function word of `lang`); in Japanese
+    with UniDic its content words (a loanword as its English origin); else katakana runs
     whole, Han runs as words in Chinese (with the segmenter) or else as overlapping pairs
     (a single character alone), never one of `HAN_FUNCTION_WORDS`."""
     text = unicodedata.normalize("NFKC", request[:4000]).lower()
@@ -120,6 +177,11 @@ def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
     cut = _segmenter() if lang == "zh" and _HAN.search(text) else None
     out: dict[str, None] = {}
     for piece in re.findall(r"[^\W_]+", _CJK_RUN.sub(r" \g<0> ", text)):
+        ja = _ja_words(piece) if lang == "ja" and _CJK.match(piece) else None
+        if ja is not None:
+            for w in ja:
+                out.setdefault(w)
+            continue
         if _CJK.match(piece):
             for k in _KANA.findall(piece):
                 out.setdefault(k)
@@ -224,7 +286,9 @@ class Translator:
         seen = self._seen
         new = [p for p in pieces if p not in seen]
         if new:
-            vecs = np.asarray(embed(new, False), dtype=np.float32)
+            # a Japanese loanword is embedded as its English origin, and shown as written
+            texts = [english_origin(p) or p for p in new] if lang == "ja" else new
+            vecs = np.asarray(embed(texts, False), dtype=np.float32)
             if vecs.shape[1:] != mat.shape[1:]:  # the words' vectors came from a cache of
                 self._for = None  # another width: embedded again, now that it is known
                 words, terms, mat = self._vocab(idx, tokenizer, embed)

@@ -93,7 +93,9 @@ def router(tmp_path: Path, enc: DictEncoder | None = None, cfg: R.RouterConfig |
 # -- what is looked up ------------------------------------------------------------------
 
 
-def test_units_are_the_unknown_words_katakana_runs_and_han_pairs():
+def test_units_are_the_unknown_words_katakana_runs_and_han_pairs(monkeypatch):
+    monkeypatch.setattr(T, "_ja_tagger", lambda: None)  # Japanese without UniDic
+
     def known(w):
         return w in {"docker", "grafana"}
 
@@ -119,7 +121,8 @@ needs_rjieba = pytest.mark.skipif(
 
 
 @needs_rjieba
-def test_a_chinese_request_is_read_word_by_word():
+def test_a_chinese_request_is_read_word_by_word(monkeypatch):
+    monkeypatch.setattr(T, "_ja_tagger", lambda: None)  # Japanese without UniDic
     known = {"grafana"}.__contains__
     # jieba's words instead of every pair: "做监" and "控面" straddle two words
     assert units("给Grafana做监控面板", "zh", known) == ["给", "监控", "面板"]
@@ -161,6 +164,56 @@ def test_a_run_the_segmenter_cannot_cut_is_still_bounded():
     assert max(map(len, got)) <= LONGEST_HAN_WORD
     # a known word after such characters is still looked up, whole or in a pair
     assert "监控" in units(rare[:3] + "监控", "zh", lambda w: False)
+
+
+needs_unidic = pytest.mark.skipif(
+    importlib.util.find_spec("fugashi") is None or importlib.util.find_spec("unidic_lite") is None,
+    reason="needs the multilingual extra (fugashi, unidic-lite)",
+)
+
+
+@needs_unidic
+def test_a_japanese_request_is_read_word_by_word():
+    known = {"grafana"}.__contains__
+    got = units("社内の備品貸出システムを新しく作る。テーブル設計もお願いしたい", "ja", known)
+    # content words whole, a verb or an adjective as its dictionary form; particles,
+    # "して"-like words, pronouns and the pairs that straddle two words never
+    assert got == ["社内", "備品", "貸出", "システム", "新しい", "作る", "テーブル", "設計"]
+    assert units("検証環境", "ja", known) == ["検証", "環境"]
+    # Latin words are read as before, around the Japanese ones
+    assert units("Grafanaでダッシュボードを作って", "ja", known) == ["ダッシュボード", "作る"]
+
+
+@needs_unidic
+def test_a_japanese_loanword_is_embedded_as_its_english_origin(snap, tmp_path):
+    assert T.english_origin("ダッシュボード") == "dashboard"
+    assert T.english_origin("テーブル") == "table"
+    assert T.english_origin("ストリーミング") is None  # UniDic gives it no origin
+    assert T.english_origin("設計") is None and T.english_origin("ダッシュボードの") is None
+    enc = DictEncoder()
+    rt, _ = router(tmp_path, enc)
+    r = rt.route("ダッシュボードを作ってください", snap, Actor.MODEL)
+    assert "dashboard" in enc.texts and "ダッシュボード" not in enc.texts
+    # shown as written
+    assert "dashboard (ダッシュボード)" in r.candidates[0].matched["description"]
+
+
+@needs_unidic
+def test_a_long_japanese_request_is_still_bounded():
+    got = units("検証環境と本番環境の設定を比較する。" * 400, "ja", lambda w: False)
+    assert got == ["検証", "環境", "本番", "設定", "比較"]  # each once
+    rare = "".join(chr(0x3400 + (i * 37) % 6000) for i in range(4000))
+    assert len(units(rare, "ja", lambda w: False)) <= MAX_UNITS
+
+
+def test_without_fugashi_japanese_keeps_the_pairs(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fugashi", None)  # an import of it fails
+    T._ja_tagger.cache_clear()
+    try:
+        assert T._ja_tagger() is None and T.english_origin("テーブル") is None
+        assert units("検証環境", "ja", lambda w: False) == ["検証", "証環", "環境"]
+    finally:
+        T._ja_tagger.cache_clear()
 
 
 def test_without_rjieba_the_pairs_are_read(monkeypatch):
