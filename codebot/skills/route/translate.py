@@ -100,7 +100,7 @@ def _ja_tagger() -> Callable[[str], list[object]] | None:
     try:
         import fugashi  # pyright: ignore[reportMissingImports]  # optional extra
 
-        return fugashi.Tagger()
+        return fugashi.Tagger()  # pyright: ignore[reportAttributeAccessIssue]  # no stubs
     except (ImportError, RuntimeError):  # no package, or no dictionary for it
         return None
 
