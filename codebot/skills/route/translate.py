@@ -17,7 +17,7 @@ extra: "心率变异性指标" -> 心率, 变异性, 指标); else (Japanese, or
 its overlapping pairs, a single character alone (most Chinese and Japanese words are two
 characters: "监控面板" -> 监控, 控面, 面板; a pair that is not a word seldom finds
 anything similar enough). jieba's dictionary is Chinese: it cuts a Japanese kanji
-compound ("検証環境") into single characters, so Japanese keeps the pairs. Chinese
+compound ("検証環境") into single characters, so it never reads Japanese (below). Chinese
 function words (什么, 我们, 每个 …) are left out as a letter script's are: their English
 words are stop words, so the nearest word found for them is a false friend.
 
@@ -169,7 +169,8 @@ def _pairs(run: str) -> list[str]:
 def units(request: str, lang: str, known: Callable[[str], bool]) -> list[str]:
     """The pieces of `request` to look up, in order, each once: words of a letter script
     whose English term `known` rejects (and not a function word of `lang`); in Japanese
-    with UniDic its content words (a loanword as its English origin); else katakana runs
+    with UniDic its content words (`english_origin` then gives a loanword's English word to
+    the encoder); else katakana runs
     whole, Han runs as words in Chinese (with the segmenter) or else as overlapping pairs
     (a single character alone), never one of `HAN_FUNCTION_WORDS`."""
     text = unicodedata.normalize("NFKC", request[:4000]).lower()
