@@ -127,14 +127,22 @@ class Hooks:
             if hook.plugin_root is not None and isinstance(sandbox, SandboxPolicy):
                 # a plugin's hook reads its own folder
                 sandbox = dataclasses.replace(sandbox, readable=(Path(hook.plugin_root),))
-        return await run_hook(
-            hook.argv_command(),
-            data,
-            cwd=self.project_dir,
-            env=env,
-            timeout=hook.timeout,
-            sandbox=sandbox,
-        )
+        from codebot.agent.tools.sandbox_protect import protected_run
+
+        # As around a Bash command: the empty folders bwrap makes in the project for the
+        # protected names that do not exist yet (AGENTS.md, .mcp.json, .codebot …) are held
+        # while the hook runs and removed after. Without it a hook left them behind, and a
+        # command ending beside it (a Notification hook runs beside the question, then the
+        # command) could remove them while bwrap was mounting onto them, so the hook never ran.
+        with protected_run(sandbox if not isinstance(sandbox, str) else None):
+            return await run_hook(
+                hook.argv_command(),
+                data,
+                cwd=self.project_dir,
+                env=env,
+                timeout=hook.timeout,
+                sandbox=sandbox,
+            )
 
 
 NO_HOOKS = Hooks()

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hookkit import HookKit, write_user_hooks
 
 from codebot.agent.hooks import HookCommand, HookConfig, Hooks, run_hook
@@ -17,6 +18,7 @@ from codebot.agent.model import ScriptedModel
 from codebot.agent.permissions import ApprovalAnswer, ApprovalRequest
 from codebot.agent.session.events import Notice
 from codebot.agent.session.setup import build_session
+from codebot.agent.tools.sandbox import SandboxPolicy
 from codebot.config import load_settings
 from codebot.home import codebot_home
 from codebot.workspace import open_catalog
@@ -69,8 +71,16 @@ async def test_notification_fires_when_an_approval_is_asked(project: Path, kit: 
     outcomes = await asyncio.gather(*session.approver._notifying)
     # Once seen failing under load with no log at all: if it does again, say what the hook
     # run and the session reported rather than only that the log is empty.
+    # (A string, which pytest prints whole: a tuple's repr is cut in the middle.) Seen
+    # again in the next stop's CI; the likely cause, a command ending beside the hook and
+    # removing the placeholders its bwrap was mounting onto, is fixed (engine._run holds
+    # them, test_a_sandboxed_hook_leaves_no_placeholder_behind).
     notices = [e for e in shown if isinstance(e, Notice)]
-    assert len(kit.log("note")) == 1, (outcomes, notices)
+    why = "\n".join(
+        [f"hook: errors={o.errors} messages={o.messages}" for o in outcomes]
+        + [f"notice: {n!r}" for n in notices]
+    )
+    assert len(kit.log("note")) == 1, why
     (entry,) = kit.log("note")
     assert entry["hook_event_name"] == "Notification"
     assert entry["message"] == "codebot needs your permission to use Bash"
@@ -220,3 +230,28 @@ async def test_a_blocked_first_prompt_keeps_the_start_context_for_the_next(
     await session.run_turn("allowed")
     assert "ctx-4904" in model.requests[0].messages[-1]["content"]
     assert len(kit.log("start")) == 1
+
+
+async def test_a_sandboxed_hook_leaves_no_placeholder_behind(project: Path, kit: HookKit) -> None:
+    """bwrap makes an empty folder in the project for each protected name that does not
+    exist yet (AGENTS.md, .mcp.json, .codebot …) to mount a read-only one there. Around a
+    hook as around a Bash command they are held while it runs and removed after: a hook
+    left fifteen of them behind (an `AGENTS.md` folder where the file should go), and a
+    command ending beside a hook could remove them under its bwrap, so it never ran."""
+    from codebot.agent.tools.sandbox import probe
+    from codebot.agent.tools.sandbox_protect import flush_placeholders
+
+    write_user_hooks(codebot_home(), {"PreCompact": [kit.group("pre", "ok", "manual")]})
+    session, _ = make(project, ["SUMMARY of the work"])
+    context = session.state.hooks.context
+    if context is None or not isinstance(context.sandbox, SandboxPolicy) or not probe().ok:
+        pytest.skip("needs the sandbox (bubblewrap) to run hooks in")
+    for i in range(6):
+        session.add({"role": "user", "content": f"question {i} " + "words " * 50})
+        session.add({"role": "assistant", "content": f"answer {i} " + "words " * 50})
+    before = set(project.rglob("*"))
+    await session.compact("the parser")
+    assert kit.log("pre")  # the hook ran, in the sandbox
+    flush_placeholders()
+    left = sorted(str(p.relative_to(project)) for p in set(project.rglob("*")) - before)
+    assert left == ["hooklog/pre.jsonl"]
