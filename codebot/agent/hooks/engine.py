@@ -134,7 +134,7 @@ class Hooks:
         # while the hook runs and removed after. Without it a hook left them behind, and a
         # command ending beside it (a Notification hook runs beside the question, then the
         # command) could remove them while bwrap was mounting onto them, so the hook never ran.
-        with protected_run(sandbox if not isinstance(sandbox, str) else None):
+        with protected_run(sandbox):  # a no-op outside the sandbox
             return await run_hook(
                 hook.argv_command(),
                 data,
