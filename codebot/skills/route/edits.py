@@ -48,12 +48,15 @@ _FROM_TO = regex_cache.compile(
 #: ...in a file the request names: one value in one file is an edit, whatever it is called
 #: ("update React in package.json from 18.2.0 to 18.3.1"); without a file it may be a
 #: migration ("move the cluster from 1.27 to 1.29"), which this rule leaves to the skills...
+#: the endings of a file named in a request (of code and its settings)
+_EXTENSIONS = (
+    r"json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml|gradle|properties|py|js|mjs|ts|tsx|jsx|go"
+    r"|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf|css|scss|html|sql|sh"
+)
 _FILE = regex_cache.compile(
     # ASCII around the name: Chinese and Japanese write it against their own characters
     # ("settings.pyのDEBUG", "把config.yaml里"), which `\w` would count as part of it
-    r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:json|ya?ml|toml|lock|txt|cfg|conf|ini|env|xml"
-    r"|gradle|properties|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|php|cs|cpp|c|h|tf|css|scss"
-    r"|html|sql|sh)(?![A-Za-z0-9_-])"
+    rf"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:{_EXTENSIONS})(?![A-Za-z0-9_-])"
     r"|(?<![A-Za-z0-9_])(?:Dockerfile|Makefile)(?![A-Za-z0-9_])"
 )
 #: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
@@ -382,8 +385,7 @@ _CALL = regex_cache.compile(
     r"|(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)(?=\s*(?:の|的))"
     # or a dotted name without them: "Array.prototype.find", "os.path.join" (not a file's
     # name: "utils.py")
-    r"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:py|js|ts|tsx|jsx|json|ya?ml|md|txt|toml|ini|cfg|sh|go|rs"
-    r"|rb|java|kt|c|h|cpp|html|css|lock|xml|csv|env|sql)\b)[A-Za-z_]\w*)+(?![\w.])"
+    rf"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:{_EXTENSIONS}|md|csv)\b)[A-Za-z_]\w*)+(?![\w.])"
 )
 _RETURNS = regex_cache.compile(
     r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
