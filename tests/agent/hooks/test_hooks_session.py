@@ -255,3 +255,33 @@ async def test_a_sandboxed_hook_leaves_no_placeholder_behind(project: Path, kit:
     flush_placeholders()
     left = sorted(str(p.relative_to(project)) for p in set(project.rglob("*")) - before)
     assert left == ["hooklog/pre.jsonl"]
+
+
+async def test_a_command_ending_beside_a_hook_leaves_its_placeholders(
+    project: Path, kit: HookKit
+) -> None:
+    """The race behind the Notification test's failure: a command holds the placeholders,
+    a hook starts beside it, the command ends. The placeholders must stay until the hook is
+    done too (removed under it, its bwrap could not mount onto them)."""
+    from codebot.agent.tools.sandbox import probe
+    from codebot.agent.tools.sandbox_protect import flush_placeholders, protected_run
+
+    write_user_hooks(codebot_home(), {"PreCompact": [kit.group("slow", "sleep:3", "manual")]})
+    session, _ = make(project, ["SUMMARY of the work"])
+    context = session.state.hooks.context
+    if context is None or not isinstance(context.sandbox, SandboxPolicy) or not probe().ok:
+        pytest.skip("needs the sandbox (bubblewrap) to run hooks in")
+    for i in range(6):
+        session.add({"role": "user", "content": f"question {i} " + "words " * 50})
+        session.add({"role": "assistant", "content": f"answer {i} " + "words " * 50})
+    placeholder = project / "AGENTS.md"  # a protected name that does not exist yet
+    pid_file = kit.logs / "slow.jsonl.pid"  # written by the hook once it runs
+    with protected_run(context.sandbox):  # the command
+        compacting = asyncio.create_task(session.compact("the parser"))
+        while not pid_file.exists() and not compacting.done():
+            await asyncio.sleep(0.02)
+    flush_placeholders()  # the command has ended: what nobody holds goes now
+    assert pid_file.exists() and placeholder.is_dir()  # the hook, still running, holds it
+    await compacting
+    flush_placeholders()
+    assert not placeholder.exists()  # and once it is done, nobody does

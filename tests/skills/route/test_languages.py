@@ -824,6 +824,8 @@ ISSUE_EDITS = [
     # „…“ quotes), in other wordings
     ("the comment in billing.py says 'recieve', fix it", "comment"),
     ("dans le commentaire de factures.js il y a « montnat », corrige", "comment"),
+    # typographic quotes, read as plain ones
+    ("the comment on retry_loop says ‘recieve’, fix it", "comment"),
     # a Japanese colour changed from one to another (the twelfth held-out set's near miss,
     # routed once Japanese words were read by a segmenter), in other wordings
     ("ヘッダーの色を白から紺 (#1e3a8a) に変えて", "colour"),
