@@ -4,6 +4,7 @@ skill writer, the shared corpus, and `wait_until` (poll a condition instead of s
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,17 @@ PROVIDER_KEYS: tuple[str, ...] = tuple(
         }
     )
 )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A shell without job control starts a background job (`pytest ... &`, a CI runner's
+    script) with Ctrl+C (SIGINT) ignored, and every process it starts inherits that: the
+    tests that press Ctrl+C in a real codebot process would then wait out their timeouts.
+    A Python handler is reset to the default in a started program, so this gives those
+    processes a terminal's Ctrl+C again."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 CORPUS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "skills"
 
