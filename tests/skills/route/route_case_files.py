@@ -75,6 +75,9 @@ TWENTYFIRST = DATA / "routing_multilingual_twentyfirst.jsonl"
 #: a twenty-second, a thirteenth random draw, written after the twenty-first's gaps were
 #: filled, to judge them (routed once)
 TWENTYSECOND = DATA / "routing_multilingual_twentysecond.jsonl"
+#: a twenty-third, a fourteenth random draw, written after the twenty-second's gaps were
+#: filled, to judge them (routed once)
+TWENTYTHIRD = DATA / "routing_multilingual_twentythird.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -100,4 +103,5 @@ HELD_OUT_SETS = {
     "twentieth": TWENTIETH,
     "twentyfirst": TWENTYFIRST,
     "twentysecond": TWENTYSECOND,
+    "twentythird": TWENTYTHIRD,
 }
