@@ -416,12 +416,13 @@ PROJECT_REF = regex_cache.compile(
     re.IGNORECASE,
 )
 
-#: "what does this function do?", in the other languages (English is `shape._CONCEPT`)
+#: "what does this function do?", in the other languages (English is `shape._CONCEPT`); a
+#: word ends where it ends: "¿Qué estudios recientes hay…? Búscame…" is no "qué es"
 CODE_QUESTION = regex_cache.compile(
-    r"^\W*(?:was\s+(?:macht|bedeutet|tut|ist)|wie\s+funktioniert|warum\b|wieso\b"
-    r"|qu[eé]\s+(?:hace|significa|es)|c[oó]mo\s+funciona|por\s*qu[eé]\b"
+    r"^\W*(?:was\s+(?:macht|machen|bedeutet|bedeuten|tut|tun|ist|sind)\b|wie\s+funktioniert|warum\b|wieso\b"
+    r"|qu[eé]\s+(?:hacen?|significan?|es|son)\b|c[oó]mo\s+funciona|por\s*qu[eé]\b"
     r"|(?:con\s+)?qu[eé]\s+(?:coincide|matchea|valida|acepta)\b|[àa]\s+quoi\s+correspond"
-    r"|que\s+fait|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
+    r"|que\s+(?:fait|font)\b|qu'est-ce\s+que|comment\s+fonctionne|pourquoi\b|[çc]a\s+fait\s+quoi"
     r"|c'est\s+quoi\s+(?:le\s+r[ôo]le|le\s+but|l'int[ée]r[êe]t|ce|cet|cette|ces)\b"
     r"|[àa]\s+quoi\s+sert|[çc]a\s+sert\s+[àa]\s+quoi|para\s+qu[eé]\s+sirve|wozu\s+(?:dient|ist)"
     r"|wof[üu]r\s+(?:ist|steht|dient|braucht\s+man))"

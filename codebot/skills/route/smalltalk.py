@@ -183,7 +183,7 @@ PLEA = regex_cache.compile(
 
 #: an apology first, after at most an interjection ("oh sorry", "あ、すみません")
 _SORRY = regex_cache.compile(
-    r"^\W*(?:(?:oh|ah|ach|ay|oups|あっ?|啊|哎呀)[\W\s]*)?(?:sorry|my\s+bad|apologies|oops"
+    r"^\W*(?:(?:oh|ah|ach|ay|uy|huch|oups|whoops|あっ?|おっと|啊|哎呀)[\W\s]*)?(?:sorry|my\s+bad|apologies|oops"
     r"|d[ée]sol[ée]e?|pardon|perd[oó]n(?:a|ame)?|lo\s+siento|disculpa(?:me)?|entschuldigung"
     r"|tut\s+mir\s+leid|不好意思|抱歉|对不起|すみません|ごめん|申し訳)",
     re.IGNORECASE,
@@ -200,8 +200,8 @@ _SLIP = (
     r"|\bmisunderst\w*|\bignore\s+(?:that|this|it|me|my)\b|\bnever\s*mind\b|\bdisregard\b"
     r"|\bfalsch\w*|\bfehler\b|\bvertan\b|\bverwechselt\b|\bverlesen\b|\bvergiss\b"
     r"|\bmal\s+(?:lu|compris|vu|copi\w*|coll\w*)\b|\btromp\w*|\berreur\b|\bma\s+faute\b"
-    r"|\bequivoqu\w*|\bculpa\s+m[ií]a\b|\bconfund\w*|\bolv[ií]d(?:a|alo|ate)\b"
-    r"|错|搞混|没事|别管|算了|間違|勘違い|ミス|気にしないで|大丈夫|" + _NOTHING_TO_DO
+    r"|\bequivo[cq]\w*|\bno\s+era\b|\bmauvais\w*|\bculpa\s+m[ií]a\b|\bconfund\w*|\bolv[ií]d(?:a|alo|ate)\b"
+    r"|错|搞混|没事|别管|算了|間違|違う|勘違い|ミス|気にしないで|大丈夫|" + _NOTHING_TO_DO
 )
 #: what makes it a request after all: a question, a plea, or a verb of work
 _ASKS = (

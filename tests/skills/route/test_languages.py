@@ -470,6 +470,48 @@ THANKS = [
     "es schüttet wie aus Eimern",
     "merci pour votre patience",
     "il pleut des cordes",
+    # the twenty-third's kinds, in other wordings: an explanation praised, rain that will not
+    # stop, how the day goes, green tests
+    "great explanation, super clear, thanks",
+    "what a long day. anyway, thanks!",
+    "it's been raining all day here",
+    "how's your thursday going? just surviving the meetings here",
+    "the tests all pass now, you're the best",
+    "刚才的解释很好懂，谢啦",
+    "测试全都过了，太棒了",
+    "周四过得怎么样？我这边被会议淹没了",
+    "今の説明、すごく分かりやすかったです",
+    "テストが全部通りました！ありがとう",
+    "木曜日どうですか？こっちは会議ばかりでなんとか頑張ってます",
+    "súper bien explicado, gracias",
+    "ya pasan todas las pruebas, eres un crack",
+    "¿qué tal llevas el jueves? aquí tirando, entre reuniones",
+    "gut erklärt, danke dir",
+    "alle Tests sind jetzt grün, danke!",
+    "wie läuft dein Donnerstag so? hier kämpfe ich mich durch die Meetings",
+    "super clair, merci",
+    "tous les tests passent enfin, t'es au top",
+    "comment se passe ta semaine ? ici je survis aux réunions",
+    # and what it let through lexically: a place after the rain, a day hoped better, a
+    # problem gone by itself
+    "it's raining again in Leeds",
+    "hope your week is going better than mine",
+    "never mind, it sorted itself out",
+    "上海又下雨了",
+    "今天也要加油呀",
+    "算了，已经自己好了",
+    "大阪はまた雨です",
+    "自分で解決しました",
+    "llueve otra vez en Bilbao",
+    "espero que tu semana vaya mejor que la mía",
+    "ya se solucionó solo",
+    "es regnet schon wieder in Köln",
+    "ich hoffe, deine Woche läuft besser als meine",
+    "ach, hat sich von selbst erledigt",
+    "alles fit bei dir?",
+    "il pleut encore sur Nantes",
+    "j'espère que ta semaine se passe mieux que la mienne",
+    "ça s'est réglé tout seul, merci",
 ]
 
 
@@ -498,6 +540,13 @@ APOLOGIES = [
     "perdón por molestar, falsa alarma",
     "Entschuldigung für die Störung, war ein Fehlalarm",
     "不好意思打扰了，虚惊一场",
+    # an interjection first, a window that was not the right one (the twenty-third set's
+    # first routing, in other wordings)
+    "uy, perdón, lo pegué en la ventana equivocada jaja",
+    "huch, sorry, das war das falsche Terminal",
+    "oups pardon, j'ai collé ça dans le mauvais onglet",
+    "whoops sorry, wrong window",
+    "おっと、すみません、違うウィンドウでした",
 ]
 
 
@@ -609,6 +658,18 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "not my day, the deploy failed again, look at the logs",
         "thanks for your patience, now rerun the migration",
         "it's pouring, add a rain animation to the weather widget",
+        # and the twenty-third's
+        "great explanation, now write the migration for the orders table",
+        "anyway, rename the kafka topic to orders-v2",
+        "the tests all pass now, add a coverage badge to the README",
+        "alle Tests sind grün, jetzt bitte den Release-Workflow schreiben",
+        "ya pasan todas las pruebas, ahora sube la versión a 2.1",
+        "测试全都过了，接下来帮我写部署脚本",
+        "テストが全部通りました、次はCIにキャッシュを追加して",
+        "tous les tests passent, maintenant déploie en préprod",
+        "it's raining in the test suite, fix the flaky ones",
+        "hat sich erledigt, jetzt bitte die Migration schreiben",
+        "ça s'est réglé, mais relance quand même le déploiement",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -1069,6 +1130,32 @@ def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
     # deploy our app" asks for a job, as in English
     assert request_shape("c'est quoi l'intérêt de ce cache ?") == "concept"
     assert request_shape("C'est quoi la meilleure façon de déployer notre app ?") == "task"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "qué es" is a prefix of "qué estudios": a question word ends where its word ends
+        "¿Qué estudios recientes hay sobre semaglutida? Búscame trabajos de 2024 y resúmelos",
+        "¿Qué esquema le damos a la tabla orders? Créala en models.py con Alembic",
+        "que faites-vous des fichiers temporaires dans le job de nettoyage ? supprime-les",
+    ],
+)
+def test_a_question_word_inside_a_longer_word_asks_nothing(text):
+    assert request_shape(text) != "concept"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "¿Qué es un decorador?",
+        "¿qué hacen estas dos líneas?",
+        "Was sind Generics?",
+        "que font ces deux lignes ?",
+    ],
+)
+def test_a_question_about_code_in_other_languages_is_a_concept_question(text):
+    assert request_shape(text) == "concept"
 
 
 # -- routing ------------------------------------------------------------------------------

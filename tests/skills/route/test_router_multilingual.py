@@ -37,6 +37,7 @@ from route_case_files import (
     TWENTIETH,
     TWENTYFIRST,
     TWENTYSECOND,
+    TWENTYTHIRD,
 )
 from route_case_files import DEV_MULTILINGUAL as DEV
 from route_case_files import HELDOUT_MULTILINGUAL as HELDOUT
@@ -369,6 +370,25 @@ LEXICAL_TWENTYSECOND = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twenty-third set, routed once: a fourteenth random draw, written after the
+#: twenty-second's gaps were filled. With the extras hit@1 0.521 (lowest Spanish 0.3125),
+#: recall@5 0.823, negatives 0.792 (five small talk let through: a praised explanation,
+#: green tests, a greeting with meetings, a paste in the wrong terminal), near misses 1.0;
+#: among 10,000 skills 0.50, 0.917, 1.0; lexical 0.396, English 0.4375, 0.833, 1.0. A
+#: Spanish request ("¿Qué estudios…?") was read as "qué es": a code question. After
+#: those were filled, in other wordings: negatives and near misses 1.0 every way.
+TWENTYTHIRD_FLOORS = {
+    "hit_at_1": 0.5,
+    "per_language": 0.3,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYTHIRD = {
+    "hit_at_1": 0.36,
+    "en": 0.4,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -499,6 +519,7 @@ def _misses(report: dict) -> str:
         (TWENTIETH, LEXICAL_TWENTIETH),
         (TWENTYFIRST, LEXICAL_TWENTYFIRST),
         (TWENTYSECOND, LEXICAL_TWENTYSECOND),
+        (TWENTYTHIRD, LEXICAL_TWENTYTHIRD),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -567,6 +588,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTIETH, TWENTIETH_FLOORS),
         (TWENTYFIRST, TWENTYFIRST_FLOORS),
         (TWENTYSECOND, TWENTYSECOND_FLOORS),
+        (TWENTYTHIRD, TWENTYTHIRD_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )

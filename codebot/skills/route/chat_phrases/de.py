@@ -73,4 +73,16 @@ PHRASES: tuple[str, ...] = (
     # "vielen Dank für die Geduld mit mir", "heute schüttet's schon wieder"
     r"(?:danke\s+)?f[üu]r\s+(?:die|deine|ihre)\s+geduld(?:\s+mit\s+mir)?"
     r"|(?:es\s+)?sch[üu]ttet(?:'s|\s+es)?(?:\s+schon)?(?:\s+wieder)?(?:\s+ohne\s+ende|\s+wie\s+aus\s+eimern)?",
+    # "gut erklärt", "alle Tests sind jetzt grün", "wie läuft dein Donnerstag so?", "hier
+    # kämpfe ich mich durch die Meetings"
+    r"(?:super|gut|toll|klasse)\s+erkl[äa]rt|die\s+erkl[äa]rung\s+war\s+(?:echt\s+|sehr\s+|super\s+)?(?:klar"
+    r"|verst[äa]ndlich|hilfreich)|wie\s+auch\s+immer|jedenfalls|langer\s+tag|(?:(?:jetzt\s+)?(?:laufen|sind)\s+"
+    r"(?:jetzt\s+)?(?:endlich\s+)?)?alle\s+tests(?:\s+(?:laufen|sind))?\s+(?:jetzt\s+)?(?:endlich\s+)?gr[üu]n(?:\s+durch)?|wie\s+l[äa]uft\s+(?:dein|der"
+    r"|die|euer)\s+(?:tag|woche|montag|dienstag|mittwoch|donnerstag|freitag)(?:\s+so)?|hier\s+(?:[üu]berlebe"
+    r"\s+ich|k[äa]mpfe\s+ich\s+mich\s+durch)\s+(?:gerade\s+)?die\s+meetings",
+    # "es regnet schon wieder in Köln", "ich hoffe, deine Woche läuft besser als meine", "ach,
+    # hat sich von selbst erledigt", "alles fit bei dir?"
+    r"(?:es\s+)?regnet(?:\s+schon)?(?:\s+wieder)?\s+in\s+[^\W\d_]+|(?:ich\s+)?hoffe,?\s+dein(?:e)?\s+(?:tag|woche)"
+    r"\s+l[äa]uft\s+besser\s+als\s+mein(?:er|e)|ach|(?:das\s+)?hat\s+sich\s+(?:von\s+selbst\s+|schon\s+)?erledigt"
+    r"|alles\s+fit(?:\s+bei\s+dir)?",
 )

@@ -99,4 +99,17 @@ PHRASES: tuple[str, ...] = (
     # "thanks for your patience with me", "it's pouring again"
     r"(?:thanks|thank\s+you)\s+for\s+(?:your|the)\s+patience(?:\s+with\s+me)?"
     r"|(?:it'?s\s+)?(?:pouring|bucketing\s+down)(?:\s+(?:again|outside))?",
+    # the twenty-third set's kinds, in other wordings: an explanation praised, rain that
+    # will not stop, how the day goes, green tests: "great explanation, super clear",
+    # "anyway, how's your thursday going?", "the tests all pass now"
+    r"(?:(?:that|the|your)\s+(?:last\s+)?)?explanation\s+(?:was|is)\s+(?:(?:really|super|very|so)\s+)?"
+    r"(?:clear|helpful|great)|(?:great|clear|nice)\s+explanation|anyways?|super\s+clear",
+    rf"(?:it'?s\s+been\s+)?raining\s+(?:nonstop|all\s+day|for\s+days)(?:\s+here)?|how'?s\s+(?:your|the)"
+    rf"\s+(?:week|{_EN_DAYS})(?:\s+going)?|(?:just\s+)?surviving\s+(?:the\s+)?meetings(?:\s+(?:over\s+)?here)?"
+    r"|(?:(?:all\s+)?(?:the\s+)?tests\s+(?:all\s+)?(?:are\s+)?(?:(?:all\s+)?green|pass(?:ing)?)(?:\s+now)?)",
+    # a place after the rain, a day hoped better, a problem gone by itself (lexically):
+    # "raining again in Leeds", "hope your week is going better than mine", "it sorted
+    # itself out"
+    r"(?:it'?s\s+)?raining(?:\s+again)?\s+in\s+[^\W\d_]+|(?:i\s+)?hope\s+your\s+(?:day|week)(?:'?s|\s+is)?\s+"
+    r"going\s+better\s+than\s+mine|(?:it\s+)?sorted\s+itself\s+out",
 )

@@ -79,4 +79,14 @@ PHRASES: tuple[str, ...] = (
     # "gracias por tu paciencia", "está diluviando otra vez"
     r"(?:gracias\s+)?por\s+(?:tu|su|la)\s+paciencia(?:\s+conmigo)?"
     r"|(?:est[áa]\s+)?diluviando(?:\s+otra\s+vez)?|(?:est[áa]\s+)?lloviendo\s+a\s+c[áa]ntaros",
+    # "súper bien explicado", "ya pasan todas las pruebas", "¿qué tal llevas el jueves?",
+    # "aquí tirando, entre reuniones"
+    r"(?:muy\s+|s[uú]per\s+)?bien\s+explicado|(?:la\s+)?explicaci[oó]n\s+(?:fue|estuvo|est[aá]|es)\s+"
+    r"(?:muy\s+|s[uú]per\s+)?(?:clara|buena)|en\s+fin|(?:ya\s+)?pasan\s+tod[oa]s\s+l[oa]s\s+(?:tests|pruebas)"
+    r"|todo\s+en\s+verde|(?:qu[eé]\s+tal|c[oó]mo)\s+(?:va|te\s+va|llevas)\s+(?:el|la|tu)\s+(?:d[ií]a|semana"
+    r"|lunes|martes|mi[eé]rcoles|jueves|viernes)(?:\s+por\s+(?:ah[ií]|all[aá]))?|(?:por\s+)?aqu[ií]\s+"
+    r"(?:sobreviviendo|tirando|luchando)(?:\s+(?:a\s+las|entre)\s+reuniones)?|entre\s+reuniones",
+    # "llueve otra vez en Bilbao", "espero que tu día vaya mejor que el mío", "ya se arregló solo"
+    r"(?:otra\s+vez\s+)?llueve(?:\s+otra\s+vez)?\s+en\s+[^\W\d_]+|espero\s+que\s+tu\s+(?:d[ií]a|semana)\s+"
+    r"(?:vaya|est[eé]\s+yendo)\s+mejor\s+que\s+(?:el|la)\s+m[ií][oa]|(?:ya\s+)?se\s+(?:solucion[oó]|arregl[oó])(?:\s+solo)?",
 )

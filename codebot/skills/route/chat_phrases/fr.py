@@ -79,4 +79,14 @@ PHRASES: tuple[str, ...] = (
     r"|message)(?:\s+pr[ée]c[ée]dente)?|ce\s+que\s+je\s+(?:t'ai|viens\s+de\s+te)\s+(?:demand[ée]|dit|dire))",
     # "merci pour ta patience", "il pleut des cordes"
     r"(?:merci\s+)?pour\s+(?:ta|votre)\s+patience|(?:il\s+)?pleut\s+des\s+cordes",
+    # "super clair, merci", "tous les tests passent enfin", "comment se passe ta semaine ?",
+    # "ici je survis aux réunions"
+    r"(?:c'(?:est|[ée]tait)\s+)?(?:tr[èe]s|super|vraiment|hyper)\s+clair|l'explication\s+(?:[ée]tait|est)\s+"
+    r"(?:tr[èe]s\s+|vraiment\s+|super\s+)?claire|bien\s+expliqu[ée]|bref|longue\s+journ[ée]e|(?:tous\s+)?les"
+    r"\s+tests\s+passent(?:\s+enfin)?|tout\s+est\s+(?:au\s+)?vert|comment\s+se\s+passe\s+(?:ton|ta|votre)\s+"
+    r"(?:journ[ée]e|semaine|lundi|mardi|mercredi|jeudi|vendredi)|ici\s+je\s+survis\s+aux\s+r[ée]unions",
+    # "il pleut encore sur Nantes", "j'espère que ta semaine se passe mieux que la mienne",
+    # "ça s'est réglé tout seul"
+    r"(?:il\s+)?pleut(?:\s+encore)?\s+(?:sur|[àa])\s+[^\W\d_]+|j'esp[èe]re\s+que\s+ta\s+(?:journ[ée]e|semaine)\s+se"
+    r"\s+passe\s+mieux\s+que\s+la\s+mienne|(?:[çc]a\s+s'est|c'est)\s+r[ée]gl[ée](?:\s+tout\s+seul)?",
 )
