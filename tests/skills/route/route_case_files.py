@@ -78,6 +78,9 @@ TWENTYSECOND = DATA / "routing_multilingual_twentysecond.jsonl"
 #: a twenty-third, a fourteenth random draw, written after the twenty-second's gaps were
 #: filled, to judge them (routed once)
 TWENTYTHIRD = DATA / "routing_multilingual_twentythird.jsonl"
+#: a twenty-fourth, a fifteenth random draw, written after the twenty-third's gaps were
+#: filled, to judge them (routed once)
+TWENTYFOURTH = DATA / "routing_multilingual_twentyfourth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -104,4 +107,5 @@ HELD_OUT_SETS = {
     "twentyfirst": TWENTYFIRST,
     "twentysecond": TWENTYSECOND,
     "twentythird": TWENTYTHIRD,
+    "twentyfourth": TWENTYFOURTH,
 }

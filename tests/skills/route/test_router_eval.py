@@ -43,6 +43,7 @@ from route_case_files import (
     TWENTYFIRST,
     TWENTYSECOND,
     TWENTYTHIRD,
+    TWENTYFOURTH,
 )
 
 import codebot.skills.route as R
@@ -119,7 +120,9 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 #: "Cloud Run", "GKE"), the twenty-first's the trade's own words (an epic broken into
 #: stories with acceptance criteria and points, velocity; C#'s "records and pattern
 #: matching"), the twenty-third's a regulation's and a service's names ("MDR 2017/745",
-#: "protocols.io の API"); each set was routed as written, so it is kept as written
+#: "protocols.io の API"), the twenty-fourth's a service's and frameworks' ("Ginkgo's cloud
+#: lab", "Next.js 14 App Router", "ASP.NET Core"); each set was routed as written, so it is
+#: kept as written
 NAMED_TOOLS = {
     SEVENTEENTH: frozenset({7, 11, 30}),
     EIGHTEENTH: frozenset({127}),
@@ -127,6 +130,7 @@ NAMED_TOOLS = {
     TWENTIETH: frozenset({126}),
     TWENTYFIRST: frozenset({6, 64}),
     TWENTYTHIRD: frozenset({20, 87}),
+    TWENTYFOURTH: frozenset({6, 26, 107}),
 }
 
 
@@ -158,6 +162,7 @@ NAMED_TOOLS = {
         TWENTYFIRST,
         TWENTYSECOND,
         TWENTYTHIRD,
+        TWENTYFOURTH,
     ],
     ids=[
         "dev",
@@ -185,6 +190,7 @@ NAMED_TOOLS = {
         "twentyfirst",
         "twentysecond",
         "twentythird",
+        "twentyfourth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):
