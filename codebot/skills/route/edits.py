@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from difflib import SequenceMatcher
 
 from codebot import regex_cache
 from codebot.skills.route.edit_phrases import EDIT_ASK
@@ -88,7 +89,13 @@ _DELETE = regex_cache.compile(
 _LEFTOVER = regex_cache.compile(
     r"\b(?:console\.logs?|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
     r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
-    r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ",
+    r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ"
+    # or what nothing calls any more: "ya nadie la llama", "wird nicht mehr aufgerufen"
+    r"|\b(?:no(?:body|\s+one)\s+calls|no\s+longer\s+(?:used|called)|never\s+called"
+    r"|nadie\s+(?:la|lo|las|los)\s+(?:llama|usa)|ya\s+no\s+se\s+(?:usa|llama)|sin\s+usar"
+    r"|nicht\s+mehr\s+(?:benutzt|genutzt|verwendet|aufgerufen)|toter\s+code"
+    r"|(?:n'est\s+)?plus\s+(?:utilis[ée]e?s?|appel[ée]e?s?)|code\s+mort)\b"
+    r"|没人(?:调用|用)|不再(?:使用|调用)|(?:もう|誰も)?(?:使われて|呼ばれて|呼んで)(?:い)?ない",
     re.IGNORECASE,
 )
 #: ...or, with no file named, a leftover that can only be code's: "delete the commented-out
@@ -298,6 +305,25 @@ def _instruction_words(t: str) -> int:
     )
 
 
+#: a Latin word said to have become a quoted look-alike, and to be put right ("README で
+#: Dockerfile が「Dockerflie」になってるので直しといて", the twenty-fourth held-out set);
+#: "status が「error」になってるので直して" reports a bug, so the two must be alike
+_BECAME = regex_cache.compile(
+    r"([A-Za-z][\w.-]{2,40})\s*が\s*「([A-Za-z][\w.-]{2,40})」に?なって[るいます]{0,3}"
+    r"(?:ので|から|けど)?[、,]?\s*(?:直|修正)"
+)
+_ALIKE = 0.75
+
+
+def _misspelled_as(t: str) -> bool:
+    """Is a word said to have become its own misspelling (`_BECAME`)?"""
+    m = _BECAME.search(t)
+    if m is None:
+        return False
+    word, written = m.group(1).lower(), m.group(2).lower()
+    return word != written and SequenceMatcher(None, word, written).ratio() >= _ALIKE
+
+
 def edit_kind(text: str) -> str | None:
     """The kind of small, local edit a short one-instruction request asks for, or None."""
     t = plain(text)
@@ -310,6 +336,8 @@ def edit_kind(text: str) -> str | None:
     for kind, pattern in _EDIT_RE.items():
         if pattern.search(t):
             return kind
+    if _misspelled_as(t):
+        return "typo"
     m = _FROM_TO.search(t)
     if m is not None and (
         _FILE.search(t)
@@ -440,7 +468,10 @@ CODE_QUESTION = regex_cache.compile(
 #: 変えるべき？" after two sentences on a sign-up form), and "あとは" holds "とは". Three
 #: searches rather than one pattern around the words: "^[^。]*(?:とは…)[^。]*？$" backtracks
 #: once per "とは" over the rest of the text, 25 s for 40,000 characters of them
-_JA_CODE_QUESTION = regex_cache.compile(r"とは|って何|は何|何をして|なぜ|どういう意味")
+#: "…のデフォルト何秒？" asks a number the code holds, as "what's the default…?" does
+_JA_CODE_QUESTION = regex_cache.compile(
+    r"とは|って何|は何|何をして|なぜ|どういう意味|何(?:秒|分|時間|日|個|件|回|バイト|行|文字)|いくつ|どれくらい"
+)
 _JA_SENTENCE_END = regex_cache.compile(r"[。！!\n]")
 _JA_ASKING_END = ("？", "?", "の", "か", "け", "ですか", "なぜ")
 

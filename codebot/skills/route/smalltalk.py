@@ -23,9 +23,11 @@ from codebot.skills.route.lang import STOP_WORDS, unaccented
 
 # -- greetings, thanks, acknowledgements: a message made of `chat_phrases` ---------------
 
-#: separators between phrases: spaces, punctuation of every script, emoji and symbols
+#: separators between phrases: spaces, punctuation of every script, emoji and symbols, and
+#: what makes a symbol an emoji ("☀️", "🌧️": U+FE0F after the symbol) or a keycap
 _SEP = regex_cache.compile(
-    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜ー・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF])*"
+    r"(?:[\s,.;:!?~…'\"()\-–—、，。！？；：～〜ー・「」『』¡¿]|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
+    r"|[\ufe0e\ufe0f\u20e3])*"
 )
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 CJK = regex_cache.compile(_CJK_CHAR)

@@ -512,6 +512,22 @@ THANKS = [
     "il pleut encore sur Nantes",
     "j'espère que ta semaine se passe mieux que la mienne",
     "ça s'est réglé tout seul, merci",
+    # the twenty-fourth's kinds (lexically), in other wordings: logging off, the heat in a
+    # named town, an emoji that ends in U+FE0F
+    "signing off for today, cheers",
+    "it's so hot in Madrid",
+    "我先下线了",
+    "北京今天好热",
+    "今日はこれで落ちます",
+    "大阪は暑すぎる",
+    "me desconecto hasta el lunes",
+    "qué frío hace hoy en Burgos",
+    "ich bin dann mal offline",
+    "so heiß heute in Leipzig",
+    "je me déconnecte, ce n'est pas grave",
+    "il fait trop chaud à Lyon",
+    "thanks ❤️",
+    "おはようございます☀️",
 ]
 
 
@@ -670,6 +686,8 @@ def test_an_apology_that_asks_for_work_is_no_small_talk(text):
         "it's raining in the test suite, fix the flaky ones",
         "hat sich erledigt, jetzt bitte die Migration schreiben",
         "ça s'est réglé, mais relance quand même le déploiement",
+        "logging off the VPN breaks the build, fix it",
+        "il fait trop chaud à Lyon, baisse le seuil d'alerte du capteur",
     ],
 )
 def test_a_task_after_thanks_is_no_small_talk(text):
@@ -891,6 +909,16 @@ ISSUE_EDITS = [
     # routed once Japanese words were read by a segmenter), in other wordings
     ("ヘッダーの色を白から紺 (#1e3a8a) に変えて", "colour"),
     ("リンクの色を#2563ebに変更して", "colour"),
+    # a function nothing calls any more, deleted from a named file (the twenty-fourth
+    # held-out set's Spanish near miss), in other wordings and languages
+    ("delete send_fax() from utils/fax.py, nobody calls it anymore", "delete"),
+    ("borra la función pago_viejo() de pagos.py, ya no se usa", "delete"),
+    ("Lösch die Funktion old_sync() in jobs/sync.py, die wird nicht mehr aufgerufen", "delete"),
+    ("supprime la fonction legacy_export() dans export.py, elle n'est plus appelée", "delete"),
+    ("删掉 utils/sms.py 里的 send_old()，已经没人调用了", "delete"),
+    ("utils/sms.py の send_old() はもう使われていないので消して", "delete"),
+    # a word said to have become its own misspelling (its Japanese near miss), elsewhere
+    ("docs/setup.md で PostgreSQL が「PostgreSLQ」になってるので直して", "typo"),
 ]
 
 
@@ -960,6 +988,10 @@ def test_small_edits_are_recognised(text, kind):
         "migrate the database from postgres:13 to postgres:16 with zero downtime",
         "design a colour palette for the brand from #3366ff",
         "Das Dashboard zeigt noch alte Daten, mach ein neues Grafana-Board mit den Latenzen",
+        # a value said to have become another is a bug report unless the two are alike
+        "status が「error」になってるので直して",
+        # a function nothing calls, deleted, and more work after it
+        "elimina la función pago() de pagos.py y reescribe el flujo de cobro con Stripe",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
@@ -1143,6 +1175,19 @@ def test_c_est_quoi_is_a_code_question_only_about_a_named_thing():
 )
 def test_a_question_word_inside_a_longer_word_asks_nothing(text):
     assert request_shape(text) != "concept"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a number the code holds, asked in one Japanese sentence (the twenty-fourth set's
+        # near miss), in other wordings
+        "utils/cache.py の DEFAULT_TTL って何秒？",
+        "config.py の MAX_RETRIES っていくつ？",
+    ],
+)
+def test_a_japanese_question_about_a_number_in_the_code_is_answered(text):
+    assert request_shape(text) == "concept"
 
 
 @pytest.mark.parametrize(

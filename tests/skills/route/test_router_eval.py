@@ -41,9 +41,9 @@ from route_case_files import (
     TWELFTH,
     TWENTIETH,
     TWENTYFIRST,
+    TWENTYFOURTH,
     TWENTYSECOND,
     TWENTYTHIRD,
-    TWENTYFOURTH,
 )
 
 import codebot.skills.route as R

@@ -36,6 +36,7 @@ from route_case_files import (
     TWELFTH,
     TWENTIETH,
     TWENTYFIRST,
+    TWENTYFOURTH,
     TWENTYSECOND,
     TWENTYTHIRD,
 )
@@ -389,6 +390,25 @@ LEXICAL_TWENTYTHIRD = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twenty-fourth set, routed once: a fifteenth random draw, written after the
+#: twenty-third's gaps were filled. With the extras hit@1 0.719 (lowest Chinese 0.50),
+#: recall@5 0.917, negatives 0.958 and near misses 0.90 (both met blind); among 10,000
+#: skills 0.615, 0.958, 0.90; lexical 0.510, English 0.625, 0.917, 0.933. After its gaps
+#: (logging off, the heat in a named town, a function nobody calls deleted, a word become
+#: its own misspelling, a number the code holds asked in Japanese) were filled in other
+#: wordings: negatives and near misses 1.0 every way.
+TWENTYFOURTH_FLOORS = {
+    "hit_at_1": 0.68,
+    "per_language": 0.45,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYFOURTH = {
+    "hit_at_1": 0.47,
+    "en": 0.56,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -520,6 +540,7 @@ def _misses(report: dict) -> str:
         (TWENTYFIRST, LEXICAL_TWENTYFIRST),
         (TWENTYSECOND, LEXICAL_TWENTYSECOND),
         (TWENTYTHIRD, LEXICAL_TWENTYTHIRD),
+        (TWENTYFOURTH, LEXICAL_TWENTYFOURTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -589,6 +610,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTYFIRST, TWENTYFIRST_FLOORS),
         (TWENTYSECOND, TWENTYSECOND_FLOORS),
         (TWENTYTHIRD, TWENTYTHIRD_FLOORS),
+        (TWENTYFOURTH, TWENTYFOURTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )

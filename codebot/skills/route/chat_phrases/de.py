@@ -85,4 +85,6 @@ PHRASES: tuple[str, ...] = (
     r"(?:es\s+)?regnet(?:\s+schon)?(?:\s+wieder)?\s+in\s+[^\W\d_]+|(?:ich\s+)?hoffe,?\s+dein(?:e)?\s+(?:tag|woche)"
     r"\s+l[äa]uft\s+besser\s+als\s+mein(?:er|e)|ach|(?:das\s+)?hat\s+sich\s+(?:von\s+selbst\s+|schon\s+)?erledigt"
     r"|alles\s+fit(?:\s+bei\s+dir)?",
+    # "ich bin dann mal offline", "so heiß heute in Leipzig"
+    r"ich\s+bin\s+(?:dann\s+)?(?:mal\s+)?(?:offline|weg)|so\s+(?:hei[ßs]|kalt)\s+(?:heute\s+)?in\s+[^\W\d_]+",
 )

@@ -112,4 +112,8 @@ PHRASES: tuple[str, ...] = (
     # itself out"
     r"(?:it'?s\s+)?raining(?:\s+again)?\s+in\s+[^\W\d_]+|(?:i\s+)?hope\s+your\s+(?:day|week)(?:'?s|\s+is)?\s+"
     r"going\s+better\s+than\s+mine|(?:it\s+)?sorted\s+itself\s+out",
+    # the twenty-fourth set's kinds (lexically), in other wordings: logging off, the heat in a
+    # named town: "signing off for today", "it's so hot in Madrid"
+    r"(?:i'?m\s+)?(?:logging|signing)\s+off(?:\s+(?:for\s+)?(?:now|today|tonight|the\s+(?:day|weekend)))?"
+    r"|it'?s\s+(?:so\s+|really\s+|way\s+too\s+)?(?:hot|cold|freezing)\s+in\s+[^\W\d_]+",
 )

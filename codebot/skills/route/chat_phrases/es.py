@@ -89,4 +89,7 @@ PHRASES: tuple[str, ...] = (
     # "llueve otra vez en Bilbao", "espero que tu día vaya mejor que el mío", "ya se arregló solo"
     r"(?:otra\s+vez\s+)?llueve(?:\s+otra\s+vez)?\s+en\s+[^\W\d_]+|espero\s+que\s+tu\s+(?:d[ií]a|semana)\s+"
     r"(?:vaya|est[eé]\s+yendo)\s+mejor\s+que\s+(?:el|la)\s+m[ií][oa]|(?:ya\s+)?se\s+(?:solucion[oó]|arregl[oó])(?:\s+solo)?",
+    # "me desconecto hasta el lunes", "qué frío hace hoy en Burgos", "así no hay quien programe"
+    r"me\s+desconecto(?:\s+hasta\s+(?:ma[ñn]ana|el\s+lunes))?|qu[eé]\s+(?:calor|fr[ií]o)\s+hace(?:\s+hoy)?\s+en"
+    r"\s+[^\W\d_]+|as[ií]\s+no\s+hay\s+quien\s+(?:programe|trabaje|se\s+concentre)",
 )

@@ -89,4 +89,7 @@ PHRASES: tuple[str, ...] = (
     # "ça s'est réglé tout seul"
     r"(?:il\s+)?pleut(?:\s+encore)?\s+(?:sur|[àa])\s+[^\W\d_]+|j'esp[èe]re\s+que\s+ta\s+(?:journ[ée]e|semaine)\s+se"
     r"\s+passe\s+mieux\s+que\s+la\s+mienne|(?:[çc]a\s+s'est|c'est)\s+r[ée]gl[ée](?:\s+tout\s+seul)?",
+    # "ah laisse tomber, c'était pas important", "je me déconnecte", "il fait trop chaud à Lyon"
+    r"ah|(?:c'[ée]tait|ce\s+n'[ée]tait|c'est|ce\s+n'est)\s+pas\s+(?:important|grave)|je\s+me\s+d[ée]connecte"
+    r"|il\s+fait\s+(?:trop\s+|super\s+)?(?:chaud|froid)\s+[àa]\s+[^\W\d_]+",
 )
