@@ -81,6 +81,9 @@ TWENTYTHIRD = DATA / "routing_multilingual_twentythird.jsonl"
 #: a twenty-fourth, a fifteenth random draw, written after the twenty-third's gaps were
 #: filled, to judge them (routed once)
 TWENTYFOURTH = DATA / "routing_multilingual_twentyfourth.jsonl"
+#: a twenty-fifth, a sixteenth random draw, written after the twenty-fourth's gaps were
+#: filled, to judge them (routed once)
+TWENTYFIFTH = DATA / "routing_multilingual_twentyfifth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -108,4 +111,5 @@ HELD_OUT_SETS = {
     "twentysecond": TWENTYSECOND,
     "twentythird": TWENTYTHIRD,
     "twentyfourth": TWENTYFOURTH,
+    "twentyfifth": TWENTYFIFTH,
 }

@@ -40,6 +40,7 @@ from route_case_files import (
     THIRTEENTH,
     TWELFTH,
     TWENTIETH,
+    TWENTYFIFTH,
     TWENTYFIRST,
     TWENTYFOURTH,
     TWENTYSECOND,
@@ -121,8 +122,9 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 #: stories with acceptance criteria and points, velocity; C#'s "records and pattern
 #: matching"), the twenty-third's a regulation's and a service's names ("MDR 2017/745",
 #: "protocols.io の API"), the twenty-fourth's a service's and frameworks' ("Ginkgo's cloud
-#: lab", "Next.js 14 App Router", "ASP.NET Core"); each set was routed as written, so it is
-#: kept as written
+#: lab", "Next.js 14 App Router", "ASP.NET Core"), the twenty-fifth's the tools the choice is
+#: between ("¿Nx, Turborepo o Bazel?"); each set was routed as written, so it is kept as
+#: written
 NAMED_TOOLS = {
     SEVENTEENTH: frozenset({7, 11, 30}),
     EIGHTEENTH: frozenset({127}),
@@ -131,6 +133,7 @@ NAMED_TOOLS = {
     TWENTYFIRST: frozenset({6, 64}),
     TWENTYTHIRD: frozenset({20, 87}),
     TWENTYFOURTH: frozenset({6, 26, 107}),
+    TWENTYFIFTH: frozenset({43}),
 }
 
 
@@ -163,6 +166,7 @@ NAMED_TOOLS = {
         TWENTYSECOND,
         TWENTYTHIRD,
         TWENTYFOURTH,
+        TWENTYFIFTH,
     ],
     ids=[
         "dev",
@@ -191,6 +195,7 @@ NAMED_TOOLS = {
         "twentysecond",
         "twentythird",
         "twentyfourth",
+        "twentyfifth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):
