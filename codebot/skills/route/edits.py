@@ -23,7 +23,16 @@ from collections.abc import Mapping
 from difflib import SequenceMatcher
 
 from codebot import regex_cache
-from codebot.skills.route.edit_phrases import EDIT_ASK
+from codebot.skills.route.edit_phrases import (
+    BECAME,
+    CORRECT,
+    DEBRIS,
+    DELETE,
+    EDIT_ASK,
+    LEFTOVER,
+    MESSAGE,
+    RESCHEDULE,
+)
 from codebot.skills.route.smalltalk import CJK, WORD, is_padding, plain
 
 # -- small, local edits -------------------------------------------------------------------
@@ -76,35 +85,10 @@ _GOAL = regex_cache.compile(
     r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
     re.IGNORECASE,
 )
-#: ...and a leftover line of code deleted in a named file: "delete the commented-out lines
-#: in main.tf", "lösch das console.log in app.js" (an import is `EDIT_ASK["import"]`)
-_DELETE = regex_cache.compile(
-    r"\b(?:delete|remove|drop|strip)\b|删掉|删除|删了|去掉|移除|削除|消して|消す|取り除"
-    r"|消し(?:て|といて|ておいて)|\b(?:elimina|quita|borra)r?\b|\b(?:l[öo]sch|entfern)\w*"
-    r"|\b(?:supprime|enl[eè]ve|retire|vire)[rz]?\b"
-    # spoken German: "das kann raus", "weg damit"
-    r"|\bkann\s+(?:raus|weg)\b|\b(?:raus|weg)\s+damit\b",
-    re.IGNORECASE,
-)
-_LEFTOVER = regex_cache.compile(
-    r"\b(?:console\.logs?|print(?:ln|f)?|debug\w*|commented[- ]out|dead\s+code|unused|todo"
-    r"|lines?|auskommentiert\w*|zeilen?|ungenutzt\w*|l[ií]neas?|comentad\w*|lignes?"
-    r"|comment[ée]\w*|inutilis[ée]\w*)\b|注释|没用|无用|调试|打印|コメントアウト|未使用|使ってない|デバッグ"
-    # or what nothing calls any more: "ya nadie la llama", "wird nicht mehr aufgerufen"
-    r"|\b(?:no(?:body|\s+one)\s+calls|no\s+longer\s+(?:used|called)|never\s+called"
-    r"|nadie\s+(?:la|lo|las|los)\s+(?:llama|usa)|ya\s+no\s+se\s+(?:usa|llama)|sin\s+usar"
-    r"|nicht\s+mehr\s+(?:benutzt|genutzt|verwendet|aufgerufen)|toter\s+code"
-    r"|(?:n'est\s+)?plus\s+(?:utilis[ée]e?s?|appel[ée]e?s?)|code\s+mort)\b"
-    r"|没人(?:调用|用)|不再(?:使用|调用)|(?:もう|誰も)?(?:使われて|呼ばれて|呼んで)(?:い)?ない",
-    re.IGNORECASE,
-)
-#: ...or, with no file named, a leftover that can only be code's: "delete the commented-out
-#: console.logs in the auth middleware"
-_DEBRIS = regex_cache.compile(
-    r"\b(?:console\.(?:log|debug)s?|commented[- ]out|auskommentiert\w*|comentad[oa]s|comment[ée]e?s"
-    r"|debug\s+prints?|print\s+statements?)\b|注释掉的|被注释的|调试打印|コメントアウト",
-    re.IGNORECASE,
-)
+#: a leftover line deleted (`edit_phrases.DELETE`, `LEFTOVER`, `DEBRIS`)
+_DELETE = regex_cache.compile(DELETE, re.IGNORECASE)
+_LEFTOVER = regex_cache.compile(LEFTOVER, re.IGNORECASE)
+_DEBRIS = regex_cache.compile(DEBRIS, re.IGNORECASE)
 #: ...and one literal value set in a named file, or as KEY=value ("set DEBUG to False in
 #: settings.py", "remplace REDIS_HOST=localhost par REDIS_HOST=cache", "settings.py の
 #: DEBUG を False にして"): what is set is a literal, not a tool or a version to move to
@@ -305,13 +289,7 @@ def _instruction_words(t: str) -> int:
     )
 
 
-#: a Latin word said to have become a quoted look-alike, and to be put right ("README で
-#: Dockerfile が「Dockerflie」になってるので直しといて", the twenty-fourth held-out set);
-#: "status が「error」になってるので直して" reports a bug, so the two must be alike
-_BECAME = regex_cache.compile(
-    r"([A-Za-z][\w.-]{2,40})\s*が\s*「([A-Za-z][\w.-]{2,40})」に?なって[るいます]{0,3}"
-    r"(?:ので|から|けど)?[、,]?\s*(?:直|修正)"
-)
+_BECAME = regex_cache.compile(BECAME)
 _ALIKE = 0.75
 
 
@@ -322,6 +300,16 @@ def _misspelled_as(t: str) -> bool:
         return False
     word, written = m.group(1).lower(), m.group(2).lower()
     return word != written and SequenceMatcher(None, word, written).ratio() >= _ALIKE
+
+
+def _told_edit(t: str) -> str | None:
+    """An edit told rather than asked in set words: a word become its own misspelling or a
+    message's quoted text to correct (a typo), a cron schedule changed (a value)."""
+    if _misspelled_as(t) or _message_corrected(t):
+        return "typo"
+    if _CRON.search(t) and _RESCHEDULE.search(t):
+        return "value"
+    return None
 
 
 def edit_kind(text: str) -> str | None:
@@ -336,8 +324,9 @@ def edit_kind(text: str) -> str | None:
     for kind, pattern in _EDIT_RE.items():
         if pattern.search(t):
             return kind
-    if _misspelled_as(t):
-        return "typo"
+    told = _told_edit(t)
+    if told is not None:
+        return told
     m = _FROM_TO.search(t)
     if m is not None and (
         _FILE.search(t)
@@ -380,6 +369,27 @@ def _quoted_fix(t: str) -> bool:
     return fix.start() - quoted.end() <= 20 and len(t) - fix.end() <= 12
 
 
+_MESSAGE = regex_cache.compile(MESSAGE, re.IGNORECASE)
+_CORRECT = regex_cache.compile(CORRECT, re.IGNORECASE)
+
+
+def _message_corrected(t: str) -> bool:
+    """A message's quoted text, then a word for correcting it that ends the request."""
+    if _MESSAGE.search(t) is None:
+        return False
+    quoted = _QUOTED.search(t)
+    fix = _CORRECT.search(t, quoted.end()) if quoted is not None else None
+    if quoted is None or fix is None:
+        return False
+    return fix.start() - quoted.end() <= 20 and len(t) - fix.end() <= 12
+
+
+#: a cron schedule changed ("crontab 里那个 0 3 * * * 的清理任务改成每天凌晨 4 点跑"): five
+#: fields of a schedule and a word for changing it
+_CRON = regex_cache.compile(r"(?<!\S)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?!\S)")
+_RESCHEDULE = regex_cache.compile(RESCHEDULE, re.IGNORECASE)
+
+
 def _sets_a_value(t: str, named_file: bool) -> bool:
     """One literal value set (in a named file, as KEY=value, a log level, or a setting's
     number), or a constant in a named file pointed at another environment's value."""
@@ -417,7 +427,9 @@ _CALL = regex_cache.compile(
 )
 _RETURNS = regex_cache.compile(
     r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
-    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe",
+    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe"
+    # or what it raises: "¿qué excepción lanza validate_token() …?"
+    r"|\braises?\b|\bthrows?\b|\blanza\b|\bwirft\b|\bl[èe]ve\b|抛出|投げ",
     re.IGNORECASE,
 )
 

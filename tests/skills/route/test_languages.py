@@ -528,6 +528,13 @@ THANKS = [
     "il fait trop chaud à Lyon",
     "thanks ❤️",
     "おはようございます☀️",
+    # the twenty-fifth's (lexically), in other wordings: off to make a coffee
+    "gonna grab a coffee, brb",
+    "我去泡杯咖啡",
+    "コーヒー淹れてきます",
+    "voy a hacerme un café, ahora vuelvo",
+    "ich hol mir mal 'nen Kaffee",
+    "bon, je vais me prendre un thé, à toute",
 ]
 
 
@@ -919,6 +926,18 @@ ISSUE_EDITS = [
     ("utils/sms.py の send_old() はもう使われていないので消して", "delete"),
     # a word said to have become its own misspelling (its Japanese near miss), elsewhere
     ("docs/setup.md で PostgreSQL が「PostgreSLQ」になってるので直して", "typo"),
+    # the twenty-fifth held-out set's near misses, in other wordings: a cron schedule moved,
+    # an import deleted "for a moment", a message's text corrected, a function nobody uses
+    # in the other word order, a quoted text said to be another, a label from one to another
+    ("change the 30 2 * * 1 job in crontab to run at 5 instead", "value"),
+    ("把 utils/io.py 里没用的 import os 删一下", "import"),
+    ("the signup error message says 'emial already used', correct it", "typo"),
+    ("Borra old_score() de ranking.py, ya no la llama nadie", "delete"),
+    (
+        "Die Meldung 'Speichern fehlgeschlagen' in editor.py soll 'Speichern nicht möglich' heißen",
+        "text",
+    ),
+    ("Ändere in chart.py den Titel von 'Umsatz' auf 'Umsatz (EUR)'", "text"),
 ]
 
 
@@ -992,6 +1011,9 @@ def test_small_edits_are_recognised(text, kind):
         "status が「error」になってるので直して",
         # a function nothing calls, deleted, and more work after it
         "elimina la función pago() de pagos.py y reescribe el flujo de cobro con Stripe",
+        # a new cron job is a job; a message quoted with "fix it" is a bug to fix
+        "set up a cron job 0 3 * * * that backs up the database",
+        "the error message says 'connection refused', fix it",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
@@ -1197,6 +1219,9 @@ def test_a_japanese_question_about_a_number_in_the_code_is_answered(text):
         "¿qué hacen estas dos líneas?",
         "Was sind Generics?",
         "que font ces deux lignes ?",
+        # what a named function raises (the twenty-fifth set's Spanish near miss)
+        "¿qué excepción lanza parse_fecha() en utils/fechas.py con una fecha vacía?",
+        "Welche Exception wirft load_config() in config.py ohne Datei?",
     ],
 )
 def test_a_question_about_code_in_other_languages_is_a_concept_question(text):

@@ -87,4 +87,6 @@ PHRASES: tuple[str, ...] = (
     r"|alles\s+fit(?:\s+bei\s+dir)?",
     # "ich bin dann mal offline", "so heiß heute in Leipzig"
     r"ich\s+bin\s+(?:dann\s+)?(?:mal\s+)?(?:offline|weg)|so\s+(?:hei[ßs]|kalt)\s+(?:heute\s+)?in\s+[^\W\d_]+",
+    # "ich hol mir mal 'nen Kaffee"
+    r"ich\s+hol(?:e)?\s+mir\s+(?:mal\s+)?(?:einen|'?nen|ein)\s+(?:kaffee|tee)",
 )

@@ -116,4 +116,6 @@ PHRASES: tuple[str, ...] = (
     # named town: "signing off for today", "it's so hot in Madrid"
     r"(?:i'?m\s+)?(?:logging|signing)\s+off(?:\s+(?:for\s+)?(?:now|today|tonight|the\s+(?:day|weekend)))?"
     r"|it'?s\s+(?:so\s+|really\s+|way\s+too\s+)?(?:hot|cold|freezing)\s+in\s+[^\W\d_]+",
+    # the twenty-fifth set's kind (lexically), in other wordings: off to make a coffee
+    r"(?:i'?m\s+)?(?:gonna|going\s+to)\s+(?:make|grab|get)\s+(?:myself\s+)?(?:a\s+)?(?:coffee|tea)",
 )

@@ -92,4 +92,6 @@ PHRASES: tuple[str, ...] = (
     # "me desconecto hasta el lunes", "qué frío hace hoy en Burgos", "así no hay quien programe"
     r"me\s+desconecto(?:\s+hasta\s+(?:ma[ñn]ana|el\s+lunes))?|qu[eé]\s+(?:calor|fr[ií]o)\s+hace(?:\s+hoy)?\s+en"
     r"\s+[^\W\d_]+|as[ií]\s+no\s+hay\s+quien\s+(?:programe|trabaje|se\s+concentre)",
+    # "voy a hacerme un café, ahora vuelvo"
+    r"(?:me\s+)?voy\s+a\s+(?:hacerme|por|tomarme|prepararme)\s+un\s+(?:caf[ée]|t[ée])|ahora\s+vuelvo",
 )

@@ -92,4 +92,6 @@ PHRASES: tuple[str, ...] = (
     # "ah laisse tomber, c'était pas important", "je me déconnecte", "il fait trop chaud à Lyon"
     r"ah|(?:c'[ée]tait|ce\s+n'[ée]tait|c'est|ce\s+n'est)\s+pas\s+(?:important|grave)|je\s+me\s+d[ée]connecte"
     r"|il\s+fait\s+(?:trop\s+|super\s+)?(?:chaud|froid)\s+[àa]\s+[^\W\d_]+",
+    # "bon je vais me faire un café, à toute"
+    r"(?:je\s+)?vais\s+me\s+(?:faire|prendre|chercher)\s+un\s+(?:caf[ée]|th[ée])|[àa]\s+toute",
 )
