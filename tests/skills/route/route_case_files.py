@@ -84,6 +84,9 @@ TWENTYFOURTH = DATA / "routing_multilingual_twentyfourth.jsonl"
 #: a twenty-fifth, a sixteenth random draw, written after the twenty-fourth's gaps were
 #: filled, to judge them (routed once)
 TWENTYFIFTH = DATA / "routing_multilingual_twentyfifth.jsonl"
+#: a twenty-sixth, a seventeenth random draw, written after the twenty-fifth's gaps were
+#: filled, to judge them (routed once)
+TWENTYSIXTH = DATA / "routing_multilingual_twentysixth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -112,4 +115,5 @@ HELD_OUT_SETS = {
     "twentythird": TWENTYTHIRD,
     "twentyfourth": TWENTYFOURTH,
     "twentyfifth": TWENTYFIFTH,
+    "twentysixth": TWENTYSIXTH,
 }

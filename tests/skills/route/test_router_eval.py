@@ -44,6 +44,7 @@ from route_case_files import (
     TWENTYFIRST,
     TWENTYFOURTH,
     TWENTYSECOND,
+    TWENTYSIXTH,
     TWENTYTHIRD,
 )
 
@@ -123,8 +124,9 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 #: matching"), the twenty-third's a regulation's and a service's names ("MDR 2017/745",
 #: "protocols.io の API"), the twenty-fourth's a service's and frameworks' ("Ginkgo's cloud
 #: lab", "Next.js 14 App Router", "ASP.NET Core"), the twenty-fifth's the tools the choice is
-#: between ("¿Nx, Turborepo o Bazel?"); each set was routed as written, so it is kept as
-#: written
+#: between ("¿Nx, Turborepo o Bazel?"), the twenty-sixth's a skill's kind and the AWS
+#: services it is built on ("project-guidelines skill", "Lambda + API Gateway + DynamoDB");
+#: each set was routed as written, so it is kept as written
 NAMED_TOOLS = {
     SEVENTEENTH: frozenset({7, 11, 30}),
     EIGHTEENTH: frozenset({127}),
@@ -134,6 +136,7 @@ NAMED_TOOLS = {
     TWENTYTHIRD: frozenset({20, 87}),
     TWENTYFOURTH: frozenset({6, 26, 107}),
     TWENTYFIFTH: frozenset({43}),
+    TWENTYSIXTH: frozenset({10, 31}),
 }
 
 
@@ -167,6 +170,7 @@ NAMED_TOOLS = {
         TWENTYTHIRD,
         TWENTYFOURTH,
         TWENTYFIFTH,
+        TWENTYSIXTH,
     ],
     ids=[
         "dev",
@@ -196,6 +200,7 @@ NAMED_TOOLS = {
         "twentythird",
         "twentyfourth",
         "twentyfifth",
+        "twentysixth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):
