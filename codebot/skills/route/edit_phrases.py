@@ -129,7 +129,9 @@ LEFTOVER = (
     r"|nadie\s+(?:la|lo|las|los)\s+(?:llama|usa)|no\s+(?:la|lo|las|los)\s+(?:llama|usa)\s+nadie"
     r"|ya\s+no\s+se\s+(?:usa|llama)|sin\s+usar"
     r"|nicht\s+mehr\s+(?:benutzt|genutzt|verwendet|aufgerufen)|toter\s+code"
-    r"|(?:n'est\s+)?plus\s+(?:utilis[ée]e?s?|appel[ée]e?s?)|code\s+mort)\b"
+    r"|(?:n'est\s+)?plus\s+(?:utilis[ée]e?s?|appel[ée]e?s?)|code\s+mort"
+    r"|dead\s+(?:function|method)|tote[nr]?\s+(?:funktion|methode)|nirgends\s+(?:aufgerufen|benutzt|verwendet)"
+    r"|fonction\s+morte|funci[oó]n\s+muerta)\b"
     r"|没人(?:调用|用)|不再(?:使用|调用)|(?:もう|誰も)?(?:使われて|呼ばれて|呼んで)(?:い)?ない"
 )
 
@@ -146,7 +148,8 @@ BECAME = (
 #: not "fix", which asks for a bug's fix ("the error says 'connection refused', fix it")
 MESSAGE = (
     r"\b(?:messages?|mensajes?|(?:fehler)?meldung\w*|texts?|textos?|textes?|labels?|strings?"
-    r"|cadenas?|libell[ée]s?|wording|beschriftung\w*)\b|提示|文案|文言|メッセージ|ラベル"
+    r"|cadenas?|libell[ée]s?|wording|beschriftung\w*|titles?|t[ií]tulos?|titel|titres?|headings?"
+    r"|encabezados?|[üu]berschrift\w*)\b|提示|文案|文言|メッセージ|ラベル|标题|見出し|タイトル"
 )
 
 CORRECT = (
@@ -155,5 +158,15 @@ CORRECT = (
 
 RESCHEDULE = (
     r"\b(?:change|move|switch|reschedule|cambia\w*|[äa]nder\w*|passe|modifie\w*|d[ée]place\w*)\b"
+    # from one time to another: "setz den Cron von 2 Uhr auf 3 Uhr", "set it from 2am to 3am"
+    r"|\b(?:setz\w*|set)\b.{0,80}\b(?:von|from)\b.{0,40}\b(?:auf|to)\b"
     r"|\bstell\w*\b.{0,60}\bum\b|改成|改为|换成|変更|変え|ずらし"
+)
+
+#: what a named function returns, or raises: a question about it is answered by reading it
+#: ("¿qué excepción lanza validate_token() …?", "to_utc() 会抛什么异常？")
+RETURNS = (
+    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
+    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe"
+    r"|\braises?\b|\bthrows?\b|\blanza\b|\bwirft\b|\bl[èe]ve\b|抛出?|投げ"
 )

@@ -32,6 +32,7 @@ from codebot.skills.route.edit_phrases import (
     LEFTOVER,
     MESSAGE,
     RESCHEDULE,
+    RETURNS,
 )
 from codebot.skills.route.smalltalk import CJK, WORD, is_padding, plain
 
@@ -48,7 +49,7 @@ _EDIT_RE = {k: regex_cache.compile(v, re.IGNORECASE) for k, v in EDIT_ASK.items(
 _V = r"(?:[A-Za-z][\w./-]{0,80}:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
-_V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%)?"
+_V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%|r/s|/s|rps)?"
 _FROM_TO = regex_cache.compile(
     rf"\bfrom\s+{_V1}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V1}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V1}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
@@ -386,7 +387,7 @@ def _message_corrected(t: str) -> bool:
 
 #: a cron schedule changed ("crontab 里那个 0 3 * * * 的清理任务改成每天凌晨 4 点跑"): five
 #: fields of a schedule and a word for changing it
-_CRON = regex_cache.compile(r"(?<!\S)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?!\S)")
+_CRON = regex_cache.compile(r"(?<![^\s(])(?:[\d*/,-]+\s+){4}[\d*/,-]+(?![^\s)])")
 _RESCHEDULE = regex_cache.compile(RESCHEDULE, re.IGNORECASE)
 
 
@@ -424,14 +425,11 @@ _CALL = regex_cache.compile(
     # or a dotted name without them: "Array.prototype.find", "os.path.join" (not a file's
     # name: "utils.py")
     rf"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:{_EXTENSIONS}|md|csv)\b)[A-Za-z_]\w*)+(?![\w.])"
+    # or a code name said to be a function: "la función get_embedding", "la fonction compute_loss"
+    r"|\b(?:function|funci[oó]n|fonction|funktion|methode|method|m[ée]todo|m[ée]thode)\s+"
+    r"(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)\b"
 )
-_RETURNS = regex_cache.compile(
-    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
-    r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe"
-    # or what it raises: "¿qué excepción lanza validate_token() …?"
-    r"|\braises?\b|\bthrows?\b|\blanza\b|\bwirft\b|\bl[èe]ve\b|抛出|投げ",
-    re.IGNORECASE,
-)
+_RETURNS = regex_cache.compile(RETURNS, re.IGNORECASE)
 
 
 def asks_what_returns(text: str) -> bool:

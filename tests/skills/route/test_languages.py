@@ -535,6 +535,13 @@ THANKS = [
     "voy a hacerme un café, ahora vuelvo",
     "ich hol mir mal 'nen Kaffee",
     "bon, je vais me prendre un thé, à toute",
+    # the twenty-sixth's, in other wordings: an answer that made one's day, a top explanation
+    "haha you made my afternoon with that one",
+    "你这回答让我心情好多了",
+    "最高の説明でした",
+    "me has alegrado el día con esa respuesta",
+    "Top Erklärung, genau so wollte ich es",
+    "top explication, exactement ce que je voulais",
 ]
 
 
@@ -938,6 +945,12 @@ ISSUE_EDITS = [
         "text",
     ),
     ("Ändere in chart.py den Titel von 'Umsatz' auf 'Umsatz (EUR)'", "text"),
+    # the twenty-sixth's, in other wordings: a cron in parentheses moved from one hour to
+    # another, a dead function, a rate limit with its unit, a heading's text corrected
+    ("Setz den Cron vom Report-Job von 1 Uhr auf 4 Uhr (0 4 * * *)", "value"),
+    ("Entferne die tote Funktion old_merge() aus utils/merge.py", "delete"),
+    ("change the rate limit in nginx.conf from 10r/s to 50r/s", "bump"),
+    ("in the docs the heading says 'Instalation', correct it", "typo"),
 ]
 
 
@@ -1222,6 +1235,10 @@ def test_a_japanese_question_about_a_number_in_the_code_is_answered(text):
         # what a named function raises (the twenty-fifth set's Spanish near miss)
         "¿qué excepción lanza parse_fecha() en utils/fechas.py con una fecha vacía?",
         "Welche Exception wirft load_config() in config.py ohne Datei?",
+        # a function named as one, with no parentheses; what it throws in Chinese
+        "¿qué devuelve la función parse_fecha de utils/fechas.py con una cadena vacía?",
+        "que renvoie la fonction load_user dans auth.py si l'id est inconnu ?",
+        "utils/io.py 里的 read_csv() 遇到空文件会抛什么异常？",
     ],
 )
 def test_a_question_about_code_in_other_languages_is_a_concept_question(text):

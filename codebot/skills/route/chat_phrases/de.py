@@ -89,4 +89,7 @@ PHRASES: tuple[str, ...] = (
     r"ich\s+bin\s+(?:dann\s+)?(?:mal\s+)?(?:offline|weg)|so\s+(?:hei[ßs]|kalt)\s+(?:heute\s+)?in\s+[^\W\d_]+",
     # "ich hol mir mal 'nen Kaffee"
     r"ich\s+hol(?:e)?\s+mir\s+(?:mal\s+)?(?:einen|'?nen|ein)\s+(?:kaffee|tee)",
+    # "du hast mir den Nachmittag versüßt", "Top Erklärung, genau so wollte ich das haben"
+    r"du\s+hast\s+mir\s+den\s+(?:tag|nachmittag|morgen|abend)\s+(?:vers[üu][ßs]t|gerettet)"
+    r"|top[- ]?erkl[äa]rung|genau\s+so\s+wollte\s+ich\s+(?:das|es)(?:\s+haben)?",
 )

@@ -118,4 +118,8 @@ PHRASES: tuple[str, ...] = (
     r"|it'?s\s+(?:so\s+|really\s+|way\s+too\s+)?(?:hot|cold|freezing)\s+in\s+[^\W\d_]+",
     # the twenty-fifth set's kind (lexically), in other wordings: off to make a coffee
     r"(?:i'?m\s+)?(?:gonna|going\s+to)\s+(?:make|grab|get)\s+(?:myself\s+)?(?:a\s+)?(?:coffee|tea)",
+    # the twenty-sixth set's kinds, in other wordings: an answer that made one's day, a top
+    # explanation: "haha you made my afternoon with that one", "top explanation"
+    r"(?:you\s+)?(?:made|brightened)\s+my\s+(?:day|afternoon|morning|evening)(?:\s+with\s+that(?:\s+one|\s+answer)?)?"
+    r"|top\s+explanation|exactly\s+how\s+i\s+wanted\s+it",
 )

@@ -94,4 +94,7 @@ PHRASES: tuple[str, ...] = (
     r"\s+[^\W\d_]+|as[ií]\s+no\s+hay\s+quien\s+(?:programe|trabaje|se\s+concentre)",
     # "voy a hacerme un café, ahora vuelvo"
     r"(?:me\s+)?voy\s+a\s+(?:hacerme|por|tomarme|prepararme)\s+un\s+(?:caf[ée]|t[ée])|ahora\s+vuelvo",
+    # "me has alegrado la tarde con esa respuesta", "top explicación, justo como lo quería"
+    r"me\s+has\s+alegrado\s+(?:el\s+d[ií]a|la\s+tarde|la\s+ma[ñn]ana|la\s+noche)(?:\s+con\s+esa\s+respuesta)?"
+    r"|top\s+explicaci[oó]n|justo\s+como\s+lo\s+quer[ií]a",
 )

@@ -94,4 +94,7 @@ PHRASES: tuple[str, ...] = (
     r"|il\s+fait\s+(?:trop\s+|super\s+)?(?:chaud|froid)\s+[àa]\s+[^\W\d_]+",
     # "bon je vais me faire un café, à toute"
     r"(?:je\s+)?vais\s+me\s+(?:faire|prendre|chercher)\s+un\s+(?:caf[ée]|th[ée])|[àa]\s+toute",
+    # "tu as illuminé mon après-midi avec cette réponse", "top explication"
+    r"tu\s+as\s+illumin[ée]\s+(?:ma\s+journ[ée]e|mon\s+apr[èe]s-midi|ma\s+soir[ée]e)(?:\s+avec\s+cette\s+r[ée]ponse)?"
+    r"|top\s+explication|exactement\s+ce\s+que\s+je\s+voulais",
 )
