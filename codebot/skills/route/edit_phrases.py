@@ -159,7 +159,7 @@ CORRECT = (
 RESCHEDULE = (
     r"\b(?:change|move|switch|reschedule|cambia\w*|[äa]nder\w*|passe|modifie\w*|d[ée]place\w*)\b"
     # from one time to another: "setz den Cron von 2 Uhr auf 3 Uhr", "set it from 2am to 3am"
-    r"|\b(?:setz\w*|set)\b.{0,80}\b(?:von|from)\b.{0,40}\b(?:auf|to)\b"
+    r"|\b(?:setz\w*|set)\b.{0,80}\b(?:von|from)\s+\d{1,2}(?::\d\d)?\s*(?:uhr|am|pm|h)?\s+(?:auf|to)\s+\d"
     r"|\bstell\w*\b.{0,60}\bum\b|改成|改为|换成|変更|変え|ずらし"
 )
 

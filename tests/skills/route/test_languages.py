@@ -1026,6 +1026,7 @@ def test_small_edits_are_recognised(text, kind):
         "elimina la función pago() de pagos.py y reescribe el flujo de cobro con Stripe",
         # a new cron job is a job; a message quoted with "fix it" is a bug to fix
         "set up a cron job 0 3 * * * that backs up the database",
+        "set up a cron job 0 3 * * * that syncs the bucket from S3 to GCS",
         "the error message says 'connection refused', fix it",
     ],
 )
