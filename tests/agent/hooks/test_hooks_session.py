@@ -232,16 +232,12 @@ async def test_a_blocked_first_prompt_keeps_the_start_context_for_the_next(
     assert len(kit.log("start")) == 1
 
 
-async def test_a_sandboxed_hook_leaves_no_placeholder_behind(project: Path, kit: HookKit) -> None:
-    """bwrap makes an empty folder in the project for each protected name that does not
-    exist yet (AGENTS.md, .mcp.json, .codebot …) to mount a read-only one there. Around a
-    hook as around a Bash command they are held while it runs and removed after: a hook
-    left fifteen of them behind (an `AGENTS.md` folder where the file should go), and a
-    command ending beside a hook could remove them under its bwrap, so it never ran."""
+def _compactable_in_sandbox(project: Path, group: dict[str, Any]) -> tuple[Any, Any]:
+    """A session with `group` as its PreCompact hook, history enough to compact, and hooks
+    that run in the sandbox (skips without bubblewrap)."""
     from codebot.agent.tools.sandbox import probe
-    from codebot.agent.tools.sandbox_protect import flush_placeholders
 
-    write_user_hooks(codebot_home(), {"PreCompact": [kit.group("pre", "ok", "manual")]})
+    write_user_hooks(codebot_home(), {"PreCompact": [group]})
     session, _ = make(project, ["SUMMARY of the work"])
     context = session.state.hooks.context
     if context is None or not isinstance(context.sandbox, SandboxPolicy) or not probe().ok:
@@ -249,6 +245,18 @@ async def test_a_sandboxed_hook_leaves_no_placeholder_behind(project: Path, kit:
     for i in range(6):
         session.add({"role": "user", "content": f"question {i} " + "words " * 50})
         session.add({"role": "assistant", "content": f"answer {i} " + "words " * 50})
+    return session, context
+
+
+async def test_a_sandboxed_hook_leaves_no_placeholder_behind(project: Path, kit: HookKit) -> None:
+    """bwrap makes an empty folder in the project for each protected name that does not
+    exist yet (AGENTS.md, .mcp.json, .codebot …) to mount a read-only one there. Around a
+    hook as around a Bash command they are held while it runs and removed after: a hook
+    left fifteen of them behind (an `AGENTS.md` folder where the file should go), and a
+    command ending beside a hook could remove them under its bwrap, so it never ran."""
+    from codebot.agent.tools.sandbox_protect import flush_placeholders
+
+    session, _ = _compactable_in_sandbox(project, kit.group("pre", "ok", "manual"))
     before = set(project.rglob("*"))
     await session.compact("the parser")
     assert kit.log("pre")  # the hook ran, in the sandbox
@@ -263,17 +271,9 @@ async def test_a_command_ending_beside_a_hook_leaves_its_placeholders(
     """The race behind the Notification test's failure: a command holds the placeholders,
     a hook starts beside it, the command ends. The placeholders must stay until the hook is
     done too (removed under it, its bwrap could not mount onto them)."""
-    from codebot.agent.tools.sandbox import probe
     from codebot.agent.tools.sandbox_protect import flush_placeholders, protected_run
 
-    write_user_hooks(codebot_home(), {"PreCompact": [kit.group("slow", "sleep:3", "manual")]})
-    session, _ = make(project, ["SUMMARY of the work"])
-    context = session.state.hooks.context
-    if context is None or not isinstance(context.sandbox, SandboxPolicy) or not probe().ok:
-        pytest.skip("needs the sandbox (bubblewrap) to run hooks in")
-    for i in range(6):
-        session.add({"role": "user", "content": f"question {i} " + "words " * 50})
-        session.add({"role": "assistant", "content": f"answer {i} " + "words " * 50})
+    session, context = _compactable_in_sandbox(project, kit.group("slow", "sleep:3", "manual"))
     placeholder = project / "AGENTS.md"  # a protected name that does not exist yet
     pid_file = kit.logs / "slow.jsonl.pid"  # written by the hook once it runs
     with protected_run(context.sandbox):  # the command
