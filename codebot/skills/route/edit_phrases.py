@@ -170,3 +170,29 @@ RETURNS = (
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe"
     r"|\braises?\b|\bthrows?\b|\blanza\b|\bwirft\b|\bl[èe]ve\b|抛出?|投げ"
 )
+
+#: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
+#: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
+UNIT = (
+    r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
+    r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
+    r"|jours?)(?![^\W\d_])"
+)
+
+#: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
+#: "reduce p99 from 800 to 200 ms"): that is a job for a skill
+GOAL = (
+    r"\b(?:reduc|cut|lower|bring\s+down|speed\s+up|improv|optimi[sz]|decreas|shrink|shorten"
+    r"|halve|baj[ae]|mejor|acort|reduzier|senk|verbesser|optimier|verk[üu]rz|r[ée]dui|baiss"
+    r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化"
+)
+
+#: a setting that holds a time or a count: set to a number with no file named, it is still
+#: a setting ("set the TTL to 300", "把 replicas 从 3 改成 5")
+SETTING = (
+    r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
+    r"|wartezeit|zeitlimit|cooldown|replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?"
+    r"|retries|reintentos|tentatives|wiederholungen|threads?|concurrency|pool[_\s]?size"
+    r"|batch[_\s]?size|page[_\s]?size|max[_\s]?connections)\b|超时|间隔|タイムアウト|間隔"
+    r"|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数"
+)

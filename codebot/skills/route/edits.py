@@ -29,10 +29,13 @@ from codebot.skills.route.edit_phrases import (
     DEBRIS,
     DELETE,
     EDIT_ASK,
+    GOAL,
     LEFTOVER,
     MESSAGE,
     RESCHEDULE,
     RETURNS,
+    SETTING,
+    UNIT,
 )
 from codebot.skills.route.smalltalk import CJK, WORD, is_padding, plain
 
@@ -70,22 +73,10 @@ _FILE = regex_cache.compile(
     rf"(?<![A-Za-z0-9_/.-])[A-Za-z0-9_./-]*\.(?:{_EXTENSIONS})(?![A-Za-z0-9_-])"
     r"|(?<![A-Za-z0-9_])(?:Dockerfile|Makefile)(?![A-Za-z0-9_])"
 )
-#: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
-#: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
-_UNIT = regex_cache.compile(
-    r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
-    r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
-    r"|jours?)(?![^\W\d_])",
-    re.IGNORECASE,
-)
-#: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
-#: "reduce p99 from 800 to 200 ms"): that is a job for a skill
-_GOAL = regex_cache.compile(
-    r"\b(?:reduc|cut|lower|bring\s+down|speed\s+up|improv|optimi[sz]|decreas|shrink|shorten"
-    r"|halve|baj[ae]|mejor|acort|reduzier|senk|verbesser|optimier|verk[üu]rz|r[ée]dui|baiss"
-    r"|am[ée]lior|optimis|raccourc)|降低|减少|优化|缩短|提升|削減|短縮|減ら|改善|最適化",
-    re.IGNORECASE,
-)
+#: ...or with a unit after the new value, unless it states a goal (`edit_phrases.UNIT`,
+#: `GOAL`)
+_UNIT = regex_cache.compile(UNIT, re.IGNORECASE)
+_GOAL = regex_cache.compile(GOAL, re.IGNORECASE)
 #: a leftover line deleted (`edit_phrases.DELETE`, `LEFTOVER`, `DEBRIS`)
 _DELETE = regex_cache.compile(DELETE, re.IGNORECASE)
 _LEFTOVER = regex_cache.compile(LEFTOVER, re.IGNORECASE)
@@ -104,17 +95,10 @@ _LITERAL = (
 #: ...or a log level, or a setting that holds a time or a count set to a number ("ponlo en
 #: 10s", "set the TTL to 300", "replicas from 3 to 5", "把 replicas 从 3 改成 5"), with no
 #: file named: what these name is a setting whatever the file
+_SETTING = regex_cache.compile(SETTING, re.IGNORECASE)
 _LOG_LEVEL = regex_cache.compile(
     r"\blog[- ]?level\b|\bloglevel\b|niveau\s+de\s+(?:log|journalisation)"
     r"|nivel\s+de\s+(?:log|registro)|日志级别|ログレベル",
-    re.IGNORECASE,
-)
-_SETTING = regex_cache.compile(
-    r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
-    r"|wartezeit|zeitlimit|cooldown|replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?"
-    r"|retries|reintentos|tentatives|wiederholungen|threads?|concurrency|pool[_\s]?size"
-    r"|batch[_\s]?size|page[_\s]?size|max[_\s]?connections)\b|超时|间隔|タイムアウト|間隔"
-    r"|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数",
     re.IGNORECASE,
 )
 _NUMBER_END = regex_cache.compile(r"\d[\d.]*\w{0,3}$")
