@@ -56,7 +56,9 @@ _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%|r/s|/s|rps)?"
 _FROM_TO = regex_cache.compile(
     rf"\bfrom\s+{_V1}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V1}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V1}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
-    rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に",
+    rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に"
+    # the old value then the new one, without "from": "Dockerfile 里的 FROM node:18 换成 node:20"
+    rf"|(?<![\w.:]){_V}\s*(?:换成|改成|改为|替换[成为]|升(?:级)?(?:到|至))\s*{_V}",
     re.IGNORECASE,
 )
 #: ...in a file the request names: one value in one file is an edit, whatever it is called
@@ -139,6 +141,8 @@ _SET_TO = regex_cache.compile(
     # a key given its value in so many words: 'set version = "3.0.0rc2" in pyproject.toml'
     rf"|\b(?:set|change|make)\s+[\w.-]{{1,40}}\s*[=:]\s*{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
+    # the value said before: "S3 upload retry count is 3 in uploader.py, make it 5"
+    rf"|\bmake\s+it\s+{_LITERAL}(?=\s*[.!]?\s*$)"
     rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"
     # with its object glued on in Spanish: "ponlo en 10s", "cámbialo a false"
     rf"|\b(?:p[oó]n|c[aá]mbia|p[aá]sa|reempl[aá]za|sustit[uú]ye)(?:l[oa]s?)?\b.{{0,40}}?\b(?:a|en|por)\s+{_LITERAL}"
@@ -405,13 +409,16 @@ _CALL = regex_cache.compile(
     r"\b[A-Za-z_][\w.]*\([\w\s,.'\"=*-]{0,40}\)"
     # or a code name without its parentheses, with the Japanese or Chinese particle glued on:
     # "fetchOrdersの戻り値", "parse_config的返回值" (a camelCase or snake_case name)
-    r"|(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)(?=\s*(?:の|的))"
+    r"|(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)(?=\s*(?:の|的|関数|函数|メソッド|方法))"
     # or a dotted name without them: "Array.prototype.find", "os.path.join" (not a file's
     # name: "utils.py")
     rf"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:{_EXTENSIONS}|md|csv)\b)[A-Za-z_]\w*)+(?![\w.])"
     # or a code name said to be a function: "la función get_embedding", "la fonction compute_loss"
     r"|\b(?:function|funci[oó]n|fonction|funktion|methode|method|m[ée]todo|m[ée]thode)\s+"
     r"(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)\b"
+    # or a code name right after the verb that asks what it returns: "Que renvoie getRedisKey
+    # quand l'id est vide ?", "¿Qué devuelve get_user si …?"
+    r"|\b(?:returns?|renvoie|retourne|devuelve|retorna|liefert|gibt)\s+(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)\b"
 )
 _RETURNS = regex_cache.compile(RETURNS, re.IGNORECASE)
 

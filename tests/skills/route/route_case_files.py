@@ -87,6 +87,9 @@ TWENTYFIFTH = DATA / "routing_multilingual_twentyfifth.jsonl"
 #: a twenty-sixth, a seventeenth random draw, written after the twenty-fifth's gaps were
 #: filled, to judge them (routed once)
 TWENTYSIXTH = DATA / "routing_multilingual_twentysixth.jsonl"
+#: a twenty-seventh, an eighteenth random draw, written after the twenty-sixth's gaps were
+#: filled, to judge them (routed once)
+TWENTYSEVENTH = DATA / "routing_multilingual_twentyseventh.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -116,4 +119,5 @@ HELD_OUT_SETS = {
     "twentyfourth": TWENTYFOURTH,
     "twentyfifth": TWENTYFIFTH,
     "twentysixth": TWENTYSIXTH,
+    "twentyseventh": TWENTYSEVENTH,
 }

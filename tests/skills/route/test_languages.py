@@ -542,6 +542,18 @@ THANKS = [
     "me has alegrado el día con esa respuesta",
     "Top Erklärung, genau so wollte ich es",
     "top explication, exactement ce que je voulais",
+    # the twenty-seventh's, in other wordings: the weather asked, a Monday greeting, "sweet"
+    "how's the weather in Berlin today?",
+    "is it going to rain tomorrow?",
+    "今天北京天气怎么样？",
+    "週末の天気どう？",
+    "¿qué tiempo hace hoy en Sevilla?",
+    "quel temps fait-il aujourd'hui à Nantes ?",
+    "wie wird das Wetter am Wochenende?",
+    "早上好，又是搬砖的一天",
+    "sweet, all tests are green, thanks",
+    "¿qué tal vuestro fin de semana?",
+    "super, danke für deine Hilfe 🙂",
 ]
 
 
@@ -951,6 +963,10 @@ ISSUE_EDITS = [
     ("Entferne die tote Funktion old_merge() aus utils/merge.py", "delete"),
     ("change the rate limit in nginx.conf from 10r/s to 50r/s", "bump"),
     ("in the docs the heading says 'Instalation', correct it", "typo"),
+    # the twenty-seventh's, in other wordings: the value said before "make it", the old
+    # version then the new one in Chinese
+    ("the page size is 20 in api/list.py, make it 50", "value"),
+    ("docker-compose.yml 里的 postgres:13 换成 postgres:16", "bump"),
 ]
 
 
@@ -1028,6 +1044,10 @@ def test_small_edits_are_recognised(text, kind):
         "set up a cron job 0 3 * * * that backs up the database",
         "set up a cron job 0 3 * * * that syncs the bucket from S3 to GCS",
         "the error message says 'connection refused', fix it",
+        # "make it" with no value said, or a goal; a migration with no file named
+        "in app.py make it faster",
+        "make it 2x faster in app.py please",
+        "把集群从 k8s 1.27 换成 k8s 1.29，并写一份迁移方案",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
@@ -1240,6 +1260,12 @@ def test_a_japanese_question_about_a_number_in_the_code_is_answered(text):
         "¿qué devuelve la función parse_fecha de utils/fechas.py con una cadena vacía?",
         "que renvoie la fonction load_user dans auth.py si l'id est inconnu ?",
         "utils/io.py 里的 read_csv() 遇到空文件会抛什么异常？",
+        # a code name right after the verb, without parentheses (the twenty-seventh set)
+        "¿Qué devuelve getUserId si la sesión expiró?",
+        "que retourne parse_token quand le jeton est vide ?",
+        # a code name before the word for a function, as Japanese and Chinese write it
+        "この parseDate 関数って null を返すことある？",
+        "load_user 函数找不到用户时返回什么？",
     ],
 )
 def test_a_question_about_code_in_other_languages_is_a_concept_question(text):

@@ -44,6 +44,7 @@ from route_case_files import (
     TWENTYFIRST,
     TWENTYFOURTH,
     TWENTYSECOND,
+    TWENTYSEVENTH,
     TWENTYSIXTH,
     TWENTYTHIRD,
 )
@@ -125,8 +126,11 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 #: "protocols.io の API"), the twenty-fourth's a service's and frameworks' ("Ginkgo's cloud
 #: lab", "Next.js 14 App Router", "ASP.NET Core"), the twenty-fifth's the tools the choice is
 #: between ("¿Nx, Turborepo o Bazel?"), the twenty-sixth's a skill's kind and the AWS
-#: services it is built on ("project-guidelines skill", "Lambda + API Gateway + DynamoDB");
-#: each set was routed as written, so it is kept as written
+#: services it is built on ("project-guidelines skill", "Lambda + API Gateway + DynamoDB"),
+#: the twenty-seventh's products, frameworks and standards ("AKS or App Service", "SOC 2 or
+#: ISO 27001", "an MLflow model registry", "React Three Fiber", "ASP.NET Core", "MITRE
+#: ATT&CK", "Obsidian Web Clipper") and one phrase of a description ("a one-page pre-read
+#: tailored to her"); each set was routed as written, so it is kept as written
 NAMED_TOOLS = {
     SEVENTEENTH: frozenset({7, 11, 30}),
     EIGHTEENTH: frozenset({127}),
@@ -137,6 +141,7 @@ NAMED_TOOLS = {
     TWENTYFOURTH: frozenset({6, 26, 107}),
     TWENTYFIFTH: frozenset({43}),
     TWENTYSIXTH: frozenset({10, 31}),
+    TWENTYSEVENTH: frozenset({2, 10, 12, 16, 82, 110, 128, 133}),
 }
 
 
@@ -171,6 +176,7 @@ NAMED_TOOLS = {
         TWENTYFOURTH,
         TWENTYFIFTH,
         TWENTYSIXTH,
+        TWENTYSEVENTH,
     ],
     ids=[
         "dev",
@@ -201,6 +207,7 @@ NAMED_TOOLS = {
         "twentyfourth",
         "twentyfifth",
         "twentysixth",
+        "twentyseventh",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

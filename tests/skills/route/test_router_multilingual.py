@@ -39,6 +39,7 @@ from route_case_files import (
     TWENTYFIRST,
     TWENTYFOURTH,
     TWENTYSECOND,
+    TWENTYSEVENTH,
     TWENTYSIXTH,
     TWENTYTHIRD,
 )
@@ -447,6 +448,26 @@ LEXICAL_TWENTYSIXTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twenty-seventh set, routed once: an eighteenth random draw, written after the
+#: twenty-sixth's gaps were filled, the best so far. With the extras hit@1 0.760 (lowest
+#: German 0.625, English 0.875), recall@5 0.938, negatives 0.917 and near misses 0.833
+#: (both met blind); among 10,000 skills 0.6875, 0.875, 0.933; lexical 0.5625, English
+#: 0.875, 0.917, 0.90. After its gaps were filled in other wordings: negatives 1.0 every
+#: way, near misses 0.967 (the English "the Grafana link in the README footer still points
+#: to the old domain, swap it for grafana.internal.acme.io" is asked about between two
+#: skills: 19 words, longer than a small edit is read, `edits.MAX_EDIT_WORDS`).
+TWENTYSEVENTH_FLOORS = {
+    "hit_at_1": 0.72,
+    "per_language": 0.6,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYSEVENTH = {
+    "hit_at_1": 0.52,
+    "en": 0.84,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.8,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -581,6 +602,7 @@ def _misses(report: dict) -> str:
         (TWENTYFOURTH, LEXICAL_TWENTYFOURTH),
         (TWENTYFIFTH, LEXICAL_TWENTYFIFTH),
         (TWENTYSIXTH, LEXICAL_TWENTYSIXTH),
+        (TWENTYSEVENTH, LEXICAL_TWENTYSEVENTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -653,6 +675,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTYFOURTH, TWENTYFOURTH_FLOORS),
         (TWENTYFIFTH, TWENTYFIFTH_FLOORS),
         (TWENTYSIXTH, TWENTYSIXTH_FLOORS),
+        (TWENTYSEVENTH, TWENTYSEVENTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )

@@ -92,4 +92,9 @@ PHRASES: tuple[str, ...] = (
     # "du hast mir den Nachmittag versüßt", "Top Erklärung, genau so wollte ich das haben"
     r"du\s+hast\s+mir\s+den\s+(?:tag|nachmittag|morgen|abend)\s+(?:vers[üu][ßs]t|gerettet)"
     r"|top[- ]?erkl[äa]rung|genau\s+so\s+wollte\s+ich\s+(?:das|es)(?:\s+haben)?",
+    # "Top, danke für die schnelle Hilfe"
+    r"(?:danke\s+)?f[üu]r\s+(?:die|deine|eure|ihre)\s+(?:schnelle\s+|tolle\s+|gro[ßs]e\s+)?(?:hilfe|unterst[üu]tzung|antwort)",
+    # the weather asked: "Weißt du, wie das Wetter morgen in Hamburg wird?", "regnet es morgen?"
+    r"(?:wei[ßs]t\s+du,?\s+)?wie\s+(?:wird\s+)?(?:das\s+)?wetter(?:\s+(?:heute|morgen|am\s+wochenende))?"
+    r"(?:\s+in\s+[^\W\d_]+)?(?:\s+(?:wird|ist))?|regnet\s+es\s+(?:heute|morgen)(?:\s+in\s+[^\W\d_]+)?",
 )

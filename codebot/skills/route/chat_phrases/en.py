@@ -12,7 +12,7 @@ PHRASES: tuple[str, ...] = (
     r"cheers|much\s+appreciated|appreciate\s+it|kudos",
     r"bye|goodbye|see\s+you(?:\s+later)?|later|good\s+job|great\s+job|nice\s+work|well\s+done",
     r"ok|okay|k|kk|alright|all\s+right|got\s+it|gotcha|understood|noted|roger|sure|yes|yep",
-    r"yeah|no\s+problem|np|great|perfect|awesome|cool|nice|excellent|amazing|wonderful|lgtm",
+    r"yeah|no\s+problem|np|great|perfect|awesome|cool|sweet|nice|excellent|amazing|wonderful|lgtm",
     r"sounds\s+(?:good|great)|makes\s+sense|(?:that|it|this)\s+(?:worked|works(?:\s+now)?"
     r"|did\s+(?:it|the\s+trick)|fixed\s+it|helped|is\s+(?:working|fixed|perfect|great))",
     r"(?:it|that)'?s\s+working(?:\s+now)?|works\s+for\s+me|looks\s+good(?:\s+to\s+me)?",
@@ -122,4 +122,9 @@ PHRASES: tuple[str, ...] = (
     # explanation: "haha you made my afternoon with that one", "top explanation"
     r"(?:you\s+)?(?:made|brightened)\s+my\s+(?:day|afternoon|morning|evening)(?:\s+with\s+that(?:\s+one|\s+answer)?)?"
     r"|top\s+explanation|exactly\s+how\s+i\s+wanted\s+it",
+    # the twenty-seventh set's kind: asking about the weather, in every language: "what's
+    # the weather like tomorrow in Hamburg?", "is it going to rain today?"
+    r"(?:do\s+you\s+know\s+)?(?:what'?s|what\s+is|how'?s|how\s+is)\s+the\s+weather(?:\s+like)?"
+    r"(?:\s+(?:today|tomorrow|this\s+weekend))?(?:\s+in\s+[^\W\d_]+)?(?:\s+(?:today|tomorrow))?"
+    r"|(?:is\s+it|will\s+it)\s+(?:going\s+to\s+)?(?:rain|snow)(?:\s+(?:today|tomorrow))?(?:\s+in\s+[^\W\d_]+)?",
 )

@@ -58,7 +58,7 @@ PHRASES: tuple[str, ...] = (
     r"pegu[eé]\s+lo\s+que\s+no\s+era|ign[oó]ralo|(?:aqu[ií]\s+)?hace\s+un\s+calor\s+que\s+no\s+se\s+aguanta"
     r"|hace\s+(?:mucho\s+)?(?:calor|fr[ií]o)|\d{1,2}\s+grados|(?:y\s+)?el\s+ventilador\s+roto|ups",
     # "¿qué tal el finde?", "jajaja me has salvado la vida, eres un crack"
-    r"qu[eé]\s+tal\s+(?:el\s+)?(?:finde|fin\s+de\s+semana)|me\s+has\s+salvado\s+la\s+vida"
+    r"qu[eé]\s+tal\s+(?:el\s+|tu\s+|vuestro\s+|su\s+)?(?:finde|fin\s+de\s+semana)|me\s+has\s+salvado\s+la\s+vida"
     r"|eres\s+una?\s+(?:crack|m[aá]quina|genio)|ja(?:ja)+",
     # the nineteenth set's: "uf qué calor hace hoy, así no hay quien programe"
     r"uf+|qu[eé]\s+(?:calor|fr[ií]o)(?:\s+hace)?(?:\s+hoy)?"
@@ -97,4 +97,8 @@ PHRASES: tuple[str, ...] = (
     # "me has alegrado la tarde con esa respuesta", "top explicación, justo como lo quería"
     r"me\s+has\s+alegrado\s+(?:el\s+d[ií]a|la\s+tarde|la\s+ma[ñn]ana|la\s+noche)(?:\s+con\s+esa\s+respuesta)?"
     r"|top\s+explicaci[oó]n|justo\s+como\s+lo\s+quer[ií]a",
+    # the weather asked: "¿sabes qué tiempo hará mañana en Madrid?"
+    r"(?:sabes\s+)?qu[eé]\s+tiempo\s+(?:hace|har[aá]|va\s+a\s+hacer)(?:\s+(?:hoy|ma[ñn]ana|este\s+finde"
+    r"|este\s+fin\s+de\s+semana))?(?:\s+en\s+[^\W\d_]+)?(?:\s+(?:hoy|ma[ñn]ana))?"
+    r"|(?:va\s+a\s+llover|llover[aá])(?:\s+(?:hoy|ma[ñn]ana))?(?:\s+en\s+[^\W\d_]+)?",
 )

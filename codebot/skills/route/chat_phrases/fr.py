@@ -97,4 +97,8 @@ PHRASES: tuple[str, ...] = (
     # "tu as illuminé mon après-midi avec cette réponse", "top explication"
     r"tu\s+as\s+illumin[ée]\s+(?:ma\s+journ[ée]e|mon\s+apr[èe]s-midi|ma\s+soir[ée]e)(?:\s+avec\s+cette\s+r[ée]ponse)?"
     r"|top\s+explication|exactement\s+ce\s+que\s+je\s+voulais",
+    # the weather asked: "tu sais quel temps il fera demain à Lyon ?", "il va pleuvoir demain ?"
+    r"(?:tu\s+sais\s+)?quel\s+temps\s+(?:il\s+)?(?:(?:fait|fera)(?:-t)?-il|fait|fera|va(?:-t-il|\s+t'il)?\s+faire)(?:\s+(?:aujourd'hui"
+    r"|demain|ce\s+week-end))?(?:\s+[àa]\s+[^\W\d_]+)?(?:\s+(?:aujourd'hui|demain))?"
+    r"|(?:il\s+)?va\s+pleuvoir(?:\s+(?:aujourd'hui|demain))?(?:\s+[àa]\s+[^\W\d_]+)?",
 )
