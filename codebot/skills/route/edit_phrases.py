@@ -38,6 +38,9 @@ EDIT_ASK: Mapping[str, str] = {
         r"|(?:拼|打|写)成\s*[A-Za-z][\w.-]{0,40}\s*了"
         r"|スペルミス|綴りが?間違|falsch\s+geschrieben"
         r"|vertippt|falta\s+de\s+ortograf[ií]a|mal\s+orthographi[ée]"
+        # the spelling put right: "…says 'Recieve updates', fix the spelling please"
+        r"|\b(?:fix|correct)\s+(?:the\s+|its\s+|that\s+)?spelling\b|corrige\s+la\s+ortograf[ií]a"
+        r"|korrigier\w*\s+(?:die\s+)?rechtschreibung|corrige[rz]?\s+l'orthographe|修正拼写|スペルを?直"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
         # or said to have become another: 「手順」が「手順順」になってる
@@ -86,6 +89,9 @@ EDIT_ASK: Mapping[str, str] = {
         # or said to be another: "die Meldung 'X' in service.py soll 'Y' heißen"
         r"|[\"'«“„][^\"'»”“\n]{1,60}[\"'»”“].{0,60}?\bsoll(?:te)?\s+(?:jetzt\s+|lieber\s+)?[\"'„«“]"
         r"[^\"'»”“\n]{1,60}[\"'»”“]\s+(?:hei[ßs]en|lauten)"
+        # "« Bienvenu » devrait être « Bienvenue », corrige-le", "'Sumbit' should be 'Submit'"
+        r"|[\"'«“„「][^\"'»”“」\n]{1,60}[\"'»”“」]\s*,?\s*(?:should\s+(?:be|read|say)|devrait\s+(?:[êe]tre|dire)"
+        r"|deber[ií]a\s+(?:ser|decir|poner)|sollte|m[üu]sste|应该是|应为)\s*[\"'«“„「]"
         # said to stand there still, and made another: "im Dockerfile steht noch
         # `python:3.10-slim`, mach bitte `3.12-slim` draus", "it still says `v1`, make it `v2`"
         r"|\b(?:steht|says|reads)\s+(?:noch|da|still)?\s*[`\"'„«“][^`\"'“”»\n]{1,60}[`\"'“”»]"

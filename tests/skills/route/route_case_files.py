@@ -90,6 +90,9 @@ TWENTYSIXTH = DATA / "routing_multilingual_twentysixth.jsonl"
 #: a twenty-seventh, an eighteenth random draw, written after the twenty-sixth's gaps were
 #: filled, to judge them (routed once)
 TWENTYSEVENTH = DATA / "routing_multilingual_twentyseventh.jsonl"
+#: a twenty-eighth, a nineteenth random draw, written after the twenty-seventh's gaps were
+#: filled, to judge them (routed once)
+TWENTYEIGHTH = DATA / "routing_multilingual_twentyeighth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -120,4 +123,5 @@ HELD_OUT_SETS = {
     "twentyfifth": TWENTYFIFTH,
     "twentysixth": TWENTYSIXTH,
     "twentyseventh": TWENTYSEVENTH,
+    "twentyeighth": TWENTYEIGHTH,
 }

@@ -554,6 +554,16 @@ THANKS = [
     "sweet, all tests are green, thanks",
     "¿qué tal vuestro fin de semana?",
     "super, danke für deine Hilfe 🙂",
+    # the twenty-eighth's, in other wordings: the build green again, a week off to a good
+    # start, an answer that cleared it up, how one has been
+    "cheers, the pipeline is green now",
+    "hi, hope your day is off to a good start",
+    "ah ok, this clears things up",
+    "最近还好吗？一切都顺利吗",
+    "CIやっと通った",
+    "der Build ist endlich grün",
+    "la pipeline está otra vez en verde",
+    "le build est enfin vert, ça clarifie tout",
 ]
 
 
@@ -967,6 +977,13 @@ ISSUE_EDITS = [
     # version then the new one in Chinese
     ("the page size is 20 in api/list.py, make it 50", "value"),
     ("docker-compose.yml 里的 postgres:13 换成 postgres:16", "bump"),
+    # the twenty-eighth's, in other wordings: the spelling put right
+    ("the footer says 'Copyrigth 2024', correct the spelling", "typo"),
+    ("corrige l'orthographe du bouton « Envoyé »", "typo"),
+    # a quoted text said to be another
+    ("on the pricing page 'Anual' should be 'Annual'", "text"),
+    ("按钮上“登陆”应该是“登录”", "text"),
+    ('En el pie, "Contáctenos" debería ser "Contáctanos"', "text"),
 ]
 
 
@@ -1048,6 +1065,9 @@ def test_small_edits_are_recognised(text, kind):
         "in app.py make it faster",
         "make it 2x faster in app.py please",
         "把集群从 k8s 1.27 换成 k8s 1.29，并写一份迁移方案",
+        "the build is green again, now deploy it to staging and tag the release",
+        "fix the spelling and grammar across all 40 docs pages and set up a spellchecker in CI",
+        "the error 'timeout' should be handled with retries and a circuit breaker",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):

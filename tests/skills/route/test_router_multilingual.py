@@ -35,6 +35,7 @@ from route_case_files import (
     THIRTEENTH,
     TWELFTH,
     TWENTIETH,
+    TWENTYEIGHTH,
     TWENTYFIFTH,
     TWENTYFIRST,
     TWENTYFOURTH,
@@ -468,6 +469,24 @@ LEXICAL_TWENTYSEVENTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.8,
 }
+#: the twenty-eighth set, routed once: a nineteenth random draw, written after the
+#: twenty-seventh's gaps were filled. With the extras hit@1 0.698 (lowest French and
+#: Japanese 0.625), recall@5 0.927, negatives 0.875 and near misses 0.933 (the second met
+#: blind); among 10,000 skills 0.615, 0.875, 0.967; lexical 0.510, English 0.6875, 0.958,
+#: 0.933. After its gaps were filled in other wordings: negatives and near misses 1.0
+#: every way.
+TWENTYEIGHTH_FLOORS = {
+    "hit_at_1": 0.66,
+    "per_language": 0.56,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYEIGHTH = {
+    "hit_at_1": 0.47,
+    "en": 0.62,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -603,6 +622,7 @@ def _misses(report: dict) -> str:
         (TWENTYFIFTH, LEXICAL_TWENTYFIFTH),
         (TWENTYSIXTH, LEXICAL_TWENTYSIXTH),
         (TWENTYSEVENTH, LEXICAL_TWENTYSEVENTH),
+        (TWENTYEIGHTH, LEXICAL_TWENTYEIGHTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -676,6 +696,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTYFIFTH, TWENTYFIFTH_FLOORS),
         (TWENTYSIXTH, TWENTYSIXTH_FLOORS),
         (TWENTYSEVENTH, TWENTYSEVENTH_FLOORS),
+        (TWENTYEIGHTH, TWENTYEIGHTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )

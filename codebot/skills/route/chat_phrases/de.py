@@ -97,4 +97,6 @@ PHRASES: tuple[str, ...] = (
     # the weather asked: "Weißt du, wie das Wetter morgen in Hamburg wird?", "regnet es morgen?"
     r"(?:wei[ßs]t\s+du,?\s+)?wie\s+(?:wird\s+)?(?:das\s+)?wetter(?:\s+(?:heute|morgen|am\s+wochenende))?"
     r"(?:\s+in\s+[^\W\d_]+)?(?:\s+(?:wird|ist))?|regnet\s+es\s+(?:heute|morgen)(?:\s+in\s+[^\W\d_]+)?",
+    # "der Build ist wieder grün", "das klärt es"
+    r"(?:der|die)\s+(?:build|pipeline|ci)\s+ist\s+(?:wieder\s+|endlich\s+)?gr[üu]n|das\s+kl[äa]rt\s+(?:es|alles|das)",
 )

@@ -127,4 +127,10 @@ PHRASES: tuple[str, ...] = (
     r"(?:do\s+you\s+know\s+)?(?:what'?s|what\s+is|how'?s|how\s+is)\s+the\s+weather(?:\s+like)?"
     r"(?:\s+(?:today|tomorrow|this\s+weekend))?(?:\s+in\s+[^\W\d_]+)?(?:\s+(?:today|tomorrow))?"
     r"|(?:is\s+it|will\s+it)\s+(?:going\s+to\s+)?(?:rain|snow)(?:\s+(?:today|tomorrow))?(?:\s+in\s+[^\W\d_]+)?",
+    # the twenty-eighth set's kinds: the build green again, a week off to a good start, an
+    # answer that cleared it up: "the build is green again", "hope your week is off to a
+    # decent start", "that clears it up"
+    r"(?:the\s+)?(?:build|pipeline|ci)(?:'s|\s+is)\s+(?:green|passing)(?:\s+(?:again|now))?"
+    r"|hope\s+your\s+(?:week|day|weekend|monday|morning)\s+is\s+off\s+to\s+a\s+(?:good|great|decent|nice|solid)"
+    r"\s+start|(?:that|this)\s+clears\s+(?:it|that|things)\s+up",
 )

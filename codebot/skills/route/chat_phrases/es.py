@@ -101,4 +101,7 @@ PHRASES: tuple[str, ...] = (
     r"(?:sabes\s+)?qu[eé]\s+tiempo\s+(?:hace|har[aá]|va\s+a\s+hacer)(?:\s+(?:hoy|ma[ñn]ana|este\s+finde"
     r"|este\s+fin\s+de\s+semana))?(?:\s+en\s+[^\W\d_]+)?(?:\s+(?:hoy|ma[ñn]ana))?"
     r"|(?:va\s+a\s+llover|llover[aá])(?:\s+(?:hoy|ma[ñn]ana))?(?:\s+en\s+[^\W\d_]+)?",
+    # "la build vuelve a estar en verde", "eso lo aclara"
+    r"(?:la|el)\s+(?:build|pipeline|ci)\s+(?:vuelve\s+a\s+estar|est[aá](?:\s+otra\s+vez)?)\s+en\s+verde"
+    r"|eso\s+lo\s+aclara(?:\s+todo)?",
 )

@@ -101,4 +101,7 @@ PHRASES: tuple[str, ...] = (
     r"(?:tu\s+sais\s+)?quel\s+temps\s+(?:il\s+)?(?:(?:fait|fera)(?:-t)?-il|fait|fera|va(?:-t-il|\s+t'il)?\s+faire)(?:\s+(?:aujourd'hui"
     r"|demain|ce\s+week-end))?(?:\s+[àa]\s+[^\W\d_]+)?(?:\s+(?:aujourd'hui|demain))?"
     r"|(?:il\s+)?va\s+pleuvoir(?:\s+(?:aujourd'hui|demain))?(?:\s+[àa]\s+[^\W\d_]+)?",
+    # "le build est de nouveau vert", "ça clarifie tout"
+    r"(?:le|la)\s+(?:build|pipeline|ci)\s+est\s+(?:de\s+nouveau\s+|enfin\s+)?(?:vert|au\s+vert)"
+    r"|[çc]a\s+clarifie\s+(?:tout|les\s+choses)",
 )
