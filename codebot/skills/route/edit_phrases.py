@@ -80,6 +80,10 @@ EDIT_ASK: Mapping[str, str] = {
         # a colour from one value to another: "passe la couleur du bouton de #3366ff à #0052cc"
         r"|\b(?:colou?rs?|couleurs?|farben?|colores?|颜色|色)\b.{0,40}?#[0-9a-f]{3,8}\b.{0,20}?"
         r"(?:\bto|\b[àa]|\bauf|\bzu|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
+        # a thing made a colour given by its value: "Mach den Primary-Button dunkelblau
+        # (#1e3a8a) statt grün", "make the badge #16a34a"
+        r"|\b(?:make|mach\w*|set(?!\s+up)|turn|f[äa]rb\w*|pon\w*|haz|mets?|passe|rends)\b.{0,60}?"
+        r"#[0-9a-f]{3,8}(?![0-9a-z])"
     ),
     # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
     # "« Bienvenu » → « Bienvenue »"
@@ -121,7 +125,8 @@ DELETE = (
 #: console.logs in the auth middleware"
 DEBRIS = (
     r"\b(?:console\.(?:log|debug)s?|commented[- ]out|auskommentiert\w*|comentad[oa]s|comment[ée]e?s"
-    r"|debug\s+prints?|print\s+statements?)\b|注释掉的|被注释的|调试打印|コメントアウト"
+    r"|debug\s+prints?|print\s+statements?|prints?\s+de\s+(?:debug|d[ée]bogage|depuraci[oó]n)"
+    r"|debug-?(?:print|ausgabe)\w*)\b|注释掉的|被注释的|调试打印|コメントアウト|デバッグ(?:用の)?(?:print|出力)"
 )
 
 #: with a file named, what a leftover is: a debug print, a commented-out or unused line, a
@@ -199,6 +204,7 @@ SETTING = (
     r"\b(?:time-?outs?|ttl|intervals?|intervall\w*|intervalos?|delay|d[ée]lai|tiempo\s+de\s+espera"
     r"|wartezeit|zeitlimit|cooldown|replicas?|r[ée]plicas?|r[ée]pliques?|replikas?|workers?"
     r"|retries|reintentos|tentatives|wiederholungen|threads?|concurrency|pool[_\s]?size"
-    r"|batch[_\s]?size|page[_\s]?size|max[_\s]?connections)\b|超时|间隔|タイムアウト|間隔"
+    r"|batch[_\s]?size|page[_\s]?size|max[_\s]?connections|copyright(?:\s+year)?|jahreszahl)\b"
+    r"|超时|间隔|タイムアウト|間隔|版权年份|著作権表記"
     r"|副本数?|重试次数|线程数|并发数|レプリカ数?|リトライ回数|スレッド数"
 )

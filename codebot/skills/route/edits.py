@@ -53,7 +53,11 @@ _V = r"(?:[A-Za-z][\w./-]{0,80}:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
 _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%|r/s|/s|rps)?"
+#: ...or a value with letters and a digit, in a named file ("instance_type from t3.micro to
+#: t3.small in variables.tf"; `_FILE` below)
+_VT = r"[A-Za-z][\w-]{0,20}\d[\w.-]{0,40}"
 _FROM_TO = regex_cache.compile(
+    rf"\b(?:from|von|de)\s+{_VT}\s+(?:to|auf|[aà])\s+{_VT}(?![\w.-])(?P<vt>)|"
     rf"\bfrom\s+{_V1}\s+to\s+{_V}|\bde\s+(?:la\s+|el\s+)?{_V1}\s+(?:[aà]|vers)\s+(?:la\s+|el\s+)?{_V}"
     rf"|\bvon\s+{_V1}\s+(?:auf|zu)\s+{_V}|从\s*{_V}\s*\S{{0,3}}?(?:到|至|为|成)\s*{_V}"
     rf"|(?<![\d.]){_V}\s*(?:{_JA_UNIT})?\s*から\s*{_V}\s*(?P<ja_unit>{_JA_UNIT})?\s*に"
@@ -320,7 +324,8 @@ def edit_kind(text: str) -> str | None:
     if m is not None and (
         _FILE.search(t)
         or (
-            (m.group("ja_unit") or _UNIT.match(t, m.end()) or _SETTING.search(t))
+            m.group("vt") is None
+            and (m.group("ja_unit") or _UNIT.match(t, m.end()) or _SETTING.search(t))
             and not _GOAL.search(t)
         )
     ):

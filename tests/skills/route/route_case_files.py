@@ -93,6 +93,9 @@ TWENTYSEVENTH = DATA / "routing_multilingual_twentyseventh.jsonl"
 #: a twenty-eighth, a nineteenth random draw, written after the twenty-seventh's gaps were
 #: filled, to judge them (routed once)
 TWENTYEIGHTH = DATA / "routing_multilingual_twentyeighth.jsonl"
+#: a twenty-ninth, a twentieth random draw, written after the twenty-eighth's gaps were
+#: filled, to judge them (routed once)
+TWENTYNINTH = DATA / "routing_multilingual_twentyninth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -124,4 +127,5 @@ HELD_OUT_SETS = {
     "twentysixth": TWENTYSIXTH,
     "twentyseventh": TWENTYSEVENTH,
     "twentyeighth": TWENTYEIGHTH,
+    "twentyninth": TWENTYNINTH,
 }

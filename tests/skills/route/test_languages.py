@@ -564,6 +564,14 @@ THANKS = [
     "der Build ist endlich grün",
     "la pipeline está otra vez en verde",
     "le build est enfin vert, ça clarifie tout",
+    # the twenty-ninth's, in other wordings: a show or a book to recommend, which food is better
+    "any good movies you'd recommend for this weekend?",
+    "周末有没有好看的电影推荐",
+    "ラーメンとうどん、どっちが好き？",
+    "¿me recomiendas una peli para este fin de semana?",
+    "hast du ein paar Filmtipps?",
+    "tu connais un livre à me recommander ?",
+    "你觉得奶茶和咖啡哪个更好喝？",
 ]
 
 
@@ -984,6 +992,12 @@ ISSUE_EDITS = [
     ("on the pricing page 'Anual' should be 'Annual'", "text"),
     ("按钮上“登陆”应该是“登录”", "text"),
     ('En el pie, "Contáctenos" debería ser "Contáctanos"', "text"),
+    # the twenty-ninth's, in other wordings: a value with letters and a digit in a named
+    # file, a year in the copyright, a debug print, a thing made a colour by its value
+    ("in main.tf set the machine type from e2-medium to e2-standard-4", "bump"),
+    ("change the copyright year from 2023 to 2025", "bump"),
+    ("quita el print de depuración de parse_rows()", "delete"),
+    ("make the badge in Header.tsx #16a34a", "colour"),
 ]
 
 
@@ -1068,6 +1082,9 @@ def test_small_edits_are_recognised(text, kind):
         "the build is green again, now deploy it to staging and tag the release",
         "fix the spelling and grammar across all 40 docs pages and set up a spellchecker in CI",
         "the error 'timeout' should be handled with retries and a circuit breaker",
+        # a value with a digit moved with no file named; a palette set up around a colour
+        "move our cluster from m5.large to m6i.large",
+        "set up a design system with primary #3366ff",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):

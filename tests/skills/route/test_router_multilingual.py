@@ -39,6 +39,7 @@ from route_case_files import (
     TWENTYFIFTH,
     TWENTYFIRST,
     TWENTYFOURTH,
+    TWENTYNINTH,
     TWENTYSECOND,
     TWENTYSEVENTH,
     TWENTYSIXTH,
@@ -487,6 +488,23 @@ LEXICAL_TWENTYEIGHTH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the twenty-ninth set, routed once: a twentieth random draw, written after the
+#: twenty-eighth's gaps were filled. With the extras hit@1 0.656 (lowest English and
+#: Chinese 0.5625), recall@5 0.917, negatives 0.917 and near misses 0.867 (both met blind);
+#: among 10,000 skills 0.583, 0.917, 0.90; lexical 0.531, English 0.5625, 1.0, 0.90. After
+#: its gaps were filled in other wordings: negatives and near misses 1.0 every way.
+TWENTYNINTH_FLOORS = {
+    "hit_at_1": 0.62,
+    "per_language": 0.52,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_TWENTYNINTH = {
+    "hit_at_1": 0.49,
+    "en": 0.52,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -623,6 +641,7 @@ def _misses(report: dict) -> str:
         (TWENTYSIXTH, LEXICAL_TWENTYSIXTH),
         (TWENTYSEVENTH, LEXICAL_TWENTYSEVENTH),
         (TWENTYEIGHTH, LEXICAL_TWENTYEIGHTH),
+        (TWENTYNINTH, LEXICAL_TWENTYNINTH),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -697,6 +716,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTYSIXTH, TWENTYSIXTH_FLOORS),
         (TWENTYSEVENTH, TWENTYSEVENTH_FLOORS),
         (TWENTYEIGHTH, TWENTYEIGHTH_FLOORS),
+        (TWENTYNINTH, TWENTYNINTH_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )

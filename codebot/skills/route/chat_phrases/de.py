@@ -99,4 +99,6 @@ PHRASES: tuple[str, ...] = (
     r"(?:\s+in\s+[^\W\d_]+)?(?:\s+(?:wird|ist))?|regnet\s+es\s+(?:heute|morgen)(?:\s+in\s+[^\W\d_]+)?",
     # "der Build ist wieder grün", "das klärt es"
     r"(?:der|die)\s+(?:build|pipeline|ci)\s+ist\s+(?:wieder\s+|endlich\s+)?gr[üu]n|das\s+kl[äa]rt\s+(?:es|alles|das)",
+    # "hast du Serientipps fürs Wochenende?"
+    r"(?:hast\s+du\s+)?(?:(?:ein|einen|ein\s+paar)\s+)?(?:serien|film|buch)-?tipps?(?:\s+f[üu]rs\s+wochenende)?",
 )

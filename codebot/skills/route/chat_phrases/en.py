@@ -133,4 +133,9 @@ PHRASES: tuple[str, ...] = (
     r"(?:the\s+)?(?:build|pipeline|ci)(?:'s|\s+is)\s+(?:green|passing)(?:\s+(?:again|now))?"
     r"|hope\s+your\s+(?:week|day|weekend|monday|morning)\s+is\s+off\s+to\s+a\s+(?:good|great|decent|nice|solid)"
     r"\s+start|(?:that|this)\s+clears\s+(?:it|that|things)\s+up",
+    # the twenty-ninth set's kinds: a show to watch, food preferences: "any good series to
+    # recommend for the weekend?", "pizza or sushi, which is better?"
+    r"(?:got\s+|have\s+you\s+got\s+|do\s+you\s+have\s+)?any\s+(?:good\s+)?(?:shows?|series|movies?|films?|books?)"
+    r"\s+(?:to\s+recommend|you'?d\s+recommend)(?:\s+for\s+(?:the|this)\s+weekend)?"
+    r"|(?:can\s+you\s+)?recommend\s+(?:me\s+)?(?:a\s+)?(?:good\s+)?(?:show|series|movie|film|book)(?:\s+for\s+(?:the|this)\s+weekend)?",
 )

@@ -104,4 +104,7 @@ PHRASES: tuple[str, ...] = (
     # "la build vuelve a estar en verde", "eso lo aclara"
     r"(?:la|el)\s+(?:build|pipeline|ci)\s+(?:vuelve\s+a\s+estar|est[aá](?:\s+otra\s+vez)?)\s+en\s+verde"
     r"|eso\s+lo\s+aclara(?:\s+todo)?",
+    # "¿me recomiendas alguna serie para el finde?"
+    r"(?:me\s+)?recomiendas\s+(?:alguna|una)\s+(?:serie|peli|pel[ií]cula|libro)(?:\s+para\s+(?:el|este)\s+(?:finde"
+    r"|fin\s+de\s+semana))?",
 )

@@ -104,4 +104,7 @@ PHRASES: tuple[str, ...] = (
     # "le build est de nouveau vert", "ça clarifie tout"
     r"(?:le|la)\s+(?:build|pipeline|ci)\s+est\s+(?:de\s+nouveau\s+|enfin\s+)?(?:vert|au\s+vert)"
     r"|[çc]a\s+clarifie\s+(?:tout|les\s+choses)",
+    # "tu aurais des séries à me conseiller pour ce week-end ?"
+    r"(?:tu\s+(?:aurais|as|connais)\s+)?(?:des|une|un)\s+(?:s[ée]ries?|films?|livres?)\s+[àa]\s+me\s+(?:conseiller"
+    r"|recommander)(?:\s+pour\s+ce\s+week-end)?",
 )
