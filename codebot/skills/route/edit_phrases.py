@@ -41,6 +41,9 @@ EDIT_ASK: Mapping[str, str] = {
         # the spelling put right: "…says 'Recieve updates', fix the spelling please"
         r"|\b(?:fix|correct)\s+(?:the\s+|its\s+|that\s+)?spelling\b|corrige\s+la\s+ortograf[ií]a"
         r"|korrigier\w*\s+(?:die\s+)?rechtschreibung|corrige[rz]?\s+l'orthographe|修正拼写|スペルを?直"
+        # an accent left out: "pone 'Politica de privacidad' sin tilde, corrígelo"
+        r"|\bsin\s+(?:la\s+)?tilde\b|\bfalta\s+(?:la|una)\s+tilde\b|\bsans\s+(?:l'|son\s+)?accent\b"
+        r"|\bmanque\s+(?:l'|un\s+)accent\b|\bohne\s+(?:den\s+)?(?:umlaut|akzent)\b|\bmissing\s+(?:its\s+|the\s+)?accent\b"
         # one quoted string put right as another: 「インストート」を「インストール」に直して
         r"|「[^」]{1,40}」を「[^」]{1,40}」に(?:直|修正|変|置き換)"
         # or said to have become another: 「手順」が「手順順」になってる
@@ -177,7 +180,7 @@ RESCHEDULE = (
 #: what a named function returns, or raises: a question about it is answered by reading it
 #: ("¿qué excepción lanza validate_token() …?", "to_utc() 会抛什么异常？")
 RETURNS = (
-    r"\breturns?\b|\breturn\s+value|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
+    r"\breturns?\b|\breturn\s+value|\bvaleur\s+de\s+retour|\bvalor\s+de\s+(?:retorno|devoluci[oó]n)|返回|返り値|戻り値|返[すしさ]|返って|\bdevuelve|\bretorna|\brenvoie"
     r"|\bretourne|\bgibt\b.{0,60}\bzur[üu]ck|\bliefert|\br[üu]ckgabe"
     r"|\braises?\b|\bthrows?\b|\blanza\b|\bwirft\b|\bl[èe]ve\b|抛出?|投げ"
 )

@@ -416,8 +416,8 @@ _CALL = regex_cache.compile(
     # "fetchOrdersの戻り値", "parse_config的返回值" (a camelCase or snake_case name)
     r"|(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)(?=\s*(?:の|的|関数|函数|メソッド|方法))"
     # or a dotted name without them: "Array.prototype.find", "os.path.join" (not a file's
-    # name: "utils.py")
-    rf"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:{_EXTENSIONS}|md|csv)\b)[A-Za-z_]\w*)+(?![\w.])"
+    # name: "utils.py", "Next.jsのApp Router", its ending read with an ASCII boundary)
+    rf"|(?<![\w./])[A-Za-z_]\w*(?:\.(?!(?:{_EXTENSIONS}|md|csv)(?![A-Za-z0-9_]))[A-Za-z_]\w*)+(?![\w.])"
     # or a code name said to be a function: "la función get_embedding", "la fonction compute_loss"
     r"|\b(?:function|funci[oó]n|fonction|funktion|methode|method|m[ée]todo|m[ée]thode)\s+"
     r"(?:[a-z]+[A-Z]\w*|[a-z]\w*_\w+)\b"
@@ -487,8 +487,10 @@ def is_code_question(text: str) -> bool:
     …?", "这个正则是匹配什么的？", "この関数って何してるの？")? English is `shape._CONCEPT`."""
     if CODE_QUESTION.search(text) is not None:
         return True
+    # or a code name asked about with "って": "Array.prototype.map って元の配列を変更する？"
+    about = _JA_CODE_QUESTION.search(text) is not None or (
+        "って" in text and _CALL.search(text) is not None
+    )
     return (
-        _JA_CODE_QUESTION.search(text) is not None
-        and _JA_SENTENCE_END.search(text) is None
-        and text.rstrip().endswith(_JA_ASKING_END)
+        about and _JA_SENTENCE_END.search(text) is None and text.rstrip().endswith(_JA_ASKING_END)
     )

@@ -96,6 +96,9 @@ TWENTYEIGHTH = DATA / "routing_multilingual_twentyeighth.jsonl"
 #: a twenty-ninth, a twentieth random draw, written after the twenty-eighth's gaps were
 #: filled, to judge them (routed once)
 TWENTYNINTH = DATA / "routing_multilingual_twentyninth.jsonl"
+#: a thirtieth, a twenty-first random draw, written after the twenty-ninth's gaps were
+#: filled, to judge them (routed once)
+THIRTIETH = DATA / "routing_multilingual_thirtieth.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -128,4 +131,5 @@ HELD_OUT_SETS = {
     "twentyseventh": TWENTYSEVENTH,
     "twentyeighth": TWENTYEIGHTH,
     "twentyninth": TWENTYNINTH,
+    "thirtieth": THIRTIETH,
 }

@@ -572,6 +572,17 @@ THANKS = [
     "hast du ein paar Filmtipps?",
     "tu connais un livre à me recommander ?",
     "你觉得奶茶和咖啡哪个更好喝？",
+    # the thirtieth's, in other wordings: which of two one prefers, a match seen, just
+    # saying hi after a meeting
+    "tea or coffee, which do you prefer?",
+    "did you catch the game last night?",
+    "你更喜欢夏天还是冬天？随便聊聊",
+    "在吗？我刚开完会",
+    "犬派？猫派？",
+    "oye, ¿y tú qué prefieres, verano o invierno?",
+    "t'as vu le match hier ?",
+    "Kaffee oder Tee, was magst du lieber?",
+    "wie war euer Urlaub?",
 ]
 
 
@@ -998,6 +1009,8 @@ ISSUE_EDITS = [
     ("change the copyright year from 2023 to 2025", "bump"),
     ("quita el print de depuración de parse_rows()", "delete"),
     ("make the badge in Header.tsx #16a34a", "colour"),
+    # the thirtieth's, in other wordings: an accent left out
+    ("le bouton dit 'Paramètres avances' sans accent, corrige-le", "typo"),
 ]
 
 
@@ -1085,6 +1098,8 @@ def test_small_edits_are_recognised(text, kind):
         # a value with a digit moved with no file named; a palette set up around a colour
         "move our cluster from m5.large to m6i.large",
         "set up a design system with primary #3366ff",
+        # a framework named with its ending, asked about with "って": a question for its skill
+        "Next.jsのApp Routerって移行すべき？",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
@@ -1300,6 +1315,9 @@ def test_a_japanese_question_about_a_number_in_the_code_is_answered(text):
         # a code name right after the verb, without parentheses (the twenty-seventh set)
         "¿Qué devuelve getUserId si la sesión expiró?",
         "que retourne parse_token quand le jeton est vide ?",
+        # the return value in so many words; a code name asked about with "って"
+        "¿cuál es el valor de retorno de dict.get() si falta la clave?",
+        "os.path.join って絶対パスを渡すとどうなる？",
         # a code name before the word for a function, as Japanese and Chinese write it
         "この parseDate 関数って null を返すことある？",
         "load_user 函数找不到用户时返回什么？",

@@ -38,6 +38,7 @@ from route_case_files import (
     SIXTH,
     TENTH,
     THIRTEENTH,
+    THIRTIETH,
     TWELFTH,
     TWENTIETH,
     TWENTYEIGHTH,
@@ -134,8 +135,9 @@ def _shared_stems(snap, case: R.Case) -> tuple[set[str], set[str], set[tuple[str
 #: ATT&CK", "Obsidian Web Clipper") and one phrase of a description ("a one-page pre-read
 #: tailored to her"), the twenty-eighth's a network's technical terms ("globales Load
 #: Balancing, CDN davor … Zero Trust"), the twenty-ninth's a product's and an SDK's names
-#: ("a GitHub Actions workflow", "the anthropic python SDK … which sonnet model"); each set
-#: was routed as written, so it is kept as written
+#: ("a GitHub Actions workflow", "the anthropic python SDK … which sonnet model"), the
+#: thirtieth's a tool's own files and a framework's router ("product.md, workflow.md",
+#: "Next.jsのApp Router"); each set was routed as written, so it is kept as written
 NAMED_TOOLS = {
     SEVENTEENTH: frozenset({7, 11, 30}),
     EIGHTEENTH: frozenset({127}),
@@ -149,6 +151,7 @@ NAMED_TOOLS = {
     TWENTYSEVENTH: frozenset({2, 10, 12, 16, 82, 110, 128, 133}),
     TWENTYEIGHTH: frozenset({79}),
     TWENTYNINTH: frozenset({2, 11}),
+    THIRTIETH: frozenset({101, 141}),
 }
 
 
@@ -186,6 +189,7 @@ NAMED_TOOLS = {
         TWENTYSEVENTH,
         TWENTYEIGHTH,
         TWENTYNINTH,
+        THIRTIETH,
     ],
     ids=[
         "dev",
@@ -219,6 +223,7 @@ NAMED_TOOLS = {
         "twentyseventh",
         "twentyeighth",
         "twentyninth",
+        "thirtieth",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

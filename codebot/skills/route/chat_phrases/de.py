@@ -31,7 +31,7 @@ PHRASES: tuple[str, ...] = (
     r"|n[äa]chste\s+woche)|erhol\s+dich(?:\s+gut)?|schlaf\s+gut|mach'?s\s+gut",
     # understanding, a day, coffee first: "ach so", "jetzt verstehe ich", "endlich Freitag"
     r"ach\s+so|jetzt\s+(?:verstehe\s+ich(?:\s+es)?|ist\s+(?:es\s+)?klar)|verstehe|leuchtet\s+ein",
-    r"(?:endlich\s+)?freitag|wie\s+(?:war|l[äa]uft)\s+(?:dein|ihr)\s+tag|erst\s+mal\s+(?:ein\s+)?kaffee",
+    r"(?:endlich\s+)?freitag|wie\s+(?:war|l[äa]uft)\s+(?:eigentlich\s+)?(?:dein|ihr|euer)\s+(?:tag|wochenende|urlaub|abend)|erst\s+mal\s+(?:ein\s+)?kaffee",
     r"puh|uff|was\s+f[üu]r\s+eine\s+(?:lange\s+)?woche|lange\s+woche",
     r"(?:ich\s+)?(?:geh|gehe)\s+(?:mal\s+)?(?:essen|mittagessen|in\s+die\s+mittagspause)|mittagspause",
     r"(?:sorry\s+)?f[üu]r\s+(?:die|meine)\s+nachricht\s+(?:vorhin|von\s+eben)"
@@ -101,4 +101,7 @@ PHRASES: tuple[str, ...] = (
     r"(?:der|die)\s+(?:build|pipeline|ci)\s+ist\s+(?:wieder\s+|endlich\s+)?gr[üu]n|das\s+kl[äa]rt\s+(?:es|alles|das)",
     # "hast du Serientipps fürs Wochenende?"
     r"(?:hast\s+du\s+)?(?:(?:ein|einen|ein\s+paar)\s+)?(?:serien|film|buch)-?tipps?(?:\s+f[üu]rs\s+wochenende)?",
+    # "hast du das Spiel gestern gesehen?", "Strand oder Berge, was magst du lieber?"
+    r"(?:hast\s+du\s+)?das\s+spiel\s+(?:gestern|am\s+wochenende)\s+gesehen"
+    r"|[^\W\d_]+\s+oder\s+[^\W\d_]+,?\s+was\s+(?:magst|hast)\s+du\s+lieber",
 )

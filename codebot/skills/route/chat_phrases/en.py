@@ -138,4 +138,10 @@ PHRASES: tuple[str, ...] = (
     r"(?:got\s+|have\s+you\s+got\s+|do\s+you\s+have\s+)?any\s+(?:good\s+)?(?:shows?|series|movies?|films?|books?)"
     r"\s+(?:to\s+recommend|you'?d\s+recommend)(?:\s+for\s+(?:the|this)\s+weekend)?"
     r"|(?:can\s+you\s+)?recommend\s+(?:me\s+)?(?:a\s+)?(?:good\s+)?(?:show|series|movie|film|book)(?:\s+for\s+(?:the|this)\s+weekend)?",
+    # the thirtieth set's kinds: which of two one prefers, a match seen, just saying hi:
+    # "cats or dogs, which do you prefer?", "did you see the game last night?"
+    r"(?:which\s+do\s+you\s+prefer,?\s+)?(?:beach|mountains?|cats?|dogs?|tea|coffee|summer|winter)\s+or\s+"
+    r"(?:beach|mountains?|cats?|dogs?|tea|coffee|summer|winter)(?:,?\s+which\s+do\s+you\s+prefer)?"
+    r"|did\s+you\s+(?:see|watch|catch)\s+the\s+(?:game|match)(?:\s+(?:last\s+night|yesterday|this\s+weekend))?"
+    r"|just\s+(?:saying|wanted\s+to\s+say)\s+hi",
 )

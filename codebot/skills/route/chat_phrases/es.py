@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 PHRASES: tuple[str, ...] = (
-    r"hola|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
+    r"hola|oye|buenos\s+d[ií]as|buenas\s+tardes|buenas\s+noches|buenas|adi[oó]s|chao|hasta\s+luego",
     r"gracias|muchas\s+gracias|mil\s+gracias|te\s+lo\s+agradezco",
     r"(?:much[ií]simas|infinitas)\s+gracias|gracias\s+infinitas",
     r"(?:es\s+)?(?:justo|exactamente)\s+lo\s+que\s+necesitaba",
@@ -107,4 +107,7 @@ PHRASES: tuple[str, ...] = (
     # "¿me recomiendas alguna serie para el finde?"
     r"(?:me\s+)?recomiendas\s+(?:alguna|una)\s+(?:serie|peli|pel[ií]cula|libro)(?:\s+para\s+(?:el|este)\s+(?:finde"
     r"|fin\s+de\s+semana))?",
+    # "Oye, ¿tú qué prefieres, playa o montaña?", "¿viste el partido?"
+    r"(?:y\s+)?(?:t[uú]\s+)?qu[eé]\s+prefieres,?\s+[^\W\d_]+\s+o\s+[^\W\d_]+"
+    r"|(?:viste|has\s+visto)\s+el\s+partido(?:\s+(?:de\s+)?[^\W\d_]+)?(?:\s+(?:de\s+)?anoche|\s+del\s+finde)?",
 )

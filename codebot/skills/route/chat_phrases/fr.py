@@ -107,4 +107,7 @@ PHRASES: tuple[str, ...] = (
     # "tu aurais des séries à me conseiller pour ce week-end ?"
     r"(?:tu\s+(?:aurais|as|connais)\s+)?(?:des|une|un)\s+(?:s[ée]ries?|films?|livres?)\s+[àa]\s+me\s+(?:conseiller"
     r"|recommander)(?:\s+pour\s+ce\s+week-end)?",
+    # "Tu as vu le match de rugby ce week-end ?", "tu préfères la mer ou la montagne ?"
+    r"(?:tu\s+as|t'as)\s+vu\s+le\s+match(?:\s+de\s+[^\W\d_]+)?(?:\s+(?:ce\s+week-end|hier(?:\s+soir)?))?"
+    r"|tu\s+pr[ée]f[èe]res\s+(?:la\s+|le\s+|les\s+)?[^\W\d_]+\s+ou\s+(?:la\s+|le\s+|les\s+)?[^\W\d_]+",
 )
