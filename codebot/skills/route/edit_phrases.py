@@ -27,6 +27,10 @@ EDIT_ASK: Mapping[str, str] = {
         r"|sube\s+la\s+versi[oó]n|actualiza\s+la\s+versi[oó]n|erh[öo]he?\s+die\s+version"
         r"|version\s+(?:auf|erh[öo]hen)|passe\s+la\s+version|monte\s+la\s+version"
         r"|mets?\s+[àa]\s+jour\s+la\s+version"
+        # one package's version to a number: "Erhöh in der pom.xml die Version von
+        # junit-jupiter auf 5.10.2", "the version of lodash to 4.17.21"
+        r"|\bversion\s+(?:von|of|de)\s+[\w.@/-]{1,60}\s+(?:auf|to|[àa])\s+v?\d+\.\d"
+        r"|\bversi[oó]n\s+de\s+[\w.@/-]{1,60}\s+a\s+(?:la\s+)?v?\d+\.\d"
     ),
     "typo": (
         r"\btypos?\b|\bmisspell|\bspelling\s+(?:mistake|error)|错别字|拼写错误|笔误|誤字|タイポ"
@@ -187,11 +191,12 @@ RETURNS = (
 
 #: ...or with a unit after the new value (a timeout, a size, a share: "von 5 auf 15
 #: Sekunden", "de 60 à 300 secondes"): a setting, not a version to migrate to...
-UNIT = (
-    r"\s*(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
+UNIT_WORD = (
+    r"(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[kmgt]i?b|%|秒|分钟?|小时|天"
     r"|segundos?|minutos?|horas?|d[ií]as?|sekunden|minuten|stunden|tagen?|secondes?|heures?"
     r"|jours?)(?![^\W\d_])"
 )
+UNIT = rf"\s*{UNIT_WORD}"
 
 #: ...unless it states a goal rather than a setting ("cut the build from 20 to 5 minutes",
 #: "reduce p99 from 800 to 200 ms"): that is a job for a skill

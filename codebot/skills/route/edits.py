@@ -36,6 +36,7 @@ from codebot.skills.route.edit_phrases import (
     RETURNS,
     SETTING,
     UNIT,
+    UNIT_WORD,
 )
 from codebot.skills.route.smalltalk import CJK, WORD, is_padding, plain
 
@@ -145,6 +146,9 @@ _SET_TO = regex_cache.compile(
     # a key given its value in so many words: 'set version = "3.0.0rc2" in pyproject.toml'
     rf"|\b(?:set|change|make)\s+[\w.-]{{1,40}}\s*[=:]\s*{_LITERAL}"
     rf"|\breplace\b.{{0,40}}?\bwith\s+{_LITERAL}"
+    # a number said to stand instead of another: "Pon el timeout … en 10 segundos en lugar de 30"
+    rf"|\d[\d.]*\s*(?:{UNIT_WORD})?\s+(?:en\s+lugar\s+de|en\s+vez\s+de|instead\s+of|au\s+lieu\s+de"
+    rf"|statt|anstatt)\s+\d[\d.]*"
     # the value said before: "S3 upload retry count is 3 in uploader.py, make it 5"
     rf"|\bmake\s+it\s+{_LITERAL}(?=\s*[.!]?\s*$)"
     rf"|\b(?:mets?|passe|change|remplace)\b.{{0,40}}?(?:\b[àa]|\ben|\bpar)\s+{_LITERAL}"

@@ -99,6 +99,9 @@ TWENTYNINTH = DATA / "routing_multilingual_twentyninth.jsonl"
 #: a thirtieth, a twenty-first random draw, written after the twenty-ninth's gaps were
 #: filled, to judge them (routed once)
 THIRTIETH = DATA / "routing_multilingual_thirtieth.jsonl"
+#: a thirty-first, a twenty-second random draw, written after the thirtieth's gaps were
+#: filled, to judge them (routed once)
+THIRTYFIRST = DATA / "routing_multilingual_thirtyfirst.jsonl"
 
 #: the held-out sets in six languages, by name, in the order they were written
 HELD_OUT_SETS = {
@@ -132,4 +135,5 @@ HELD_OUT_SETS = {
     "twentyeighth": TWENTYEIGHTH,
     "twentyninth": TWENTYNINTH,
     "thirtieth": THIRTIETH,
+    "thirtyfirst": THIRTYFIRST,
 }

@@ -1011,6 +1011,11 @@ ISSUE_EDITS = [
     ("make the badge in Header.tsx #16a34a", "colour"),
     # the thirtieth's, in other wordings: an accent left out
     ("le bouton dit 'Paramètres avances' sans accent, corrige-le", "typo"),
+    # the thirty-first's, in other wordings: a number instead of another, a package's
+    # version to a number
+    ("set the page size to 50 instead of 20", "value"),
+    ("Stell das Timeout auf 15 Sekunden statt 60", "value"),
+    ("sube la versión de axios a 1.7.4", "bump"),
 ]
 
 
@@ -1100,6 +1105,8 @@ def test_small_edits_are_recognised(text, kind):
         "set up a design system with primary #3366ff",
         # a framework named with its ending, asked about with "って": a question for its skill
         "Next.jsのApp Routerって移行すべき？",
+        # a number instead of another, and a job after it
+        "use 3 replicas instead of 5 and add autoscaling with KEDA and a dashboard for it",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):

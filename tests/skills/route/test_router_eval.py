@@ -39,6 +39,7 @@ from route_case_files import (
     TENTH,
     THIRTEENTH,
     THIRTIETH,
+    THIRTYFIRST,
     TWELFTH,
     TWENTIETH,
     TWENTYEIGHTH,
@@ -190,6 +191,7 @@ NAMED_TOOLS = {
         TWENTYEIGHTH,
         TWENTYNINTH,
         THIRTIETH,
+        THIRTYFIRST,
     ],
     ids=[
         "dev",
@@ -224,6 +226,7 @@ NAMED_TOOLS = {
         "twentyeighth",
         "twentyninth",
         "thirtieth",
+        "thirtyfirst",
     ],
 )
 def test_positives_are_in_users_words(snap, path):

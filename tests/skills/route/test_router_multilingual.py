@@ -34,6 +34,7 @@ from route_case_files import (
     TENTH,
     THIRTEENTH,
     THIRTIETH,
+    THIRTYFIRST,
     TWELFTH,
     TWENTIETH,
     TWENTYEIGHTH,
@@ -524,6 +525,23 @@ LEXICAL_THIRTIETH = {
     "abstain_rate_negatives": 0.95,
     "near_miss_accuracy": 0.95,
 }
+#: the thirty-first set, routed once: a twenty-second random draw, written after the
+#: thirtieth's gaps were filled. With the extras hit@1 0.646 (lowest English, German and
+#: French 0.5625), recall@5 0.865, negatives 1.0 and near misses 0.933 (both met blind);
+#: among 10,000 skills 0.583, 1.0, 0.967; lexical 0.521, English 0.5625, 1.0, 1.0. After its
+#: gaps were filled in other wordings: negatives and near misses 1.0 every way.
+THIRTYFIRST_FLOORS = {
+    "hit_at_1": 0.6,
+    "per_language": 0.52,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
+LEXICAL_THIRTYFIRST = {
+    "hit_at_1": 0.48,
+    "en": 0.52,
+    "abstain_rate_negatives": 0.95,
+    "near_miss_accuracy": 0.95,
+}
 LEXICAL_THIRTEENTH = {
     "hit_at_1": 0.31,
     "en": 0.28,
@@ -662,6 +680,7 @@ def _misses(report: dict) -> str:
         (TWENTYEIGHTH, LEXICAL_TWENTYEIGHTH),
         (TWENTYNINTH, LEXICAL_TWENTYNINTH),
         (THIRTIETH, LEXICAL_THIRTIETH),
+        (THIRTYFIRST, LEXICAL_THIRTYFIRST),
     ],
     ids=list(HELD_OUT_SETS),
 )
@@ -738,6 +757,7 @@ def test_floors_with_the_language_extras(snap, extras):
         (TWENTYEIGHTH, TWENTYEIGHTH_FLOORS),
         (TWENTYNINTH, TWENTYNINTH_FLOORS),
         (THIRTIETH, THIRTIETH_FLOORS),
+        (THIRTYFIRST, THIRTYFIRST_FLOORS),
     ],
     ids=list(HELD_OUT_SETS)[1:],
 )
