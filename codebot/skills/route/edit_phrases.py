@@ -88,9 +88,10 @@ EDIT_ASK: Mapping[str, str] = {
         r"|\b(?:colou?rs?|couleurs?|farben?|colores?|颜色|色)\b.{0,40}?#[0-9a-f]{3,8}\b.{0,20}?"
         r"(?:\bto|\b[àa]|\bauf|\bzu|\bpor|改成|换成|に)\s*#[0-9a-f]{3,8}\b"
         # a thing made a colour given by its value: "Mach den Primary-Button dunkelblau
-        # (#1e3a8a) statt grün", "make the badge #16a34a"
+        # (#1e3a8a) statt grün", "make the badge #16a34a"; a value with a letter, so that an
+        # issue's number is none ("make a PR that closes #1234")
         r"|\b(?:make|mach\w*|set(?!\s+up)|turn|f[äa]rb\w*|pon\w*|haz|mets?|passe|rends)\b.{0,60}?"
-        r"#[0-9a-f]{3,8}(?![0-9a-z])"
+        r"#(?=[0-9a-f]{0,7}[a-f])[0-9a-f]{3,8}(?![0-9a-z])"
     ),
     # one quoted text replaced by another: "change the 'Sign up' button to say 'Start now'",
     # "« Bienvenu » → « Bienvenue »"

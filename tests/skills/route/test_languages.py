@@ -1107,6 +1107,9 @@ def test_small_edits_are_recognised(text, kind):
         "Next.jsのApp Routerって移行すべき？",
         # a number instead of another, and a job after it
         "use 3 replicas instead of 5 and add autoscaling with KEDA and a dashboard for it",
+        # an issue's number is no colour
+        "make a PR that closes #1234",
+        "turn issue #142 into a draft PR",
     ],
 )
 def test_bigger_jobs_are_not_small_edits(text):
