@@ -54,8 +54,8 @@ _V = r"(?:[A-Za-z][\w./-]{0,80}:)?v?\d+(?:\.\d+)*(?:-[A-Za-z][\w.]*)?"
 _JA_UNIT = r"秒|分|時間|日|ミリ秒|ms|s|%"
 #: the first value may carry its unit ("from 5s to 10s", "de 5s à 10s"; the last one's is `_UNIT`)
 _V1 = rf"{_V}(?:ms|s|m|h|d|[kmg]i?b|%|r/s|/s|rps)?"
-#: ...or a value with letters and a digit, in a named file ("instance_type from t3.micro to
-#: t3.small in variables.tf"; `_FILE` below)
+#: ...or a value with letters and a digit ("from t3.micro to t3.small"): the empty group `vt`
+#: says this alternative matched, and `edit_kind` then asks for a named file (`_FILE`)
 _VT = r"[A-Za-z][\w-]{0,20}\d[\w.-]{0,40}"
 _FROM_TO = regex_cache.compile(
     rf"\b(?:from|von|de)\s+{_VT}\s+(?:to|auf|[aà])\s+{_VT}(?![\w.-])(?P<vt>)|"
